@@ -1,0 +1,15 @@
+import type {Config} from 'jest';
+
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: {'^(\\.{1,2}/.*)\\.js$': '$1'},
+  transform: {'^.+\\.ts$': ['ts-jest', {useESM: true, tsconfig: 'tsconfig.test.json'}]},
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/setup.ts'],
+  testTimeout: 60000,
+  verbose: false,
+};
+
+export default config;

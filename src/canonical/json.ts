@@ -1,0 +1,102 @@
+import {createHash} from 'node:crypto';
+import {fail} from '../errors.js';
+
+/** Any JSON value autoctx hashes or stores. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | {[key: string]: JsonValue};
+export type JsonObject = {[key: string]: JsonValue};
+
+/** Deepest nesting accepted anywhere; far beyond any real file, far below the stack limit. */
+export const MAX_DEPTH = 256;
+
+function checkNumber(value: number, path: string): void {
+  if (!Number.isFinite(value)) fail('NON_FINITE_NUMBER', `non-finite number at ${path}`, {path});
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    fail('UNSAFE_INTEGER', `number at ${path} is outside the safe integer range (|x| > 2^53-1)`, {path});
+  }
+}
+
+function checkString(value: string, path: string, what: string): void {
+  if (!value.isWellFormed()) fail('LONE_SURROGATE', `${what} at ${path} contains a lone UTF-16 surrogate`, {path});
+}
+
+/** UTF-16 code-unit order, as JavaScript's default string comparison. */
+export function compareUtf16(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function encode(value: unknown, path: string, depth: number, out: string[]): void {
+  if (value === null) {
+    out.push('null');
+    return;
+  }
+  switch (typeof value) {
+    case 'boolean':
+      out.push(value ? 'true' : 'false');
+      return;
+    case 'number':
+      checkNumber(value, path);
+      out.push(JSON.stringify(value));
+      return;
+    case 'string':
+      checkString(value, path, 'string');
+      out.push(JSON.stringify(value));
+      return;
+    case 'object':
+      break;
+    default:
+      fail('INVALID_INPUT', `value of type ${typeof value} at ${path} cannot be represented in canonical JSON`, {path});
+  }
+  if (depth >= MAX_DEPTH) fail('NESTING_TOO_DEEP', `nesting deeper than ${MAX_DEPTH} at ${path}`, {path});
+  if (Array.isArray(value)) {
+    out.push('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(',');
+      encode(value[i], `${path}[${i}]`, depth + 1, out);
+    }
+    out.push(']');
+    return;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) {
+    fail('INVALID_INPUT', `value at ${path} is not a plain JSON object`, {path});
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort(compareUtf16);
+  out.push('{');
+  let first = true;
+  for (const key of keys) {
+    const item = record[key];
+    if (item === undefined) fail('INVALID_INPUT', `undefined value at ${path}.${key}`, {path});
+    checkString(key, path, 'object key');
+    if (!first) out.push(',');
+    first = false;
+    out.push(JSON.stringify(key), ':');
+    encode(item, `${path}.${key}`, depth + 1, out);
+  }
+  out.push('}');
+}
+
+/**
+ * Canonical JSON: keys sorted by UTF-16 code units, no whitespace, ECMAScript
+ * number spelling; rejects non-finite numbers, integers beyond ±(2^53−1) and
+ * lone surrogates. Equal to the reference implementation byte for byte.
+ */
+export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  encode(value, '$', 0, out);
+  return out.join('');
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** SHA-256 of the UTF-8 bytes of the canonical JSON, as bare lowercase hex. */
+export function stableDigest(value: unknown): string {
+  return sha256Hex(canonicalJson(value));
+}
+
+/** True when two JSON values have the same canonical form. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}

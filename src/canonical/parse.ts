@@ -1,0 +1,72 @@
+import {AutoctxError, fail} from '../errors.js';
+import {MAX_DEPTH, type JsonValue} from './json.js';
+
+/**
+ * Walk a parsed JSON value without recursion and reject what canonical JSON
+ * rejects: non-finite numbers, unsafe integers, lone surrogates (in keys and
+ * values) and nesting deeper than MAX_DEPTH.
+ */
+export function assertJsonSafe(root: unknown): void {
+  const stack: Array<[unknown, string, number]> = [[root, '$', 0]];
+  while (stack.length > 0) {
+    const [value, path, depth] = stack.pop()!;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) fail('NON_FINITE_NUMBER', `non-finite number at ${path}`, {path});
+      if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+        fail('UNSAFE_INTEGER', `number at ${path} is outside the safe integer range (|x| > 2^53-1)`, {path});
+      }
+    } else if (typeof value === 'string') {
+      if (!value.isWellFormed()) fail('LONE_SURROGATE', `string at ${path} contains a lone UTF-16 surrogate`, {path});
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_DEPTH) fail('NESTING_TOO_DEEP', `nesting deeper than ${MAX_DEPTH} at ${path}`, {path});
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) stack.push([value[i], `${path}[${i}]`, depth + 1]);
+      } else {
+        for (const [key, item] of Object.entries(value)) {
+          if (!key.isWellFormed()) fail('LONE_SURROGATE', `object key at ${path} contains a lone UTF-16 surrogate`, {path});
+          stack.push([item, `${path}.${key}`, depth + 1]);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Parse JSON text strictly: syntax errors, non-finite or unsafe numbers, lone
+ * surrogates and excessive nesting are errors with stable codes. Accepts the
+ * reference spelling (no final newline, \u escapes, 1.0).
+ */
+export function parseJson(text: string): JsonValue {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof RangeError) fail('NESTING_TOO_DEEP', 'JSON nesting is too deep to parse');
+    fail('INVALID_JSON', `malformed JSON: ${(error as Error).message}`);
+  }
+  assertJsonSafe(value);
+  return value as JsonValue;
+}
+
+const utf8 = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true});
+
+/** Decode bytes as UTF-8, refusing invalid sequences. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    fail('INVALID_UTF8', 'content is not valid UTF-8');
+  }
+}
+
+/** Re-throw an error from parsing with a prefix naming where the text came from. */
+export function withOrigin<T>(origin: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof AutoctxError) {
+      throw new AutoctxError(error.code, `${origin}: ${error.message}`, {...error.data, file: origin});
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,44 @@
+import {canonicalJson, stableDigest} from '../canonical/index.js';
+import {fail} from '../errors.js';
+import {isComponentKind, type ComponentKind} from './kinds.js';
+
+/** One piece of context: its kind, key, text content and media type, plus its digest. */
+export interface BundleComponent {
+  kind: ComponentKind;
+  key: string;
+  content: string;
+  media_type: string;
+  digest: string;
+}
+
+export interface ComponentInput {
+  kind: string;
+  key: string;
+  content: string;
+  media_type?: string;
+}
+
+/** Digest over {content, key, kind, media_type}, as the reference defines it. */
+export function componentDigest(c: {kind: string; key: string; content: string; media_type: string}): string {
+  return stableDigest({content: c.content, key: c.key, kind: c.kind, media_type: c.media_type});
+}
+
+function isBlank(value: string): boolean {
+  return value.trim().length === 0;
+}
+
+/** Build a component, validating kind, key and media type. */
+export function createComponent(input: ComponentInput): BundleComponent {
+  const mediaType = input.media_type ?? 'text/plain';
+  if (!isComponentKind(input.kind)) fail('UNKNOWN_KIND', `unknown component kind "${String(input.kind)}"`, {kind: input.kind});
+  if (typeof input.key !== 'string' || isBlank(input.key)) fail('SCHEMA_VIOLATION', `component ${input.kind} has a blank key`);
+  if (typeof input.content !== 'string') fail('SCHEMA_VIOLATION', `component ${input.kind}/${input.key} content must be a string`);
+  if (typeof mediaType !== 'string' || isBlank(mediaType)) fail('SCHEMA_VIOLATION', `component ${input.kind}/${input.key} has a blank media_type`);
+  const base = {kind: input.kind, key: input.key, content: input.content, media_type: mediaType};
+  return {...base, digest: componentDigest(base)};
+}
+
+/** A JSON-valued component: content is the canonical JSON of the value. */
+export function createJsonComponent(kind: string, key: string, value: unknown): BundleComponent {
+  return createComponent({kind, key, content: canonicalJson(value), media_type: 'application/json'});
+}
