@@ -6,3 +6,5 @@ export * from './lifecycle.js';
 export * from './policy.js';
 export * from './trial.js';
 export * from './serveability.js';
+export * from './records.js';
+export * from './evidence-digests.js';

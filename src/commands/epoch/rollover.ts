@@ -1,0 +1,30 @@
+import {Flags} from '@oclif/core';
+import {rolloverEpoch} from '../../core/epoch.js';
+import {AutoctxCommand, lockFlags, parseLockTimeout, storeFlags} from '../../cli/base-command.js';
+import {paint, short} from '../../cli/style.js';
+
+export default class EpochRollover extends AutoctxCommand {
+  static override summary = 'Re-anchor the active context under a new evaluator epoch.';
+  static override description = 'A new parentless bundle with the same components becomes active; the old one is superseded. To the current epoch nothing changes.';
+  static override examples = ['<%= config.bin %> epoch rollover --evaluator-epoch epoch-2'];
+  static override flags = {
+    ...storeFlags,
+    'evaluator-epoch': Flags.string({summary: 'The new evaluator epoch.', required: true, helpValue: 'E'}),
+    ...lockFlags,
+  };
+
+  async run() {
+    const {flags} = await this.parse(EpochRollover);
+    const result = await rolloverEpoch({
+      knowledge: flags.knowledge,
+      scenario: flags.scenario,
+      evaluatorEpoch: flags['evaluator-epoch'],
+      lockTimeout: parseLockTimeout(flags['lock-timeout']),
+    });
+    return this.done(result, () => [
+      result.status === 'unchanged'
+        ? `${result.scenario} is already at epoch ${result.evaluator_epoch}; nothing changed`
+        : `${paint.green('rolled over')} ${result.scenario} to epoch ${result.evaluator_epoch}: ${short(result.previous_digest)} -> ${short(result.bundle_digest)}`,
+    ]);
+  }
+}

@@ -1,0 +1,39 @@
+import {Flags} from '@oclif/core';
+import {propose} from '../core/propose.js';
+import {AutoctxCommand, lockFlags, parseLockTimeout, storeFlags} from '../cli/base-command.js';
+import {paint, short} from '../cli/style.js';
+
+export default class Propose extends AutoctxCommand {
+  static override summary = 'Propose a candidate bundle whose parent is the active bundle.';
+  static override description =
+    'Writes the candidate manifest, its manifest_diff.json against the active bundle, then record.json (proposed). The same run id and generation again return the existing record.';
+  static override examples = [
+    '<%= config.bin %> propose --from ./context/candidate --rationale "shorter playbook"',
+    'cat candidate.json | <%= config.bin %> propose --from - --run-id nightly --generation 3 --json',
+  ];
+  static override flags = {
+    ...storeFlags,
+    from: Flags.string({summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, helpValue: 'SRC'}),
+    'run-id': Flags.string({summary: 'The run that produced this candidate (default "manual").', helpValue: 'R'}),
+    generation: Flags.integer({summary: 'Generation within the run (default 0).', min: 0, helpValue: 'G'}),
+    rationale: Flags.string({summary: 'Why this candidate should be better.', helpValue: 'TEXT'}),
+    ...lockFlags,
+  };
+
+  async run() {
+    const {flags} = await this.parse(Propose);
+    const result = await propose({
+      knowledge: flags.knowledge,
+      scenario: flags.scenario,
+      from: flags.from,
+      runId: flags['run-id'],
+      generation: flags.generation,
+      rationale: flags.rationale,
+      lockTimeout: parseLockTimeout(flags['lock-timeout']),
+    });
+    return this.done(result, () => [
+      `${result.created ? paint.green('proposed') : 'already proposed'} ${result.bundle_digest}`,
+      `  scenario ${result.scenario}, parent ${short(result.parent_digest)}, lifecycle ${result.lifecycle}`,
+    ]);
+  }
+}

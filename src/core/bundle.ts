@@ -1,0 +1,88 @@
+import {fail} from '../errors.js';
+import {manifestDiff, type ContextBundle, type Lifecycle, type ManifestDiff} from '../model/index.js';
+import {materializeBundle, readSource} from '../store/index.js';
+import {bundleFromSource} from './build.js';
+import {openScenario, type StoreOptions} from './context.js';
+import {resolveDigest} from './resolve.js';
+
+export interface BuildOptions {
+  from: string;
+  scenario?: string | undefined;
+  evaluatorEpoch?: string | undefined;
+  parent?: string | undefined;
+}
+
+export interface BuildResult {
+  status: 'built';
+  bundle_digest: string;
+  manifest: ContextBundle;
+}
+
+/** Compute a manifest from SRC without a knowledge tree; writes nothing. */
+export function buildBundle(options: BuildOptions): BuildResult {
+  const source = readSource(options.from);
+  if (!source.header && options.scenario === undefined) fail('USAGE', 'a folder SRC needs --scenario (a manifest-shaped JSON carries its own)');
+  if (source.header && (options.scenario !== undefined || options.evaluatorEpoch !== undefined || options.parent !== undefined)) {
+    const h = source.header;
+    if ((options.scenario !== undefined && options.scenario !== h.scenario) || (options.evaluatorEpoch !== undefined && options.evaluatorEpoch !== h.evaluator_epoch) || (options.parent !== undefined && options.parent !== h.parent_digest)) {
+      fail('LINEAGE_MISMATCH', `${source.origin}: --scenario, --evaluator-epoch or --parent disagree with the manifest`);
+    }
+  }
+  const manifest = bundleFromSource(source, {
+    scenario: options.scenario ?? '',
+    evaluator_epoch: options.evaluatorEpoch ?? 'epoch-1',
+    parent_digest: options.parent ?? null,
+  });
+  return {status: 'built', bundle_digest: manifest.digest, manifest};
+}
+
+export interface ShowResult {
+  status: 'ok';
+  scenario: string;
+  bundle_digest: string;
+  lifecycle: Lifecycle | null;
+  active: boolean;
+  manifest: ContextBundle;
+}
+
+export function showBundle(options: StoreOptions & {digest: string}): ShowResult {
+  const store = openScenario(options);
+  const digest = resolveDigest(store, options.digest);
+  const manifest = store.requireBundle(digest);
+  const record = store.readRecord(digest);
+  const active = store.readActive();
+  return {status: 'ok', scenario: store.scenario, bundle_digest: digest, lifecycle: record?.lifecycle ?? null, active: active?.bundle_digest === digest, manifest};
+}
+
+export interface MaterializeResult {
+  status: 'materialized';
+  scenario: string;
+  bundle_digest: string;
+  directory: string;
+  files: string[];
+}
+
+export function materialize(options: StoreOptions & {digest: string; directory: string}): MaterializeResult {
+  const store = openScenario(options);
+  const digest = resolveDigest(store, options.digest);
+  const bundle = store.requireBundle(digest);
+  const files = materializeBundle(bundle, options.directory);
+  return {status: 'materialized', scenario: store.scenario, bundle_digest: digest, directory: options.directory, files};
+}
+
+export interface DiffResult {
+  status: 'ok';
+  scenario: string;
+  tested_bundle_digest: string;
+  comparison_bundle_digest: string;
+  manifest_diff: ManifestDiff;
+}
+
+/** The manifest diff of bundle a (tested) against bundle b (comparison). */
+export function diffBundles(options: StoreOptions & {a: string; b: string}): DiffResult {
+  const store = openScenario(options);
+  const a = store.requireBundle(resolveDigest(store, options.a));
+  const b = store.requireBundle(resolveDigest(store, options.b));
+  const diff = manifestDiff(a, b);
+  return {status: 'ok', scenario: store.scenario, tested_bundle_digest: a.digest, comparison_bundle_digest: b.digest, manifest_diff: diff};
+}

@@ -1,0 +1,32 @@
+import {KnowledgeStore, knowledgeRootFrom, type ScenarioStore} from '../store/index.js';
+import {fail} from '../errors.js';
+
+/** Options every command that reads or writes a knowledge tree shares. */
+export interface StoreOptions {
+  knowledge?: string | undefined;
+  scenario?: string | undefined;
+  lockTimeout?: number | undefined;
+  now?: () => Date;
+}
+
+export const DEFAULT_LOCK_TIMEOUT = 30;
+
+export function openKnowledge(options: StoreOptions): KnowledgeStore {
+  return KnowledgeStore.open(knowledgeRootFrom(options.knowledge));
+}
+
+/** Open the knowledge root and the scenario named (or the only one). */
+export function openScenario(options: StoreOptions): ScenarioStore {
+  const k = openKnowledge(options);
+  return k.scenario(k.resolveScenario(options.scenario));
+}
+
+export function lockTimeout(options: StoreOptions): number {
+  const t = options.lockTimeout ?? DEFAULT_LOCK_TIMEOUT;
+  if (!Number.isFinite(t) || t < 0) fail('USAGE', '--lock-timeout must be a non-negative number of seconds');
+  return t;
+}
+
+export function now(options: StoreOptions): Date {
+  return options.now ? options.now() : new Date();
+}

@@ -1,0 +1,329 @@
+import path from 'node:path';
+import {jsonEqual} from '../canonical/index.js';
+import {isAutoctxError} from '../errors.js';
+import {
+  campaignStateDigest,
+  confirmationPolicyDigest,
+  evaluatorPlanDigest,
+  legacyPairKey,
+  manifestDiff,
+  matchedTrialPairKey,
+  reservationArtifactDigest,
+  type ActivePointer,
+  type CandidateRecord,
+  type ConfirmationPolicy,
+  type ContextBundle,
+  type ManifestDiff,
+} from '../model/index.js';
+import {campaignSegment, type ScenarioStore} from '../store/index.js';
+import {TEMP_FILE} from '../store/paths.js';
+import {openKnowledge, type StoreOptions} from './context.js';
+import {rollbackId} from './rollback.js';
+
+export interface VerifyIssue {
+  severity: 'error' | 'warning';
+  code: string;
+  file: string;
+  message: string;
+}
+
+export interface VerifyResult {
+  status: 'ok' | 'failed';
+  scenarios: string[];
+  files_checked: number;
+  bundles_checked: number;
+  errors: VerifyIssue[];
+  warnings: VerifyIssue[];
+}
+
+/** Collects problems for one scenario; every check runs even after a failure. */
+class Checker {
+  readonly errors: VerifyIssue[] = [];
+  readonly warnings: VerifyIssue[] = [];
+  readonly bundles = new Map<string, ContextBundle>();
+  filesChecked = 0;
+
+  constructor(readonly store: ScenarioStore) {}
+
+  rel(file: string): string {
+    return path.relative(this.store.guard.root, file);
+  }
+
+  error(file: string, code: string, message: string): void {
+    this.errors.push({severity: 'error', code, file: this.rel(file), message});
+  }
+
+  warn(file: string, code: string, message: string): void {
+    this.warnings.push({severity: 'warning', code, file: this.rel(file), message});
+  }
+
+  /** Run a read; a typed failure becomes an error entry and the result undefined. */
+  attempt<T>(file: string, fn: () => T): T | undefined {
+    this.filesChecked++;
+    try {
+      return fn();
+    } catch (error) {
+      if (!isAutoctxError(error)) throw error;
+      const message = error.message.startsWith(this.rel(file)) ? error.message : `${this.rel(file)}: ${error.message}`;
+      this.error(file, (error.data?.reason as string | undefined) ?? error.code, message);
+      return undefined;
+    }
+  }
+
+  bundle(digest: string | null | undefined): ContextBundle | undefined {
+    if (!digest) return undefined;
+    return this.bundles.get(digest);
+  }
+}
+
+function checkTree(c: Checker): void {
+  const {store} = c;
+  for (const entry of store.walk()) {
+    const name = path.basename(entry.path);
+    if (entry.kind === 'symlink') {
+      if (store.linkStaysInside(entry.path)) c.warn(entry.path, 'SYMLINK', `${c.rel(entry.path)} is a symbolic link; autoctx never writes links`);
+      else c.error(entry.path, 'UNSAFE_PATH', `${c.rel(entry.path)} is a symbolic link that leads outside the knowledge root`);
+    } else if (entry.kind === 'file' && (TEMP_FILE.test(name) || name.endsWith('.tmp'))) {
+      c.warn(entry.path, 'LEFTOVER_TEMP', `${c.rel(entry.path)} is a temporary file left by an interrupted write; it can be removed`);
+    } else if (entry.kind === 'dir' && /^autoctx\.lock(\.stale-[0-9a-f]+)?$/.test(name)) {
+      c.warn(entry.path, 'LEFTOVER_LOCK', `${c.rel(entry.path)} is a lock left behind or still held; the next writer takes it over if its owner is gone`);
+    }
+  }
+}
+
+function checkBundles(c: Checker): void {
+  for (const digest of c.store.listBundleDigests()) {
+    const b = c.attempt(c.store.paths.bundle(digest), () => c.store.readBundle(digest));
+    if (!b) continue;
+    if (b.scenario !== c.store.scenario) c.warn(c.store.paths.bundle(digest), 'SCENARIO_LABEL', `bundle ${digest} is labelled for scenario "${b.scenario}"`);
+    c.bundles.set(digest, b);
+  }
+}
+
+function checkPolicy(c: Checker, file: string, policy: ConfirmationPolicy | null | undefined, digest: string | null | undefined): void {
+  if (policy == null && digest == null) return;
+  if (policy == null || digest == null) return c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: confirmation policy and its digest must be both present or both null`);
+  if (confirmationPolicyDigest(policy) !== digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: confirmation_policy_digest does not match the policy`);
+}
+
+function checkCandidate(c: Checker, digest: string): CandidateRecord | undefined {
+  const {store} = c;
+  const p = store.paths;
+  const recordFile = p.record(digest);
+  const record = c.attempt(recordFile, () => store.readRecord(digest));
+  if (record === null) c.warn(recordFile, 'MISSING_RECORD', `${c.rel(recordFile)} is missing (an interrupted propose; running it again completes it)`);
+  const bundle = c.bundle(digest);
+  if (!store.hasBundle(digest)) c.error(recordFile, 'MISSING_BUNDLE', `candidate ${digest} has no manifest in bundles/`);
+  if (record && bundle) {
+    if (record.parent_digest !== bundle.parent_digest) c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: parent_digest differs from the manifest's`);
+    if (record.evaluator_epoch !== bundle.evaluator_epoch) c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: evaluator_epoch differs from the manifest's`);
+  }
+  if (record) checkPolicy(c, recordFile, record.confirmation_policy, record.confirmation_policy_digest);
+
+  const diffFile = p.manifestDiff(digest);
+  const diff = c.attempt(diffFile, () => store.readManifestDiff(digest));
+  if (diff && bundle) {
+    const parent = c.bundle(diff.comparison_bundle_digest);
+    if (diff.tested_bundle_digest !== digest) c.error(diffFile, 'LINEAGE_MISMATCH', `${c.rel(diffFile)}: names tested bundle ${diff.tested_bundle_digest}`);
+    else if (parent && !jsonEqual(manifestDiff(bundle, parent), diff)) c.error(diffFile, 'DIGEST_MISMATCH', `${c.rel(diffFile)}: does not equal the diff recomputed from the manifests`);
+    else if (!parent) c.error(diffFile, 'MISSING_BUNDLE', `${c.rel(diffFile)}: comparison bundle ${diff.comparison_bundle_digest} is missing`);
+  }
+
+  checkEvidence(c, digest);
+  const planFile = p.evaluatorPlan(digest);
+  c.attempt(planFile, () =>
+    store.readDocumentAt(planFile, 'evaluator-plan', (v) => {
+      const doc = v as unknown as {plan: {candidate_digest: string; confirmation_policy: ConfirmationPolicy; confirmation_policy_digest: string}; plan_digest: string};
+      if (evaluatorPlanDigest(doc.plan) !== doc.plan_digest) c.error(planFile, 'DIGEST_MISMATCH', `${c.rel(planFile)}: plan_digest does not match the plan`);
+      if (doc.plan.candidate_digest !== digest) c.error(planFile, 'LINEAGE_MISMATCH', `${c.rel(planFile)}: names candidate ${doc.plan.candidate_digest}`);
+      checkPolicy(c, planFile, doc.plan.confirmation_policy, doc.plan.confirmation_policy_digest);
+      return doc;
+    }),
+  );
+  checkNegative(c, digest);
+  for (const [file, schema] of [
+    [p.staleTerminalization(digest), 'stale-terminalization'],
+    [p.causalAttribution(digest), 'causal-attribution'],
+  ] as const) {
+    c.attempt(file, () =>
+      store.readDocumentAt(file, schema, (v) => {
+        const doc = v as unknown as {candidate_digest: string; manifest_diff?: ManifestDiff};
+        if (doc.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names candidate ${doc.candidate_digest}`);
+        if (doc.manifest_diff && diff && doc.manifest_diff.digest !== diff.digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: its manifest diff is not the candidate's`);
+        return doc;
+      }),
+    );
+  }
+  return record ?? undefined;
+}
+
+interface TrialRow {
+  candidate_digest: string;
+  evaluator_epoch: string;
+  cohort: string;
+  fixture: string;
+  fixture_digest: string;
+  seed: number;
+  lane: string;
+  pair_key: string;
+}
+
+function checkEvidence(c: Checker, digest: string): void {
+  const file = c.store.paths.matchedTrials(digest);
+  c.attempt(file, () =>
+    c.store.readDocumentAt(file, ['matched-trials', 'matched-trials-legacy'], (v) => {
+      const legacy = Array.isArray(v);
+      const doc = v as unknown as {trials: TrialRow[]; confirmation_policy: ConfirmationPolicy; confirmation_policy_digest: string};
+      const trials = legacy ? (v as unknown as TrialRow[]) : doc.trials;
+      if (!legacy) checkPolicy(c, file, doc.confirmation_policy, doc.confirmation_policy_digest);
+      const seen = new Set<string>();
+      for (const [i, t] of trials.entries()) {
+        const key = matchedTrialPairKey(t);
+        if (t.pair_key !== key && !(legacy && t.pair_key === legacyPairKey(t))) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: trial ${i} pair_key does not match its identity`);
+        if (seen.has(key)) c.error(file, 'DUPLICATE_PAIR', `${c.rel(file)}: trial ${i} duplicates matched pair ${key}`);
+        seen.add(key);
+        if (t.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: trial ${i} is for candidate ${t.candidate_digest}`);
+      }
+      return v;
+    }),
+  );
+}
+
+function checkNegative(c: Checker, digest: string): void {
+  const {store} = c;
+  const file = store.paths.negativeResult(digest);
+  const neg = c.attempt(file, () => store.readDocumentAt(file, 'negative-result'));
+  const copyFile = store.paths.negativeLedger(digest);
+  const copy = c.attempt(copyFile, () => store.readDocumentAt(copyFile, 'negative-result'));
+  if (neg && copy === null) c.warn(copyFile, 'MISSING_LEDGER_COPY', `${c.rel(copyFile)}: the discoverable copy of ${c.rel(file)} is missing`);
+  if (neg && copy && !jsonEqual(neg, copy)) c.error(copyFile, 'LEDGER_MISMATCH', `${c.rel(copyFile)} differs from ${c.rel(file)}`);
+  if (!neg && copy) c.error(copyFile, 'LEDGER_MISMATCH', `${c.rel(copyFile)} has no negative_result.json beside its candidate`);
+}
+
+function checkPointer(c: Checker, records: Map<string, CandidateRecord>): ActivePointer | undefined {
+  const {store} = c;
+  const file = store.paths.active;
+  const active = c.attempt(file, () => store.readActive());
+  if (active === null) {
+    c.error(file, 'MISSING_POINTER', `${c.rel(file)} is missing: the scenario serves no bundle`);
+    return undefined;
+  }
+  if (!active) return undefined;
+  const bundle = c.bundle(active.bundle_digest);
+  if (!bundle) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} points at ${active.bundle_digest}, which has no valid manifest`);
+  else if (bundle.evaluator_epoch !== active.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the active manifest's`);
+  if (active.rollback_target_digest && !c.bundle(active.rollback_target_digest)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest`);
+  if (active.promotion_id !== null) {
+    const promo = c.attempt(file, () => store.readPromotion(active.promotion_id!));
+    if (promo === null) c.error(file, 'MISSING_PROMOTION', `${c.rel(file)} names promotion ${active.promotion_id}, which does not exist`);
+    if (promo) {
+      if (promo.candidate_digest !== active.bundle_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: promotion ${promo.promotion_id} promoted ${promo.candidate_digest}, not the active bundle`);
+      if (promo.rollback_target_digest !== active.rollback_target_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: rollback target differs from promotion ${promo.promotion_id}`);
+      if (active.manifest_diff_digest !== undefined && active.manifest_diff_digest !== promo.manifest_diff_digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: manifest_diff_digest differs from promotion ${promo.promotion_id}`);
+    }
+  }
+  for (const [digest, r] of records) {
+    if (digest === active.bundle_digest && r.lifecycle !== 'active') c.warn(store.paths.record(digest), 'LIFECYCLE_PENDING', `${c.rel(store.paths.record(digest))}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`);
+    if (digest !== active.bundle_digest && r.lifecycle === 'active') c.warn(store.paths.record(digest), 'LIFECYCLE_PENDING', `${c.rel(store.paths.record(digest))}: says "active" but the pointer names ${active.bundle_digest}`);
+  }
+  for (const name of ['playbook', 'hints'] as const) {
+    const comp = bundle?.components.find((x) => x.kind === name && x.key === name);
+    const text = store.readText(store.paths.mirror(name));
+    const want = comp ? `${comp.content.trimEnd()}\n` : null;
+    if (bundle && text !== want && !(text !== null && want !== null && text.trimEnd() === want.trimEnd())) {
+      c.warn(store.paths.mirror(name), 'STALE_MIRROR', `${name}.md does not mirror the active bundle`);
+    }
+  }
+  return active;
+}
+
+function checkHistory(c: Checker): void {
+  const {store} = c;
+  for (const id of store.listPromotionIds()) {
+    const file = store.paths.promotion(id);
+    const p = c.attempt(file, () => store.readPromotion(id));
+    if (!p) continue;
+    checkPolicy(c, file, p.confirmation_policy, p.confirmation_policy_digest);
+    for (const d of [p.candidate_digest, p.incumbent_digest]) if (!c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, which has no valid manifest`);
+    const cand = c.bundle(p.candidate_digest);
+    if (cand && cand.parent_digest !== p.incumbent_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: the candidate's parent is not the recorded incumbent`);
+    const diff = store.paths.manifestDiff(p.candidate_digest);
+    const d = c.attempt(diff, () => store.readManifestDiff(p.candidate_digest));
+    if (d && d.digest !== p.manifest_diff_digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: manifest_diff_digest is not the candidate's manifest diff`);
+  }
+  for (const id of store.listRollbackIds()) {
+    const file = store.paths.rollback(id);
+    const r = c.attempt(file, () => store.readRollback(id));
+    if (!r) continue;
+    if (rollbackId(r.from_digest, r.from_activated_at, r.to_digest) !== id) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: rollback id does not match the move it records`);
+    for (const d of [r.from_digest, r.to_digest]) if (!c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, which has no valid manifest`);
+  }
+}
+
+function checkCampaigns(c: Checker): void {
+  const {store} = c;
+  for (const entry of store.walk()) {
+    if (entry.kind !== 'file' || !entry.path.startsWith(store.paths.riskDir + path.sep)) continue;
+    const name = path.basename(entry.path);
+    const dir = path.dirname(entry.path);
+    if (name === 'false-promotion.json') {
+      c.attempt(entry.path, () =>
+        store.readDocumentAt(entry.path, 'false-promotion', (v) => {
+          const l = v as unknown as {schema_version: number; campaign_id: string; state_digest: string; reservations: unknown; policy: unknown};
+          if (campaignSegment(l.campaign_id) !== path.basename(dir)) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: campaign "${l.campaign_id}" is stored under another folder`);
+          if (l.schema_version === 2 && campaignStateDigest(l) !== l.state_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: state_digest does not match the ledger`);
+          return v;
+        }),
+      );
+    } else if (path.basename(dir) === 'reservation-artifacts' && name.endsWith('.json')) {
+      c.attempt(entry.path, () =>
+        store.readDocumentAt(entry.path, 'reservation-artifact', (v) => {
+          const a = v as unknown as {artifact_digest: string; campaign_id: string; risk_reservation: {candidate_digest: string}; fixture_reservation: {candidate_digest: string}};
+          if (reservationArtifactDigest(a) !== a.artifact_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: artifact_digest does not match the artifact`);
+          if (`${a.risk_reservation.candidate_digest}.json` !== name) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: reserves another candidate`);
+          return v;
+        }),
+      );
+    }
+  }
+}
+
+function verifyScenario(c: Checker): void {
+  checkTree(c);
+  checkBundles(c);
+  const records = new Map<string, CandidateRecord>();
+  for (const digest of c.store.listCandidateDigests()) {
+    const r = checkCandidate(c, digest);
+    if (r) records.set(digest, r);
+  }
+  checkPointer(c, records);
+  checkHistory(c);
+  checkCampaigns(c);
+  for (const e of c.store.walk()) {
+    if (e.kind === 'file' && e.path.startsWith(c.store.paths.negativeLedgersDir + path.sep) && !/^context-bundle-[0-9a-f]{64}\.json$/.test(path.basename(e.path))) {
+      c.attempt(e.path, () => c.store.readDocumentAt(e.path, 'negative-result'));
+    }
+  }
+}
+
+/**
+ * Re-hash every manifest, check every file against its schema and digests and
+ * every pointer against the files it names. Interrupted-but-repairable states
+ * are warnings; anything else is an error (exit 8).
+ */
+export function verify(options: StoreOptions): VerifyResult {
+  const knowledge = openKnowledge(options);
+  const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
+  const result: VerifyResult = {status: 'ok', scenarios: names, files_checked: 0, bundles_checked: 0, errors: [], warnings: []};
+  for (const name of names) {
+    const c = new Checker(knowledge.scenario(name));
+    verifyScenario(c);
+    result.files_checked += c.filesChecked;
+    result.bundles_checked += c.bundles.size;
+    result.errors.push(...c.errors);
+    result.warnings.push(...c.warnings);
+  }
+  if (result.errors.length > 0) result.status = 'failed';
+  return result;
+}
+

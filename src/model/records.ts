@@ -1,0 +1,78 @@
+import type {Lifecycle} from './lifecycle.js';
+import type {ConfirmationPolicy} from './policy.js';
+
+/** The outcome of evaluate_matched_trials, as stored in records and promotions. */
+export interface ComparisonResult {
+  decision: 'needs_screen' | 'needs_confirmation' | 'needs_heldout' | 'confirmed' | 'rejected' | 'inconclusive';
+  reason: string;
+  screen_pairs: number;
+  confirmation_pairs: number;
+  heldout_pairs: number;
+  mean_effect: number | null;
+  confidence_low: number | null;
+  confidence_high: number | null;
+}
+
+/** candidates/<digest>/record.json (schema 2; schema 1 lacks the policy fields). */
+export interface CandidateRecord {
+  schema_version: 1 | 2;
+  bundle_digest: string;
+  parent_digest: string | null;
+  evaluator_epoch: string;
+  lifecycle: Lifecycle;
+  source_run_id: string;
+  source_generation: number;
+  created_at: string;
+  updated_at: string;
+  rationale: string;
+  comparison: ComparisonResult | null;
+  confirmation_policy?: ConfirmationPolicy | null;
+  confirmation_policy_digest?: string | null;
+}
+
+/** context_bundles/active.json: the serving pointer. */
+export interface ActivePointer {
+  schema_version: 1;
+  bundle_digest: string;
+  evaluator_epoch: string;
+  promotion_id: string | null;
+  rollback_target_digest: string | null;
+  activated_at: string;
+  rationale: string;
+  manifest_diff_digest?: string;
+}
+
+/** promotions/<promotion_id>.json */
+export interface PromotionRecord {
+  schema_version: 1;
+  promotion_id: string;
+  candidate_digest: string;
+  incumbent_digest: string;
+  rollback_target_digest: string;
+  evaluator_epoch: string;
+  cohort: string;
+  rationale: string;
+  comparison: ComparisonResult;
+  confirmation_policy: ConfirmationPolicy;
+  confirmation_policy_digest: string;
+  manifest_diff_digest: string;
+  promoted_at: string;
+}
+
+/** rollbacks/<rollback_id>.json: autoctx's record of one pointer move back. */
+export interface RollbackRecord {
+  schema_version: 1;
+  rollback_id: string;
+  scenario: string;
+  from_digest: string;
+  to_digest: string;
+  from_activated_at: string;
+  evaluator_epoch: string;
+  rationale: string;
+  rolled_back_at: string;
+}
+
+/** Timestamps in the reference's spelling: ISO 8601, microseconds, explicit UTC offset. */
+export function isoTimestamp(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00');
+}

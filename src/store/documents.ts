@@ -1,0 +1,71 @@
+import {decodeUtf8, jsonEqual, parseJson, prettyJson, type JsonValue} from '../canonical/index.js';
+import {AutoctxError, fail, isAutoctxError} from '../errors.js';
+import {atomicWrite, createImmutable, readBytes, type RootGuard, type WriteOptions} from './fs.js';
+import {assertSchema, type SchemaName} from './schemas.js';
+
+/**
+ * Read a stored JSON document: UTF-8, strict JSON, its schema, then an optional
+ * semantic check. Any failure is CORRUPT_FILE (exit 8) naming the file; the
+ * original problem code is kept in data.reason. Returns null when absent.
+ */
+export function readDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[], check?: (value: JsonValue) => T): T | null {
+  const bytes = readBytes(guard, file);
+  if (bytes === null) return null;
+  const rel = guard.relative(file);
+  try {
+    const value = parseJson(decodeUtf8(bytes));
+    const schemas = Array.isArray(schema) ? schema : [schema];
+    let lastError: unknown;
+    for (const name of schemas) {
+      try {
+        assertSchema(name, value, rel);
+        lastError = undefined;
+        break;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    if (lastError) throw lastError;
+    return check ? check(value) : (value as T);
+  } catch (error) {
+    if (!isAutoctxError(error) || error.code === 'UNSAFE_PATH') throw error;
+    const message = error.message.startsWith(rel) ? error.message : `${rel}: ${error.message}`;
+    throw new AutoctxError('CORRUPT_FILE', message, {file: rel, reason: error.code});
+  }
+}
+
+/** Like readDocument, but absence is an error too. */
+export function requireDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[], check?: (value: JsonValue) => T): T {
+  const v = readDocument(guard, file, schema, check);
+  if (v === null) fail('CORRUPT_FILE', `${guard.relative(file)} is missing`, {file: guard.relative(file), reason: 'MISSING'});
+  return v;
+}
+
+/** Validate before writing: autoctx never writes a document its own readers would refuse. */
+function serialize(schema: SchemaName, value: unknown, what: string): string {
+  assertSchema(schema, value, what);
+  return prettyJson(value);
+}
+
+/** Replace a mutable document atomically. */
+export function writeDocument(guard: RootGuard, file: string, schema: SchemaName, value: unknown, options?: WriteOptions): void {
+  atomicWrite(guard, file, serialize(schema, value, guard.relative(file)), options);
+}
+
+/** Create an immutable document; an existing one must be semantically equal. */
+export function writeImmutableDocument(guard: RootGuard, file: string, schema: SchemaName, value: unknown, options?: WriteOptions): boolean {
+  const text = serialize(schema, value, guard.relative(file));
+  return createImmutable(
+    guard,
+    file,
+    text,
+    (existing) => {
+      try {
+        return jsonEqual(parseJson(decodeUtf8(existing)), value);
+      } catch {
+        return false;
+      }
+    },
+    options,
+  );
+}

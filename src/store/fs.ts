@@ -1,0 +1,239 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {randomBytes} from 'node:crypto';
+import {fail} from '../errors.js';
+import {tempPath} from './paths.js';
+
+/**
+ * Confines every read and write to the knowledge root, resolving symlinks:
+ * a path whose real location is outside the root is refused (UNSAFE_PATH).
+ */
+export class RootGuard {
+  readonly root: string;
+  readonly realRoot: string;
+  private readonly realDirs = new Map<string, string>();
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+    this.realRoot = fs.realpathSync(this.root);
+  }
+
+  relative(p: string): string {
+    return path.relative(this.root, p) || '.';
+  }
+
+  private inside(real: string): boolean {
+    return real === this.realRoot || real.startsWith(this.realRoot + path.sep);
+  }
+
+  /** Real path of an existing directory, cached. */
+  private realDir(dir: string): string {
+    let real = this.realDirs.get(dir);
+    if (real === undefined) {
+      real = fs.realpathSync(dir);
+      this.realDirs.set(dir, real);
+    }
+    return real;
+  }
+
+  /** Refuse a path that is not lexically under the root or resolves outside it. */
+  check(p: string): void {
+    const abs = path.resolve(p);
+    if (abs !== this.root && !abs.startsWith(this.root + path.sep)) fail('UNSAFE_PATH', `${p} is outside the knowledge root`);
+    let probe = abs;
+    // The nearest existing ancestor (or the path itself) must resolve inside the root.
+    for (;;) {
+      let st: fs.Stats | undefined;
+      try {
+        st = fs.lstatSync(probe);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+      }
+      if (st) {
+        const real = st.isDirectory() ? this.realDir(probe) : fs.realpathSync(probe);
+        if (!this.inside(real)) fail('UNSAFE_PATH', `${this.relative(abs)} resolves outside the knowledge root (through a symbolic link)`, {file: this.relative(abs)});
+        return;
+      }
+      const parent = path.dirname(probe);
+      if (parent === probe) return;
+      probe = parent;
+    }
+  }
+}
+
+export function exists(p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Read a file's bytes, or null when it does not exist. */
+export function readBytes(guard: RootGuard, p: string): Buffer | null {
+  guard.check(p);
+  try {
+    return fs.readFileSync(p);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'EISDIR') fail('CORRUPT_FILE', `${guard.relative(p)} is a directory, expected a file`, {file: guard.relative(p)});
+    throw error;
+  }
+}
+
+/** Entries of a directory, sorted; empty when it does not exist. */
+export function listDir(guard: RootGuard, dir: string): fs.Dirent[] {
+  guard.check(dir);
+  try {
+    return fs.readdirSync(dir, {withFileTypes: true}).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    if (code === 'ENOTDIR') fail('CORRUPT_FILE', `${guard.relative(dir)} is not a directory`, {file: guard.relative(dir)});
+    throw error;
+  }
+}
+
+export function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch (error) {
+    // Some platforms cannot open or fsync a directory; durability there is best effort.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EACCES') throw error;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** mkdir -p that fsyncs the parent of every directory it creates. */
+export function mkdirDurable(guard: RootGuard, dir: string): void {
+  guard.check(dir);
+  const first = fs.mkdirSync(dir, {recursive: true});
+  if (first === undefined) return;
+  let d = dir;
+  const created: string[] = [];
+  while (d.length >= first.length) {
+    created.push(d);
+    d = path.dirname(d);
+  }
+  for (const c of created.reverse()) fsyncDir(path.dirname(c));
+}
+
+function nonce(): string {
+  return randomBytes(6).toString('hex');
+}
+
+/** Write bytes to a fresh temp file beside the target and fsync it. */
+function writeTemp(target: string, data: string | Uint8Array): string {
+  const tmp = tempPath(target, nonce());
+  const fd = fs.openSync(tmp, 'wx', 0o644);
+  try {
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, {force: true});
+    throw error;
+  }
+  fs.closeSync(fd);
+  return tmp;
+}
+
+export interface WriteOptions {
+  /** Called synchronously right before the rename or link that publishes the file. */
+  beforePublish?: () => void;
+}
+
+/** temp → write → fsync → rename → fsync(dir). Readers see the old or the new file, whole. */
+export function atomicWrite(guard: RootGuard, target: string, data: string | Uint8Array, options: WriteOptions = {}): void {
+  const dir = path.dirname(target);
+  mkdirDurable(guard, dir);
+  guard.check(target);
+  const tmp = writeTemp(target, data);
+  try {
+    options.beforePublish?.();
+    fs.renameSync(tmp, target);
+  } catch (error) {
+    fs.rmSync(tmp, {force: true});
+    throw error;
+  }
+  fsyncDir(dir);
+}
+
+/**
+ * Create a file that must never change. If it exists, `same(existing)` decides:
+ * equal → no-op (returns false), different → IMMUTABLE_CONFLICT. Publishing uses
+ * link(2), which never replaces an existing file, so a racing writer cannot be
+ * overwritten either. Returns true when the file was created.
+ */
+export function createImmutable(
+  guard: RootGuard,
+  target: string,
+  data: string | Uint8Array,
+  same: (existing: Buffer) => boolean,
+  options: WriteOptions = {},
+): boolean {
+  const existing = readBytes(guard, target);
+  if (existing !== null) {
+    if (same(existing)) return false;
+    fail('IMMUTABLE_CONFLICT', `${guard.relative(target)} already exists with different content; immutable files are never overwritten`, {file: guard.relative(target)});
+  }
+  const dir = path.dirname(target);
+  mkdirDurable(guard, dir);
+  const tmp = writeTemp(target, data);
+  try {
+    options.beforePublish?.();
+    fs.linkSync(tmp, target);
+  } catch (error) {
+    fs.rmSync(tmp, {force: true});
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return createImmutable(guard, target, data, same, options);
+    throw error;
+  }
+  fs.rmSync(tmp, {force: true});
+  fsyncDir(dir);
+  return true;
+}
+
+export function removeFile(guard: RootGuard, target: string, options: WriteOptions = {}): void {
+  guard.check(target);
+  options.beforePublish?.();
+  fs.rmSync(target, {force: true, recursive: true});
+  fsyncDir(path.dirname(target));
+}
+
+export interface TreeEntry {
+  path: string;
+  kind: 'file' | 'dir' | 'symlink' | 'other';
+}
+
+/** Every entry below dir (not following links), depth first, sorted. */
+export function walkTree(guard: RootGuard, dir: string): TreeEntry[] {
+  guard.check(dir);
+  const out: TreeEntry[] = [];
+  const visit = (d: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, {withFileTypes: true});
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const p = path.join(d, e.name);
+      if (e.isSymbolicLink()) out.push({path: p, kind: 'symlink'});
+      else if (e.isDirectory()) {
+        out.push({path: p, kind: 'dir'});
+        visit(p);
+      } else if (e.isFile()) out.push({path: p, kind: 'file'});
+      else out.push({path: p, kind: 'other'});
+    }
+  };
+  visit(dir);
+  return out;
+}

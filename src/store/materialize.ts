@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import {prettyJson} from '../canonical/index.js';
+import {fail} from '../errors.js';
+import type {ContextBundle} from '../model/index.js';
+import {componentFileName} from './file-names.js';
+
+function existingDigest(dir: string): string | null {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {digest?: string}).digest ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Write a bundle out as files: manifest.json plus <kind>/<key>.<ext> per
+ * component, so that proposing the folder gives the same digest. The folder
+ * must be new or empty, or already hold this same bundle. Returns the relative
+ * paths written.
+ */
+export function materializeBundle(bundle: ContextBundle, dir: string): string[] {
+  const target = path.resolve(dir);
+  if (fs.existsSync(target)) {
+    if (!fs.statSync(target).isDirectory()) fail('TARGET_EXISTS', `${dir} exists and is not a folder`, {directory: dir});
+    if (fs.readdirSync(target).length > 0 && existingDigest(target) !== bundle.digest) {
+      fail('TARGET_EXISTS', `${dir} is not empty; materialize into a new or empty folder`, {directory: dir});
+    }
+  }
+  fs.mkdirSync(target, {recursive: true});
+  const files: string[] = [];
+  for (const c of bundle.components) {
+    const rel = path.join(c.kind, componentFileName(c.key, c.media_type));
+    fs.mkdirSync(path.join(target, c.kind), {recursive: true});
+    writeFileAtomic.sync(path.join(target, rel), c.content, {encoding: 'utf8'});
+    files.push(rel);
+  }
+  writeFileAtomic.sync(path.join(target, 'manifest.json'), prettyJson(bundle), {encoding: 'utf8'});
+  files.push('manifest.json');
+  return files;
+}

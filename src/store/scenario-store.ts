@@ -1,0 +1,207 @@
+import {fail} from '../errors.js';
+import {validateBundle, type ActivePointer, type CandidateRecord, type ContextBundle, type ManifestDiff, type PromotionRecord, type RollbackRecord} from '../model/index.js';
+import {manifestDiffDigest} from '../model/diff.js';
+import {readDocument, requireDocument, writeDocument, writeImmutableDocument} from './documents.js';
+import {atomicWrite, exists, listDir, readBytes, removeFile, walkTree, type TreeEntry, type RootGuard, type WriteOptions} from './fs.js';
+import {StoreLock} from './lock.js';
+import {ScenarioPaths} from './paths.js';
+import type {SchemaName} from './schemas.js';
+import type {JsonValue} from '../canonical/index.js';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * One scenario's context-bundle store: typed readers and writers for every file
+ * kind. Writers require the scenario lock and check it synchronously right
+ * before each rename.
+ */
+export class ScenarioStore {
+  readonly paths: ScenarioPaths;
+  private lock: StoreLock | undefined;
+
+  constructor(
+    readonly guard: RootGuard,
+    readonly scenario: string,
+  ) {
+    this.paths = new ScenarioPaths(guard.root, scenario);
+  }
+
+  get initialized(): boolean {
+    return exists(this.paths.active);
+  }
+
+  // ---- locking ----
+
+  async withLock<T>(timeoutSeconds: number, fn: () => T | Promise<T>): Promise<T> {
+    const lock = new StoreLock(this.paths.lockTarget, this.paths.lock);
+    this.guard.check(this.paths.contextDir);
+    await lock.acquire({timeoutSeconds});
+    this.lock = lock;
+    try {
+      return await fn();
+    } finally {
+      this.lock = undefined;
+      await lock.releaseLock();
+    }
+  }
+
+  private get write(): WriteOptions {
+    const lock = this.lock;
+    if (!lock) throw new Error('internal: store write without the scenario lock');
+    return {beforePublish: () => lock.assertHeld()};
+  }
+
+  // ---- active pointer ----
+
+  readActive(): ActivePointer | null {
+    return readDocument<ActivePointer>(this.guard, this.paths.active, 'active');
+  }
+
+  requireActive(): ActivePointer {
+    const a = this.readActive();
+    if (!a) fail('NOT_INITIALIZED', `scenario "${this.scenario}" has no active bundle; run autoctx init first`, {scenario: this.scenario});
+    return a;
+  }
+
+  writeActive(pointer: ActivePointer): void {
+    writeDocument(this.guard, this.paths.active, 'active', pointer, this.write);
+  }
+
+  // ---- bundles ----
+
+  hasBundle(digest: string): boolean {
+    return exists(this.paths.bundle(digest));
+  }
+
+  readBundle(digest: string): ContextBundle | null {
+    return readDocument(this.guard, this.paths.bundle(digest), 'manifest', (value) => {
+      const bundle = validateBundle(value);
+      if (bundle.digest !== digest) fail('DIGEST_MISMATCH', `file name says ${digest} but the manifest digest is ${bundle.digest}`);
+      return bundle;
+    });
+  }
+
+  requireBundle(digest: string): ContextBundle {
+    const b = this.readBundle(digest);
+    if (!b) fail('DIGEST_NOT_FOUND', `no bundle ${digest} in scenario "${this.scenario}"`, {digest});
+    return b;
+  }
+
+  writeBundle(bundle: ContextBundle): boolean {
+    return writeImmutableDocument(this.guard, this.paths.bundle(bundle.digest), 'manifest', bundle, this.write);
+  }
+
+  listBundleDigests(): string[] {
+    return listDir(this.guard, this.paths.bundlesDir)
+      .filter((e) => e.isFile() && e.name.endsWith('.json') && HEX64.test(e.name.slice(0, -5)))
+      .map((e) => e.name.slice(0, -5));
+  }
+
+  // ---- candidate records ----
+
+  readRecord(digest: string): CandidateRecord | null {
+    return readDocument<CandidateRecord>(this.guard, this.paths.record(digest), ['record-v2', 'record-v1'], (value) => {
+      const r = value as unknown as CandidateRecord;
+      if (r.bundle_digest !== digest) fail('DIGEST_MISMATCH', `record names bundle ${r.bundle_digest} but lives under ${digest}`);
+      return r;
+    });
+  }
+
+  writeRecord(record: CandidateRecord): void {
+    writeDocument(this.guard, this.paths.record(record.bundle_digest), record.schema_version === 1 ? 'record-v1' : 'record-v2', record, this.write);
+  }
+
+  listCandidateDigests(): string[] {
+    return listDir(this.guard, this.paths.candidatesDir)
+      .filter((e) => e.isDirectory() && HEX64.test(e.name))
+      .map((e) => e.name);
+  }
+
+  // ---- manifest diffs ----
+
+  readManifestDiff(digest: string): ManifestDiff | null {
+    return readDocument<ManifestDiff>(this.guard, this.paths.manifestDiff(digest), 'manifest-diff', (value) => {
+      const d = value as unknown as ManifestDiff;
+      if (manifestDiffDigest(d) !== d.digest) fail('DIGEST_MISMATCH', `manifest diff digest mismatch: recorded ${d.digest}`);
+      return d;
+    });
+  }
+
+  writeManifestDiff(diff: ManifestDiff): boolean {
+    return writeImmutableDocument(this.guard, this.paths.manifestDiff(diff.tested_bundle_digest), 'manifest-diff', diff, this.write);
+  }
+
+  // ---- promotions and rollbacks ----
+
+  listPromotionIds(): string[] {
+    return listDir(this.guard, this.paths.promotionsDir)
+      .filter((e) => e.isFile() && /^[0-9a-f]{32}\.json$/.test(e.name))
+      .map((e) => e.name.slice(0, -5));
+  }
+
+  readPromotion(id: string): PromotionRecord | null {
+    return readDocument<PromotionRecord>(this.guard, this.paths.promotion(id), 'promotion', (value) => {
+      const p = value as unknown as PromotionRecord;
+      if (p.promotion_id !== id) fail('DIGEST_MISMATCH', `promotion record names id ${p.promotion_id} but is stored as ${id}`);
+      return p;
+    });
+  }
+
+  listRollbackIds(): string[] {
+    return listDir(this.guard, this.paths.rollbacksDir)
+      .filter((e) => e.isFile() && /^[0-9a-f]{32}\.json$/.test(e.name))
+      .map((e) => e.name.slice(0, -5));
+  }
+
+  readRollback(id: string): RollbackRecord | null {
+    return readDocument<RollbackRecord>(this.guard, this.paths.rollback(id), 'rollback', (value) => {
+      const r = value as unknown as RollbackRecord;
+      if (r.rollback_id !== id) fail('DIGEST_MISMATCH', `rollback record names id ${r.rollback_id} but is stored as ${id}`);
+      return r;
+    });
+  }
+
+  writeRollback(record: RollbackRecord): boolean {
+    return writeImmutableDocument(this.guard, this.paths.rollback(record.rollback_id), 'rollback', record, this.write);
+  }
+
+  // ---- mirrors for people and legacy readers ----
+
+  /** playbook.md and hints.md mirror the active bundle's playbook/playbook and hints/hints. */
+  writeMirrors(bundle: ContextBundle): void {
+    for (const name of ['playbook', 'hints'] as const) {
+      const c = bundle.components.find((x) => x.kind === name && x.key === name);
+      if (c) atomicWrite(this.guard, this.paths.mirror(name), `${c.content.trimEnd()}\n`, this.write);
+      else if (exists(this.paths.mirror(name))) removeFile(this.guard, this.paths.mirror(name), this.write);
+    }
+  }
+
+  // ---- generic access for the other file kinds and for verify ----
+
+  readDocumentAt<T>(file: string, schema: SchemaName | SchemaName[], check?: (value: JsonValue) => T): T | null {
+    return readDocument<T>(this.guard, file, schema, check);
+  }
+
+  requireDocumentAt<T>(file: string, schema: SchemaName | SchemaName[], check?: (value: JsonValue) => T): T {
+    return requireDocument<T>(this.guard, file, schema, check);
+  }
+
+  readText(file: string): string | null {
+    return readBytes(this.guard, file)?.toString('utf8') ?? null;
+  }
+
+  /** Every entry of the scenario folder, links not followed. */
+  walk(): TreeEntry[] {
+    return walkTree(this.guard, this.paths.dir);
+  }
+
+  /** Where a path really leads, to tell links inside the root from links out of it. */
+  linkStaysInside(file: string): boolean {
+    try {
+      this.guard.check(file);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {canonicalJson, decodeUtf8, parseJson, withOrigin} from '../canonical/index.js';
+import {fail} from '../errors.js';
+import {isComponentKind, mediaTypeForExtension, type ComponentInput} from '../model/index.js';
+import {decodeKey, extensionForMediaType} from './file-names.js';
+
+/** Bundle material read from SRC: components and, for a manifest-shaped JSON, its header. */
+export interface BundleSource {
+  origin: string;
+  components: Array<ComponentInput & {digest?: string}>;
+  header?: {scenario: string; evaluator_epoch: string; parent_digest: string | null; digest?: string};
+}
+
+function statOrFail(src: string): fs.Stats {
+  try {
+    return fs.statSync(src);
+  } catch {
+    fail('INPUT_NOT_FOUND', `source not found: ${src}`, {file: src});
+  }
+}
+
+function readFileBytes(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    fail('INPUT_NOT_FOUND', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {file});
+  }
+}
+
+function readStdin(): Buffer {
+  try {
+    return fs.readFileSync(0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') fail('INPUT_NOT_FOUND', 'no JSON on standard input');
+    throw error;
+  }
+}
+
+/** Read SRC: a component folder, a manifest-shaped JSON file, or "-" for that JSON on stdin. */
+export function readSource(src: string): BundleSource {
+  if (src === '-') return fromManifestJson(readStdin(), 'stdin');
+  const st = statOrFail(src);
+  if (st.isDirectory()) return fromDirectory(src);
+  return fromManifestJson(readFileBytes(src), src);
+}
+
+function isHidden(name: string): boolean {
+  return name.startsWith('.');
+}
+
+/** Entries of the manifest.json that `bundle materialize` writes beside the component folders. */
+function sidecar(dir: string): Map<string, {media_type: string; content: string}> {
+  const map = new Map<string, {media_type: string; content: string}>();
+  const file = path.join(dir, 'manifest.json');
+  if (!fs.existsSync(file)) return map;
+  const value = withOrigin(file, () => parseJson(decodeUtf8(readFileBytes(file))));
+  const components = (value as {components?: unknown}).components;
+  if (!Array.isArray(components)) return map;
+  for (const c of components as Array<Record<string, unknown>>) {
+    if (typeof c?.kind === 'string' && typeof c.key === 'string' && typeof c.media_type === 'string' && typeof c.content === 'string') {
+      map.set(`${c.kind}\u0000${c.key}`, {media_type: c.media_type, content: c.content});
+    }
+  }
+  return map;
+}
+
+function fromDirectory(dir: string): BundleSource {
+  const hints = sidecar(dir);
+  const components: ComponentInput[] = [];
+  const seen = new Map<string, string>();
+  for (const entry of fs.readdirSync(dir, {withFileTypes: true}).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (isHidden(entry.name)) continue;
+    const kindDir = path.join(dir, entry.name);
+    if (!fs.statSync(kindDir).isDirectory()) continue; // manifest.json, README and other loose files
+    if (!isComponentKind(entry.name)) fail('UNKNOWN_KIND', `${kindDir}: "${entry.name}" is not a component kind`, {file: kindDir});
+    for (const f of fs.readdirSync(kindDir, {withFileTypes: true}).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (isHidden(f.name)) continue;
+      const file = path.join(kindDir, f.name);
+      if (!fs.statSync(file).isFile()) fail('INVALID_INPUT', `${file}: component folders hold files only`, {file});
+      const ext = path.extname(f.name);
+      const key = decodeKey(ext ? f.name.slice(0, -ext.length) : f.name);
+      const id = `${entry.name}\u0000${key}`;
+      const other = seen.get(id);
+      if (other) fail('DUPLICATE_COMPONENT', `${file} and ${other} are both component ${entry.name}/${key}`, {file});
+      seen.set(id, file);
+      const text = withOrigin(file, () => decodeUtf8(readFileBytes(file)));
+      const hint = hints.get(id);
+      let mediaType = mediaTypeForExtension(ext);
+      if (hint && extensionForMediaType(hint.media_type) === (ext.toLowerCase() || '.txt')) mediaType = hint.media_type;
+      let content = text;
+      if (mediaType === 'application/json' && !(hint && hint.content === text)) {
+        content = withOrigin(file, () => canonicalJson(parseJson(text)));
+      }
+      components.push({kind: entry.name, key, content, media_type: mediaType});
+    }
+  }
+  return {origin: dir, components};
+}
+
+function fromManifestJson(bytes: Buffer, origin: string): BundleSource {
+  const value = withOrigin(origin, () => parseJson(decodeUtf8(bytes)));
+  const bad = (msg: string): never => fail('SCHEMA_VIOLATION', `${origin}: ${msg}`, {file: origin});
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) bad('expected a manifest-shaped JSON object');
+  const m = value as Record<string, unknown>;
+  const allowed = new Set(['schema_version', 'scenario', 'evaluator_epoch', 'parent_digest', 'components', 'digest']);
+  const extra = Object.keys(m).filter((k) => !allowed.has(k));
+  if (extra.length) bad(`unexpected property "${extra[0]}"`);
+  if (m.schema_version !== undefined && m.schema_version !== 1) bad('schema_version must be 1');
+  if (typeof m.scenario !== 'string') bad('"scenario" must be a string');
+  if (typeof m.evaluator_epoch !== 'string') bad('"evaluator_epoch" must be a string');
+  if (m.parent_digest !== null && typeof m.parent_digest !== 'string') bad('"parent_digest" must be a digest or null');
+  if (m.digest !== undefined && typeof m.digest !== 'string') bad('"digest" must be a string');
+  if (!Array.isArray(m.components)) bad('"components" must be an array');
+  const components = (m.components as unknown[]).map((raw, i) => {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) bad(`components[${i}] must be an object`);
+    const c = raw as Record<string, unknown>;
+    const extraC = Object.keys(c).filter((k) => !['kind', 'key', 'content', 'media_type', 'digest'].includes(k));
+    if (extraC.length) bad(`components[${i}] has unexpected property "${extraC[0]}"`);
+    for (const k of ['kind', 'key', 'content'] as const) if (typeof c[k] !== 'string') bad(`components[${i}].${k} must be a string`);
+    if (c.media_type !== undefined && typeof c.media_type !== 'string') bad(`components[${i}].media_type must be a string`);
+    if (c.digest !== undefined && typeof c.digest !== 'string') bad(`components[${i}].digest must be a string`);
+    return {kind: c.kind as string, key: c.key as string, content: c.content as string, media_type: (c.media_type as string | undefined) ?? 'text/plain', ...(c.digest !== undefined ? {digest: c.digest as string} : {})};
+  });
+  return {
+    origin,
+    components,
+    header: {scenario: m.scenario as string, evaluator_epoch: m.evaluator_epoch as string, parent_digest: m.parent_digest as string | null, ...(m.digest !== undefined ? {digest: m.digest as string} : {})},
+  };
+}
