@@ -29,8 +29,9 @@ export function parseLockTimeout(value: string | undefined): number {
 /** Map anything thrown to a typed error: ours as is, oclif's parse errors as USAGE, the rest INTERNAL. */
 export function toAutoctxError(error: unknown): AutoctxError {
   if (isAutoctxError(error)) return error;
-  const e = error as {message?: string; oclif?: {exit?: number}; code?: string};
-  if (e?.oclif?.exit === 2 || (typeof e?.code === 'string' && e.code.startsWith('ERR_'))) {
+  const e = error as {message?: string; oclif?: {exit?: number}; code?: string; parse?: unknown};
+  // oclif's parser errors (unknown flag, missing argument, failed validation) carry `parse`.
+  if (e?.oclif?.exit === 2 || e?.parse !== undefined) {
     return new AutoctxError('USAGE', firstLine(e.message ?? 'invalid invocation'));
   }
   return new AutoctxError('INTERNAL', `unexpected error (this is a bug): ${firstLine(e?.message ?? String(error))}`);

@@ -9,6 +9,15 @@ export interface BundleHeader {
 }
 
 /**
+ * Check the digests a manifest-shaped source carries, against its own header,
+ * before anything else is read from it: a forged digest is reported as such.
+ */
+export function verifySourceDigests(source: BundleSource): void {
+  if (source.header) bundleFromSource(source, source.header);
+  else bundleFromSource(source, {scenario: 'source', evaluator_epoch: 'source', parent_digest: null});
+}
+
+/**
  * Turn SRC material into a bundle. For a manifest-shaped JSON the header comes
  * from the file and any digests it carries must be right; for a folder it
  * comes from `fallback`.

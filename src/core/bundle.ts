@@ -1,7 +1,7 @@
 import {fail} from '../errors.js';
 import {manifestDiff, type ContextBundle, type Lifecycle, type ManifestDiff} from '../model/index.js';
 import {materializeBundle, readSource} from '../store/index.js';
-import {bundleFromSource} from './build.js';
+import {bundleFromSource, verifySourceDigests} from './build.js';
 import {openScenario, type StoreOptions} from './context.js';
 import {resolveDigest} from './resolve.js';
 
@@ -21,6 +21,7 @@ export interface BuildResult {
 /** Compute a manifest from SRC without a knowledge tree; writes nothing. */
 export function buildBundle(options: BuildOptions): BuildResult {
   const source = readSource(options.from);
+  verifySourceDigests(source);
   if (!source.header && options.scenario === undefined) fail('USAGE', 'a folder SRC needs --scenario (a manifest-shaped JSON carries its own)');
   if (source.header && (options.scenario !== undefined || options.evaluatorEpoch !== undefined || options.parent !== undefined)) {
     const h = source.header;

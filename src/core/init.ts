@@ -1,7 +1,7 @@
 import {fail} from '../errors.js';
 import {checkServeable, isoTimestamp, type ActivePointer, type CandidateRecord} from '../model/index.js';
 import {assertScenarioName, KnowledgeStore, knowledgeRootFrom, readSource} from '../store/index.js';
-import {bundleFromSource} from './build.js';
+import {bundleFromSource, verifySourceDigests} from './build.js';
 import {lockTimeout, now, type StoreOptions} from './context.js';
 import {finishPointerMove} from './lifecycle-finish.js';
 
@@ -30,6 +30,7 @@ export interface InitResult {
 export async function init(options: InitOptions): Promise<InitResult> {
   assertScenarioName(options.scenario);
   const source = readSource(options.from);
+  verifySourceDigests(source);
   if (source.header) {
     if (source.header.scenario !== options.scenario) fail('LINEAGE_MISMATCH', `${source.origin} is for scenario "${source.header.scenario}", not "${options.scenario}"`);
     if (source.header.parent_digest !== null) fail('LINEAGE_MISMATCH', `${source.origin}: a baseline bundle has no parent (parent_digest must be null)`);

@@ -1,7 +1,7 @@
 import {fail} from '../errors.js';
 import {isoTimestamp, manifestDiff, type CandidateRecord, type Lifecycle} from '../model/index.js';
 import {readSource} from '../store/index.js';
-import {bundleFromSource} from './build.js';
+import {bundleFromSource, verifySourceDigests} from './build.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 
 export interface ProposeOptions extends StoreOptions {
@@ -34,6 +34,7 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
   if (!Number.isSafeInteger(generation) || generation < 0) fail('USAGE', '--generation must be a non-negative integer');
   const store = openScenario(options);
   const source = readSource(options.from);
+  verifySourceDigests(source);
   const timeout = lockTimeout(options);
   return store.withLock(timeout, () => {
     const active = store.requireActive();

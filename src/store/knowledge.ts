@@ -9,7 +9,8 @@ export const GITIGNORE_LINES = ['# autoctx: lock and temporary files are never c
 
 /** Where the knowledge root is: --knowledge, else AUTOCTX_KNOWLEDGE, else ./knowledge. */
 export function knowledgeRootFrom(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
-  return path.resolve(cwd, flag ?? env.AUTOCTX_KNOWLEDGE ?? 'knowledge');
+  const fromEnv = env.AUTOCTX_KNOWLEDGE === '' ? undefined : env.AUTOCTX_KNOWLEDGE;
+  return path.resolve(cwd, flag ?? fromEnv ?? 'knowledge');
 }
 
 /** The knowledge root: a folder of scenarios, each with a context_bundles store. */

@@ -95,6 +95,7 @@ function fromDirectory(dir: string): BundleSource {
       components.push({kind: entry.name, key, content, media_type: mediaType});
     }
   }
+  if (components.length === 0) fail('INVALID_INPUT', `${dir} holds no component folders (<kind>/<key>.<ext>)`, {file: dir});
   return {origin: dir, components};
 }
 

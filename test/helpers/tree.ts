@@ -1,0 +1,58 @@
+import {createHash} from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {SAMPLE_KNOWLEDGE} from './paths.js';
+
+/** A fresh temporary folder, removed by the returned cleanup. */
+export function tempDir(prefix = 'autoctx-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * Hash of a whole tree: every file's path and bytes, every folder, every link
+ * and its target. Equal hashes mean nothing was created, changed or removed.
+ */
+export function treeHash(root: string): string {
+  const h = createHash('sha256');
+  const visit = (dir: string) => {
+    for (const name of fs.readdirSync(dir).sort()) {
+      const p = path.join(dir, name);
+      const rel = path.relative(root, p);
+      const st = fs.lstatSync(p);
+      if (st.isSymbolicLink()) h.update(`L ${rel} -> ${fs.readlinkSync(p)}\n`);
+      else if (st.isDirectory()) {
+        h.update(`D ${rel}\n`);
+        visit(p);
+      } else {
+        h.update(`F ${rel} ${st.size}\n`);
+        h.update(fs.readFileSync(p));
+      }
+    }
+  };
+  if (fs.existsSync(root)) visit(root);
+  return h.digest('hex');
+}
+
+/** A writable copy of the tree the Python implementation wrote. */
+export function copySampleKnowledge(): string {
+  const dir = tempDir('autoctx-sample-');
+  const dest = path.join(dir, 'knowledge');
+  fs.cpSync(SAMPLE_KNOWLEDGE, dest, {recursive: true});
+  const chmod = (p: string) => {
+    const st = fs.statSync(p);
+    fs.chmodSync(p, st.isDirectory() ? 0o755 : 0o644);
+    if (st.isDirectory()) for (const n of fs.readdirSync(p)) chmod(path.join(p, n));
+  };
+  chmod(dest);
+  return dest;
+}
+
+/** Write a component folder from {"kind/key.ext": content}. */
+export function writeSource(dir: string, files: Record<string, string>): string {
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.join(dir, path.dirname(rel)), {recursive: true});
+    fs.writeFileSync(path.join(dir, rel), content);
+  }
+  return dir;
+}
