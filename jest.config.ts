@@ -10,6 +10,7 @@ const config: Config = {
   setupFilesAfterEnv: ['<rootDir>/test/helpers/setup.ts'],
   testTimeout: 60000,
   verbose: false,
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
 };
 
 export default config;

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {schemaProblem} from '../../src/store/schemas.js';
+import {runCli} from '../helpers/cli.js';
+import {PROJECT_ROOT} from '../helpers/paths.js';
+import {tempDir, treeHash} from '../helpers/tree.js';
+
+const example = (name: string) => path.join(PROJECT_ROOT, 'knowledge-example/demo', name);
+let dir: string;
+let knowledge: string;
+beforeAll(() => {
+  dir = tempDir();
+  knowledge = path.join(dir, 'knowledge');
+});
+afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
+
+function json(args: string[], schema: string, exit = 0) {
+  const r = runCli([...args, '--knowledge', knowledge, '--json']);
+  expect({exit: r.status, stderr: r.stderr}).toEqual({exit, stderr: ''});
+  expect(r.stdout.endsWith('\n')).toBe(true);
+  expect(r.stdout.trim().split('\n')).toHaveLength(1);
+  expect(schemaProblem(`result-${schema}`, r.json)).toBeNull();
+  return r.json;
+}
+
+describe('every command with --json prints one object that matches its result schema', () => {
+  it('init → propose → show → materialize → diff → status → log → epoch rollover → rollback → verify', () => {
+    const i = json(['init', '--scenario', 'demo', '--from', example('baseline')], 'init');
+    expect(i).toMatchObject({status: 'initialized', created: true});
+    const p = json(['propose', '--from', example('candidate-better'), '--rationale', 'better'], 'propose');
+    expect(p).toMatchObject({status: 'proposed', scenario: 'demo', parent_digest: i.bundle_digest});
+    expect(json(['bundle', 'show', p.bundle_digest.slice(0, 8)], 'bundle-show')).toMatchObject({lifecycle: 'proposed', active: false});
+    const out = path.join(dir, 'materialized');
+    expect(json(['bundle', 'materialize', p.bundle_digest, out], 'bundle-materialize').files).toContain('playbook/playbook.md');
+    const built = runCli(['bundle', 'build', '--from', out, '--scenario', 'demo', '--parent', i.bundle_digest, '--json']);
+    expect(schemaProblem('result-bundle-build', built.json)).toBeNull();
+    expect(built.json.bundle_digest).toBe(p.bundle_digest);
+    expect(json(['diff', p.bundle_digest, i.bundle_digest], 'diff').manifest_diff.changes).toHaveLength(1);
+    expect(json(['status'], 'status').scenarios[0].candidates).toEqual({proposed: [p.bundle_digest], active: [i.bundle_digest]});
+    expect(json(['log'], 'log').entries).toEqual([]);
+    const e = json(['epoch', 'rollover', '--evaluator-epoch', 'epoch-2'], 'epoch-rollover');
+    expect(e).toMatchObject({status: 'rolled_over', previous_digest: i.bundle_digest});
+    const r = json(['rollback', '--rationale', 'undo the rollover', '--expect-active', e.bundle_digest], 'rollback');
+    expect(r).toMatchObject({bundle_digest: i.bundle_digest});
+    expect(json(['log'], 'log').entries).toHaveLength(1);
+    expect(json(['verify'], 'verify')).toMatchObject({status: 'ok', errors: []});
+  });
+
+  it('verify prints status "failed" and exits 8 on a damaged tree', () => {
+    const active = path.join(knowledge, 'demo/context_bundles/active.json');
+    const original = fs.readFileSync(active, 'utf8');
+    fs.writeFileSync(active, original.replace(/"bundle_digest": "./, '"bundle_digest": "0'));
+    const v = json(['verify'], 'verify', 8);
+    fs.writeFileSync(active, original);
+    expect(v.status).toBe('failed');
+  });
+});
+
+describe('people', () => {
+  it('--help lists every command with a one-line description', () => {
+    const r = runCli(['--help']);
+    expect(r.status).toBe(0);
+    for (const c of ['init', 'propose', 'status', 'log', 'rollback', 'diff', 'verify']) expect(r.stdout).toMatch(new RegExp(`\\n  ${c}\\s+\\S`));
+    for (const t of ['bundle', 'epoch']) expect(r.stdout).toMatch(new RegExp(`\\n  ${t}\\s+\\S`));
+    expect(r.stdout).toContain('EXAMPLES');
+  });
+
+  it('each command has examples in its help', () => {
+    for (const c of [['init'], ['propose'], ['bundle', 'build'], ['bundle', 'show'], ['bundle', 'materialize'], ['diff'], ['status'], ['log'], ['rollback'], ['epoch', 'rollover'], ['verify']]) {
+      const r = runCli([...c, '--help']);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain('EXAMPLES');
+      expect(r.stdout).toContain(`$ autoctx ${c.join(' ')}`);
+    }
+  });
+
+  it('human output has no colour codes with NO_COLOR and when not on a terminal', () => {
+    const r = runCli(['status', '--knowledge', knowledge], {env: {FORCE_COLOR: '1', NO_COLOR: '1'}});
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toMatch(/\u001b\[/);
+    expect(r.stdout).toMatch(/^demo: active [0-9a-f]{12}/);
+  });
+
+  it('a read-only command changes nothing in the tree', () => {
+    const before = treeHash(knowledge);
+    for (const c of [['status'], ['log'], ['verify'], ['bundle', 'show', 'b'.repeat(8)]]) runCli([...c, '--knowledge', knowledge]);
+    expect(treeHash(knowledge)).toBe(before);
+  });
+});

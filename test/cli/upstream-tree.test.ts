@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {verify} from '../../src/core/verify.js';
+import {runCli} from '../helpers/cli.js';
+import {copySampleKnowledge, treeHash} from '../helpers/tree.js';
+import {SAMPLE_KNOWLEDGE} from '../helpers/paths.js';
+
+// The tree the Python implementation wrote (no final newlines, 0.0 spellings,
+// a campaign ledger, a negative result). Tests work on copies; shared/ stays untouched.
+let knowledge: string;
+beforeAll(() => {
+  knowledge = copySampleKnowledge();
+});
+afterAll(() => fs.rmSync(path.dirname(knowledge), {recursive: true, force: true}));
+
+describe('trees written by the Python implementation', () => {
+  it('verify accepts the tree with no errors and no warnings', () => {
+    const r = runCli(['verify', '--knowledge', knowledge, '--json']);
+    expect(r.status).toBe(0);
+    expect(r.json).toMatchObject({status: 'ok', scenarios: ['demo'], bundles_checked: 3, errors: [], warnings: []});
+  });
+
+  it('status reports the active pointer and lifecycles', () => {
+    const r = runCli(['status', '--knowledge', knowledge, '--json']);
+    expect(r.status).toBe(0);
+    expect(r.json.scenarios).toEqual([
+      {
+        scenario: 'demo',
+        active: {
+          bundle_digest: '6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252',
+          evaluator_epoch: 'epoch-1',
+          rollback_target_digest: '9fe14ef551d9ecddd152d0826d2e636e63613b62684ce950f45f8e7a936b71bb',
+          promotion_id: 'eb61659e23634846820a743a1ed80e8f',
+        },
+        candidates: {
+          active: ['6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252'],
+          rejected: ['28c6b3dd75f91e22e276a5095ab79804f165e6e38ac632c9d228a43ff4cd2ada'],
+          superseded: ['9fe14ef551d9ecddd152d0826d2e636e63613b62684ce950f45f8e7a936b71bb'],
+        },
+      },
+    ]);
+  });
+
+  it('rollback on a copy gives a tree that verify accepts, and rolling back again restores the promotion', () => {
+    const r = runCli(['rollback', '--knowledge', knowledge, '--rationale', 'compatibility check', '--expect-active', '6d9bc734', '--json']);
+    expect(r.status).toBe(0);
+    expect(r.json).toMatchObject({status: 'rolled_back', bundle_digest: '9fe14ef551d9ecddd152d0826d2e636e63613b62684ce950f45f8e7a936b71bb', already_done: false});
+    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
+    const active = JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8'));
+    expect(active).toMatchObject({bundle_digest: '9fe14ef551d9ecddd152d0826d2e636e63613b62684ce950f45f8e7a936b71bb', promotion_id: null, rollback_target_digest: '6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252'});
+    // The baseline has no playbook: its mirror goes away rather than serve stale text.
+    expect(fs.existsSync(path.join(knowledge, 'demo/playbook.md'))).toBe(false);
+    const again = runCli(['rollback', '--knowledge', knowledge, '--rationale', 'undo', '--json']);
+    expect(again.json.bundle_digest).toBe('6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252');
+    expect(fs.readFileSync(path.join(knowledge, 'demo/playbook.md'), 'utf8')).toBe('new exact component\n');
+    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: []});
+    const log = runCli(['log', '--knowledge', knowledge, '--json']);
+    expect(log.json.entries.map((e: {type: string}) => e.type)).toEqual(['rollback', 'rollback', 'promotion']);
+  });
+
+  it('the shared fixture tree itself is never written', () => {
+    const before = treeHash(SAMPLE_KNOWLEDGE);
+    runCli(['status', '--knowledge', SAMPLE_KNOWLEDGE]);
+    runCli(['verify', '--knowledge', SAMPLE_KNOWLEDGE]);
+    expect(treeHash(SAMPLE_KNOWLEDGE)).toBe(before);
+  });
+});
