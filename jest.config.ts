@@ -5,7 +5,11 @@ const config: Config = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: {'^(\\.{1,2}/.*)\\.js$': '$1'},
+  moduleNameMapper: {
+    // generated at build time into dist/ (npm test builds first)
+    '^\\./validators\\.generated\\.js$': '<rootDir>/dist/store/validators.generated.js',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   transform: {'^.+\\.ts$': ['ts-jest', {useESM: true, tsconfig: 'tsconfig.test.json'}]},
   setupFilesAfterEnv: ['<rootDir>/test/helpers/setup.ts'],
   testTimeout: 60000,

@@ -1,7 +1,7 @@
 import {Command, Flags} from '@oclif/core';
 import {canonicalJson} from '../canonical/index.js';
 import {AutoctxError, isAutoctxError} from '../errors.js';
-import {paint} from './style.js';
+import {enableColour, paint} from './style.js';
 
 /** --knowledge and --scenario, shared by every command that reads a knowledge tree. */
 export const storeFlags = {
@@ -48,6 +48,11 @@ function firstLine(text: string): string {
  */
 export abstract class AutoctxCommand extends Command {
   static override enableJsonFlag = true;
+
+  override async init(): Promise<void> {
+    await super.init();
+    if (!this.jsonEnabled()) await enableColour(process.stdout);
+  }
 
   override logJson(json: unknown): void {
     let text: string;

@@ -1,20 +1,19 @@
-import chalk from 'chalk';
-
 /**
- * Colour only on a terminal and never with NO_COLOR (chalk 5 ignores it, so
- * it is checked here as well as in bin/run.js).
+ * Colour for people: only on a terminal, never with NO_COLOR (chalk 5 ignores
+ * it, so it is checked here as well as in bin/run.js), and never in --json
+ * mode. chalk is loaded only when colour will be used.
  */
-const enabled = !process.env.NO_COLOR && chalk.level > 0;
-const wrap = (fn: (s: string) => string) => (s: string) => (enabled ? fn(s) : s);
+type Paint = (s: string) => string;
+const plain: Paint = (s) => s;
 
-export const paint = {
-  bold: wrap(chalk.bold),
-  dim: wrap(chalk.dim),
-  red: wrap(chalk.red),
-  green: wrap(chalk.green),
-  yellow: wrap(chalk.yellow),
-  cyan: wrap(chalk.cyan),
-};
+export const paint = {bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain};
+
+export async function enableColour(stream: NodeJS.WriteStream): Promise<void> {
+  if (process.env.NO_COLOR || !stream.isTTY || process.env.TERM === 'dumb') return;
+  const {default: chalk} = await import('chalk');
+  if (chalk.level === 0) return;
+  Object.assign(paint, {bold: chalk.bold, dim: chalk.dim, red: chalk.red, green: chalk.green, yellow: chalk.yellow, cyan: chalk.cyan});
+}
 
 /** Digests are long; people read the first 12 characters. */
 export function short(digest: string | null | undefined): string {

@@ -1,6 +1,7 @@
 import {fail} from '../errors.js';
 import {manifestDiff, type ContextBundle, type Lifecycle, type ManifestDiff} from '../model/index.js';
-import {materializeBundle, readSource} from '../store/index.js';
+import {readSource} from '../store/index.js';
+import {materializeBundle} from '../store/materialize.js';
 import {bundleFromSource, verifySourceDigests} from './build.js';
 import {openScenario, type StoreOptions} from './context.js';
 import {resolveDigest} from './resolve.js';

@@ -1,6 +1,5 @@
 export {KnowledgeStore, knowledgeRootFrom, GITIGNORE_LINES} from './knowledge.js';
 export {ScenarioStore} from './scenario-store.js';
 export {readSource, type BundleSource} from './source.js';
-export {materializeBundle} from './materialize.js';
 export {assertScenarioName, campaignSegment, isSafeSegment, ScenarioPaths} from './paths.js';
 export {schemaProblem, assertSchema} from './schemas.js';

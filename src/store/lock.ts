@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {randomBytes} from 'node:crypto';
-import lockfile from 'proper-lockfile';
 import {fail} from '../errors.js';
 
 /** Who holds a lock; written inside the lock directory right after it is taken. */
@@ -78,6 +77,8 @@ export class StoreLock {
     const deadline = Date.now() + Math.max(0, options.timeoutSeconds) * 1000;
     const stale = staleMs();
     fs.mkdirSync(path.dirname(this.lockDir), {recursive: true});
+    // Loaded here, not at start-up: read-only commands never pay for it.
+    const {default: lockfile} = await import('proper-lockfile');
     for (let attempt = 0; ; attempt++) {
       try {
         this.release = await lockfile.lock(this.target, {

@@ -1,12 +1,10 @@
-import {readFileSync, readdirSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js';
 import {fail} from '../errors.js';
+import validators, {type CompiledValidator} from './validators.generated.js';
 
-/** The folder with the JSON Schemas, at the package root (same depth from src/ and dist/). */
+/** The folder with the JSON Schemas (2020-12), at the package root. */
 export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas');
-const BASE = 'https://autoctx.dev/schemas/';
 
 export type SchemaName =
   | 'active'
@@ -26,26 +24,14 @@ export type SchemaName =
   | 'causal-attribution'
   | `result-${string}`;
 
-let ajv: Ajv2020 | undefined;
-const compiled = new Map<string, ValidateFunction>();
-
-function instance(): Ajv2020 {
-  if (!ajv) {
-    ajv = new Ajv2020({strict: true, allErrors: false, validateFormats: false});
-    for (const file of readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort()) {
-      ajv.addSchema(JSON.parse(readFileSync(path.join(SCHEMA_DIR, file), 'utf8')));
-    }
-  }
-  return ajv;
-}
-
-function validator(name: SchemaName): ValidateFunction {
-  let v = compiled.get(name);
-  if (!v) {
-    v = instance().getSchema(`${BASE}${name}.schema.json`);
-    if (!v) throw new Error(`no schema named ${name}`);
-    compiled.set(name, v);
-  }
+/**
+ * Validators are compiled from schemas/ by Ajv at build time
+ * (scripts/build-validators.js), so no command pays for loading and compiling
+ * Ajv when it starts.
+ */
+function validator(name: SchemaName): CompiledValidator {
+  const v = validators[name];
+  if (!v) throw new Error(`no schema named ${name}`);
   return v;
 }
 
