@@ -49,7 +49,11 @@ function pointerToPath(pointer: string): string {
 export function schemaProblem(name: SchemaName, value: unknown): string | null {
   const v = validator(name);
   if (v(value)) return null;
-  const e = v.errors?.[0];
+  // The deepest error names the field at fault (anyOf branches report their own errors first).
+  const e = (v.errors ?? []).reduce<NonNullable<CompiledValidator['errors']>[number] | undefined>(
+    (best, x) => (!best || x.instancePath.length > best.instancePath.length ? x : best),
+    undefined,
+  );
   if (!e) return '$: invalid';
   let detail = e.message ?? 'invalid';
   if (e.keyword === 'additionalProperties') detail = `unexpected property "${String(e.params.additionalProperty)}"`;
