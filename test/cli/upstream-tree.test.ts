@@ -59,6 +59,20 @@ describe('trees written by the Python implementation', () => {
     expect(log.json.entries.map((e: {type: string}) => e.type)).toEqual(['rollback', 'rollback', 'promotion']);
   });
 
+  it('reads the reference spelling: \\u escapes, 0.0 and no final newline', () => {
+    const copy = copySampleKnowledge();
+    const file = path.join(copy, 'demo/context_bundles/bundles/6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252.json');
+    const text = fs.readFileSync(file, 'utf8');
+    // Escape every letter of the component content as \uXXXX, as ensure_ascii would for non-ASCII.
+    const escaped = text.replace('"new exact component"', `"${[...'new exact component'].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`);
+    expect(escaped).not.toBe(text);
+    expect(escaped.endsWith('}')).toBe(true);
+    fs.writeFileSync(file, escaped);
+    expect(fs.readFileSync(path.join(copy, 'demo/context_bundles/candidates/6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252/record.json'), 'utf8')).toContain('"min_effect": 0.0');
+    expect(verify({knowledge: copy})).toMatchObject({status: 'ok', errors: []});
+    fs.rmSync(path.dirname(copy), {recursive: true, force: true});
+  });
+
   it('the shared fixture tree itself is never written', () => {
     const before = treeHash(SAMPLE_KNOWLEDGE);
     runCli(['status', '--knowledge', SAMPLE_KNOWLEDGE]);
