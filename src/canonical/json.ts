@@ -1,4 +1,4 @@
-import {createHash} from 'node:crypto';
+import {createHash, hash} from 'node:crypto';
 import {fail} from '../errors.js';
 
 /** Any JSON value autoctx hashes or stores. */
@@ -87,7 +87,9 @@ export function canonicalJson(value: unknown): string {
   return out.join('');
 }
 
+/** SHA-256 as lowercase hex. crypto.hash (Node ≥ 20.12) is about 4× faster for short inputs. */
 export function sha256Hex(data: string | Uint8Array): string {
+  if (typeof data === 'string') return hash('sha256', data, 'hex');
   return createHash('sha256').update(data).digest('hex');
 }
 

@@ -8,3 +8,5 @@ export * from './trial.js';
 export * from './serveability.js';
 export * from './records.js';
 export * from './evidence-digests.js';
+export * from './comparison.js';
+export * from './campaign.js';

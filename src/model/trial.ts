@@ -1,14 +1,94 @@
-import {stableDigest} from '../canonical/index.js';
+import {sha256Hex, stableDigest} from '../canonical/index.js';
+import {fail} from '../errors.js';
 
 export const TRIAL_LANES = ['screen', 'confirmation', 'heldout'] as const;
 export type TrialLane = (typeof TRIAL_LANES)[number];
 
-/** Identity of a matched pair: lane and display name are deliberately left out. */
+/** One matched pair: both arms of one fixture, seed, cohort and evaluator epoch. */
+export interface MatchedTrial {
+  candidate_digest: string;
+  incumbent_digest: string | null;
+  evaluator_epoch: string;
+  cohort: string;
+  fixture: string;
+  fixture_digest: string;
+  seed: number;
+  lane: TrialLane;
+  candidate_score: number;
+  incumbent_score: number;
+  candidate_valid: boolean;
+  incumbent_valid: boolean;
+  pair_key: string;
+}
+
+export type MatchedTrialInput = Omit<MatchedTrial, 'pair_key' | 'candidate_valid' | 'incumbent_valid'> & {
+  candidate_valid?: boolean;
+  incumbent_valid?: boolean;
+};
+
+function jsonString(value: string, what: string): string {
+  if (typeof value !== 'string' || !value.isWellFormed()) fail('INVALID_INPUT', `matched trial ${what} must be a well-formed string`);
+  return JSON.stringify(value);
+}
+
+/**
+ * Identity of a matched pair: the digest of {cohort, evaluator_epoch,
+ * fixture_digest, seed}. Lane and display name are deliberately left out, so
+ * relabeling a pair cannot make it count twice. Built directly in canonical
+ * form (keys already sorted) because the decision hashes every pair.
+ */
 export function matchedTrialPairKey(t: {evaluator_epoch: string; cohort: string; fixture_digest: string; seed: number}): string {
-  return stableDigest({cohort: t.cohort, evaluator_epoch: t.evaluator_epoch, fixture_digest: t.fixture_digest, seed: t.seed});
+  if (typeof t.seed !== 'number' || !Number.isSafeInteger(t.seed)) fail('INVALID_INPUT', 'matched trial seed must be a safe integer');
+  return sha256Hex(
+    `{"cohort":${jsonString(t.cohort, 'cohort')},"evaluator_epoch":${jsonString(t.evaluator_epoch, 'evaluator_epoch')},"fixture_digest":${jsonString(t.fixture_digest, 'fixture_digest')},"seed":${JSON.stringify(t.seed)}}`,
+  );
 }
 
 /** The pair key schema-1 rows used, which included lane and display name. */
 export function legacyPairKey(t: {evaluator_epoch: string; cohort: string; fixture: string; fixture_digest: string; seed: number; lane: string}): string {
   return stableDigest({cohort: t.cohort, evaluator_epoch: t.evaluator_epoch, fixture: t.fixture, fixture_digest: t.fixture_digest, lane: t.lane, seed: t.seed});
+}
+
+/** Build a trial, computing its pair key; validity defaults to true. */
+export function createMatchedTrial(input: MatchedTrialInput): MatchedTrial {
+  const trial = {...input, candidate_valid: input.candidate_valid ?? true, incumbent_valid: input.incumbent_valid ?? true} as MatchedTrial;
+  trial.pair_key = matchedTrialPairKey(trial);
+  return trial;
+}
+
+const TRIAL_KEYS = ['candidate_digest', 'incumbent_digest', 'evaluator_epoch', 'cohort', 'fixture', 'fixture_digest', 'seed', 'lane', 'candidate_score', 'incumbent_score', 'candidate_valid', 'incumbent_valid', 'pair_key'];
+
+/**
+ * The strict raw loader: a seed must be an integer (not a bool, not a float),
+ * scores finite numbers (not bools, strings or null), validity flags booleans
+ * (default true), digests and labels strings; the stored pair_key must equal
+ * the current key, or for schema-1 rows the legacy key.
+ */
+export function matchedTrialFromDict(raw: unknown, options: {allowLegacyKey?: boolean} = {}): MatchedTrial {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail('INVALID_INPUT', 'a matched trial must be an object');
+  const r = raw as Record<string, unknown>;
+  const extra = Object.keys(r).filter((k) => !TRIAL_KEYS.includes(k));
+  if (extra.length > 0) fail('INVALID_INPUT', `matched trial has unexpected keys: ${extra.join(', ')}`);
+  for (const k of ['candidate_digest', 'evaluator_epoch', 'cohort', 'fixture', 'fixture_digest', 'pair_key']) {
+    if (typeof r[k] !== 'string') fail('INVALID_INPUT', `matched trial ${k} must be a string`);
+  }
+  if (r.incumbent_digest !== null && typeof r.incumbent_digest !== 'string') fail('INVALID_INPUT', 'matched trial incumbent_digest must be a string or null');
+  if (typeof r.seed !== 'number' || !Number.isSafeInteger(r.seed)) fail('INVALID_INPUT', 'matched trial seed must be an integer in the safe range');
+  for (const k of ['candidate_score', 'incumbent_score']) {
+    if (typeof r[k] !== 'number' || !Number.isFinite(r[k])) fail('INVALID_INPUT', `matched trial ${k} must be a finite number`);
+  }
+  for (const k of ['candidate_valid', 'incumbent_valid']) {
+    if (r[k] !== undefined && typeof r[k] !== 'boolean') fail('INVALID_INPUT', `matched trial ${k} must be a boolean`);
+  }
+  if (!(TRIAL_LANES as readonly unknown[]).includes(r.lane)) fail('INVALID_INPUT', `matched trial lane must be one of ${TRIAL_LANES.join(', ')}`);
+  const trial = createMatchedTrial(r as unknown as MatchedTrialInput);
+  if (r.pair_key !== trial.pair_key) {
+    const legacy = options.allowLegacyKey && r.pair_key === legacyPairKey(trial);
+    if (!legacy) fail('DIGEST_MISMATCH', `matched trial pair_key ${String(r.pair_key)} does not match its identity`);
+  }
+  return trial;
+}
+
+export function trialDelta(t: {candidate_score: number; incumbent_score: number}): number {
+  return t.candidate_score - t.incumbent_score;
 }
