@@ -6,13 +6,13 @@ import {intervalFromMoments, twoSidedTail} from '../stats/interval.js';
 import {powInt} from '../stats/pow-int.js';
 import {requiredConfidenceZ} from '../stats/required-z.js';
 import {log} from '../stats/special/log.js';
-import {empiricalBernsteinLowerBound} from '../stats/empirical-bernstein.js';
+import {bettingTestRejects} from '../stats/betting.js';
 import {evaluateMatchedTrials, type ComparisonSubject} from './comparison.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from './policy.js';
 import type {ComparisonResult} from './records.js';
 import {matchedTrialPairKey, trialDelta, type MatchedTrial, type TrialLane} from './trial.js';
 
-export const ROBUST_METHODS = ['cluster_t', 'bounded_hoeffding', 'empirical_bernstein'] as const;
+export const ROBUST_METHODS = ['cluster_t', 'bounded_hoeffding', 'bounded_betting'] as const;
 export type RobustMethod = (typeof ROBUST_METHODS)[number];
 
 /** A summable alpha-spending policy over every candidate of a campaign. */
@@ -187,27 +187,32 @@ export interface CampaignEvidenceResult {
   independent_heldout_blocks: number;
 }
 
-type LaneBlocks = Record<TrialLane, Map<string, number[]>>;
+type LaneBlocks = Record<TrialLane, Map<string, {seed: number; deltas: number[]}>>;
 
 function laneBlocks(trials: readonly MatchedTrial[]): LaneBlocks {
   const blocks: LaneBlocks = {screen: new Map(), confirmation: new Map(), heldout: new Map()};
   for (const t of trials) {
     const lane = blocks[t.lane];
-    const list = lane.get(t.fixture_digest);
-    if (list) list.push(trialDelta(t));
-    else lane.set(t.fixture_digest, [trialDelta(t)]);
+    const block = lane.get(t.fixture_digest);
+    if (block) {
+      block.deltas.push(trialDelta(t));
+      block.seed = Math.min(block.seed, t.seed);
+    } else lane.set(t.fixture_digest, {seed: t.seed, deltas: [trialDelta(t)]});
   }
   return blocks;
 }
 
 /**
  * Block means: one value per fixture (all of its seeds), the exactly rounded
- * mean, in fixture-digest order: a data-independent order, which the
- * sequential empirical-Bernstein bound needs (the others do not depend on it).
+ * mean, in evaluation order: by the block's smallest seed (seeds are assigned
+ * in plan order), then fixture digest. The order is fixed before any score is
+ * seen, which the betting test needs; the other methods do not depend on it.
  */
-function blockMeans(blocks: Map<string, number[]>): number[] {
-  return [...blocks.keys()].sort(compareUtf16).map((key) => {
-    const values = blocks.get(key)!;
+function blockMeans(blocks: Map<string, {seed: number; deltas: number[]}>): number[] {
+  return [...blocks.entries()]
+    .sort(([ka, a], [kb, b]) => a.seed - b.seed || compareUtf16(ka, kb))
+    .map(([, block]) => {
+    const values = block.deltas;
     const s = new ExactSum();
     for (const v of values) s.add(v);
     return s.value() / values.length;
@@ -225,26 +230,33 @@ function maxLooks(p: ConfirmationPolicy): number {
 }
 
 /**
- * Lower confidence bound of the mean confirmation-block effect under the
- * campaign's method: the Student-t interval over block means (cluster_t), or
- * for bounded effects a one-sided Hoeffding or empirical-Bernstein bound at the
- * per-look alpha.
+ * Whether the confirmation-block effects clear the minimum effect under the
+ * campaign's method, at the per-look alpha: the lower bound of the Student-t
+ * interval over block means (cluster_t), the one-sided Hoeffding bound
+ * (bounded_hoeffding), or the test by betting (bounded_betting; blocks taken in
+ * evaluation order, see blockSeries). Every method spends its alpha equally
+ * over the possible looks, so any stopping rule keeps the error at alpha.
  */
-export function campaignLowerBound(effects: readonly number[], confirmation: ConfirmationPolicy, campaign: CampaignFalsePromotionPolicy): number | null {
+export function campaignBoundClears(effects: readonly number[], confirmation: ConfirmationPolicy, campaign: CampaignFalsePromotionPolicy): boolean {
   const looks = maxLooks(confirmation);
   if (campaign.robust_method === 'cluster_t') {
     const m = new ExactMoments();
     for (const e of effects) m.add(e);
-    return intervalFromMoments(m, confirmation.confidence_z, looks).low;
+    const low = intervalFromMoments(m, confirmation.confidence_z, looks).low;
+    return low !== null && low > confirmation.min_effect;
   }
   const lookAlpha = twoSidedTail(confirmation.confidence_z) / looks;
-  if (lookAlpha === 0.0) return Number.NEGATIVE_INFINITY;
-  const s = new ExactSum();
-  for (const e of effects) s.add(e);
-  const mean = s.value() / effects.length;
-  const width = campaign.effect_upper_bound - campaign.effect_lower_bound;
-  if (campaign.robust_method === 'bounded_hoeffding') return mean - width * Math.sqrt(log(1.0 / lookAlpha) / (2.0 * effects.length));
-  return empiricalBernsteinLowerBound(effects, lookAlpha, campaign.effect_lower_bound, campaign.effect_upper_bound);
+  if (lookAlpha === 0.0) return false;
+  if (campaign.robust_method === 'bounded_hoeffding') {
+    const s = new ExactSum();
+    for (const e of effects) s.add(e);
+    const width = campaign.effect_upper_bound - campaign.effect_lower_bound;
+    const low = s.value() / effects.length - width * Math.sqrt(log(1.0 / lookAlpha) / (2.0 * effects.length));
+    return low > confirmation.min_effect;
+  }
+  // A minimum effect on or outside the declared bounds cannot be tested: fail closed.
+  if (!(confirmation.min_effect > campaign.effect_lower_bound && confirmation.min_effect < campaign.effect_upper_bound)) return false;
+  return bettingTestRejects(effects, lookAlpha, campaign.effect_lower_bound, campaign.effect_upper_bound, confirmation.min_effect);
 }
 
 const outOfBounds = (e: number, c: CampaignFalsePromotionPolicy) => e < c.effect_lower_bound || e > c.effect_upper_bound;
@@ -267,8 +279,7 @@ export function evaluateCampaignEvidence(trials: readonly MatchedTrial[], confir
   if (campaign.robust_method !== 'cluster_t' && trials.some((t) => outOfBounds(trialDelta(t), campaign))) {
     return result(false, 'paired effect falls outside the predeclared robust bounds', conf.length, held.length);
   }
-  const low = campaignLowerBound(conf, confirmation, campaign);
-  if (low === null || low <= confirmation.min_effect) return result(false, 'campaign-adjusted block confidence interval does not clear the minimum effect', conf.length, held.length);
+  if (!campaignBoundClears(conf, confirmation, campaign)) return result(false, 'campaign-adjusted block confidence interval does not clear the minimum effect', conf.length, held.length);
   const heldSum = new ExactSum();
   for (const e of held) heldSum.add(e);
   if (heldSum.value() / held.length <= confirmation.min_effect) return result(false, 'independent held-out blocks do not clear the minimum effect', conf.length, held.length);
@@ -286,8 +297,7 @@ export function confirmationBlocksReady(trials: readonly MatchedTrial[], confirm
   const effects = blockMeans(laneBlocks(rows).confirmation);
   if (effects.length < Math.max(confirmation.min_confirmation_pairs, campaign.min_independent_confirmation_blocks)) return false;
   if (campaign.robust_method !== 'cluster_t' && effects.some((e) => outOfBounds(e, campaign))) return true;
-  const low = campaignLowerBound(effects, confirmation, campaign);
-  return low !== null && low > confirmation.min_effect;
+  return campaignBoundClears(effects, confirmation, campaign);
 }
 
 /** Digest of the evidence a campaign decision binds: every trial, sorted by pair key. */
