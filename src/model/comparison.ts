@@ -2,7 +2,7 @@ import {fail} from '../errors.js';
 import {ExactSum} from '../stats/exact-sum.js';
 import {ExactMoments} from '../stats/exact-moments.js';
 import {intervalFromMoments} from '../stats/interval.js';
-import {validateConfirmationPolicy, type ConfirmationPolicy} from './policy.js';
+import {DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from './policy.js';
 import type {ComparisonResult} from './records.js';
 import {matchedTrialPairKey, trialDelta, type MatchedTrial} from './trial.js';
 
@@ -46,7 +46,7 @@ function meanOf(trials: readonly MatchedTrial[]): number {
  * everywhere, and the confirmation interval spending its alpha over every
  * possible look (max − min + 1).
  */
-export function evaluateMatchedTrials(candidate: ComparisonSubject, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): ComparisonResult {
+export function evaluateMatchedTrials(candidate: ComparisonSubject, trials: readonly MatchedTrial[], policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY): ComparisonResult {
   const p = validateConfirmationPolicy(policy);
   validateTrials(candidate, trials);
   const screen = trials.filter((t) => t.lane === 'screen');

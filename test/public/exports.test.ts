@@ -1,0 +1,65 @@
+import {spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from '@jest/globals';
+import {PROJECT_ROOT} from '../helpers/paths.js';
+
+function importInNode(code: string): string {
+  // The package imports itself by name, through package.json "exports", as users do.
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {cwd: PROJECT_ROOT, encoding: 'utf8'});
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout.trim();
+}
+
+describe('library entry points', () => {
+  it('autoctx/stats exports the statistics with TypeScript declarations', () => {
+    const out = JSON.parse(
+      importInNode(`import * as s from 'autoctx/stats';
+        console.log(JSON.stringify({
+          keys: Object.keys(s).sort(),
+          interval: s.pairedConfidenceInterval([0.31000000000000005, 0.32000000000000006], 2.241402727605, 2),
+          one: s.pairedConfidenceInterval([0.3], 1.96, 1),
+          z: s.requiredConfidenceZ(0.025),
+          alpha: s.campaignAlphaForCandidate({familywise_alpha: 0.05, allocation_decay: 0.5, min_independent_confirmation_blocks: 2, require_disjoint_lane_blocks: true, robust_method: 'cluster_t', effect_lower_bound: -1, effect_upper_bound: 1}, 1),
+        }));`),
+    );
+    expect(out.keys).toEqual(expect.arrayContaining(['pairedConfidenceInterval', 'requiredConfidenceZ', 'campaignAlphaForCandidate', 'evaluateMatchedTrials']));
+    // The interval recorded by the Python reference in the sample tree, bit for bit.
+    expect(out.interval).toEqual({mean: 0.31500000000000006, low: 0.060384816817536435, high: 0.5696151831824636});
+    expect(out.one).toEqual({mean: 0.3, low: null, high: null});
+    expect(out.z).toBe(2.241402727605);
+    expect(out.alpha).toBe(0.0125);
+    const dts = fs.readFileSync(path.join(PROJECT_ROOT, 'dist/public/stats.d.ts'), 'utf8');
+    for (const name of ['pairedConfidenceInterval', 'requiredConfidenceZ', 'campaignAlphaForCandidate', 'evaluateMatchedTrials']) expect(dts).toContain(name);
+    const interval = fs.readFileSync(path.join(PROJECT_ROOT, 'dist/stats/interval.d.ts'), 'utf8');
+    expect(interval).toMatch(/pairedConfidenceInterval\(effects: readonly number\[\], confidenceZ: number, maxLooks\?: number\): Interval/);
+    expect(interval).toMatch(/low: number \| null/);
+  });
+
+  it('autoctx/context-bundles exports the surface of the reference TypeScript module', () => {
+    const keys = JSON.parse(importInNode(`import * as c from 'autoctx/context-bundles'; console.log(JSON.stringify(Object.keys(c).sort()));`));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'CONTEXT_BUNDLE_SCHEMA_VERSION',
+        'DEFAULT_CONFIRMATION_POLICY',
+        'DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY',
+        'canonicalJson',
+        'stableDigest',
+        'createBundleComponent',
+        'createJsonBundleComponent',
+        'createContextBundle',
+        'contextBundleManifestDiff',
+        'validateContextBundle',
+        'matchedTrialPairKey',
+        'evaluateMatchedTrials',
+        'campaignAlphaForCandidate',
+        'requiredConfidenceZ',
+        'campaignAdjustedConfirmationPolicy',
+        'createCandidateRiskReservation',
+        'createCampaignFalsePromotionState',
+        'createCandidateFixtureReservation',
+        'evaluateCampaignFalsePromotionEvidence',
+      ]),
+    );
+  });
+});
