@@ -6,7 +6,7 @@ import {intervalFromMoments, twoSidedTail} from '../stats/interval.js';
 import {powInt} from '../stats/pow-int.js';
 import {requiredConfidenceZ} from '../stats/required-z.js';
 import {log} from '../stats/special/log.js';
-import {bettingTestRejects} from '../stats/betting.js';
+import {BettingTest, bettingTestRejects} from '../stats/betting.js';
 import {evaluateMatchedTrials, type ComparisonSubject} from './comparison.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from './policy.js';
 import type {ComparisonResult} from './records.js';
@@ -297,7 +297,26 @@ export function confirmationBlocksReady(trials: readonly MatchedTrial[], confirm
   const effects = blockMeans(laneBlocks(rows).confirmation);
   if (effects.length < Math.max(confirmation.min_confirmation_pairs, campaign.min_independent_confirmation_blocks)) return false;
   if (campaign.robust_method !== 'cluster_t' && effects.some((e) => outOfBounds(e, campaign))) return true;
-  return campaignBoundClears(effects, confirmation, campaign);
+  return campaignBoundClears(effects, confirmation, campaign) || campaignFutile(rows, confirmation, campaign);
+}
+
+/**
+ * Futility under the betting method: once enough independent confirmation
+ * blocks are in, a betting capital at or below its start means the evidence
+ * is not in the candidate's favour, and evaluation may stop without promotion
+ * (which can only lower the false-promotion rate). Other methods never stop
+ * for futility here.
+ */
+export function campaignFutile(trials: readonly MatchedTrial[], confirmation: ConfirmationPolicy, campaign: CampaignFalsePromotionPolicy): boolean {
+  if (campaign.robust_method !== 'bounded_betting') return false;
+  const effects = blockMeans(laneBlocks(trials.filter((t) => t.lane === 'confirmation')).confirmation);
+  if (effects.length < Math.max(confirmation.min_confirmation_pairs, campaign.min_independent_confirmation_blocks)) return false;
+  if (effects.some((e) => outOfBounds(e, campaign))) return true;
+  const lookAlpha = twoSidedTail(confirmation.confidence_z) / maxLooks(confirmation);
+  if (lookAlpha === 0 || !(confirmation.min_effect > campaign.effect_lower_bound && confirmation.min_effect < campaign.effect_upper_bound)) return true;
+  const test = new BettingTest(lookAlpha, campaign.effect_lower_bound, campaign.effect_upper_bound, confirmation.min_effect);
+  for (const e of effects) test.add(e);
+  return test.futile();
 }
 
 /** Digest of the evidence a campaign decision binds: every trial, sorted by pair key. */

@@ -10,3 +10,4 @@ export * from './records.js';
 export * from './evidence-digests.js';
 export * from './comparison.js';
 export * from './campaign.js';
+export * from './replay.js';

@@ -25,6 +25,7 @@ export {
   authorizeCampaignPromotion,
   campaignAdjustedConfirmationPolicy,
   campaignAlphaForCandidate,
+  campaignFutile,
   confirmationBlocksReady,
   createCampaignFalsePromotionState,
   createCandidateFixtureReservation,

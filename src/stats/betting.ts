@@ -71,6 +71,15 @@ export class BettingTest {
     return this.logCapital;
   }
 
+  /**
+   * Futility: the bets have not made money (capital at or below its start).
+   * Stopping then, without promoting, can only lower the error rate; it saves
+   * the evaluations a candidate that is not better would otherwise consume.
+   */
+  futile(): boolean {
+    return this.logCapital <= 0;
+  }
+
   /** True once the capital reaches 1/α: the mean exceeds the minimum effect. */
   rejects(): boolean {
     return this.logCapital >= this.threshold;
