@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {createBundle, validateBundle} from '../dist/model/index.js';
+import {authorizeCampaignPromotion, confirmationPolicyDigest, createBundle, createCandidateFixtureReservation, DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY, evaluateCampaignEvidence, evaluateMatchedTrials, validateBundle} from '../dist/model/index.js';
 import {canonicalJson} from '../dist/canonical/index.js';
 import {init} from '../dist/core/init.js';
 import {propose} from '../dist/core/propose.js';
@@ -50,6 +50,66 @@ rows.push({
   target: '<= 1.5 ms',
   ok: buildValidate <= 1.5,
   command: 'createBundle + JSON round trip + validateBundle, in process (median of 300)',
+});
+
+// 3. Decide a comparison over 2,000 matched pairs (100 screen, 1,800 confirmation, 100 held-out),
+//    pair keys included: evaluateMatchedTrials hashes every pair to refuse duplicates.
+const subject = {digest: 'c'.repeat(64), parent_digest: 'p'.repeat(64), evaluator_epoch: 'epoch-1'};
+const lanesOf = (i) => (i < 100 ? 'screen' : i < 1900 ? 'confirmation' : 'heldout');
+const pairs = Array.from({length: 2000}, (_, i) => ({
+  candidate_digest: subject.digest,
+  incumbent_digest: subject.parent_digest,
+  evaluator_epoch: 'epoch-1',
+  cohort: 'bench-cohort',
+  fixture: `fixture-${i}`,
+  fixture_digest: `${lanesOf(i)}-block-${Math.floor(i / 3.34)}`,
+  seed: i,
+  lane: lanesOf(i),
+  candidate_score: 0.6 + ((i * 7919) % 100) / 1000,
+  incumbent_score: 0.5,
+  candidate_valid: true,
+  incumbent_valid: true,
+  pair_key: '',
+}));
+const bigPolicy = {min_screen_pairs: 100, min_confirmation_pairs: 6, max_confirmation_pairs: 1800, min_heldout_pairs: 100, min_effect: 0, confidence_z: 1.96};
+const decision = evaluateMatchedTrials(subject, pairs, bigPolicy);
+const decideMs = timeIt(() => evaluateMatchedTrials(subject, pairs, bigPolicy), {runs: 100, warmup: 10});
+rows.push({
+  measure: 'decide a comparison over 2,000 pairs',
+  value: `${decideMs.toFixed(2)} ms (${decision.decision})`,
+  target: '<= 5 ms',
+  ok: decideMs <= 5,
+  command: 'evaluateMatchedTrials, 100/1800/100 pairs, pair keys included (median of 100)',
+});
+
+// 4. The campaign evidence gate over the same 2,000 pairs (about 600 fixture blocks).
+const campaignPolicy = {...DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY};
+const gatePolicy = {...bigPolicy, min_heldout_pairs: 10}; // ~30 held-out blocks
+const gate = evaluateCampaignEvidence(pairs, gatePolicy, campaignPolicy);
+if (!gate.authorized) throw new Error(`the gate benchmark should run the whole gate: ${gate.reason}`);
+const gateMs = timeIt(() => evaluateCampaignEvidence(pairs, gatePolicy, campaignPolicy), {runs: 100, warmup: 10});
+rows.push({
+  measure: 'campaign evidence gate over 2,000 pairs',
+  value: `${gateMs.toFixed(2)} ms (${gate.independent_confirmation_blocks} confirmation blocks, ${gate.authorized ? 'authorized' : 'blocked'})`,
+  target: '<= 10 ms',
+  ok: gateMs <= 10,
+  command: 'evaluateCampaignEvidence, cluster_t, 2,000 pairs in ~600 blocks (median of 100)',
+});
+
+// 5. The whole authorization: replay of the comparison, lineage and plan checks, the gate, and the
+//    evidence digest (every trial, sorted by pair key, hashed once).
+const plan = createCandidateFixtureReservation({campaign_id: 'bench', candidate_digest: subject.digest, evaluator_epoch: 'epoch-1', cohort: 'bench-cohort', units: pairs.map((t) => ({lane: t.lane, fixture_digest: t.fixture_digest, seed: t.seed}))});
+const reservation = {campaign_id: 'bench', candidate_digest: subject.digest, incumbent_digest: subject.parent_digest, evaluator_epoch: 'epoch-1', candidate_index: 0, allocated_alpha: 0.025, required_confidence_z: 1.96, confirmation_policy_digest: confirmationPolicyDigest(gatePolicy), status: 'reserved', reason: null, evidence_digest: null, independent_confirmation_blocks: 0, independent_heldout_blocks: 0};
+const comparison = evaluateMatchedTrials(subject, pairs, gatePolicy);
+const authorize = () => authorizeCampaignPromotion({candidate: subject, comparison, trials: pairs, confirmation_policy: gatePolicy, campaign_policy: campaignPolicy, reservation, fixture_reservation: plan});
+if (!authorize().authorized) throw new Error('the authorization benchmark should authorize');
+const authMs = timeIt(authorize, {runs: 50, warmup: 5});
+rows.push({
+  measure: 'campaign authorization over 2,000 pairs',
+  value: `${authMs.toFixed(2)} ms`,
+  target: '<= 10 ms',
+  ok: authMs <= 10,
+  command: 'authorizeCampaignPromotion: replay + plan checks + gate + evidence digest (median of 50)',
 });
 
 printTable(rows);

@@ -76,12 +76,57 @@ function encode(value: unknown, path: string, depth: number, out: string[]): voi
   out.push('}');
 }
 
+/** Thrown by the fast encoder; the careful one then runs again to name the problem and its path. */
+const REFUSED = Symbol('refused');
+
+/** The hot path: no path strings, default sort (which is UTF-16 code-unit order), string building. */
+function fast(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      if (!value.isWellFormed()) throw REFUSED;
+      return JSON.stringify(value);
+    case 'number':
+      if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) throw REFUSED;
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth >= MAX_DEPTH) throw REFUSED;
+      if (Array.isArray(value)) {
+        let s = '[';
+        for (let i = 0; i < value.length; i++) s += (i === 0 ? '' : ',') + fast(value[i], depth + 1);
+        return `${s}]`;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) throw REFUSED;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      let s = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const item = record[key];
+        if (item === undefined || !key.isWellFormed()) throw REFUSED;
+        s += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${fast(item, depth + 1)}`;
+      }
+      return `${s}}`;
+    }
+    default:
+      throw REFUSED;
+  }
+}
+
 /**
  * Canonical JSON: keys sorted by UTF-16 code units, no whitespace, ECMAScript
  * number spelling; rejects non-finite numbers, integers beyond ±(2^53−1) and
  * lone surrogates. Equal to the reference implementation byte for byte.
  */
 export function canonicalJson(value: unknown): string {
+  try {
+    return fast(value, 0);
+  } catch (error) {
+    if (error !== REFUSED) throw error;
+  }
   const out: string[] = [];
   encode(value, '$', 0, out);
   return out.join('');

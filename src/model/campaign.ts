@@ -1,4 +1,4 @@
-import {compareUtf16, stableDigest} from '../canonical/index.js';
+import {compareUtf16, sha256Hex, stableDigest} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {ExactSum} from '../stats/exact-sum.js';
 import {ExactMoments} from '../stats/exact-moments.js';
@@ -7,10 +7,10 @@ import {powInt} from '../stats/pow-int.js';
 import {requiredConfidenceZ} from '../stats/required-z.js';
 import {log} from '../stats/special/log.js';
 import {BettingTest, bettingTestRejects} from '../stats/betting.js';
-import {evaluateMatchedTrials, type ComparisonSubject} from './comparison.js';
+import {evaluateMatchedTrials, pairKeysOf, type ComparisonSubject} from './comparison.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from './policy.js';
 import type {ComparisonResult} from './records.js';
-import {matchedTrialPairKey, trialDelta, type MatchedTrial, type TrialLane} from './trial.js';
+import {canonicalTrialJson, matchedTrialPairKey, trialDelta, type MatchedTrial, type TrialLane} from './trial.js';
 
 export const ROBUST_METHODS = ['cluster_t', 'bounded_hoeffding', 'bounded_betting'] as const;
 export type RobustMethod = (typeof ROBUST_METHODS)[number];
@@ -320,10 +320,13 @@ export function campaignFutile(trials: readonly MatchedTrial[], confirmation: Co
 }
 
 /** Digest of the evidence a campaign decision binds: every trial, sorted by pair key. */
-export function riskEvidenceDigest(trials: readonly MatchedTrial[]): string {
-  const rows = trials.map((t) => ({...t, pair_key: matchedTrialPairKey(t)}));
-  rows.sort((a, b) => (a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0));
-  return stableDigest(rows);
+export function riskEvidenceDigest(trials: readonly MatchedTrial[], keys?: readonly string[]): string {
+  const rows = trials.map((t, i) => {
+    const key = keys ? keys[i]! : matchedTrialPairKey(t);
+    return {key, json: canonicalTrialJson(t, key)};
+  });
+  rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return sha256Hex(`[${rows.map((r) => r.json).join(',')}]`);
 }
 
 /**
@@ -348,7 +351,8 @@ export function authorizeCampaignPromotion(args: {
   for (const t of trials) {
     if (typeof t.candidate_valid !== 'boolean' || typeof t.incumbent_valid !== 'boolean') fail('INTEGRITY', 'matched evidence has a non-boolean validity flag');
   }
-  const replayed = evaluateMatchedTrials(candidate, trials, args.confirmation_policy);
+  const keys = pairKeysOf(trials);
+  const replayed = evaluateMatchedTrials(candidate, trials, args.confirmation_policy, keys);
   if (stableDigest(replayed) !== stableDigest(comparison)) fail('INTEGRITY', 'false-promotion evidence does not reproduce its confirmed comparison');
   if (new Set(trials.map((t) => t.cohort)).size !== 1) fail('INTEGRITY', 'false-promotion evidence must use exactly one trial cohort');
   if (reservation.candidate_digest !== candidate.digest || reservation.incumbent_digest !== candidate.parent_digest || reservation.evaluator_epoch !== candidate.evaluator_epoch || reservation.campaign_id === '') {
@@ -366,7 +370,7 @@ export function authorizeCampaignPromotion(args: {
     if (lane !== t.lane) fail('INTEGRITY', 'matched evidence relabels a reserved fixture lane');
   }
   if (confirmationPolicyDigest(args.confirmation_policy) !== reservation.confirmation_policy_digest) fail('INTEGRITY', 'promotion evidence used a policy different from its risk reservation');
-  const evidenceDigest = riskEvidenceDigest(trials);
+  const evidenceDigest = riskEvidenceDigest(trials, keys);
   if (reservation.status !== 'reserved') {
     if (reservation.evidence_digest !== evidenceDigest) fail('INTEGRITY', 'terminal false-promotion reservation cannot be rebound to new evidence');
     return {

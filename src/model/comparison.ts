@@ -13,8 +13,14 @@ export interface ComparisonSubject {
   evaluator_epoch: string;
 }
 
-function validateTrials(candidate: ComparisonSubject, trials: readonly MatchedTrial[]): void {
+/** The pair key of every trial, in order. */
+export function pairKeysOf(trials: readonly MatchedTrial[]): string[] {
+  return trials.map((t) => matchedTrialPairKey(t));
+}
+
+function validateTrials(candidate: ComparisonSubject, trials: readonly MatchedTrial[], keys: readonly string[]): void {
   const seen = new Set<string>();
+  let i = 0;
   for (const t of trials) {
     if (t.candidate_digest !== candidate.digest) fail('INVALID_INPUT', 'trial candidate digest does not match the candidate bundle');
     if (t.incumbent_digest !== candidate.parent_digest) fail('INVALID_INPUT', 'trial incumbent digest does not match the candidate parent');
@@ -26,7 +32,7 @@ function validateTrials(candidate: ComparisonSubject, trials: readonly MatchedTr
     if (typeof t.candidate_score !== 'number' || typeof t.incumbent_score !== 'number' || !Number.isFinite(t.candidate_score) || !Number.isFinite(t.incumbent_score) || !Number.isFinite(trialDelta(t))) {
       fail('INVALID_INPUT', 'matched trial scores and effect must be finite');
     }
-    const key = matchedTrialPairKey(t);
+    const key = keys[i++]!;
     if (seen.has(key)) fail('INVALID_INPUT', 'duplicate matched trial pair');
     seen.add(key);
   }
@@ -46,9 +52,17 @@ function meanOf(trials: readonly MatchedTrial[]): number {
  * everywhere, and the confirmation interval spending its alpha over every
  * possible look (max − min + 1).
  */
-export function evaluateMatchedTrials(candidate: ComparisonSubject, trials: readonly MatchedTrial[], policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY): ComparisonResult {
+export function evaluateMatchedTrials(
+  candidate: ComparisonSubject,
+  trials: readonly MatchedTrial[],
+  policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY,
+  /** Pair keys already computed for these trials (callers that need them too pass them in). */
+  keys?: readonly string[],
+): ComparisonResult {
   const p = validateConfirmationPolicy(policy);
-  validateTrials(candidate, trials);
+  // The key check must run first: a trial whose identity is malformed cannot be hashed.
+  for (const t of trials) if (typeof t.seed !== 'number' || !Number.isInteger(t.seed)) fail('INVALID_INPUT', 'matched trial seed must be an integer');
+  validateTrials(candidate, trials, keys ?? pairKeysOf(trials));
   const screen = trials.filter((t) => t.lane === 'screen');
   const confirmation = trials.filter((t) => t.lane === 'confirmation');
   const heldout = trials.filter((t) => t.lane === 'heldout');

@@ -26,9 +26,17 @@ export type MatchedTrialInput = Omit<MatchedTrial, 'pair_key' | 'candidate_valid
   incumbent_valid?: boolean;
 };
 
+/** Recently encoded strings: trials repeat the same digests, cohorts and epochs thousands of times. */
+const encoded = new Map<string, string>();
+
 function jsonString(value: string, what: string): string {
+  const hit = encoded.get(value);
+  if (hit !== undefined) return hit;
   if (typeof value !== 'string' || !value.isWellFormed()) fail('INVALID_INPUT', `matched trial ${what} must be a well-formed string`);
-  return JSON.stringify(value);
+  const json = JSON.stringify(value);
+  if (encoded.size >= 256) encoded.clear();
+  encoded.set(value, json);
+  return json;
 }
 
 /**
@@ -87,6 +95,29 @@ export function matchedTrialFromDict(raw: unknown, options: {allowLegacyKey?: bo
     if (!legacy) fail('DIGEST_MISMATCH', `matched trial pair_key ${String(r.pair_key)} does not match its identity`);
   }
   return trial;
+}
+
+function jsonNumber(value: number, what: string): string {
+  if (typeof value !== 'number' || !Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
+    fail('INVALID_INPUT', `matched trial ${what} must be a finite number in the safe range`);
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The canonical JSON of a trial's 13 fields, with the given pair key: equal to
+ * canonicalJson of the same object, written directly because evidence digests
+ * hash thousands of trials.
+ */
+export function canonicalTrialJson(t: MatchedTrial, pairKey: string): string {
+  if (typeof t.candidate_valid !== 'boolean' || typeof t.incumbent_valid !== 'boolean') fail('INVALID_INPUT', 'matched trial validity flags must be booleans');
+  return (
+    `{"candidate_digest":${jsonString(t.candidate_digest, 'candidate_digest')},"candidate_score":${jsonNumber(t.candidate_score, 'candidate_score')},` +
+    `"candidate_valid":${t.candidate_valid},"cohort":${jsonString(t.cohort, 'cohort')},"evaluator_epoch":${jsonString(t.evaluator_epoch, 'evaluator_epoch')},` +
+    `"fixture":${jsonString(t.fixture, 'fixture')},"fixture_digest":${jsonString(t.fixture_digest, 'fixture_digest')},` +
+    `"incumbent_digest":${t.incumbent_digest === null ? 'null' : jsonString(t.incumbent_digest, 'incumbent_digest')},"incumbent_score":${jsonNumber(t.incumbent_score, 'incumbent_score')},` +
+    `"incumbent_valid":${t.incumbent_valid},"lane":${jsonString(t.lane, 'lane')},"pair_key":${jsonString(pairKey, 'pair_key')},"seed":${jsonNumber(t.seed, 'seed')}}`
+  );
 }
 
 export function trialDelta(t: {candidate_score: number; incumbent_score: number}): number {

@@ -88,3 +88,13 @@ describe('people', () => {
     expect(treeHash(knowledge)).toBe(before);
   });
 });
+
+describe('calibrate', () => {
+  it('--json prints the table as one object matching its schema', () => {
+    const r = runCli(['calibrate', '--campaigns', '20', '--seed', '3', '--json']);
+    expect(r.status).toBe(0);
+    expect(schemaProblem('result-calibrate', r.json)).toBeNull();
+    expect(r.json.rows.map((x: {case: string}) => x.case)).toEqual(expect.arrayContaining(['null normal', 'null clustered fixtures', 'clear win', 'near tie', 'heteroskedastic win', 'null bounded heavy tail', 'bounded heavy-tail win']));
+    expect(r.json.rows.some((x: {case: string}) => x.case.includes('naive'))).toBe(true);
+  });
+});

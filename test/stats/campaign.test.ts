@@ -16,6 +16,7 @@ import {
   validateCampaignPolicy,
   validateBundle,
   type CampaignFalsePromotionPolicy,
+  type CandidateRiskReservation,
   type ConfirmationPolicy,
   type MatchedTrial,
   type TrialLane,
@@ -28,8 +29,9 @@ const campaignPolicy: CampaignFalsePromotionPolicy = validateCampaignPolicy(pari
 const basePolicy: ConfirmationPolicy = parity.base_confirmation_policy;
 
 describe('false-promotion-parity.json', () => {
-  it.each(parity.candidate_allocations.map((a: {candidate_index: number}) => [a.candidate_index, a]))('allocation and required z of candidate %i', (_i, a) => {
-    const {candidate_index, alpha, required_confidence_z} = a as {candidate_index: number; alpha: number; required_confidence_z: number};
+  type Allocation = {candidate_index: number; alpha: number; required_confidence_z: number};
+  const allocations: Array<[number, Allocation]> = parity.candidate_allocations.map((a: Allocation) => [a.candidate_index, a]);
+  it.each(allocations)('allocation and required z of candidate %i', (_i, {candidate_index, alpha, required_confidence_z}) => {
     const allocated = campaignAlphaForCandidate(campaignPolicy, candidate_index);
     expect(allocated).toBe(alpha);
     expect(allocated.toFixed(15)).toBe(alpha.toFixed(15));
@@ -53,9 +55,10 @@ describe('false-promotion-parity.json', () => {
     expect(state.state_digest).toBe(parity.persisted_state_case.expected_state_digest);
   });
 
-  it.each(parity.reservation_status_cases.map((c: {status: string}) => [c.status, c]))('state digest with a %s reservation', (_s, c) => {
-    const {status, reason, evidence_digest, independent_confirmation_blocks, independent_heldout_blocks, expected_state_digest} = c as Record<string, never>;
-    const reservation = {...fresh().reservation, status, reason, evidence_digest, independent_confirmation_blocks, independent_heldout_blocks};
+  type StatusCase = Pick<CandidateRiskReservation, 'status' | 'reason' | 'evidence_digest' | 'independent_confirmation_blocks' | 'independent_heldout_blocks'> & {expected_state_digest: string};
+  const statusCases: Array<[string, StatusCase]> = parity.reservation_status_cases.map((c: StatusCase) => [c.status, c]);
+  it.each(statusCases)('state digest with a %s reservation', (_s, {expected_state_digest, ...fields}) => {
+    const reservation: CandidateRiskReservation = {...fresh().reservation, ...fields};
     const state = createCampaignFalsePromotionState({campaign_id: 'parity-campaign', policy: campaignPolicy, reservations: [reservation], fixture_reservations: [], fixture_history_complete: true});
     expect(state.state_digest).toBe(expected_state_digest);
   });
@@ -76,8 +79,9 @@ describe('false-promotion-parity.json', () => {
       }),
     );
 
-  it.each(parity.evidence_cases.map((c: {name: string}) => [c.name, c]))('evidence case %s', (_n, c) => {
-    const {observations, expected} = c as {observations: Array<{lane: TrialLane; block: string; seed: number; delta: number}>; expected: object};
+  type EvidenceCase = {name: string; observations: Array<{lane: TrialLane; block: string; seed: number; delta: number}>; expected: object};
+  const evidenceCases: Array<[string, EvidenceCase]> = parity.evidence_cases.map((c: EvidenceCase) => [c.name, c]);
+  it.each(evidenceCases)('evidence case %s', (_n, {observations, expected}) => {
     const {confirmation_policy} = fresh();
     expect(evaluateCampaignEvidence(trialsOf(observations), confirmation_policy, campaignPolicy)).toEqual(expected);
   });
@@ -159,5 +163,17 @@ describe('campaign gate methods and the blocks-ready rule', () => {
   it('blocks are ready once the row budget is spent', () => {
     const trials = make(Array(10).fill(0.01), [0.3]);
     expect(confirmationBlocksReady(trials, base, policyOf('cluster_t'))).toBe(true);
+  });
+});
+
+describe('fast canonical encodings', () => {
+  it('riskEvidenceDigest equals the digest of the trials with pair keys, sorted by pair key, in generic canonical JSON', async () => {
+    const {riskEvidenceDigest, createMatchedTrial} = await import('../../src/model/index.js');
+    const {stableDigest} = await import('../../src/canonical/index.js');
+    const trials = [3, 1, 2].map((seed) =>
+      createMatchedTrial({candidate_digest: 'c'.repeat(64), incumbent_digest: null, evaluator_epoch: 'e\u00e9', cohort: 'k"\\', fixture: `f${seed}`, fixture_digest: `d${seed}`, seed, lane: 'confirmation', candidate_score: 0.1 * seed, incumbent_score: -0, candidate_valid: seed !== 2}),
+    );
+    const expected = stableDigest([...trials].sort((a, b) => (a.pair_key < b.pair_key ? -1 : 1)));
+    expect(riskEvidenceDigest(trials)).toBe(expected);
   });
 });
