@@ -8,6 +8,7 @@ const config: Config = {
   moduleNameMapper: {
     // generated at build time into dist/ (npm test builds first)
     '^\\./validators\\.generated\\.js$': '<rootDir>/dist/store/validators.generated.js',
+    '^\\./result-validators\\.generated\\.js$': '<rootDir>/dist/store/result-validators.generated.js',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {'^.+\\.ts$': ['ts-jest', {useESM: true, tsconfig: 'tsconfig.test.json'}]},

@@ -1,5 +1,6 @@
 import {fail} from '../errors.js';
-import {componentDigest, createBundle, type ContextBundle} from '../model/index.js';
+import {createBundle, type ContextBundle} from '../model/bundle.js';
+import {componentDigest} from '../model/component.js';
 import type {BundleSource} from '../store/index.js';
 
 export interface BundleHeader {

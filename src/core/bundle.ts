@@ -1,5 +1,7 @@
 import {fail} from '../errors.js';
-import {manifestDiff, type ContextBundle, type Lifecycle, type ManifestDiff} from '../model/index.js';
+import {type ContextBundle} from '../model/bundle.js';
+import {manifestDiff, type ManifestDiff} from '../model/diff.js';
+import {type Lifecycle} from '../model/lifecycle.js';
 import {readSource} from '../store/index.js';
 import {materializeBundle} from '../store/materialize.js';
 import {bundleFromSource, verifySourceDigests} from './build.js';

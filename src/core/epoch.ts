@@ -1,5 +1,6 @@
 import {fail} from '../errors.js';
-import {createBundle, isoTimestamp, type ActivePointer, type CandidateRecord} from '../model/index.js';
+import {createBundle} from '../model/bundle.js';
+import {isoTimestamp, type ActivePointer, type CandidateRecord} from '../model/records.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {finishPointerMove} from './lifecycle-finish.js';
 

@@ -1,5 +1,6 @@
 import {fail} from '../errors.js';
-import {checkServeable, isoTimestamp, type ActivePointer, type CandidateRecord} from '../model/index.js';
+import {isoTimestamp, type ActivePointer, type CandidateRecord} from '../model/records.js';
+import {checkServeable} from '../model/serveability.js';
 import {assertScenarioName, KnowledgeStore, knowledgeRootFrom, readSource} from '../store/index.js';
 import {bundleFromSource, verifySourceDigests} from './build.js';
 import {lockTimeout, now, type StoreOptions} from './context.js';

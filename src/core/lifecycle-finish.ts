@@ -1,4 +1,5 @@
-import {canTransition, isoTimestamp, type ActivePointer, type Lifecycle} from '../model/index.js';
+import {canTransition, type Lifecycle} from '../model/lifecycle.js';
+import {isoTimestamp, type ActivePointer} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
 
 /**

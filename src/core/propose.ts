@@ -1,5 +1,7 @@
 import {fail} from '../errors.js';
-import {isoTimestamp, manifestDiff, type CandidateRecord, type Lifecycle} from '../model/index.js';
+import {manifestDiff} from '../model/diff.js';
+import {type Lifecycle} from '../model/lifecycle.js';
+import {isoTimestamp, type CandidateRecord} from '../model/records.js';
 import {readSource} from '../store/index.js';
 import {bundleFromSource, verifySourceDigests} from './build.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';

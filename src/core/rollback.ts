@@ -1,6 +1,6 @@
 import {stableDigest} from '../canonical/index.js';
 import {fail} from '../errors.js';
-import {isoTimestamp, type ActivePointer, type RollbackRecord} from '../model/index.js';
+import {isoTimestamp, type ActivePointer, type RollbackRecord} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {finishPointerMove} from './lifecycle-finish.js';

@@ -1,4 +1,4 @@
-import {LIFECYCLES, type Lifecycle} from '../model/index.js';
+import {LIFECYCLES, type Lifecycle} from '../model/lifecycle.js';
 import {openKnowledge, type StoreOptions} from './context.js';
 
 export interface ScenarioStatus {

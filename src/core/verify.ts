@@ -1,20 +1,12 @@
 import path from 'node:path';
 import {jsonEqual} from '../canonical/index.js';
 import {isAutoctxError} from '../errors.js';
-import {
-  campaignStateDigest,
-  confirmationPolicyDigest,
-  evaluatorPlanDigest,
-  legacyPairKey,
-  manifestDiff,
-  matchedTrialPairKey,
-  reservationArtifactDigest,
-  type ActivePointer,
-  type CandidateRecord,
-  type ConfirmationPolicy,
-  type ContextBundle,
-  type ManifestDiff,
-} from '../model/index.js';
+import {type ContextBundle} from '../model/bundle.js';
+import {manifestDiff, type ManifestDiff} from '../model/diff.js';
+import {campaignStateDigest, evaluatorPlanDigest, reservationArtifactDigest} from '../model/evidence-digests.js';
+import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/policy.js';
+import {type ActivePointer, type CandidateRecord} from '../model/records.js';
+import {legacyPairKey, matchedTrialPairKey} from '../model/trial.js';
 import {campaignSegment, type ScenarioStore} from '../store/index.js';
 import {TEMP_FILE} from '../store/paths.js';
 import {openKnowledge, type StoreOptions} from './context.js';

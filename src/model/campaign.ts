@@ -10,7 +10,7 @@ import {BettingTest, bettingTestRejects} from '../stats/betting.js';
 import {evaluateMatchedTrials, pairKeysOf, type ComparisonSubject} from './comparison.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from './policy.js';
 import type {ComparisonResult} from './records.js';
-import {canonicalTrialJson, matchedTrialPairKey, trialDelta, type MatchedTrial, type TrialLane} from './trial.js';
+import {canonicalTrialJson, jsonNumber, jsonString, matchedTrialPairKey, trialDelta, type MatchedTrial, type TrialLane} from './trial.js';
 
 export const ROBUST_METHODS = ['cluster_t', 'bounded_hoeffding', 'bounded_betting'] as const;
 export type RobustMethod = (typeof ROBUST_METHODS)[number];
@@ -146,6 +146,14 @@ export interface CandidateFixtureReservation {
   plan_digest: string;
 }
 
+/** Digest of a fixture plan, its canonical JSON written directly (plans hold thousands of units). */
+export function fixturePlanDigest(r: Omit<CandidateFixtureReservation, 'plan_digest'>): string {
+  const units = r.units.map((u) => `{"fixture_digest":${jsonString(u.fixture_digest, 'fixture_digest')},"lane":${jsonString(u.lane, 'lane')},"seed":${jsonNumber(u.seed, 'seed')}}`);
+  return sha256Hex(
+    `{"campaign_id":${jsonString(r.campaign_id, 'campaign_id')},"candidate_digest":${jsonString(r.candidate_digest, 'candidate_digest')},"cohort":${jsonString(r.cohort, 'cohort')},"evaluator_epoch":${jsonString(r.evaluator_epoch, 'evaluator_epoch')},"units":[${units.join(',')}]}`,
+  );
+}
+
 export function createCandidateFixtureReservation(args: Omit<CandidateFixtureReservation, 'plan_digest'>): CandidateFixtureReservation {
   const units = args.units.map((u) => ({lane: u.lane, fixture_digest: u.fixture_digest, seed: u.seed}));
   const seen = new Set<string>();
@@ -155,7 +163,7 @@ export function createCandidateFixtureReservation(args: Omit<CandidateFixtureRes
     seen.add(key);
   }
   const body = {campaign_id: args.campaign_id, candidate_digest: args.candidate_digest, evaluator_epoch: args.evaluator_epoch, cohort: args.cohort, units};
-  return {...body, plan_digest: stableDigest(body)};
+  return {...body, plan_digest: fixturePlanDigest(body)};
 }
 
 export interface CampaignFalsePromotionState {
@@ -359,8 +367,7 @@ export function authorizeCampaignPromotion(args: {
     fail('INTEGRITY', 'candidate lineage does not match its false-promotion reservation');
   }
   if (plan.candidate_digest !== candidate.digest || plan.campaign_id !== reservation.campaign_id) fail('INTEGRITY', 'candidate has no durable campaign fixture reservation');
-  const {plan_digest: _d, ...planBody} = plan;
-  if (stableDigest(planBody) !== plan.plan_digest) fail('INTEGRITY', 'campaign fixture reservation plan digest does not match its units');
+  if (fixturePlanDigest(plan) !== plan.plan_digest) fail('INTEGRITY', 'campaign fixture reservation plan digest does not match its units');
   const planned = new Map(plan.units.map((u) => [`${u.fixture_digest}\u0000${u.seed}`, u.lane]));
   for (const t of trials) {
     if (t.candidate_digest !== plan.candidate_digest) fail('INTEGRITY', 'matched evidence candidate differs from its fixture reservation');

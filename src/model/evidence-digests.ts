@@ -26,8 +26,3 @@ export function campaignStateDigest(s: {campaign_id: unknown; policy: unknown; r
 export function reservationArtifactDigest(a: {campaign_id: unknown; risk_reservation: unknown; fixture_reservation: unknown}): string {
   return stableDigest({schema_version: 1, campaign_id: a.campaign_id, risk_reservation: a.risk_reservation, fixture_reservation: a.fixture_reservation});
 }
-
-/** Digest of a candidate's fixture plan reservation. */
-export function fixturePlanDigest(r: {campaign_id: unknown; candidate_digest: unknown; evaluator_epoch: unknown; cohort: unknown; units: unknown}): string {
-  return stableDigest({campaign_id: r.campaign_id, candidate_digest: r.candidate_digest, evaluator_epoch: r.evaluator_epoch, cohort: r.cohort, units: r.units});
-}

@@ -29,7 +29,7 @@ export type MatchedTrialInput = Omit<MatchedTrial, 'pair_key' | 'candidate_valid
 /** Recently encoded strings: trials repeat the same digests, cohorts and epochs thousands of times. */
 const encoded = new Map<string, string>();
 
-function jsonString(value: string, what: string): string {
+export function jsonString(value: string, what: string): string {
   const hit = encoded.get(value);
   if (hit !== undefined) return hit;
   if (typeof value !== 'string' || !value.isWellFormed()) fail('INVALID_INPUT', `matched trial ${what} must be a well-formed string`);
@@ -97,7 +97,7 @@ export function matchedTrialFromDict(raw: unknown, options: {allowLegacyKey?: bo
   return trial;
 }
 
-function jsonNumber(value: number, what: string): string {
+export function jsonNumber(value: number, what: string): string {
   if (typeof value !== 'number' || !Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
     fail('INVALID_INPUT', `matched trial ${what} must be a finite number in the safe range`);
   }

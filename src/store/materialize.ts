@@ -3,7 +3,7 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import {prettyJson} from '../canonical/index.js';
 import {fail} from '../errors.js';
-import type {ContextBundle} from '../model/index.js';
+import type {ContextBundle} from '../model/bundle.js';
 import {componentFileName} from './file-names.js';
 
 function existingDigest(dir: string): string | null {

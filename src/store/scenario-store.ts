@@ -1,5 +1,7 @@
 import {fail} from '../errors.js';
-import {validateBundle, type ActivePointer, type CandidateRecord, type ContextBundle, type ManifestDiff, type PromotionRecord, type RollbackRecord} from '../model/index.js';
+import {validateBundle, type ContextBundle} from '../model/bundle.js';
+import {type ManifestDiff} from '../model/diff.js';
+import {type ActivePointer, type CandidateRecord, type PromotionRecord, type RollbackRecord} from '../model/records.js';
 import {manifestDiffDigest} from '../model/diff.js';
 import {readDocument, requireDocument, writeDocument, writeImmutableDocument} from './documents.js';
 import {atomicWrite, exists, listDir, readBytes, removeFile, walkTree, type TreeEntry, type RootGuard, type WriteOptions} from './fs.js';

@@ -21,8 +21,7 @@ export type SchemaName =
   | 'false-promotion'
   | 'reservation-artifact'
   | 'stale-terminalization'
-  | 'causal-attribution'
-  | `result-${string}`;
+  | 'causal-attribution';
 
 /**
  * Validators are compiled from schemas/ by Ajv at build time
@@ -47,7 +46,11 @@ function pointerToPath(pointer: string): string {
 
 /** The first schema violation, as "<JSON path>: <message>", or null when valid. */
 export function schemaProblem(name: SchemaName, value: unknown): string | null {
-  const v = validator(name);
+  return problemOf(validator(name), value);
+}
+
+/** Run a compiled validator and describe its deepest error. */
+export function problemOf(v: CompiledValidator, value: unknown): string | null {
   if (v(value)) return null;
   // The deepest error names the field at fault (anyOf branches report their own errors first).
   const e = (v.errors ?? []).reduce<NonNullable<CompiledValidator['errors']>[number] | undefined>(

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {canonicalJson, decodeUtf8, parseJson, withOrigin} from '../canonical/index.js';
 import {fail} from '../errors.js';
-import {isComponentKind, mediaTypeForExtension, type ComponentInput} from '../model/index.js';
+import {type ComponentInput} from '../model/component.js';
+import {isComponentKind, mediaTypeForExtension} from '../model/kinds.js';
 import {decodeKey, extensionForMediaType} from './file-names.js';
 
 /** Bundle material read from SRC: components and, for a manifest-shaped JSON, its header. */

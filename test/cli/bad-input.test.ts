@@ -3,7 +3,7 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {init} from '../../src/core/init.js';
 import {propose} from '../../src/core/propose.js';
-import {schemaProblem} from '../../src/store/schemas.js';
+import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
@@ -94,7 +94,7 @@ describe('bad input: one clear line, a stable code, the documented exit code, an
     const r = runCli([...argv, '--json']);
     expect({status: r.status, code: r.json?.error?.code}).toEqual({status: exit, code});
     expect(r.json).toEqual({status: 'error', error: {code, message: expect.any(String), exit_code: exit}});
-    expect(schemaProblem('result-error', r.json)).toBeNull();
+    expect(resultSchemaProblem('result-error', r.json)).toBeNull();
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.json.error.message).not.toMatch(/\n/);
     expect(treeHash(dir)).toBe(before);

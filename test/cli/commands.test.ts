@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
-import {schemaProblem} from '../../src/store/schemas.js';
+import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCli} from '../helpers/cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
@@ -20,7 +20,7 @@ function json(args: string[], schema: string, exit = 0) {
   expect({exit: r.status, stderr: r.stderr}).toEqual({exit, stderr: ''});
   expect(r.stdout.endsWith('\n')).toBe(true);
   expect(r.stdout.trim().split('\n')).toHaveLength(1);
-  expect(schemaProblem(`result-${schema}`, r.json)).toBeNull();
+  expect(resultSchemaProblem(`result-${schema}`, r.json)).toBeNull();
   return r.json;
 }
 
@@ -34,7 +34,7 @@ describe('every command with --json prints one object that matches its result sc
     const out = path.join(dir, 'materialized');
     expect(json(['bundle', 'materialize', p.bundle_digest, out], 'bundle-materialize').files).toContain('playbook/playbook.md');
     const built = runCli(['bundle', 'build', '--from', out, '--scenario', 'demo', '--parent', i.bundle_digest, '--json']);
-    expect(schemaProblem('result-bundle-build', built.json)).toBeNull();
+    expect(resultSchemaProblem('result-bundle-build', built.json)).toBeNull();
     expect(built.json.bundle_digest).toBe(p.bundle_digest);
     expect(json(['diff', p.bundle_digest, i.bundle_digest], 'diff').manifest_diff.changes).toHaveLength(1);
     expect(json(['status'], 'status').scenarios[0].candidates).toEqual({proposed: [p.bundle_digest], active: [i.bundle_digest]});
@@ -93,7 +93,7 @@ describe('calibrate', () => {
   it('--json prints the table as one object matching its schema', () => {
     const r = runCli(['calibrate', '--campaigns', '20', '--seed', '3', '--json']);
     expect(r.status).toBe(0);
-    expect(schemaProblem('result-calibrate', r.json)).toBeNull();
+    expect(resultSchemaProblem('result-calibrate', r.json)).toBeNull();
     expect(r.json.rows.map((x: {case: string}) => x.case)).toEqual(expect.arrayContaining(['null normal', 'null clustered fixtures', 'clear win', 'near tie', 'heteroskedastic win', 'null bounded heavy tail', 'bounded heavy-tail win']));
     expect(r.json.rows.some((x: {case: string}) => x.case.includes('naive'))).toBe(true);
   });

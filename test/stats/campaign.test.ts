@@ -177,3 +177,16 @@ describe('fast canonical encodings', () => {
     expect(riskEvidenceDigest(trials)).toBe(expected);
   });
 });
+
+describe('fixture plan digest', () => {
+  it('equals the generic canonical digest and the plan digests the Python implementation wrote', async () => {
+    const {fixturePlanDigest} = await import('../../src/model/index.js');
+    const {stableDigest} = await import('../../src/canonical/index.js');
+    const ledger = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'sample-knowledge/knowledge/demo/context_bundles/promotion-risk/run-1/false-promotion.json'), 'utf8'));
+    for (const r of ledger.fixture_reservations) {
+      const {plan_digest, ...body} = r;
+      expect(fixturePlanDigest(body)).toBe(plan_digest);
+      expect(stableDigest(body)).toBe(plan_digest);
+    }
+  });
+});

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {Ajv2020} from 'ajv/dist/2020.js';
 import {SCHEMA_DIR, schemaProblem, type SchemaName} from '../../src/store/schemas.js';
+import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {SAMPLE_KNOWLEDGE} from '../helpers/paths.js';
 
 const schemaFiles = fs.readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json'));
@@ -18,7 +19,8 @@ describe('schemas', () => {
     for (const f of schemaFiles) {
       const name = f.slice(0, -'.schema.json'.length);
       expect(ajv.getSchema(`https://autoctx.dev/schemas/${f}`)).toBeDefined();
-      if (name !== 'common') expect(() => schemaProblem(name as SchemaName, {})).not.toThrow();
+      if (name.startsWith('result-')) expect(() => resultSchemaProblem(name as `result-${string}`, {})).not.toThrow();
+      else if (name !== 'common') expect(() => schemaProblem(name as SchemaName, {})).not.toThrow();
     }
   });
 
