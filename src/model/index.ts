@@ -11,3 +11,6 @@ export * from './evidence-digests.js';
 export * from './comparison.js';
 export * from './campaign.js';
 export * from './replay.js';
+export * from './fixtures.js';
+export * from './evaluator-plan.js';
+export * from './negative-result.js';

@@ -3,3 +3,5 @@ export {ScenarioStore} from './scenario-store.js';
 export {readSource, type BundleSource} from './source.js';
 export {assertScenarioName, campaignSegment, isSafeSegment, ScenarioPaths} from './paths.js';
 export {schemaProblem, assertSchema} from './schemas.js';
+export {readFixtures, readInputJson, readInputText, readJsonLines} from './inputs.js';
+export {type MatchedEvidence} from './scenario-store.js';

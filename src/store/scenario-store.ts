@@ -1,8 +1,11 @@
 import {fail} from '../errors.js';
 import {validateBundle, type ContextBundle} from '../model/bundle.js';
-import {type ManifestDiff} from '../model/diff.js';
+import {manifestDiffDigest, type ManifestDiff} from '../model/diff.js';
+import {evaluatorPlanDigest} from '../model/evidence-digests.js';
+import type {EvaluatorPlan} from '../model/evaluator-plan.js';
+import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord, type PromotionRecord, type RollbackRecord} from '../model/records.js';
-import {manifestDiffDigest} from '../model/diff.js';
+import {matchedTrialFromDict, type MatchedTrial} from '../model/trial.js';
 import {readDocument, requireDocument, writeDocument, writeImmutableDocument} from './documents.js';
 import {atomicWrite, exists, listDir, readBytes, removeFile, walkTree, type TreeEntry, type RootGuard, type WriteOptions} from './fs.js';
 import {StoreLock} from './lock.js';
@@ -11,6 +14,14 @@ import type {SchemaName} from './schemas.js';
 import type {JsonValue} from '../canonical/index.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
+
+/** A candidate's recorded evidence. A legacy (schema-1) array has no bound policy. */
+export interface MatchedEvidence {
+  legacy: boolean;
+  trials: MatchedTrial[];
+  confirmation_policy: ConfirmationPolicy | null;
+  confirmation_policy_digest: string | null;
+}
 
 /**
  * One scenario's context-bundle store: typed readers and writers for every file
@@ -131,6 +142,89 @@ export class ScenarioStore {
 
   writeManifestDiff(diff: ManifestDiff): boolean {
     return writeImmutableDocument(this.guard, this.paths.manifestDiff(diff.tested_bundle_digest), 'manifest-diff', diff, this.write);
+  }
+
+  // ---- matched evidence (schema-2 envelope, or the legacy array) ----
+
+  readEvidence(digest: string): MatchedEvidence | null {
+    return readDocument<MatchedEvidence>(this.guard, this.paths.matchedTrials(digest), ['matched-trials', 'matched-trials-legacy'], (value) => {
+      if (Array.isArray(value)) {
+        const trials = value.map((row) => matchedTrialFromDict(row, {allowLegacyKey: true}));
+        const keys = new Set<string>();
+        for (const t of trials) {
+          if (keys.has(t.pair_key)) fail('INVALID_INPUT', 'legacy rows collapse to a duplicate current pair identity');
+          keys.add(t.pair_key);
+        }
+        return {legacy: true, trials, confirmation_policy: null, confirmation_policy_digest: null};
+      }
+      const doc = value as unknown as {trials: unknown[]; confirmation_policy: ConfirmationPolicy; confirmation_policy_digest: string};
+      const policy = validateConfirmationPolicy(doc.confirmation_policy);
+      if (confirmationPolicyDigest(policy) !== doc.confirmation_policy_digest) fail('DIGEST_MISMATCH', 'confirmation_policy_digest does not match the policy');
+      const trials = doc.trials.map((row) => matchedTrialFromDict(row));
+      const keys = new Set<string>();
+      for (const t of trials) {
+        if (t.candidate_digest !== digest) fail('INVALID_INPUT', `a trial is for candidate ${t.candidate_digest}`);
+        if (keys.has(t.pair_key)) fail('INVALID_INPUT', 'duplicate matched trial pair');
+        keys.add(t.pair_key);
+      }
+      return {legacy: false, trials, confirmation_policy: policy, confirmation_policy_digest: doc.confirmation_policy_digest};
+    });
+  }
+
+  /** Replace the envelope atomically: trials sorted by (lane, pair_key), with the policy and its digest. */
+  writeEvidence(digest: string, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): void {
+    const sorted = [...trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0));
+    const envelope = {schema_version: 2, trials: sorted, confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy)};
+    writeDocument(this.guard, this.paths.matchedTrials(digest), 'matched-trials', envelope, this.write);
+  }
+
+  // ---- evaluator plan ----
+
+  readPlan(digest: string): EvaluatorPlan | null {
+    return readDocument<EvaluatorPlan>(this.guard, this.paths.evaluatorPlan(digest), 'evaluator-plan', (value) => {
+      const p = value as unknown as EvaluatorPlan;
+      if (evaluatorPlanDigest(p.plan) !== p.plan_digest) fail('DIGEST_MISMATCH', 'plan_digest does not match the plan');
+      if (p.plan.candidate_digest !== digest) fail('INVALID_INPUT', `the plan is for candidate ${p.plan.candidate_digest}`);
+      return p;
+    });
+  }
+
+  writePlan(plan: EvaluatorPlan): boolean {
+    return writeImmutableDocument(this.guard, this.paths.evaluatorPlan(plan.plan.candidate_digest), 'evaluator-plan', plan, this.write);
+  }
+
+  // ---- negative results, stale markers, causal attribution ----
+
+  readNegativeResult(digest: string): Record<string, unknown> | null {
+    return readDocument<Record<string, unknown>>(this.guard, this.paths.negativeResult(digest), 'negative-result');
+  }
+
+  /**
+   * Write negative_result.json once (an existing one is kept: it is immutable and
+   * its timestamps would differ) and its discoverable copy, equal to it.
+   */
+  writeNegativeResult(digest: string, doc: Record<string, unknown>): Record<string, unknown> {
+    const existing = this.readNegativeResult(digest);
+    const kept = existing ?? doc;
+    if (!existing) writeImmutableDocument(this.guard, this.paths.negativeResult(digest), 'negative-result', kept, this.write);
+    writeImmutableDocument(this.guard, this.paths.negativeLedger(digest), 'negative-result', kept, this.write);
+    return kept;
+  }
+
+  writeStaleTerminalization(digest: string, doc: Record<string, unknown>): boolean {
+    return writeImmutableDocument(this.guard, this.paths.staleTerminalization(digest), 'stale-terminalization', doc, this.write);
+  }
+
+  readStaleTerminalization(digest: string): Record<string, unknown> | null {
+    return readDocument<Record<string, unknown>>(this.guard, this.paths.staleTerminalization(digest), 'stale-terminalization');
+  }
+
+  writeCausalAttribution(digest: string, doc: Record<string, unknown>): boolean {
+    return writeImmutableDocument(this.guard, this.paths.causalAttribution(digest), 'causal-attribution', doc, this.write);
+  }
+
+  writePromotion(record: PromotionRecord): boolean {
+    return writeImmutableDocument(this.guard, this.paths.promotion(record.promotion_id), 'promotion', record, this.write);
   }
 
   // ---- promotions and rollbacks ----

@@ -1,0 +1,408 @@
+import {mkdtempSync, rmSync} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {jsonEqual} from '../canonical/index.js';
+import {AutoctxError, fail} from '../errors.js';
+import {runAudit, type AuditCheckpoint} from '../evaluator/audit.js';
+import {REQUEST_SCHEMA, type EvaluationRequest} from '../evaluator/protocol.js';
+import {createEvaluator, type Evaluator} from '../evaluator/runner.js';
+import type {ContextBundle} from '../model/bundle.js';
+import {evaluateMatchedTrials} from '../model/comparison.js';
+import {createEvaluatorPlan, planDifference, type EvaluatorPlan} from '../model/evaluator-plan.js';
+import {matchedEvidenceDigest} from '../model/evidence-digests.js';
+import {assignLanes, planDeficits, planUnits, type Fixture, type PlanUnit} from '../model/fixtures.js';
+import {createNegativeResult} from '../model/negative-result.js';
+import {DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
+import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../model/records.js';
+import {createMatchedTrial, type MatchedTrial, type TrialLane} from '../model/trial.js';
+import {readFixtures, readInputJson, type ScenarioStore} from '../store/index.js';
+import {materializeBundle} from '../store/materialize.js';
+import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
+import {resolveDigest} from './resolve.js';
+
+export interface EvaluateOptions extends StoreOptions {
+  candidate: string;
+  mode: 'screen' | 'confirm';
+  evaluator: string;
+  evaluatorMode?: 'per-arm' | 'persistent' | undefined;
+  evaluatorVersion?: string | undefined;
+  fixtures: string;
+  policyFile?: string | undefined;
+  seedsPerFixture?: number | undefined;
+  cohort?: string | undefined;
+  timeoutSeconds?: number | undefined;
+  concurrency?: number | undefined;
+  audit?: string | undefined;
+  onProgress?: ((event: ProgressEvent) => void) | undefined;
+}
+
+export interface ProgressEvent {
+  type: 'plan' | 'pair' | 'done';
+  lane?: TrialLane;
+  fixture?: string;
+  seed?: number;
+  counts: Record<TrialLane, number>;
+  planned: Record<TrialLane, number>;
+  decision: ComparisonResult | null;
+  min_effect: number;
+}
+
+export type EvaluateStatus = 'screened' | 'confirmed' | 'rejected' | 'inconclusive' | 'needs_more_evidence';
+
+export interface EvaluateResult {
+  status: EvaluateStatus;
+  scenario: string;
+  candidate_digest: string;
+  parent_digest: string;
+  lifecycle: CandidateRecord['lifecycle'];
+  comparison: ComparisonResult;
+  pairs_evaluated: number;
+  pairs_recorded: number;
+  plan_digest: string;
+}
+
+const TERMINAL = new Set(['rejected', 'inconclusive', 'confirmed']);
+
+/** Lifecycle a comparison leaves the record in, as the reference maps it. */
+function lifecycleFor(decision: ComparisonResult['decision'], current: CandidateRecord['lifecycle']): CandidateRecord['lifecycle'] {
+  if (decision === 'confirmed') return 'confirmed';
+  if (decision === 'rejected') return 'rejected';
+  if (decision === 'needs_screen') return current;
+  return 'screened';
+}
+
+/** The lane the next units come from, or null when the decision needs none. */
+function phaseOf(decision: ComparisonResult | null): TrialLane | null {
+  if (decision === null || decision.decision === 'needs_screen') return 'screen';
+  if (decision.decision === 'needs_confirmation') return 'confirmation';
+  if (decision.decision === 'needs_heldout') return 'heldout';
+  return null;
+}
+
+function loadPolicy(file: string | undefined, bound: EvaluatorPlan | null): ConfirmationPolicy {
+  if (file === undefined) return bound?.plan.confirmation_policy ?? {...DEFAULT_CONFIRMATION_POLICY};
+  const value = readInputJson(file);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('SCHEMA_VIOLATION', `${file}: a policy must be a JSON object`);
+  try {
+    return validateConfirmationPolicy({...DEFAULT_CONFIRMATION_POLICY, ...value});
+  } catch (error) {
+    if (error instanceof AutoctxError) throw new AutoctxError(error.code, `${file}: ${error.message}`, {file});
+    throw error;
+  }
+}
+
+/** Everything one evaluation run works with, resolved and checked. */
+interface Run {
+  store: ScenarioStore;
+  candidate: ContextBundle;
+  incumbent: ContextBundle;
+  record: CandidateRecord;
+  policy: ConfirmationPolicy;
+  plan: EvaluatorPlan;
+  fixtures: Map<string, Fixture>;
+  trials: MatchedTrial[];
+  options: EvaluateOptions;
+}
+
+/** Resolve the candidate, build the plan, bind it (or check the bound one), check recorded evidence. */
+async function prepare(options: EvaluateOptions): Promise<Run> {
+  const store = openScenario(options);
+  const digest = resolveDigest(store, options.candidate);
+  const candidate = store.requireBundle(digest);
+  const record = store.readRecord(digest);
+  if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
+  if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
+  if (candidate.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} has no parent to be compared with`);
+  const incumbent = store.requireBundle(candidate.parent_digest);
+  const bound = store.readPlan(digest);
+  const policy = loadPolicy(options.policyFile, bound);
+  const fixtures = readFixtures(options.fixtures);
+  const lanes = assignLanes(fixtures, policy);
+  const cohort = options.cohort ?? bound?.plan.cohort ?? `${record.source_run_id || 'manual'}:${candidate.evaluator_epoch}:generation:${record.source_generation}`;
+  const units = planUnits(lanes, options.seedsPerFixture ?? 1, cohort);
+  const deficits = planDeficits(units, policy);
+  if (deficits) fail('PLAN_UNREACHABLE', `the fixture plan cannot reach a decision under its policy: ${deficits}`);
+  const requested = createEvaluatorPlan({
+    scenario: store.scenario,
+    evaluator_epoch: candidate.evaluator_epoch,
+    candidate_digest: digest,
+    incumbent_digest: incumbent.digest,
+    cohort,
+    confirmation_policy: policy,
+    units,
+    evaluator: {command: options.evaluator, mode: options.evaluatorMode ?? 'per-arm', version: options.evaluatorVersion ?? null},
+    audit: options.audit ?? bound?.plan.audit?.command ?? null,
+    campaign_id: null,
+  });
+  const evidence = store.readEvidence(digest);
+  if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, policy)) {
+    fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
+  }
+  if (bound) {
+    const difference = planDifference(bound.plan, requested.plan);
+    if (difference === 'evaluator') fail('EVALUATOR_CHANGED', `the evaluator differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.plan.candidate_evaluator.evaluator)})`);
+    if (difference === 'audit') fail('AUDIT_CHANGED', `the audit command differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.plan.audit)})`);
+    if (difference === 'plan') fail('PLAN_CHANGED', `the fixture plan, cohort or policy differs from the plan bound in evaluator_plan.json (${bound.plan_digest})`);
+  } else {
+    await store.withLock(lockTimeout(options), () => store.writePlan(requested));
+  }
+  const plan = bound ?? requested;
+  const trials = evidence?.trials ?? [];
+  const planned = new Map(plan.plan.units.map((u) => [`${u.fixture_digest}\u0000${u.seed}`, u]));
+  for (const t of trials) {
+    const u = planned.get(`${t.fixture_digest}\u0000${t.seed}`);
+    if (!u || u.lane !== t.lane || u.fixture !== t.fixture || t.cohort !== plan.plan.cohort || t.incumbent_digest !== incumbent.digest) {
+      fail('INTEGRITY', `recorded trial ${t.pair_key} does not match the bound plan`);
+    }
+  }
+  return {store, candidate, incumbent, record, policy, plan, fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), trials: [...trials], options};
+}
+
+function counts(trials: readonly MatchedTrial[]): Record<TrialLane, number> {
+  const c = {screen: 0, confirmation: 0, heldout: 0};
+  for (const t of trials) c[t.lane]++;
+  return c;
+}
+
+function progress(run: Run, type: ProgressEvent['type'], decision: ComparisonResult | null, unit?: PlanUnit): void {
+  if (!run.options.onProgress) return;
+  const planned = {screen: 0, confirmation: 0, heldout: 0};
+  for (const u of run.plan.plan.units) planned[u.lane]++;
+  run.options.onProgress({type, ...(unit ? {lane: unit.lane, fixture: unit.fixture, seed: unit.seed} : {}), counts: counts(run.trials), planned, decision, min_effect: run.policy.min_effect});
+}
+
+/** Evidence first, then the record (a crash between them is repaired by the next run). */
+async function commit(run: Run, trial: MatchedTrial | null, decision: ComparisonResult): Promise<void> {
+  const {store, options} = run;
+  await store.withLock(lockTimeout(options), () => {
+    if (trial) store.writeEvidence(run.candidate.digest, run.trials, run.policy);
+    const current = store.readRecord(run.candidate.digest)!;
+    const lifecycle = lifecycleFor(decision.decision, current.lifecycle);
+    if (current.lifecycle === 'rejected' || (jsonEqual(current.comparison, decision) && current.lifecycle === lifecycle)) return;
+    const updated: CandidateRecord = {
+      ...current,
+      schema_version: 2,
+      lifecycle,
+      comparison: decision,
+      confirmation_policy: run.policy,
+      confirmation_policy_digest: run.plan.plan.confirmation_policy_digest,
+      rationale: decision.reason,
+      updated_at: isoTimestamp(now(options)),
+    };
+    store.writeRecord(updated);
+    run.record = updated;
+  });
+}
+
+async function audit(run: Run, checkpoint: AuditCheckpoint, extra: Record<string, unknown>): Promise<string | null> {
+  const command = run.plan.plan.audit?.command;
+  if (!command) return null;
+  const r = await runAudit(command, checkpoint, {scenario: run.store.scenario, candidate_digest: run.candidate.digest, plan_digest: run.plan.plan_digest, ...extra}, run.options.timeoutSeconds ?? 120);
+  return r.outcome;
+}
+
+/** A rejected or inconclusive comparison: negative result, audit, then the terminal lifecycle. */
+async function terminate(run: Run, decision: ComparisonResult): Promise<void> {
+  const {store, candidate, options} = run;
+  const evidenceDigest = run.trials.length ? matchedEvidenceDigest({trials: [...run.trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : 1)), confirmation_policy: run.policy, confirmation_policy_digest: run.plan.plan.confirmation_policy_digest}) : null;
+  const inconclusive = decision.decision === 'inconclusive';
+  const negative = createNegativeResult({
+    scenario: store.scenario,
+    digest: candidate.digest,
+    evaluator_epoch: candidate.evaluator_epoch,
+    cohort: run.plan.plan.cohort,
+    kind: inconclusive ? 'inconclusive' : 'rejected',
+    reason: decision.reason,
+    comparison: decision,
+    trials: run.trials,
+    evidence_binding_digest: evidenceDigest,
+    confirmation_policy_digest: run.plan.plan.confirmation_policy_digest,
+    plan_digest: run.plan.plan_digest,
+    occurred_at: run.record.created_at,
+    generated_at: isoTimestamp(now(options)),
+  });
+  await store.withLock(lockTimeout(options), () => store.writeNegativeResult(candidate.digest, negative));
+  if (inconclusive) await audit(run, 'inconclusive_gate', {comparison: decision, evidence_digest: evidenceDigest});
+  await store.withLock(lockTimeout(options), () => {
+    const current = store.readRecord(candidate.digest)!;
+    if (current.lifecycle === 'rejected') return;
+    const updated: CandidateRecord = {
+      ...current,
+      lifecycle: 'rejected',
+      rationale: inconclusive ? `terminal inconclusive evaluation: ${decision.reason}` : decision.reason,
+      updated_at: isoTimestamp(now(options)),
+    };
+    store.writeRecord(updated);
+    run.record = updated;
+  });
+}
+
+function request(run: Run, unit: PlanUnit, arm: 'candidate' | 'incumbent', pairKey: string, dirs: Record<string, string>): EvaluationRequest {
+  const f = run.fixtures.get(unit.fixture_digest)!;
+  const bundle = arm === 'candidate' ? run.candidate : run.incumbent;
+  return {
+    schema: REQUEST_SCHEMA,
+    request_id: `${pairKey}:${arm}`,
+    arm,
+    scenario: run.store.scenario,
+    bundle_digest: bundle.digest,
+    bundle_dir: dirs[bundle.digest]!,
+    evaluator_epoch: run.candidate.evaluator_epoch,
+    cohort: run.plan.plan.cohort,
+    lane: unit.lane,
+    fixture: unit.fixture,
+    fixture_digest: unit.fixture_digest,
+    seed: unit.seed,
+    plan_digest: run.plan.plan_digest,
+    initial_state: f.initial_state,
+    observation: f.observation,
+  };
+}
+
+/** Both arms of one unit, in alternating order, with the plan re-checked before each arm. */
+async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, index: number, dirs: Record<string, string>): Promise<MatchedTrial> {
+  const base = {
+    candidate_digest: run.candidate.digest,
+    incumbent_digest: run.incumbent.digest,
+    evaluator_epoch: run.candidate.evaluator_epoch,
+    cohort: run.plan.plan.cohort,
+    fixture: unit.fixture,
+    fixture_digest: unit.fixture_digest,
+    seed: unit.seed,
+    lane: unit.lane,
+  };
+  const pairKey = createMatchedTrial({...base, candidate_score: 0, incumbent_score: 0}).pair_key;
+  const arms: Array<'candidate' | 'incumbent'> = index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'];
+  const answers: Record<string, {score: number; valid: boolean}> = {};
+  for (const arm of arms) {
+    const current = run.store.readPlan(run.candidate.digest);
+    if (!current || current.plan_digest !== run.plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
+    answers[arm] = await evaluator.evaluate(request(run, unit, arm, pairKey, dirs));
+  }
+  return createMatchedTrial({
+    ...base,
+    candidate_score: answers.candidate!.score,
+    incumbent_score: answers.incumbent!.score,
+    candidate_valid: answers.candidate!.valid,
+    incumbent_valid: answers.incumbent!.valid,
+  });
+}
+
+/**
+ * Run the units of one lane: up to `concurrency` pairs at once, committed in
+ * plan order; after each commit the decision decides whether the lane goes
+ * on. Results past the point where it stops are discarded, so the evidence
+ * equals a sequential run's.
+ */
+async function runLane(run: Run, evaluator: Evaluator, lane: TrialLane, dirs: Record<string, string>, state: {decision: ComparisonResult | null; evaluated: number}): Promise<void> {
+  const done = new Set(run.trials.map((t) => `${t.fixture_digest}\u0000${t.seed}`));
+  const units = run.plan.plan.units.map((u, index) => ({u, index})).filter(({u}) => u.lane === lane && !done.has(`${u.fixture_digest}\u0000${u.seed}`));
+  const limit = run.options.concurrency ?? 1;
+  const results = new Map<number, {trial?: MatchedTrial; error?: unknown}>();
+  const inflight = new Map<number, Promise<void>>();
+  let next = 0;
+  let committed = 0;
+  let stop = false;
+  let failure: unknown = null;
+  while (!stop) {
+    while (!stop && failure === null && inflight.size < limit && next < units.length) {
+      const k = next++;
+      const {u, index} = units[k]!;
+      inflight.set(
+        k,
+        evaluatePair(run, evaluator, u, index, dirs).then(
+          (trial) => void results.set(k, {trial}),
+          (error: unknown) => void results.set(k, {error}),
+        ),
+      );
+    }
+    if (inflight.size === 0) break;
+    await Promise.race(inflight.values());
+    for (const k of [...inflight.keys()]) if (results.has(k)) inflight.delete(k);
+    while (!stop && failure === null && results.has(committed)) {
+      const r = results.get(committed)!;
+      results.delete(committed);
+      if (r.error !== undefined) {
+        failure = r.error;
+        break;
+      }
+      run.trials.push(r.trial!);
+      state.evaluated++;
+      const decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
+      await commit(run, r.trial!, decision);
+      state.decision = decision;
+      progress(run, 'pair', decision, units[committed]!.u);
+      committed++;
+      if (phaseOf(decision) !== lane || (run.options.mode === 'screen' && lane !== 'screen')) stop = true;
+    }
+    if (failure !== null) stop = true;
+  }
+  await Promise.allSettled(inflight.values());
+  if (failure !== null) {
+    await audit(run, 'integrity_alert', {error: failure instanceof Error ? failure.message : String(failure)});
+    throw failure;
+  }
+}
+
+function statusOf(mode: 'screen' | 'confirm', decision: ComparisonResult): EvaluateStatus {
+  if (decision.decision === 'rejected') return 'rejected';
+  if (decision.decision === 'inconclusive') return 'inconclusive';
+  if (decision.decision === 'confirmed') return 'confirmed';
+  if (mode === 'screen' && decision.decision !== 'needs_screen') return 'screened';
+  return 'needs_more_evidence';
+}
+
+/**
+ * The coordinator loop: screen units, adaptive confirmation, then held-out
+ * units, each pair recorded (evidence, then record) before the next decision;
+ * a re-run resumes without re-evaluating a recorded pair.
+ */
+export async function evaluateCandidate(options: EvaluateOptions): Promise<EvaluateResult> {
+  const run = await prepare(options);
+  let decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
+  const state = {decision: decision as ComparisonResult | null, evaluated: 0};
+  // Recovery: evidence recorded but the record lags behind it.
+  if (run.trials.length > 0) await commit(run, null, decision);
+  progress(run, 'plan', decision);
+  const dirRoot = mkdtempSync(path.join(os.tmpdir(), 'autoctx-bundles-'));
+  const evaluator = createEvaluator({
+    command: run.plan.plan.candidate_evaluator.evaluator.command,
+    mode: run.plan.plan.candidate_evaluator.evaluator.mode,
+    timeoutSeconds: options.timeoutSeconds ?? 120,
+    concurrency: options.concurrency ?? 1,
+  });
+  try {
+    const dirs: Record<string, string> = {};
+    for (const b of [run.candidate, run.incumbent]) {
+      dirs[b.digest] = path.join(dirRoot, b.digest);
+      materializeBundle(b, dirs[b.digest]!);
+    }
+    for (;;) {
+      if (TERMINAL.has(decision.decision) || run.record.lifecycle === 'rejected') break;
+      const lane = phaseOf(decision);
+      if (lane === null || (options.mode === 'screen' && lane !== 'screen')) break;
+      const before = run.trials.length;
+      await runLane(run, evaluator, lane, dirs, state);
+      decision = state.decision ?? decision;
+      if (run.trials.length === before) break; // the lane has no units left
+    }
+  } finally {
+    await evaluator.close();
+    rmSync(dirRoot, {recursive: true, force: true});
+  }
+  if ((decision.decision === 'rejected' || decision.decision === 'inconclusive') && !run.store.readNegativeResult(run.candidate.digest)) await terminate(run, decision);
+  else if (decision.decision === 'inconclusive' && run.record.lifecycle !== 'rejected') await terminate(run, decision);
+  progress(run, 'done', decision);
+  return {
+    status: statusOf(options.mode, decision),
+    scenario: run.store.scenario,
+    candidate_digest: run.candidate.digest,
+    parent_digest: run.incumbent.digest,
+    lifecycle: run.store.readRecord(run.candidate.digest)!.lifecycle,
+    comparison: decision,
+    pairs_evaluated: state.evaluated,
+    pairs_recorded: run.trials.length,
+    plan_digest: run.plan.plan_digest,
+  };
+}
+

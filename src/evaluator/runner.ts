@@ -1,0 +1,156 @@
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
+import {createInterface} from 'node:readline';
+import {AutoctxError, fail} from '../errors.js';
+import {parseAnswer, type EvaluationAnswer, type EvaluationRequest} from './protocol.js';
+import {killGroup, runCommand} from './run-command.js';
+
+export interface EvaluatorOptions {
+  command: string;
+  mode: 'per-arm' | 'persistent';
+  timeoutSeconds: number;
+  concurrency: number;
+}
+
+/** Something that answers evaluation requests. */
+export interface Evaluator {
+  evaluate(request: EvaluationRequest): Promise<EvaluationAnswer>;
+  close(): Promise<void>;
+}
+
+function describeExit(r: {code: number | null; signal: NodeJS.Signals | null; stderr: string}): string {
+  const tail = r.stderr.trim().split('\n').slice(-1)[0] ?? '';
+  return `${r.signal ? `was killed by ${r.signal}` : `exited ${r.code}`}${tail ? `: ${tail.slice(0, 200)}` : ''}`;
+}
+
+/** Start the command once per arm: one request line on stdin, one answer on stdout. */
+class PerArmEvaluator implements Evaluator {
+  constructor(private readonly o: EvaluatorOptions) {}
+
+  async evaluate(request: EvaluationRequest): Promise<EvaluationAnswer> {
+    const r = await runCommand(this.o.command, `${JSON.stringify(request)}\n`, this.o.timeoutSeconds * 1000);
+    if (r.timedOut) fail('EVALUATOR_FAILED', `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`);
+    if (r.code !== 0) fail('EVALUATOR_FAILED', `evaluator ${describeExit(r)} on ${request.arm} ${request.fixture} (seed ${request.seed})`);
+    return parseAnswer(r.stdout.trim(), request, {requireRequestId: false});
+  }
+
+  async close(): Promise<void> {}
+}
+
+interface Pending {
+  request: EvaluationRequest;
+  resolve: (a: EvaluationAnswer) => void;
+  reject: (e: unknown) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** A long-running evaluator speaking JSON Lines; answers echo request_id. */
+class PersistentWorker {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private pending: Pending | null = null;
+  private dead: AutoctxError | null = null;
+  private stderr = '';
+
+  constructor(private readonly o: EvaluatorOptions) {
+    this.child = spawn('sh', ['-c', o.command], {stdio: ['pipe', 'pipe', 'pipe'], detached: true});
+    this.child.stdin.on('error', () => undefined);
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (d: string) => {
+      if (this.stderr.length < 65536) this.stderr += d;
+    });
+    createInterface({input: this.child.stdout}).on('line', (line) => this.onLine(line));
+    this.child.on('close', (code, signal) => {
+      this.dead = new AutoctxError('EVALUATOR_FAILED', `persistent evaluator ${describeExit({code, signal, stderr: this.stderr})}`);
+      this.settle((p) => p.reject(this.dead));
+    });
+  }
+
+  private settle(fn: (p: Pending) => void): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = null;
+    clearTimeout(p.timer);
+    fn(p);
+  }
+
+  private onLine(line: string): void {
+    if (line.trim() === '') return;
+    const p = this.pending;
+    if (!p) {
+      this.dead = new AutoctxError('EVALUATOR_FAILED', `persistent evaluator wrote output nobody asked for: ${JSON.stringify(line.slice(0, 120))}`);
+      return;
+    }
+    try {
+      const answer = parseAnswer(line, p.request, {requireRequestId: true});
+      this.settle((x) => x.resolve(answer));
+    } catch (error) {
+      this.settle((x) => x.reject(error));
+    }
+  }
+
+  evaluate(request: EvaluationRequest): Promise<EvaluationAnswer> {
+    if (this.dead) return Promise.reject(this.dead);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.dead = new AutoctxError('EVALUATOR_FAILED', `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`);
+        this.settle((p) => p.reject(this.dead));
+        killGroup(this.child);
+      }, this.o.timeoutSeconds * 1000);
+      this.pending = {request, resolve, reject, timer};
+      this.child.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+      this.child.once('close', () => resolve());
+      this.child.stdin.end();
+      setTimeout(() => killGroup(this.child), 2000).unref();
+    });
+  }
+}
+
+/** N persistent workers; a request waits for a free one. */
+class PersistentPool implements Evaluator {
+  private readonly idle: PersistentWorker[] = [];
+  private readonly all: PersistentWorker[] = [];
+  private readonly waiting: Array<(w: PersistentWorker) => void> = [];
+
+  constructor(private readonly o: EvaluatorOptions) {}
+
+  private acquire(): Promise<PersistentWorker> {
+    const w = this.idle.pop();
+    if (w) return Promise.resolve(w);
+    if (this.all.length < this.o.concurrency) {
+      const fresh = new PersistentWorker(this.o);
+      this.all.push(fresh);
+      return Promise.resolve(fresh);
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(w: PersistentWorker): void {
+    const next = this.waiting.shift();
+    if (next) next(w);
+    else this.idle.push(w);
+  }
+
+  async evaluate(request: EvaluationRequest): Promise<EvaluationAnswer> {
+    const w = await this.acquire();
+    try {
+      return await w.evaluate(request);
+    } finally {
+      this.release(w);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all.map((w) => w.close()));
+  }
+}
+
+export function createEvaluator(o: EvaluatorOptions): Evaluator {
+  if (!Number.isFinite(o.timeoutSeconds) || o.timeoutSeconds <= 0) fail('USAGE', '--timeout must be a positive number of seconds');
+  if (!Number.isSafeInteger(o.concurrency) || o.concurrency < 1) fail('USAGE', '--concurrency must be a positive integer');
+  return o.mode === 'persistent' ? new PersistentPool(o) : new PerArmEvaluator(o);
+}

@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import {decodeUtf8, parseJson, withOrigin, type JsonValue} from '../canonical/index.js';
+import {fail} from '../errors.js';
+import {fixtureFromJson, type Fixture} from '../model/fixtures.js';
+
+/** Read a file the user passes in (or "-" for stdin) as text. Missing: INPUT_NOT_FOUND (exit 2). */
+export function readInputText(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file === '-' ? 0 : file);
+  } catch (error) {
+    fail('INPUT_NOT_FOUND', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {file});
+  }
+  return withOrigin(file, () => decodeUtf8(bytes));
+}
+
+/** A JSON file the user passes in, parsed strictly. */
+export function readInputJson(file: string): JsonValue {
+  const text = readInputText(file);
+  return withOrigin(file, () => parseJson(text));
+}
+
+/** Each non-blank line of a JSON Lines file, parsed strictly, with its line number. */
+export function readJsonLines(file: string): Array<{line: number; value: JsonValue}> {
+  const text = readInputText(file);
+  const out: Array<{line: number; value: JsonValue}> = [];
+  text.split('\n').forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    out.push({line: i + 1, value: withOrigin(`${file}:${i + 1}`, () => parseJson(raw))});
+  });
+  return out;
+}
+
+/** A fixtures file: JSON Lines, one fixture a line. */
+export function readFixtures(file: string): Fixture[] {
+  const fixtures = readJsonLines(file).map(({line, value}) => fixtureFromJson(value, `${file}:${line}`));
+  if (fixtures.length === 0) fail('INVALID_INPUT', `${file} holds no fixtures`);
+  return fixtures;
+}
