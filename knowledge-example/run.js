@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The quick start: builds a fresh, git-ignored knowledge tree in
 // knowledge-example/knowledge from the source material beside this file and
-// walks through the main commands. Safe to run again: it starts from scratch.
+// runs the whole pipeline: init → propose → confirm → promote for the better
+// candidate, the worse one rejected, then status, log, replay, verify and a
+// rollback. Safe to run again: it starts from scratch.
 import {spawnSync} from 'node:child_process';
 import {rmSync} from 'node:fs';
 import path from 'node:path';
@@ -10,7 +12,8 @@ import {fileURLToPath} from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.join(here, '..', 'bin', 'run.js');
 const knowledge = path.join(here, 'knowledge');
-const src = (name) => path.relative(process.cwd(), path.join(here, 'demo', name));
+const rel = (...p) => path.relative(process.cwd(), path.join(here, ...p));
+const evaluate = ['--evaluator', `node ${rel('evaluator.js')}`, '--evaluator-mode', 'persistent', '--fixtures', rel('demo', 'fixtures.jsonl'), '--quiet'];
 
 function autoctx(args, {json = false, expect = [0]} = {}) {
   const shown = ['autoctx', ...args].map((a) => (/[\s"]/.test(a) ? JSON.stringify(a) : a)).join(' ');
@@ -25,15 +28,25 @@ function autoctx(args, {json = false, expect = [0]} = {}) {
   return json ? JSON.parse(r.stdout) : r;
 }
 
+const started = Date.now();
 rmSync(knowledge, {recursive: true, force: true});
 console.log(`Fresh knowledge tree: ${path.relative(process.cwd(), knowledge)}`);
 
-autoctx(['init', '--scenario', 'demo', '--from', src('baseline')]);
-autoctx(['propose', '--from', src('candidate-better'), '--run-id', 'example', '--generation', '1', '--rationale', 'check the two common causes first']);
-autoctx(['propose', '--from', src('candidate-worse'), '--run-id', 'example', '--generation', '2', '--rationale', 'shorter answers']);
-// Proposing the same material for the same run and generation again changes nothing:
-const better = autoctx(['propose', '--from', src('candidate-better'), '--run-id', 'example', '--generation', '1'], {json: true});
-autoctx(['diff', better.bundle_digest.slice(0, 12), better.parent_digest.slice(0, 12)]);
+autoctx(['init', '--scenario', 'demo', '--from', rel('demo', 'baseline')]);
+autoctx(['propose', '--from', rel('demo', 'candidate-better'), '--run-id', 'example', '--generation', '1', '--rationale', 'check the two common causes first']);
+autoctx(['propose', '--from', rel('demo', 'candidate-worse'), '--run-id', 'example', '--generation', '2', '--rationale', 'shorter answers']);
+const better = autoctx(['propose', '--from', rel('demo', 'candidate-better'), '--run-id', 'example', '--generation', '1'], {json: true});
+const worse = autoctx(['propose', '--from', rel('demo', 'candidate-worse'), '--run-id', 'example', '--generation', '2'], {json: true});
+const b = better.bundle_digest.slice(0, 12);
+const w = worse.bundle_digest.slice(0, 12);
+autoctx(['diff', b, better.parent_digest.slice(0, 12)]);
+autoctx(['confirm', b, ...evaluate]);
+autoctx(['promote', b]);
+autoctx(['confirm', w, ...evaluate], {expect: [3]});
 autoctx(['status']);
+autoctx(['log']);
+autoctx(['replay', b]);
 autoctx(['verify']);
-console.log('\nDone. Explore it with: npx autoctx status --knowledge knowledge-example/knowledge');
+autoctx(['rollback', '--rationale', 'show that a rollback is one command', '--expect-active', b]);
+autoctx(['rollback', '--rationale', 'and that it can be undone']);
+console.log(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Explore it with: npx autoctx status --knowledge ${path.relative(process.cwd(), knowledge)}`);

@@ -11,6 +11,7 @@ import {campaignSegment, type ScenarioStore} from '../store/index.js';
 import {TEMP_FILE} from '../store/paths.js';
 import {openKnowledge, type StoreOptions} from './context.js';
 import {rollbackId} from './rollback.js';
+import {replayCandidate} from './replay.js';
 
 export interface VerifyIssue {
   severity: 'error' | 'warning';
@@ -280,6 +281,23 @@ function checkCampaigns(c: Checker): void {
   }
 }
 
+/** Replay every recorded comparison; cross-check promotion records against it. */
+function checkReplays(c: Checker, records: Map<string, CandidateRecord>): void {
+  const {store} = c;
+  for (const [digest, record] of records) {
+    if (!record.comparison || !c.bundle(digest)) continue;
+    const file = store.paths.matchedTrials(digest);
+    const r = c.attempt(file, () => replayCandidate(store, digest));
+    if (r && r.status !== 'ok') c.error(store.paths.record(digest), 'REPLAY_MISMATCH', `${c.rel(store.paths.record(digest))}: the recorded comparison does not reproduce from ${c.rel(file)} (largest distance ${r.max_ulp} ULP)`);
+    else if (r && !r.bit_exact) c.warn(store.paths.record(digest), 'REPLAY_TOLERANCE', `${c.rel(store.paths.record(digest))} replays within the cross-runtime tolerance (${r.max_ulp} ULP), not bit for bit`);
+  }
+  for (const id of store.listPromotionIds()) {
+    const p = c.attempt(store.paths.promotion(id), () => store.readPromotion(id));
+    const r = p ? records.get(p.candidate_digest) : undefined;
+    if (p && r?.comparison && !jsonEqual(p.comparison, r.comparison)) c.error(store.paths.promotion(id), 'LINEAGE_MISMATCH', `${c.rel(store.paths.promotion(id))}: its comparison differs from the candidate's record`);
+  }
+}
+
 function verifyScenario(c: Checker): void {
   checkTree(c);
   checkBundles(c);
@@ -290,6 +308,7 @@ function verifyScenario(c: Checker): void {
   }
   checkPointer(c, records);
   checkHistory(c);
+  checkReplays(c, records);
   checkCampaigns(c);
   for (const e of c.store.walk()) {
     if (e.kind === 'file' && e.path.startsWith(c.store.paths.negativeLedgersDir + path.sep) && !/^context-bundle-[0-9a-f]{64}\.json$/.test(path.basename(e.path))) {

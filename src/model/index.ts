@@ -14,3 +14,4 @@ export * from './replay.js';
 export * from './fixtures.js';
 export * from './evaluator-plan.js';
 export * from './negative-result.js';
+export * from './causal-attribution.js';

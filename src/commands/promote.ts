@@ -1,0 +1,35 @@
+import {Args, Flags} from '@oclif/core';
+import {promote} from '../core/promote.js';
+import {AutoctxCommand, lockFlags, parseLockTimeout, storeFlags} from '../cli/base-command.js';
+import {paint, short} from '../cli/style.js';
+
+export default class Promote extends AutoctxCommand {
+  static override summary = 'Promote a confirmed candidate: every gate, then the atomic pointer swap.';
+  static override description =
+    'Checks the confirmed record, replays the comparison from the persisted evidence, checks serveability, the manifest diff, one cohort and the bound pre_promotion audit, then compare-and-swaps active.json. Exit 5 when the audit holds, 6 when the active bundle is no longer the parent (the candidate is rejected as stale), 8 on any integrity failure.';
+  static override examples = ['<%= config.bin %> promote bb5f26ed', '<%= config.bin %> promote bb5f26ed --rationale "better triage" --json'];
+  static override args = {candidate: Args.string({description: 'Candidate bundle digest or a unique prefix.', required: true})};
+  static override flags = {
+    ...storeFlags,
+    rationale: Flags.string({summary: 'Why it is promoted (default: the comparison reason).', helpValue: 'TEXT'}),
+    audit: Flags.string({summary: 'The audit command; must equal the one bound at evaluation (it is used anyway).', helpValue: 'CMD'}),
+    timeout: Flags.string({summary: 'Seconds for the audit (default 120).', helpValue: 'SECONDS'}),
+    ...lockFlags,
+  };
+
+  async run() {
+    const {args, flags} = await this.parse(Promote);
+    const result = await promote({
+      knowledge: flags.knowledge,
+      scenario: flags.scenario,
+      candidate: args.candidate,
+      rationale: flags.rationale,
+      audit: flags.audit,
+      timeoutSeconds: flags.timeout === undefined ? undefined : Number(flags.timeout),
+      lockTimeout: parseLockTimeout(flags['lock-timeout']),
+    });
+    return this.done(result, () => [
+      `${result.already_promoted ? 'already promoted' : paint.green('promoted')} ${short(result.bundle_digest)} (was ${short(result.incumbent_digest)}), promotion ${result.promotion_id}${result.causal_attribution ? ', causal attribution recorded' : ''}`,
+    ]);
+  }
+}

@@ -1,0 +1,188 @@
+import {randomBytes} from 'node:crypto';
+import {jsonEqual} from '../canonical/index.js';
+import {AutoctxError, fail} from '../errors.js';
+import {runAudit} from '../evaluator/audit.js';
+import type {ContextBundle} from '../model/bundle.js';
+import {createCausalAttribution} from '../model/causal-attribution.js';
+import {evaluateMatchedTrials} from '../model/comparison.js';
+import {manifestDiff} from '../model/diff.js';
+import {matchedEvidenceDigest} from '../model/evidence-digests.js';
+import {createNegativeResult} from '../model/negative-result.js';
+import {confirmationPolicyDigest} from '../model/policy.js';
+import {isoTimestamp, type ActivePointer, type CandidateRecord, type PromotionRecord} from '../model/records.js';
+import {compareReplay} from '../model/replay.js';
+import {checkServeable} from '../model/serveability.js';
+import type {ScenarioStore} from '../store/index.js';
+import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
+import {finishPointerMove} from './lifecycle-finish.js';
+import {resolveDigest} from './resolve.js';
+
+export interface PromoteOptions extends StoreOptions {
+  candidate: string;
+  rationale?: string | undefined;
+  audit?: string | undefined;
+  timeoutSeconds?: number | undefined;
+}
+
+export interface PromoteResult {
+  status: 'promoted';
+  scenario: string;
+  bundle_digest: string;
+  incumbent_digest: string;
+  promotion_id: string;
+  already_promoted: boolean;
+  causal_attribution: boolean;
+}
+
+function sortedTrials<T extends {lane: string; pair_key: string}>(trials: readonly T[]): T[] {
+  return [...trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : 1));
+}
+
+/** The active bundle is no longer the candidate's parent: record why, reject, exit 6. */
+async function terminateStale(store: ScenarioStore, options: PromoteOptions, candidate: ContextBundle, record: CandidateRecord, activeDigest: string): Promise<never> {
+  const reason = `confirmed candidate incumbent ${candidate.parent_digest} is stale; active bundle is ${activeDigest}`;
+  const evidence = store.readEvidence(candidate.digest);
+  const plan = store.readPlan(candidate.digest);
+  const evidenceDigest =
+    evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortedTrials(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
+  await store.withLock(lockTimeout(options), () => {
+    const at = isoTimestamp(now(options));
+    store.writeStaleTerminalization(candidate.digest, {
+      schema_version: 1,
+      candidate_digest: candidate.digest,
+      parent_digest: candidate.parent_digest,
+      observed_active_digest: activeDigest,
+      evaluator_plan_digest: plan?.plan_digest ?? null,
+      matched_evidence_digest: evidenceDigest,
+      reason,
+    });
+    store.writeNegativeResult(
+      candidate.digest,
+      createNegativeResult({
+        scenario: store.scenario,
+        digest: candidate.digest,
+        evaluator_epoch: candidate.evaluator_epoch,
+        cohort: plan?.plan.cohort ?? null,
+        kind: 'stale-incumbent',
+        reason,
+        comparison: record.comparison,
+        trials: evidence?.trials ?? [],
+        evidence_binding_digest: evidenceDigest,
+        confirmation_policy_digest: evidence?.confirmation_policy_digest ?? null,
+        plan_digest: plan?.plan_digest ?? null,
+        occurred_at: record.created_at,
+        generated_at: at,
+      }),
+    );
+    const current = store.readRecord(candidate.digest)!;
+    if (current.lifecycle !== 'rejected') store.writeRecord({...current, lifecycle: 'rejected', rationale: reason, updated_at: at});
+  });
+  fail('ACTIVE_MOVED', `${reason}; the candidate is rejected as stale (propose it again against the active bundle)`, {active: activeDigest});
+}
+
+/** Every check that needs no lock: the record, the evidence, the replay, serveability, the diff. */
+function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: ContextBundle, record: CandidateRecord) {
+  if (!record.comparison || record.comparison.decision !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${candidate.digest} has no confirmed comparison`);
+  const evidence = store.readEvidence(candidate.digest);
+  if (!evidence || evidence.legacy || !evidence.confirmation_policy) fail('INTEGRITY', `candidate ${candidate.digest} has no schema-2 matched evidence to replay`);
+  if (record.confirmation_policy_digest !== evidence.confirmation_policy_digest) fail('INTEGRITY', 'the record and the evidence envelope were decided under different policies');
+  const cohorts = new Set(evidence.trials.map((t) => t.cohort));
+  if (cohorts.size !== 1) fail('INTEGRITY', `promotion evidence must use exactly one cohort, found ${cohorts.size}`);
+  const replayed = evaluateMatchedTrials(candidate, evidence.trials, evidence.confirmation_policy);
+  const verdict = compareReplay(record.comparison, replayed);
+  if (!verdict.matches || replayed.decision !== 'confirmed') fail('REPLAY_MISMATCH', `the recorded comparison does not reproduce from the persisted evidence (largest distance ${verdict.max_ulp} ULP); nothing was promoted`);
+  try {
+    checkServeable(candidate, parent);
+  } catch (error) {
+    if (error instanceof AutoctxError) throw new AutoctxError(error.code, `${error.message}; the candidate stays confirmed`);
+    throw error;
+  }
+  const diff = manifestDiff(candidate, parent);
+  const stored = store.readManifestDiff(candidate.digest);
+  if (stored && !jsonEqual(stored, diff)) fail('INTEGRITY', 'manifest_diff.json does not equal the diff recomputed from the manifests');
+  return {evidence, diff, storedDiff: stored !== null, cohort: [...cohorts][0]!};
+}
+
+/**
+ * Every promotion gate, then the compare-and-swap of active.json: a
+ * confirmed record whose comparison replays from the persisted evidence,
+ * serveability, the recomputed manifest diff, one cohort, the bound
+ * pre_promotion audit; under the lock the parent must still be active, the
+ * promotion record is written, then the pointer, then mirrors and lifecycles.
+ */
+export async function promote(options: PromoteOptions): Promise<PromoteResult> {
+  const store = openScenario(options);
+  const digest = resolveDigest(store, options.candidate);
+  const candidate = store.requireBundle(digest);
+  const record = store.readRecord(digest);
+  if (!record) fail('NOT_CONFIRMED', `bundle ${digest} is not a candidate`);
+  const active = store.requireActive();
+  // Already promoted (a re-run after a crash): finish what is left and report it.
+  if (active.bundle_digest === digest && active.promotion_id !== null) {
+    await store.withLock(lockTimeout(options), () => finishPointerMove(store, active, now(options)));
+    const p = store.readPromotion(active.promotion_id)!;
+    return {status: 'promoted', scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: store.readDocumentAt(store.paths.causalAttribution(digest), 'causal-attribution') !== null};
+  }
+  if (record.lifecycle !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${digest} is ${record.lifecycle}, not confirmed; nothing was promoted`);
+  if (candidate.parent_digest === null) fail('NOT_CONFIRMED', `bundle ${digest} has no parent`);
+  if (store.readStaleTerminalization(digest) || active.bundle_digest !== candidate.parent_digest) await terminateStale(store, options, candidate, record, active.bundle_digest);
+  const parent = store.requireBundle(candidate.parent_digest);
+  const {evidence, diff, storedDiff, cohort} = checkGates(store, candidate, parent, record);
+  const plan = store.readPlan(digest);
+  const bound = plan?.plan.audit?.command ?? null;
+  if (options.audit !== undefined && options.audit !== bound) fail('AUDIT_CHANGED', `the audit command differs from the one bound when evaluation started (${JSON.stringify(bound)})`);
+  if (bound !== null) {
+    const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, options.timeoutSeconds ?? 120);
+    if (audit.outcome !== 'advisory') fail('AUDIT_HOLD', `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the candidate stays confirmed and nothing changed`);
+  }
+  const causal = createCausalAttribution(candidate, parent, diff, evidence.trials);
+  let outcome: PromoteResult | undefined;
+  let staleActive: string | undefined;
+  await store.withLock(lockTimeout(options), () => {
+    const current = store.requireActive();
+    if (current.bundle_digest !== candidate.parent_digest) {
+      staleActive = current.bundle_digest;
+      return;
+    }
+    // A promotion record left by an interrupted run for this same move is reused, never duplicated.
+    const existing = store
+      .listPromotionIds()
+      .map((id) => store.readPromotion(id)!)
+      .find((p) => p.candidate_digest === digest && p.incumbent_digest === parent.digest);
+    const at = isoTimestamp(now(options));
+    const promotion: PromotionRecord = existing ?? {
+      schema_version: 1,
+      promotion_id: randomBytes(16).toString('hex'),
+      candidate_digest: digest,
+      incumbent_digest: parent.digest,
+      rollback_target_digest: parent.digest,
+      evaluator_epoch: candidate.evaluator_epoch,
+      cohort,
+      rationale: options.rationale ?? record.comparison!.reason,
+      comparison: record.comparison!,
+      confirmation_policy: evidence.confirmation_policy!,
+      confirmation_policy_digest: confirmationPolicyDigest(evidence.confirmation_policy!),
+      manifest_diff_digest: diff.digest,
+      promoted_at: at,
+    };
+    if (!storedDiff) store.writeManifestDiff(diff);
+    if (causal) store.writeCausalAttribution(digest, causal);
+    store.writePromotion(promotion);
+    const pointer: ActivePointer = {
+      schema_version: 1,
+      bundle_digest: digest,
+      evaluator_epoch: candidate.evaluator_epoch,
+      promotion_id: promotion.promotion_id,
+      rollback_target_digest: parent.digest,
+      activated_at: promotion.promoted_at,
+      rationale: promotion.rationale,
+      manifest_diff_digest: diff.digest,
+    };
+    store.writeActive(pointer);
+    store.writeMirrors(candidate);
+    finishPointerMove(store, pointer, now(options));
+    outcome = {status: 'promoted', scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: promotion.promotion_id, already_promoted: false, causal_attribution: causal !== null};
+  });
+  if (staleActive !== undefined) await terminateStale(store, options, candidate, record, staleActive);
+  return outcome!;
+}
