@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {runCli, type CliResult} from './cli.js';
+import {PROJECT_ROOT} from './paths.js';
+import {tempDir, writeSource} from './tree.js';
+
+export const FAKE = path.join(PROJECT_ROOT, 'test/fixtures/evaluators/fake.js');
+export const AUDIT = path.join(PROJECT_ROOT, 'test/fixtures/evaluators/audit.js');
+export const FIXTURES_12 = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12.jsonl');
+export const POLICY_SMALL = path.join(PROJECT_ROOT, 'test/fixtures/policy-small.json');
+
+export interface Tree {
+  dir: string;
+  knowledge: string;
+  baseline: string;
+  propose(name: string, files: Record<string, string>, runId?: string): string;
+  cli(args: string[], env?: NodeJS.ProcessEnv): CliResult;
+  read(rel: string): string;
+  file(rel: string): string;
+}
+
+/** A fresh knowledge tree with a baseline, and helpers to run the CLI on it. */
+export function makeTree(): Tree {
+  const dir = tempDir('autoctx-pipeline-');
+  const knowledge = path.join(dir, 'knowledge');
+  const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli([...args, '--knowledge', knowledge, '--json'], {env});
+  const src = writeSource(path.join(dir, 'baseline'), {'playbook/playbook.md': 'Be helpful.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  const init = cli(['init', '--scenario', 'demo', '--from', src]);
+  if (init.status !== 0) throw new Error(init.stdout + init.stderr);
+  return {
+    dir,
+    knowledge,
+    baseline: init.json.bundle_digest,
+    propose(name, files, runId = name) {
+      const s = writeSource(path.join(dir, name), files);
+      const r = cli(['propose', '--from', s, '--run-id', runId]);
+      if (r.status !== 0) throw new Error(r.stdout + r.stderr);
+      return r.json.bundle_digest as string;
+    },
+    cli,
+    file: (rel) => path.join(knowledge, 'demo/context_bundles', rel),
+    read: (rel) => fs.readFileSync(path.join(knowledge, 'demo/context_bundles', rel), 'utf8'),
+  };
+}
+
+/** confirm/screen arguments with the fake evaluator. */
+export function evalArgs(extra: string[] = [], persistent = true): string[] {
+  return ['--evaluator', `node ${FAKE}`, ...(persistent ? ['--evaluator-mode', 'persistent'] : []), '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--quiet', ...extra];
+}
+
+export function fakeEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {FAKE_LOG: path.join(dir, 'calls.log'), FAKE_COUNTER: path.join(dir, 'counter'), ...extra};
+}
+
+export function calls(dir: string): string[] {
+  const f = path.join(dir, 'calls.log');
+  return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').filter(Boolean) : [];
+}
