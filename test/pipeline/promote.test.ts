@@ -1,0 +1,162 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {afterEach, describe, expect, it} from '@jest/globals';
+import {resultSchemaProblem} from '../../src/store/result-schemas.js';
+import {runCli} from '../helpers/cli.js';
+import {PROJECT_ROOT} from '../helpers/paths.js';
+import {AUDIT, evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
+import {copySampleKnowledge, tempDir, treeHash} from '../helpers/tree.js';
+
+const trees: Tree[] = [];
+const tree = () => {
+  const t = makeTree();
+  trees.push(t);
+  return t;
+};
+afterEach(() => {
+  for (const t of trees.splice(0)) fs.rmSync(t.dir, {recursive: true, force: true});
+});
+const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const confirmed = (t: Tree, name = 'cand', files = CANDIDATE, extra: string[] = []) => {
+  const c = t.propose(name, files);
+  const r = t.cli(['confirm', c, ...evalArgs(extra)], fakeEnv(t.dir));
+  expect(r.json.status).toBe('confirmed');
+  return c;
+};
+
+describe('end to end, as a user runs it', () => {
+  it('init → propose → confirm → promote → rollback with the example evaluator, through bin/run.js', () => {
+    const dir = tempDir();
+    const k = path.join(dir, 'knowledge');
+    const ex = (p: string) => path.join(PROJECT_ROOT, 'knowledge-example', p);
+    const run = (args: string[]) => runCli([...args, '--knowledge', k, '--json']);
+    expect(run(['init', '--scenario', 'demo', '--from', ex('demo/baseline')]).status).toBe(0);
+    const p = run(['propose', '--from', ex('demo/candidate-better')]);
+    const c = run(['confirm', p.json.bundle_digest.slice(0, 10), '--evaluator', `node ${ex('evaluator.js')}`, '--fixtures', ex('demo/fixtures.jsonl'), '--quiet']);
+    expect(c.status).toBe(0);
+    expect(c.json.status).toBe('confirmed');
+    const promoted = run(['promote', p.json.bundle_digest]);
+    expect(promoted.status).toBe(0);
+    expect(resultSchemaProblem('result-promote', promoted.json)).toBeNull();
+    expect(run(['status']).json.scenarios[0].active.bundle_digest).toBe(p.json.bundle_digest);
+    expect(fs.readFileSync(path.join(k, 'demo/playbook.md'), 'utf8')).toContain('full disk');
+    const rolled = run(['rollback', '--rationale', 'back', '--expect-active', p.json.bundle_digest]);
+    expect(rolled.json.bundle_digest).toBe(p.json.parent_digest);
+    expect(run(['verify']).json).toMatchObject({status: 'ok', errors: []});
+    fs.rmSync(dir, {recursive: true, force: true});
+  });
+});
+
+describe('promote', () => {
+  it('writes the promotion record, then the pointer, mirrors and lifecycles; a re-run reports it and writes no second record', () => {
+    const t = tree();
+    const c = confirmed(t);
+    const r = t.cli(['promote', c]);
+    expect(r.json).toMatchObject({status: 'promoted', bundle_digest: c, incumbent_digest: t.baseline, already_promoted: false});
+    const active = JSON.parse(t.read('active.json'));
+    expect(active).toMatchObject({bundle_digest: c, promotion_id: r.json.promotion_id, rollback_target_digest: t.baseline});
+    const promotion = JSON.parse(t.read(`promotions/${r.json.promotion_id}.json`));
+    expect(promotion).toMatchObject({candidate_digest: c, cohort: 'cand:epoch-1:generation:0', confirmation_policy: {max_confirmation_pairs: 4}});
+    expect(JSON.parse(t.read(`candidates/${c}/record.json`)).lifecycle).toBe('active');
+    expect(JSON.parse(t.read(`candidates/${t.baseline}/record.json`)).lifecycle).toBe('superseded');
+    const again = t.cli(['promote', c]);
+    expect(again.json).toMatchObject({already_promoted: true, promotion_id: r.json.promotion_id});
+    expect(fs.readdirSync(t.file('promotions'))).toHaveLength(1);
+  });
+
+  it('a stale parent after a sibling wins: stale_terminalization.json, a negative result, rejected, exit 6, pointer untouched', () => {
+    const t = tree();
+    const a = confirmed(t, 'a');
+    const b = confirmed(t, 'b', {'playbook/playbook.md': 'Another idea.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    expect(t.cli(['promote', a]).status).toBe(0);
+    const pointer = t.read('active.json');
+    const r = t.cli(['promote', b]);
+    expect(r.status).toBe(6);
+    expect(r.json.error.code).toBe('ACTIVE_MOVED');
+    expect(r.json.error.message).toMatch(/active bundle is/);
+    expect(t.read('active.json')).toBe(pointer);
+    expect(JSON.parse(t.read(`candidates/${b}/stale_terminalization.json`))).toMatchObject({candidate_digest: b, observed_active_digest: a, parent_digest: t.baseline});
+    expect(JSON.parse(t.read(`candidates/${b}/negative_result.json`)).entries[0].result_id).toBe(`context-bundle-${b}-stale-incumbent`);
+    expect(JSON.parse(t.read(`candidates/${b}/record.json`)).lifecycle).toBe('rejected');
+    expect(t.cli(['verify']).json.errors).toEqual([]);
+  });
+
+  it.each([
+    ['dag_changes', '{"model_competitor": "small", "dag_changes": ["reorder"]}'],
+    ['an unknown routing key', '{"model_competitor": "small", "temperature": 2}'],
+    ['a construction-bound change', '{"model_competitor": "small", "judge_model": "other"}'],
+  ])('refuses to serve %s; the candidate stays confirmed and the pointer unchanged', (_n, roles) => {
+    const t = tree();
+    const c = confirmed(t, 'routing', {'playbook/playbook.md': 'Be helpful.\n', 'routing_config/roles.json': roles});
+    const before = treeHash(t.knowledge);
+    const r = t.cli(['promote', c]);
+    expect(r.status).toBe(2);
+    expect(r.json.error.code).toBe('NOT_SERVEABLE');
+    expect(treeHash(t.knowledge)).toBe(before);
+  });
+
+  it('a tampered record comparison is refused (exit 8), active.json unchanged byte for byte, and verify catches it', () => {
+    const t = tree();
+    const c = confirmed(t);
+    const file = t.file(`candidates/${c}/record.json`);
+    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+    record.comparison.confidence_low = record.comparison.confidence_low / 2;
+    fs.writeFileSync(file, JSON.stringify(record));
+    const pointer = t.read('active.json');
+    const r = t.cli(['promote', c]);
+    expect(r.status).toBe(8);
+    expect(r.json.error.code).toBe('REPLAY_MISMATCH');
+    expect(t.read('active.json')).toBe(pointer);
+    const v = t.cli(['verify']);
+    expect(v.status).toBe(8);
+    expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('REPLAY_MISMATCH');
+    const replay = t.cli(['replay', c]);
+    expect(replay.status).toBe(8);
+    expect(replay.json.status).toBe('mismatch');
+  });
+
+  it('an audit hold cannot be skipped by leaving --audit out; a different audit is refused; advisory promotes', () => {
+    const t = tree();
+    const log = path.join(t.dir, 'audit.log');
+    const c = confirmed(t, 'audited', CANDIDATE, ['--audit', `node ${AUDIT}`]);
+    const before = treeHash(t.knowledge);
+    for (const env of [{FAKE_AUDIT: 'review_required'}, {FAKE_AUDIT: 'safe_pause_recommended'}, {FAKE_AUDIT: 'fail'}]) {
+      const r = t.cli(['promote', c], {...env, FAKE_AUDIT_LOG: log});
+      expect([r.status, r.json.error.code]).toEqual([5, 'AUDIT_HOLD']);
+    }
+    expect(treeHash(t.knowledge)).toBe(before);
+    expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toEqual(['pre_promotion', 'pre_promotion', 'pre_promotion']);
+    const other = t.cli(['promote', c, '--audit', 'true']);
+    expect([other.status, other.json.error.code]).toEqual([8, 'AUDIT_CHANGED']);
+    expect(t.cli(['promote', c], {FAKE_AUDIT: 'advisory'}).json.status).toBe('promoted');
+  });
+
+  it('refuses a candidate that is not confirmed', () => {
+    const t = tree();
+    const c = t.propose('cand', CANDIDATE);
+    const r = t.cli(['promote', c]);
+    expect([r.status, r.json.error.code]).toEqual([2, 'NOT_CONFIRMED']);
+  });
+});
+
+describe('reject and replay', () => {
+  it('reject abandons a candidate with a negative result; the active bundle cannot be rejected', () => {
+    const t = tree();
+    const c = t.propose('cand', CANDIDATE);
+    const r = t.cli(['reject', c, '--rationale', 'not needed']);
+    expect(r.json).toMatchObject({status: 'rejected', already_rejected: false});
+    expect(resultSchemaProblem('result-reject', r.json)).toBeNull();
+    expect(JSON.parse(t.read(`candidates/${c}/negative_result.json`)).entries[0].reason).toBe('rejected by hand: not needed');
+    expect(t.cli(['reject', c, '--rationale', 'again']).json.already_rejected).toBe(true);
+    expect(t.cli(['reject', t.baseline, '--rationale', 'x']).json.error.code).toBe('INVALID_TRANSITION');
+  });
+
+  it.each([['6d9bc734'], ['28c6b3dd']])('replays the comparison the Python implementation recorded for %s bit for bit', (prefix) => {
+    const k = copySampleKnowledge();
+    const r = runCli(['replay', prefix, '--knowledge', k, '--json']);
+    expect(r.status).toBe(0);
+    expect(resultSchemaProblem('result-replay', r.json)).toBeNull();
+    expect(r.json).toMatchObject({status: 'ok', bit_exact: true, max_ulp: 0});
+    fs.rmSync(path.dirname(k), {recursive: true, force: true});
+  });
+});
