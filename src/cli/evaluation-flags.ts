@@ -18,6 +18,8 @@ export const evaluationFlags = {
   timeout: Flags.string({summary: 'Seconds per arm before the evaluator is stopped (default 120).', helpValue: 'SECONDS'}),
   concurrency: Flags.integer({summary: 'Pairs evaluated at once (default 1); results are committed in plan order.', min: 1, helpValue: 'N'}),
   audit: Flags.string({summary: 'Audit command for the inconclusive_gate, integrity_alert and pre_promotion checkpoints.', helpValue: 'CMD'}),
+  campaign: Flags.string({summary: 'Campaign id: reserve alpha and fixtures for this candidate before evaluating it.', helpValue: 'ID'}),
+  'campaign-policy': Flags.string({summary: 'Campaign policy JSON (first use; later it must equal the stored one).', helpValue: 'FILE'}),
   quiet: Flags.boolean({summary: 'No progress lines on stderr.'}),
   ...lockFlags,
 };
@@ -35,6 +37,8 @@ export type EvaluationFlags = {
   timeout?: string | undefined;
   concurrency?: number | undefined;
   audit?: string | undefined;
+  campaign?: string | undefined;
+  'campaign-policy'?: string | undefined;
   quiet: boolean;
   'lock-timeout'?: string | undefined;
 };
@@ -56,6 +60,8 @@ export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm',
     timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : Number.NaN,
     concurrency: flags.concurrency,
     audit: flags.audit,
+    campaign: flags.campaign,
+    campaignPolicyFile: flags['campaign-policy'],
     lockTimeout: parseLockTimeout(flags['lock-timeout']),
     onProgress,
   };

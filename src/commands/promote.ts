@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core';
 import {promote} from '../core/promote.js';
 import {AutoctxCommand, lockFlags, parseLockTimeout, storeFlags} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
+import {EXIT} from '../errors.js';
 
 export default class Promote extends AutoctxCommand {
   static override summary = 'Promote a confirmed candidate: every gate, then the atomic pointer swap.';
@@ -28,6 +29,7 @@ export default class Promote extends AutoctxCommand {
       timeoutSeconds: flags.timeout === undefined ? undefined : Number(flags.timeout),
       lockTimeout: parseLockTimeout(flags['lock-timeout']),
     });
+    if (result.status === 'rejected') return this.done(result, () => [`${paint.red('rejected')} ${short(result.bundle_digest)}: ${result.reason}`], EXIT.REJECTED);
     return this.done(result, () => [
       `${result.already_promoted ? 'already promoted' : paint.green('promoted')} ${short(result.bundle_digest)} (was ${short(result.incumbent_digest)}), promotion ${result.promotion_id}${result.causal_attribution ? ', causal attribution recorded' : ''}`,
     ]);

@@ -15,6 +15,8 @@ import {createNegativeResult} from '../model/negative-result.js';
 import {DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../model/records.js';
 import {createMatchedTrial, type MatchedTrial, type TrialLane} from '../model/trial.js';
+import {campaignFutile, confirmationBlocksReady, type CampaignFalsePromotionPolicy} from '../model/campaign.js';
+import {loadCampaignPolicy, recordCampaignTerminal, reserveCandidate, reserveFixturePlan} from './campaign.js';
 import {readFixtures, readInputJson, type ScenarioStore} from '../store/index.js';
 import {materializeBundle} from '../store/materialize.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
@@ -33,6 +35,8 @@ export interface EvaluateOptions extends StoreOptions {
   timeoutSeconds?: number | undefined;
   concurrency?: number | undefined;
   audit?: string | undefined;
+  campaign?: string | undefined;
+  campaignPolicyFile?: string | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
 }
 
@@ -71,12 +75,24 @@ function lifecycleFor(decision: ComparisonResult['decision'], current: Candidate
   return 'screened';
 }
 
-/** The lane the next units come from, or null when the decision needs none. */
-function phaseOf(decision: ComparisonResult | null): TrialLane | null {
+/**
+ * The lane the next units come from, or null when the decision needs none. In
+ * campaign mode confirmation goes on after the comparison asks for held-out
+ * pairs until the campaign's blocks are ready (the reference's rule).
+ */
+function phaseOf(decision: ComparisonResult | null, run?: Run): TrialLane | null {
   if (decision === null || decision.decision === 'needs_screen') return 'screen';
   if (decision.decision === 'needs_confirmation') return 'confirmation';
-  if (decision.decision === 'needs_heldout') return 'heldout';
+  if (decision.decision === 'needs_heldout') {
+    if (run?.campaign && !confirmationBlocksReady(run.trials, run.policy, run.campaign.policy)) return 'confirmation';
+    return 'heldout';
+  }
   return null;
+}
+
+/** Under the betting method, a candidate whose bets have lost stops without promotion. */
+function futile(run: Run): boolean {
+  return run.campaign !== null && run.campaign.policy.robust_method === 'bounded_betting' && campaignFutile(run.trials, run.policy, run.campaign.policy);
 }
 
 function loadPolicy(file: string | undefined, bound: EvaluatorPlan | null): ConfirmationPolicy {
@@ -102,6 +118,7 @@ interface Run {
   fixtures: Map<string, Fixture>;
   trials: MatchedTrial[];
   options: EvaluateOptions;
+  campaign: {id: string; policy: CampaignFalsePromotionPolicy} | null;
 }
 
 /** Resolve the candidate, build the plan, bind it (or check the bound one), check recorded evidence. */
@@ -122,20 +139,34 @@ async function prepare(options: EvaluateOptions): Promise<Run> {
   const units = planUnits(lanes, options.seedsPerFixture ?? 1, cohort);
   const deficits = planDeficits(units, policy);
   if (deficits) fail('PLAN_UNREACHABLE', `the fixture plan cannot reach a decision under its policy: ${deficits}`);
+  const campaignId = options.campaign ?? bound?.plan.campaign_id ?? null;
+  if (bound && options.campaign !== undefined && options.campaign !== bound.plan.campaign_id) fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.plan.campaign_id)}`);
+  let campaign: Run['campaign'] = null;
+  let effective = policy;
+  if (campaignId !== null) {
+    const requestedPolicy = loadCampaignPolicy(options.campaignPolicyFile);
+    // Alpha first, then the fixture plan: both durable before any evaluation.
+    await store.withLock(lockTimeout(options), () => {
+      const reserved = reserveCandidate(store, campaignId, requestedPolicy, candidate, policy);
+      reserveFixturePlan(store, campaignId, candidate, cohort, units, reserved.policy);
+      effective = reserved.policy;
+      campaign = {id: campaignId, policy: reserved.campaign};
+    });
+  }
   const requested = createEvaluatorPlan({
     scenario: store.scenario,
     evaluator_epoch: candidate.evaluator_epoch,
     candidate_digest: digest,
     incumbent_digest: incumbent.digest,
     cohort,
-    confirmation_policy: policy,
+    confirmation_policy: effective,
     units,
     evaluator: {command: options.evaluator, mode: options.evaluatorMode ?? 'per-arm', version: options.evaluatorVersion ?? null},
     audit: options.audit ?? bound?.plan.audit?.command ?? null,
-    campaign_id: null,
+    campaign_id: campaignId,
   });
   const evidence = store.readEvidence(digest);
-  if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, policy)) {
+  if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
     fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
   }
   if (bound) {
@@ -155,7 +186,7 @@ async function prepare(options: EvaluateOptions): Promise<Run> {
       fail('INTEGRITY', `recorded trial ${t.pair_key} does not match the bound plan`);
     }
   }
-  return {store, candidate, incumbent, record, policy, plan, fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), trials: [...trials], options};
+  return {store, candidate, incumbent, record, policy: effective, plan, fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), trials: [...trials], options, campaign};
 }
 
 function counts(trials: readonly MatchedTrial[]): Record<TrialLane, number> {
@@ -201,8 +232,10 @@ async function audit(run: Run, checkpoint: AuditCheckpoint, extra: Record<string
   return r.outcome;
 }
 
-/** A rejected or inconclusive comparison: negative result, audit, then the terminal lifecycle. */
-async function terminate(run: Run, decision: ComparisonResult): Promise<void> {
+const FUTILE_REASON = 'campaign betting test found the candidate futile';
+
+/** A rejected or inconclusive comparison: negative result, audit, campaign record, then the terminal lifecycle. */
+async function terminate(run: Run, decision: ComparisonResult, kind?: 'false-promotion-blocked'): Promise<void> {
   const {store, candidate, options} = run;
   const evidenceDigest = run.trials.length ? matchedEvidenceDigest({trials: [...run.trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : 1)), confirmation_policy: run.policy, confirmation_policy_digest: run.plan.plan.confirmation_policy_digest}) : null;
   const inconclusive = decision.decision === 'inconclusive';
@@ -211,7 +244,7 @@ async function terminate(run: Run, decision: ComparisonResult): Promise<void> {
     digest: candidate.digest,
     evaluator_epoch: candidate.evaluator_epoch,
     cohort: run.plan.plan.cohort,
-    kind: inconclusive ? 'inconclusive' : 'rejected',
+    kind: kind ?? (inconclusive ? 'inconclusive' : 'rejected'),
     reason: decision.reason,
     comparison: decision,
     trials: run.trials,
@@ -224,6 +257,7 @@ async function terminate(run: Run, decision: ComparisonResult): Promise<void> {
   await store.withLock(lockTimeout(options), () => store.writeNegativeResult(candidate.digest, negative));
   if (inconclusive) await audit(run, 'inconclusive_gate', {comparison: decision, evidence_digest: evidenceDigest});
   await store.withLock(lockTimeout(options), () => {
+    if (run.campaign) recordCampaignTerminal(store, run.campaign.id, candidate.digest, inconclusive ? 'inconclusive' : 'rejected', decision.reason);
     const current = store.readRecord(candidate.digest)!;
     if (current.lifecycle === 'rejected') return;
     const updated: CandidateRecord = {
@@ -333,7 +367,7 @@ async function runLane(run: Run, evaluator: Evaluator, lane: TrialLane, dirs: Re
       state.decision = decision;
       progress(run, 'pair', decision, units[committed]!.u);
       committed++;
-      if (phaseOf(decision) !== lane || (run.options.mode === 'screen' && lane !== 'screen')) stop = true;
+      if (phaseOf(decision, run) !== lane || (run.options.mode === 'screen' && lane !== 'screen') || (lane === 'confirmation' && futile(run))) stop = true;
     }
     if (failure !== null) stop = true;
   }
@@ -346,6 +380,7 @@ async function runLane(run: Run, evaluator: Evaluator, lane: TrialLane, dirs: Re
 
 function statusOf(mode: 'screen' | 'confirm', decision: ComparisonResult): EvaluateStatus {
   if (decision.decision === 'rejected') return 'rejected';
+  if (decision.reason === FUTILE_REASON) return 'rejected';
   if (decision.decision === 'inconclusive') return 'inconclusive';
   if (decision.decision === 'confirmed') return 'confirmed';
   if (mode === 'screen' && decision.decision !== 'needs_screen') return 'screened';
@@ -378,8 +413,8 @@ export async function evaluateCandidate(options: EvaluateOptions): Promise<Evalu
       materializeBundle(b, dirs[b.digest]!);
     }
     for (;;) {
-      if (TERMINAL.has(decision.decision) || run.record.lifecycle === 'rejected') break;
-      const lane = phaseOf(decision);
+      if (TERMINAL.has(decision.decision) || run.record.lifecycle === 'rejected' || futile(run)) break;
+      const lane = phaseOf(decision, run);
       if (lane === null || (options.mode === 'screen' && lane !== 'screen')) break;
       const before = run.trials.length;
       await runLane(run, evaluator, lane, dirs, state);
@@ -390,8 +425,12 @@ export async function evaluateCandidate(options: EvaluateOptions): Promise<Evalu
     await evaluator.close();
     rmSync(dirRoot, {recursive: true, force: true});
   }
-  if ((decision.decision === 'rejected' || decision.decision === 'inconclusive') && !run.store.readNegativeResult(run.candidate.digest)) await terminate(run, decision);
-  else if (decision.decision === 'inconclusive' && run.record.lifecycle !== 'rejected') await terminate(run, decision);
+  if (decision.decision === 'rejected' || decision.decision === 'inconclusive') {
+    if (!run.store.readNegativeResult(run.candidate.digest) || run.record.lifecycle !== 'rejected') await terminate(run, decision);
+  } else if (futile(run) && !TERMINAL.has(decision.decision)) {
+    decision = {...decision, decision: 'rejected', reason: FUTILE_REASON};
+    await terminate(run, decision, 'false-promotion-blocked');
+  }
   progress(run, 'done', decision);
   return {
     status: statusOf(options.mode, decision),

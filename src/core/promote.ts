@@ -12,6 +12,10 @@ import {confirmationPolicyDigest} from '../model/policy.js';
 import {isoTimestamp, type ActivePointer, type CandidateRecord, type PromotionRecord} from '../model/records.js';
 import {compareReplay} from '../model/replay.js';
 import {checkServeable} from '../model/serveability.js';
+import {authorizeCampaignPromotion} from '../model/campaign.js';
+import type {ConfirmationPolicy} from '../model/policy.js';
+import type {MatchedTrial} from '../model/trial.js';
+import {loadCampaign, recordCampaignDecision} from './campaign.js';
 import type {ScenarioStore} from '../store/index.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {finishPointerMove} from './lifecycle-finish.js';
@@ -25,11 +29,12 @@ export interface PromoteOptions extends StoreOptions {
 }
 
 export interface PromoteResult {
-  status: 'promoted';
+  status: 'promoted' | 'rejected';
+  reason: string | null;
   scenario: string;
   bundle_digest: string;
   incumbent_digest: string;
-  promotion_id: string;
+  promotion_id: string | null;
   already_promoted: boolean;
   causal_attribution: boolean;
 }
@@ -80,6 +85,49 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
   fail('ACTIVE_MOVED', `${reason}; the candidate is rejected as stale (propose it again against the active bundle)`, {active: activeDigest});
 }
 
+/**
+ * The campaign's authorization: the evidence must match the reservation and the
+ * reserved plan, and the dependence-aware gate must clear. A block is terminal
+ * (negative result, rejected); returns its reason, or null when authorized.
+ */
+async function campaignGate(store: ScenarioStore, options: PromoteOptions, campaignId: string, candidate: ContextBundle, record: CandidateRecord, trials: MatchedTrial[], policy: ConfirmationPolicy, planDigest: string): Promise<string | null> {
+  const {state, policy: campaignPolicy} = loadCampaign(store, campaignId, undefined);
+  const reservation = state.reservations.find((r) => r.candidate_digest === candidate.digest);
+  const fixtures = state.fixture_reservations.find((f) => f.candidate_digest === candidate.digest);
+  if (!reservation || !fixtures) fail('INTEGRITY', `candidate ${candidate.digest} has no durable reservation in campaign ${JSON.stringify(campaignId)}`);
+  const gate = authorizeCampaignPromotion({candidate, comparison: record.comparison!, trials, confirmation_policy: policy, campaign_policy: campaignPolicy, reservation, fixture_reservation: fixtures});
+  let blocked: string | null = null;
+  await store.withLock(lockTimeout(options), () => {
+    const artifact = recordCampaignDecision(store, campaignId, gate.reservation);
+    if (gate.authorized) return;
+    const at = isoTimestamp(now(options));
+    blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${artifact.digest}; evidence_sha256=${gate.reservation.evidence_digest}`;
+    const sorted = sortedTrials(trials);
+    store.writeNegativeResult(
+      candidate.digest,
+      createNegativeResult({
+        scenario: store.scenario,
+        digest: candidate.digest,
+        evaluator_epoch: candidate.evaluator_epoch,
+        cohort: trials[0]?.cohort ?? null,
+        kind: 'false-promotion-blocked',
+        reason: gate.reason,
+        comparison: record.comparison,
+        trials,
+        evidence_binding_digest: matchedEvidenceDigest({trials: sorted, confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy)}),
+        confirmation_policy_digest: confirmationPolicyDigest(policy),
+        plan_digest: planDigest,
+        reservation_artifact: artifact,
+        occurred_at: record.created_at,
+        generated_at: at,
+      }),
+    );
+    const current = store.readRecord(candidate.digest)!;
+    if (current.lifecycle !== 'rejected') store.writeRecord({...current, lifecycle: 'rejected', rationale: blocked, updated_at: at});
+  });
+  return blocked;
+}
+
 /** Every check that needs no lock: the record, the evidence, the replay, serveability, the diff. */
 function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: ContextBundle, record: CandidateRecord) {
   if (!record.comparison || record.comparison.decision !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${candidate.digest} has no confirmed comparison`);
@@ -121,7 +169,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   if (active.bundle_digest === digest && active.promotion_id !== null) {
     await store.withLock(lockTimeout(options), () => finishPointerMove(store, active, now(options)));
     const p = store.readPromotion(active.promotion_id)!;
-    return {status: 'promoted', scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: store.readDocumentAt(store.paths.causalAttribution(digest), 'causal-attribution') !== null};
+    return {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: store.readDocumentAt(store.paths.causalAttribution(digest), 'causal-attribution') !== null};
   }
   if (record.lifecycle !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${digest} is ${record.lifecycle}, not confirmed; nothing was promoted`);
   if (candidate.parent_digest === null) fail('NOT_CONFIRMED', `bundle ${digest} has no parent`);
@@ -134,6 +182,10 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   if (bound !== null) {
     const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, options.timeoutSeconds ?? 120);
     if (audit.outcome !== 'advisory') fail('AUDIT_HOLD', `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the candidate stays confirmed and nothing changed`);
+  }
+  if (plan?.plan.campaign_id) {
+    const blocked = await campaignGate(store, options, plan.plan.campaign_id, candidate, record, evidence.trials, evidence.confirmation_policy!, plan.plan_digest);
+    if (blocked) return {status: 'rejected', reason: blocked, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: null, already_promoted: false, causal_attribution: false};
   }
   const causal = createCausalAttribution(candidate, parent, diff, evidence.trials);
   let outcome: PromoteResult | undefined;
@@ -181,7 +233,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     store.writeActive(pointer);
     store.writeMirrors(candidate);
     finishPointerMove(store, pointer, now(options));
-    outcome = {status: 'promoted', scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: promotion.promotion_id, already_promoted: false, causal_attribution: causal !== null};
+    outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: promotion.promotion_id, already_promoted: false, causal_attribution: causal !== null};
   });
   if (staleActive !== undefined) await terminateStale(store, options, candidate, record, staleActive);
   return outcome!;

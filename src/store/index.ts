@@ -4,4 +4,4 @@ export {readSource, type BundleSource} from './source.js';
 export {assertScenarioName, campaignSegment, isSafeSegment, ScenarioPaths} from './paths.js';
 export {schemaProblem, assertSchema} from './schemas.js';
 export {readFixtures, readInputJson, readInputText, readJsonLines} from './inputs.js';
-export {type MatchedEvidence} from './scenario-store.js';
+export {type MatchedEvidence, type StoredCampaign} from './scenario-store.js';

@@ -1,7 +1,8 @@
 import {fail} from '../errors.js';
 import {validateBundle, type ContextBundle} from '../model/bundle.js';
 import {manifestDiffDigest, type ManifestDiff} from '../model/diff.js';
-import {evaluatorPlanDigest} from '../model/evidence-digests.js';
+import {campaignStateDigest, evaluatorPlanDigest} from '../model/evidence-digests.js';
+import type {CampaignFalsePromotionState} from '../model/campaign.js';
 import type {EvaluatorPlan} from '../model/evaluator-plan.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord, type PromotionRecord, type RollbackRecord} from '../model/records.js';
@@ -14,6 +15,9 @@ import type {SchemaName} from './schemas.js';
 import type {JsonValue} from '../canonical/index.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
+
+/** A campaign ledger as stored: schema 2, or a readable schema-1 ledger without fixture history. */
+export type StoredCampaign = Omit<CampaignFalsePromotionState, 'schema_version'> & {schema_version: 1 | 2};
 
 /** A candidate's recorded evidence. A legacy (schema-1) array has no bound policy. */
 export interface MatchedEvidence {
@@ -225,6 +229,25 @@ export class ScenarioStore {
 
   writePromotion(record: PromotionRecord): boolean {
     return writeImmutableDocument(this.guard, this.paths.promotion(record.promotion_id), 'promotion', record, this.write);
+  }
+
+  // ---- campaign ledgers (guarded by the scenario lock: a campaign lives in one scenario store) ----
+
+  readCampaign(campaignId: string): StoredCampaign | null {
+    return readDocument<StoredCampaign>(this.guard, this.paths.campaignLedger(campaignId), 'false-promotion', (value) => {
+      const l = value as unknown as StoredCampaign;
+      if (l.campaign_id !== campaignId) fail('INVALID_INPUT', `the ledger is for campaign ${JSON.stringify(l.campaign_id)}`);
+      if (l.schema_version === 2 && campaignStateDigest(l) !== l.state_digest) fail('DIGEST_MISMATCH', 'state_digest does not match the ledger');
+      return l;
+    });
+  }
+
+  writeCampaign(state: StoredCampaign): void {
+    writeDocument(this.guard, this.paths.campaignLedger(state.campaign_id), 'false-promotion', state, this.write);
+  }
+
+  writeReservationArtifact(campaignId: string, digest: string, artifact: Record<string, unknown>): boolean {
+    return writeImmutableDocument(this.guard, this.paths.reservationArtifact(campaignId, digest), 'reservation-artifact', artifact, this.write);
   }
 
   // ---- promotions and rollbacks ----

@@ -33,7 +33,8 @@ describe('confirm: the coordinator loop', () => {
     // Stopped early: fewer pairs than the plan holds; lanes in order screen, confirmation, held-out.
     expect(pairs).toBeLessThan(plan.units.length);
     const lanes = log.filter((_, i) => i % 2 === 0).map((l) => l.split(' ')[1]);
-    expect(lanes).toEqual([...lanes].sort((a, b) => ['screen', 'confirmation', 'heldout'].indexOf(a) - ['screen', 'confirmation', 'heldout'].indexOf(b)));
+    const order = (x: string | undefined) => ['screen', 'confirmation', 'heldout'].indexOf(x ?? '');
+    expect(lanes).toEqual([...lanes].sort((a, b) => order(a) - order(b)));
     for (let k = 0; k < pairs; k++) {
       const [arm1, lane, fixture, seed] = log[2 * k]!.split(' ');
       const [arm2, , fixture2, seed2] = log[2 * k + 1]!.split(' ');
