@@ -16,7 +16,7 @@ import {DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type Confirmati
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../model/records.js';
 import {createMatchedTrial, type MatchedTrial, type TrialLane} from '../model/trial.js';
 import {campaignFutile, confirmationBlocksReady, type CampaignFalsePromotionPolicy} from '../model/campaign.js';
-import {loadCampaignPolicy, recordCampaignTerminal, reserveCandidate, reserveFixturePlan} from './campaign.js';
+import {loadCampaign, loadCampaignPolicy, recordCampaignTerminal, reserveCandidate, reserveFixturePlan} from './campaign.js';
 import {readFixtures, readInputJson, type ScenarioStore} from '../store/index.js';
 import {materializeBundle} from '../store/materialize.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
@@ -26,7 +26,7 @@ export interface EvaluateOptions extends StoreOptions {
   candidate: string;
   mode: 'screen' | 'confirm';
   evaluator: string;
-  evaluatorMode?: 'per-arm' | 'persistent' | undefined;
+  evaluatorMode?: 'per-arm' | 'persistent' | 'external' | undefined;
   evaluatorVersion?: string | undefined;
   fixtures: string;
   policyFile?: string | undefined;
@@ -328,11 +328,14 @@ async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, inde
  * on. Results past the point where it stops are discarded, so the evidence
  * equals a sequential run's.
  */
-async function runLane(run: Run, evaluator: Evaluator, lane: TrialLane, dirs: Record<string, string>, state: {decision: ComparisonResult | null; evaluated: number}): Promise<void> {
+/** Where the pairs of a run come from: an evaluator, or results brought back (null: none for that unit). */
+export type PairSource = (unit: PlanUnit, index: number) => Promise<MatchedTrial | null>;
+
+async function runLane(run: Run, source: PairSource, lane: TrialLane, state: {decision: ComparisonResult | null; evaluated: number}): Promise<void> {
   const done = new Set(run.trials.map((t) => `${t.fixture_digest}\u0000${t.seed}`));
   const units = run.plan.plan.units.map((u, index) => ({u, index})).filter(({u}) => u.lane === lane && !done.has(`${u.fixture_digest}\u0000${u.seed}`));
   const limit = run.options.concurrency ?? 1;
-  const results = new Map<number, {trial?: MatchedTrial; error?: unknown}>();
+  const results = new Map<number, {trial?: MatchedTrial | null; error?: unknown}>();
   const inflight = new Map<number, Promise<void>>();
   let next = 0;
   let committed = 0;
@@ -344,7 +347,7 @@ async function runLane(run: Run, evaluator: Evaluator, lane: TrialLane, dirs: Re
       const {u, index} = units[k]!;
       inflight.set(
         k,
-        evaluatePair(run, evaluator, u, index, dirs).then(
+        source(u, index).then(
           (trial) => void results.set(k, {trial}),
           (error: unknown) => void results.set(k, {error}),
         ),
@@ -360,10 +363,14 @@ async function runLane(run: Run, evaluator: Evaluator, lane: TrialLane, dirs: Re
         failure = r.error;
         break;
       }
-      run.trials.push(r.trial!);
+      if (!r.trial) {
+        stop = true; // no result for this unit: the lane cannot go on past it
+        break;
+      }
+      run.trials.push(r.trial);
       state.evaluated++;
       const decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
-      await commit(run, r.trial!, decision);
+      await commit(run, r.trial, decision);
       state.decision = decision;
       progress(run, 'pair', decision, units[committed]!.u);
       committed++;
@@ -388,42 +395,23 @@ function statusOf(mode: 'screen' | 'confirm', decision: ComparisonResult): Evalu
 }
 
 /**
- * The coordinator loop: screen units, adaptive confirmation, then held-out
- * units, each pair recorded (evidence, then record) before the next decision;
- * a re-run resumes without re-evaluating a recorded pair.
+ * Drive a run from its recorded state: lane by lane as the decision asks,
+ * then the terminal records. Shared by evaluation and by ingestion.
  */
-export async function evaluateCandidate(options: EvaluateOptions): Promise<EvaluateResult> {
-  const run = await prepare(options);
+export async function drive(run: Run, source: PairSource): Promise<EvaluateResult> {
   let decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
   const state = {decision: decision as ComparisonResult | null, evaluated: 0};
   // Recovery: evidence recorded but the record lags behind it.
   if (run.trials.length > 0) await commit(run, null, decision);
   progress(run, 'plan', decision);
-  const dirRoot = mkdtempSync(path.join(os.tmpdir(), 'autoctx-bundles-'));
-  const evaluator = createEvaluator({
-    command: run.plan.plan.candidate_evaluator.evaluator.command,
-    mode: run.plan.plan.candidate_evaluator.evaluator.mode,
-    timeoutSeconds: options.timeoutSeconds ?? 120,
-    concurrency: options.concurrency ?? 1,
-  });
-  try {
-    const dirs: Record<string, string> = {};
-    for (const b of [run.candidate, run.incumbent]) {
-      dirs[b.digest] = path.join(dirRoot, b.digest);
-      materializeBundle(b, dirs[b.digest]!);
-    }
-    for (;;) {
-      if (TERMINAL.has(decision.decision) || run.record.lifecycle === 'rejected' || futile(run)) break;
-      const lane = phaseOf(decision, run);
-      if (lane === null || (options.mode === 'screen' && lane !== 'screen')) break;
-      const before = run.trials.length;
-      await runLane(run, evaluator, lane, dirs, state);
-      decision = state.decision ?? decision;
-      if (run.trials.length === before) break; // the lane has no units left
-    }
-  } finally {
-    await evaluator.close();
-    rmSync(dirRoot, {recursive: true, force: true});
+  for (;;) {
+    if (TERMINAL.has(decision.decision) || run.record.lifecycle === 'rejected' || futile(run)) break;
+    const lane = phaseOf(decision, run);
+    if (lane === null || (run.options.mode === 'screen' && lane !== 'screen')) break;
+    const before = run.trials.length;
+    await runLane(run, source, lane, state);
+    decision = state.decision ?? decision;
+    if (run.trials.length === before) break; // the lane has no units (or results) left
   }
   if (decision.decision === 'rejected' || decision.decision === 'inconclusive') {
     if (!run.store.readNegativeResult(run.candidate.digest) || run.record.lifecycle !== 'rejected') await terminate(run, decision);
@@ -433,7 +421,7 @@ export async function evaluateCandidate(options: EvaluateOptions): Promise<Evalu
   }
   progress(run, 'done', decision);
   return {
-    status: statusOf(options.mode, decision),
+    status: statusOf(run.options.mode, decision),
     scenario: run.store.scenario,
     candidate_digest: run.candidate.digest,
     parent_digest: run.incumbent.digest,
@@ -445,3 +433,48 @@ export async function evaluateCandidate(options: EvaluateOptions): Promise<Evalu
   };
 }
 
+/**
+ * The coordinator loop: screen units, adaptive confirmation, then held-out
+ * units, each pair recorded (evidence, then record) before the next decision;
+ * a re-run resumes without re-evaluating a recorded pair.
+ */
+export async function evaluateCandidate(options: EvaluateOptions): Promise<EvaluateResult> {
+  const run = await prepare(options);
+  const dirRoot = mkdtempSync(path.join(os.tmpdir(), 'autoctx-bundles-'));
+  const identity = run.plan.plan.candidate_evaluator.evaluator;
+  if (identity.mode === 'external') fail('EVALUATOR_CHANGED', 'this plan was bound for external evaluation (plan export); bring results back with trials ingest');
+  const evaluator = createEvaluator({command: identity.command, mode: identity.mode, timeoutSeconds: options.timeoutSeconds ?? 120, concurrency: options.concurrency ?? 1});
+  try {
+    const dirs: Record<string, string> = {};
+    for (const b of [run.candidate, run.incumbent]) {
+      dirs[b.digest] = path.join(dirRoot, b.digest);
+      materializeBundle(b, dirs[b.digest]!);
+    }
+    return await drive(run, (unit, index) => evaluatePair(run, evaluator, unit, index, dirs));
+  } finally {
+    await evaluator.close();
+    rmSync(dirRoot, {recursive: true, force: true});
+  }
+}
+
+/**
+ * A run from the plan already bound (by confirm or plan export): for results
+ * brought back from elsewhere. Nothing about the plan can change here.
+ */
+async function prepareBound(options: StoreOptions & {candidate: string}): Promise<Run> {
+  const store = openScenario(options);
+  const digest = resolveDigest(store, options.candidate);
+  const candidate = store.requireBundle(digest);
+  const record = store.readRecord(digest);
+  if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate`);
+  if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
+  const plan = store.readPlan(digest);
+  if (!plan) fail('INVALID_TRANSITION', `candidate ${digest} has no bound plan yet; run autoctx plan export (or confirm) first`);
+  const incumbent = store.requireBundle(candidate.parent_digest!);
+  const evidence = store.readEvidence(digest);
+  let campaign: Run['campaign'] = null;
+  if (plan.plan.campaign_id) campaign = {id: plan.plan.campaign_id, policy: loadCampaign(store, plan.plan.campaign_id, undefined).policy};
+  return {store, candidate, incumbent, record, policy: plan.plan.confirmation_policy, plan, fixtures: new Map(), trials: [...(evidence?.trials ?? [])], options: {...options, mode: 'confirm', evaluator: '', fixtures: ''}, campaign};
+}
+
+export {prepare, prepareBound, type Run};

@@ -5,7 +5,7 @@ import type {PlanUnit} from './fixtures.js';
 /** Who evaluates: the command, how it is run, and an optional version label. */
 export interface EvaluatorIdentity {
   command: string;
-  mode: 'per-arm' | 'persistent';
+  mode: 'per-arm' | 'persistent' | 'external';
   version: string | null;
 }
 

@@ -21,7 +21,11 @@ export type SchemaName =
   | 'false-promotion'
   | 'reservation-artifact'
   | 'stale-terminalization'
-  | 'causal-attribution';
+  | 'causal-attribution'
+  | 'trial-result'
+  | 'work-unit'
+  | 'evaluation-request'
+  | 'evaluation-answer';
 
 /**
  * Validators are compiled from schemas/ by Ajv at build time
