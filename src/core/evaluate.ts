@@ -12,7 +12,8 @@ import {createEvaluatorPlan, planDifference, type EvaluatorPlan} from '../model/
 import {matchedEvidenceDigest} from '../model/evidence-digests.js';
 import {assignLanes, planDeficits, planUnits, type Fixture, type PlanUnit} from '../model/fixtures.js';
 import {createNegativeResult} from '../model/negative-result.js';
-import {DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
+import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
+import {compareReplay} from '../model/replay.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../model/records.js';
 import {createMatchedTrial, type MatchedTrial, type TrialLane} from '../model/trial.js';
 import {campaignFutile, confirmationBlocksReady, type CampaignFalsePromotionPolicy} from '../model/campaign.js';
@@ -107,6 +108,25 @@ function loadPolicy(file: string | undefined, bound: EvaluatorPlan | null): Conf
   }
 }
 
+/**
+ * A schema-1 evidence array is rewritten as a schema-2 envelope only after
+ * replaying it under the policy reproduces the recorded comparison and
+ * lifecycle; otherwise nothing is rewritten and the run fails closed.
+ */
+async function migrateLegacy(store: ScenarioStore, options: EvaluateOptions, candidate: ContextBundle, record: CandidateRecord, trials: MatchedTrial[], policy: ConfirmationPolicy): Promise<void> {
+  if (!record.comparison) fail('INTEGRITY', `candidate ${candidate.digest} has legacy evidence but no recorded comparison to verify it against`);
+  const replayed = evaluateMatchedTrials(candidate, trials, policy);
+  const verdict = compareReplay(record.comparison, replayed);
+  const lifecycle = replayed.decision === 'inconclusive' ? 'rejected' : lifecycleFor(replayed.decision, record.lifecycle);
+  if (!verdict.matches) fail('INTEGRITY', `the legacy evidence of ${candidate.digest} does not reproduce the recorded comparison under this policy; nothing was rewritten`);
+  if (lifecycle !== record.lifecycle) fail('INTEGRITY', `the legacy evidence of ${candidate.digest} does not reproduce the terminal lifecycle "${record.lifecycle}"; nothing was rewritten`);
+  const rekeyed = trials.map((t) => createMatchedTrial(t));
+  await store.withLock(lockTimeout(options), () => {
+    store.writeEvidence(candidate.digest, rekeyed, policy);
+    store.writeRecord({...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))});
+  });
+}
+
 /** Everything one evaluation run works with, resolved and checked. */
 interface Run {
   store: ScenarioStore;
@@ -166,6 +186,7 @@ async function prepare(options: EvaluateOptions): Promise<Run> {
     campaign_id: campaignId,
   });
   const evidence = store.readEvidence(digest);
+  if (evidence?.legacy) await migrateLegacy(store, options, candidate, record, evidence.trials, effective);
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
     fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
   }
@@ -178,7 +199,7 @@ async function prepare(options: EvaluateOptions): Promise<Run> {
     await store.withLock(lockTimeout(options), () => store.writePlan(requested));
   }
   const plan = bound ?? requested;
-  const trials = evidence?.trials ?? [];
+  const trials = (evidence?.legacy ? store.readEvidence(digest)?.trials : evidence?.trials) ?? [];
   const planned = new Map(plan.plan.units.map((u) => [`${u.fixture_digest}\u0000${u.seed}`, u]));
   for (const t of trials) {
     const u = planned.get(`${t.fixture_digest}\u0000${t.seed}`);

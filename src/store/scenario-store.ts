@@ -305,6 +305,11 @@ export class ScenarioStore {
     return requireDocument<T>(this.guard, file, schema, check);
   }
 
+  /** Remove a temporary file or a dead lock folder left by an interrupted run. */
+  removeLeftover(file: string): void {
+    removeFile(this.guard, file, this.write);
+  }
+
   readText(file: string): string | null {
     return readBytes(this.guard, file)?.toString('utf8') ?? null;
   }

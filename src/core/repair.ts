@@ -1,0 +1,80 @@
+import path from 'node:path';
+import {evaluateMatchedTrials} from '../model/comparison.js';
+import {confirmationPolicyDigest, validateConfirmationPolicy} from '../model/policy.js';
+import {isoTimestamp} from '../model/records.js';
+import {compareReplay} from '../model/replay.js';
+import {createMatchedTrial} from '../model/trial.js';
+import {TEMP_FILE} from '../store/paths.js';
+import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
+import {finishPointerMove} from './lifecycle-finish.js';
+
+export interface RepairResult {
+  status: 'repaired';
+  scenarios: string[];
+  actions: string[];
+  remaining: string[];
+}
+
+/**
+ * Complete or remove what an interrupted run left behind: lifecycles and
+ * mirrors behind the pointer, missing discoverable copies of negative results,
+ * temporary files, and legacy evidence whose replay reproduces its record
+ * (rewritten as schema 2). What cannot be completed safely is listed, not
+ * touched.
+ */
+export async function repair(options: StoreOptions): Promise<RepairResult> {
+  const knowledge = openKnowledge(options);
+  const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
+  const actions: string[] = [];
+  const remaining: string[] = [];
+  for (const name of names) {
+    const store = knowledge.scenario(name);
+    await store.withLock(lockTimeout(options), () => {
+      const rel = (p: string) => path.relative(knowledge.root, p);
+      for (const entry of store.walk()) {
+        if (entry.kind === 'file' && (TEMP_FILE.test(path.basename(entry.path)) || /\.\d+\.[0-9a-f]{32}\.tmp$/.test(entry.path))) {
+          store.removeLeftover(entry.path);
+          actions.push(`removed ${rel(entry.path)}`);
+        }
+        if (entry.kind === 'dir' && /^autoctx\.lock\.stale-[0-9a-f]+$/.test(path.basename(entry.path))) {
+          store.removeLeftover(entry.path);
+          actions.push(`removed ${rel(entry.path)}`);
+        }
+      }
+      const active = store.readActive();
+      if (active) {
+        const bundle = store.readBundle(active.bundle_digest);
+        if (bundle) store.writeMirrors(bundle);
+        for (const d of finishPointerMove(store, active, now(options))) actions.push(`brought the lifecycle of ${d} in line with active.json`);
+      }
+      for (const digest of store.listCandidateDigests()) {
+        const record = store.readRecord(digest);
+        if (!record) {
+          remaining.push(`${rel(store.paths.candidateDir(digest))} has no record.json: run the same autoctx propose again`);
+          continue;
+        }
+        const negative = store.readNegativeResult(digest);
+        if (negative && !store.readDocumentAt(store.paths.negativeLedger(digest), 'negative-result')) {
+          store.writeNegativeResult(digest, negative);
+          actions.push(`restored ${rel(store.paths.negativeLedger(digest))}`);
+        }
+        const evidence = store.readEvidence(digest);
+        if (!evidence?.legacy) continue;
+        const policy = record.confirmation_policy ? validateConfirmationPolicy(record.confirmation_policy) : null;
+        if (!record.comparison || !policy) {
+          remaining.push(`${rel(store.paths.matchedTrials(digest))} is legacy evidence without a recorded policy; run confirm with its --policy to migrate it`);
+          continue;
+        }
+        const replayed = evaluateMatchedTrials(store.requireBundle(digest), evidence.trials, policy);
+        if (!compareReplay(record.comparison, replayed).matches) {
+          remaining.push(`${rel(store.paths.matchedTrials(digest))} is legacy evidence that does not reproduce its record; left as it is`);
+          continue;
+        }
+        store.writeEvidence(digest, evidence.trials.map((t) => createMatchedTrial(t)), policy);
+        store.writeRecord({...record, schema_version: 2, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))});
+        actions.push(`migrated ${rel(store.paths.matchedTrials(digest))} to schema 2 after a verified replay`);
+      }
+    });
+  }
+  return {status: 'repaired', scenarios: names, actions, remaining};
+}

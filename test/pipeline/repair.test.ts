@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from '@jest/globals';
+import {canonicalJson} from '../../src/canonical/index.js';
+import {legacyPairKey} from '../../src/model/index.js';
+import {resultSchemaProblem} from '../../src/store/result-schemas.js';
+import {runCli} from '../helpers/cli.js';
+import {copySampleKnowledge} from '../helpers/tree.js';
+
+const PROMOTED = '6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252';
+
+function sample() {
+  const k = copySampleKnowledge();
+  const base = path.join(k, 'demo/context_bundles');
+  const cli = (args: string[]) => runCli([...args, '--knowledge', k, '--json']);
+  return {k, base, cli, file: (rel: string) => path.join(base, rel)};
+}
+
+describe('verify warnings and repair', () => {
+  it('a pointer moved but lifecycles not yet updated is a warning; repair completes it', () => {
+    const s = sample();
+    const rec = s.file(`candidates/${PROMOTED}/record.json`);
+    fs.writeFileSync(rec, JSON.stringify({...JSON.parse(fs.readFileSync(rec, 'utf8')), lifecycle: 'confirmed'}));
+    fs.writeFileSync(s.file('.active.json.autoctx-abc123.tmp'), '{');
+    const v = s.cli(['verify']);
+    expect(v.status).toBe(0);
+    expect(v.json.warnings.map((w: {code: string}) => w.code).sort()).toEqual(['LEFTOVER_TEMP', 'LIFECYCLE_PENDING']);
+    const r = s.cli(['repair']);
+    expect(resultSchemaProblem('result-repair', r.json)).toBeNull();
+    expect(r.json.actions.length).toBeGreaterThanOrEqual(2);
+    expect(s.cli(['verify']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+    expect(JSON.parse(fs.readFileSync(rec, 'utf8')).lifecycle).toBe('active');
+  });
+
+  it('legacy (schema-1) evidence is read, replayed, and rewritten to schema 2 only after the replay reproduces the record', () => {
+    const s = sample();
+    const file = s.file(`candidates/${PROMOTED}/matched_trials.json`);
+    const original = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const legacy = original.trials.map((t: Record<string, unknown>) => ({...t, pair_key: legacyPairKey(t as never)}));
+    fs.writeFileSync(file, JSON.stringify(legacy));
+    expect(s.cli(['verify']).json.errors).toEqual([]);
+    expect(s.cli(['replay', PROMOTED]).json).toMatchObject({status: 'ok', bit_exact: true});
+    const r = s.cli(['repair']);
+    expect(r.json.actions.some((a: string) => a.startsWith('migrated'))).toBe(true);
+    expect(canonicalJson(JSON.parse(fs.readFileSync(file, 'utf8')))).toBe(canonicalJson(original));
+  });
+
+  it('legacy rows that collapse to one current pair identity fail closed', () => {
+    const s = sample();
+    const file = s.file(`candidates/${PROMOTED}/matched_trials.json`);
+    const trials = JSON.parse(fs.readFileSync(file, 'utf8')).trials;
+    const a = {...trials[0], pair_key: legacyPairKey(trials[0])};
+    const b = {...trials[0], lane: 'heldout', fixture: 'renamed'};
+    fs.writeFileSync(file, JSON.stringify([a, {...b, pair_key: legacyPairKey(b)}]));
+    const v = s.cli(['verify']);
+    expect(v.status).toBe(8);
+    expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('DUPLICATE_PAIR');
+    const r = s.cli(['replay', PROMOTED]);
+    expect(r.status).toBe(8);
+    expect(r.json.error.message).toMatch(/duplicate current pair identity/);
+  });
+
+  it('legacy evidence that does not reproduce its record is left untouched', () => {
+    const s = sample();
+    const file = s.file(`candidates/${PROMOTED}/matched_trials.json`);
+    const trials = JSON.parse(fs.readFileSync(file, 'utf8')).trials;
+    trials[0].candidate_score = 0.1;
+    const legacy = JSON.stringify(trials.map((t: Record<string, unknown>) => ({...t, pair_key: legacyPairKey(t as never)})));
+    fs.writeFileSync(file, legacy);
+    const r = s.cli(['repair']);
+    expect(r.json.remaining.some((x: string) => x.includes('does not reproduce'))).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).toBe(legacy);
+  });
+});
