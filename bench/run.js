@@ -1,5 +1,7 @@
 // npm run bench: prints one table, every figure measured in this run on this machine.
 import fs from 'node:fs';
+import {spawnSync} from 'node:child_process';
+import {performance} from 'node:perf_hooks';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -110,6 +112,37 @@ rows.push({
   target: '<= 10 ms',
   ok: authMs <= 10,
   command: 'authorizeCampaignPromotion: replay + plan checks + gate + evidence digest (median of 50)',
+});
+
+// 6. Per-pair overhead with a persistent evaluator that answers at once: a 200-pair confirmation
+//    (the effect flips sign, so the budget runs out), every pair recorded durably (envelope, then record).
+const pairDir = path.join(work, 'pairs');
+fs.mkdirSync(pairDir);
+const fixturesFile = path.join(pairDir, 'fixtures.jsonl');
+const fx = [{fixture: 's', lane: 'screen'}, ...Array.from({length: 200}, (_, i) => ({fixture: `c${i}`, lane: 'confirmation'})), {fixture: 'h', lane: 'heldout'}];
+fs.writeFileSync(fixturesFile, fx.map((f, i) => JSON.stringify({...f, initial_state: i, observation: f.fixture})).join('\n') + '\n');
+const policyFile = path.join(pairDir, 'policy.json');
+fs.writeFileSync(policyFile, JSON.stringify({min_screen_pairs: 1, min_confirmation_pairs: 2, max_confirmation_pairs: 200, min_heldout_pairs: 1}));
+const pk = path.join(pairDir, 'knowledge');
+await init({knowledge: pk, scenario: 'bench', from: path.join(root, 'knowledge-example/demo/baseline')});
+const cand = await propose({knowledge: pk, from: path.join(root, 'knowledge-example/demo/candidate-better')});
+const fake = path.join(root, 'test/fixtures/evaluators/fake.js');
+const confirmRun = (digest, delta) => {
+  const started = performance.now();
+  const res = spawnSync(process.execPath, [path.join(root, 'bin/run.js'), 'confirm', digest, '--knowledge', pk, '--evaluator', `node ${fake}`, '--evaluator-mode', 'persistent', '--fixtures', fixturesFile, '--policy', policyFile, '--quiet', '--json'], {encoding: 'utf8', env: {...process.env, FAKE_DELTA: delta, FAKE_NOISE: '0', FAKE_ALTERNATE: '1'}});
+  return {ms: performance.now() - started, pairs: JSON.parse(res.stdout).pairs_evaluated};
+};
+// The same command with one pair (the screen fails at once) measures start-up and the evaluator's start.
+const short = await propose({knowledge: pk, from: path.join(root, 'knowledge-example/demo/candidate-worse'), runId: 'short'});
+const one = confirmRun(short.bundle_digest, '-0.3');
+const many = confirmRun(cand.bundle_digest, 'by-lane:0.3,0.1,0.3');
+const perPair = (many.ms - one.ms) / (many.pairs - one.pairs);
+rows.push({
+  measure: 'overhead per matched pair (persistent evaluator)',
+  value: `${perPair.toFixed(2)} ms ((${(many.ms / 1000).toFixed(2)} s for ${many.pairs} pairs − ${(one.ms / 1000).toFixed(2)} s for ${one.pairs}) / ${many.pairs - one.pairs}; ${(many.ms / many.pairs).toFixed(2)} ms with start-up)`,
+  target: '<= 5 ms',
+  ok: perPair <= 5 && many.pairs >= 200,
+  command: 'autoctx confirm --evaluator-mode persistent: 201 pairs (200 confirmation) against 1, two fsynced writes per pair',
 });
 
 printTable(rows);

@@ -139,6 +139,8 @@ interface Run {
   trials: MatchedTrial[];
   options: EvaluateOptions;
   campaign: {id: string; policy: CampaignFalsePromotionPolicy} | null;
+  /** The bytes of evaluator_plan.json as bound, compared before every arm. */
+  planText: string | null;
 }
 
 /** Resolve the candidate, build the plan, bind it (or check the bound one), check recorded evidence. */
@@ -207,7 +209,9 @@ async function prepare(options: EvaluateOptions): Promise<Run> {
       fail('INTEGRITY', `recorded trial ${t.pair_key} does not match the bound plan`);
     }
   }
-  return {store, candidate, incumbent, record, policy: effective, plan, fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), trials: [...trials], options, campaign};
+  const planText = store.readText(store.paths.evaluatorPlan(digest));
+  if (planText === null || store.readPlan(digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
+  return {store, candidate, incumbent, record, policy: effective, plan, fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), trials: [...trials], options, campaign, planText};
 }
 
 function counts(trials: readonly MatchedTrial[]): Record<TrialLane, number> {
@@ -330,8 +334,9 @@ async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, inde
   const arms: Array<'candidate' | 'incumbent'> = index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'];
   const answers: Record<string, {score: number; valid: boolean}> = {};
   for (const arm of arms) {
-    const current = run.store.readPlan(run.candidate.digest);
-    if (!current || current.plan_digest !== run.plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
+    // The bound plan is checked before every arm: its bytes must be those it was bound with.
+    const current = run.store.readText(run.store.paths.evaluatorPlan(run.candidate.digest));
+    if (current !== run.planText) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
     answers[arm] = await evaluator.evaluate(request(run, unit, arm, pairKey, dirs));
   }
   return createMatchedTrial({
@@ -495,7 +500,7 @@ async function prepareBound(options: StoreOptions & {candidate: string}): Promis
   const evidence = store.readEvidence(digest);
   let campaign: Run['campaign'] = null;
   if (plan.plan.campaign_id) campaign = {id: plan.plan.campaign_id, policy: loadCampaign(store, plan.plan.campaign_id, undefined).policy};
-  return {store, candidate, incumbent, record, policy: plan.plan.confirmation_policy, plan, fixtures: new Map(), trials: [...(evidence?.trials ?? [])], options: {...options, mode: 'confirm', evaluator: '', fixtures: ''}, campaign};
+  return {store, candidate, incumbent, record, policy: plan.plan.confirmation_policy, plan, fixtures: new Map(), trials: [...(evidence?.trials ?? [])], options: {...options, mode: 'confirm', evaluator: '', fixtures: ''}, campaign, planText: store.readText(store.paths.evaluatorPlan(digest))};
 }
 
 export {prepare, prepareBound, type Run};

@@ -134,7 +134,8 @@ function writeTemp(target: string, data: string | Uint8Array): string {
   const fd = fs.openSync(tmp, 'wx', 0o644);
   try {
     fs.writeFileSync(fd, data);
-    fs.fsyncSync(fd);
+    // fdatasync: the data and the size, which is all a fresh file needs before its rename.
+    fs.fdatasyncSync(fd);
   } catch (error) {
     fs.closeSync(fd);
     fs.rmSync(tmp, {force: true});
@@ -147,6 +148,12 @@ function writeTemp(target: string, data: string | Uint8Array): string {
 export interface WriteOptions {
   /** Called synchronously right before the rename or link that publishes the file. */
   beforePublish?: () => void;
+  /**
+   * Skip the directory fsync after the rename: only for files whose loss in a
+   * crash is repaired from other durable files (a candidate record lagging its
+   * evidence). The file's own data is still flushed before the rename.
+   */
+  lazyDirectory?: boolean;
 }
 
 /** temp → write → fsync → rename → fsync(dir). Readers see the old or the new file, whole. */
@@ -162,7 +169,7 @@ export function atomicWrite(guard: RootGuard, target: string, data: string | Uin
     fs.rmSync(tmp, {force: true});
     throw error;
   }
-  fsyncDir(dir);
+  if (!options.lazyDirectory) fsyncDir(dir);
 }
 
 /**

@@ -105,9 +105,8 @@ export class StoreLock {
       }
     }
     this.owner = {pid: process.pid, hostname: os.hostname(), nonce: randomBytes(8).toString('hex'), acquired_at: new Date().toISOString()};
-    const tmp = path.join(this.lockDir, `${OWNER_FILE}.${this.owner.nonce}.tmp`);
-    fs.writeFileSync(tmp, JSON.stringify(this.owner));
-    fs.renameSync(tmp, path.join(this.lockDir, OWNER_FILE));
+    // Written in place: a reader that catches it half-written sees no owner and treats the lock as live.
+    fs.writeFileSync(path.join(this.lockDir, OWNER_FILE), JSON.stringify(this.owner));
   }
 
   /** Remove a lock left by a dead process on this host. Rename first, so only one taker wins. */

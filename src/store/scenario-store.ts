@@ -124,8 +124,12 @@ export class ScenarioStore {
     });
   }
 
+  /**
+   * Replace a record. Its directory is not fsynced: a record lost in a crash is
+   * rebuilt from the evidence, which is durable before the record is written.
+   */
   writeRecord(record: CandidateRecord): void {
-    writeDocument(this.guard, this.paths.record(record.bundle_digest), record.schema_version === 1 ? 'record-v1' : 'record-v2', record, this.write);
+    writeDocument(this.guard, this.paths.record(record.bundle_digest), record.schema_version === 1 ? 'record-v1' : 'record-v2', record, {...this.write, lazyDirectory: true});
   }
 
   listCandidateDigests(): string[] {
