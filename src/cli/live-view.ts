@@ -22,7 +22,7 @@ function View({event}: {event: ProgressEvent | null}) {
   const lanes = ['screen', 'confirmation', 'heldout'] as const;
   return h(
     Box,
-    {flexDirection: 'column', borderStyle: 'round', paddingX: 1},
+    {flexDirection: 'column', borderStyle: 'round', paddingX: 1, width: Math.max(60, Math.min(110, process.stderr.columns || 100))},
     ...lanes.map((lane) => h(Text, {key: lane}, `${lane.padEnd(13)} ${bar(event.counts[lane], event.planned[lane])} ${event.counts[lane]}/${event.planned[lane]}`)),
     h(Text, {key: 'interval'}, intervalLine(event)),
     h(Text, {key: 'decision', bold: true}, `decision: ${event.decision?.decision ?? 'starting'}${event.fixture ? `   (last: ${event.lane} ${event.fixture}, seed ${event.seed})` : ''}`),
