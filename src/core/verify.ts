@@ -3,7 +3,7 @@ import {jsonEqual} from '../canonical/index.js';
 import {isAutoctxError} from '../errors.js';
 import {type ContextBundle} from '../model/bundle.js';
 import {manifestDiff, type ManifestDiff} from '../model/diff.js';
-import {campaignStateDigest, evaluatorPlanDigest, reservationArtifactDigest} from '../model/evidence-digests.js';
+import {campaignStateDigest, evaluatorPlanDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../model/evidence-digests.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord} from '../model/records.js';
 import {legacyPairKey, matchedTrialPairKey} from '../model/trial.js';
@@ -264,7 +264,7 @@ function checkCampaigns(c: Checker): void {
         store.readDocumentAt(entry.path, 'false-promotion', (v) => {
           const l = v as unknown as {schema_version: number; campaign_id: string; state_digest: string; reservations: unknown; policy: unknown};
           if (campaignSegment(l.campaign_id) !== path.basename(dir)) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: campaign "${l.campaign_id}" is stored under another folder`);
-          if (l.schema_version === 2 && campaignStateDigest(l) !== l.state_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: state_digest does not match the ledger`);
+          if ((l.schema_version === 2 ? campaignStateDigest(l) : legacyCampaignStateDigest(l)) !== l.state_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: state_digest does not match the ledger`);
           return v;
         }),
       );

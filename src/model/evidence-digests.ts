@@ -22,6 +22,11 @@ export function campaignStateDigest(s: {campaign_id: unknown; policy: unknown; r
   });
 }
 
+/** Digest of a schema-1 campaign ledger (no fixture history). */
+export function legacyCampaignStateDigest(s: {campaign_id: unknown; policy: unknown; reservations: unknown}): string {
+  return stableDigest({schema_version: 1, campaign_id: s.campaign_id, policy: s.policy, reservations: s.reservations});
+}
+
 /** Digest of an immutable reservation artifact. */
 export function reservationArtifactDigest(a: {campaign_id: unknown; risk_reservation: unknown; fixture_reservation: unknown}): string {
   return stableDigest({schema_version: 1, campaign_id: a.campaign_id, risk_reservation: a.risk_reservation, fixture_reservation: a.fixture_reservation});

@@ -1,7 +1,7 @@
 import {fail} from '../errors.js';
 import {validateBundle, type ContextBundle} from '../model/bundle.js';
 import {manifestDiffDigest, type ManifestDiff} from '../model/diff.js';
-import {campaignStateDigest, evaluatorPlanDigest} from '../model/evidence-digests.js';
+import {campaignStateDigest, evaluatorPlanDigest, legacyCampaignStateDigest} from '../model/evidence-digests.js';
 import type {CampaignFalsePromotionState} from '../model/campaign.js';
 import type {EvaluatorPlan} from '../model/evaluator-plan.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
@@ -241,7 +241,8 @@ export class ScenarioStore {
     return readDocument<StoredCampaign>(this.guard, this.paths.campaignLedger(campaignId), 'false-promotion', (value) => {
       const l = value as unknown as StoredCampaign;
       if (l.campaign_id !== campaignId) fail('INVALID_INPUT', `the ledger is for campaign ${JSON.stringify(l.campaign_id)}`);
-      if (l.schema_version === 2 && campaignStateDigest(l) !== l.state_digest) fail('DIGEST_MISMATCH', 'state_digest does not match the ledger');
+      const expected = l.schema_version === 2 ? campaignStateDigest(l) : legacyCampaignStateDigest(l);
+      if (expected !== l.state_digest) fail('DIGEST_MISMATCH', 'state_digest does not match the ledger');
       return l;
     });
   }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from '@jest/globals';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
+import {legacyCampaignStateDigest} from '../../src/model/index.js';
 import {FIXTURES_12, evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {treeHash} from '../helpers/tree.js';
@@ -69,6 +70,24 @@ describe('campaign mode', () => {
     const before = treeHash(t.knowledge);
     const r = t.cli(['confirm', a, ...evalArgs(['--campaign', 'team/nightly', '--campaign-policy', policy])], fakeEnv(t.dir));
     expect([r.status, r.json.error.code]).toEqual([2, 'CAMPAIGN_POLICY_MISMATCH']);
+    expect(treeHash(t.knowledge)).toBe(before);
+  });
+
+  it('a schema-1 ledger with reservations is readable but fails closed for new candidates: start a new campaign id', () => {
+    const t = tree();
+    const a = t.propose('a', files('A'));
+    const b = t.propose('b', files('B'));
+    expect(t.cli(['screen', a, ...evalArgs(['--campaign', 'old'])], fakeEnv(t.dir)).status).toBe(0);
+    const ledgerFile = t.file('promotion-risk/old/false-promotion.json');
+    const v2 = JSON.parse(fs.readFileSync(ledgerFile, 'utf8'));
+    const {fixture_reservations: _f, fixture_history_complete: _h, state_digest: _s, ...v1} = {...v2, schema_version: 1};
+    fs.writeFileSync(ledgerFile, JSON.stringify({...v1, state_digest: legacyCampaignStateDigest(v1)}));
+    expect(t.cli(['verify']).json.errors).toEqual([]);
+    expect(t.cli(['campaign', 'show', 'old']).json.fixture_history_complete).toBe(false);
+    const before = treeHash(t.knowledge);
+    const r = t.cli(['screen', b, ...withFixtures(evalArgs(['--campaign', 'old']), FIXTURES_12B)], fakeEnv(t.dir));
+    expect([r.status, r.json.error.code]).toEqual([8, 'CAMPAIGN_LEGACY']);
+    expect(r.json.error.message).toMatch(/start a new campaign id/);
     expect(treeHash(t.knowledge)).toBe(before);
   });
 

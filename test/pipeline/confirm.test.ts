@@ -199,20 +199,4 @@ describe('confirm: the coordinator loop', () => {
     expect(resultSchemaProblem('result-screen', r.json)).toBeNull();
     expect(r.json).toMatchObject({status: 'screened', lifecycle: 'screened', comparison: {screen_pairs: 1, confirmation_pairs: 0}});
   });
-
-  it('a candidate whose evaluation is unfinished and whose plan has no more units needs more evidence (exit 4)', () => {
-    const t = tree();
-    const c = t.propose('cand', CANDIDATE);
-    const src = writeSource(path.join(t.dir, 'onlyscreen'), {});
-    expect(src).toBeTruthy();
-    const screenOnly = path.join(t.dir, 'lanes.jsonl');
-    const lines = ['screen', 'confirmation', 'confirmation', 'confirmation', 'confirmation', 'heldout'].map((lane, i) => JSON.stringify({fixture: `x${i}`, initial_state: i, observation: 'o', lane}));
-    fs.writeFileSync(screenOnly, `${lines.join('\n')}\n`);
-    // Screen fails to decide: the one screen unit is invalid-free but we ask for 2 screen pairs.
-    const policy = path.join(t.dir, 'p.json');
-    fs.writeFileSync(policy, JSON.stringify({min_screen_pairs: 1, min_confirmation_pairs: 2, max_confirmation_pairs: 4, min_heldout_pairs: 1}));
-    const r = t.cli(['confirm', c, '--evaluator', `node ${(evalArgs()[1] as string).split(' ')[1]}`, '--evaluator-mode', 'persistent', '--fixtures', screenOnly, '--policy', policy, '--quiet'], fakeEnv(t.dir, {FAKE_DELTA: 'by-lane:0.2,0.0,0.2', FAKE_NOISE: '0.3'}));
-    expect([3, 4]).toContain(r.status);
-    if (r.status === 4) expect(r.json.status).toBe('needs_more_evidence');
-  });
 });
