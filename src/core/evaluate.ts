@@ -9,9 +9,7 @@ import {createEvaluator, type Evaluator} from '../evaluator/runner.js';
 import type {ContextBundle} from '../model/bundle.js';
 import {evaluateMatchedTrials} from '../model/comparison.js';
 import {createEvaluatorPlan, planDifference, type EvaluatorPlan} from '../model/evaluator-plan.js';
-import {matchedEvidenceDigest} from '../model/evidence-digests.js';
 import {assignLanes, planDeficits, planUnits, type Fixture, type PlanUnit} from '../model/fixtures.js';
-import {createNegativeResult} from '../model/negative-result.js';
 import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
 import {compareReplay} from '../model/replay.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../model/records.js';
@@ -21,6 +19,7 @@ import {loadCampaign, loadCampaignPolicy, recordCampaignTerminal, reserveCandida
 import {readFixtures, readInputJson, type ScenarioStore} from '../store/index.js';
 import {materializeBundle} from '../store/materialize.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
+import {negativeResultFor} from './negative.js';
 import {resolveDigest} from './resolve.js';
 
 export interface EvaluateOptions extends StoreOptions {
@@ -262,24 +261,13 @@ const FUTILE_REASON = 'campaign betting test found the candidate futile';
 /** A rejected or inconclusive comparison: negative result, audit, campaign record, then the terminal lifecycle. */
 async function terminate(run: Run, decision: ComparisonResult, kind?: 'false-promotion-blocked'): Promise<void> {
   const {store, candidate, options} = run;
-  const evidenceDigest = run.trials.length ? matchedEvidenceDigest({trials: [...run.trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : 1)), confirmation_policy: run.policy, confirmation_policy_digest: run.plan.plan.confirmation_policy_digest}) : null;
   const inconclusive = decision.decision === 'inconclusive';
-  const negative = createNegativeResult({
-    scenario: store.scenario,
-    digest: candidate.digest,
-    evaluator_epoch: candidate.evaluator_epoch,
-    cohort: run.plan.plan.cohort,
-    kind: kind ?? (inconclusive ? 'inconclusive' : 'rejected'),
-    reason: decision.reason,
-    comparison: decision,
-    trials: run.trials,
-    evidence_binding_digest: evidenceDigest,
-    confirmation_policy_digest: run.plan.plan.confirmation_policy_digest,
-    plan_digest: run.plan.plan_digest,
-    occurred_at: run.record.created_at,
-    generated_at: isoTimestamp(now(options)),
+  let evidenceDigest: string | null = null;
+  await store.withLock(lockTimeout(options), () => {
+    const negative = negativeResultFor(store, candidate, run.record, kind ?? (inconclusive ? 'inconclusive' : 'rejected'), decision.reason, isoTimestamp(now(options)), {comparison: decision});
+    store.writeNegativeResult(candidate.digest, negative.document);
+    evidenceDigest = negative.evidenceDigest;
   });
-  await store.withLock(lockTimeout(options), () => store.writeNegativeResult(candidate.digest, negative));
   if (inconclusive) await audit(run, 'inconclusive_gate', {comparison: decision, evidence_digest: evidenceDigest});
   await store.withLock(lockTimeout(options), () => {
     if (run.campaign) recordCampaignTerminal(store, run.campaign.id, candidate.digest, inconclusive ? 'inconclusive' : 'rejected', decision.reason);

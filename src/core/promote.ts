@@ -7,18 +7,18 @@ import {createCausalAttribution} from '../model/causal-attribution.js';
 import {evaluateMatchedTrials} from '../model/comparison.js';
 import {manifestDiff} from '../model/diff.js';
 import {matchedEvidenceDigest} from '../model/evidence-digests.js';
-import {createNegativeResult} from '../model/negative-result.js';
 import {confirmationPolicyDigest} from '../model/policy.js';
 import {isoTimestamp, type ActivePointer, type CandidateRecord, type PromotionRecord} from '../model/records.js';
 import {compareReplay} from '../model/replay.js';
 import {checkServeable} from '../model/serveability.js';
 import {authorizeCampaignPromotion} from '../model/campaign.js';
 import type {ConfirmationPolicy} from '../model/policy.js';
-import type {MatchedTrial} from '../model/trial.js';
+import {sortEvidence, type MatchedTrial} from '../model/trial.js';
 import {loadCampaign, recordCampaignDecision} from './campaign.js';
 import type {ScenarioStore} from '../store/index.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {finishPointerMove} from './lifecycle-finish.js';
+import {negativeResultFor} from './negative.js';
 import {resolveDigest} from './resolve.js';
 
 export interface PromoteOptions extends StoreOptions {
@@ -39,17 +39,13 @@ export interface PromoteResult {
   causal_attribution: boolean;
 }
 
-function sortedTrials<T extends {lane: string; pair_key: string}>(trials: readonly T[]): T[] {
-  return [...trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : 1));
-}
-
 /** The active bundle is no longer the candidate's parent: record why, reject, exit 6. */
 async function terminateStale(store: ScenarioStore, options: PromoteOptions, candidate: ContextBundle, record: CandidateRecord, activeDigest: string): Promise<never> {
   const reason = `confirmed candidate incumbent ${candidate.parent_digest} is stale; active bundle is ${activeDigest}`;
   const evidence = store.readEvidence(candidate.digest);
   const plan = store.readPlan(candidate.digest);
   const evidenceDigest =
-    evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortedTrials(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
+    evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortEvidence(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
   await store.withLock(lockTimeout(options), () => {
     const at = isoTimestamp(now(options));
     store.writeStaleTerminalization(candidate.digest, {
@@ -61,24 +57,7 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
       matched_evidence_digest: evidenceDigest,
       reason,
     });
-    store.writeNegativeResult(
-      candidate.digest,
-      createNegativeResult({
-        scenario: store.scenario,
-        digest: candidate.digest,
-        evaluator_epoch: candidate.evaluator_epoch,
-        cohort: plan?.plan.cohort ?? null,
-        kind: 'stale-incumbent',
-        reason,
-        comparison: record.comparison,
-        trials: evidence?.trials ?? [],
-        evidence_binding_digest: evidenceDigest,
-        confirmation_policy_digest: evidence?.confirmation_policy_digest ?? null,
-        plan_digest: plan?.plan_digest ?? null,
-        occurred_at: record.created_at,
-        generated_at: at,
-      }),
-    );
+    store.writeNegativeResult(candidate.digest, negativeResultFor(store, candidate, record, 'stale-incumbent', reason, at).document);
     const current = store.readRecord(candidate.digest)!;
     if (current.lifecycle !== 'rejected') store.writeRecord({...current, lifecycle: 'rejected', rationale: reason, updated_at: at});
   });
@@ -102,26 +81,7 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
     blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${artifact.digest}; evidence_sha256=${gate.reservation.evidence_digest}`;
-    const sorted = sortedTrials(trials);
-    store.writeNegativeResult(
-      candidate.digest,
-      createNegativeResult({
-        scenario: store.scenario,
-        digest: candidate.digest,
-        evaluator_epoch: candidate.evaluator_epoch,
-        cohort: trials[0]?.cohort ?? null,
-        kind: 'false-promotion-blocked',
-        reason: gate.reason,
-        comparison: record.comparison,
-        trials,
-        evidence_binding_digest: matchedEvidenceDigest({trials: sorted, confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy)}),
-        confirmation_policy_digest: confirmationPolicyDigest(policy),
-        plan_digest: planDigest,
-        reservation_artifact: artifact,
-        occurred_at: record.created_at,
-        generated_at: at,
-      }),
-    );
+    store.writeNegativeResult(candidate.digest, negativeResultFor(store, candidate, record, 'false-promotion-blocked', gate.reason, at, {reservation_artifact: artifact}).document);
     const current = store.readRecord(candidate.digest)!;
     if (current.lifecycle !== 'rejected') store.writeRecord({...current, lifecycle: 'rejected', rationale: blocked, updated_at: at});
   });

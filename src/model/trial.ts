@@ -120,6 +120,11 @@ export function canonicalTrialJson(t: MatchedTrial, pairKey: string): string {
   );
 }
 
+/** The order of an evidence envelope: by lane (as a string), then pair key. */
+export function sortEvidence<T extends {lane: string; pair_key: string}>(trials: readonly T[]): T[] {
+  return [...trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0));
+}
+
 export function trialDelta(t: {candidate_score: number; incumbent_score: number}): number {
   return t.candidate_score - t.incumbent_score;
 }

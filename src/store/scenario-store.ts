@@ -6,7 +6,7 @@ import type {CampaignFalsePromotionState} from '../model/campaign.js';
 import type {EvaluatorPlan} from '../model/evaluator-plan.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord, type PromotionRecord, type RollbackRecord} from '../model/records.js';
-import {matchedTrialFromDict, type MatchedTrial} from '../model/trial.js';
+import {matchedTrialFromDict, sortEvidence, type MatchedTrial} from '../model/trial.js';
 import {readDocument, requireDocument, writeDocument, writeImmutableDocument} from './documents.js';
 import {atomicWrite, exists, listDir, readBytes, removeFile, walkTree, type TreeEntry, type RootGuard, type WriteOptions} from './fs.js';
 import {StoreLock} from './lock.js';
@@ -181,8 +181,7 @@ export class ScenarioStore {
 
   /** Replace the envelope atomically: trials sorted by (lane, pair_key), with the policy and its digest. */
   writeEvidence(digest: string, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): void {
-    const sorted = [...trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0));
-    const envelope = {schema_version: 2, trials: sorted, confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy)};
+    const envelope = {schema_version: 2, trials: sortEvidence(trials), confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy)};
     writeDocument(this.guard, this.paths.matchedTrials(digest), 'matched-trials', envelope, this.write);
   }
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import {afterEach} from '@jest/globals';
 import path from 'node:path';
 import {runCli, type CliResult} from './cli.js';
 import {PROJECT_ROOT} from './paths.js';
@@ -55,4 +56,17 @@ export function fakeEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Proc
 export function calls(dir: string): string[] {
   const f = path.join(dir, 'calls.log');
   return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').filter(Boolean) : [];
+}
+
+/** Fresh trees for each test of a file, removed after each test. */
+export function useTrees(): () => Tree {
+  const trees: Tree[] = [];
+  afterEach(() => {
+    for (const t of trees.splice(0)) fs.rmSync(t.dir, {recursive: true, force: true});
+  });
+  return () => {
+    const t = makeTree();
+    trees.push(t);
+    return t;
+  };
 }

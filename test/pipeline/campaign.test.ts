@@ -1,22 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {afterEach, describe, expect, it} from '@jest/globals';
+import {describe, expect, it} from '@jest/globals';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {legacyCampaignStateDigest} from '../../src/model/index.js';
-import {FIXTURES_12, evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
+import {FIXTURES_12, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {treeHash} from '../helpers/tree.js';
 
 const FIXTURES_12B = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12b.jsonl');
-const trees: Tree[] = [];
-const tree = () => {
-  const t = makeTree();
-  trees.push(t);
-  return t;
-};
-afterEach(() => {
-  for (const t of trees.splice(0)) fs.rmSync(t.dir, {recursive: true, force: true});
-});
+const tree = useTrees();
 const files = (text: string) => ({'playbook/playbook.md': text, 'routing_config/roles.json': '{"model_competitor": "small"}'});
 const withFixtures = (args: string[], fixtures: string) => args.map((a) => (a === FIXTURES_12 ? fixtures : a));
 

@@ -1,19 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {afterEach, describe, expect, it} from '@jest/globals';
+import {describe, expect, it} from '@jest/globals';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {AUDIT, calls, evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
+import {AUDIT, calls, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {treeHash, writeSource} from '../helpers/tree.js';
 
-const trees: Tree[] = [];
-const tree = () => {
-  const t = makeTree();
-  trees.push(t);
-  return t;
-};
-afterEach(() => {
-  for (const t of trees.splice(0)) fs.rmSync(t.dir, {recursive: true, force: true});
-});
+const tree = useTrees();
 const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
 
 describe('confirm: the coordinator loop', () => {

@@ -1,21 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {afterEach, describe, expect, it} from '@jest/globals';
+import {describe, expect, it} from '@jest/globals';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCli} from '../helpers/cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {AUDIT, evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
+import {AUDIT, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {copySampleKnowledge, tempDir, treeHash} from '../helpers/tree.js';
 
-const trees: Tree[] = [];
-const tree = () => {
-  const t = makeTree();
-  trees.push(t);
-  return t;
-};
-afterEach(() => {
-  for (const t of trees.splice(0)) fs.rmSync(t.dir, {recursive: true, force: true});
-});
+const tree = useTrees();
 const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
 const confirmed = (t: Tree, name = 'cand', files = CANDIDATE, extra: string[] = []) => {
   const c = t.propose(name, files);

@@ -72,3 +72,16 @@ describe('verify warnings and repair', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(legacy);
   });
 });
+
+describe('negative results', () => {
+  it('equal the one the Python implementation wrote for its rejected candidate (all but the generation time)', async () => {
+    const {KnowledgeStore} = await import('../../src/store/index.js');
+    const {negativeResultFor} = await import('../../src/core/negative.js');
+    const s = sample();
+    const digest = '28c6b3dd75f91e22e276a5095ab79804f165e6e38ac632c9d228a43ff4cd2ada';
+    const store = KnowledgeStore.open(s.k).scenario('demo');
+    const python = JSON.parse(fs.readFileSync(s.file(`candidates/${digest}/negative_result.json`), 'utf8'));
+    const ours = negativeResultFor(store, store.requireBundle(digest), store.readRecord(digest)!, 'rejected', 'candidate failed the cheap matched screen', python.generated_at);
+    expect(canonicalJson(ours.document)).toBe(canonicalJson(python));
+  });
+});

@@ -1,21 +1,13 @@
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {afterEach, describe, expect, it} from '@jest/globals';
+import {describe, expect, it} from '@jest/globals';
 import {schemaProblem} from '../../src/store/schemas.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {FAKE, FIXTURES_12, POLICY_SMALL, evalArgs, makeTree, type Tree} from '../helpers/pipeline.js';
+import {FAKE, FIXTURES_12, POLICY_SMALL, evalArgs, useTrees, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
 
-const trees: Tree[] = [];
-const tree = () => {
-  const t = makeTree();
-  trees.push(t);
-  return t;
-};
-afterEach(() => {
-  for (const t of trees.splice(0)) fs.rmSync(t.dir, {recursive: true, force: true});
-});
+const tree = useTrees();
 const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
 const ENV = {FAKE_DELTA: 'by-lane:0.2,0.05,0.2', FAKE_NOISE: '0.1'};
 
