@@ -359,17 +359,22 @@ async function runLane(run: Run, source: PairSource, lane: TrialLane, state: {de
     while (!stop && failure === null && inflight.size < limit && next < units.length) {
       const k = next++;
       const {u, index} = units[k]!;
+      // A settled pair leaves `inflight` in its own callback: a commit may await in between,
+      // and a settled promise left in the race would make it spin.
+      const settle = (r: {trial?: MatchedTrial | null; error?: unknown}) => {
+        inflight.delete(k);
+        results.set(k, r);
+      };
       inflight.set(
         k,
         source(u, index).then(
-          (trial) => void results.set(k, {trial}),
-          (error: unknown) => void results.set(k, {error}),
+          (trial) => settle({trial}),
+          (error: unknown) => settle({error}),
         ),
       );
     }
-    if (inflight.size === 0) break;
-    await Promise.race(inflight.values());
-    for (const k of [...inflight.keys()]) if (results.has(k)) inflight.delete(k);
+    if (inflight.size === 0 && !results.has(committed)) break;
+    if (!results.has(committed)) await Promise.race(inflight.values());
     while (!stop && failure === null && results.has(committed)) {
       const r = results.get(committed)!;
       results.delete(committed);
