@@ -53,6 +53,7 @@ export async function init(options: InitOptions): Promise<InitResult> {
     knowledge: knowledge.root,
   });
   return store.withLock(timeout, () => {
+    knowledge.ensureGitignore();
     const active = store.readActive();
     if (active) {
       const record = store.readRecord(bundle.digest);
@@ -89,7 +90,6 @@ export async function init(options: InitOptions): Promise<InitResult> {
     store.writeActive(pointer);
     store.writeMirrors(bundle);
     finishPointerMove(store, pointer, now(options));
-    knowledge.ensureGitignore();
     return result(true);
   });
 }

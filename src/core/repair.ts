@@ -59,6 +59,19 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           actions.push(`restored ${rel(store.paths.negativeLedger(digest))}`);
         }
         const evidence = store.readEvidence(digest);
+        if (evidence && !evidence.legacy && evidence.confirmation_policy && record.lifecycle !== 'rejected' && record.lifecycle !== 'active' && record.lifecycle !== 'superseded') {
+          const replayed = evaluateMatchedTrials(store.requireBundle(digest), evidence.trials, evidence.confirmation_policy);
+          if (!record.comparison || !compareReplay(record.comparison, replayed).matches) {
+            if (replayed.decision === 'rejected' || replayed.decision === 'inconclusive') {
+              remaining.push(`${rel(store.paths.record(digest))} lags evidence that is terminal; run the same confirm again to write its terminal records`);
+            } else {
+              const lifecycle = replayed.decision === 'confirmed' ? 'confirmed' : replayed.decision === 'needs_screen' ? record.lifecycle : 'screened';
+              store.writeRecord({...record, schema_version: 2, lifecycle, comparison: replayed, confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest, rationale: replayed.reason, updated_at: isoTimestamp(now(options))});
+              actions.push(`brought ${rel(store.paths.record(digest))} up to its evidence`);
+            }
+          }
+          continue;
+        }
         if (!evidence?.legacy) continue;
         const policy = record.confirmation_policy ? validateConfirmationPolicy(record.confirmation_policy) : null;
         if (!record.comparison || !policy) {

@@ -198,7 +198,10 @@ function checkPointer(c: Checker, records: Map<string, CandidateRecord>): Active
   const file = store.paths.active;
   const active = c.attempt(file, () => store.readActive());
   if (active === null) {
-    c.error(file, 'MISSING_POINTER', `${c.rel(file)} is missing: the scenario serves no bundle`);
+    // An init interrupted before its pointer: one parentless bundle, no history. The same init completes it.
+    const interruptedInit = c.bundles.size <= 1 && [...c.bundles.values()].every((b) => b.parent_digest === null) && store.listPromotionIds().length === 0 && store.listRollbackIds().length === 0;
+    if (interruptedInit) c.warn(file, 'INIT_INCOMPLETE', `${c.rel(file)} is missing: an interrupted init (running the same init again completes it)`);
+    else c.error(file, 'MISSING_POINTER', `${c.rel(file)} is missing: the scenario serves no bundle`);
     return undefined;
   }
   if (!active) return undefined;
@@ -285,10 +288,18 @@ function checkCampaigns(c: Checker): void {
 function checkReplays(c: Checker, records: Map<string, CandidateRecord>): void {
   const {store} = c;
   for (const [digest, record] of records) {
-    if (!record.comparison || !c.bundle(digest)) continue;
+    if (!c.bundle(digest)) continue;
     const file = store.paths.matchedTrials(digest);
+    const pairs = (x: {screen_pairs: number; confirmation_pairs: number; heldout_pairs: number} | null) => (x ? x.screen_pairs + x.confirmation_pairs + x.heldout_pairs : 0);
+    if (!record.comparison) {
+      const evidence = c.attempt(file, () => store.readEvidence(digest));
+      if (evidence && evidence.trials.length > 0) c.warn(store.paths.record(digest), 'RECORD_BEHIND_EVIDENCE', `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or autoctx repair completes it)`);
+      continue;
+    }
     const r = c.attempt(file, () => replayCandidate(store, digest));
-    if (r && r.status !== 'ok') c.error(store.paths.record(digest), 'REPLAY_MISMATCH', `${c.rel(store.paths.record(digest))}: the recorded comparison does not reproduce from ${c.rel(file)} (largest distance ${r.max_ulp} ULP)`);
+    if (r && r.status !== 'ok' && record.lifecycle !== 'rejected' && record.lifecycle !== 'active' && pairs(r.recorded) < pairs(r.replayed)) {
+      c.warn(store.paths.record(digest), 'RECORD_BEHIND_EVIDENCE', `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or autoctx repair completes it)`);
+    } else if (r && r.status !== 'ok') c.error(store.paths.record(digest), 'REPLAY_MISMATCH', `${c.rel(store.paths.record(digest))}: the recorded comparison does not reproduce from ${c.rel(file)} (largest distance ${r.max_ulp} ULP)`);
     else if (r && !r.bit_exact) c.warn(store.paths.record(digest), 'REPLAY_TOLERANCE', `${c.rel(store.paths.record(digest))} replays within the cross-runtime tolerance (${r.max_ulp} ULP), not bit for bit`);
   }
   for (const id of store.listPromotionIds()) {

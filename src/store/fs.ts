@@ -124,6 +124,24 @@ export function mkdirDurable(guard: RootGuard, dir: string): void {
   for (const c of created.reverse()) fsyncDir(path.dirname(c));
 }
 
+/**
+ * Crash injection, a testing aid (docs/guarantees.md): AUTOCTX_FAULT=<n>:before
+ * kills the process with SIGKILL right before the n-th durable write of the
+ * process is published (after its data is flushed), <n>:after right after it
+ * (and its folder) are durable. AUTOCTX_FAULT_TRACE=<file> appends one line per
+ * fault point reached, so a test can enumerate them.
+ */
+let durableWrites = 0;
+function faultPoint(phase: 'before' | 'after', target: string): void {
+  const fault = process.env.AUTOCTX_FAULT;
+  const trace = process.env.AUTOCTX_FAULT_TRACE;
+  if (!fault && !trace) return;
+  if (phase === 'before') durableWrites++;
+  const point = `${durableWrites}:${phase}`;
+  if (trace) fs.appendFileSync(trace, `${point} ${path.basename(target)}\n`);
+  if (fault === point) process.kill(process.pid, 'SIGKILL');
+}
+
 function nonce(): string {
   return randomBytes(6).toString('hex');
 }
@@ -164,12 +182,14 @@ export function atomicWrite(guard: RootGuard, target: string, data: string | Uin
   const tmp = writeTemp(target, data);
   try {
     options.beforePublish?.();
+    faultPoint('before', target);
     fs.renameSync(tmp, target);
   } catch (error) {
     fs.rmSync(tmp, {force: true});
     throw error;
   }
   if (!options.lazyDirectory) fsyncDir(dir);
+  faultPoint('after', target);
 }
 
 /**
@@ -195,6 +215,7 @@ export function createImmutable(
   const tmp = writeTemp(target, data);
   try {
     options.beforePublish?.();
+    faultPoint('before', target);
     fs.linkSync(tmp, target);
   } catch (error) {
     fs.rmSync(tmp, {force: true});
@@ -203,6 +224,7 @@ export function createImmutable(
   }
   fs.rmSync(tmp, {force: true});
   fsyncDir(dir);
+  faultPoint('after', target);
   return true;
 }
 

@@ -73,6 +73,8 @@ export class KnowledgeStore {
   /** Make sure the root's .gitignore keeps lock and temp files out of git. */
   ensureGitignore(): void {
     const file = path.join(this.root, '.gitignore');
+    // An interrupted earlier write of this file leaves its temporary file here.
+    for (const e of listDir(this.guard, this.root)) if (e.isFile() && /^\.\.gitignore\.autoctx-[0-9a-z]+\.tmp$/.test(e.name)) fs.rmSync(path.join(this.root, e.name), {force: true});
     const current = readBytes(this.guard, file)?.toString('utf8') ?? '';
     const have = new Set(current.split(/\r?\n/));
     const missing = GITIGNORE_LINES.filter((l) => !have.has(l));

@@ -10,7 +10,8 @@ import {matchedTrialFromDict, sortEvidence, type MatchedTrial} from '../model/tr
 import {readDocument, requireDocument, writeDocument, writeImmutableDocument} from './documents.js';
 import {atomicWrite, exists, listDir, readBytes, removeFile, walkTree, type TreeEntry, type RootGuard, type WriteOptions} from './fs.js';
 import {StoreLock} from './lock.js';
-import {ScenarioPaths} from './paths.js';
+import {ScenarioPaths, TEMP_FILE} from './paths.js';
+import path from 'node:path';
 import type {SchemaName} from './schemas.js';
 import type {JsonValue} from '../canonical/index.js';
 
@@ -55,10 +56,25 @@ export class ScenarioStore {
     await lock.acquire({timeoutSeconds});
     this.lock = lock;
     try {
+      if (!this.swept) this.sweepLeftovers();
       return await fn();
     } finally {
       this.lock = undefined;
       await lock.releaseLock();
+    }
+  }
+
+  private swept = false;
+
+  /**
+   * Remove temporary files an interrupted writer left (they are only ever
+   * created under this lock, so none belongs to a live writer). Once per
+   * process, on its first lock.
+   */
+  private sweepLeftovers(): void {
+    this.swept = true;
+    for (const entry of walkTree(this.guard, this.paths.dir)) {
+      if (entry.kind === 'file' && TEMP_FILE.test(path.basename(entry.path))) removeFile(this.guard, entry.path, this.write);
     }
   }
 
