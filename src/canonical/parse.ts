@@ -42,7 +42,7 @@ export function parseJson(text: string): JsonValue {
     value = JSON.parse(text);
   } catch (error) {
     if (error instanceof RangeError) fail('NESTING_TOO_DEEP', 'JSON nesting is too deep to parse');
-    fail('INVALID_JSON', `malformed JSON: ${(error as Error).message}`);
+    fail('INVALID_JSON', `malformed JSON: ${(error as Error).message.replace(/\s+/g, ' ').slice(0, 200)}`);
   }
   assertJsonSafe(value);
   return value as JsonValue;

@@ -16,7 +16,7 @@ import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../mode
 import {createMatchedTrial, type MatchedTrial, type TrialLane} from '../model/trial.js';
 import {campaignFutile, confirmationBlocksReady, type CampaignFalsePromotionPolicy} from '../model/campaign.js';
 import {loadCampaign, loadCampaignPolicy, recordCampaignTerminal, reserveCandidate, reserveFixturePlan} from './campaign.js';
-import {readFixtures, readInputJson, type ScenarioStore} from '../store/index.js';
+import {campaignSegment, readFixtures, readInputJson, type ScenarioStore} from '../store/index.js';
 import {materializeBundle} from '../store/materialize.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {negativeResultFor} from './negative.js';
@@ -144,6 +144,7 @@ interface Run {
 
 /** Resolve the candidate, build the plan, bind it (or check the bound one), check recorded evidence. */
 async function prepare(options: EvaluateOptions): Promise<Run> {
+  if (options.campaign !== undefined) campaignSegment(options.campaign); // a blank id is refused before anything else
   const store = openScenario(options);
   const digest = resolveDigest(store, options.candidate);
   const candidate = store.requireBundle(digest);

@@ -309,18 +309,31 @@ function checkReplays(c: Checker, records: Map<string, CandidateRecord>): void {
   }
 }
 
-function verifyScenario(c: Checker): void {
-  checkTree(c);
-  checkBundles(c);
-  const records = new Map<string, CandidateRecord>();
-  for (const digest of c.store.listCandidateDigests()) {
-    const r = checkCandidate(c, digest);
-    if (r) records.set(digest, r);
+/** Run one group of checks; a refusal it runs into (a link out of the tree, say) becomes an error entry. */
+function guarded(c: Checker, where: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    if (!isAutoctxError(error)) throw error;
+    c.error(path.join(c.store.guard.root, (error.data?.file as string | undefined) ?? where), error.code, error.message);
   }
-  checkPointer(c, records);
-  checkHistory(c);
-  checkReplays(c, records);
-  checkCampaigns(c);
+}
+
+function verifyScenario(c: Checker): void {
+  const where = c.store.paths.contextDir;
+  guarded(c, where, () => checkTree(c));
+  guarded(c, where, () => checkBundles(c));
+  const records = new Map<string, CandidateRecord>();
+  guarded(c, where, () => {
+    for (const digest of c.store.listCandidateDigests()) {
+      const r = checkCandidate(c, digest);
+      if (r) records.set(digest, r);
+    }
+  });
+  guarded(c, where, () => checkPointer(c, records));
+  guarded(c, where, () => checkHistory(c));
+  guarded(c, where, () => checkReplays(c, records));
+  guarded(c, where, () => checkCampaigns(c));
   for (const e of c.store.walk()) {
     if (e.kind === 'file' && e.path.startsWith(c.store.paths.negativeLedgersDir + path.sep) && !/^context-bundle-[0-9a-f]{64}\.json$/.test(path.basename(e.path))) {
       c.attempt(e.path, () => c.store.readDocumentAt(e.path, 'negative-result'));
