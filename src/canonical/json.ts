@@ -78,12 +78,69 @@ function encode(value: unknown, path: string, depth: number, out: string[]): voi
 
 /** Thrown by the fast encoder; the careful one then runs again to name the problem and its path. */
 const REFUSED = Symbol('refused');
+/** Thrown by the fast encoder when hashing meets a string so long that it is hashed in pieces instead. */
+const LARGE = Symbol('large');
+/** Strings longer than this (in UTF-16 code units) are escaped and hashed in pieces when a digest is taken. */
+export const LARGE_STRING = 1 << 22;
+const PIECE = 1 << 20;
+
+/** Ends of pieces of at most PIECE code units that never split a surrogate pair. */
+function* pieces(text: string): Generator<string> {
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + PIECE, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+/**
+ * The canonical JSON of a value fed to a hash piece by piece: equal bytes to
+ * canonicalJson, without holding the whole text (nor an escaped copy of a long
+ * string) in memory at once.
+ */
+function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: number): void {
+  if (typeof value === 'string' && value.length > LARGE_STRING) {
+    if (!value.isWellFormed()) fail('INVALID_INPUT', 'a long string contains a lone UTF-16 surrogate');
+    h.update('"');
+    for (const piece of pieces(value)) h.update(JSON.stringify(piece).slice(1, -1));
+    h.update('"');
+    return;
+  }
+  if (value === null || typeof value !== 'object') {
+    h.update(canonicalJson(value));
+    return;
+  }
+  if (depth >= MAX_DEPTH) fail('NESTING_TOO_DEEP', `nesting deeper than ${MAX_DEPTH}`);
+  if (Array.isArray(value)) {
+    h.update('[');
+    value.forEach((item, i) => {
+      if (i > 0) h.update(',');
+      hashCanonical(item, h, depth + 1);
+    });
+    h.update(']');
+    return;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) fail('INVALID_INPUT', 'a value is not a plain JSON object');
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort(compareUtf16);
+  h.update('{');
+  keys.forEach((key, i) => {
+    if (record[key] === undefined || !key.isWellFormed()) fail('INVALID_INPUT', 'an undefined value or a key with a lone UTF-16 surrogate');
+    h.update(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`);
+    hashCanonical(record[key], h, depth + 1);
+  });
+  h.update('}');
+}
 
 /** The hot path: no path strings, default sort (which is UTF-16 code-unit order), string building. */
 function fast(value: unknown, depth: number): string {
   switch (typeof value) {
     case 'string':
       if (!value.isWellFormed()) throw REFUSED;
+      if (value.length > LARGE_STRING && hashing) throw LARGE;
       return JSON.stringify(value);
     case 'number':
       if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) throw REFUSED;
@@ -132,15 +189,34 @@ export function canonicalJson(value: unknown): string {
   return out.join('');
 }
 
-/** SHA-256 as lowercase hex. crypto.hash (Node ≥ 20.12) is about 4× faster for short inputs. */
+/** SHA-256 as lowercase hex. crypto.hash (Node ≥ 20.12) is about 4× faster for short inputs; long strings go in pieces. */
 export function sha256Hex(data: string | Uint8Array): string {
-  if (typeof data === 'string') return hash('sha256', data, 'hex');
-  return createHash('sha256').update(data).digest('hex');
+  if (typeof data === 'string' && data.length <= LARGE_STRING) return hash('sha256', data, 'hex');
+  const h = createHash('sha256');
+  if (typeof data === 'string') for (const piece of pieces(data)) h.update(piece);
+  else h.update(data);
+  return h.digest('hex');
 }
+
+/** Set while the fast encoder runs for a digest: a long string then sends it to the piecewise hasher. */
+let hashing = false;
 
 /** SHA-256 of the UTF-8 bytes of the canonical JSON, as bare lowercase hex. */
 export function stableDigest(value: unknown): string {
-  return sha256Hex(canonicalJson(value));
+  hashing = true;
+  let text: string;
+  try {
+    text = fast(value, 0);
+  } catch (error) {
+    if (error === REFUSED) return sha256Hex(canonicalJson(value)); // names the problem
+    if (error !== LARGE) throw error;
+    const h = createHash('sha256');
+    hashCanonical(value, h, 0);
+    return h.digest('hex');
+  } finally {
+    hashing = false;
+  }
+  return sha256Hex(text);
 }
 
 /** True when two JSON values have the same canonical form. */

@@ -14,6 +14,65 @@ export function prettyJson(value: unknown): string {
   return out.join('');
 }
 
+const LONG = 1 << 22;
+const PIECE = 1 << 20;
+
+/**
+ * The same text as prettyJson, in pieces of about 64 KiB, so that a document
+ * with a very long string is written without holding its whole text (or an
+ * escaped copy of the long string) in memory.
+ */
+export function* prettyJsonPieces(value: unknown): Generator<string> {
+  let buffered = '';
+  for (const piece of pieces(value, '')) {
+    buffered += piece;
+    if (buffered.length >= 1 << 16) {
+      yield buffered;
+      buffered = '';
+    }
+  }
+  yield `${buffered}\n`;
+}
+
+function* pieces(value: unknown, indent: string): Generator<string> {
+  if (typeof value === 'string' && value.length > LONG) {
+    yield '"';
+    for (let start = 0; start < value.length; ) {
+      let end = Math.min(start + PIECE, value.length);
+      const last = value.charCodeAt(end - 1);
+      if (end < value.length && last >= 0xd800 && last <= 0xdbff) end--; // never split a surrogate pair
+      yield JSON.stringify(value.slice(start, end)).slice(1, -1);
+      start = end;
+    }
+    yield '"';
+    return;
+  }
+  if (value === null || typeof value !== 'object') {
+    yield JSON.stringify(value);
+    return;
+  }
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return yield '[]';
+    yield '[';
+    for (let i = 0; i < value.length; i++) {
+      yield `${i === 0 ? '\n' : ',\n'}${inner}`;
+      yield* pieces(value[i], inner);
+    }
+    yield `\n${indent}]`;
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort(compareUtf16);
+  if (keys.length === 0) return yield '{}';
+  yield '{';
+  for (let i = 0; i < keys.length; i++) {
+    yield `${i === 0 ? '\n' : ',\n'}${inner}${JSON.stringify(keys[i])}: `;
+    yield* pieces(record[keys[i]!], inner);
+  }
+  yield `\n${indent}}`;
+}
+
 function write(value: unknown, indent: string, out: string[]): void {
   if (value === null || typeof value !== 'object') {
     out.push(JSON.stringify(value));

@@ -1,4 +1,5 @@
 import {verify} from '../core/verify.js';
+import {Flags} from '@oclif/core';
 import {AutoctxCommand, storeFlags} from '../cli/base-command.js';
 import {EXIT} from '../errors.js';
 import {paint} from '../cli/style.js';
@@ -8,11 +9,14 @@ export default class Verify extends AutoctxCommand {
   static override description =
     'Checks every manifest digest, every file against its schema and digests, and every pointer against the files it names. Exit 0 when clean (warnings name states an interrupted run leaves behind), exit 8 with the list of problems otherwise.';
   static override examples = ['<%= config.bin %> verify', '<%= config.bin %> verify --scenario support --json'];
-  static override flags = {...storeFlags};
+  static override flags = {
+    ...storeFlags,
+    'replay-tolerance': Flags.boolean({description: 'accept a replay that matches only within the cross-runtime tolerance (16 ULP or 1e-12 of the half-width), as for records another implementation wrote; by default a replay must be bit for bit'}),
+  };
 
   async run() {
     const {flags} = await this.parse(Verify);
-    const result = verify({knowledge: flags.knowledge, scenario: flags.scenario});
+    const result = verify({knowledge: flags.knowledge, scenario: flags.scenario, replayTolerance: flags['replay-tolerance']});
     return this.done(
       result,
       () => [

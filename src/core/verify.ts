@@ -6,8 +6,9 @@ import {manifestDiff, type ManifestDiff} from '../model/diff.js';
 import {campaignStateDigest, evaluatorPlanDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../model/evidence-digests.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord} from '../model/records.js';
-import {legacyPairKey, matchedTrialPairKey} from '../model/trial.js';
+import {legacyPairKey, matchedTrialPairKey, trialSealDigest, type MatchedTrial} from '../model/trial.js';
 import {campaignSegment, type ScenarioStore} from '../store/index.js';
+import {type TreeEntry} from '../store/fs.js';
 import {TEMP_FILE} from '../store/paths.js';
 import {openKnowledge, type StoreOptions} from './context.js';
 import {rollbackId} from './rollback.js';
@@ -36,10 +37,21 @@ class Checker {
   readonly bundles = new Map<string, ContextBundle>();
   filesChecked = 0;
 
-  constructor(readonly store: ScenarioStore) {}
+  constructor(
+    readonly store: ScenarioStore,
+    readonly replayTolerance = false,
+  ) {}
 
   rel(file: string): string {
     return path.relative(this.store.guard.root, file);
+  }
+
+  private tree: TreeEntry[] | undefined;
+
+  /** The scenario's entries, walked once per verify. */
+  entries(): TreeEntry[] {
+    this.tree ??= this.store.walk();
+    return this.tree;
   }
 
   error(file: string, code: string, message: string): void {
@@ -71,7 +83,7 @@ class Checker {
 
 function checkTree(c: Checker): void {
   const {store} = c;
-  for (const entry of store.walk()) {
+  for (const entry of c.entries()) {
     const name = path.basename(entry.path);
     if (entry.kind === 'symlink') {
       if (store.linkStaysInside(entry.path)) c.warn(entry.path, 'SYMLINK', `${c.rel(entry.path)} is a symbolic link; autoctx never writes links`);
@@ -177,9 +189,33 @@ function checkEvidence(c: Checker, digest: string): void {
         seen.add(key);
         if (t.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: trial ${i} is for candidate ${t.candidate_digest}`);
       }
+      if (!legacy) checkSeal(c, digest, trials as unknown as MatchedTrial[]);
       return v;
     }),
   );
+}
+
+/** Every sealed trial must be in the evidence exactly as sealed; trials recorded after the seal are reported. */
+function checkSeal(c: Checker, digest: string, trials: MatchedTrial[]): void {
+  const {store} = c;
+  const file = store.paths.matchedTrials(digest);
+  const sealFile = store.paths.evidenceSeal(digest);
+  const seal = c.attempt(sealFile, () => store.readEvidenceSeal(digest));
+  if (!seal) return;
+  const both = (code: string, message: string) => {
+    c.error(file, code, message);
+    c.error(sealFile, code, message);
+  };
+  const present = new Set<string>();
+  let unsealed = 0;
+  for (const [i, t] of trials.entries()) {
+    present.add(t.pair_key);
+    const sealed = seal[t.pair_key];
+    if (sealed === undefined) unsealed++;
+    else if (sealed !== c.attempt(file, () => trialSealDigest(t))) both('EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: trial ${i} differs from the trial ${c.rel(sealFile)} sealed`);
+  }
+  for (const key of Object.keys(seal)) if (!present.has(key)) both('EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: sealed pair ${key} is missing from the evidence`);
+  if (unsealed > 0) c.warn(sealFile, 'UNSEALED_TRIALS', `${c.rel(file)}: ${unsealed} trial(s) recorded after ${c.rel(sealFile)} was written (an interrupted write, or trials added by another tool; autoctx repair seals them)`);
 }
 
 function checkNegative(c: Checker, digest: string): void {
@@ -189,7 +225,10 @@ function checkNegative(c: Checker, digest: string): void {
   const copyFile = store.paths.negativeLedger(digest);
   const copy = c.attempt(copyFile, () => store.readDocumentAt(copyFile, 'negative-result'));
   if (neg && copy === null) c.warn(copyFile, 'MISSING_LEDGER_COPY', `${c.rel(copyFile)}: the discoverable copy of ${c.rel(file)} is missing`);
-  if (neg && copy && !jsonEqual(neg, copy)) c.error(copyFile, 'LEDGER_MISMATCH', `${c.rel(copyFile)} differs from ${c.rel(file)}`);
+  if (neg && copy && !jsonEqual(neg, copy)) {
+    c.error(copyFile, 'LEDGER_MISMATCH', `${c.rel(copyFile)} differs from ${c.rel(file)}`);
+    c.error(file, 'LEDGER_MISMATCH', `${c.rel(file)} differs from its copy ${c.rel(copyFile)}`);
+  }
   if (!neg && copy) c.error(copyFile, 'LEDGER_MISMATCH', `${c.rel(copyFile)} has no negative_result.json beside its candidate`);
 }
 
@@ -227,7 +266,10 @@ function checkPointer(c: Checker, records: Map<string, CandidateRecord>): Active
     const text = store.readText(store.paths.mirror(name));
     const want = comp ? `${comp.content.trimEnd()}\n` : null;
     if (bundle && text !== want && !(text !== null && want !== null && text.trimEnd() === want.trimEnd())) {
-      c.warn(store.paths.mirror(name), 'STALE_MIRROR', `${name}.md does not mirror the active bundle`);
+      // An interrupted move leaves another stored bundle's text (or none); any other text was edited by hand.
+      const stored = [...c.bundles.values()].some((b) => b.components.some((x) => x.kind === name && x.key === name && x.content.trimEnd() === text?.trimEnd()));
+      if (text === null || stored) c.warn(store.paths.mirror(name), 'STALE_MIRROR', `${name}.md does not mirror the active bundle (an interrupted move; the next promote, rollback or repair rewrites it)`);
+      else c.error(store.paths.mirror(name), 'MIRROR_MISMATCH', `${c.rel(store.paths.mirror(name))} was edited: it is the text of no stored bundle, and agents reading it are not served the active bundle (autoctx repair rewrites it)`);
     }
   }
   return active;
@@ -243,6 +285,8 @@ function checkHistory(c: Checker): void {
     for (const d of [p.candidate_digest, p.incumbent_digest]) if (!c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, which has no valid manifest`);
     const cand = c.bundle(p.candidate_digest);
     if (cand && cand.parent_digest !== p.incumbent_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: the candidate's parent is not the recorded incumbent`);
+    if (cand && cand.evaluator_epoch !== p.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the candidate's manifest`);
+    if (p.rollback_target_digest !== p.incumbent_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: the rollback target is not the incumbent it replaced`);
     const diff = store.paths.manifestDiff(p.candidate_digest);
     const d = c.attempt(diff, () => store.readManifestDiff(p.candidate_digest));
     if (d && d.digest !== p.manifest_diff_digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: manifest_diff_digest is not the candidate's manifest diff`);
@@ -253,12 +297,15 @@ function checkHistory(c: Checker): void {
     if (!r) continue;
     if (rollbackId(r.from_digest, r.from_activated_at, r.to_digest) !== id) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: rollback id does not match the move it records`);
     for (const d of [r.from_digest, r.to_digest]) if (!c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, which has no valid manifest`);
+    if (r.scenario !== store.scenario) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: records a move in scenario "${r.scenario}"`);
+    const to = c.bundle(r.to_digest);
+    if (to && to.evaluator_epoch !== r.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the restored bundle's`);
   }
 }
 
 function checkCampaigns(c: Checker): void {
   const {store} = c;
-  for (const entry of store.walk()) {
+  for (const entry of c.entries()) {
     if (entry.kind !== 'file' || !entry.path.startsWith(store.paths.riskDir + path.sep)) continue;
     const name = path.basename(entry.path);
     const dir = path.dirname(entry.path);
@@ -297,15 +344,26 @@ function checkReplays(c: Checker, records: Map<string, CandidateRecord>): void {
       continue;
     }
     const r = c.attempt(file, () => replayCandidate(store, digest));
-    if (r && r.status !== 'ok' && record.lifecycle !== 'rejected' && record.lifecycle !== 'active' && pairs(r.recorded) < pairs(r.replayed)) {
+    // Only a record still before its decision can lag its evidence; a decided record that disagrees was changed.
+    if (r && r.status !== 'ok' && (record.lifecycle === 'proposed' || record.lifecycle === 'screened') && pairs(r.recorded) < pairs(r.replayed)) {
       c.warn(store.paths.record(digest), 'RECORD_BEHIND_EVIDENCE', `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or autoctx repair completes it)`);
-    } else if (r && r.status !== 'ok') c.error(store.paths.record(digest), 'REPLAY_MISMATCH', `${c.rel(store.paths.record(digest))}: the recorded comparison does not reproduce from ${c.rel(file)} (largest distance ${r.max_ulp} ULP)`);
-    else if (r && !r.bit_exact) c.warn(store.paths.record(digest), 'REPLAY_TOLERANCE', `${c.rel(store.paths.record(digest))} replays within the cross-runtime tolerance (${r.max_ulp} ULP), not bit for bit`);
+    } else if (r && (r.status !== 'ok' || (!r.bit_exact && !c.replayTolerance))) {
+      const why = r.status !== 'ok' ? 'does not reproduce' : 'reproduces only within the cross-runtime tolerance (pass --replay-tolerance to accept that)';
+      const message = `${c.rel(store.paths.record(digest))}: the recorded comparison ${why} from ${c.rel(file)} (largest distance ${r.max_ulp} ULP)`;
+      c.error(store.paths.record(digest), 'REPLAY_MISMATCH', message);
+      c.error(file, 'REPLAY_MISMATCH', message);
+    } else if (r && !r.bit_exact) c.warn(store.paths.record(digest), 'REPLAY_TOLERANCE', `${c.rel(store.paths.record(digest))} replays within the cross-runtime tolerance (${r.max_ulp} ULP), not bit for bit`);
   }
   for (const id of store.listPromotionIds()) {
     const p = c.attempt(store.paths.promotion(id), () => store.readPromotion(id));
     const r = p ? records.get(p.candidate_digest) : undefined;
-    if (p && r?.comparison && !jsonEqual(p.comparison, r.comparison)) c.error(store.paths.promotion(id), 'LINEAGE_MISMATCH', `${c.rel(store.paths.promotion(id))}: its comparison differs from the candidate's record`);
+    if (p && r?.comparison && !jsonEqual(p.comparison, r.comparison)) {
+      c.error(store.paths.promotion(id), 'LINEAGE_MISMATCH', `${c.rel(store.paths.promotion(id))}: its comparison differs from the candidate's record`);
+      c.error(store.paths.record(p.candidate_digest), 'LINEAGE_MISMATCH', `${c.rel(store.paths.record(p.candidate_digest))}: its comparison differs from promotion ${id}`);
+    }
+    const evidence = p ? c.attempt(store.paths.matchedTrials(p.candidate_digest), () => store.readEvidence(p.candidate_digest)) : undefined;
+    const cohorts = new Set((evidence?.trials ?? []).map((t) => t.cohort));
+    if (p && cohorts.size > 0 && !cohorts.has(p.cohort)) c.error(store.paths.promotion(id), 'LINEAGE_MISMATCH', `${c.rel(store.paths.promotion(id))}: cohort "${p.cohort}" is not the cohort of the candidate's matched trials`);
   }
 }
 
@@ -334,7 +392,7 @@ function verifyScenario(c: Checker): void {
   guarded(c, where, () => checkHistory(c));
   guarded(c, where, () => checkReplays(c, records));
   guarded(c, where, () => checkCampaigns(c));
-  for (const e of c.store.walk()) {
+  for (const e of c.entries()) {
     if (e.kind === 'file' && e.path.startsWith(c.store.paths.negativeLedgersDir + path.sep) && !/^context-bundle-[0-9a-f]{64}\.json$/.test(path.basename(e.path))) {
       c.attempt(e.path, () => c.store.readDocumentAt(e.path, 'negative-result'));
     }
@@ -346,12 +404,17 @@ function verifyScenario(c: Checker): void {
  * every pointer against the files it names. Interrupted-but-repairable states
  * are warnings; anything else is an error (exit 8).
  */
-export function verify(options: StoreOptions): VerifyResult {
+export function verify(options: StoreOptions & {replayTolerance?: boolean}): VerifyResult {
   const knowledge = openKnowledge(options);
   const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
   const result: VerifyResult = {status: 'ok', scenarios: names, files_checked: 0, bundles_checked: 0, errors: [], warnings: []};
+  const ignore = knowledge.missingGitignoreRules();
+  if (ignore && ignore.missing.length > 0) {
+    const rel = path.relative(knowledge.root, ignore.file);
+    result.errors.push({severity: 'error', code: 'GITIGNORE_INCOMPLETE', file: rel, message: `${rel} lacks ${ignore.missing.map((l) => `"${l}"`).join(', ')}: lock and temporary files could be committed (autoctx init restores the rules)`});
+  }
   for (const name of names) {
-    const c = new Checker(knowledge.scenario(name));
+    const c = new Checker(knowledge.scenario(name), options.replayTolerance === true);
     verifyScenario(c);
     result.files_checked += c.filesChecked;
     result.bundles_checked += c.bundles.size;

@@ -120,6 +120,18 @@ export function canonicalTrialJson(t: MatchedTrial, pairKey: string): string {
   );
 }
 
+/** The digest of one trial as recorded, for the evidence seal: every field, scores included. */
+export function trialSealDigest(t: MatchedTrial): string {
+  return sha256Hex(canonicalTrialJson(t, t.pair_key));
+}
+
+/** The evidence seal of a candidate: each recorded pair key with the digest of its trial. */
+export function evidenceSeal(candidateDigest: string, trials: readonly MatchedTrial[]): {schema_version: 1; candidate_digest: string; trial_digests: Record<string, string>} {
+  const trialDigests: Record<string, string> = {};
+  for (const t of [...trials].sort((a, b) => (a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0))) trialDigests[t.pair_key] = trialSealDigest(t);
+  return {schema_version: 1, candidate_digest: candidateDigest, trial_digests: trialDigests};
+}
+
 /** The order of an evidence envelope: by lane (as a string), then pair key. */
 export function sortEvidence<T extends {lane: string; pair_key: string}>(trials: readonly T[]): T[] {
   return [...trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0));

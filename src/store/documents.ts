@@ -1,6 +1,7 @@
 import {decodeUtf8, jsonEqual, parseJson, prettyJson, type JsonValue} from '../canonical/index.js';
+import {prettyJsonPieces} from '../canonical/pretty.js';
 import {AutoctxError, fail, isAutoctxError} from '../errors.js';
-import {atomicWrite, createImmutable, readBytes, type RootGuard, type WriteOptions} from './fs.js';
+import {atomicWrite, createImmutable, readBytes, type RootGuard, type WriteData, type WriteOptions} from './fs.js';
 import {assertSchema, type SchemaName} from './schemas.js';
 
 /**
@@ -9,11 +10,14 @@ import {assertSchema, type SchemaName} from './schemas.js';
  * original problem code is kept in data.reason. Returns null when absent.
  */
 export function readDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[], check?: (value: JsonValue) => T): T | null {
-  const bytes = readBytes(guard, file);
+  let bytes = readBytes(guard, file);
   if (bytes === null) return null;
   const rel = guard.relative(file);
   try {
-    const value = parseJson(decodeUtf8(bytes));
+    let text: string | null = decodeUtf8(bytes);
+    bytes = null; // a large file's bytes can go before its text is parsed
+    const value = parseJson(text);
+    text = null;
     const schemas = Array.isArray(schema) ? schema : [schema];
     let lastError: unknown;
     for (const name of schemas) {
@@ -42,8 +46,10 @@ export function requireDocument<T>(guard: RootGuard, file: string, schema: Schem
 }
 
 /** Validate before writing: autoctx never writes a document its own readers would refuse. */
-function serialize(schema: SchemaName, value: unknown, what: string): string {
+function serialize(schema: SchemaName, value: unknown, what: string): WriteData {
   assertSchema(schema, value, what);
+  // A manifest with a very long component is written in pieces, never as one string.
+  if (schema === 'manifest' && (value as {components: {content: string}[]}).components.some((c) => c.content.length > 1 << 22)) return () => prettyJsonPieces(value);
   return prettyJson(value);
 }
 

@@ -50,7 +50,8 @@ export class RootGuard {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
       }
       if (st) {
-        const real = st.isDirectory() ? this.realDir(probe) : fs.realpathSync(probe);
+        // A plain file is where its folder is: only a symbolic link needs resolving itself.
+        const real = st.isDirectory() ? this.realDir(probe) : st.isSymbolicLink() ? fs.realpathSync(probe) : path.join(this.realDir(path.dirname(probe)), path.basename(probe));
         if (!this.inside(real)) fail('UNSAFE_PATH', `${this.relative(abs)} resolves outside the knowledge root (through a symbolic link)`, {file: this.relative(abs)});
         return;
       }
@@ -146,12 +147,20 @@ function nonce(): string {
   return randomBytes(6).toString('hex');
 }
 
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** What a write takes: text, bytes, or a function that yields the text in pieces (for very large documents). */
+export type WriteData = string | Uint8Array | (() => Iterable<string>);
+
 /** Write bytes to a fresh temp file beside the target and fsync it. */
-function writeTemp(target: string, data: string | Uint8Array): string {
+function writeTemp(target: string, data: WriteData): string {
   const tmp = tempPath(target, nonce());
   const fd = fs.openSync(tmp, 'wx', 0o644);
   try {
-    fs.writeFileSync(fd, data);
+    if (typeof data === 'function') for (const piece of data()) writeAll(fd, Buffer.from(piece, 'utf8'));
+    else fs.writeFileSync(fd, data);
     // fdatasync: the data and the size, which is all a fresh file needs before its rename.
     fs.fdatasyncSync(fd);
   } catch (error) {
@@ -175,7 +184,7 @@ export interface WriteOptions {
 }
 
 /** temp → write → fsync → rename → fsync(dir). Readers see the old or the new file, whole. */
-export function atomicWrite(guard: RootGuard, target: string, data: string | Uint8Array, options: WriteOptions = {}): void {
+export function atomicWrite(guard: RootGuard, target: string, data: WriteData, options: WriteOptions = {}): void {
   const dir = path.dirname(target);
   mkdirDurable(guard, dir);
   guard.check(target);
@@ -201,7 +210,7 @@ export function atomicWrite(guard: RootGuard, target: string, data: string | Uin
 export function createImmutable(
   guard: RootGuard,
   target: string,
-  data: string | Uint8Array,
+  data: WriteData,
   same: (existing: Buffer) => boolean,
   options: WriteOptions = {},
 ): boolean {

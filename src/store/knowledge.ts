@@ -70,6 +70,15 @@ export class KnowledgeStore {
     return new ScenarioStore(this.guard, name);
   }
 
+  /** The rules autoctx needs that the root's .gitignore lacks, or null when there is no .gitignore. */
+  missingGitignoreRules(): {file: string; missing: string[]} | null {
+    const file = path.join(this.root, '.gitignore');
+    const current = readBytes(this.guard, file)?.toString('utf8');
+    if (current === undefined) return null;
+    const have = new Set(current.split(/\r?\n/));
+    return {file, missing: GITIGNORE_LINES.filter((l) => !l.startsWith('#') && !have.has(l))};
+  }
+
   /** Make sure the root's .gitignore keeps lock and temp files out of git. */
   ensureGitignore(): void {
     const file = path.join(this.root, '.gitignore');

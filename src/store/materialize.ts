@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import {prettyJson} from '../canonical/index.js';
+import {prettyJsonPieces} from '../canonical/pretty.js';
 import {fail} from '../errors.js';
 import type {ContextBundle} from '../model/bundle.js';
 import {componentFileName} from './file-names.js';
@@ -12,6 +13,36 @@ function existingDigest(dir: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** A long text in pieces of 1 MiB that never split a surrogate pair. */
+function* textPieces(text: string): Generator<string> {
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + (1 << 20), text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+/** A very large manifest or component: temp file written piece by piece, flushed, renamed. */
+function writeInPieces(file: string, pieces: Iterable<string>): void {
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const fd = fs.openSync(tmp, 'wx', 0o644);
+  try {
+    for (const piece of pieces) {
+      const bytes = Buffer.from(piece, 'utf8');
+      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+    }
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, {force: true});
+    throw error;
+  }
+  fs.closeSync(fd);
+  fs.renameSync(tmp, file);
 }
 
 /**
@@ -33,10 +64,13 @@ export function materializeBundle(bundle: ContextBundle, dir: string): string[] 
   for (const c of bundle.components) {
     const rel = path.join(c.kind, componentFileName(c.key, c.media_type));
     fs.mkdirSync(path.join(target, c.kind), {recursive: true});
-    writeFileAtomic.sync(path.join(target, rel), c.content, {encoding: 'utf8'});
+    if (c.content.length > 1 << 22) writeInPieces(path.join(target, rel), textPieces(c.content));
+    else writeFileAtomic.sync(path.join(target, rel), c.content, {encoding: 'utf8'});
     files.push(rel);
   }
-  writeFileAtomic.sync(path.join(target, 'manifest.json'), prettyJson(bundle), {encoding: 'utf8'});
+  const manifest = path.join(target, 'manifest.json');
+  if (bundle.components.some((c) => c.content.length > 1 << 22)) writeInPieces(manifest, prettyJsonPieces(bundle));
+  else writeFileAtomic.sync(manifest, prettyJson(bundle), {encoding: 'utf8'});
   files.push('manifest.json');
   return files;
 }

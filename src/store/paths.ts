@@ -72,6 +72,9 @@ export class ScenarioPaths {
   matchedTrials(digest: string): string {
     return path.join(this.candidateDir(digest), 'matched_trials.json');
   }
+  evidenceSeal(digest: string): string {
+    return path.join(this.candidateDir(digest), 'evidence_seal.json');
+  }
   evaluatorPlan(digest: string): string {
     return path.join(this.candidateDir(digest), 'evaluator_plan.json');
   }

@@ -6,7 +6,7 @@ import type {CampaignFalsePromotionState} from '../model/campaign.js';
 import type {EvaluatorPlan} from '../model/evaluator-plan.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord, type PromotionRecord, type RollbackRecord} from '../model/records.js';
-import {matchedTrialFromDict, sortEvidence, type MatchedTrial} from '../model/trial.js';
+import {evidenceSeal, matchedTrialFromDict, sortEvidence, type MatchedTrial} from '../model/trial.js';
 import {readDocument, requireDocument, writeDocument, writeImmutableDocument} from './documents.js';
 import {atomicWrite, exists, listDir, readBytes, removeFile, walkTree, type TreeEntry, type RootGuard, type WriteOptions} from './fs.js';
 import {StoreLock} from './lock.js';
@@ -199,6 +199,24 @@ export class ScenarioStore {
   writeEvidence(digest: string, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): void {
     const envelope = {schema_version: 2, trials: sortEvidence(trials), confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy)};
     writeDocument(this.guard, this.paths.matchedTrials(digest), 'matched-trials', envelope, this.write);
+    this.writeEvidenceSeal(digest, trials);
+  }
+
+  /**
+   * The seal beside the evidence: the digest of every trial as recorded, so that
+   * a change to any score is found even where it moves no replayed statistic.
+   * Written after the evidence; a crash between the two leaves unsealed trials, which verify reports and repair seals.
+   */
+  writeEvidenceSeal(digest: string, trials: readonly MatchedTrial[]): void {
+    writeDocument(this.guard, this.paths.evidenceSeal(digest), 'evidence-seal', evidenceSeal(digest, trials), this.write);
+  }
+
+  readEvidenceSeal(digest: string): Record<string, string> | null {
+    return readDocument(this.guard, this.paths.evidenceSeal(digest), 'evidence-seal', (value) => {
+      const seal = value as unknown as {candidate_digest: string; trial_digests: Record<string, string>};
+      if (seal.candidate_digest !== digest) fail('INVALID_INPUT', `the evidence seal is for candidate ${seal.candidate_digest}`);
+      return seal.trial_digests;
+    });
   }
 
   // ---- evaluator plan ----

@@ -14,6 +14,7 @@ export type SchemaName =
   | 'manifest-diff'
   | 'matched-trials'
   | 'matched-trials-legacy'
+  | 'evidence-seal'
   | 'promotion'
   | 'rollback'
   | 'negative-result'
