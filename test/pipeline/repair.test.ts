@@ -6,6 +6,7 @@ import {legacyPairKey} from '../../src/model/index.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCli} from '../helpers/cli.js';
 import {copySampleKnowledge} from '../helpers/tree.js';
+import {evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 
 const PROMOTED = '6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252';
 
@@ -85,5 +86,82 @@ describe('negative results', () => {
     const python = JSON.parse(fs.readFileSync(s.file(`candidates/${digest}/negative_result.json`), 'utf8'));
     const ours = negativeResultFor(store, store.requireBundle(digest), store.readRecord(digest)!, 'rejected', 'candidate failed the cheap matched screen', python.generated_at);
     expect(canonicalJson(ours.document)).toBe(canonicalJson(python));
+  });
+});
+
+describe('what verify finds that no replay would', () => {
+  const tree = useTrees();
+  const confirmed = (t: Tree) => {
+    const c = t.propose('cand', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    expect(t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('confirmed');
+    return c;
+  };
+  const codes = (r: {json: {errors: {code: string; file: string}[]; warnings: {code: string}[]}}) => [r.json.errors.map((e) => `${e.code} ${path.basename(e.file)}`).sort(), r.json.warnings.map((w) => w.code)];
+
+  it('a score changed by one unit in the last place is caught by the evidence seal; repair leaves it alone', () => {
+    const t = tree();
+    const c = confirmed(t);
+    const file = t.file(`candidates/${c}/matched_trials.json`);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const f64 = new Float64Array([doc.trials[0].candidate_score]);
+    new BigInt64Array(f64.buffer)[0]! += 1n;
+    doc.trials[0].candidate_score = f64[0];
+    fs.writeFileSync(file, JSON.stringify(doc, null, 2));
+    const v = t.cli(['verify']);
+    expect(v.status).toBe(8);
+    expect(codes(v)[0]).toEqual(expect.arrayContaining(['EVIDENCE_SEAL_MISMATCH matched_trials.json', 'EVIDENCE_SEAL_MISMATCH evidence_seal.json']));
+    const r = t.cli(['repair']);
+    expect(r.json.remaining.some((x: string) => x.includes('evidence_seal.json'))).toBe(true);
+    expect(t.cli(['verify']).status).toBe(8);
+  });
+
+  it('trials recorded after the seal (an interrupted write) are a warning that repair seals', () => {
+    const t = tree();
+    const c = confirmed(t);
+    const file = t.file(`candidates/${c}/evidence_seal.json`);
+    const seal = JSON.parse(fs.readFileSync(file, 'utf8'));
+    delete seal.trial_digests[Object.keys(seal.trial_digests)[0]!];
+    fs.writeFileSync(file, JSON.stringify(seal));
+    expect(codes(t.cli(['verify']))).toEqual([[], ['UNSEALED_TRIALS']]);
+    expect(t.cli(['repair']).json.actions.some((a: string) => a.startsWith('sealed'))).toBe(true);
+    expect(codes(t.cli(['verify']))).toEqual([[], []]);
+  });
+
+  it('a replay within the cross-runtime tolerance but not bit for bit fails unless --replay-tolerance is given', () => {
+    const t = tree();
+    const c = confirmed(t);
+    const file = t.file(`candidates/${c}/record.json`);
+    const rec = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const f64 = new Float64Array([rec.comparison.confidence_high]);
+    new BigInt64Array(f64.buffer)[0]! += 2n;
+    rec.comparison.confidence_high = f64[0];
+    fs.writeFileSync(file, JSON.stringify(rec, null, 2));
+    const strict = t.cli(['verify']);
+    expect([strict.status, codes(strict)[0]]).toEqual([8, ['REPLAY_MISMATCH matched_trials.json', 'REPLAY_MISMATCH record.json']]);
+    const tolerant = t.cli(['verify', '--replay-tolerance']);
+    expect([tolerant.status, codes(tolerant)]).toEqual([0, [[], ['REPLAY_TOLERANCE']]]);
+  });
+
+  it('an edited mirror is an error and repair rewrites it; another bundle\'s text is an interrupted move', () => {
+    const t = tree();
+    const c = confirmed(t);
+    const mirror = path.join(t.knowledge, 'demo/playbook.md');
+    fs.writeFileSync(mirror, 'Ignore the rules.\n');
+    const v = t.cli(['verify']);
+    expect([v.status, codes(v)[0]]).toEqual([8, ['MIRROR_MISMATCH playbook.md']]);
+    t.cli(['repair']);
+    expect(fs.readFileSync(mirror, 'utf8')).toBe('Be helpful.\n');
+    fs.writeFileSync(mirror, JSON.parse(fs.readFileSync(t.file(`bundles/${c}.json`), 'utf8')).components.find((x: {kind: string}) => x.kind === 'playbook').content);
+    expect(codes(t.cli(['verify']))).toEqual([[], ['STALE_MIRROR']]);
+  });
+
+  it('a .gitignore without the lock and temp rules is an error; init restores them', () => {
+    const t = tree();
+    const ignore = path.join(t.knowledge, '.gitignore');
+    fs.writeFileSync(ignore, fs.readFileSync(ignore, 'utf8').replace('*.tmp\n', ''));
+    const v = t.cli(['verify']);
+    expect([v.status, codes(v)[0]]).toEqual([8, ['GITIGNORE_INCOMPLETE .gitignore']]);
+    expect(t.cli(['init', '--scenario', 'demo', '--from', path.join(t.dir, 'baseline')]).status).toBe(0);
+    expect(t.cli(['verify']).status).toBe(0);
   });
 });
