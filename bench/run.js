@@ -145,6 +145,82 @@ rows.push({
   command: 'autoctx confirm --evaluator-mode persistent: 201 pairs (200 confirmation) against 1, two fsynced writes per pair',
 });
 
+// 7. verify over a generated tree of 1,000 bundles, as a ratio of its throughput to sha256sum over the same bytes.
+const vk = path.join(work, 'verify-tree');
+const vsrc = path.join(work, 'verify-src');
+for (const kind of ['playbook', 'hints', 'prompt_fragment', 'tool_guidance']) fs.mkdirSync(path.join(vsrc, kind), {recursive: true});
+const writeSource = (i) => {
+  for (const kind of ['playbook', 'hints', 'prompt_fragment', 'tool_guidance']) {
+    fs.writeFileSync(path.join(vsrc, kind, `${kind}.md`), `${kind} ${i}: ${'Check the disk before restarting a service; write down what you saw. '.repeat(28)}\n`);
+  }
+};
+writeSource(0);
+await init({knowledge: vk, scenario: 'demo', from: vsrc});
+for (let i = 1; i < 1000; i++) {
+  writeSource(i);
+  await propose({knowledge: vk, from: vsrc, runId: `r${i}`});
+}
+const treeFiles = [];
+const walkFiles = (d) => {
+  for (const e of fs.readdirSync(d, {withFileTypes: true})) {
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) walkFiles(p);
+    else treeFiles.push(p);
+  }
+};
+walkFiles(vk);
+const treeBytes = treeFiles.reduce((n, f) => n + fs.statSync(f).size, 0);
+const listFile = path.join(work, 'verify-files.txt');
+fs.writeFileSync(listFile, treeFiles.join('\0'));
+const [verifyMs, shaMs] = timeCommands(
+  [
+    [process.execPath, [path.join(root, 'bin/run.js'), 'verify', '--knowledge', vk, '--json']],
+    ['sh', ['-c', `xargs -0 sha256sum < '${listFile}' > /dev/null`]],
+  ],
+  5,
+);
+const throughput = shaMs / verifyMs;
+rows.push({
+  measure: 'verify throughput / sha256sum throughput',
+  value: `${throughput.toFixed(2)} (${(treeBytes / 1048576).toFixed(1)} MiB in ${treeFiles.length} files: verify ${verifyMs.toFixed(0)} ms, sha256sum ${shaMs.toFixed(0)} ms)`,
+  target: '>= 0.3',
+  ok: throughput >= 0.3,
+  command: 'autoctx verify --knowledge <1,000 bundles, 4 x 2 KB components each>  vs  xargs sha256sum over the same files (median of 5, interleaved)',
+});
+
+// 8. Peak memory of the 100 MiB case: propose, materialize and verify a bundle with one 100 MiB component.
+const mem = path.join(work, 'memory');
+const peakOf = (args) => {
+  const rssFile = path.join(mem, 'rss');
+  const r = spawnSync(process.execPath, ['--import', path.join(root, 'test/helpers/max-rss.js'), path.join(root, 'bin/run.js'), ...args, '--json'], {encoding: 'utf8', env: {...process.env, AUTOCTX_MAX_RSS_FILE: rssFile}});
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stdout}${r.stderr}`);
+  return {json: JSON.parse(r.stdout), peak: Number(fs.readFileSync(rssFile, 'utf8'))};
+};
+for (const [label, line] of [
+  ['ASCII text', 'Check the disk "before" restarting;\tnote what you saw \\ and why.\n'],
+  ['text beyond Latin-1', 'Check the disk before restarting \u2014 note what you saw \u00e9 \u{1F600}\n'],
+]) {
+  fs.rmSync(mem, {recursive: true, force: true});
+  fs.mkdirSync(path.join(mem, 'base/playbook'), {recursive: true});
+  fs.mkdirSync(path.join(mem, 'big/playbook'), {recursive: true});
+  fs.writeFileSync(path.join(mem, 'base/playbook/playbook.md'), 'Be helpful.\n');
+  const size = 100 * 1048576;
+  fs.writeFileSync(path.join(mem, 'big/playbook/playbook.md'), Buffer.from(line.repeat(Math.ceil(size / Buffer.byteLength(line)))).subarray(0, size));
+  const mk = path.join(mem, 'knowledge');
+  peakOf(['init', '--scenario', 'demo', '--from', path.join(mem, 'base'), '--knowledge', mk]);
+  const p = peakOf(['propose', '--from', path.join(mem, 'big'), '--knowledge', mk]);
+  const m = peakOf(['bundle', 'materialize', p.json.bundle_digest, path.join(mem, 'out'), '--knowledge', mk]);
+  const v = peakOf(['verify', '--knowledge', mk]);
+  const worst = Math.max(p.peak, m.peak, v.peak) / size;
+  rows.push({
+    measure: `peak memory, 100 MiB component (${label})`,
+    value: `${worst.toFixed(2)}x (propose ${(p.peak / size).toFixed(2)}x, materialize ${(m.peak / size).toFixed(2)}x, verify ${(v.peak / size).toFixed(2)}x)`,
+    target: '< 4x',
+    ok: worst < 4,
+    command: 'autoctx propose / bundle materialize / verify, peak RSS from process.resourceUsage().maxRSS',
+  });
+}
+
 printTable(rows);
 console.log(`\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; canonical sample length ${canonicalJson(input).length} bytes`);
 fs.rmSync(work, {recursive: true, force: true});

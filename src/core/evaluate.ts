@@ -188,6 +188,10 @@ async function prepare(options: EvaluateOptions): Promise<Run> {
     campaign_id: campaignId,
   });
   const evidence = store.readEvidence(digest);
+  const seal = evidence && !evidence.legacy ? store.sealStatus(digest, evidence.trials) : null;
+  if (seal && (seal.changed > 0 || seal.missing > 0)) {
+    fail('INTEGRITY', `the matched trials of ${digest} differ from evidence_seal.json (${seal.changed} changed, ${seal.missing} missing): the evidence was edited; run autoctx verify`);
+  }
   if (evidence?.legacy) await migrateLegacy(store, options, candidate, record, evidence.trials, effective);
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
     fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
@@ -419,6 +423,34 @@ function statusOf(mode: 'screen' | 'confirm', decision: ComparisonResult): Evalu
  * then the terminal records. Shared by evaluation and by ingestion.
  */
 export async function drive(run: Run, source: PairSource): Promise<EvaluateResult> {
+  try {
+    return await driveLoop(run, source);
+  } finally {
+    await sealRecorded(run);
+  }
+}
+
+/**
+ * Seal the evidence as it stands on disk when a run ends, also after a failure
+ * (trials recorded before it stay recorded). A seal that cannot be written now
+ * leaves unsealed trials, which verify reports and the next run or repair seals.
+ */
+async function sealRecorded(run: Run): Promise<void> {
+  const {store, candidate, options} = run;
+  try {
+    await store.withLock(lockTimeout(options), () => {
+      const evidence = store.readEvidence(candidate.digest);
+      if (!evidence || evidence.legacy || evidence.trials.length === 0) return;
+      const status = store.sealStatus(candidate.digest, evidence.trials);
+      if (status && (status.changed > 0 || status.missing > 0)) return; // an edit: verify reports it, nothing is sealed over it
+      if (status === null || status.unsealed > 0) store.writeEvidenceSeal(candidate.digest, evidence.trials);
+    });
+  } catch {
+    // Repairable, and never more important than the error that ended the run.
+  }
+}
+
+async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> {
   let decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
   const state = {decision: decision as ComparisonResult | null, evaluated: 0};
   // Recovery: evidence recorded but the record lags behind it.

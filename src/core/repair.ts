@@ -94,6 +94,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           continue;
         }
         store.writeEvidence(digest, evidence.trials.map((t) => createMatchedTrial(t)), policy);
+        store.writeEvidenceSeal(digest, evidence.trials.map((t) => createMatchedTrial(t)));
         store.writeRecord({...record, schema_version: 2, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))});
         actions.push(`migrated ${rel(store.paths.matchedTrials(digest))} to schema 2 after a verified replay`);
       }

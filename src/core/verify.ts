@@ -50,7 +50,10 @@ class Checker {
 
   /** The scenario's entries, walked once per verify. */
   entries(): TreeEntry[] {
-    this.tree ??= this.store.walk();
+    if (!this.tree) {
+      this.tree = this.store.walk();
+      this.store.guard.useSnapshot(this.store.paths.dir, this.tree.filter((e) => e.kind === 'file').map((e) => e.path));
+    }
     return this.tree;
   }
 

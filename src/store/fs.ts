@@ -36,8 +36,26 @@ export class RootGuard {
     return real;
   }
 
+  private snapshot: {dir: string; files: Set<string>} | null = null;
+
+  /**
+   * For a read-only pass (verify): the regular files a walk found under dir,
+   * reached through real folders only. Reads of them skip the link checks, and
+   * reads of other paths under dir find nothing without touching the disk.
+   */
+  useSnapshot(dir: string, files: Iterable<string>): void {
+    this.snapshot = {dir: path.resolve(dir), files: new Set(files)};
+  }
+
+  /** True when a snapshot says that p does not exist. */
+  knownAbsent(p: string): boolean {
+    const s = this.snapshot;
+    return s !== null && p.startsWith(s.dir + path.sep) && !s.files.has(p);
+  }
+
   /** Refuse a path that is not lexically under the root or resolves outside it. */
   check(p: string): void {
+    if (this.snapshot?.files.has(p)) return;
     const abs = path.resolve(p);
     if (abs !== this.root && !abs.startsWith(this.root + path.sep)) fail('UNSAFE_PATH', `${p} is outside the knowledge root`);
     let probe = abs;
@@ -73,6 +91,7 @@ export function exists(p: string): boolean {
 
 /** Read a file's bytes, or null when it does not exist. */
 export function readBytes(guard: RootGuard, p: string): Buffer | null {
+  if (guard.knownAbsent(p)) return null;
   guard.check(p);
   try {
     return fs.readFileSync(p);

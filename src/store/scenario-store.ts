@@ -6,7 +6,7 @@ import type {CampaignFalsePromotionState} from '../model/campaign.js';
 import type {EvaluatorPlan} from '../model/evaluator-plan.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord, type PromotionRecord, type RollbackRecord} from '../model/records.js';
-import {evidenceSeal, matchedTrialFromDict, sortEvidence, type MatchedTrial} from '../model/trial.js';
+import {evidenceSeal, matchedTrialFromDict, sortEvidence, trialSealDigest, type MatchedTrial} from '../model/trial.js';
 import {readDocument, requireDocument, writeDocument, writeImmutableDocument} from './documents.js';
 import {atomicWrite, exists, listDir, readBytes, removeFile, walkTree, type TreeEntry, type RootGuard, type WriteOptions} from './fs.js';
 import {StoreLock} from './lock.js';
@@ -199,16 +199,30 @@ export class ScenarioStore {
   writeEvidence(digest: string, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): void {
     const envelope = {schema_version: 2, trials: sortEvidence(trials), confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy)};
     writeDocument(this.guard, this.paths.matchedTrials(digest), 'matched-trials', envelope, this.write);
-    this.writeEvidenceSeal(digest, trials);
   }
 
   /**
    * The seal beside the evidence: the digest of every trial as recorded, so that
    * a change to any score is found even where it moves no replayed statistic.
-   * Written after the evidence; a crash between the two leaves unsealed trials, which verify reports and repair seals.
+   * Written when a run ends (not after every pair); trials recorded since the
+   * last seal are reported by verify and sealed by the next run or by repair.
    */
   writeEvidenceSeal(digest: string, trials: readonly MatchedTrial[]): void {
     writeDocument(this.guard, this.paths.evidenceSeal(digest), 'evidence-seal', evidenceSeal(digest, trials), this.write);
+  }
+
+  /** The trials of the evidence that differ from the seal, and how many are not sealed yet (null: no seal). */
+  sealStatus(digest: string, trials: readonly MatchedTrial[]): {changed: number; missing: number; unsealed: number} | null {
+    const seal = this.readEvidenceSeal(digest);
+    if (!seal) return null;
+    const keys = new Set(trials.map((t) => t.pair_key));
+    let changed = 0;
+    let unsealed = 0;
+    for (const t of trials) {
+      if (seal[t.pair_key] === undefined) unsealed++;
+      else if (seal[t.pair_key] !== trialSealDigest(t)) changed++;
+    }
+    return {changed, missing: Object.keys(seal).filter((k) => !keys.has(k)).length, unsealed};
   }
 
   readEvidenceSeal(digest: string): Record<string, string> | null {
