@@ -77,6 +77,42 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * What `autoctx verify` reports, besides the error codes above (a file that
+ * cannot be read is reported with the code its reader raised). "error" findings
+ * make verify exit 8; "warning" findings name a state that an interrupted run
+ * leaves and the same command run again, or `autoctx repair`, completes.
+ */
+export const VERIFY_FINDINGS = {
+  DIGEST_MISMATCH: 'error',
+  DUPLICATE_PAIR: 'error',
+  EVIDENCE_SEAL_MISMATCH: 'error',
+  GITIGNORE_INCOMPLETE: 'error',
+  LEDGER_MISMATCH: 'error',
+  LINEAGE_MISMATCH: 'error',
+  MIRROR_MISMATCH: 'error',
+  MISSING_BUNDLE: 'error',
+  MISSING_POINTER: 'error',
+  MISSING_PROMOTION: 'error',
+  REPLAY_MISMATCH: 'error',
+  UNSAFE_PATH: 'error',
+  INIT_INCOMPLETE: 'warning',
+  LEFTOVER_LOCK: 'warning',
+  LEFTOVER_TEMP: 'warning',
+  LIFECYCLE_PENDING: 'warning',
+  MISSING_LEDGER_COPY: 'warning',
+  MISSING_RECORD: 'warning',
+  RECORD_BEHIND_EVIDENCE: 'warning',
+  REPLAY_TOLERANCE: 'warning',
+  SCENARIO_LABEL: 'warning',
+  STALE_MIRROR: 'warning',
+  SYMLINK: 'warning',
+  UNSEALED_TRIALS: 'warning',
+} as const;
+
+export type VerifyErrorFinding = {[K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'error' ? K : never}[keyof typeof VERIFY_FINDINGS];
+export type VerifyWarningFinding = {[K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'warning' ? K : never}[keyof typeof VERIFY_FINDINGS];
+
 export class AutoctxError extends Error {
   readonly code: ErrorCode;
   readonly exitCode: ExitCode;

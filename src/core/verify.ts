@@ -1,6 +1,6 @@
 import path from 'node:path';
 import {jsonEqual} from '../canonical/index.js';
-import {isAutoctxError} from '../errors.js';
+import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyWarningFinding} from '../errors.js';
 import {type ContextBundle} from '../model/bundle.js';
 import {manifestDiff, type ManifestDiff} from '../model/diff.js';
 import {campaignStateDigest, evaluatorPlanDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../model/evidence-digests.js';
@@ -57,11 +57,11 @@ class Checker {
     return this.tree;
   }
 
-  error(file: string, code: string, message: string): void {
+  error(file: string, code: VerifyErrorFinding | ErrorCode, message: string): void {
     this.errors.push({severity: 'error', code, file: this.rel(file), message});
   }
 
-  warn(file: string, code: string, message: string): void {
+  warn(file: string, code: VerifyWarningFinding, message: string): void {
     this.warnings.push({severity: 'warning', code, file: this.rel(file), message});
   }
 
@@ -73,7 +73,7 @@ class Checker {
     } catch (error) {
       if (!isAutoctxError(error)) throw error;
       const message = error.message.startsWith(this.rel(file)) ? error.message : `${this.rel(file)}: ${error.message}`;
-      this.error(file, (error.data?.reason as string | undefined) ?? error.code, message);
+      this.error(file, (error.data?.reason as ErrorCode | undefined) ?? error.code, message); // the reader's own code
       return undefined;
     }
   }
@@ -205,7 +205,7 @@ function checkSeal(c: Checker, digest: string, trials: MatchedTrial[]): void {
   const sealFile = store.paths.evidenceSeal(digest);
   const seal = c.attempt(sealFile, () => store.readEvidenceSeal(digest));
   if (!seal) return;
-  const both = (code: string, message: string) => {
+  const both = (code: VerifyErrorFinding, message: string) => {
     c.error(file, code, message);
     c.error(sealFile, code, message);
   };
