@@ -173,8 +173,8 @@ function writeAll(fd: number, bytes: Buffer): void {
 /** What a write takes: text, bytes, or a function that yields the text in pieces (for very large documents). */
 export type WriteData = string | Uint8Array | (() => Iterable<string>);
 
-/** Write bytes to a fresh temp file beside the target and fsync it. */
-function writeTemp(target: string, data: WriteData): string {
+/** Write bytes to a fresh temp file beside the target and fsync it; returns the temp file's path. */
+export function writeTemp(target: string, data: WriteData): string {
   const tmp = tempPath(target, nonce());
   const fd = fs.openSync(tmp, 'wx', 0o644);
   try {

@@ -6,6 +6,7 @@ import {prettyJsonPieces} from '../canonical/pretty.js';
 import {fail} from '../errors.js';
 import type {ContextBundle} from '../model/bundle.js';
 import {componentFileName} from './file-names.js';
+import {writeTemp} from './fs.js';
 
 function existingDigest(dir: string): string | null {
   try {
@@ -26,23 +27,9 @@ function* textPieces(text: string): Generator<string> {
   }
 }
 
-/** A very large manifest or component: temp file written piece by piece, flushed, renamed. */
+/** A very large manifest or component: a flushed temp file written piece by piece, then renamed. */
 function writeInPieces(file: string, pieces: Iterable<string>): void {
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const fd = fs.openSync(tmp, 'wx', 0o644);
-  try {
-    for (const piece of pieces) {
-      const bytes = Buffer.from(piece, 'utf8');
-      for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
-    }
-    fs.fsyncSync(fd);
-  } catch (error) {
-    fs.closeSync(fd);
-    fs.rmSync(tmp, {force: true});
-    throw error;
-  }
-  fs.closeSync(fd);
-  fs.renameSync(tmp, file);
+  fs.renameSync(writeTemp(file, () => pieces), file);
 }
 
 /**
