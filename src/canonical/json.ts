@@ -84,8 +84,8 @@ const LARGE = Symbol('large');
 export const LARGE_STRING = 1 << 22;
 const PIECE = 1 << 20;
 
-/** Ends of pieces of at most PIECE code units that never split a surrogate pair. */
-function* pieces(text: string): Generator<string> {
+/** A long text in pieces of at most 1 Mi code units that never split a surrogate pair. */
+export function* textPieces(text: string): Generator<string> {
   for (let start = 0; start < text.length; ) {
     let end = Math.min(start + PIECE, text.length);
     const last = text.charCodeAt(end - 1);
@@ -104,7 +104,7 @@ function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: 
   if (typeof value === 'string' && value.length > LARGE_STRING) {
     if (!value.isWellFormed()) fail('INVALID_INPUT', 'a long string contains a lone UTF-16 surrogate');
     h.update('"');
-    for (const piece of pieces(value)) h.update(JSON.stringify(piece).slice(1, -1));
+    for (const piece of textPieces(value)) h.update(JSON.stringify(piece).slice(1, -1));
     h.update('"');
     return;
   }
@@ -193,7 +193,7 @@ export function canonicalJson(value: unknown): string {
 export function sha256Hex(data: string | Uint8Array): string {
   if (typeof data === 'string' && data.length <= LARGE_STRING) return hash('sha256', data, 'hex');
   const h = createHash('sha256');
-  if (typeof data === 'string') for (const piece of pieces(data)) h.update(piece);
+  if (typeof data === 'string') for (const piece of textPieces(data)) h.update(piece);
   else h.update(data);
   return h.digest('hex');
 }

@@ -1,4 +1,4 @@
-import {compareUtf16} from './json.js';
+import {compareUtf16, LARGE_STRING, textPieces} from './json.js';
 
 /**
  * The on-disk spelling autoctx writes: keys sorted by UTF-16 code units (also
@@ -13,9 +13,6 @@ export function prettyJson(value: unknown): string {
   out.push('\n');
   return out.join('');
 }
-
-const LONG = 1 << 22;
-const PIECE = 1 << 20;
 
 /**
  * The same text as prettyJson, in pieces of about 64 KiB, so that a document
@@ -35,15 +32,9 @@ export function* prettyJsonPieces(value: unknown): Generator<string> {
 }
 
 function* pieces(value: unknown, indent: string): Generator<string> {
-  if (typeof value === 'string' && value.length > LONG) {
+  if (typeof value === 'string' && value.length > LARGE_STRING) {
     yield '"';
-    for (let start = 0; start < value.length; ) {
-      let end = Math.min(start + PIECE, value.length);
-      const last = value.charCodeAt(end - 1);
-      if (end < value.length && last >= 0xd800 && last <= 0xdbff) end--; // never split a surrogate pair
-      yield JSON.stringify(value.slice(start, end)).slice(1, -1);
-      start = end;
-    }
+    for (const piece of textPieces(value)) yield JSON.stringify(piece).slice(1, -1);
     yield '"';
     return;
   }

@@ -13,7 +13,7 @@ import {assignLanes, planDeficits, planUnits, type Fixture, type PlanUnit} from 
 import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
 import {compareReplay} from '../model/replay.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../model/records.js';
-import {createMatchedTrial, type MatchedTrial, type TrialLane} from '../model/trial.js';
+import {createMatchedTrial, matchedTrialPairKey, type MatchedTrial, type TrialLane} from '../model/trial.js';
 import {campaignFutile, confirmationBlocksReady, type CampaignFalsePromotionPolicy} from '../model/campaign.js';
 import {loadCampaign, loadCampaignPolicy, recordCampaignTerminal, reserveCandidate, reserveFixturePlan} from './campaign.js';
 import {campaignSegment, readFixtures, readInputJson, type ScenarioStore} from '../store/index.js';
@@ -161,6 +161,12 @@ async function prepare(options: EvaluateOptions): Promise<Run> {
   const units = planUnits(lanes, options.seedsPerFixture ?? 1, cohort);
   const deficits = planDeficits(units, policy);
   if (deficits) fail('PLAN_UNREACHABLE', `the fixture plan cannot reach a decision under its policy: ${deficits}`);
+  // Edited evidence is refused before anything is reserved or bound.
+  const evidence = store.readEvidence(digest);
+  const seal = evidence && !evidence.legacy ? store.sealStatus(digest, evidence.trials) : null;
+  if (seal && (seal.changed.length > 0 || seal.missing.length > 0)) {
+    fail('INTEGRITY', `the matched trials of ${digest} differ from evidence_seal.json (${seal.changed.length} changed, ${seal.missing.length} missing): the evidence was edited; run autoctx verify`);
+  }
   const campaignId = options.campaign ?? bound?.plan.campaign_id ?? null;
   if (bound && options.campaign !== undefined && options.campaign !== bound.plan.campaign_id) fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.plan.campaign_id)}`);
   let campaign: Run['campaign'] = null;
@@ -187,11 +193,6 @@ async function prepare(options: EvaluateOptions): Promise<Run> {
     audit: options.audit ?? bound?.plan.audit?.command ?? null,
     campaign_id: campaignId,
   });
-  const evidence = store.readEvidence(digest);
-  const seal = evidence && !evidence.legacy ? store.sealStatus(digest, evidence.trials) : null;
-  if (seal && (seal.changed > 0 || seal.missing > 0)) {
-    fail('INTEGRITY', `the matched trials of ${digest} differ from evidence_seal.json (${seal.changed} changed, ${seal.missing} missing): the evidence was edited; run autoctx verify`);
-  }
   if (evidence?.legacy) await migrateLegacy(store, options, candidate, record, evidence.trials, effective);
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
     fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
@@ -311,9 +312,9 @@ function request(run: Run, unit: PlanUnit, arm: 'candidate' | 'incumbent', pairK
   };
 }
 
-/** Both arms of one unit, in alternating order, with the plan re-checked before each arm. */
-async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, index: number, dirs: Record<string, string>): Promise<MatchedTrial> {
-  const base = {
+/** The matched trial of one unit of a run's plan, given both arms' answers. */
+export function unitTrial(run: Run, unit: PlanUnit, candidate: {score: number; valid?: boolean}, incumbent: {score: number; valid?: boolean}): MatchedTrial {
+  return createMatchedTrial({
     candidate_digest: run.candidate.digest,
     incumbent_digest: run.incumbent.digest,
     evaluator_epoch: run.candidate.evaluator_epoch,
@@ -322,8 +323,16 @@ async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, inde
     fixture_digest: unit.fixture_digest,
     seed: unit.seed,
     lane: unit.lane,
-  };
-  const pairKey = createMatchedTrial({...base, candidate_score: 0, incumbent_score: 0}).pair_key;
+    candidate_score: candidate.score,
+    incumbent_score: incumbent.score,
+    ...(candidate.valid !== undefined ? {candidate_valid: candidate.valid} : {}),
+    ...(incumbent.valid !== undefined ? {incumbent_valid: incumbent.valid} : {}),
+  });
+}
+
+/** Both arms of one unit, in alternating order, with the plan re-checked before each arm. */
+async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, index: number, dirs: Record<string, string>): Promise<MatchedTrial> {
+  const pairKey = matchedTrialPairKey({evaluator_epoch: run.candidate.evaluator_epoch, cohort: run.plan.plan.cohort, fixture_digest: unit.fixture_digest, seed: unit.seed});
   const arms: Array<'candidate' | 'incumbent'> = index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'];
   const answers: Record<string, {score: number; valid: boolean}> = {};
   for (const arm of arms) {
@@ -332,13 +341,7 @@ async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, inde
     if (current !== run.planText) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
     answers[arm] = await evaluator.evaluate(request(run, unit, arm, pairKey, dirs));
   }
-  return createMatchedTrial({
-    ...base,
-    candidate_score: answers.candidate!.score,
-    incumbent_score: answers.incumbent!.score,
-    candidate_valid: answers.candidate!.valid,
-    incumbent_valid: answers.incumbent!.valid,
-  });
+  return unitTrial(run, unit, answers.candidate!, answers.incumbent!);
 }
 
 /**
@@ -442,7 +445,7 @@ async function sealRecorded(run: Run): Promise<void> {
       const evidence = store.readEvidence(candidate.digest);
       if (!evidence || evidence.legacy || evidence.trials.length === 0) return;
       const status = store.sealStatus(candidate.digest, evidence.trials);
-      if (status && (status.changed > 0 || status.missing > 0)) return; // an edit: verify reports it, nothing is sealed over it
+      if (status && (status.changed.length > 0 || status.missing.length > 0)) return; // an edit: verify reports it, nothing is sealed over it
       if (status === null || status.unsealed > 0) store.writeEvidenceSeal(candidate.digest, evidence.trials);
     });
   } catch {

@@ -3,7 +3,7 @@ import {evaluateMatchedTrials} from '../model/comparison.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy} from '../model/policy.js';
 import {isoTimestamp} from '../model/records.js';
 import {compareReplay} from '../model/replay.js';
-import {createMatchedTrial, trialSealDigest} from '../model/trial.js';
+import {createMatchedTrial} from '../model/trial.js';
 import {TEMP_FILE} from '../store/paths.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 import {finishPointerMove} from './lifecycle-finish.js';
@@ -59,12 +59,10 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           actions.push(`restored ${rel(store.paths.negativeLedger(digest))}`);
         }
         const evidence = store.readEvidence(digest);
-        const seal = evidence && !evidence.legacy ? store.readEvidenceSeal(digest) : null;
-        if (evidence && evidence.confirmation_policy && seal) {
-          const keys = new Set(evidence.trials.map((t) => t.pair_key));
-          const intact = evidence.trials.every((t) => seal[t.pair_key] === undefined || seal[t.pair_key] === trialSealDigest(t)) && Object.keys(seal).every((k) => keys.has(k));
-          if (!intact) remaining.push(`${rel(store.paths.matchedTrials(digest))} differs from ${rel(store.paths.evidenceSeal(digest))}: a changed or lost trial; left as it is`);
-          else if (evidence.trials.some((t) => seal[t.pair_key] === undefined)) {
+        const seal = evidence && !evidence.legacy ? store.sealStatus(digest, evidence.trials) : null;
+        if (evidence && seal) {
+          if (seal.changed.length > 0 || seal.missing.length > 0) remaining.push(`${rel(store.paths.matchedTrials(digest))} differs from ${rel(store.paths.evidenceSeal(digest))}: a changed or lost trial; left as it is`);
+          else if (seal.unsealed > 0) {
             store.writeEvidenceSeal(digest, evidence.trials);
             actions.push(`sealed the trials of ${rel(store.paths.matchedTrials(digest))} recorded after its seal`);
           }

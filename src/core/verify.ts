@@ -6,7 +6,7 @@ import {manifestDiff, type ManifestDiff} from '../model/diff.js';
 import {campaignStateDigest, evaluatorPlanDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../model/evidence-digests.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord} from '../model/records.js';
-import {legacyPairKey, matchedTrialPairKey, trialSealDigest, type MatchedTrial} from '../model/trial.js';
+import {compareWithSeal, legacyPairKey, matchedTrialPairKey, type MatchedTrial} from '../model/trial.js';
 import {campaignSegment, type ScenarioStore} from '../store/index.js';
 import {type TreeEntry} from '../store/fs.js';
 import {TEMP_FILE} from '../store/paths.js';
@@ -209,16 +209,11 @@ function checkSeal(c: Checker, digest: string, trials: MatchedTrial[]): void {
     c.error(file, code, message);
     c.error(sealFile, code, message);
   };
-  const present = new Set<string>();
-  let unsealed = 0;
-  for (const [i, t] of trials.entries()) {
-    present.add(t.pair_key);
-    const sealed = seal[t.pair_key];
-    if (sealed === undefined) unsealed++;
-    else if (sealed !== c.attempt(file, () => trialSealDigest(t))) both('EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: trial ${i} differs from the trial ${c.rel(sealFile)} sealed`);
-  }
-  for (const key of Object.keys(seal)) if (!present.has(key)) both('EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: sealed pair ${key} is missing from the evidence`);
-  if (unsealed > 0) c.warn(sealFile, 'UNSEALED_TRIALS', `${c.rel(file)}: ${unsealed} trial(s) recorded after ${c.rel(sealFile)} was written (an interrupted write, or trials added by another tool; autoctx repair seals them)`);
+  const status = c.attempt(file, () => compareWithSeal(seal, trials));
+  if (!status) return;
+  for (const i of status.changed) both('EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: trial ${i} differs from the trial ${c.rel(sealFile)} sealed`);
+  for (const key of status.missing) both('EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: sealed pair ${key} is missing from the evidence`);
+  if (status.unsealed > 0) c.warn(sealFile, 'UNSEALED_TRIALS', `${c.rel(file)}: ${status.unsealed} trial(s) recorded after ${c.rel(sealFile)} was written (an interrupted write, or trials added by another tool; autoctx repair seals them)`);
 }
 
 function checkNegative(c: Checker, digest: string): void {

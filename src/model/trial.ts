@@ -132,6 +132,26 @@ export function evidenceSeal(candidateDigest: string, trials: readonly MatchedTr
   return {schema_version: 1, candidate_digest: candidateDigest, trial_digests: trialDigests};
 }
 
+/** How evidence stands against its seal: indexes of trials that differ, sealed pair keys that are gone, trials not sealed yet. */
+export interface SealComparison {
+  changed: number[];
+  missing: string[];
+  unsealed: number;
+}
+
+export function compareWithSeal(seal: Readonly<Record<string, string>>, trials: readonly MatchedTrial[]): SealComparison {
+  const present = new Set<string>();
+  const result: SealComparison = {changed: [], missing: [], unsealed: 0};
+  trials.forEach((t, i) => {
+    present.add(t.pair_key);
+    const sealed = seal[t.pair_key];
+    if (sealed === undefined) result.unsealed++;
+    else if (sealed !== trialSealDigest(t)) result.changed.push(i);
+  });
+  result.missing = Object.keys(seal).filter((k) => !present.has(k));
+  return result;
+}
+
 /** The order of an evidence envelope: by lane (as a string), then pair key. */
 export function sortEvidence<T extends {lane: string; pair_key: string}>(trials: readonly T[]): T[] {
   return [...trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0));

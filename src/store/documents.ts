@@ -1,5 +1,4 @@
-import {decodeUtf8, jsonEqual, parseJson, prettyJson, type JsonValue} from '../canonical/index.js';
-import {prettyJsonPieces} from '../canonical/pretty.js';
+import {decodeUtf8, jsonEqual, LARGE_STRING, parseJson, prettyJson, prettyJsonPieces, type JsonValue} from '../canonical/index.js';
 import {AutoctxError, fail, isAutoctxError} from '../errors.js';
 import {atomicWrite, createImmutable, readBytes, type RootGuard, type WriteData, type WriteOptions} from './fs.js';
 import {assertSchema, type SchemaName} from './schemas.js';
@@ -49,7 +48,7 @@ export function requireDocument<T>(guard: RootGuard, file: string, schema: Schem
 function serialize(schema: SchemaName, value: unknown, what: string): WriteData {
   assertSchema(schema, value, what);
   // A manifest with a very long component is written in pieces, never as one string.
-  if (schema === 'manifest' && (value as {components: {content: string}[]}).components.some((c) => c.content.length > 1 << 22)) return () => prettyJsonPieces(value);
+  if (schema === 'manifest' && (value as {components: {content: string}[]}).components.some((c) => c.content.length > LARGE_STRING)) return () => prettyJsonPieces(value);
   return prettyJson(value);
 }
 

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import {prettyJson} from '../canonical/index.js';
-import {prettyJsonPieces} from '../canonical/pretty.js';
+import {LARGE_STRING, prettyJson, prettyJsonPieces, textPieces} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import type {ContextBundle} from '../model/bundle.js';
 import {componentFileName} from './file-names.js';
@@ -13,17 +12,6 @@ function existingDigest(dir: string): string | null {
     return (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {digest?: string}).digest ?? null;
   } catch {
     return null;
-  }
-}
-
-/** A long text in pieces of 1 MiB that never split a surrogate pair. */
-function* textPieces(text: string): Generator<string> {
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(start + (1 << 20), text.length);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    yield text.slice(start, end);
-    start = end;
   }
 }
 
@@ -51,12 +39,12 @@ export function materializeBundle(bundle: ContextBundle, dir: string): string[] 
   for (const c of bundle.components) {
     const rel = path.join(c.kind, componentFileName(c.key, c.media_type));
     fs.mkdirSync(path.join(target, c.kind), {recursive: true});
-    if (c.content.length > 1 << 22) writeInPieces(path.join(target, rel), textPieces(c.content));
+    if (c.content.length > LARGE_STRING) writeInPieces(path.join(target, rel), textPieces(c.content));
     else writeFileAtomic.sync(path.join(target, rel), c.content, {encoding: 'utf8'});
     files.push(rel);
   }
   const manifest = path.join(target, 'manifest.json');
-  if (bundle.components.some((c) => c.content.length > 1 << 22)) writeInPieces(manifest, prettyJsonPieces(bundle));
+  if (bundle.components.some((c) => c.content.length > LARGE_STRING)) writeInPieces(manifest, prettyJsonPieces(bundle));
   else writeFileAtomic.sync(manifest, prettyJson(bundle), {encoding: 'utf8'});
   files.push('manifest.json');
   return files;

@@ -6,7 +6,7 @@ import type {CampaignFalsePromotionState} from '../model/campaign.js';
 import type {EvaluatorPlan} from '../model/evaluator-plan.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord, type PromotionRecord, type RollbackRecord} from '../model/records.js';
-import {evidenceSeal, matchedTrialFromDict, sortEvidence, trialSealDigest, type MatchedTrial} from '../model/trial.js';
+import {compareWithSeal, evidenceSeal, matchedTrialFromDict, sortEvidence, type MatchedTrial, type SealComparison} from '../model/trial.js';
 import {readDocument, requireDocument, writeDocument, writeImmutableDocument} from './documents.js';
 import {atomicWrite, exists, listDir, readBytes, removeFile, walkTree, type TreeEntry, type RootGuard, type WriteOptions} from './fs.js';
 import {StoreLock} from './lock.js';
@@ -211,18 +211,10 @@ export class ScenarioStore {
     writeDocument(this.guard, this.paths.evidenceSeal(digest), 'evidence-seal', evidenceSeal(digest, trials), this.write);
   }
 
-  /** The trials of the evidence that differ from the seal, and how many are not sealed yet (null: no seal). */
-  sealStatus(digest: string, trials: readonly MatchedTrial[]): {changed: number; missing: number; unsealed: number} | null {
+  /** How the evidence stands against its seal (null: no seal). */
+  sealStatus(digest: string, trials: readonly MatchedTrial[]): SealComparison | null {
     const seal = this.readEvidenceSeal(digest);
-    if (!seal) return null;
-    const keys = new Set(trials.map((t) => t.pair_key));
-    let changed = 0;
-    let unsealed = 0;
-    for (const t of trials) {
-      if (seal[t.pair_key] === undefined) unsealed++;
-      else if (seal[t.pair_key] !== trialSealDigest(t)) changed++;
-    }
-    return {changed, missing: Object.keys(seal).filter((k) => !keys.has(k)).length, unsealed};
+    return seal ? compareWithSeal(seal, trials) : null;
   }
 
   readEvidenceSeal(digest: string): Record<string, string> | null {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {drive, prepareBound} from '../../src/core/evaluate.js';
-import {createMatchedTrial, type MatchedTrial} from '../../src/model/index.js';
+import {drive, prepareBound, unitTrial} from '../../src/core/evaluate.js';
+import {type MatchedTrial} from '../../src/model/index.js';
 import {FIXTURES_12, POLICY_SMALL, useTrees} from '../helpers/pipeline.js';
 
 const tree = useTrees();
@@ -33,18 +33,7 @@ describe('pairs finishing out of order are committed in plan order', () => {
     for (const [i, run] of runs.entries()) {
       results.push(
         await drive(run, (unit) => {
-          const t: MatchedTrial = createMatchedTrial({
-            candidate_digest: run.candidate.digest,
-            incumbent_digest: run.incumbent.digest,
-            evaluator_epoch: run.candidate.evaluator_epoch,
-            cohort: run.plan.plan.cohort,
-            fixture: unit.fixture,
-            fixture_digest: unit.fixture_digest,
-            seed: unit.seed,
-            lane: unit.lane,
-            candidate_score: score(unit.fixture_digest, unit.seed, 'candidate'),
-            incumbent_score: score(unit.fixture_digest, unit.seed, 'incumbent'),
-          });
+          const t: MatchedTrial = unitTrial(run, unit, {score: score(unit.fixture_digest, unit.seed, 'candidate')}, {score: score(unit.fixture_digest, unit.seed, 'incumbent')});
           return i === 0 ? Promise.resolve(t) : new Promise((resolve) => setTimeout(() => resolve(t), delay()));
         }),
       );

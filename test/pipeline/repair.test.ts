@@ -5,7 +5,7 @@ import {canonicalJson} from '../../src/canonical/index.js';
 import {legacyPairKey} from '../../src/model/index.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCli} from '../helpers/cli.js';
-import {copySampleKnowledge} from '../helpers/tree.js';
+import {copySampleKnowledge, treeHash} from '../helpers/tree.js';
 import {evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 
 const PROMOTED = '6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252';
@@ -113,6 +113,12 @@ describe('what verify finds that no replay would', () => {
     const r = t.cli(['repair']);
     expect(r.json.remaining.some((x: string) => x.includes('evidence_seal.json'))).toBe(true);
     expect(t.cli(['verify']).status).toBe(8);
+    // A run on edited evidence is refused before it reserves, binds or seals anything.
+    const before = treeHash(t.knowledge);
+    const again = t.cli(['confirm', c, ...evalArgs(['--campaign', 'later'])], fakeEnv(t.dir));
+    expect([again.status, again.json.error.code, again.json.error.message]).toEqual([8, 'INTEGRITY', expect.stringMatching(/differ from evidence_seal\.json/)]);
+    expect(again.stderr.trim().split('\n').length).toBeLessThanOrEqual(1);
+    expect(treeHash(t.knowledge)).toBe(before);
   });
 
   it('trials recorded after the seal (an interrupted write) are a warning that repair seals', () => {
