@@ -37,7 +37,7 @@ export function timeCommands(commands, runs = 15) {
 
 export function printTable(rows) {
   const head = ['measure', 'value', 'target', 'ok', 'command'];
-  const cells = rows.map((r) => [r.measure, r.value, r.target, r.ok ? 'yes' : 'NO', r.command]);
+  const cells = rows.map((r) => [r.measure, r.value, r.target, r.ok === null ? '-' : r.ok ? 'yes' : 'NO', r.command]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => String(c[i]).length)));
   const line = (c) => c.map((x, i) => String(x).padEnd(widths[i])).join('  ');
   console.log(line(head));

@@ -135,42 +135,69 @@ function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: 
   h.update('}');
 }
 
-/** The hot path: no path strings, default sort (which is UTF-16 code-unit order), string building. */
-function fast(value: unknown, depth: number): string {
+/**
+ * True when JSON.stringify already writes the canonical form: every object is
+ * plain with its keys in UTF-16 order (as parsed canonical files are), every
+ * value representable. Throws REFUSED for what canonical JSON rejects, LARGE
+ * for a long string met while hashing. No strings are built.
+ */
+function stringifyReady(value: unknown, depth: number): boolean {
   switch (typeof value) {
     case 'string':
       if (!value.isWellFormed()) throw REFUSED;
       if (value.length > LARGE_STRING && hashing) throw LARGE;
-      return JSON.stringify(value);
+      return true;
     case 'number':
       if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) throw REFUSED;
-      return JSON.stringify(value);
+      return true;
     case 'boolean':
-      return value ? 'true' : 'false';
+      return true;
     case 'object': {
-      if (value === null) return 'null';
+      if (value === null) return true;
       if (depth >= MAX_DEPTH) throw REFUSED;
+      let ready = true;
       if (Array.isArray(value)) {
-        let s = '[';
-        for (let i = 0; i < value.length; i++) s += (i === 0 ? '' : ',') + fast(value[i], depth + 1);
-        return `${s}]`;
+        for (let i = 0; i < value.length; i++) if (!stringifyReady(value[i], depth + 1)) ready = false;
+        return ready;
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) throw REFUSED;
       const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
-      let s = '{';
+      const keys = Object.keys(record);
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
-        const item = record[key];
-        if (item === undefined || !key.isWellFormed()) throw REFUSED;
-        s += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${fast(item, depth + 1)}`;
+        if (!key.isWellFormed()) throw REFUSED;
+        if (i > 0 && !(keys[i - 1]! < key)) ready = false;
+        if (!stringifyReady(record[key], depth + 1)) ready = false;
       }
-      return `${s}}`;
+      return ready;
     }
     default:
-      throw REFUSED;
+      throw REFUSED; // undefined, functions, symbols, bigints
   }
+}
+
+/** The hot path: no path strings; a value already in canonical key order goes to JSON.stringify whole. */
+function fast(value: unknown): string {
+  return stringifyReady(value, 0) ? JSON.stringify(value) : sorted(value);
+}
+
+/** String building with keys sorted (the default sort is UTF-16 code-unit order); values were checked by stringifyReady. */
+function sorted(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let s = '[';
+    for (let i = 0; i < value.length; i++) s += (i === 0 ? '' : ',') + sorted(value[i]);
+    return `${s}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let s = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    s += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${sorted(record[key])}`;
+  }
+  return `${s}}`;
 }
 
 /**
@@ -180,7 +207,7 @@ function fast(value: unknown, depth: number): string {
  */
 export function canonicalJson(value: unknown): string {
   try {
-    return fast(value, 0);
+    return fast(value);
   } catch (error) {
     if (error !== REFUSED) throw error;
   }
@@ -206,7 +233,7 @@ export function stableDigest(value: unknown): string {
   hashing = true;
   let text: string;
   try {
-    text = fast(value, 0);
+    text = fast(value);
   } catch (error) {
     if (error === REFUSED) return sha256Hex(canonicalJson(value)); // names the problem
     if (error !== LARGE) throw error;

@@ -7,6 +7,36 @@ import {MAX_DEPTH, type JsonValue} from './json.js';
  * values) and nesting deeper than MAX_DEPTH.
  */
 export function assertJsonSafe(root: unknown): void {
+  if (!jsonSafe(root)) describeUnsafe(root);
+}
+
+/** The hot path: the same checks, without building a path for every value. */
+function jsonSafe(root: unknown): boolean {
+  const stack: Array<[unknown, number]> = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) return false;
+    } else if (typeof value === 'string') {
+      if (!value.isWellFormed()) return false;
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_DEPTH) return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) stack.push([value[i], depth + 1]);
+      } else {
+        for (const key in value) {
+          if (!Object.hasOwn(value, key)) continue;
+          if (!key.isWellFormed()) return false;
+          stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+/** Find the first unsafe value again, this time naming its path. */
+function describeUnsafe(root: unknown): void {
   const stack: Array<[unknown, string, number]> = [[root, '$', 0]];
   while (stack.length > 0) {
     const [value, path, depth] = stack.pop()!;

@@ -2,7 +2,8 @@ import path from 'node:path';
 import {jsonEqual} from '../canonical/index.js';
 import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyWarningFinding} from '../errors.js';
 import {type ContextBundle} from '../model/bundle.js';
-import {manifestDiff, type ManifestDiff} from '../model/diff.js';
+import {type BundleComponent} from '../model/component.js';
+import {manifestDiffBody, sameDiffBody, type ManifestDiff} from '../model/diff.js';
 import {campaignStateDigest, evaluatorPlanDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../model/evidence-digests.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/policy.js';
 import {type ActivePointer, type CandidateRecord} from '../model/records.js';
@@ -30,11 +31,18 @@ export interface VerifyResult {
   warnings: VerifyIssue[];
 }
 
+/** What verify keeps of a checked manifest: everything but the component texts, so that a large tree is not held in memory. */
+type BundleOutline = Omit<ContextBundle, 'components'> & {components: Array<Omit<BundleComponent, 'content'>>};
+
+function outline(b: ContextBundle): BundleOutline {
+  return {...b, components: b.components.map(({kind, key, media_type, digest}) => ({kind, key, media_type, digest}))};
+}
+
 /** Collects problems for one scenario; every check runs even after a failure. */
 class Checker {
   readonly errors: VerifyIssue[] = [];
   readonly warnings: VerifyIssue[] = [];
-  readonly bundles = new Map<string, ContextBundle>();
+  readonly bundles = new Map<string, BundleOutline>();
   filesChecked = 0;
 
   constructor(
@@ -78,7 +86,7 @@ class Checker {
     }
   }
 
-  bundle(digest: string | null | undefined): ContextBundle | undefined {
+  bundle(digest: string | null | undefined): BundleOutline | undefined {
     if (!digest) return undefined;
     return this.bundles.get(digest);
   }
@@ -104,7 +112,7 @@ function checkBundles(c: Checker): void {
     const b = c.attempt(c.store.paths.bundle(digest), () => c.store.readBundle(digest));
     if (!b) continue;
     if (b.scenario !== c.store.scenario) c.warn(c.store.paths.bundle(digest), 'SCENARIO_LABEL', `bundle ${digest} is labelled for scenario "${b.scenario}"`);
-    c.bundles.set(digest, b);
+    c.bundles.set(digest, outline(b));
   }
 }
 
@@ -133,7 +141,8 @@ function checkCandidate(c: Checker, digest: string): CandidateRecord | undefined
   if (diff && bundle) {
     const parent = c.bundle(diff.comparison_bundle_digest);
     if (diff.tested_bundle_digest !== digest) c.error(diffFile, 'LINEAGE_MISMATCH', `${c.rel(diffFile)}: names tested bundle ${diff.tested_bundle_digest}`);
-    else if (parent && !jsonEqual(manifestDiff(bundle, parent), diff)) c.error(diffFile, 'DIGEST_MISMATCH', `${c.rel(diffFile)}: does not equal the diff recomputed from the manifests`);
+    // The stored diff's digest was checked against its body when it was read; its body must be the recomputed one.
+    else if (parent && !sameDiffBody(manifestDiffBody(bundle, parent), diff)) c.error(diffFile, 'DIGEST_MISMATCH', `${c.rel(diffFile)}: does not equal the diff recomputed from the manifests`);
     else if (!parent) c.error(diffFile, 'MISSING_BUNDLE', `${c.rel(diffFile)}: comparison bundle ${diff.comparison_bundle_digest} is missing`);
   }
 
@@ -259,13 +268,15 @@ function checkPointer(c: Checker, records: Map<string, CandidateRecord>): Active
     if (digest === active.bundle_digest && r.lifecycle !== 'active') c.warn(store.paths.record(digest), 'LIFECYCLE_PENDING', `${c.rel(store.paths.record(digest))}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`);
     if (digest !== active.bundle_digest && r.lifecycle === 'active') c.warn(store.paths.record(digest), 'LIFECYCLE_PENDING', `${c.rel(store.paths.record(digest))}: says "active" but the pointer names ${active.bundle_digest}`);
   }
+  const served = bundle ? store.readBundle(active.bundle_digest) : null;
   for (const name of ['playbook', 'hints'] as const) {
-    const comp = bundle?.components.find((x) => x.kind === name && x.key === name);
+    const mirrored = (b: ContextBundle | null) => b?.components.find((x) => x.kind === name && x.key === name)?.content;
+    const content = mirrored(served);
     const text = store.readText(store.paths.mirror(name));
-    const want = comp ? `${comp.content.trimEnd()}\n` : null;
-    if (bundle && text !== want && !(text !== null && want !== null && text.trimEnd() === want.trimEnd())) {
+    const want = content !== undefined ? `${content.trimEnd()}\n` : null;
+    if (served && text !== want && !(text !== null && want !== null && text.trimEnd() === want.trimEnd())) {
       // An interrupted move leaves another stored bundle's text (or none); any other text was edited by hand.
-      const stored = [...c.bundles.values()].some((b) => b.components.some((x) => x.kind === name && x.key === name && x.content.trimEnd() === text?.trimEnd()));
+      const stored = text !== null && [...c.bundles.keys()].some((d) => mirrored(store.readBundle(d))?.trimEnd() === text.trimEnd());
       if (text === null || stored) c.warn(store.paths.mirror(name), 'STALE_MIRROR', `${name}.md does not mirror the active bundle (an interrupted move; the next promote, rollback or repair rewrites it)`);
       else c.error(store.paths.mirror(name), 'MIRROR_MISMATCH', `${c.rel(store.paths.mirror(name))} was edited: it is the text of no stored bundle, and agents reading it are not served the active bundle (autoctx repair rewrites it)`);
     }
@@ -422,4 +433,3 @@ export function verify(options: StoreOptions & {replayTolerance?: boolean}): Ver
   if (result.errors.length > 0) result.status = 'failed';
   return result;
 }
-

@@ -1,6 +1,7 @@
-import {compareUtf16, stableDigest} from '../canonical/index.js';
+import {compareUtf16, sha256Hex, stableDigest} from '../canonical/index.js';
 import {fail} from '../errors.js';
-import {componentDigest, createComponent, type BundleComponent, type ComponentInput} from './component.js';
+import {componentDigest, createEscapedComponent, type BundleComponent, type ComponentInput} from './component.js';
+import {escapeComponent, manifestBodyText, type EscapedComponent} from './component-text.js';
 import {isComponentKind} from './kinds.js';
 
 export const BUNDLE_SCHEMA_VERSION = 1;
@@ -27,14 +28,20 @@ export function compareComponents(a: {kind: string; key: string}, b: {kind: stri
   return compareUtf16(a.kind, b.kind) || compareUtf16(a.key, b.key);
 }
 
-/** Digest of the manifest payload; each component's own digest is part of it. */
-export function bundleDigest(b: Omit<ContextBundle, 'digest'>): string {
+/**
+ * Digest of the manifest payload; each component's own digest is part of it.
+ * `escaped` (in component order) saves escaping each content a second time.
+ */
+export function bundleDigest(b: Omit<ContextBundle, 'digest'>, escaped?: ReadonlyArray<EscapedComponent | undefined>): string {
+  const parts = b.components.map((c, i) => ({escaped: escaped?.[i] ?? escapeComponent(c), digest: c.digest}));
+  const text = parts.every((p) => p.escaped !== undefined && p.digest.isWellFormed()) ? manifestBodyText(b, parts as Array<{escaped: EscapedComponent; digest: string}>) : undefined;
+  if (text !== undefined) return sha256Hex(text);
   return stableDigest({
-    schema_version: b.schema_version,
-    scenario: b.scenario,
+    components: b.components.map((c) => ({content: c.content, digest: c.digest, key: c.key, kind: c.kind, media_type: c.media_type})),
     evaluator_epoch: b.evaluator_epoch,
     parent_digest: b.parent_digest,
-    components: b.components.map((c) => ({content: c.content, digest: c.digest, key: c.key, kind: c.kind, media_type: c.media_type})),
+    scenario: b.scenario,
+    schema_version: b.schema_version,
   });
 }
 
@@ -58,7 +65,8 @@ function checkUnique(components: readonly BundleComponent[]): void {
 export function createBundle(input: BundleInput): ContextBundle {
   checkHeader(input.scenario, input.evaluator_epoch, input.parent_digest);
   if (!Array.isArray(input.components)) fail('SCHEMA_VIOLATION', 'bundle components must be an array');
-  const components = input.components.map(createComponent).sort(compareComponents);
+  const built = input.components.map(createEscapedComponent).sort((a, b) => compareComponents(a.component, b.component));
+  const components = built.map((b) => b.component);
   checkUnique(components);
   const body = {
     schema_version: BUNDLE_SCHEMA_VERSION as 1,
@@ -67,7 +75,7 @@ export function createBundle(input: BundleInput): ContextBundle {
     parent_digest: input.parent_digest,
     components,
   };
-  return {...body, digest: bundleDigest(body)};
+  return {...body, digest: bundleDigest(body, built.map((b) => b.escaped))};
 }
 
 const MANIFEST_KEYS = ['components', 'digest', 'evaluator_epoch', 'parent_digest', 'scenario', 'schema_version'];
@@ -94,13 +102,15 @@ export function validateBundle(value: unknown): ContextBundle {
   if (m.schema_version !== BUNDLE_SCHEMA_VERSION) fail('SCHEMA_VIOLATION', `unsupported manifest schema_version ${String(m.schema_version)}`);
   checkHeader(m.scenario, m.evaluator_epoch, m.parent_digest);
   if (!Array.isArray(m.components)) fail('SCHEMA_VIOLATION', 'invalid shape: manifest components must be an array');
+  const escapes: Array<EscapedComponent | undefined> = [];
   const components: BundleComponent[] = m.components.map((raw, i) => {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail('SCHEMA_VIOLATION', `invalid shape: component ${i} must be an object`);
     const c = raw as Record<string, unknown>;
     exactKeys(c, COMPONENT_KEYS, `component ${i}`);
     if (!isComponentKind(c.kind)) fail('UNKNOWN_KIND', `invalid shape: unknown component kind "${String(c.kind)}"`);
     if (typeof c.digest !== 'string') fail('SCHEMA_VIOLATION', `component ${i} digest must be a string`);
-    const built = createComponent({kind: c.kind, key: c.key as string, content: c.content as string, media_type: c.media_type as string});
+    const {component: built, escaped} = createEscapedComponent({kind: c.kind, key: c.key as string, content: c.content as string, media_type: c.media_type as string});
+    escapes.push(escaped);
     if (built.digest !== c.digest) {
       fail('DIGEST_MISMATCH', `component digest mismatch for ${built.kind}/${built.key}: recorded ${c.digest}, content hashes to ${built.digest}`);
     }
@@ -119,7 +129,7 @@ export function validateBundle(value: unknown): ContextBundle {
     parent_digest: m.parent_digest as string | null,
     components,
   };
-  const digest = bundleDigest(body);
+  const digest = bundleDigest(body, escapes);
   if (digest !== m.digest) fail('DIGEST_MISMATCH', `manifest digest mismatch: recorded ${m.digest}, manifest hashes to ${digest}`);
   return {...body, digest};
 }

@@ -1,5 +1,6 @@
 import {compareUtf16, stableDigest} from '../canonical/index.js';
 import {compareComponents, type ContextBundle} from './bundle.js';
+import {type BundleComponent} from './component.js';
 
 export const MANIFEST_DIFF_SCHEMA_VERSION = 1;
 
@@ -19,12 +20,35 @@ export interface ManifestDiff {
   digest: string;
 }
 
+/** What a diff reads of a bundle: its identity and its components' digests, not their texts. */
+export type DiffSide = Pick<ContextBundle, 'digest' | 'evaluator_epoch'> & {components: ReadonlyArray<Pick<BundleComponent, 'kind' | 'key' | 'digest'>>};
+
 /**
  * The component-level difference of `tested` against `comparison`: the union
  * of (kind, key) in UTF-16 order, skipping components with equal digests; null
  * means absent on that side.
  */
-export function manifestDiff(tested: ContextBundle, comparison: ContextBundle): ManifestDiff {
+export function manifestDiff(tested: DiffSide, comparison: DiffSide): ManifestDiff {
+  const body = manifestDiffBody(tested, comparison);
+  return {...body, digest: stableDigest(body)};
+}
+
+/** True when a stored diff has exactly the body recomputed from the manifests (no hashing needed). */
+export function sameDiffBody(body: Omit<ManifestDiff, 'digest'>, stored: ManifestDiff): boolean {
+  const same = (a: ManifestChange, b: ManifestChange) =>
+    a.component_kind === b.component_kind && a.component_key === b.component_key && a.tested_component_digest === b.tested_component_digest && a.comparison_component_digest === b.comparison_component_digest;
+  return (
+    body.schema_version === stored.schema_version &&
+    body.tested_bundle_digest === stored.tested_bundle_digest &&
+    body.comparison_bundle_digest === stored.comparison_bundle_digest &&
+    body.evaluator_epoch === stored.evaluator_epoch &&
+    body.changes.length === stored.changes.length &&
+    body.changes.every((c, i) => same(c, stored.changes[i]!))
+  );
+}
+
+/** The diff without its digest. */
+export function manifestDiffBody(tested: DiffSide, comparison: DiffSide): Omit<ManifestDiff, 'digest'> {
   const keyOf = (c: {kind: string; key: string}) => `${c.kind}\u0000${c.key}`;
   const left = new Map(tested.components.map((c) => [keyOf(c), c]));
   const right = new Map(comparison.components.map((c) => [keyOf(c), c]));
@@ -35,22 +59,21 @@ export function manifestDiff(tested: ContextBundle, comparison: ContextBundle): 
     const a = left.get(keyOf(id))?.digest ?? null;
     const b = right.get(keyOf(id))?.digest ?? null;
     if (a === b) continue;
-    changes.push({component_kind: id.kind, component_key: id.key, tested_component_digest: a, comparison_component_digest: b});
+    changes.push({comparison_component_digest: b, component_key: id.key, component_kind: id.kind, tested_component_digest: a});
   }
-  const body = {
-    schema_version: MANIFEST_DIFF_SCHEMA_VERSION as 1,
-    tested_bundle_digest: tested.digest,
+  return {
+    changes,
     comparison_bundle_digest: comparison.digest,
     evaluator_epoch: tested.evaluator_epoch,
-    changes,
+    schema_version: MANIFEST_DIFF_SCHEMA_VERSION as 1,
+    tested_bundle_digest: tested.digest,
   };
-  return {...body, digest: stableDigest(body)};
 }
 
 /** Recompute a stored diff's digest from its body. */
 export function manifestDiffDigest(diff: Omit<ManifestDiff, 'digest'>): string {
   const {schema_version, tested_bundle_digest, comparison_bundle_digest, evaluator_epoch, changes} = diff;
-  return stableDigest({schema_version, tested_bundle_digest, comparison_bundle_digest, evaluator_epoch, changes});
+  return stableDigest({changes, comparison_bundle_digest, evaluator_epoch, schema_version, tested_bundle_digest});
 }
 
 export {compareUtf16};

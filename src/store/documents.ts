@@ -1,6 +1,6 @@
 import {decodeUtf8, jsonEqual, LARGE_STRING, parseJson, prettyJson, prettyJsonPieces, type JsonValue} from '../canonical/index.js';
 import {AutoctxError, fail, isAutoctxError} from '../errors.js';
-import {atomicWrite, createImmutable, readBytes, type RootGuard, type WriteData, type WriteOptions} from './fs.js';
+import {atomicWrite, createImmutable, withBytes, type RootGuard, type WriteData, type WriteOptions} from './fs.js';
 import {assertSchema, type SchemaName} from './schemas.js';
 
 /**
@@ -9,12 +9,10 @@ import {assertSchema, type SchemaName} from './schemas.js';
  * original problem code is kept in data.reason. Returns null when absent.
  */
 export function readDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[], check?: (value: JsonValue) => T): T | null {
-  let bytes = readBytes(guard, file);
-  if (bytes === null) return null;
   const rel = guard.relative(file);
   try {
-    let text: string | null = decodeUtf8(bytes);
-    bytes = null; // a large file's bytes can go before its text is parsed
+    let text = withBytes(guard, file, decodeUtf8);
+    if (text === null) return null;
     const value = parseJson(text);
     text = null;
     const schemas = Array.isArray(schema) ? schema : [schema];

@@ -103,6 +103,47 @@ export function readBytes(guard: RootGuard, p: string): Buffer | null {
   }
 }
 
+/** Files up to this size are read into one reused buffer, so that reading many files does not allocate a buffer each. */
+const SCRATCH_LIMIT = 8 << 20;
+let scratch = Buffer.allocUnsafe(1 << 16);
+
+/**
+ * Read a file and hand its bytes to `use` before returning; the bytes may be
+ * reused afterwards and must not be kept. Null when the file does not exist.
+ */
+export function withBytes<T>(guard: RootGuard, p: string, use: (bytes: Uint8Array) => T): T | null {
+  if (guard.knownAbsent(p)) return null;
+  guard.check(p);
+  let fd: number;
+  try {
+    fd = fs.openSync(p, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    throw error;
+  }
+  let bytes: Buffer;
+  let length = 0;
+  try {
+    const st = fs.fstatSync(fd);
+    if (st.isDirectory()) fail('CORRUPT_FILE', `${guard.relative(p)} is a directory, expected a file`, {file: guard.relative(p)});
+    bytes = st.size + 1 <= SCRATCH_LIMIT ? (scratch.length > st.size ? scratch : (scratch = Buffer.allocUnsafe(Math.max(st.size + 1, scratch.length * 2)))) : Buffer.allocUnsafe(st.size + 1);
+    for (;;) {
+      if (length === bytes.length) {
+        const grown = Buffer.allocUnsafe(bytes.length * 2); // the file grew while it was read
+        bytes.copy(grown, 0, 0, length);
+        bytes = grown;
+      }
+      const n = fs.readSync(fd, bytes, length, bytes.length - length, null);
+      if (n === 0) break;
+      length += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return use(bytes.subarray(0, length));
+}
+
 /** Entries of a directory, sorted; empty when it does not exist. */
 export function listDir(guard: RootGuard, dir: string): fs.Dirent[] {
   guard.check(dir);

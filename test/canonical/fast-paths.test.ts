@@ -1,0 +1,75 @@
+import {describe, expect, it} from '@jest/globals';
+import fc from 'fast-check';
+import {canonicalJson, stableDigest} from '../../src/canonical/index.js';
+import {bundleDigest, createBundle, validateBundle} from '../../src/model/bundle.js';
+import {componentDigest} from '../../src/model/component.js';
+
+// The hashing fast paths (a value already in key order goes to JSON.stringify whole; a manifest's
+// contents are escaped once for both digests) must give the bytes of the plain definition.
+
+/** Canonical JSON by its definition, independent of src/: sorted keys, JSON.stringify for leaves. */
+function oracle(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(oracle).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${oracle((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+const text = fc.oneof(fc.string({unit: 'grapheme'}), fc.string({unit: 'binary'}).filter((s) => s.isWellFormed()), fc.constantFrom('', '"\\\n\t\u0000\u001f\u007f\u2028', '\u{1F600}é'));
+const keyText = fc.oneof(text, fc.constantFrom('0', '1', '9', '10', '4294967294', '4294967295', '-1', '01', '__proto__', 'toJSON'));
+
+describe('canonical JSON fast paths give the definition\'s bytes', () => {
+  it('for any value, in any key order, including array-index keys that V8 orders numerically', () => {
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        {depthSize: 'small'},
+        fc.constant(null),
+        fc.boolean(),
+        fc.integer({min: -(2 ** 53) + 1, max: 2 ** 53 - 1}),
+        fc.double({noNaN: true, noDefaultInfinity: true}).filter((x) => !Number.isInteger(x) || Number.isSafeInteger(x)),
+        text,
+        fc.array(tie('value'), {maxLength: 4}),
+        fc.dictionary(keyText, tie('value'), {maxKeys: 5}),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(json, (v) => {
+        expect(canonicalJson(v)).toBe(oracle(v));
+      }),
+      {numRuns: 500, seed: 2026},
+    );
+    expect(canonicalJson({10: 1, 9: 2, a: 3})).toBe('{"10":1,"9":2,"a":3}');
+  });
+
+  it('component and manifest digests equal the digest of the plain objects', () => {
+    const component = fc.record({
+      kind: fc.constantFrom('playbook', 'hints', 'prompt_fragment', 'tool_guidance', 'completion_check'),
+      key: text.filter((s) => s.trim() !== ''),
+      content: text,
+      media_type: fc.constantFrom('text/markdown', 'application/json', 'text/plain; charset="utf-8"'),
+    });
+    fc.assert(
+      fc.property(fc.uniqueArray(component, {selector: (c) => `${c.kind}\u0000${c.key}`, maxLength: 6}), text.filter((s) => s.trim() !== ''), (components, scenario) => {
+        const b = createBundle({scenario, evaluator_epoch: 'epoch "1"', parent_digest: null, components});
+        for (const c of b.components) expect(c.digest).toBe(stableDigest({media_type: c.media_type, kind: c.kind, key: c.key, content: c.content}));
+        const plain = {schema_version: 1, scenario, parent_digest: null, evaluator_epoch: 'epoch "1"', components: b.components.map((c) => ({kind: c.kind, media_type: c.media_type, key: c.key, digest: c.digest, content: c.content}))};
+        expect(b.digest).toBe(stableDigest(plain));
+        expect(bundleDigest(b)).toBe(b.digest);
+        expect(validateBundle(JSON.parse(JSON.stringify(b)))).toEqual(b);
+      }),
+      {numRuns: 300, seed: 2026},
+    );
+  });
+
+  it('a lone surrogate anywhere in a component is refused with its code, as by the plain encoder', () => {
+    for (const c of [
+      {kind: 'playbook', key: 'k', content: 'a\ud800b', media_type: 'text/plain'},
+      {kind: 'playbook', key: 'k\udc00', content: 'a', media_type: 'text/plain'},
+      {kind: 'playbook', key: 'k', content: 'a', media_type: 'text/\ud800'},
+    ]) {
+      expect(() => componentDigest(c)).toThrow(expect.objectContaining({code: 'LONE_SURROGATE'}));
+    }
+  });
+});
