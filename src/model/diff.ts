@@ -49,17 +49,18 @@ export function sameDiffBody(body: Omit<ManifestDiff, 'digest'>, stored: Manifes
 
 /** The diff without its digest. */
 export function manifestDiffBody(tested: DiffSide, comparison: DiffSide): Omit<ManifestDiff, 'digest'> {
-  const keyOf = (c: {kind: string; key: string}) => `${c.kind}\u0000${c.key}`;
-  const left = new Map(tested.components.map((c) => [keyOf(c), c]));
-  const right = new Map(comparison.components.map((c) => [keyOf(c), c]));
-  const all = new Map<string, {kind: string; key: string}>();
-  for (const c of [...tested.components, ...comparison.components]) all.set(keyOf(c), {kind: c.kind, key: c.key});
+  // Both sides are bundles, so their components are unique by (kind, key); sorting is linear when, as always, they are in order.
+  const left = [...tested.components].sort(compareComponents);
+  const right = [...comparison.components].sort(compareComponents);
   const changes: ManifestChange[] = [];
-  for (const id of [...all.values()].sort(compareComponents)) {
-    const a = left.get(keyOf(id))?.digest ?? null;
-    const b = right.get(keyOf(id))?.digest ?? null;
-    if (a === b) continue;
-    changes.push({comparison_component_digest: b, component_key: id.key, component_kind: id.kind, tested_component_digest: a});
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    const order = i === left.length ? 1 : j === right.length ? -1 : compareComponents(left[i]!, right[j]!);
+    const id = order <= 0 ? left[i]! : right[j]!;
+    const a = order <= 0 ? left[i++]!.digest : null;
+    const b = order >= 0 ? right[j++]!.digest : null;
+    if (a !== b) changes.push({comparison_component_digest: b, component_key: id.key, component_kind: id.kind, tested_component_digest: a});
   }
   return {
     changes,

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {canonicalJson, stableDigest} from '../../src/canonical/index.js';
 import {bundleDigest, createBundle, validateBundle} from '../../src/model/bundle.js';
 import {componentDigest} from '../../src/model/component.js';
+import {manifestDiff} from '../../src/model/diff.js';
 
 // The hashing fast paths (a value already in key order goes to JSON.stringify whole; a manifest's
 // contents are escaped once for both digests) must give the bytes of the plain definition.
@@ -58,6 +59,28 @@ describe('canonical JSON fast paths give the definition\'s bytes', () => {
         expect(b.digest).toBe(stableDigest(plain));
         expect(bundleDigest(b)).toBe(b.digest);
         expect(validateBundle(JSON.parse(JSON.stringify(b)))).toEqual(b);
+      }),
+      {numRuns: 300, seed: 2026},
+    );
+  });
+
+  it('the manifest diff is the definition: the union of (kind, key) in UTF-16 order, equal digests skipped', () => {
+    const component = fc.record({kind: fc.constantFrom('playbook', 'hints', 'routing_config'), key: fc.constantFrom('a', 'B', 'b', 'é', '\u{1F600}', 'ab'), content: fc.constantFrom('x', 'y')});
+    const side = fc.uniqueArray(component, {selector: (c) => `${c.kind}\u0000${c.key}`, maxLength: 8});
+    const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+    fc.assert(
+      fc.property(side, side, (left, right) => {
+        const make = (components: typeof left) => createBundle({scenario: 's', evaluator_epoch: 'e', parent_digest: null, components});
+        const [a, b] = [make(left), make(right)];
+        const ids = [...new Set([...a.components, ...b.components].map((c) => JSON.stringify([c.kind, c.key])))].map((x) => JSON.parse(x) as [string, string]);
+        ids.sort((x, y) => cmp(x[0], y[0]) || cmp(x[1], y[1]));
+        const digestOf = (bundle: typeof a, [kind, key]: [string, string]) => bundle.components.find((c) => c.kind === kind && c.key === key)?.digest ?? null;
+        const want = ids
+          .map((id) => ({component_kind: id[0], component_key: id[1], tested_component_digest: digestOf(a, id), comparison_component_digest: digestOf(b, id)}))
+          .filter((c) => c.tested_component_digest !== c.comparison_component_digest);
+        const diff = manifestDiff(a, b);
+        expect(diff.changes).toEqual(want);
+        expect(diff.digest).toBe(stableDigest({schema_version: 1, tested_bundle_digest: a.digest, comparison_bundle_digest: b.digest, evaluator_epoch: 'e', changes: want}));
       }),
       {numRuns: 300, seed: 2026},
     );
