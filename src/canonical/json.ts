@@ -82,7 +82,7 @@ const REFUSED = Symbol('refused');
 const LARGE = Symbol('large');
 /** Strings longer than this (in UTF-16 code units) are escaped and hashed in pieces when a digest is taken. */
 export const LARGE_STRING = 1 << 22;
-const PIECE = 1 << 20;
+const PIECE = 1 << 15;
 
 /** A long text in pieces of at most 1 Mi code units that never split a surrogate pair. */
 export function* textPieces(text: string): Generator<string> {

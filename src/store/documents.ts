@@ -1,4 +1,4 @@
-import {decodeUtf8, jsonEqual, LARGE_STRING, parseJson, prettyJson, prettyJsonPieces, type JsonValue} from '../canonical/index.js';
+import {LARGE_STRING, parseJsonUtf8, prettyJson, prettyJsonPieces, stableDigest, type JsonValue} from '../canonical/index.js';
 import {AutoctxError, fail, isAutoctxError} from '../errors.js';
 import {atomicWrite, createImmutable, withBytes, type RootGuard, type WriteData, type WriteOptions} from './fs.js';
 import {assertSchema, type SchemaName} from './schemas.js';
@@ -11,10 +11,8 @@ import {assertSchema, type SchemaName} from './schemas.js';
 export function readDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[], check?: (value: JsonValue) => T): T | null {
   const rel = guard.relative(file);
   try {
-    let text = withBytes(guard, file, decodeUtf8);
-    if (text === null) return null;
-    const value = parseJson(text);
-    text = null;
+    const value = withBytes(guard, file, (bytes) => parseJsonUtf8(bytes));
+    if (value === null) return null;
     const schemas = Array.isArray(schema) ? schema : [schema];
     let lastError: unknown;
     for (const name of schemas) {
@@ -64,7 +62,7 @@ export function writeImmutableDocument(guard: RootGuard, file: string, schema: S
     text,
     (existing) => {
       try {
-        return jsonEqual(parseJson(decodeUtf8(existing)), value);
+        return stableDigest(parseJsonUtf8(existing)) === stableDigest(value); // in pieces for a long text
       } catch {
         return false;
       }

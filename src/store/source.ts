@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {canonicalJson, decodeUtf8, parseJson, withOrigin} from '../canonical/index.js';
+import {canonicalJson, decodeUtf8, parseJson, parseJsonUtf8, withOrigin} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {type ComponentInput} from '../model/component.js';
 import {isComponentKind, mediaTypeForExtension} from '../model/kinds.js';
@@ -55,7 +55,7 @@ function sidecar(dir: string): Map<string, {media_type: string; content: string}
   const map = new Map<string, {media_type: string; content: string}>();
   const file = path.join(dir, 'manifest.json');
   if (!fs.existsSync(file)) return map;
-  const value = withOrigin(file, () => parseJson(decodeUtf8(readFileBytes(file))));
+  const value = withOrigin(file, () => parseJsonUtf8(readFileBytes(file)));
   const components = (value as {components?: unknown}).components;
   if (!Array.isArray(components)) return map;
   for (const c of components as Array<Record<string, unknown>>) {
@@ -101,7 +101,7 @@ function fromDirectory(dir: string): BundleSource {
 }
 
 function fromManifestJson(bytes: Buffer, origin: string): BundleSource {
-  const value = withOrigin(origin, () => parseJson(decodeUtf8(bytes)));
+  const value = withOrigin(origin, () => parseJsonUtf8(bytes));
   const bad = (msg: string): never => fail('SCHEMA_VIOLATION', `${origin}: ${msg}`, {file: origin});
   if (value === null || typeof value !== 'object' || Array.isArray(value)) bad('expected a manifest-shaped JSON object');
   const m = value as Record<string, unknown>;
