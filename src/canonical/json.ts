@@ -82,7 +82,7 @@ const REFUSED = Symbol('refused');
 const LARGE = Symbol('large');
 /** Strings longer than this (in UTF-16 code units) are escaped and hashed in pieces when a digest is taken. */
 export const LARGE_STRING = 1 << 22;
-const PIECE = 1 << 15;
+const PIECE = 1 << 14;
 
 /** A long text in pieces of at most 1 Mi code units that never split a surrogate pair. */
 export function* textPieces(text: string): Generator<string> {
@@ -95,6 +95,19 @@ export function* textPieces(text: string): Generator<string> {
   }
 }
 
+const PIECE_BYTES = 6 * PIECE; // the UTF-8 of an escaped piece: at most 6 bytes per character (\u001f)
+let pieceBuffer: Buffer | undefined;
+
+/** Feed a piece of text to a hash as UTF-8 through one reused buffer: no allocation per piece. */
+function updateText(h: ReturnType<typeof createHash>, text: string): void {
+  if (text.length * 3 > PIECE_BYTES) {
+    h.update(text);
+    return;
+  }
+  pieceBuffer ??= Buffer.allocUnsafe(PIECE_BYTES);
+  h.update(pieceBuffer.subarray(0, pieceBuffer.write(text, 0, 'utf8')));
+}
+
 /**
  * The canonical JSON of a value fed to a hash piece by piece: equal bytes to
  * canonicalJson, without holding the whole text (nor an escaped copy of a long
@@ -104,7 +117,7 @@ function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: 
   if (typeof value === 'string' && value.length > LARGE_STRING) {
     if (!value.isWellFormed()) fail('INVALID_INPUT', 'a long string contains a lone UTF-16 surrogate');
     h.update('"');
-    for (const piece of textPieces(value)) h.update(JSON.stringify(piece).slice(1, -1));
+    for (const piece of textPieces(value)) updateText(h, JSON.stringify(piece).slice(1, -1));
     h.update('"');
     return;
   }
@@ -220,7 +233,7 @@ export function canonicalJson(value: unknown): string {
 export function sha256Hex(data: string | Uint8Array): string {
   if (typeof data === 'string' && data.length <= LARGE_STRING) return hash('sha256', data, 'hex');
   const h = createHash('sha256');
-  if (typeof data === 'string') for (const piece of textPieces(data)) h.update(piece);
+  if (typeof data === 'string') for (const piece of textPieces(data)) updateText(h, piece);
   else h.update(data);
   return h.digest('hex');
 }

@@ -23,7 +23,7 @@ export function* prettyJsonPieces(value: unknown): Generator<string> {
   let buffered = '';
   for (const piece of pieces(value, '')) {
     buffered += piece;
-    if (buffered.length >= 1 << 16) {
+    if (buffered.length >= 1 << 14) {
       yield buffered;
       buffered = '';
     }

@@ -211,6 +211,16 @@ function writeAll(fd: number, bytes: Buffer): void {
   for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
 }
 
+const PIECE_BYTES = 1 << 16;
+let pieceBuffer: Buffer | undefined;
+
+/** Write a text piece as UTF-8 through one reused buffer, so that writing a large document in pieces allocates nothing per piece. */
+function writeText(fd: number, text: string): void {
+  if (text.length * 3 > PIECE_BYTES) return writeAll(fd, Buffer.from(text, 'utf8'));
+  pieceBuffer ??= Buffer.allocUnsafe(PIECE_BYTES);
+  writeAll(fd, pieceBuffer.subarray(0, pieceBuffer.write(text, 0, 'utf8')));
+}
+
 /** What a write takes: text, bytes, or a function that yields the text in pieces (for very large documents). */
 export type WriteData = string | Uint8Array | (() => Iterable<string>);
 
@@ -219,7 +229,7 @@ export function writeTemp(target: string, data: WriteData): string {
   const tmp = tempPath(target, nonce());
   const fd = fs.openSync(tmp, 'wx', 0o644);
   try {
-    if (typeof data === 'function') for (const piece of data()) writeAll(fd, Buffer.from(piece, 'utf8'));
+    if (typeof data === 'function') for (const piece of data()) writeText(fd, piece);
     else fs.writeFileSync(fd, data);
     // fdatasync: the data and the size, which is all a fresh file needs before its rename.
     fs.fdatasyncSync(fd);
