@@ -2,6 +2,7 @@ import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
 import {decodeUtf8, parseJson} from '../../src/canonical/index.js';
 import {parseJsonUtf8} from '../../src/canonical/parse-bytes.js';
+import {jsonValues} from '../helpers/arbitraries.js';
 
 // parseJsonUtf8 must be parseJson(decodeUtf8(bytes)) exactly, also when it decodes long strings
 // from the bytes. Tiny thresholds here send every literal of 8 bytes or more down that path.
@@ -29,18 +30,7 @@ const text = fc.oneof(
 
 describe('parsing JSON from bytes with long strings decoded in place', () => {
   it('gives the value of parseJson(decodeUtf8(...)), keys in the same order, for any document and spelling', () => {
-    const json = fc.letrec((tie) => ({
-      value: fc.oneof(
-        {depthSize: 'small'},
-        fc.constant(null),
-        fc.boolean(),
-        fc.integer(),
-        fc.double({noNaN: true, noDefaultInfinity: true}),
-        text,
-        fc.array(tie('value'), {maxLength: 4}),
-        fc.dictionary(text, tie('value'), {maxKeys: 4}),
-      ),
-    })).value;
+    const json = jsonValues({text, canonical: false});
     // Spellings JSON.stringify never writes: escaped solidus, \u escapes of any character, upper-case hex.
     const respell = (s: string, how: number) =>
       how === 0 ? s : how === 1 ? s.replace(/\//g, '\\/') : s.replace(/[gkqxz\u00e9\u20ac\u2028\u{1F600}]/gu, (ch) => Array.from({length: ch.length}, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0').toUpperCase()}`).join(''));
