@@ -151,10 +151,11 @@ function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: 
 /**
  * True when JSON.stringify already writes the canonical form: every object is
  * plain with its keys in UTF-16 order (as parsed canonical files are), every
- * value representable. Throws REFUSED for what canonical JSON rejects, LARGE
- * for a long string met while hashing. No strings are built.
+ * value representable. Throws REFUSED for what canonical JSON rejects, and
+ * LARGE, when `hashing`, for a string long enough to be hashed in pieces
+ * instead. No strings are built.
  */
-function stringifyReady(value: unknown, depth: number): boolean {
+function stringifyReady(value: unknown, depth: number, hashing: boolean): boolean {
   switch (typeof value) {
     case 'string':
       if (!value.isWellFormed()) throw REFUSED;
@@ -170,7 +171,7 @@ function stringifyReady(value: unknown, depth: number): boolean {
       if (depth >= MAX_DEPTH) throw REFUSED;
       let ready = true;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (!stringifyReady(value[i], depth + 1)) ready = false;
+        for (let i = 0; i < value.length; i++) if (!stringifyReady(value[i], depth + 1, hashing)) ready = false;
         return ready;
       }
       const proto = Object.getPrototypeOf(value);
@@ -181,7 +182,7 @@ function stringifyReady(value: unknown, depth: number): boolean {
         const key = keys[i]!;
         if (!key.isWellFormed()) throw REFUSED;
         if (i > 0 && !(keys[i - 1]! < key)) ready = false;
-        if (!stringifyReady(record[key], depth + 1)) ready = false;
+        if (!stringifyReady(record[key], depth + 1, hashing)) ready = false;
       }
       return ready;
     }
@@ -191,8 +192,8 @@ function stringifyReady(value: unknown, depth: number): boolean {
 }
 
 /** The hot path: no path strings; a value already in canonical key order goes to JSON.stringify whole. */
-function fast(value: unknown): string {
-  return stringifyReady(value, 0) ? JSON.stringify(value) : sorted(value);
+function fast(value: unknown, hashing = false): string {
+  return stringifyReady(value, 0, hashing) ? JSON.stringify(value) : sorted(value);
 }
 
 /** String building with keys sorted (the default sort is UTF-16 code-unit order); values were checked by stringifyReady. */
@@ -238,23 +239,17 @@ export function sha256Hex(data: string | Uint8Array): string {
   return h.digest('hex');
 }
 
-/** Set while the fast encoder runs for a digest: a long string then sends it to the piecewise hasher. */
-let hashing = false;
-
 /** SHA-256 of the UTF-8 bytes of the canonical JSON, as bare lowercase hex. */
 export function stableDigest(value: unknown): string {
-  hashing = true;
   let text: string;
   try {
-    text = fast(value);
+    text = fast(value, true);
   } catch (error) {
     if (error === REFUSED) return sha256Hex(canonicalJson(value)); // names the problem
     if (error !== LARGE) throw error;
     const h = createHash('sha256');
     hashCanonical(value, h, 0);
     return h.digest('hex');
-  } finally {
-    hashing = false;
   }
   return sha256Hex(text);
 }

@@ -43,7 +43,6 @@ class Checker {
   readonly errors: VerifyIssue[] = [];
   readonly warnings: VerifyIssue[] = [];
   readonly bundles = new Map<string, BundleOutline>();
-  filesChecked = 0;
 
   constructor(
     readonly store: ScenarioStore,
@@ -73,12 +72,21 @@ class Checker {
     this.warnings.push({severity: 'warning', code, file: this.rel(file), message});
   }
 
-  /** Run a read; a typed failure becomes an error entry and the result undefined. */
+  /** The files a check found (read, or refused); a file read by several checks counts once. */
+  private readonly checked = new Set<string>();
+
+  get filesChecked(): number {
+    return this.checked.size;
+  }
+
+  /** Run a read (or a check of a file's content); a typed failure becomes an error entry and the result undefined. */
   attempt<T>(file: string, fn: () => T): T | undefined {
-    this.filesChecked++;
     try {
-      return fn();
+      const result = fn();
+      if (result !== null) this.checked.add(file); // null: the file does not exist
+      return result;
     } catch (error) {
+      this.checked.add(file);
       if (!isAutoctxError(error)) throw error;
       const message = error.message.startsWith(this.rel(file)) ? error.message : `${this.rel(file)}: ${error.message}`;
       this.error(file, (error.data?.reason as ErrorCode | undefined) ?? error.code, message); // the reader's own code
@@ -272,7 +280,7 @@ function checkPointer(c: Checker, records: Map<string, CandidateRecord>): Active
   for (const name of ['playbook', 'hints'] as const) {
     const mirrored = (b: ContextBundle | null) => b?.components.find((x) => x.kind === name && x.key === name)?.content;
     const content = mirrored(served);
-    const text = store.readText(store.paths.mirror(name));
+    const text = c.attempt(store.paths.mirror(name), () => store.readText(store.paths.mirror(name))) ?? null;
     const want = content !== undefined ? `${content.trimEnd()}\n` : null;
     if (served && text !== want && !(text !== null && want !== null && text.trimEnd() === want.trimEnd())) {
       // An interrupted move leaves another stored bundle's text (or none); any other text was edited by hand.
@@ -418,6 +426,7 @@ export function verify(options: StoreOptions & {replayTolerance?: boolean}): Ver
   const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
   const result: VerifyResult = {status: 'ok', scenarios: names, files_checked: 0, bundles_checked: 0, errors: [], warnings: []};
   const ignore = knowledge.missingGitignoreRules();
+  if (ignore) result.files_checked++;
   if (ignore && ignore.missing.length > 0) {
     const rel = path.relative(knowledge.root, ignore.file);
     result.errors.push({severity: 'error', code: 'GITIGNORE_INCOMPLETE', file: rel, message: `${rel} lacks ${ignore.missing.map((l) => `"${l}"`).join(', ')}: lock and temporary files could be committed (autoctx init restores the rules)`});

@@ -130,7 +130,9 @@ describe('rollback', () => {
     const back = await rollback({knowledge, rationale: 'it was fine'});
     expect(back.bundle_digest).toBe(p.bundle_digest);
     expect(log({knowledge}).entries.map((e) => e.type)).toEqual(['rollback', 'rollback']);
-    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: []});
+    // Every file of the tree is checked, and counted once.
+    const files = fs.readdirSync(knowledge, {recursive: true, withFileTypes: true}).filter((e) => e.isFile()).length;
+    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], files_checked: files});
   });
 
   it('with --expect-active: a re-run after a completed rollback reports it and moves nothing', async () => {
