@@ -495,11 +495,12 @@ async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> 
  */
 export async function evaluateCandidate(options: EvaluateOptions): Promise<EvaluateResult> {
   const run = await prepare(options);
-  const dirRoot = mkdtempSync(path.join(os.tmpdir(), 'autoctx-bundles-'));
   const identity = run.plan.plan.candidate_evaluator.evaluator;
   if (identity.mode === 'external') fail('EVALUATOR_CHANGED', 'this plan was bound for external evaluation (plan export); bring results back with trials ingest');
   const evaluator = createEvaluator({command: identity.command, mode: identity.mode, timeoutSeconds: options.timeoutSeconds ?? 120, concurrency: options.concurrency ?? 1});
+  let dirRoot: string | undefined; // made inside the try, so that it is always removed (a killed process aside)
   try {
+    dirRoot = mkdtempSync(path.join(os.tmpdir(), 'autoctx-bundles-'));
     const dirs: Record<string, string> = {};
     for (const b of [run.candidate, run.incumbent]) {
       dirs[b.digest] = path.join(dirRoot, b.digest);
@@ -508,7 +509,7 @@ export async function evaluateCandidate(options: EvaluateOptions): Promise<Evalu
     return await drive(run, (unit, index) => evaluatePair(run, evaluator, unit, index, dirs));
   } finally {
     await evaluator.close();
-    rmSync(dirRoot, {recursive: true, force: true});
+    if (dirRoot) rmSync(dirRoot, {recursive: true, force: true});
   }
 }
 

@@ -1,6 +1,7 @@
 import {spawnSync} from 'node:child_process';
 import path from 'node:path';
 import {PROJECT_ROOT} from './paths.js';
+import {tempDir} from './tree.js';
 
 export interface CliResult {
   status: number | null;
@@ -28,8 +29,12 @@ export function runCli(args: string[], options: {cwd?: string; input?: string; e
   return {status: r.status, stdout: r.stdout, stderr: r.stderr, json};
 }
 
+let childTmp: string | undefined;
+
 function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1', ...extra};
+  // A killed child cannot remove its own temporary folders: give it one that the test file removes.
+  childTmp ??= tempDir('autoctx-cli-tmp-');
+  const env: NodeJS.ProcessEnv = {...process.env, NO_COLOR: '1', TMPDIR: childTmp, ...extra};
   delete env.AUTOCTX_KNOWLEDGE;
   delete env.NODE_OPTIONS;
   if (extra.AUTOCTX_KNOWLEDGE !== undefined) env.AUTOCTX_KNOWLEDGE = extra.AUTOCTX_KNOWLEDGE;

@@ -4,9 +4,18 @@ import os from 'node:os';
 import path from 'node:path';
 import {SAMPLE_KNOWLEDGE} from './paths.js';
 
-/** A fresh temporary folder, removed by the returned cleanup. */
+const made: string[] = [];
+
+/** A fresh temporary folder; every one is removed after its test file (test/helpers/setup.ts). */
 export function tempDir(prefix = 'autoctx-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Remove the temporary folders this test file made. */
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, {recursive: true, force: true});
 }
 
 /**
