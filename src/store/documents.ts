@@ -8,11 +8,12 @@ import {assertSchema, type SchemaName} from './schemas.js';
  * semantic check. Any failure is CORRUPT_FILE (exit 8) naming the file; the
  * original problem code is kept in data.reason. Returns null when absent.
  */
-export function readDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[], check?: (value: JsonValue) => T): T | null {
+export function readDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[] | ImpliedSchema, check?: (value: JsonValue) => T): T | null {
   const rel = guard.relative(file);
   try {
     const value = withBytes(guard, file, (bytes) => parseJsonUtf8(bytes));
     if (value === null) return null;
+    if (!Array.isArray(schema) && typeof schema === 'object') return checkImplying(schema, value, rel, check!);
     const schemas = Array.isArray(schema) ? schema : [schema];
     let lastError: unknown;
     for (const name of schemas) {
@@ -33,8 +34,28 @@ export function readDocument<T>(guard: RootGuard, file: string, schema: SchemaNa
   }
 }
 
+/**
+ * A schema that the document's check enforces entirely (the manifest's, which
+ * validateBundle checks key by key, and more): it is consulted only when the
+ * check refuses, so that a document the schema refuses is refused the
+ * schema's way, as with any other document, and a valid one is checked once.
+ * test/store/implied-schema.test.ts holds the check to that.
+ */
+export interface ImpliedSchema {
+  implied: SchemaName;
+}
+
+function checkImplying<T>(schema: ImpliedSchema, value: JsonValue, rel: string, check: (value: JsonValue) => T): T {
+  try {
+    return check(value);
+  } catch (error) {
+    assertSchema(schema.implied, value, rel);
+    throw error;
+  }
+}
+
 /** Like readDocument, but absence is an error too. */
-export function requireDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[], check?: (value: JsonValue) => T): T {
+export function requireDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[] | ImpliedSchema, check?: (value: JsonValue) => T): T {
   const v = readDocument(guard, file, schema, check);
   if (v === null) fail('CORRUPT_FILE', `${guard.relative(file)} is missing`, {file: guard.relative(file), reason: 'MISSING'});
   return v;

@@ -107,7 +107,7 @@ export class ScenarioStore {
   }
 
   readBundle(digest: string): ContextBundle | null {
-    return readDocument(this.guard, this.paths.bundle(digest), 'manifest', (value) => {
+    return readDocument(this.guard, this.paths.bundle(digest), {implied: 'manifest'}, (value) => {
       const bundle = validateBundle(value);
       if (bundle.digest !== digest) fail('DIGEST_MISMATCH', `file name says ${digest} but the manifest digest is ${bundle.digest}`);
       return bundle;
