@@ -1,4 +1,4 @@
-import {verify} from '../core/verify.js';
+import {verifyInParallel} from '../core/verify.js';
 import {Flags} from '@oclif/core';
 import {AutoctxCommand, storeFlags} from '../cli/base-command.js';
 import {EXIT} from '../errors.js';
@@ -16,7 +16,7 @@ export default class Verify extends AutoctxCommand {
 
   async run() {
     const {flags} = await this.parse(Verify);
-    const result = verify({knowledge: flags.knowledge, scenario: flags.scenario, replayTolerance: flags['replay-tolerance']});
+    const result = await verifyInParallel({knowledge: flags.knowledge, scenario: flags.scenario, replayTolerance: flags['replay-tolerance']});
     return this.done(
       result,
       () => [
