@@ -41,7 +41,7 @@ function manifestBytes(store: ScenarioStore, digests: readonly string[]): number
   let total = 0;
   for (const d of digests) {
     try {
-      total += fs.statSync(store.paths.bundle(d)).size;
+      total += fs.lstatSync(store.paths.bundle(d)).size; // not following a link: only a size, never a read
     } catch {
       // a manifest gone since the listing: its check says so
     }
