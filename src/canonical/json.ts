@@ -84,7 +84,7 @@ const LARGE = Symbol('large');
 export const LARGE_STRING = 1 << 22;
 const PIECE = 1 << 14;
 
-/** A long text in pieces of at most 1 Mi code units that never split a surrogate pair. */
+/** A long text in pieces of at most 16 Ki code units that never split a surrogate pair. */
 export function* textPieces(text: string): Generator<string> {
   for (let start = 0; start < text.length; ) {
     let end = Math.min(start + PIECE, text.length);
@@ -95,17 +95,18 @@ export function* textPieces(text: string): Generator<string> {
   }
 }
 
-const PIECE_BYTES = 6 * PIECE; // the UTF-8 of an escaped piece: at most 6 bytes per character (\u001f)
+const PIECE_BYTES = 1 << 18; // room for an escaped piece of text (at most 6 characters per character, \u001f) and for the pieces a document is written in
 let pieceBuffer: Buffer | undefined;
 
-/** Feed a piece of text to a hash as UTF-8 through one reused buffer: no allocation per piece. */
-function updateText(h: ReturnType<typeof createHash>, text: string): void {
-  if (text.length * 3 > PIECE_BYTES) {
-    h.update(text);
-    return;
-  }
+/**
+ * A piece of text as UTF-8, in one buffer reused from call to call (valid
+ * until the next call): hashing or writing a long text piece by piece then
+ * allocates nothing per piece, so its garbage does not pile up.
+ */
+export function utf8Piece(text: string): Uint8Array {
+  if (text.length * 3 > PIECE_BYTES) return Buffer.from(text, 'utf8');
   pieceBuffer ??= Buffer.allocUnsafe(PIECE_BYTES);
-  h.update(pieceBuffer.subarray(0, pieceBuffer.write(text, 0, 'utf8')));
+  return pieceBuffer.subarray(0, pieceBuffer.write(text, 0, 'utf8'));
 }
 
 /**
@@ -117,7 +118,7 @@ function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: 
   if (typeof value === 'string' && value.length > LARGE_STRING) {
     if (!value.isWellFormed()) fail('INVALID_INPUT', 'a long string contains a lone UTF-16 surrogate');
     h.update('"');
-    for (const piece of textPieces(value)) updateText(h, JSON.stringify(piece).slice(1, -1));
+    for (const piece of textPieces(value)) h.update(utf8Piece(JSON.stringify(piece).slice(1, -1)));
     h.update('"');
     return;
   }
@@ -234,7 +235,7 @@ export function canonicalJson(value: unknown): string {
 export function sha256Hex(data: string | Uint8Array): string {
   if (typeof data === 'string' && data.length <= LARGE_STRING) return hash('sha256', data, 'hex');
   const h = createHash('sha256');
-  if (typeof data === 'string') for (const piece of textPieces(data)) updateText(h, piece);
+  if (typeof data === 'string') for (const piece of textPieces(data)) h.update(utf8Piece(piece));
   else h.update(data);
   return h.digest('hex');
 }

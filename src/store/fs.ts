@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {randomBytes} from 'node:crypto';
+import {utf8Piece} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {tempPath} from './paths.js';
 
@@ -89,45 +90,31 @@ export function exists(p: string): boolean {
   }
 }
 
-/** Read a file's bytes, or null when it does not exist. */
-export function readBytes(guard: RootGuard, p: string): Buffer | null {
-  if (guard.knownAbsent(p)) return null;
-  guard.check(p);
-  try {
-    return fs.readFileSync(p);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'EISDIR') fail('CORRUPT_FILE', `${guard.relative(p)} is a directory, expected a file`, {file: guard.relative(p)});
-    throw error;
-  }
-}
-
 /** Files up to this size are read into one reused buffer, so that reading many files does not allocate a buffer each. */
 const SCRATCH_LIMIT = 8 << 20;
 let scratch = Buffer.allocUnsafe(1 << 16);
 
-/**
- * Read a file and hand its bytes to `use` before returning; the bytes may be
- * reused afterwards and must not be kept. Null when the file does not exist.
- */
-export function withBytes<T>(guard: RootGuard, p: string, use: (bytes: Uint8Array) => T): T | null {
+/** A file's bytes (in the reused buffer when `reuse` and small enough), or null when it does not exist. */
+function readFile(guard: RootGuard, p: string, reuse: boolean): Buffer | null {
   if (guard.knownAbsent(p)) return null;
   guard.check(p);
+  const directory = () => fail('CORRUPT_FILE', `${guard.relative(p)} is a directory, expected a file`, {file: guard.relative(p)});
   let fd: number;
   try {
     fd = fs.openSync(p, 'r');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
+    if (code === 'EISDIR') directory();
     throw error;
   }
   let bytes: Buffer;
   let length = 0;
   try {
     const st = fs.fstatSync(fd);
-    if (st.isDirectory()) fail('CORRUPT_FILE', `${guard.relative(p)} is a directory, expected a file`, {file: guard.relative(p)});
-    bytes = st.size + 1 <= SCRATCH_LIMIT ? (scratch.length > st.size ? scratch : (scratch = Buffer.allocUnsafe(Math.max(st.size + 1, scratch.length * 2)))) : Buffer.allocUnsafe(st.size + 1);
+    if (st.isDirectory()) directory();
+    if (reuse && st.size < SCRATCH_LIMIT) bytes = scratch.length > st.size ? scratch : (scratch = Buffer.allocUnsafe(Math.max(st.size + 1, scratch.length * 2)));
+    else bytes = Buffer.allocUnsafe(st.size + 1); // one byte more, to see the end without a second buffer
     for (;;) {
       if (length === bytes.length) {
         const grown = Buffer.allocUnsafe(bytes.length * 2); // the file grew while it was read
@@ -141,7 +128,21 @@ export function withBytes<T>(guard: RootGuard, p: string, use: (bytes: Uint8Arra
   } finally {
     fs.closeSync(fd);
   }
-  return use(bytes.subarray(0, length));
+  return bytes.subarray(0, length);
+}
+
+/** Read a file's bytes, or null when it does not exist. */
+export function readBytes(guard: RootGuard, p: string): Buffer | null {
+  return readFile(guard, p, false);
+}
+
+/**
+ * Read a file and hand its bytes to `use` before returning; the bytes may be
+ * reused afterwards and must not be kept. Null when the file does not exist.
+ */
+export function withBytes<T>(guard: RootGuard, p: string, use: (bytes: Uint8Array) => T): T | null {
+  const bytes = readFile(guard, p, true);
+  return bytes === null ? null : use(bytes);
 }
 
 /** Entries of a directory, sorted; empty when it does not exist. */
@@ -207,18 +208,8 @@ function nonce(): string {
   return randomBytes(6).toString('hex');
 }
 
-function writeAll(fd: number, bytes: Buffer): void {
+function writeAll(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
-}
-
-const PIECE_BYTES = 1 << 16;
-let pieceBuffer: Buffer | undefined;
-
-/** Write a text piece as UTF-8 through one reused buffer, so that writing a large document in pieces allocates nothing per piece. */
-function writeText(fd: number, text: string): void {
-  if (text.length * 3 > PIECE_BYTES) return writeAll(fd, Buffer.from(text, 'utf8'));
-  pieceBuffer ??= Buffer.allocUnsafe(PIECE_BYTES);
-  writeAll(fd, pieceBuffer.subarray(0, pieceBuffer.write(text, 0, 'utf8')));
 }
 
 /** What a write takes: text, bytes, or a function that yields the text in pieces (for very large documents). */
@@ -229,7 +220,7 @@ export function writeTemp(target: string, data: WriteData): string {
   const tmp = tempPath(target, nonce());
   const fd = fs.openSync(tmp, 'wx', 0o644);
   try {
-    if (typeof data === 'function') for (const piece of data()) writeText(fd, piece);
+    if (typeof data === 'function') for (const piece of data()) writeAll(fd, utf8Piece(piece));
     else fs.writeFileSync(fd, data);
     // fdatasync: the data and the size, which is all a fresh file needs before its rename.
     fs.fdatasyncSync(fd);

@@ -5,7 +5,7 @@ import {afterAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/verify.js';
 import {runCli} from '../helpers/cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {FAKE, FIXTURES_12, POLICY_SMALL} from '../helpers/pipeline.js';
+import {FAKE, FIXTURES_12, POLICY_SMALL, readUnits, trialResult} from '../helpers/pipeline.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
 const root = tempDir('autoctx-concurrency-');
@@ -58,14 +58,7 @@ describe('concurrent use', () => {
     const c = propose(k, 0);
     const units = path.join(root, 'ingest-units.jsonl');
     runCli(['plan', 'export', c, '--engine', 'e', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', units, '--knowledge', k, '--json']);
-    const results = fs
-      .readFileSync(units, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => {
-        const u = JSON.parse(line);
-        return JSON.stringify({schema: 'autoctx.trial-result.v1', plan_digest: u.plan_digest, pair_key: u.pair_key, lane: u.lane, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, candidate: {score: 0.5 + (u.seed % 5) / 50}, incumbent: {score: 0.5 + (u.seed % 3) / 50}});
-      });
+    const results = readUnits(units).map((u) => JSON.stringify(trialResult(u, {score: 0.5 + (u.seed % 5) / 50}, {score: 0.5 + (u.seed % 3) / 50})));
     const file = path.join(root, 'ingest-results.jsonl');
     fs.writeFileSync(file, `${results.join('\n')}\n`);
     const all = await Promise.all(Array.from({length: 8}, () => run(['trials', 'ingest', c, file, '--knowledge', k, '--json', '--lock-timeout', '120'])));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/verify.js';
 import {runCli, type CliResult} from '../helpers/cli.js';
-import {FAKE, FIXTURES_12, POLICY_SMALL} from '../helpers/pipeline.js';
+import {FAKE, FIXTURES_12, POLICY_SMALL, readUnits, trialResult} from '../helpers/pipeline.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
 /**
@@ -60,14 +60,7 @@ const exported = () =>
     fs.cpSync(proposed(), k, {recursive: true});
     const units = path.join(root, 'units.jsonl');
     cli(k, ['plan', 'export', candidate, '--engine', 'crash-engine', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', units]);
-    const results = fs
-      .readFileSync(units, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => {
-        const u = JSON.parse(line);
-        return JSON.stringify({schema: 'autoctx.trial-result.v1', plan_digest: u.plan_digest, pair_key: u.pair_key, lane: u.lane, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, candidate: {score: 0.7 + (u.seed % 7) / 100}, incumbent: {score: 0.5}});
-      });
+    const results = readUnits(units).map((u) => JSON.stringify(trialResult(u, {score: 0.7 + (u.seed % 7) / 100}, {score: 0.5})));
     fs.writeFileSync(path.join(root, 'results.jsonl'), `${results.join('\n')}\n`);
   });
 

@@ -10,6 +10,26 @@ export const AUDIT = path.join(PROJECT_ROOT, 'test/fixtures/evaluators/audit.js'
 export const FIXTURES_12 = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12.jsonl');
 export const POLICY_SMALL = path.join(PROJECT_ROOT, 'test/fixtures/policy-small.json');
 
+/** An exported work unit (plan export's units.jsonl), as far as a result names it. */
+export interface WorkUnit {
+  plan_digest: string;
+  pair_key: string;
+  lane: string;
+  fixture: string;
+  fixture_digest: string;
+  seed: number;
+}
+
+/** The work units of a units.jsonl file. */
+export function readUnits(file: string): WorkUnit[] {
+  return fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as WorkUnit);
+}
+
+/** A trial result answering a unit (autoctx.trial-result.v1), with the arms given. */
+export function trialResult(u: WorkUnit, candidate: object, incumbent: object): Record<string, unknown> {
+  return {schema: 'autoctx.trial-result.v1', plan_digest: u.plan_digest, pair_key: u.pair_key, lane: u.lane, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, candidate, incumbent};
+}
+
 export interface Tree {
   dir: string;
   knowledge: string;

@@ -9,7 +9,7 @@ import {ingestTrials} from '../../src/core/scale-out.js';
 import {evaluateCandidate} from '../../src/core/evaluate.js';
 import {materialize} from '../../src/core/bundle.js';
 import {isAutoctxError} from '../../src/errors.js';
-import {FIXTURES_12, POLICY_SMALL} from '../helpers/pipeline.js';
+import {FIXTURES_12, POLICY_SMALL, trialResult} from '../helpers/pipeline.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
@@ -183,7 +183,7 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
   ];
   it.each(ingestCases)('trials ingest: %s', async (name, mutate) => {
     const u = resultLine();
-    const line = {schema: 'autoctx.trial-result.v1', plan_digest: u.plan_digest, pair_key: u.pair_key, lane: u.lane, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, candidate: {score: 0.6}, incumbent: {score: 0.5}};
+    const line = trialResult(u, {score: 0.6}, {score: 0.5});
     await expectRefused(`ingest ${name}`, () => ingestTrials({knowledge: k, candidate, file: file(`${JSON.stringify(mutate(line))}\n`)}), 2);
   });
 

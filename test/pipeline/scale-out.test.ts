@@ -4,7 +4,7 @@ import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {schemaProblem} from '../../src/store/schemas.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {FAKE, FIXTURES_12, POLICY_SMALL, evalArgs, useTrees, type Tree} from '../helpers/pipeline.js';
+import {FAKE, FIXTURES_12, POLICY_SMALL, evalArgs, trialResult, useTrees, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
 
 const tree = useTrees();
@@ -25,8 +25,15 @@ function evaluateElsewhere(units: string[], t: Tree): string[] {
   return units.map((line) => {
     const u = JSON.parse(line);
     const arm = (name: string) => ({score: answers.get(`${u.pair_key}:${name}`).score, valid: true});
-    return JSON.stringify({schema: 'autoctx.trial-result.v1', plan_digest: u.plan_digest, pair_key: u.pair_key, lane: u.lane, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, candidate: arm('candidate'), incumbent: arm('incumbent')});
+    return JSON.stringify(trialResult(u, arm('candidate'), arm('incumbent')));
   });
+}
+
+/** Export a candidate's plan and answer every unit elsewhere: the result lines, and the file to ingest them from. */
+function exportAndAnswer(t: Tree, c: string): {results: string[]; file: string} {
+  const out = path.join(t.dir, 'units.jsonl');
+  t.cli(['plan', 'export', c, '--engine', 'x', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out]);
+  return {results: evaluateElsewhere(fs.readFileSync(out, 'utf8').trim().split('\n'), t), file: path.join(t.dir, 'r.jsonl')};
 }
 
 describe('scale-out: plan export and trials ingest', () => {
@@ -63,10 +70,7 @@ describe('scale-out: plan export and trials ingest', () => {
   it('a different result for a recorded pair, a foreign unit or another plan is refused and changes nothing', () => {
     const t = tree();
     const c = t.propose('cand', CANDIDATE);
-    const out = path.join(t.dir, 'units.jsonl');
-    t.cli(['plan', 'export', c, '--engine', 'x', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out]);
-    const results = evaluateElsewhere(fs.readFileSync(out, 'utf8').trim().split('\n'), t);
-    const file = path.join(t.dir, 'r.jsonl');
+    const {results, file} = exportAndAnswer(t, c);
     fs.writeFileSync(file, `${results.join('\n')}\n`);
     expect([0, 3]).toContain(t.cli(['trials', 'ingest', c, file]).status);
     const before = treeHash(t.knowledge);
@@ -90,10 +94,7 @@ describe('scale-out: plan export and trials ingest', () => {
   it('partial results leave the candidate needing more evidence (exit 4) with nothing terminal written; the rest resumes it', () => {
     const t = tree();
     const c = t.propose('cand', CANDIDATE);
-    const out = path.join(t.dir, 'units.jsonl');
-    t.cli(['plan', 'export', c, '--engine', 'x', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out]);
-    const results = evaluateElsewhere(fs.readFileSync(out, 'utf8').trim().split('\n'), t);
-    const file = path.join(t.dir, 'r.jsonl');
+    const {results, file} = exportAndAnswer(t, c);
     fs.writeFileSync(file, `${results.slice(0, 2).join('\n')}\n`);
     const partial = t.cli(['trials', 'ingest', c, file]);
     expect([partial.status, partial.json.status, partial.json.ingested]).toEqual([4, 'needs_more_evidence', 2]);
