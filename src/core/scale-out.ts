@@ -58,7 +58,7 @@ interface ArmResult {
   valid?: boolean;
 }
 
-interface TrialResultLine {
+export interface TrialResultLine {
   schema: string;
   plan_digest: string;
   pair_key: string;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import {afterEach} from '@jest/globals';
 import path from 'node:path';
+import {TRIAL_RESULT_SCHEMA, type TrialResultLine} from '../../src/core/scale-out.js';
 import {runCli, type CliResult} from './cli.js';
 import {PROJECT_ROOT} from './paths.js';
 import {tempDir, writeSource} from './tree.js';
@@ -11,14 +12,7 @@ export const FIXTURES_12 = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12.js
 export const POLICY_SMALL = path.join(PROJECT_ROOT, 'test/fixtures/policy-small.json');
 
 /** An exported work unit (plan export's units.jsonl), as far as a result names it. */
-export interface WorkUnit {
-  plan_digest: string;
-  pair_key: string;
-  lane: string;
-  fixture: string;
-  fixture_digest: string;
-  seed: number;
-}
+export type WorkUnit = Omit<TrialResultLine, 'schema' | 'candidate' | 'incumbent'>;
 
 /** The work units of a units.jsonl file. */
 export function readUnits(file: string): WorkUnit[] {
@@ -27,7 +21,7 @@ export function readUnits(file: string): WorkUnit[] {
 
 /** A trial result answering a unit (autoctx.trial-result.v1), with the arms given. */
 export function trialResult(u: WorkUnit, candidate: object, incumbent: object): Record<string, unknown> {
-  return {schema: 'autoctx.trial-result.v1', plan_digest: u.plan_digest, pair_key: u.pair_key, lane: u.lane, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, candidate, incumbent};
+  return {schema: TRIAL_RESULT_SCHEMA, plan_digest: u.plan_digest, pair_key: u.pair_key, lane: u.lane, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, candidate, incumbent};
 }
 
 export interface Tree {
