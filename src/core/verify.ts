@@ -270,7 +270,9 @@ function checkPointer(c: Checker, records: Map<string, CandidateRecord>): Active
     if (digest === active.bundle_digest && r.lifecycle !== 'active') c.warn(store.paths.record(digest), 'LIFECYCLE_PENDING', `${c.rel(store.paths.record(digest))}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`);
     if (digest !== active.bundle_digest && r.lifecycle === 'active') c.warn(store.paths.record(digest), 'LIFECYCLE_PENDING', `${c.rel(store.paths.record(digest))}: says "active" but the pointer names ${active.bundle_digest}`);
   }
-  const served = bundle ? store.readBundle(active.bundle_digest) : null;
+  // The texts of manifests this verify has already re-hashed: read again for their texts only, not hashed twice.
+  const texts = (digest: string) => store.readDocumentAt<ContextBundle>(store.paths.bundle(digest), 'manifest');
+  const served = bundle ? texts(active.bundle_digest) : null;
   for (const name of ['playbook', 'hints'] as const) {
     const mirrored = (b: ContextBundle | null) => b?.components.find((x) => x.kind === name && x.key === name)?.content;
     const content = mirrored(served);
@@ -278,7 +280,7 @@ function checkPointer(c: Checker, records: Map<string, CandidateRecord>): Active
     const want = content !== undefined ? `${content.trimEnd()}\n` : null;
     if (served && text !== want && !(text !== null && want !== null && text.trimEnd() === want.trimEnd())) {
       // An interrupted move leaves another stored bundle's text (or none); any other text was edited by hand.
-      const stored = text !== null && [...c.bundles.keys()].some((d) => mirrored(store.readBundle(d))?.trimEnd() === text.trimEnd());
+      const stored = text !== null && [...c.bundles.keys()].some((d) => mirrored(texts(d))?.trimEnd() === text.trimEnd());
       if (text === null || stored) c.warn(store.paths.mirror(name), 'STALE_MIRROR', `${name}.md does not mirror the active bundle (an interrupted move; the next promote, rollback or repair rewrites it)`);
       else c.error(store.paths.mirror(name), 'MIRROR_MISMATCH', `${c.rel(store.paths.mirror(name))} was edited: it is the text of no stored bundle, and agents reading it are not served the active bundle (autoctx repair rewrites it)`);
     }
