@@ -12,9 +12,12 @@ export const EXIT = {
   REJECTED: 3,
   NEEDS_MORE_EVIDENCE: 4,
   AUDIT_HOLD: 5,
-  ACTIVE_MOVED: 6,
+  /** Any lost compare-and-swap: the active pointer (and later the registry or a receipt) moved. */
+  CAS_LOST: 6,
   LOCKED: 7,
   INTEGRITY: 8,
+  /** The environment refused: no space, read-only file system, permission denied, too many open files. */
+  ENVIRONMENT: 9,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -23,6 +26,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const ERROR_CODES = {
   INTERNAL: EXIT.INTERNAL,
   USAGE: EXIT.BAD_INPUT,
+  UNKNOWN_COMMAND: EXIT.BAD_INPUT,
   INVALID_INPUT: EXIT.BAD_INPUT,
   INPUT_NOT_FOUND: EXIT.BAD_INPUT,
   INVALID_JSON: EXIT.BAD_INPUT,
@@ -60,7 +64,8 @@ export const ERROR_CODES = {
   CAMPAIGN_NOT_FOUND: EXIT.BAD_INPUT,
   INGEST_CONFLICT: EXIT.BAD_INPUT,
   AUDIT_HOLD: EXIT.AUDIT_HOLD,
-  ACTIVE_MOVED: EXIT.ACTIVE_MOVED,
+  ACTIVE_MOVED: EXIT.CAS_LOST,
+  CAS_LOST: EXIT.CAS_LOST,
   LOCKED: EXIT.LOCKED,
   LOCK_LOST: EXIT.LOCKED,
   CORRUPT_FILE: EXIT.INTEGRITY,
@@ -73,6 +78,10 @@ export const ERROR_CODES = {
   EVALUATOR_FAILED: EXIT.INTEGRITY,
   REPLAY_MISMATCH: EXIT.INTEGRITY,
   CAMPAIGN_LEGACY: EXIT.INTEGRITY,
+  NO_SPACE: EXIT.ENVIRONMENT,
+  READ_ONLY_FS: EXIT.ENVIRONMENT,
+  PERMISSION_DENIED: EXIT.ENVIRONMENT,
+  TOO_MANY_OPEN_FILES: EXIT.ENVIRONMENT,
 } as const satisfies Record<string, ExitCode>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -88,14 +97,17 @@ export const VERIFY_FINDINGS = {
   DUPLICATE_PAIR: 'error',
   EVIDENCE_SEAL_MISMATCH: 'error',
   GITIGNORE_INCOMPLETE: 'error',
+  UNKNOWN_ENTRY: 'error',
   LEDGER_MISMATCH: 'error',
   LINEAGE_MISMATCH: 'error',
   MIRROR_MISMATCH: 'error',
   MISSING_BUNDLE: 'error',
+  MISSING_PLAN: 'error',
   MISSING_POINTER: 'error',
   MISSING_PROMOTION: 'error',
   REPLAY_MISMATCH: 'error',
   UNSAFE_PATH: 'error',
+  GITIGNORE_OUTDATED: 'warning',
   INIT_INCOMPLETE: 'warning',
   LEFTOVER_LOCK: 'warning',
   LEFTOVER_TEMP: 'warning',
@@ -144,4 +156,66 @@ export function isAutoctxError(error: unknown): error is AutoctxError {
 
 export function fail(code: ErrorCode, message: string, data?: Record<string, unknown>): never {
   throw new AutoctxError(code, message, data);
+}
+
+/** errno codes of a refusing environment, and the stable code each maps to (exit 9). */
+const ENVIRONMENT_ERRNO: Record<string, {code: ErrorCode; what: string}> = {
+  ENOSPC: {code: 'NO_SPACE', what: 'no space left on the device'},
+  EDQUOT: {code: 'NO_SPACE', what: 'disk quota exceeded'},
+  EROFS: {code: 'READ_ONLY_FS', what: 'the file system is read-only'},
+  EACCES: {code: 'PERMISSION_DENIED', what: 'permission denied'},
+  EPERM: {code: 'PERMISSION_DENIED', what: 'operation not permitted'},
+  EMFILE: {code: 'TOO_MANY_OPEN_FILES', what: 'too many open files in this process'},
+  ENFILE: {code: 'TOO_MANY_OPEN_FILES', what: 'too many open files on the system'},
+};
+
+/**
+ * A system error the environment raised (ENOSPC, EROFS, EACCES, EPERM, EMFILE,
+ * ENFILE, EDQUOT) as a typed error naming the path; anything else is returned
+ * as null. `relative` turns the absolute path into the one the user knows.
+ */
+export function environmentError(error: unknown, relative: (p: string) => string = (p) => p): AutoctxError | null {
+  const e = error as NodeJS.ErrnoException | null;
+  const mapped = e && typeof e === 'object' && typeof e.code === 'string' ? ENVIRONMENT_ERRNO[e.code] : undefined;
+  if (!mapped) return null;
+  const where = typeof e!.path === 'string' ? relative(e!.path) : undefined;
+  return new AutoctxError(mapped.code, `${where ?? 'a file'}: ${mapped.what} (${e!.code}); nothing was changed by this command`, {
+    errno: e!.code,
+    ...(where !== undefined ? {file: where} : {}),
+    ...(e!.syscall ? {syscall: e!.syscall} : {}),
+  });
+}
+
+/**
+ * The exit code of every result status a command prints: one table, so that
+ * no command decides for itself. A status not listed here is a bug.
+ */
+export const RESULT_EXIT = {
+  built: EXIT.OK,
+  confirmed: EXIT.OK,
+  exported: EXIT.OK,
+  initialized: EXIT.OK,
+  materialized: EXIT.OK,
+  ok: EXIT.OK,
+  promoted: EXIT.OK,
+  proposed: EXIT.OK,
+  repaired: EXIT.OK,
+  rolled_back: EXIT.OK,
+  rolled_over: EXIT.OK,
+  screened: EXIT.OK,
+  unchanged: EXIT.OK,
+  rejected: EXIT.REJECTED,
+  inconclusive: EXIT.REJECTED,
+  needs_more_evidence: EXIT.NEEDS_MORE_EVIDENCE,
+  failed: EXIT.INTEGRITY,
+  mismatch: EXIT.INTEGRITY,
+} as const satisfies Record<string, ExitCode>;
+
+export type ResultStatus = keyof typeof RESULT_EXIT;
+
+/** The exit code for a result's status (see RESULT_EXIT). */
+export function exitCodeForStatus(status: string): ExitCode {
+  const code = (RESULT_EXIT as Record<string, ExitCode>)[status];
+  if (code === undefined) throw new AutoctxError('INTERNAL', `internal: result status "${status}" has no exit code`);
+  return code;
 }

@@ -1,6 +1,7 @@
 import {Command, Flags} from '@oclif/core';
 import {canonicalJson} from '../canonical/index.js';
-import {AutoctxError, isAutoctxError} from '../errors.js';
+import {AutoctxError, environmentError, exitCodeForStatus, isAutoctxError} from '../errors.js';
+import {lockTimeoutFlag} from './flags.js';
 import {enableColour, paint} from './style.js';
 
 /** --knowledge and --scenario, shared by every command that reads a knowledge tree. */
@@ -14,21 +15,14 @@ export const storeFlags = {
 };
 
 /** --lock-timeout, for commands that write. */
-export const lockFlags = {
-  'lock-timeout': Flags.string({summary: 'Seconds to wait for the scenario lock before exit 7.', default: '30', helpValue: 'SECONDS'}),
-};
+export const lockFlags = {'lock-timeout': lockTimeoutFlag};
 
-export function parseLockTimeout(value: string | undefined): number {
-  const n = Number(value ?? '30');
-  if (value !== undefined && (value.trim() === '' || !Number.isFinite(n) || n < 0)) {
-    throw new AutoctxError('USAGE', `--lock-timeout must be a non-negative number of seconds, got "${value}"`);
-  }
-  return n;
-}
-
-/** Map anything thrown to a typed error: ours as is, oclif's parse errors as USAGE, the rest INTERNAL. */
+/** Map anything thrown to a typed error: ours as is, a refusing environment as exit 9, oclif's parse errors as USAGE, the rest INTERNAL. */
 export function toAutoctxError(error: unknown): AutoctxError {
-  if (isAutoctxError(error)) return error;
+  // A flag's own check raised a typed error; oclif wrapped its message in lines of its own.
+  if (isAutoctxError(error)) return error.message.includes('\n') ? new AutoctxError(error.code, firstLine(error.message), error.data) : error;
+  const environment = environmentError(error);
+  if (environment) return environment;
   const e = error as {message?: string; oclif?: {exit?: number}; code?: string; parse?: unknown};
   // oclif's parser errors (unknown flag, missing argument, failed validation) carry `parse`.
   if (e?.oclif?.exit === 2 || e?.parse !== undefined) {
@@ -38,13 +32,24 @@ export function toAutoctxError(error: unknown): AutoctxError {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).filter(Boolean).join(' ').replace(/\s+See more help with --help$/, '');
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ')
+    .replace(/^Parsing --[a-z-]+\s+/, '')
+    .replace(/\s+See more help with --help$/, '');
+}
+
+/** The error envelope of --json: code, message, exit code, and the error's data when it has any. */
+export function errorEnvelope(e: AutoctxError): {status: 'error'; error: Record<string, unknown>} {
+  return {status: 'error', error: {code: e.code, message: e.message, exit_code: e.exitCode, ...(e.data ? {data: e.data} : {})}};
 }
 
 /**
  * The base of every command: one compact JSON object on stdout with --json,
- * errors as {"status":"error","error":{code,message,exit_code}} and the exit
- * code from the table in src/errors.ts.
+ * errors as {"status":"error","error":{code,message,exit_code,data?}} and the
+ * exit code of the result's status from the one table in src/errors.ts.
  */
 export abstract class AutoctxCommand extends Command {
   static override enableJsonFlag = true;
@@ -68,17 +73,25 @@ export abstract class AutoctxCommand extends Command {
     const e = toAutoctxError(error);
     process.exitCode = e.exitCode;
     if (process.env.AUTOCTX_DEBUG && !isAutoctxError(error)) process.stderr.write(`${error.stack ?? error}\n`);
-    if (this.jsonEnabled()) {
-      this.logJson({status: 'error', error: {code: e.code, message: e.message, exit_code: e.exitCode}});
-    } else {
-      process.stderr.write(`${paint.red('error')} ${paint.bold(e.code)}: ${e.message}\n`);
-    }
+    if (this.jsonEnabled()) this.logJson(errorEnvelope(e));
+    else process.stderr.write(`${paint.red('error')} ${paint.bold(e.code)}: ${e.message}\n`);
   }
 
-  /** Print the human summary (never in --json mode) and return the result for --json. */
-  protected done<T extends object>(result: T, lines: () => string[], exitCode = 0): T {
+  /** Print the human summary (never in --json mode) and return the result for --json; the exit code follows the status. */
+  protected done<T extends {status: string}>(result: T, lines: () => string[]): T {
+    const exitCode = exitCodeForStatus(result.status);
     if (exitCode !== 0) process.exitCode = exitCode;
     if (!this.jsonEnabled()) process.stdout.write(`${lines().join('\n')}\n`);
     return result;
   }
+}
+
+/** A command that acts inside a scenario of a knowledge tree: --knowledge and --scenario. */
+export abstract class ScenarioCommand extends AutoctxCommand {
+  static override baseFlags = {...storeFlags};
+}
+
+/** A command that writes: also --lock-timeout, parsed and checked with the rest of the flags. */
+export abstract class WritingCommand extends AutoctxCommand {
+  static override baseFlags = {...storeFlags, ...lockFlags};
 }

@@ -1,50 +1,49 @@
-import {Args, Flags} from '@oclif/core';
+import {Flags} from '@oclif/core';
 import type {EvaluateOptions, EvaluateResult, ProgressEvent} from '../core/evaluate.js';
-import {EXIT} from '../errors.js';
-import {lockFlags, parseLockTimeout, storeFlags} from './base-command.js';
+import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/context.js';
+import {digestArg, secondsFlag, sourceFlag, textFlag} from './flags.js';
 import {paint, short} from './style.js';
 
-export const candidateArg = {candidate: Args.string({description: 'Candidate bundle digest or a unique prefix (8+ hex characters).', required: true})};
+export const candidateArg = {candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix (8+ hex characters).')};
 
+/** The flags of screen and confirm, beside the writing commands' base flags. */
 export const evaluationFlags = {
-  ...storeFlags,
-  evaluator: Flags.string({summary: 'Evaluator command, run through sh -c (see the evaluator protocol in the README).', required: true, helpValue: 'CMD'}),
-  fixtures: Flags.string({summary: 'Fixtures file: JSON Lines, one {"fixture", "initial_state", "observation", "lane"?} a line.', required: true, helpValue: 'FILE'}),
-  policy: Flags.string({summary: 'Confirmation policy JSON (missing fields take the defaults 2/6/20/2, min_effect 0, z 1.96).', helpValue: 'FILE'}),
-  'seeds-per-fixture': Flags.integer({summary: 'Seeds per fixture (default 1).', min: 1, helpValue: 'K'}),
-  cohort: Flags.string({summary: 'Cohort label (default <run-id>:<evaluator-epoch>:generation:<g>).', helpValue: 'C'}),
+  evaluator: textFlag('evaluator', {summary: 'Evaluator command, run through sh -c (see the evaluator protocol in the README).', helpValue: 'CMD', required: true}),
+  fixtures: sourceFlag('fixtures', {summary: 'Fixtures file: JSON Lines, one {"fixture", "initial_state", "observation", "lane"?} a line.', required: true}),
+  policy: sourceFlag('policy', {summary: 'Confirmation policy JSON (missing fields take the defaults 2/6/20/2, min_effect 0, z 1.96).'}),
+  'seeds-per-fixture': Flags.integer({summary: 'Seeds per fixture (default 1).', min: 1, max: 1_000_000, helpValue: 'K'}),
+  cohort: textFlag('cohort', {summary: 'Cohort label (default <run-id>:<evaluator-epoch>:generation:<g>).', helpValue: 'C'}),
   'evaluator-mode': Flags.string({summary: 'per-arm (default: one process per arm) or persistent (JSON Lines).', options: ['per-arm', 'persistent'], helpValue: 'MODE'}),
-  'evaluator-version': Flags.string({summary: 'A version label bound into the plan with the command.', helpValue: 'LABEL'}),
-  timeout: Flags.string({summary: 'Seconds per arm before the evaluator is stopped (default 120).', helpValue: 'SECONDS'}),
-  concurrency: Flags.integer({summary: 'Pairs evaluated at once (default 1); results are committed in plan order.', min: 1, helpValue: 'N'}),
-  audit: Flags.string({summary: 'Audit command for the inconclusive_gate, integrity_alert and pre_promotion checkpoints.', helpValue: 'CMD'}),
-  campaign: Flags.string({summary: 'Campaign id: reserve alpha and fixtures for this candidate before evaluating it.', helpValue: 'ID'}),
-  'campaign-policy': Flags.string({summary: 'Campaign policy JSON (first use; later it must equal the stored one).', helpValue: 'FILE'}),
+  'evaluator-version': textFlag('evaluator-version', {summary: 'A version label bound into the plan with the command.', helpValue: 'LABEL'}),
+  timeout: secondsFlag('timeout', {summary: `Seconds per arm before the evaluator is stopped (default ${DEFAULT_EVALUATOR_TIMEOUT_SECONDS}).`}),
+  concurrency: Flags.integer({summary: 'Pairs evaluated at once (default 1); results are committed in plan order.', min: 1, max: 1024, helpValue: 'N'}),
+  audit: textFlag('audit', {summary: 'Audit command for the inconclusive_gate, integrity_alert and pre_promotion checkpoints.', helpValue: 'CMD'}),
+  campaign: textFlag('campaign', {summary: 'Campaign id: reserve alpha and fixtures for this candidate before evaluating it.', helpValue: 'ID'}),
+  'campaign-policy': sourceFlag('campaign-policy', {summary: 'Campaign policy JSON (first use; later it must equal the stored one).'}),
   quiet: Flags.boolean({summary: 'No progress lines on stderr.'}),
-  ...lockFlags,
 };
 
 export type EvaluationFlags = {
   knowledge?: string | undefined;
   scenario?: string | undefined;
-  evaluator: string;
+  evaluator?: string | undefined;
   fixtures: string;
   policy?: string | undefined;
   'seeds-per-fixture'?: number | undefined;
   cohort?: string | undefined;
   'evaluator-mode'?: string | undefined;
   'evaluator-version'?: string | undefined;
-  timeout?: string | undefined;
+  timeout?: number | undefined;
   concurrency?: number | undefined;
   audit?: string | undefined;
   campaign?: string | undefined;
   'campaign-policy'?: string | undefined;
   quiet: boolean;
-  'lock-timeout'?: string | undefined;
+  'lock-timeout': number;
 };
 
-export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm', flags: EvaluationFlags, onProgress?: (e: ProgressEvent) => void): EvaluateOptions {
-  const timeout = flags.timeout === undefined ? 120 : Number(flags.timeout);
+/** The core's options from flags that oclif has already parsed and checked. */
+export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm', flags: EvaluationFlags & {evaluator: string}, onProgress?: (e: ProgressEvent) => void): EvaluateOptions {
   return {
     knowledge: flags.knowledge,
     scenario: flags.scenario,
@@ -57,12 +56,12 @@ export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm',
     policyFile: flags.policy,
     seedsPerFixture: flags['seeds-per-fixture'],
     cohort: flags.cohort,
-    timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : Number.NaN,
+    timeoutSeconds: flags.timeout,
     concurrency: flags.concurrency,
     audit: flags.audit,
     campaign: flags.campaign,
     campaignPolicyFile: flags['campaign-policy'],
-    lockTimeout: parseLockTimeout(flags['lock-timeout']),
+    lockTimeout: flags['lock-timeout'],
     onProgress,
   };
 }
@@ -76,12 +75,6 @@ export function progressLine(e: ProgressEvent): string {
   const d = e.decision;
   const where = e.type === 'pair' ? `${e.lane} ${e.fixture} seed ${e.seed}` : e.type;
   return `autoctx: ${where} | screen ${c.screen}/${p.screen} confirmation ${c.confirmation}/${p.confirmation} heldout ${c.heldout}/${p.heldout} | mean ${fmt(d?.mean_effect)} [${fmt(d?.confidence_low)}, ${fmt(d?.confidence_high)}] vs ${e.min_effect} | ${d?.decision ?? 'starting'}`;
-}
-
-export function exitCodeFor(result: EvaluateResult): number {
-  if (result.status === 'rejected' || result.status === 'inconclusive') return EXIT.REJECTED;
-  if (result.status === 'needs_more_evidence') return EXIT.NEEDS_MORE_EVIDENCE;
-  return EXIT.OK;
 }
 
 export function summary(result: EvaluateResult): string[] {

@@ -1,8 +1,8 @@
 import {evaluateCandidate} from '../core/evaluate.js';
-import {AutoctxCommand} from '../cli/base-command.js';
-import {candidateArg, evaluationFlags, evaluationOptions, exitCodeFor, progressLine, summary} from '../cli/evaluation-flags.js';
+import {WritingCommand} from '../cli/base-command.js';
+import {candidateArg, evaluationFlags, evaluationOptions, progressLine, summary} from '../cli/evaluation-flags.js';
 
-export default class Confirm extends AutoctxCommand {
+export default class Confirm extends WritingCommand {
   static override summary = 'Evaluate a candidate to a decision: screen, adaptive confirmation, held-out lane.';
   static override description =
     'Runs matched pairs in plan order and stops as soon as the decision is reached. A killed run started again resumes without re-evaluating recorded pairs. Exit 0 confirmed, 3 rejected or inconclusive (a negative result is written), 4 the available units ran out, 8 evaluator or integrity failure.';
@@ -24,7 +24,7 @@ export default class Confirm extends AutoctxCommand {
     try {
       const result = await evaluateCandidate(evaluationOptions(args.candidate, 'confirm', flags, onProgress));
       stopView?.();
-      return this.done(result, () => summary(result), exitCodeFor(result));
+      return this.done(result, () => summary(result));
     } finally {
       stopView?.();
     }

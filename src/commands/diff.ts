@@ -1,16 +1,15 @@
-import {Args} from '@oclif/core';
 import {diffBundles} from '../core/bundle.js';
-import {AutoctxCommand, storeFlags} from '../cli/base-command.js';
+import {ScenarioCommand} from '../cli/base-command.js';
 import {short} from '../cli/style.js';
+import {digestArg} from '../cli/flags.js';
 
-export default class Diff extends AutoctxCommand {
+export default class Diff extends ScenarioCommand {
   static override summary = 'Show the component-level difference of bundle A against bundle B.';
   static override examples = ['<%= config.bin %> diff 6d9bc734 9fe14ef5', '<%= config.bin %> diff 6d9bc734 9fe14ef5 --json | jq .manifest_diff.changes'];
   static override args = {
-    a: Args.string({description: 'Tested bundle (digest or prefix).', required: true}),
-    b: Args.string({description: 'Comparison bundle (digest or prefix).', required: true}),
+    a: digestArg('the tested bundle', 'Tested bundle (digest or prefix).'),
+    b: digestArg('the comparison bundle', 'Comparison bundle (digest or prefix).'),
   };
-  static override flags = {...storeFlags};
 
   async run() {
     const {args, flags} = await this.parse(Diff);

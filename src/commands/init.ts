@@ -1,9 +1,9 @@
-import {Flags} from '@oclif/core';
 import {init} from '../core/init.js';
-import {AutoctxCommand, lockFlags, parseLockTimeout, storeFlags} from '../cli/base-command.js';
+import {WritingCommand} from '../cli/base-command.js';
+import {sourceFlag, textFlag} from '../cli/flags.js';
 import {paint, short} from '../cli/style.js';
 
-export default class Init extends AutoctxCommand {
+export default class Init extends WritingCommand {
   static override summary = 'Create a scenario with its baseline bundle as the active one.';
   static override description =
     'Builds the baseline bundle from SRC (a folder of <kind>/<key>.<ext> files, a manifest-shaped JSON file, or - for JSON on stdin), writes it, its record and active.json, and a .gitignore for lock and temp files. Running it again with the same material changes nothing.';
@@ -12,11 +12,9 @@ export default class Init extends AutoctxCommand {
     '<%= config.bin %> init --scenario support --from baseline.json --knowledge ./knowledge --json',
   ];
   static override flags = {
-    knowledge: storeFlags.knowledge,
-    scenario: Flags.string({char: 's', summary: 'Name of the new scenario ([A-Za-z0-9._-]).', required: true, helpValue: 'S'}),
-    from: Flags.string({summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, helpValue: 'SRC'}),
-    'evaluator-epoch': Flags.string({summary: 'Evaluator epoch label for a folder source (default epoch-1).', helpValue: 'E'}),
-    ...lockFlags,
+    scenario: textFlag('scenario', {char: 's', summary: 'Name of the new scenario ([A-Za-z0-9._-]).', required: true, helpValue: 'S'}),
+    from: sourceFlag('from', {summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, stdin: true}),
+    'evaluator-epoch': textFlag('evaluator-epoch', {summary: 'Evaluator epoch label for a folder source (default epoch-1).', helpValue: 'E'}),
   };
 
   async run() {
@@ -26,7 +24,7 @@ export default class Init extends AutoctxCommand {
       scenario: flags.scenario,
       from: flags.from,
       evaluatorEpoch: flags['evaluator-epoch'],
-      lockTimeout: parseLockTimeout(flags['lock-timeout']),
+      lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [
       result.created

@@ -1,11 +1,10 @@
 import {log} from '../core/log.js';
-import {AutoctxCommand, storeFlags} from '../cli/base-command.js';
+import {ScenarioCommand} from '../cli/base-command.js';
 import {short} from '../cli/style.js';
 
-export default class Log extends AutoctxCommand {
+export default class Log extends ScenarioCommand {
   static override summary = 'List the promotions and rollbacks of a scenario, newest first.';
   static override examples = ['<%= config.bin %> log --scenario support', '<%= config.bin %> log --json | jq ".entries[0]"'];
-  static override flags = {...storeFlags};
 
   async run() {
     const {flags} = await this.parse(Log);

@@ -1,21 +1,19 @@
-import {Args, Flags} from '@oclif/core';
 import {promote} from '../core/promote.js';
-import {AutoctxCommand, lockFlags, parseLockTimeout, storeFlags} from '../cli/base-command.js';
+import {WritingCommand} from '../cli/base-command.js';
+import {digestArg, secondsFlag, textFlag} from '../cli/flags.js';
+import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/context.js';
 import {paint, short} from '../cli/style.js';
-import {EXIT} from '../errors.js';
 
-export default class Promote extends AutoctxCommand {
+export default class Promote extends WritingCommand {
   static override summary = 'Promote a confirmed candidate: every gate, then the atomic pointer swap.';
   static override description =
     'Checks the confirmed record, replays the comparison from the persisted evidence, checks serveability, the manifest diff, one cohort and the bound pre_promotion audit, then compare-and-swaps active.json. Exit 5 when the audit holds, 6 when the active bundle is no longer the parent (the candidate is rejected as stale), 8 on any integrity failure.';
   static override examples = ['<%= config.bin %> promote bb5f26ed', '<%= config.bin %> promote bb5f26ed --rationale "better triage" --json'];
-  static override args = {candidate: Args.string({description: 'Candidate bundle digest or a unique prefix.', required: true})};
+  static override args = {candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix.')};
   static override flags = {
-    ...storeFlags,
-    rationale: Flags.string({summary: 'Why it is promoted (default: the comparison reason).', helpValue: 'TEXT'}),
-    audit: Flags.string({summary: 'The audit command; must equal the one bound at evaluation (it is used anyway).', helpValue: 'CMD'}),
-    timeout: Flags.string({summary: 'Seconds for the audit (default 120).', helpValue: 'SECONDS'}),
-    ...lockFlags,
+    rationale: textFlag('rationale', {summary: 'Why it is promoted (default: the comparison reason).'}),
+    audit: textFlag('audit', {summary: 'The audit command; must equal the one bound at evaluation (it is used anyway).', helpValue: 'CMD'}),
+    timeout: secondsFlag('timeout', {summary: `Seconds for the audit (default ${DEFAULT_EVALUATOR_TIMEOUT_SECONDS}).`}),
   };
 
   async run() {
@@ -26,10 +24,10 @@ export default class Promote extends AutoctxCommand {
       candidate: args.candidate,
       rationale: flags.rationale,
       audit: flags.audit,
-      timeoutSeconds: flags.timeout === undefined ? undefined : Number(flags.timeout),
-      lockTimeout: parseLockTimeout(flags['lock-timeout']),
+      timeoutSeconds: flags.timeout,
+      lockTimeout: flags['lock-timeout'],
     });
-    if (result.status === 'rejected') return this.done(result, () => [`${paint.red('rejected')} ${short(result.bundle_digest)}: ${result.reason}`], EXIT.REJECTED);
+    if (result.status === 'rejected') return this.done(result, () => [`${paint.red('rejected')} ${short(result.bundle_digest)}: ${result.reason}`]);
     return this.done(result, () => [
       `${result.already_promoted ? 'already promoted' : paint.green('promoted')} ${short(result.bundle_digest)} (was ${short(result.incumbent_digest)}), promotion ${result.promotion_id}${result.causal_attribution ? ', causal attribution recorded' : ''}`,
     ]);

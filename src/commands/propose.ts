@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core';
 import {propose} from '../core/propose.js';
-import {AutoctxCommand, lockFlags, parseLockTimeout, storeFlags} from '../cli/base-command.js';
+import {WritingCommand} from '../cli/base-command.js';
+import {sourceFlag, textFlag} from '../cli/flags.js';
 import {paint, short} from '../cli/style.js';
 
-export default class Propose extends AutoctxCommand {
+export default class Propose extends WritingCommand {
   static override summary = 'Propose a candidate bundle whose parent is the active bundle.';
   static override description =
     'Writes the candidate manifest, its manifest_diff.json against the active bundle, then record.json (proposed). The same run id and generation again return the existing record.';
@@ -12,12 +13,10 @@ export default class Propose extends AutoctxCommand {
     'cat candidate.json | <%= config.bin %> propose --from - --run-id nightly --generation 3 --json',
   ];
   static override flags = {
-    ...storeFlags,
-    from: Flags.string({summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, helpValue: 'SRC'}),
-    'run-id': Flags.string({summary: 'The run that produced this candidate (default "manual").', helpValue: 'R'}),
-    generation: Flags.integer({summary: 'Generation within the run (default 0).', min: 0, helpValue: 'G'}),
-    rationale: Flags.string({summary: 'Why this candidate should be better.', helpValue: 'TEXT'}),
-    ...lockFlags,
+    from: sourceFlag('from', {summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, stdin: true}),
+    'run-id': textFlag('run-id', {summary: 'The run that produced this candidate (default "manual").', helpValue: 'R'}),
+    generation: Flags.integer({summary: 'Generation within the run (default 0).', min: 0, max: Number.MAX_SAFE_INTEGER, helpValue: 'G'}),
+    rationale: textFlag('rationale', {summary: 'Why this candidate should be better.'}),
   };
 
   async run() {
@@ -29,7 +28,7 @@ export default class Propose extends AutoctxCommand {
       runId: flags['run-id'],
       generation: flags.generation,
       rationale: flags.rationale,
-      lockTimeout: parseLockTimeout(flags['lock-timeout']),
+      lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [
       `${result.created ? paint.green('proposed') : 'already proposed'} ${result.bundle_digest}`,

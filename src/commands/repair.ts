@@ -1,17 +1,16 @@
 import {repair} from '../core/repair.js';
-import {AutoctxCommand, lockFlags, parseLockTimeout, storeFlags} from '../cli/base-command.js';
+import {WritingCommand} from '../cli/base-command.js';
 import {paint} from '../cli/style.js';
 
-export default class Repair extends AutoctxCommand {
+export default class Repair extends WritingCommand {
   static override summary = 'Complete or remove what an interrupted run left behind.';
   static override description =
     'Brings lifecycles and mirrors in line with active.json, restores missing copies of negative results, removes temporary files and dead lock folders, and rewrites legacy evidence as schema 2 once its replay reproduces the record. Lists what it cannot complete safely.';
   static override examples = ['<%= config.bin %> repair', '<%= config.bin %> verify || <%= config.bin %> repair'];
-  static override flags = {...storeFlags, ...lockFlags};
 
   async run() {
     const {flags} = await this.parse(Repair);
-    const r = await repair({knowledge: flags.knowledge, scenario: flags.scenario, lockTimeout: parseLockTimeout(flags['lock-timeout'])});
+    const r = await repair({knowledge: flags.knowledge, scenario: flags.scenario, lockTimeout: flags['lock-timeout']});
     return this.done(r, () => [
       ...r.actions.map((a) => `${paint.green('repaired')} ${a}`),
       ...r.remaining.map((a) => `${paint.yellow('left')} ${a}`),

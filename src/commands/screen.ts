@@ -1,8 +1,8 @@
 import {evaluateCandidate} from '../core/evaluate.js';
-import {AutoctxCommand} from '../cli/base-command.js';
-import {candidateArg, evaluationFlags, evaluationOptions, exitCodeFor, progressLine, summary} from '../cli/evaluation-flags.js';
+import {WritingCommand} from '../cli/base-command.js';
+import {candidateArg, evaluationFlags, evaluationOptions, progressLine, summary} from '../cli/evaluation-flags.js';
 
-export default class Screen extends AutoctxCommand {
+export default class Screen extends WritingCommand {
   static override summary = 'Run the cheap matched screen of a candidate against its parent.';
   static override description =
     'Evaluates screen-lane pairs (candidate and incumbent on the same fixture and seed) until the screen decides. Exit 0 screened, 3 rejected (a negative result is written), 4 the screen units ran out, 8 evaluator or integrity failure.';
@@ -14,6 +14,6 @@ export default class Screen extends AutoctxCommand {
     const {args, flags} = await this.parse(Screen);
     const log = flags.quiet ? undefined : (e: Parameters<typeof progressLine>[0]) => process.stderr.write(`${progressLine(e)}\n`);
     const result = await evaluateCandidate(evaluationOptions(args.candidate, 'screen', flags, log));
-    return this.done(result, () => summary(result), exitCodeFor(result));
+    return this.done(result, () => summary(result));
   }
 }

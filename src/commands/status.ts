@@ -1,11 +1,10 @@
 import {status} from '../core/status.js';
-import {AutoctxCommand, storeFlags} from '../cli/base-command.js';
+import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
 
-export default class Status extends AutoctxCommand {
+export default class Status extends ScenarioCommand {
   static override summary = 'Show the active bundle and the candidates of each scenario.';
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --scenario support --json'];
-  static override flags = {...storeFlags};
 
   async run() {
     const {flags} = await this.parse(Status);

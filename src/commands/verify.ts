@@ -1,16 +1,14 @@
 import {verifyInParallel} from '../core/verify.js';
 import {Flags} from '@oclif/core';
-import {AutoctxCommand, storeFlags} from '../cli/base-command.js';
-import {EXIT} from '../errors.js';
+import {ScenarioCommand} from '../cli/base-command.js';
 import {paint} from '../cli/style.js';
 
-export default class Verify extends AutoctxCommand {
+export default class Verify extends ScenarioCommand {
   static override summary = 'Re-hash and re-check every file of the knowledge tree.';
   static override description =
     'Checks every manifest digest, every file against its schema and digests, and every pointer against the files it names. Exit 0 when clean (warnings name states an interrupted run leaves behind), exit 8 with the list of problems otherwise.';
   static override examples = ['<%= config.bin %> verify', '<%= config.bin %> verify --scenario support --json'];
   static override flags = {
-    ...storeFlags,
     'replay-tolerance': Flags.boolean({description: 'accept a replay that matches only within the cross-runtime tolerance (16 ULP or 1e-12 of the half-width), as for records another implementation wrote; by default a replay must be bit for bit'}),
   };
 
@@ -24,7 +22,6 @@ export default class Verify extends AutoctxCommand {
         ...result.warnings.map((w) => `${paint.yellow('warning')} ${w.code} ${w.message}`),
         `${result.status === 'ok' ? paint.green('verified') : paint.red('verification failed')}: ${result.scenarios.length} scenario(s), ${result.bundles_checked} bundles, ${result.files_checked} files, ${result.errors.length} errors, ${result.warnings.length} warnings`,
       ],
-      result.status === 'ok' ? EXIT.OK : EXIT.INTEGRITY,
     );
   }
 }

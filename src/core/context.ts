@@ -9,7 +9,11 @@ export interface StoreOptions {
   now?: () => Date;
 }
 
-export const DEFAULT_LOCK_TIMEOUT = 30;
+/** Seconds a command waits for a lock before LOCKED (exit 7), unless --lock-timeout says otherwise. */
+export const DEFAULT_LOCK_TIMEOUT_SECONDS = 30;
+
+/** Seconds an evaluator arm or an audit may take before it is stopped, unless --timeout says otherwise. */
+export const DEFAULT_EVALUATOR_TIMEOUT_SECONDS = 120;
 
 export function openKnowledge(options: StoreOptions): KnowledgeStore {
   return KnowledgeStore.open(knowledgeRootFrom(options.knowledge));
@@ -22,11 +26,18 @@ export function openScenario(options: StoreOptions): ScenarioStore {
 }
 
 export function lockTimeout(options: StoreOptions): number {
-  const t = options.lockTimeout ?? DEFAULT_LOCK_TIMEOUT;
+  const t = options.lockTimeout ?? DEFAULT_LOCK_TIMEOUT_SECONDS;
   if (!Number.isFinite(t) || t < 0) fail('USAGE', '--lock-timeout must be a non-negative number of seconds');
   return t;
 }
 
 export function now(options: StoreOptions): Date {
   return options.now ? options.now() : new Date();
+}
+
+/** Seconds for an evaluator arm or an audit: the given value, else the default. */
+export function evaluatorTimeout(seconds: number | undefined): number {
+  const t = seconds ?? DEFAULT_EVALUATOR_TIMEOUT_SECONDS;
+  if (!Number.isFinite(t) || t <= 0) fail('USAGE', `--timeout must be a positive number of seconds, got ${String(seconds)}`);
+  return t;
 }

@@ -2,7 +2,7 @@ import {fail} from '../errors.js';
 import {createBundle} from '../model/bundle.js';
 import {isoTimestamp, type ActivePointer, type CandidateRecord} from '../model/records.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove} from './lifecycle-finish.js';
+import {finishPointerMove, movePointer} from './pointer-move.js';
 
 export interface RolloverOptions extends StoreOptions {
   evaluatorEpoch: string;
@@ -27,6 +27,7 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
   const store = openScenario(options);
   return store.withLock(lockTimeout(options), () => {
     const active = store.requireActive();
+    const expected = store.activeDigest();
     if (active.evaluator_epoch === epoch) {
       finishPointerMove(store, active, now(options));
       return {status: 'unchanged', scenario: store.scenario, bundle_digest: active.bundle_digest, previous_digest: active.bundle_digest, evaluator_epoch: epoch};
@@ -53,9 +54,7 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
     };
     store.writeRecord(record);
     const pointer: ActivePointer = {schema_version: 1, bundle_digest: bundle.digest, evaluator_epoch: epoch, promotion_id: null, rollback_target_digest: current.digest, activated_at: at, rationale};
-    store.writeActive(pointer);
-    store.writeMirrors(bundle);
-    finishPointerMove(store, pointer, now(options));
+    movePointer(store, {expected, pointer, bundle, at: now(options)});
     return {status: 'rolled_over', scenario: store.scenario, bundle_digest: bundle.digest, previous_digest: current.digest, evaluator_epoch: epoch};
   });
 }

@@ -4,7 +4,7 @@ import {checkServeable} from '../model/serveability.js';
 import {assertScenarioName, KnowledgeStore, knowledgeRootFrom, readSource} from '../store/index.js';
 import {bundleFromSource, verifySourceDigests} from './build.js';
 import {lockTimeout, now, type StoreOptions} from './context.js';
-import {finishPointerMove} from './lifecycle-finish.js';
+import {movePointer} from './pointer-move.js';
 
 export const DEFAULT_EPOCH = 'epoch-1';
 
@@ -52,12 +52,14 @@ export async function init(options: InitOptions): Promise<InitResult> {
     evaluator_epoch: bundle.evaluator_epoch,
     knowledge: knowledge.root,
   });
-  return store.withLock(timeout, () => {
-    knowledge.ensureGitignore();
+  return store.withLock(timeout, async () => {
     const active = store.readActive();
     if (active) {
       const record = store.readRecord(bundle.digest);
-      if (record && record.parent_digest === null && record.source_run_id === '' && record.source_generation === 0) return result(false);
+      if (record && record.parent_digest === null && record.source_run_id === '' && record.source_generation === 0) {
+        await knowledge.ensureGitignore(timeout, {create: true});
+        return result(false);
+      }
       fail('ALREADY_INITIALIZED', `scenario "${options.scenario}" is already initialized (active bundle ${active.bundle_digest}); use autoctx propose for a new bundle`);
     }
     const at = isoTimestamp(now(options));
@@ -87,9 +89,9 @@ export async function init(options: InitOptions): Promise<InitResult> {
       activated_at: at,
       rationale: 'baseline bundle',
     };
-    store.writeActive(pointer);
-    store.writeMirrors(bundle);
-    finishPointerMove(store, pointer, now(options));
+    movePointer(store, {expected: null, pointer, bundle, at: now(options)});
+    // The root's .gitignore is a root-level document, under the state area's lock (taken after this one).
+    await knowledge.ensureGitignore(timeout, {create: true});
     return result(true);
   });
 }

@@ -16,9 +16,9 @@ import type {ConfirmationPolicy} from '../model/policy.js';
 import {sortEvidence, type MatchedTrial} from '../model/trial.js';
 import {loadCampaign, recordCampaignDecision} from './campaign.js';
 import type {ScenarioStore} from '../store/index.js';
-import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove} from './lifecycle-finish.js';
-import {negativeResultFor} from './negative.js';
+import {evaluatorTimeout, lockTimeout, now, openScenario, type StoreOptions} from './context.js';
+import {finishPointerMove, movePointer} from './pointer-move.js';
+import {rejectWithNegativeResult} from './terminal.js';
 import {resolveDigest} from './resolve.js';
 
 export interface PromoteOptions extends StoreOptions {
@@ -57,9 +57,7 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
       matched_evidence_digest: evidenceDigest,
       reason,
     });
-    store.writeNegativeResult(candidate.digest, negativeResultFor(store, candidate, record, 'stale-incumbent', reason, at).document);
-    const current = store.readRecord(candidate.digest)!;
-    if (current.lifecycle !== 'rejected') store.writeRecord({...current, lifecycle: 'rejected', rationale: reason, updated_at: at});
+    rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at});
   });
   fail('ACTIVE_MOVED', `${reason}; the candidate is rejected as stale (propose it again against the active bundle)`, {active: activeDigest});
 }
@@ -81,9 +79,7 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
     blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${artifact.digest}; evidence_sha256=${gate.reservation.evidence_digest}`;
-    store.writeNegativeResult(candidate.digest, negativeResultFor(store, candidate, record, 'false-promotion-blocked', gate.reason, at, {reservation_artifact: artifact}).document);
-    const current = store.readRecord(candidate.digest)!;
-    if (current.lifecycle !== 'rejected') store.writeRecord({...current, lifecycle: 'rejected', rationale: blocked, updated_at: at});
+    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: artifact});
   });
   return blocked;
 }
@@ -94,6 +90,8 @@ function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: Cont
   const evidence = store.readEvidence(candidate.digest);
   if (!evidence || evidence.legacy || !evidence.confirmation_policy) fail('INTEGRITY', `candidate ${candidate.digest} has no schema-2 matched evidence to replay`);
   if (record.confirmation_policy_digest !== evidence.confirmation_policy_digest) fail('INTEGRITY', 'the record and the evidence envelope were decided under different policies');
+  const sealed = store.sealProblem(candidate.digest, evidence.trials, store.readPlan(candidate.digest));
+  if (sealed) fail('INTEGRITY', `${sealed}; nothing was promoted (run autoctx verify)`);
   const cohorts = new Set(evidence.trials.map((t) => t.cohort));
   if (cohorts.size !== 1) fail('INTEGRITY', `promotion evidence must use exactly one cohort, found ${cohorts.size}`);
   const replayed = evaluateMatchedTrials(candidate, evidence.trials, evidence.confirmation_policy);
@@ -119,6 +117,8 @@ function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: Cont
  * promotion record is written, then the pointer, then mirrors and lifecycles.
  */
 export async function promote(options: PromoteOptions): Promise<PromoteResult> {
+  const auditTimeout = evaluatorTimeout(options.timeoutSeconds);
+  lockTimeout(options);
   const store = openScenario(options);
   const digest = resolveDigest(store, options.candidate);
   const candidate = store.requireBundle(digest);
@@ -129,7 +129,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   if (active.bundle_digest === digest && active.promotion_id !== null) {
     await store.withLock(lockTimeout(options), () => finishPointerMove(store, active, now(options)));
     const p = store.readPromotion(active.promotion_id)!;
-    return {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: store.readDocumentAt(store.paths.causalAttribution(digest), 'causal-attribution') !== null};
+    return {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: store.readCausalAttribution(digest) !== null};
   }
   if (record.lifecycle !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${digest} is ${record.lifecycle}, not confirmed; nothing was promoted`);
   if (candidate.parent_digest === null) fail('NOT_CONFIRMED', `bundle ${digest} has no parent`);
@@ -137,14 +137,14 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   const parent = store.requireBundle(candidate.parent_digest);
   const {evidence, diff, storedDiff, cohort} = checkGates(store, candidate, parent, record);
   const plan = store.readPlan(digest);
-  const bound = plan?.plan.audit?.command ?? null;
+  const bound = plan?.additions.audit?.command ?? null;
   if (options.audit !== undefined && options.audit !== bound) fail('AUDIT_CHANGED', `the audit command differs from the one bound when evaluation started (${JSON.stringify(bound)})`);
   if (bound !== null) {
-    const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, options.timeoutSeconds ?? 120);
+    const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, auditTimeout);
     if (audit.outcome !== 'advisory') fail('AUDIT_HOLD', `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the candidate stays confirmed and nothing changed`);
   }
-  if (plan?.plan.campaign_id) {
-    const blocked = await campaignGate(store, options, plan.plan.campaign_id, candidate, record, evidence.trials, evidence.confirmation_policy!, plan.plan_digest);
+  if (plan?.additions.campaign_id) {
+    const blocked = await campaignGate(store, options, plan.additions.campaign_id, candidate, record, evidence.trials, evidence.confirmation_policy!, plan.plan_digest);
     if (blocked) return {status: 'rejected', reason: blocked, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: null, already_promoted: false, causal_attribution: false};
   }
   const causal = createCausalAttribution(candidate, parent, diff, evidence.trials);
@@ -152,6 +152,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   let staleActive: string | undefined;
   await store.withLock(lockTimeout(options), () => {
     const current = store.requireActive();
+    const expected = store.activeDigest();
     if (current.bundle_digest !== candidate.parent_digest) {
       staleActive = current.bundle_digest;
       return;
@@ -190,9 +191,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       rationale: promotion.rationale,
       manifest_diff_digest: diff.digest,
     };
-    store.writeActive(pointer);
-    store.writeMirrors(candidate);
-    finishPointerMove(store, pointer, now(options));
+    movePointer(store, {expected, pointer, bundle: candidate, at: now(options)});
     outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: promotion.promotion_id, already_promoted: false, causal_attribution: causal !== null};
   });
   if (staleActive !== undefined) await terminateStale(store, options, candidate, record, staleActive);

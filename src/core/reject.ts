@@ -1,7 +1,7 @@
 import {fail} from '../errors.js';
 import {isoTimestamp} from '../model/records.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {negativeResultFor} from './negative.js';
+import {rejectWithNegativeResult} from './terminal.js';
 import {resolveDigest} from './resolve.js';
 
 export interface RejectResult {
@@ -23,8 +23,7 @@ export async function reject(options: StoreOptions & {candidate: string; rationa
     if (record.lifecycle === 'rejected') return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: true};
     if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; use rollback to stop serving it`);
     const at = isoTimestamp(now(options));
-    store.writeNegativeResult(digest, negativeResultFor(store, bundle, record, 'rejected', `rejected by hand: ${options.rationale}`, at).document);
-    store.writeRecord({...record, lifecycle: 'rejected', rationale: `rejected by hand: ${options.rationale}`, updated_at: at});
+    rejectWithNegativeResult(store, bundle, record, {kind: 'rejected', reason: `rejected by hand: ${options.rationale}`, at});
     return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: false};
   });
 }

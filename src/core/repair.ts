@@ -4,9 +4,16 @@ import {confirmationPolicyDigest, validateConfirmationPolicy} from '../model/pol
 import {isoTimestamp} from '../model/records.js';
 import {compareReplay} from '../model/replay.js';
 import {createMatchedTrial} from '../model/trial.js';
-import {TEMP_FILE} from '../store/paths.js';
+import {leftoverKind, type ScenarioStore} from '../store/index.js';
+import {planBindingDigest} from '../model/evaluator-plan.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
-import {finishPointerMove} from './lifecycle-finish.js';
+import {finishPointerMove} from './pointer-move.js';
+
+/** The plan binding a seal records: that of the bound plan, or none when there is no plan. */
+function planBinding(store: ScenarioStore, digest: string): string | null {
+  const plan = store.readPlan(digest);
+  return plan ? planBindingDigest(plan) : null;
+}
 
 export interface RepairResult {
   status: 'repaired';
@@ -32,11 +39,8 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
     await store.withLock(lockTimeout(options), () => {
       const rel = (p: string) => path.relative(knowledge.root, p);
       for (const entry of store.walk()) {
-        if (entry.kind === 'file' && (TEMP_FILE.test(path.basename(entry.path)) || /\.\d+\.[0-9a-f]{32}\.tmp$/.test(entry.path))) {
-          store.removeLeftover(entry.path);
-          actions.push(`removed ${rel(entry.path)}`);
-        }
-        if (entry.kind === 'dir' && /^autoctx\.lock\.stale-[0-9a-f]+$/.test(path.basename(entry.path))) {
+        const leftover = entry.kind === 'file' || entry.kind === 'dir' ? leftoverKind(path.basename(entry.path), entry.kind) : null;
+        if (leftover === 'temp' || leftover === 'upstream-temp' || leftover === 'stale-lock') {
           store.removeLeftover(entry.path);
           actions.push(`removed ${rel(entry.path)}`);
         }
@@ -54,16 +58,19 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           continue;
         }
         const negative = store.readNegativeResult(digest);
-        if (negative && !store.readDocumentAt(store.paths.negativeLedger(digest), 'negative-result')) {
+        if (negative && !store.readNegativeLedgerCopy(digest)) {
           store.writeNegativeResult(digest, negative);
           actions.push(`restored ${rel(store.paths.negativeLedger(digest))}`);
         }
         const evidence = store.readEvidence(digest);
         const seal = evidence && !evidence.legacy ? store.sealStatus(digest, evidence.trials) : null;
-        if (evidence && seal) {
+        const sealedBinding = seal ? store.readEvidenceSeal(digest)?.plan_binding_digest ?? null : null;
+        if (evidence && seal && sealedBinding !== null && sealedBinding !== planBinding(store, digest)) {
+          remaining.push(`${rel(store.paths.evaluatorPlan(digest))} is not the plan ${rel(store.paths.evidenceSeal(digest))} sealed its trials under; left as it is`);
+        } else if (evidence && seal) {
           if (seal.changed.length > 0 || seal.missing.length > 0) remaining.push(`${rel(store.paths.matchedTrials(digest))} differs from ${rel(store.paths.evidenceSeal(digest))}: a changed or lost trial; left as it is`);
           else if (seal.unsealed > 0) {
-            store.writeEvidenceSeal(digest, evidence.trials);
+            store.writeEvidenceSeal(digest, evidence.trials, planBinding(store, digest));
             actions.push(`sealed the trials of ${rel(store.paths.matchedTrials(digest))} recorded after its seal`);
           }
         }
@@ -92,7 +99,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           continue;
         }
         store.writeEvidence(digest, evidence.trials.map((t) => createMatchedTrial(t)), policy);
-        store.writeEvidenceSeal(digest, evidence.trials.map((t) => createMatchedTrial(t)));
+        store.writeEvidenceSeal(digest, evidence.trials.map((t) => createMatchedTrial(t)), planBinding(store, digest));
         store.writeRecord({...record, schema_version: 2, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))});
         actions.push(`migrated ${rel(store.paths.matchedTrials(digest))} to schema 2 after a verified replay`);
       }

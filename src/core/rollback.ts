@@ -1,9 +1,10 @@
-import {stableDigest} from '../canonical/index.js';
 import {fail} from '../errors.js';
-import {isoTimestamp, type ActivePointer, type RollbackRecord} from '../model/records.js';
+import {isoTimestamp, rollbackId, type ActivePointer, type RollbackRecord} from '../model/records.js';
+
+export {rollbackId};
 import type {ScenarioStore} from '../store/index.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove} from './lifecycle-finish.js';
+import {finishPointerMove, movePointer} from './pointer-move.js';
 import {resolveDigest} from './resolve.js';
 
 export interface RollbackOptions extends StoreOptions {
@@ -20,10 +21,6 @@ export interface RollbackResult {
   already_done: boolean;
 }
 
-/** A rollback is identified by the pointer state it moves away from, so a re-run after a crash finds it again. */
-export function rollbackId(from: string, fromActivatedAt: string, to: string): string {
-  return stableDigest({from_activated_at: fromActivatedAt, from_digest: from, to_digest: to}).slice(0, 32);
-}
 
 function pointerFor(record: RollbackRecord): ActivePointer {
   return {
@@ -57,6 +54,7 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
   const expected = options.expectActive !== undefined ? resolveDigest(store, options.expectActive) : undefined;
   return store.withLock(lockTimeout(options), () => {
     const active = store.requireActive();
+    const pointerDigest = store.activeDigest();
     if (expected !== undefined && active.bundle_digest !== expected) {
       const done = completedRollback(store, expected, active);
       if (done) {
@@ -83,9 +81,7 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
     };
     store.writeRollback(record);
     const pointer = pointerFor(record);
-    store.writeActive(pointer);
-    store.writeMirrors(targetBundle);
-    finishPointerMove(store, pointer, now(options));
+    movePointer(store, {expected: pointerDigest, pointer, bundle: targetBundle, at: now(options)});
     return {status: 'rolled_back', scenario: store.scenario, rollback_id: id, from_digest: record.from_digest, bundle_digest: target, already_done: false};
   });
 }

@@ -1,13 +1,10 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import {Worker} from 'node:worker_threads';
 import {AutoctxError, isAutoctxError, type ErrorCode} from '../errors.js';
-import {type ContextBundle} from '../model/bundle.js';
-import {type BundleComponent} from '../model/component.js';
+import {type BundleOutline} from '../model/bundle.js';
 import {type ScenarioStore} from '../store/index.js';
 
-/** What verify keeps of a checked manifest: everything but the component texts, so that a large tree is not held in memory. */
-export type BundleOutline = Omit<ContextBundle, 'components'> & {components: Array<Omit<BundleComponent, 'content'>>};
+export type {BundleOutline} from '../model/bundle.js';
 
 /** One manifest's check: its outline (null when the file is absent), or the typed error its reader raised. */
 export type ManifestCheck = {digest: string; outline: BundleOutline | null} | {digest: string; error: {code: ErrorCode; message: string; data?: Record<string, unknown> | undefined}};
@@ -37,18 +34,6 @@ export function manifestOutline(check: ManifestCheck): BundleOutline | null {
  */
 export const PARALLEL_BYTES = 48 << 20;
 
-function manifestBytes(store: ScenarioStore, digests: readonly string[]): number {
-  let total = 0;
-  for (const d of digests) {
-    try {
-      total += fs.lstatSync(store.paths.bundle(d)).size; // not following a link: only a size, never a read
-    } catch {
-      // a manifest gone since the listing: its check says so
-    }
-  }
-  return total;
-}
-
 /**
  * Check manifests on this thread and, when there are enough of them and a
  * second core, half of them on a worker thread at the same time: re-hashing
@@ -60,7 +45,7 @@ export async function checkManifests(store: ScenarioStore, digests: readonly str
   // AUTOCTX_VERIFY_THREADS (a testing aid): 1 for one thread, 2 for two whatever the size.
   const threads = process.env.AUTOCTX_VERIFY_THREADS;
   const alone = threads === '1' || digests.length < 2 || os.availableParallelism() < 2;
-  if (alone || (threads !== '2' && manifestBytes(store, digests) < PARALLEL_BYTES)) {
+  if (alone || (threads !== '2' && store.manifestBytes(digests) < PARALLEL_BYTES)) {
     return digests.map((d) => checkManifest(store, d));
   }
   const theirs = digests.filter((_, i) => i % 2 === 1);

@@ -17,6 +17,9 @@ export interface ContextBundle {
   digest: string;
 }
 
+/** What verify keeps of a checked manifest: everything but the component texts, so that a large tree is not held in memory. */
+export type BundleOutline = Omit<ContextBundle, 'components'> & {components: Array<Omit<BundleComponent, 'content'>>};
+
 export interface BundleInput {
   scenario: string;
   evaluator_epoch: string;

@@ -1,4 +1,5 @@
 import {stableDigest} from '../canonical/index.js';
+import {fail} from '../errors.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from './policy.js';
 import type {PlanUnit} from './fixtures.js';
 
@@ -9,6 +10,10 @@ export interface EvaluatorIdentity {
   version: string | null;
 }
 
+/**
+ * The plan object exactly as the Python implementation writes and resumes it
+ * (upstream-autocontext.md §3.3); `plan_digest` is the digest of this object.
+ */
 export interface EvaluatorPlanBody {
   schema_version: 1;
   scenario: string;
@@ -21,15 +26,43 @@ export interface EvaluatorPlanBody {
   units: PlanUnit[];
   candidate_evaluator: {evaluator: EvaluatorIdentity; bundle_digest: string};
   incumbent_evaluator: {evaluator: EvaluatorIdentity; bundle_digest: string | null};
-  /** autoctx: the audit command bound when evaluation started (null: none). */
+}
+
+/** What autoctx binds beside the plan: the audit command and the campaign (null: none). */
+export interface PlanAdditions {
   audit: {command: string} | null;
-  /** autoctx: the campaign the candidate is evaluated in (null: none). */
   campaign_id: string | null;
 }
 
-export interface EvaluatorPlan {
+/** The keys a plan written before the additions moved out of it holds inside `plan`. */
+const ADDITION_KEYS = ['audit', 'campaign_id'] as const;
+
+/** evaluator_plan.json as autoctx writes it: the upstream plan, and autoctx's additions beside it under a digest of their own. */
+export interface EvaluatorPlanFile {
   plan: EvaluatorPlanBody;
   plan_digest: string;
+  additions: PlanAdditions;
+  additions_digest: string;
+}
+
+/**
+ * A bound plan as read, whatever its shape: `legacy` is a file written before
+ * the additions moved beside the plan (they were inside it, under plan_digest,
+ * and it has no additions_digest). Legacy files are read and verified as they
+ * are, never rewritten.
+ */
+export interface BoundPlan {
+  plan: EvaluatorPlanBody;
+  plan_digest: string;
+  additions: PlanAdditions;
+  /** Null for a legacy file, whose additions plan_digest covers. */
+  additions_digest: string | null;
+  legacy: boolean;
+}
+
+/** The digest that binds autoctx's additions to one plan. */
+export function planAdditionsDigest(planDigest: string, additions: PlanAdditions): string {
+  return stableDigest({plan_digest: planDigest, additions});
 }
 
 export function createEvaluatorPlan(args: {
@@ -43,7 +76,7 @@ export function createEvaluatorPlan(args: {
   evaluator: EvaluatorIdentity;
   audit: string | null;
   campaign_id: string | null;
-}): EvaluatorPlan {
+}): BoundPlan {
   const plan: EvaluatorPlanBody = {
     schema_version: 1,
     scenario: args.scenario,
@@ -56,18 +89,52 @@ export function createEvaluatorPlan(args: {
     units: args.units,
     candidate_evaluator: {evaluator: args.evaluator, bundle_digest: args.candidate_digest},
     incumbent_evaluator: {evaluator: args.evaluator, bundle_digest: args.incumbent_digest},
-    audit: args.audit === null ? null : {command: args.audit},
-    campaign_id: args.campaign_id,
   };
-  return {plan, plan_digest: stableDigest(plan)};
+  const planDigest = stableDigest(plan);
+  const additions: PlanAdditions = {audit: args.audit === null ? null : {command: args.audit}, campaign_id: args.campaign_id};
+  return {plan, plan_digest: planDigest, additions, additions_digest: planAdditionsDigest(planDigest, additions), legacy: false};
+}
+
+/** The document to write for a plan bound now (never a legacy one). */
+export function planFileOf(bound: BoundPlan): EvaluatorPlanFile {
+  if (bound.legacy || bound.additions_digest === null) throw new Error('internal: a legacy plan is never written again');
+  return {plan: bound.plan, plan_digest: bound.plan_digest, additions: bound.additions, additions_digest: bound.additions_digest};
+}
+
+/**
+ * Read evaluator_plan.json in either shape and check its digests: plan_digest
+ * over `plan`; in the current shape also additions_digest over {plan_digest,
+ * additions}, and no addition keys inside `plan`. Refusals name the field.
+ */
+export function boundPlanFrom(value: unknown): BoundPlan {
+  const doc = value as {plan: Record<string, unknown>; plan_digest: string; additions?: PlanAdditions; additions_digest?: string};
+  if (stableDigest(doc.plan) !== doc.plan_digest) fail('DIGEST_MISMATCH', 'plan_digest does not match the plan');
+  const plan = doc.plan as unknown as EvaluatorPlanBody & Partial<PlanAdditions>;
+  if (doc.additions === undefined && doc.additions_digest === undefined) {
+    const {audit = null, campaign_id = null, ...body} = plan;
+    return {plan: body as EvaluatorPlanBody, plan_digest: doc.plan_digest, additions: {audit, campaign_id}, additions_digest: null, legacy: true};
+  }
+  if (doc.additions === undefined || doc.additions_digest === undefined) fail('SCHEMA_VIOLATION', 'additions and additions_digest must be both present or both absent');
+  for (const key of ADDITION_KEYS) if (key in plan) fail('SCHEMA_VIOLATION', `plan holds "${key}", which belongs in additions`);
+  if (planAdditionsDigest(doc.plan_digest, doc.additions) !== doc.additions_digest) fail('DIGEST_MISMATCH', 'additions_digest does not match {plan_digest, additions}');
+  return {plan, plan_digest: doc.plan_digest, additions: doc.additions, additions_digest: doc.additions_digest, legacy: false};
+}
+
+/**
+ * The digest that binds trials to their plan and its additions, recorded in
+ * the trial seal: additions_digest, or for a legacy file plan_digest (which
+ * covered its additions).
+ */
+export function planBindingDigest(bound: BoundPlan): string {
+  return bound.additions_digest ?? bound.plan_digest;
 }
 
 /** What differs between a bound plan and a requested one, for a precise refusal. */
-export function planDifference(bound: EvaluatorPlanBody, requested: EvaluatorPlanBody): 'evaluator' | 'audit' | 'plan' | null {
-  if (stableDigest(bound) === stableDigest(requested)) return null;
-  const strip = (p: EvaluatorPlanBody) => ({...p, candidate_evaluator: null, incumbent_evaluator: null, audit: null});
-  if (stableDigest(strip(bound)) === stableDigest(strip(requested))) {
-    return stableDigest(bound.candidate_evaluator) !== stableDigest(requested.candidate_evaluator) || stableDigest(bound.incumbent_evaluator) !== stableDigest(requested.incumbent_evaluator) ? 'evaluator' : 'audit';
-  }
-  return 'plan';
+export function planDifference(bound: BoundPlan, requested: BoundPlan): 'evaluator' | 'audit' | 'campaign' | 'plan' | null {
+  const strip = (p: EvaluatorPlanBody) => ({...p, candidate_evaluator: null, incumbent_evaluator: null});
+  if (stableDigest(strip(bound.plan)) !== stableDigest(strip(requested.plan))) return 'plan';
+  if (stableDigest(bound.plan.candidate_evaluator) !== stableDigest(requested.plan.candidate_evaluator) || stableDigest(bound.plan.incumbent_evaluator) !== stableDigest(requested.plan.incumbent_evaluator)) return 'evaluator';
+  if (stableDigest(bound.additions.audit) !== stableDigest(requested.additions.audit)) return 'audit';
+  if (bound.additions.campaign_id !== requested.additions.campaign_id) return 'campaign';
+  return null;
 }

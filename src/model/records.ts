@@ -1,3 +1,4 @@
+import {stableDigest} from '../canonical/index.js';
 import type {Lifecycle} from './lifecycle.js';
 import type {ConfirmationPolicy} from './policy.js';
 
@@ -75,4 +76,9 @@ export interface RollbackRecord {
 /** Timestamps in the reference's spelling: ISO 8601, microseconds, explicit UTC offset. */
 export function isoTimestamp(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00');
+}
+
+/** A rollback is identified by the pointer state it moves away from, so a re-run after a crash finds it again. */
+export function rollbackId(from: string, fromActivatedAt: string, to: string): string {
+  return stableDigest({from_activated_at: fromActivatedAt, from_digest: from, to_digest: to}).slice(0, 32);
 }

@@ -126,10 +126,14 @@ export function trialSealDigest(t: MatchedTrial): string {
 }
 
 /** The evidence seal of a candidate: each recorded pair key with the digest of its trial. */
-export function evidenceSeal(candidateDigest: string, trials: readonly MatchedTrial[]): {schema_version: 1; candidate_digest: string; trial_digests: Record<string, string>} {
+export function evidenceSeal(
+  candidateDigest: string,
+  trials: readonly MatchedTrial[],
+  planBinding: string | null = null,
+): {schema_version: 1; candidate_digest: string; trial_digests: Record<string, string>; plan_binding_digest?: string} {
   const trialDigests: Record<string, string> = {};
   for (const t of [...trials].sort((a, b) => (a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0))) trialDigests[t.pair_key] = trialSealDigest(t);
-  return {schema_version: 1, candidate_digest: candidateDigest, trial_digests: trialDigests};
+  return {schema_version: 1, candidate_digest: candidateDigest, ...(planBinding !== null ? {plan_binding_digest: planBinding} : {}), trial_digests: trialDigests};
 }
 
 /** How evidence stands against its seal: indexes of trials that differ, sealed pair keys that are gone, trials not sealed yet. */

@@ -173,9 +173,9 @@ export function fsyncDir(dir: string): void {
 }
 
 /** mkdir -p that fsyncs the parent of every directory it creates. */
-export function mkdirDurable(guard: RootGuard, dir: string): void {
+export function mkdirDurable(guard: RootGuard, dir: string, mode?: number): void {
   guard.check(dir);
-  const first = fs.mkdirSync(dir, {recursive: true});
+  const first = fs.mkdirSync(dir, {recursive: true, ...(mode !== undefined ? {mode} : {})});
   if (first === undefined) return;
   let d = dir;
   const created: string[] = [];
@@ -216,10 +216,11 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 export type WriteData = string | Uint8Array | (() => Iterable<string>);
 
 /** Write bytes to a fresh temp file beside the target and fsync it; returns the temp file's path. */
-export function writeTemp(target: string, data: WriteData): string {
+export function writeTemp(target: string, data: WriteData, mode = 0o644): string {
   const tmp = tempPath(target, nonce());
-  const fd = fs.openSync(tmp, 'wx', 0o644);
+  const fd = fs.openSync(tmp, 'wx', mode);
   try {
+    if (mode !== 0o644) fs.fchmodSync(fd, mode); // exactly this mode, whatever the umask
     if (typeof data === 'function') for (const piece of data()) writeAll(fd, utf8Piece(piece));
     else fs.writeFileSync(fd, data);
     // fdatasync: the data and the size, which is all a fresh file needs before its rename.
@@ -227,6 +228,8 @@ export function writeTemp(target: string, data: WriteData): string {
   } catch (error) {
     fs.closeSync(fd);
     fs.rmSync(tmp, {force: true});
+    const e = error as NodeJS.ErrnoException;
+    if (e && typeof e === 'object' && e.path === undefined) e.path = target; // write(2) and fsync(2) errors name no file
     throw error;
   }
   fs.closeSync(fd);
@@ -242,14 +245,18 @@ export interface WriteOptions {
    * evidence). The file's own data is still flushed before the rename.
    */
   lazyDirectory?: boolean;
+  /** The new file's mode (default 0644); the state area's files are 0600. */
+  mode?: number;
+  /** The mode of folders this write creates (default per umask); the state area's are 0700. */
+  dirMode?: number;
 }
 
 /** temp → write → fsync → rename → fsync(dir). Readers see the old or the new file, whole. */
 export function atomicWrite(guard: RootGuard, target: string, data: WriteData, options: WriteOptions = {}): void {
   const dir = path.dirname(target);
-  mkdirDurable(guard, dir);
+  mkdirDurable(guard, dir, options.dirMode);
   guard.check(target);
-  const tmp = writeTemp(target, data);
+  const tmp = writeTemp(target, data, options.mode);
   try {
     options.beforePublish?.();
     faultPoint('before', target);
@@ -281,8 +288,8 @@ export function createImmutable(
     fail('IMMUTABLE_CONFLICT', `${guard.relative(target)} already exists with different content; immutable files are never overwritten`, {file: guard.relative(target)});
   }
   const dir = path.dirname(target);
-  mkdirDurable(guard, dir);
-  const tmp = writeTemp(target, data);
+  mkdirDurable(guard, dir, options.dirMode);
+  const tmp = writeTemp(target, data, options.mode);
   try {
     options.beforePublish?.();
     faultPoint('before', target);

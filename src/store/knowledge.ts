@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {fail} from '../errors.js';
-import {atomicWrite, exists, listDir, mkdirDurable, readBytes, RootGuard} from './fs.js';
-import {assertScenarioName, isSafeSegment} from './paths.js';
+import {exists, listDir, mkdirDurable, RootGuard} from './fs.js';
+import {readGitignore, updateGitignore, type GitignoreState} from './kinds/gitignore.js';
+import {assertScenarioName, isSafeSegment, RootPaths, STATE_DIR_NAME} from './paths.js';
 import {ScenarioStore} from './scenario-store.js';
+import {StateArea} from './state-area.js';
 
-export const GITIGNORE_LINES = ['# autoctx: lock and temporary files are never committed', '*.tmp', 'autoctx.lock/', 'autoctx.lock.stale-*/', '.lock', '.false-promotion.lock'];
+export {GITIGNORE_LINES} from './kinds/gitignore.js';
 
 /** Where the knowledge root is: --knowledge, else AUTOCTX_KNOWLEDGE, else ./knowledge. */
 export function knowledgeRootFrom(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
@@ -13,12 +15,20 @@ export function knowledgeRootFrom(flag: string | undefined, env: NodeJS.ProcessE
   return path.resolve(cwd, flag ?? fromEnv ?? 'knowledge');
 }
 
-/** The knowledge root: a folder of scenarios, each with a context_bundles store. */
+/** A root-level entry that verify does not know: a hidden or otherwise refused name holding a scenario store, or a state area that is not a folder. */
+export interface UnknownRootEntry {
+  file: string;
+  why: string;
+}
+
+/** The knowledge root: root-level documents, the state area, and a folder of scenarios, each with a context_bundles store. */
 export class KnowledgeStore {
   readonly guard: RootGuard;
+  readonly paths: RootPaths;
 
   private constructor(readonly root: string) {
     this.guard = new RootGuard(root);
+    this.paths = new RootPaths(this.guard.root);
   }
 
   /** Open an existing root. */
@@ -45,15 +55,34 @@ export class KnowledgeStore {
   listScenarios(): string[] {
     return listDir(this.guard, this.root)
       .filter((e) => e.isDirectory() && isSafeSegment(e.name) && !e.name.startsWith('.'))
-      .filter((e) => exists(path.join(this.root, e.name, 'context_bundles')))
+      .filter((e) => exists(this.paths.scenarioStore(e.name)))
       .map((e) => e.name);
+  }
+
+  /**
+   * Root-level entries verify cannot account for: a folder holding a scenario
+   * store under a name autoctx refuses (it would never be read or verified),
+   * and a state area that is not a real folder. The state area itself is
+   * skipped, and nothing else.
+   */
+  unknownRootEntries(): UnknownRootEntry[] {
+    const out: UnknownRootEntry[] = [];
+    for (const e of listDir(this.guard, this.root)) {
+      if (e.name === STATE_DIR_NAME) {
+        if (!e.isDirectory()) out.push({file: e.name, why: `${e.name} is not a folder: the state area must be a real folder inside the root`});
+        continue;
+      }
+      const named = isSafeSegment(e.name) && !e.name.startsWith('.');
+      if (!named && e.isDirectory() && exists(this.paths.scenarioStore(e.name))) out.push({file: e.name, why: `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is never read or verified`});
+    }
+    return out;
   }
 
   /** The named scenario, or the only one when the name is left out. */
   resolveScenario(name: string | undefined): string {
     if (name !== undefined) {
       assertScenarioName(name);
-      if (!exists(path.join(this.root, name, 'context_bundles'))) {
+      if (!exists(this.paths.scenarioStore(name))) {
         const known = this.listScenarios();
         fail('SCENARIO_NOT_FOUND', `no scenario "${name}" in ${this.root}${known.length ? ` (known: ${known.join(', ')})` : ''}`, {scenario: name});
       }
@@ -70,25 +99,30 @@ export class KnowledgeStore {
     return new ScenarioStore(this.guard, name);
   }
 
-  /** The rules autoctx needs that the root's .gitignore lacks, or null when there is no .gitignore. */
-  missingGitignoreRules(): {file: string; missing: string[]} | null {
-    const file = path.join(this.root, '.gitignore');
-    const current = readBytes(this.guard, file)?.toString('utf8');
-    if (current === undefined) return null;
-    const have = new Set(current.split(/\r?\n/));
-    return {file, missing: GITIGNORE_LINES.filter((l) => !l.startsWith('#') && !have.has(l))};
+  /** The per-machine state area, knowledge/.state/. */
+  state(): StateArea {
+    return new StateArea(this.guard);
   }
 
-  /** Make sure the root's .gitignore keeps lock and temp files out of git. */
-  ensureGitignore(): void {
-    const file = path.join(this.root, '.gitignore');
+  /** What the root's .gitignore lacks, or null when there is none. */
+  gitignore(): GitignoreState | null {
+    return readGitignore(this.guard);
+  }
+
+  /**
+   * Bring the root's .gitignore up to date (creating it when `create`), under
+   * the state area's lock. Returns the rules added.
+   */
+  async ensureGitignore(timeoutSeconds: number, options: {create: boolean}): Promise<string[]> {
+    const state = this.state();
     // An interrupted earlier write of this file leaves its temporary file here.
-    for (const e of listDir(this.guard, this.root)) if (e.isFile() && /^\.\.gitignore\.autoctx-[0-9a-z]+\.tmp$/.test(e.name)) fs.rmSync(path.join(this.root, e.name), {force: true});
-    const current = readBytes(this.guard, file)?.toString('utf8') ?? '';
-    const have = new Set(current.split(/\r?\n/));
-    const missing = GITIGNORE_LINES.filter((l) => !have.has(l));
-    if (missing.length === 0) return;
-    const prefix = current === '' || current.endsWith('\n') ? current : `${current}\n`;
-    atomicWrite(this.guard, file, `${prefix}${missing.join('\n')}\n`);
+    const leftovers = listDir(this.guard, this.root).filter((e) => e.isFile() && this.paths.isGitignoreTemp(e.name));
+    const current = readGitignore(this.guard);
+    if (leftovers.length === 0 && current !== null && current.removed.length === 0 && current.outdated.length === 0) return [];
+    if (current === null && !options.create) return [];
+    return state.withLock(timeoutSeconds, () => {
+      for (const e of leftovers) state.writer.remove(path.join(this.root, e.name));
+      return updateGitignore(state.writer, options);
+    });
   }
 }

@@ -106,7 +106,15 @@ export class StoreLock {
     }
     this.owner = {pid: process.pid, hostname: os.hostname(), nonce: randomBytes(8).toString('hex'), acquired_at: new Date().toISOString()};
     // Written in place: a reader that catches it half-written sees no owner and treats the lock as live.
-    fs.writeFileSync(path.join(this.lockDir, OWNER_FILE), JSON.stringify(this.owner));
+    const ownerFile = path.join(this.lockDir, OWNER_FILE);
+    try {
+      fs.writeFileSync(ownerFile, JSON.stringify(this.owner));
+    } catch (error) {
+      await this.releaseLock(); // a lock without its owner is given up at once
+      const e = error as NodeJS.ErrnoException;
+      if (e && typeof e === 'object' && e.path === undefined) e.path = ownerFile; // write(2) names no file
+      throw error;
+    }
   }
 
   /** Remove a lock left by a dead process on this host. Rename first, so only one taker wins. */

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import {LARGE_STRING, prettyJson, prettyJsonPieces, textPieces} from '../canonical/index.js';
@@ -48,4 +49,32 @@ export function materializeBundle(bundle: ContextBundle, dir: string): string[] 
   else writeFileAtomic.sync(manifest, prettyJson(bundle), {encoding: 'utf8'});
   files.push('manifest.json');
   return files;
+}
+
+/** Bundles materialized for one evaluation run, in a private temporary folder, and how to remove them. */
+export interface MaterializedBundles {
+  /** The folder of each bundle, by digest. */
+  dirs: Record<string, string>;
+  remove(): void;
+}
+
+/**
+ * Materialize the bundles an evaluator reads (bundle_dir) into a fresh
+ * temporary folder. The caller removes it when the run ends, whatever its
+ * outcome; a folder is removed also when materializing fails half way.
+ */
+export function materializeForEvaluation(bundles: readonly ContextBundle[]): MaterializedBundles {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-bundles-'));
+  const remove = () => fs.rmSync(root, {recursive: true, force: true});
+  try {
+    const dirs: Record<string, string> = {};
+    for (const b of bundles) {
+      dirs[b.digest] = path.join(root, b.digest);
+      materializeBundle(b, dirs[b.digest]!);
+    }
+    return {dirs, remove};
+  } catch (error) {
+    remove();
+    throw error;
+  }
 }

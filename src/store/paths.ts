@@ -119,6 +119,19 @@ export class ScenarioPaths {
   negativeLedger(digest: string): string {
     return path.join(this.negativeLedgersDir, `${ledgerSegment(`context-bundle-${digestSegment(digest)}`)}.json`);
   }
+  /** The campaign folder a ledger or an artifact lives in, and whether it is a reservation artifact. */
+  campaignFileKind(file: string): {kind: 'ledger'; folder: string} | {kind: 'artifact'; candidate: string} | null {
+    if (!file.startsWith(this.riskDir + path.sep)) return null;
+    const name = path.basename(file);
+    const dir = path.dirname(file);
+    if (name === 'false-promotion.json') return {kind: 'ledger', folder: path.basename(dir)};
+    if (path.basename(dir) === 'reservation-artifacts' && name.endsWith('.json')) return {kind: 'artifact', candidate: name.slice(0, -5)};
+    return null;
+  }
+  /** A file of negative_result_ledgers/ that autoctx did not name itself. */
+  isForeignNegativeLedger(file: string): boolean {
+    return file.startsWith(this.negativeLedgersDir + path.sep) && !isOwnNegativeLedgerName(path.basename(file));
+  }
   mirror(name: 'playbook' | 'hints'): string {
     return path.join(this.dir, `${name}.md`);
   }
@@ -132,10 +145,73 @@ export class ScenarioPaths {
   }
 }
 
-/** Names autoctx leaves behind transiently: temp files and lock directories. */
+/** Names autoctx leaves behind transiently: temp files and lock directories. The one place these patterns live. */
 export const TEMP_FILE = /\.autoctx-[0-9a-z]+\.tmp$/;
 export const LOCK_DIR = /^autoctx\.lock(\.stale-[0-9a-z]+)?$/;
+/** A lock folder moved aside by a takeover whose taker died before removing it. */
+export const STALE_LOCK_DIR = /^autoctx\.lock\.stale-[0-9a-z]+$/;
+/** The temporary file the Python implementation's atomic writer leaves (<name>.<pid>.<hex>.tmp). */
+const UPSTREAM_TEMP_FILE = /\.\d+\.[0-9a-f]{32}\.tmp$/;
+/** The file names of the discoverable negative-result copies autoctx writes. */
+const NEGATIVE_LEDGER_FILE = /^context-bundle-[0-9a-f]{64}\.json$/;
+
+/** What a name left in a store is: a temporary file (ours, upstream's, or another *.tmp), a lock folder, or neither. */
+export function leftoverKind(name: string, kind: 'file' | 'dir'): 'temp' | 'upstream-temp' | 'other-temp' | 'lock' | 'stale-lock' | null {
+  if (kind === 'file' && TEMP_FILE.test(name)) return 'temp';
+  if (kind === 'file' && UPSTREAM_TEMP_FILE.test(name)) return 'upstream-temp';
+  if (kind === 'file' && name.endsWith('.tmp')) return 'other-temp';
+  if (kind === 'dir' && STALE_LOCK_DIR.test(name)) return 'stale-lock';
+  if (kind === 'dir' && LOCK_DIR.test(name)) return 'lock';
+  return null;
+}
+
+/** True for a file in negative_result_ledgers/ that autoctx itself names (others are upstream's or a person's, read as ledgers). */
+export function isOwnNegativeLedgerName(name: string): boolean {
+  return NEGATIVE_LEDGER_FILE.test(name);
+}
 
 export function tempPath(target: string, nonce: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.autoctx-${nonce}.tmp`);
+}
+
+/** The name of the per-machine state area inside the knowledge root (ARCHITECTURE §11). */
+export const STATE_DIR_NAME = '.state';
+
+/** Paths at the root of the knowledge tree: root-level documents, the state area, the scenarios. */
+export class RootPaths {
+  constructor(readonly root: string) {}
+
+  get gitignore(): string {
+    return path.join(this.root, '.gitignore');
+  }
+  /** A temporary file an interrupted write of the root's .gitignore left. */
+  isGitignoreTemp(name: string): boolean {
+    return /^\.\.gitignore\.autoctx-[0-9a-z]+\.tmp$/.test(name);
+  }
+  scenarioDir(name: string): string {
+    return path.join(this.root, name);
+  }
+  /** The folder whose presence makes a root-level folder a scenario store. */
+  scenarioStore(name: string): string {
+    return path.join(this.root, name, 'context_bundles');
+  }
+  get stateDir(): string {
+    return path.join(this.root, STATE_DIR_NAME);
+  }
+  /** A file in the state area, from safe segments only. */
+  stateFile(...segments: string[]): string {
+    for (const s of segments) if (!isSafeSegment(s)) fail('INVALID_NAME', `not a safe state-area name: ${JSON.stringify(s)}`);
+    return path.join(this.stateDir, ...segments);
+  }
+  /** The state area's own lock (it also guards root-level documents such as .gitignore). */
+  get stateLock(): string {
+    return path.join(this.stateDir, 'autoctx.lock');
+  }
+  get stateLockTarget(): string {
+    return path.join(this.stateDir, 'autoctx');
+  }
+  /** The state area ignores itself, whatever the root's .gitignore says. */
+  get stateGitignore(): string {
+    return path.join(this.stateDir, '.gitignore');
+  }
 }

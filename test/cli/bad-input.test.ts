@@ -93,7 +93,9 @@ describe('bad input: one clear line, a stable code, the documented exit code, an
     const before = treeHash(dir);
     const r = runCli([...argv, '--json']);
     expect({status: r.status, code: r.json?.error?.code}).toEqual({status: exit, code});
-    expect(r.json).toEqual({status: 'error', error: {code, message: expect.any(String), exit_code: exit}});
+    const {data, ...error} = r.json.error;
+    expect({status: r.json.status, error}).toEqual({status: 'error', error: {code, message: expect.any(String), exit_code: exit}});
+    if (data !== undefined) expect(typeof data === 'object' && data !== null && !Array.isArray(data)).toBe(true); // the error's data, when it has any
     expect(resultSchemaProblem('result-error', r.json)).toBeNull();
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.json.error.message).not.toMatch(/\n/);

@@ -123,7 +123,7 @@ describe('concurrent use', () => {
           const until = Date.now() + 4500;
           while (Date.now() < until) {} // the event loop is blocked: no heartbeat
           const a = store.readActive();
-          store.writeActive({...a, rationale: 'written by a holder that lost its lock'});
+          store.swapActive(store.activeDigest(), {...a, rationale: 'written by a holder that lost its lock'});
         });
         process.stdout.write('wrote\\n');
       } catch (error) {

@@ -5,7 +5,7 @@ import {init} from '../../src/core/init.js';
 import {propose} from '../../src/core/propose.js';
 import {status} from '../../src/core/status.js';
 import {verify} from '../../src/core/verify.js';
-import {ingestTrials} from '../../src/core/scale-out.js';
+import {ingestTrials} from '../../src/core/trials-ingest.js';
 import {evaluateCandidate} from '../../src/core/evaluate.js';
 import {materialize} from '../../src/core/bundle.js';
 import {isAutoctxError} from '../../src/errors.js';

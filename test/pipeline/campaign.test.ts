@@ -26,9 +26,11 @@ describe('campaign mode', () => {
     expect(show.json.candidates.map((c: {allocated_alpha: number}) => c.allocated_alpha)).toEqual([0.025, 0.0125]);
     expect(show.json.candidates[1].required_confidence_z).toBeGreaterThan(show.json.candidates[0].required_confidence_z);
     expect(show.json.alpha_left).toBeCloseTo(0.0125, 15);
-    const plan = JSON.parse(t.read(`candidates/${a}/evaluator_plan.json`)).plan;
-    expect(plan.confirmation_policy.confidence_z).toBe(2.241402727605);
-    expect(plan.campaign_id).toBe('nightly');
+    const bound = JSON.parse(t.read(`candidates/${a}/evaluator_plan.json`));
+    expect(bound.plan.confirmation_policy.confidence_z).toBe(2.241402727605);
+    // The campaign is autoctx's addition: beside the plan, never inside it (the Python coordinator resumes the plan).
+    expect(bound.additions.campaign_id).toBe('nightly');
+    expect(bound.plan).not.toHaveProperty('campaign_id');
     // Re-running reserves nothing new.
     const ledger = t.read('promotion-risk/nightly/false-promotion.json');
     t.cli(['confirm', a, ...evalArgs(['--campaign', 'nightly'])], fakeEnv(t.dir));

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {drive, prepareBound, unitTrial} from '../../src/core/evaluate.js';
+import {drive, unitTrial} from '../../src/core/run/engine.js';
+import {prepareRun} from '../../src/core/run/prepare.js';
 import {type MatchedTrial} from '../../src/model/index.js';
 import {FIXTURES_12, POLICY_SMALL, useTrees} from '../helpers/pipeline.js';
 
@@ -22,7 +23,7 @@ describe('pairs finishing out of order are committed in plan order', () => {
     const runs = [];
     for (const [i, t] of trees.entries()) {
       t.cli(['plan', 'export', digests[i]!, '--engine', 'in-process', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', path.join(t.dir, 'u.jsonl')]);
-      runs.push(await prepareBound({knowledge: t.knowledge, candidate: digests[i]!, concurrency: i === 0 ? 1 : 6} as never));
+      runs.push(await prepareRun({knowledge: t.knowledge, candidate: digests[i]!, mode: 'confirm', request: null, concurrency: i === 0 ? 1 : 6}));
     }
     let seed = round;
     const delay = () => {

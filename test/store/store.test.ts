@@ -129,7 +129,7 @@ describe('scenario lock', () => {
         const owner = path.join(store.paths.lock, 'owner.json');
         fs.writeFileSync(owner, JSON.stringify({pid: 1, hostname: os.hostname(), nonce: 'someone-else', acquired_at: 'now'}));
         const active = store.readActive()!;
-        store.writeActive({...active, rationale: 'must not be written'});
+        store.swapActive(store.activeDigest(), {...active, rationale: 'must not be written'});
       }),
     ).rejects.toMatchObject({code: 'LOCK_LOST', exitCode: 7});
     expect(treeHash(knowledge)).toBe(before);

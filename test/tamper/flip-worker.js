@@ -50,7 +50,7 @@ function classify(file, original, changed, tally) {
   return ['undetected'];
 }
 
-const tally = {files: 0, bytes: 0, detected: 0, formatting: 0, unprotected: 0, undetected: [], unprotectedFields: []};
+const tally = {files: 0, bytes: 0, detected: 0, warned: 0, formatting: 0, unprotected: 0, undetected: [], unprotectedFields: []};
 const seenFields = new Set();
 for (const file of files) {
   const rel = path.relative(knowledge, file);
@@ -64,6 +64,12 @@ for (const file of files) {
     tally.bytes++;
     if (r.status === 'failed' && r.errors.some((e) => e.file === rel)) {
       tally.detected++;
+      continue;
+    }
+    // A .gitignore rule of a later generation than the tree's is a warning (GITIGNORE_OUTDATED), not an error:
+    // a tree made by an older autoctx lacks it too, and any writing command adds it back.
+    if (path.basename(file) === '.gitignore' && r.warnings.some((w) => w.file === rel && w.code === 'GITIGNORE_OUTDATED')) {
+      tally.warned++;
       continue;
     }
     const [outcome, ...names] = classify(file, original, changed, tally);

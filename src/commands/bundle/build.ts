@@ -1,7 +1,7 @@
-import {Flags} from '@oclif/core';
 import {prettyJson} from '../../canonical/index.js';
 import {buildBundle} from '../../core/bundle.js';
 import {AutoctxCommand} from '../../cli/base-command.js';
+import {digestFlag, sourceFlag, textFlag} from '../../cli/flags.js';
 
 export default class BundleBuild extends AutoctxCommand {
   static override summary = 'Compute a bundle manifest from SRC and print it; writes nothing.';
@@ -11,10 +11,10 @@ export default class BundleBuild extends AutoctxCommand {
     '<%= config.bin %> bundle build --from manifest.json --json | jq -r .bundle_digest',
   ];
   static override flags = {
-    from: Flags.string({summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, helpValue: 'SRC'}),
-    scenario: Flags.string({char: 's', summary: 'Scenario label of the manifest (folder SRC).', helpValue: 'S'}),
-    'evaluator-epoch': Flags.string({summary: 'Evaluator epoch (folder SRC; default epoch-1).', helpValue: 'E'}),
-    parent: Flags.string({summary: 'Parent bundle digest (folder SRC; default none).', helpValue: 'DIGEST'}),
+    from: sourceFlag('from', {summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, stdin: true}),
+    scenario: textFlag('scenario', {char: 's', summary: 'Scenario label of the manifest (folder SRC).', helpValue: 'S'}),
+    'evaluator-epoch': textFlag('evaluator-epoch', {summary: 'Evaluator epoch (folder SRC; default epoch-1).', helpValue: 'E'}),
+    parent: digestFlag('parent', {summary: 'Parent bundle digest (folder SRC; default none).', full: true}),
   };
 
   async run() {

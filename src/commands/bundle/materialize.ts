@@ -1,17 +1,17 @@
 import {Args} from '@oclif/core';
+import {digestArg} from '../../cli/flags.js';
 import {materialize} from '../../core/bundle.js';
-import {AutoctxCommand, storeFlags} from '../../cli/base-command.js';
+import {ScenarioCommand} from '../../cli/base-command.js';
 import {paint} from '../../cli/style.js';
 
-export default class BundleMaterialize extends AutoctxCommand {
+export default class BundleMaterialize extends ScenarioCommand {
   static override summary = 'Write a bundle out as files: manifest.json plus <kind>/<key>.<ext>.';
   static override description = 'The folder must be new or empty. Proposing the materialized folder gives the same digest.';
   static override examples = ['<%= config.bin %> bundle materialize 6d9bc734 ./out'];
   static override args = {
-    digest: Args.string({description: 'Bundle digest or a unique prefix.', required: true}),
+    digest: digestArg('the bundle', 'Bundle digest or a unique prefix.'),
     dir: Args.string({description: 'Folder to write (new or empty).', required: true}),
   };
-  static override flags = {...storeFlags};
 
   async run() {
     const {args, flags} = await this.parse(BundleMaterialize);

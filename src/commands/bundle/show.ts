@@ -1,13 +1,12 @@
-import {Args} from '@oclif/core';
 import {showBundle} from '../../core/bundle.js';
-import {AutoctxCommand, storeFlags} from '../../cli/base-command.js';
+import {ScenarioCommand} from '../../cli/base-command.js';
 import {paint, short} from '../../cli/style.js';
+import {digestArg} from '../../cli/flags.js';
 
-export default class BundleShow extends AutoctxCommand {
+export default class BundleShow extends ScenarioCommand {
   static override summary = 'Show a bundle: its lineage, lifecycle and components.';
   static override examples = ['<%= config.bin %> bundle show 6d9bc734', '<%= config.bin %> bundle show 6d9bc734 --json | jq .manifest.components'];
-  static override args = {digest: Args.string({description: 'Bundle digest or a unique prefix of at least 8 hex characters.', required: true})};
-  static override flags = {...storeFlags};
+  static override args = {digest: digestArg('the bundle', 'Bundle digest or a unique prefix of at least 8 hex characters.')};
 
   async run() {
     const {args, flags} = await this.parse(BundleShow);

@@ -1,13 +1,12 @@
 import {Args} from '@oclif/core';
 import {showCampaign} from '../../core/campaign.js';
-import {AutoctxCommand, storeFlags} from '../../cli/base-command.js';
+import {ScenarioCommand} from '../../cli/base-command.js';
 import {paint, short} from '../../cli/style.js';
 
-export default class CampaignShow extends AutoctxCommand {
+export default class CampaignShow extends ScenarioCommand {
   static override summary = "Show a campaign: its policy, each candidate's alpha and status, and the alpha left.";
   static override examples = ['<%= config.bin %> campaign show nightly-2026-11'];
   static override args = {id: Args.string({description: 'Campaign id.', required: true})};
-  static override flags = {...storeFlags};
 
   async run() {
     const {args, flags} = await this.parse(CampaignShow);

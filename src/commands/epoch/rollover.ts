@@ -1,16 +1,14 @@
-import {Flags} from '@oclif/core';
 import {rolloverEpoch} from '../../core/epoch.js';
-import {AutoctxCommand, lockFlags, parseLockTimeout, storeFlags} from '../../cli/base-command.js';
+import {WritingCommand} from '../../cli/base-command.js';
+import {textFlag} from '../../cli/flags.js';
 import {paint, short} from '../../cli/style.js';
 
-export default class EpochRollover extends AutoctxCommand {
+export default class EpochRollover extends WritingCommand {
   static override summary = 'Re-anchor the active context under a new evaluator epoch.';
   static override description = 'A new parentless bundle with the same components becomes active; the old one is superseded. To the current epoch nothing changes.';
   static override examples = ['<%= config.bin %> epoch rollover --evaluator-epoch epoch-2'];
   static override flags = {
-    ...storeFlags,
-    'evaluator-epoch': Flags.string({summary: 'The new evaluator epoch.', required: true, helpValue: 'E'}),
-    ...lockFlags,
+    'evaluator-epoch': textFlag('evaluator-epoch', {summary: 'The new evaluator epoch.', required: true, helpValue: 'E'}),
   };
 
   async run() {
@@ -19,7 +17,7 @@ export default class EpochRollover extends AutoctxCommand {
       knowledge: flags.knowledge,
       scenario: flags.scenario,
       evaluatorEpoch: flags['evaluator-epoch'],
-      lockTimeout: parseLockTimeout(flags['lock-timeout']),
+      lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [
       result.status === 'unchanged'

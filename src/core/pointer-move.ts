@@ -1,3 +1,4 @@
+import type {ContextBundle} from '../model/bundle.js';
 import {canTransition, type Lifecycle} from '../model/lifecycle.js';
 import {isoTimestamp, type ActivePointer} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
@@ -8,7 +9,7 @@ import type {ScenarioStore} from '../store/index.js';
  * Idempotent, so a re-run after a crash between the pointer and the records
  * completes the move. Must run under the scenario lock.
  */
-export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, at: Date, rationaleFor?: (lifecycle: Lifecycle) => string | undefined): string[] {
+export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, at: Date): string[] {
   const changed: string[] = [];
   for (const digest of store.listCandidateDigests()) {
     const record = store.readRecord(digest);
@@ -17,9 +18,24 @@ export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, 
     if (digest === pointer.bundle_digest && record.lifecycle !== 'active') next = 'active';
     if (digest !== pointer.bundle_digest && record.lifecycle === 'active') next = 'superseded';
     if (!next || !canTransition(record.lifecycle, next)) continue;
-    const rationale = rationaleFor ? rationaleFor(next) : next === 'superseded' ? `superseded by ${pointer.bundle_digest}` : undefined;
+    const rationale = next === 'superseded' ? `superseded by ${pointer.bundle_digest}` : undefined;
     store.writeRecord({...record, lifecycle: next, updated_at: isoTimestamp(at), ...(rationale !== undefined ? {rationale} : {})});
     changed.push(digest);
   }
   return changed;
+}
+
+/**
+ * The pointer move, the one way active.json changes (init, promotion,
+ * rollback, epoch rollover): under the scenario lock, every file the new
+ * pointer names already durable, compare-and-swap active.json against the
+ * digest the caller decided on (`expected`; null for the first pointer), then
+ * the mirrors, then the lifecycles. A pointer that moved in between is
+ * ACTIVE_MOVED (exit 6) and nothing is written; a crash after the swap leaves
+ * mirrors and lifecycles that the next move or `repair` completes.
+ */
+export function movePointer(store: ScenarioStore, move: {expected: string | null; pointer: ActivePointer; bundle: ContextBundle; at: Date}): void {
+  store.swapActive(move.expected, move.pointer);
+  store.writeMirrors(move.bundle);
+  finishPointerMove(store, move.pointer, move.at);
 }

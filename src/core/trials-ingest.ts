@@ -1,57 +1,13 @@
 import {fail} from '../errors.js';
 import {createMatchedTrial, type MatchedTrial} from '../model/trial.js';
 import {readJsonLines} from '../store/index.js';
-import {drive, prepare, prepareBound, type EvaluateOptions, type EvaluateResult} from './evaluate.js';
 import type {StoreOptions} from './context.js';
+import {drive} from './run/engine.js';
+import {prepareRun} from './run/prepare.js';
+import type {EvaluateResult} from './run/types.js';
 
-export const WORK_UNIT_SCHEMA = 'autoctx.work-unit.v1';
+/** The schema of one result line brought back. */
 export const TRIAL_RESULT_SCHEMA = 'autoctx.trial-result.v1';
-
-export interface ExportResult {
-  status: 'exported';
-  scenario: string;
-  candidate_digest: string;
-  plan_digest: string;
-  units: number;
-  lines: string[];
-}
-
-/**
- * Bind the plan for external evaluation (the evaluator identity is a label
- * naming the engine) and list the units not yet recorded, in plan order, each
- * with everything an evaluator request holds for both arms.
- */
-export async function exportPlan(options: Omit<EvaluateOptions, 'mode' | 'evaluatorMode'>): Promise<ExportResult> {
-  const run = await prepare({...options, mode: 'confirm', evaluatorMode: 'external'});
-  const done = new Set(run.trials.map((t) => `${t.fixture_digest}\u0000${t.seed}`));
-  const lines: string[] = [];
-  run.plan.plan.units.forEach((u, index) => {
-    if (done.has(`${u.fixture_digest}\u0000${u.seed}`)) return;
-    const f = run.fixtures.get(u.fixture_digest)!;
-    const pairKey = createMatchedTrial({candidate_digest: run.candidate.digest, incumbent_digest: run.incumbent.digest, evaluator_epoch: run.candidate.evaluator_epoch, cohort: run.plan.plan.cohort, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, lane: u.lane, candidate_score: 0, incumbent_score: 0}).pair_key;
-    lines.push(
-      JSON.stringify({
-        schema: WORK_UNIT_SCHEMA,
-        unit_index: index,
-        scenario: run.store.scenario,
-        candidate_digest: run.candidate.digest,
-        incumbent_digest: run.incumbent.digest,
-        evaluator_epoch: run.candidate.evaluator_epoch,
-        cohort: run.plan.plan.cohort,
-        lane: u.lane,
-        fixture: u.fixture,
-        fixture_digest: u.fixture_digest,
-        seed: u.seed,
-        pair_key: pairKey,
-        plan_digest: run.plan.plan_digest,
-        arm_order: index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'],
-        initial_state: f.initial_state,
-        observation: f.observation,
-      }),
-    );
-  });
-  return {status: 'exported', scenario: run.store.scenario, candidate_digest: run.candidate.digest, plan_digest: run.plan.plan_digest, units: lines.length, lines};
-}
 
 interface ArmResult {
   score: number;
@@ -92,7 +48,7 @@ export interface IngestResult extends EvaluateResult {
  * refused before anything is written.
  */
 export async function ingestTrials(options: StoreOptions & {candidate: string; file: string}): Promise<IngestResult> {
-  const run = await prepareBound(options);
+  const run = await prepareRun({...options, mode: 'confirm', request: null});
   const plan = run.plan.plan;
   const units = new Map(plan.units.map((u) => [`${u.fixture_digest}\u0000${u.seed}`, u]));
   const recorded = new Map(run.trials.map((t) => [`${t.fixture_digest}\u0000${t.seed}`, t]));

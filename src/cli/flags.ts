@@ -1,0 +1,77 @@
+import {Args, Flags, type Interfaces} from '@oclif/core';
+import {DEFAULT_LOCK_TIMEOUT_SECONDS} from '../core/context.js';
+import {fail} from '../errors.js';
+import {inputProblem} from '../store/inputs.js';
+
+/**
+ * Typed flags: each one parses and checks its value while oclif reads the
+ * command line, so a bad value is a usage error (exit 2) before the core is
+ * called, and nothing is read, locked or written.
+ */
+
+function seconds(name: string, value: string, allowZero: boolean): number {
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || n > 86_400 * 365) {
+    fail('USAGE', `--${name} must be a ${allowZero ? 'non-negative' : 'positive'} number of seconds, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** A number of seconds: positive, or with `allowZero` non-negative. */
+type SecondsOptions = {summary: string; allowZero?: boolean};
+export function secondsFlag(name: string, options: SecondsOptions & {default: number}): Interfaces.OptionFlag<number>;
+export function secondsFlag(name: string, options: SecondsOptions): Interfaces.OptionFlag<number | undefined>;
+export function secondsFlag(name: string, options: SecondsOptions & {default?: number}): Interfaces.OptionFlag<number | undefined> {
+  const flag = Flags.custom<number>({parse: async (input: string) => seconds(name, input, options.allowZero === true)});
+  return flag({summary: options.summary, helpValue: 'SECONDS', ...(options.default !== undefined ? {default: options.default} : {})} as never) as Interfaces.OptionFlag<number | undefined>;
+}
+
+const DIGEST_PREFIX = /^[0-9a-f]{8,64}$/;
+const FULL_DIGEST = /^[0-9a-f]{64}$/;
+
+function digest(name: string, value: string, full: boolean): string {
+  if (!(full ? FULL_DIGEST : DIGEST_PREFIX).test(value)) {
+    fail('INVALID_DIGEST', `${name} must be ${full ? 'a full 64-character' : 'a bundle digest or a unique prefix of at least 8'} lowercase hex ${full ? 'digest' : 'characters'}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** A bundle digest or a unique prefix of at least 8 lowercase hex characters (`full`: the whole digest). */
+export const digestFlag = (name: string, options: {summary: string; full?: boolean}): Interfaces.OptionFlag<string | undefined> =>
+  Flags.custom<string>({parse: async (input: string) => digest(`--${name}`, input, options.full === true)})({summary: options.summary, helpValue: 'DIGEST'});
+
+/** A digest argument (prefix allowed). */
+export const digestArg = (name: string, description: string) => Args.custom<string>({parse: async (input: string) => digest(name, input, false)})({description, required: true});
+
+/** An input path that must exist (a file or a folder), or "-" for stdin when `stdin`. */
+function source(name: string, value: string, stdin: boolean): string {
+  if (value === '-' && stdin) return value;
+  if (value.trim() === '') fail('USAGE', `--${name} must name a file${stdin ? ', a folder or - for stdin' : ''}`);
+  const problem = inputProblem(value);
+  if (problem !== null) fail('INPUT_NOT_FOUND', `cannot read ${value} (--${name}): ${problem}`, {file: value});
+  return value;
+}
+
+export function sourceFlag(name: string, options: {summary: string; required: true; stdin?: boolean}): Interfaces.OptionFlag<string>;
+export function sourceFlag(name: string, options: {summary: string; required?: false; stdin?: boolean}): Interfaces.OptionFlag<string | undefined>;
+export function sourceFlag(name: string, options: {summary: string; required?: boolean; stdin?: boolean}): Interfaces.OptionFlag<string | undefined> {
+  const flag = Flags.custom<string>({parse: async (input: string) => source(name, input, options.stdin === true)});
+  return flag({summary: options.summary, helpValue: options.stdin ? 'SRC' : 'FILE', required: options.required === true} as never) as Interfaces.OptionFlag<string | undefined>;
+}
+
+/** A string that must not be blank (labels, rationales, epochs). */
+type TextOptions = {summary: string; helpValue?: string; char?: 's'};
+export function textFlag(name: string, options: TextOptions & {required: true}): Interfaces.OptionFlag<string>;
+export function textFlag(name: string, options: TextOptions & {required?: false}): Interfaces.OptionFlag<string | undefined>;
+export function textFlag(name: string, options: TextOptions & {required?: boolean}): Interfaces.OptionFlag<string | undefined> {
+  const flag = Flags.custom<string>({
+    parse: async (input: string) => {
+      if (input.trim() === '') fail('USAGE', `--${name} must not be blank`);
+      return input;
+    },
+  });
+  return flag({summary: options.summary, helpValue: options.helpValue ?? 'TEXT', ...(options.char ? {char: options.char} : {}), required: options.required === true} as never) as Interfaces.OptionFlag<string | undefined>;
+}
+
+/** --lock-timeout, shared by every writing command. */
+export const lockTimeoutFlag = secondsFlag('lock-timeout', {summary: 'Seconds to wait for the scenario lock before exit 7.', allowZero: true, default: DEFAULT_LOCK_TIMEOUT_SECONDS});

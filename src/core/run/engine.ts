@@ -1,0 +1,264 @@
+import {jsonEqual} from '../../canonical/index.js';
+import {runAudit, type AuditCheckpoint} from '../../evaluator/audit.js';
+import {campaignFutile, confirmationBlocksReady} from '../../model/campaign.js';
+import {evaluateMatchedTrials} from '../../model/comparison.js';
+import {planBindingDigest} from '../../model/evaluator-plan.js';
+import type {PlanUnit} from '../../model/fixtures.js';
+import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../../model/records.js';
+import {createMatchedTrial, type MatchedTrial, type TrialLane} from '../../model/trial.js';
+import {recordCampaignTerminal} from '../campaign.js';
+import {evaluatorTimeout, lockTimeout, now} from '../context.js';
+import {markRejected, writeRejection} from '../terminal.js';
+import {lifecycleFor} from './lifecycle.js';
+import type {EvaluateResult, EvaluateStatus, ProgressEvent, Run} from './types.js';
+
+/**
+ * The run engine: drive a prepared run from its recorded state, lane by lane
+ * as the decision asks, committing each pair (evidence, then record) under the
+ * scenario lock, then the terminal records and the seal. Shared by local
+ * evaluation (screen, confirm) and by results brought back (trials ingest).
+ */
+
+const TERMINAL = new Set(['rejected', 'inconclusive', 'confirmed']);
+const FUTILE_REASON = 'campaign betting test found the candidate futile';
+
+/** Where the pairs of a run come from: an evaluator, or results brought back (null: none for that unit). */
+export type PairSource = (unit: PlanUnit, index: number) => Promise<MatchedTrial | null>;
+
+/**
+ * The lane the next units come from, or null when the decision needs none. In
+ * campaign mode confirmation goes on after the comparison asks for held-out
+ * pairs until the campaign's blocks are ready (the reference's rule).
+ */
+function phaseOf(decision: ComparisonResult | null, run?: Run): TrialLane | null {
+  if (decision === null || decision.decision === 'needs_screen') return 'screen';
+  if (decision.decision === 'needs_confirmation') return 'confirmation';
+  if (decision.decision === 'needs_heldout') {
+    if (run?.campaign && !confirmationBlocksReady(run.trials, run.policy, run.campaign.policy)) return 'confirmation';
+    return 'heldout';
+  }
+  return null;
+}
+
+/** Under the betting method, a candidate whose bets have lost stops without promotion. */
+function futile(run: Run): boolean {
+  return run.campaign !== null && run.campaign.policy.robust_method === 'bounded_betting' && campaignFutile(run.trials, run.policy, run.campaign.policy);
+}
+
+function counts(trials: readonly MatchedTrial[]): Record<TrialLane, number> {
+  const c = {screen: 0, confirmation: 0, heldout: 0};
+  for (const t of trials) c[t.lane]++;
+  return c;
+}
+
+function progress(run: Run, type: ProgressEvent['type'], decision: ComparisonResult | null, unit?: PlanUnit): void {
+  if (!run.options.onProgress) return;
+  const planned = {screen: 0, confirmation: 0, heldout: 0};
+  for (const u of run.plan.plan.units) planned[u.lane]++;
+  run.options.onProgress({type, ...(unit ? {lane: unit.lane, fixture: unit.fixture, seed: unit.seed} : {}), counts: counts(run.trials), planned, decision, min_effect: run.policy.min_effect});
+}
+
+/** Evidence first, then the record (a crash between them is repaired by the next run). */
+async function commit(run: Run, trial: MatchedTrial | null, decision: ComparisonResult): Promise<void> {
+  const {store, options} = run;
+  await store.withLock(lockTimeout(options), () => {
+    if (trial) store.writeEvidence(run.candidate.digest, run.trials, run.policy);
+    const current = store.readRecord(run.candidate.digest)!;
+    const lifecycle = lifecycleFor(decision.decision, current.lifecycle);
+    if (current.lifecycle === 'rejected' || (jsonEqual(current.comparison, decision) && current.lifecycle === lifecycle)) return;
+    const updated: CandidateRecord = {
+      ...current,
+      schema_version: 2,
+      lifecycle,
+      comparison: decision,
+      confirmation_policy: run.policy,
+      confirmation_policy_digest: run.plan.plan.confirmation_policy_digest,
+      rationale: decision.reason,
+      updated_at: isoTimestamp(now(options)),
+    };
+    store.writeRecord(updated);
+    run.record = updated;
+  });
+}
+
+async function audit(run: Run, checkpoint: AuditCheckpoint, extra: Record<string, unknown>): Promise<string | null> {
+  const command = run.plan.additions.audit?.command;
+  if (!command) return null;
+  const r = await runAudit(command, checkpoint, {scenario: run.store.scenario, candidate_digest: run.candidate.digest, plan_digest: run.plan.plan_digest, ...extra}, evaluatorTimeout(run.options.timeoutSeconds));
+  return r.outcome;
+}
+
+/** A rejected or inconclusive comparison: negative result, audit, campaign record, then the terminal lifecycle. */
+async function terminate(run: Run, decision: ComparisonResult, kind?: 'false-promotion-blocked'): Promise<void> {
+  const {store, candidate, options} = run;
+  const inconclusive = decision.decision === 'inconclusive';
+  const reason = decision.reason;
+  let evidenceDigest: string | null = null;
+  await store.withLock(lockTimeout(options), () => {
+    evidenceDigest = writeRejection(store, candidate, run.record, {kind: kind ?? (inconclusive ? 'inconclusive' : 'rejected'), reason, at: isoTimestamp(now(options)), comparison: decision});
+  });
+  if (inconclusive) await audit(run, 'inconclusive_gate', {comparison: decision, evidence_digest: evidenceDigest});
+  await store.withLock(lockTimeout(options), () => {
+    if (run.campaign) recordCampaignTerminal(store, run.campaign.id, candidate.digest, inconclusive ? 'inconclusive' : 'rejected', reason);
+    run.record = markRejected(store, candidate.digest, {reason, rationale: inconclusive ? `terminal inconclusive evaluation: ${reason}` : reason, at: isoTimestamp(now(options))});
+  });
+}
+
+/** The matched trial of one unit of a run's plan, given both arms' answers. */
+export function unitTrial(run: Run, unit: PlanUnit, candidate: {score: number; valid?: boolean}, incumbent: {score: number; valid?: boolean}): MatchedTrial {
+  return createMatchedTrial({
+    candidate_digest: run.candidate.digest,
+    incumbent_digest: run.incumbent.digest,
+    evaluator_epoch: run.candidate.evaluator_epoch,
+    cohort: run.plan.plan.cohort,
+    fixture: unit.fixture,
+    fixture_digest: unit.fixture_digest,
+    seed: unit.seed,
+    lane: unit.lane,
+    candidate_score: candidate.score,
+    incumbent_score: incumbent.score,
+    ...(candidate.valid !== undefined ? {candidate_valid: candidate.valid} : {}),
+    ...(incumbent.valid !== undefined ? {incumbent_valid: incumbent.valid} : {}),
+  });
+}
+
+/**
+ * Run the units of one lane: up to `concurrency` pairs at once, committed in
+ * plan order; after each commit the decision decides whether the lane goes
+ * on. Results past the point where it stops are discarded, so the evidence
+ * equals a sequential run's.
+ */
+async function runLane(run: Run, source: PairSource, lane: TrialLane, state: {decision: ComparisonResult | null; evaluated: number}): Promise<void> {
+  const done = new Set(run.trials.map((t) => `${t.fixture_digest}\u0000${t.seed}`));
+  const units = run.plan.plan.units.map((u, index) => ({u, index})).filter(({u}) => u.lane === lane && !done.has(`${u.fixture_digest}\u0000${u.seed}`));
+  const limit = run.options.concurrency ?? 1;
+  const results = new Map<number, {trial?: MatchedTrial | null; error?: unknown}>();
+  const inflight = new Map<number, Promise<void>>();
+  let next = 0;
+  let committed = 0;
+  let stop = false;
+  let failure: unknown = null;
+  while (!stop) {
+    while (!stop && failure === null && inflight.size < limit && next < units.length) {
+      const k = next++;
+      const {u, index} = units[k]!;
+      // A settled pair leaves `inflight` in its own callback: a commit may await in between,
+      // and a settled promise left in the race would make it spin.
+      const settle = (r: {trial?: MatchedTrial | null; error?: unknown}) => {
+        inflight.delete(k);
+        results.set(k, r);
+      };
+      inflight.set(
+        k,
+        source(u, index).then(
+          (trial) => settle({trial}),
+          (error: unknown) => settle({error}),
+        ),
+      );
+    }
+    if (inflight.size === 0 && !results.has(committed)) break;
+    if (!results.has(committed)) await Promise.race(inflight.values());
+    while (!stop && failure === null && results.has(committed)) {
+      const r = results.get(committed)!;
+      results.delete(committed);
+      if (r.error !== undefined) {
+        failure = r.error;
+        break;
+      }
+      if (!r.trial) {
+        stop = true; // no result for this unit: the lane cannot go on past it
+        break;
+      }
+      run.trials.push(r.trial);
+      state.evaluated++;
+      const decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
+      await commit(run, r.trial, decision);
+      state.decision = decision;
+      progress(run, 'pair', decision, units[committed]!.u);
+      committed++;
+      if (phaseOf(decision, run) !== lane || (run.options.mode === 'screen' && lane !== 'screen') || (lane === 'confirmation' && futile(run))) stop = true;
+    }
+    if (failure !== null) stop = true;
+  }
+  await Promise.allSettled(inflight.values());
+  if (failure !== null) {
+    await audit(run, 'integrity_alert', {error: failure instanceof Error ? failure.message : String(failure)});
+    throw failure;
+  }
+}
+
+function statusOf(mode: 'screen' | 'confirm', decision: ComparisonResult): EvaluateStatus {
+  if (decision.decision === 'rejected') return 'rejected';
+  if (decision.reason === FUTILE_REASON) return 'rejected';
+  if (decision.decision === 'inconclusive') return 'inconclusive';
+  if (decision.decision === 'confirmed') return 'confirmed';
+  if (mode === 'screen' && decision.decision !== 'needs_screen') return 'screened';
+  return 'needs_more_evidence';
+}
+
+/**
+ * Seal the evidence as it stands on disk when a run ends, also after a failure
+ * (trials recorded before it stay recorded). A seal that cannot be written now
+ * leaves unsealed trials, which verify reports and the next run or repair seals.
+ */
+async function sealRecorded(run: Run): Promise<void> {
+  const {store, candidate, options} = run;
+  try {
+    await store.withLock(lockTimeout(options), () => {
+      const evidence = store.readEvidence(candidate.digest);
+      if (!evidence || evidence.legacy || evidence.trials.length === 0) return;
+      const status = store.sealStatus(candidate.digest, evidence.trials);
+      if (status && (status.changed.length > 0 || status.missing.length > 0)) return; // an edit: verify reports it, nothing is sealed over it
+      const binding = planBindingDigest(run.plan);
+      const sealed = store.readEvidenceSeal(candidate.digest)?.plan_binding_digest ?? null;
+      if (status !== null && sealed !== null && sealed !== binding) return; // sealed under another plan: verify reports it
+      if (status === null || status.unsealed > 0) store.writeEvidenceSeal(candidate.digest, evidence.trials, binding);
+    });
+  } catch {
+    // Repairable, and never more important than the error that ended the run.
+  }
+}
+
+async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> {
+  let decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
+  const state = {decision: decision as ComparisonResult | null, evaluated: 0};
+  // Recovery: evidence recorded but the record lags behind it.
+  if (run.trials.length > 0) await commit(run, null, decision);
+  progress(run, 'plan', decision);
+  for (;;) {
+    if (TERMINAL.has(decision.decision) || run.record.lifecycle === 'rejected' || futile(run)) break;
+    const lane = phaseOf(decision, run);
+    if (lane === null || (run.options.mode === 'screen' && lane !== 'screen')) break;
+    const before = run.trials.length;
+    await runLane(run, source, lane, state);
+    decision = state.decision ?? decision;
+    if (run.trials.length === before) break; // the lane has no units (or results) left
+  }
+  if (decision.decision === 'rejected' || decision.decision === 'inconclusive') {
+    if (!run.store.readNegativeResult(run.candidate.digest) || run.record.lifecycle !== 'rejected') await terminate(run, decision);
+  } else if (futile(run) && !TERMINAL.has(decision.decision)) {
+    decision = {...decision, decision: 'rejected', reason: FUTILE_REASON};
+    await terminate(run, decision, 'false-promotion-blocked');
+  }
+  progress(run, 'done', decision);
+  return {
+    status: statusOf(run.options.mode, decision),
+    scenario: run.store.scenario,
+    candidate_digest: run.candidate.digest,
+    parent_digest: run.incumbent.digest,
+    lifecycle: run.store.readRecord(run.candidate.digest)!.lifecycle,
+    comparison: decision,
+    pairs_evaluated: state.evaluated,
+    pairs_recorded: run.trials.length,
+    plan_digest: run.plan.plan_digest,
+  };
+}
+
+/** Drive a prepared run to where its decision or its units stop it, sealing what it recorded. */
+export async function drive(run: Run, source: PairSource): Promise<EvaluateResult> {
+  try {
+    return await driveLoop(run, source);
+  } finally {
+    await sealRecorded(run);
+  }
+}

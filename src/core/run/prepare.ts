@@ -1,0 +1,161 @@
+import {jsonEqual} from '../../canonical/index.js';
+import {AutoctxError, fail} from '../../errors.js';
+import {createEvaluatorPlan, planDifference, type BoundPlan, type EvaluatorIdentity} from '../../model/evaluator-plan.js';
+import {assignLanes, planDeficits, planUnits} from '../../model/fixtures.js';
+import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../../model/policy.js';
+import {evaluateMatchedTrials} from '../../model/comparison.js';
+import {compareReplay} from '../../model/replay.js';
+import {isoTimestamp, type CandidateRecord} from '../../model/records.js';
+import {createMatchedTrial, type MatchedTrial} from '../../model/trial.js';
+import type {ContextBundle} from '../../model/bundle.js';
+import {campaignSegment, readFixtures, readInputJson, type ScenarioStore} from '../../store/index.js';
+import {loadCampaign, loadCampaignPolicy, reserveCandidate, reserveFixturePlan} from '../campaign.js';
+import {lockTimeout, now, openScenario} from '../context.js';
+import {resolveDigest} from '../resolve.js';
+import {lifecycleFor} from './lifecycle.js';
+import type {DriveOptions, Run} from './types.js';
+
+/** What binds a new plan (screen, confirm, plan export); absent for a run of a plan already bound (trials ingest). */
+export interface PlanRequest {
+  evaluator: EvaluatorIdentity;
+  fixtures: string;
+  policyFile?: string | undefined;
+  seedsPerFixture?: number | undefined;
+  cohort?: string | undefined;
+  audit?: string | undefined;
+  campaign?: string | undefined;
+  campaignPolicyFile?: string | undefined;
+}
+
+export interface PrepareOptions extends DriveOptions {
+  candidate: string;
+  /** Bind (or check against the bound plan) from these; null: the plan must be bound already and nothing about it can change. */
+  request: PlanRequest | null;
+}
+
+function loadPolicy(file: string | undefined, bound: BoundPlan | null): ConfirmationPolicy {
+  if (file === undefined) return bound?.plan.confirmation_policy ?? {...DEFAULT_CONFIRMATION_POLICY};
+  const value = readInputJson(file);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('SCHEMA_VIOLATION', `${file}: a policy must be a JSON object`);
+  try {
+    return validateConfirmationPolicy({...DEFAULT_CONFIRMATION_POLICY, ...value});
+  } catch (error) {
+    if (error instanceof AutoctxError) throw new AutoctxError(error.code, `${file}: ${error.message}`, {file});
+    throw error;
+  }
+}
+
+/**
+ * A schema-1 evidence array is rewritten as a schema-2 envelope only after
+ * replaying it under the policy reproduces the recorded comparison and
+ * lifecycle; otherwise nothing is rewritten and the run fails closed.
+ */
+async function migrateLegacy(store: ScenarioStore, options: DriveOptions, candidate: ContextBundle, record: CandidateRecord, trials: MatchedTrial[], policy: ConfirmationPolicy): Promise<void> {
+  if (!record.comparison) fail('INTEGRITY', `candidate ${candidate.digest} has legacy evidence but no recorded comparison to verify it against`);
+  const replayed = evaluateMatchedTrials(candidate, trials, policy);
+  const verdict = compareReplay(record.comparison, replayed);
+  const lifecycle = replayed.decision === 'inconclusive' ? 'rejected' : lifecycleFor(replayed.decision, record.lifecycle);
+  if (!verdict.matches) fail('INTEGRITY', `the legacy evidence of ${candidate.digest} does not reproduce the recorded comparison under this policy; nothing was rewritten`);
+  if (lifecycle !== record.lifecycle) fail('INTEGRITY', `the legacy evidence of ${candidate.digest} does not reproduce the terminal lifecycle "${record.lifecycle}"; nothing was rewritten`);
+  const rekeyed = trials.map((t) => createMatchedTrial(t));
+  await store.withLock(lockTimeout(options), () => {
+    store.writeEvidence(candidate.digest, rekeyed, policy);
+    store.writeRecord({...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))});
+  });
+}
+
+/** Bind the requested plan, or check it against the bound one; reserve campaign alpha and fixtures first. */
+async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: PlanRequest, candidate: ContextBundle, incumbent: ContextBundle, record: CandidateRecord, bound: BoundPlan | null, evidence: ReturnType<ScenarioStore['readEvidence']>) {
+  const policy = loadPolicy(request.policyFile, bound);
+  const fixtures = readFixtures(request.fixtures);
+  const lanes = assignLanes(fixtures, policy);
+  const cohort = request.cohort ?? bound?.plan.cohort ?? `${record.source_run_id || 'manual'}:${candidate.evaluator_epoch}:generation:${record.source_generation}`;
+  const units = planUnits(lanes, request.seedsPerFixture ?? 1, cohort);
+  const deficits = planDeficits(units, policy);
+  if (deficits) fail('PLAN_UNREACHABLE', `the fixture plan cannot reach a decision under its policy: ${deficits}`);
+  const campaignId = request.campaign ?? bound?.additions.campaign_id ?? null;
+  if (bound && request.campaign !== undefined && request.campaign !== bound.additions.campaign_id) fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.additions.campaign_id)}`);
+  let campaign: Run['campaign'] = null;
+  let effective = policy;
+  if (campaignId !== null) {
+    const requestedPolicy = loadCampaignPolicy(request.campaignPolicyFile);
+    // Alpha first, then the fixture plan: both durable before any evaluation.
+    await store.withLock(lockTimeout(options), () => {
+      const reserved = reserveCandidate(store, campaignId, requestedPolicy, candidate, policy);
+      reserveFixturePlan(store, campaignId, candidate, cohort, units, reserved.policy);
+      effective = reserved.policy;
+      campaign = {id: campaignId, policy: reserved.campaign};
+    });
+  }
+  const requested = createEvaluatorPlan({
+    scenario: store.scenario,
+    evaluator_epoch: candidate.evaluator_epoch,
+    candidate_digest: candidate.digest,
+    incumbent_digest: incumbent.digest,
+    cohort,
+    confirmation_policy: effective,
+    units,
+    evaluator: request.evaluator,
+    audit: request.audit ?? bound?.additions.audit?.command ?? null,
+    campaign_id: campaignId,
+  });
+  if (evidence?.legacy) await migrateLegacy(store, options, candidate, record, evidence.trials, effective);
+  if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
+    fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
+  }
+  if (bound) {
+    const difference = planDifference(bound, requested);
+    if (difference === 'evaluator') fail('EVALUATOR_CHANGED', `the evaluator differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.plan.candidate_evaluator.evaluator)})`);
+    if (difference === 'audit') fail('AUDIT_CHANGED', `the audit command differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.additions.audit)})`);
+    if (difference !== null) fail('PLAN_CHANGED', `the fixture plan, cohort, policy or campaign differs from the plan bound in evaluator_plan.json (${bound.plan_digest})`);
+  } else {
+    await store.withLock(lockTimeout(options), () => store.writePlan(requested));
+  }
+  return {plan: bound ?? requested, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f]))};
+}
+
+/**
+ * Resolve the candidate and its parent, check recorded evidence against its
+ * seal, then bind the plan (or check the bound one) and check every recorded
+ * trial against it. With `request: null` the plan must already be bound
+ * (confirm or plan export bound it) and nothing about it changes here.
+ */
+export async function prepareRun(options: PrepareOptions): Promise<Run> {
+  if (options.request?.campaign !== undefined) campaignSegment(options.request.campaign); // a blank id is refused before anything else
+  const store = openScenario(options);
+  const digest = resolveDigest(store, options.candidate);
+  const candidate = store.requireBundle(digest);
+  const record = store.readRecord(digest);
+  if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
+  if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
+  if (candidate.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} has no parent to be compared with`);
+  const incumbent = store.requireBundle(candidate.parent_digest);
+  const bound = store.readPlan(digest);
+  if (!options.request && !bound) fail('INVALID_TRANSITION', `candidate ${digest} has no bound plan yet; run autoctx plan export (or confirm) first`);
+  // Edited evidence is refused before anything is reserved or bound.
+  const evidence = store.readEvidence(digest);
+  const problem = evidence && !evidence.legacy ? store.sealProblem(digest, evidence.trials, bound) : null;
+  if (problem) fail('INTEGRITY', `${problem}; run autoctx verify`);
+  let plan: BoundPlan;
+  let policy: ConfirmationPolicy;
+  let campaign: Run['campaign'] = null;
+  let fixtures: Run['fixtures'] = new Map();
+  if (options.request) {
+    ({plan, policy, campaign, fixtures} = await bindPlan(store, options, options.request, candidate, incumbent, record, bound, evidence));
+  } else {
+    plan = bound!;
+    policy = plan.plan.confirmation_policy;
+    if (plan.additions.campaign_id) campaign = {id: plan.additions.campaign_id, policy: loadCampaign(store, plan.additions.campaign_id, undefined).policy};
+  }
+  const trials = (evidence?.legacy ? store.readEvidence(digest)?.trials : evidence?.trials) ?? [];
+  const planned = new Map(plan.plan.units.map((u) => [`${u.fixture_digest}\u0000${u.seed}`, u]));
+  for (const t of trials) {
+    const u = planned.get(`${t.fixture_digest}\u0000${t.seed}`);
+    if (!u || u.lane !== t.lane || u.fixture !== t.fixture || t.cohort !== plan.plan.cohort || t.incumbent_digest !== incumbent.digest) {
+      fail('INTEGRITY', `recorded trial ${t.pair_key} does not match the bound plan`);
+    }
+  }
+  const planText = store.readPlanText(digest);
+  if (planText === null || store.readPlan(digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
+  return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText};
+}

@@ -1,0 +1,60 @@
+import type {ContextBundle} from '../../model/bundle.js';
+import type {CampaignFalsePromotionPolicy} from '../../model/campaign.js';
+import type {BoundPlan} from '../../model/evaluator-plan.js';
+import type {Fixture} from '../../model/fixtures.js';
+import type {ConfirmationPolicy} from '../../model/policy.js';
+import type {CandidateRecord, ComparisonResult} from '../../model/records.js';
+import type {MatchedTrial, TrialLane} from '../../model/trial.js';
+import type {ScenarioStore} from '../../store/index.js';
+import type {StoreOptions} from '../context.js';
+
+export interface ProgressEvent {
+  type: 'plan' | 'pair' | 'done';
+  lane?: TrialLane;
+  fixture?: string;
+  seed?: number;
+  counts: Record<TrialLane, number>;
+  planned: Record<TrialLane, number>;
+  decision: ComparisonResult | null;
+  min_effect: number;
+}
+
+export type EvaluateStatus = 'screened' | 'confirmed' | 'rejected' | 'inconclusive' | 'needs_more_evidence';
+
+export interface EvaluateResult {
+  status: EvaluateStatus;
+  scenario: string;
+  candidate_digest: string;
+  parent_digest: string;
+  lifecycle: CandidateRecord['lifecycle'];
+  comparison: ComparisonResult;
+  pairs_evaluated: number;
+  pairs_recorded: number;
+  plan_digest: string;
+}
+
+/** What a run is driven with: where it stops (screen: after the screen lane), how many pairs at once, where progress goes. */
+export interface DriveOptions extends StoreOptions {
+  mode: 'screen' | 'confirm';
+  concurrency?: number | undefined;
+  /** Seconds for an audit the run calls. */
+  timeoutSeconds?: number | undefined;
+  onProgress?: ((event: ProgressEvent) => void) | undefined;
+}
+
+/** Everything one evaluation run works with, resolved and checked. */
+export interface Run {
+  store: ScenarioStore;
+  candidate: ContextBundle;
+  incumbent: ContextBundle;
+  record: CandidateRecord;
+  policy: ConfirmationPolicy;
+  plan: BoundPlan;
+  /** The fixtures of the plan by digest (empty for a run of results brought back). */
+  fixtures: Map<string, Fixture>;
+  trials: MatchedTrial[];
+  options: DriveOptions;
+  campaign: {id: string; policy: CampaignFalsePromotionPolicy} | null;
+  /** The bytes of evaluator_plan.json as bound, compared before every arm. */
+  planText: string | null;
+}

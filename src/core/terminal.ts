@@ -1,0 +1,51 @@
+import type {ContextBundle} from '../model/bundle.js';
+import type {NegativeKind} from '../model/negative-result.js';
+import type {CandidateRecord, ComparisonResult} from '../model/records.js';
+import type {ScenarioStore} from '../store/index.js';
+import {negativeResultFor} from './negative.js';
+
+/** Why a candidate ends: the negative result's kind and reason, and what its record says. */
+export interface Rejection {
+  kind: NegativeKind;
+  /** The negative result's reason. */
+  reason: string;
+  /** The record's rationale (default: the reason). */
+  rationale?: string;
+  /** ISO timestamp of the decision. */
+  at: string;
+  comparison?: ComparisonResult | null;
+  reservationArtifact?: {path: string; digest: string};
+}
+
+/**
+ * The first half of "reject with a negative result": the negative result (and
+ * its discoverable copy), bound to the candidate's evidence as it is on disk.
+ * Under the scenario lock. Returns the evidence binding digest.
+ */
+export function writeRejection(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection): string | null {
+  const negative = negativeResultFor(store, candidate, record, r.kind, r.reason, r.at, {
+    ...(r.comparison !== undefined ? {comparison: r.comparison} : {}),
+    ...(r.reservationArtifact ? {reservation_artifact: r.reservationArtifact} : {}),
+  });
+  store.writeNegativeResult(candidate.digest, negative.document);
+  return negative.evidenceDigest;
+}
+
+/** The second half: the record, re-read under the lock, becomes `rejected` (once). Returns the record as it stands. */
+export function markRejected(store: ScenarioStore, digest: string, r: Pick<Rejection, 'reason' | 'rationale' | 'at'>): CandidateRecord {
+  const current = store.readRecord(digest)!;
+  if (current.lifecycle === 'rejected') return current;
+  const updated: CandidateRecord = {...current, lifecycle: 'rejected', rationale: r.rationale ?? r.reason, updated_at: r.at};
+  store.writeRecord(updated);
+  return updated;
+}
+
+/**
+ * Reject with a negative result: the negative result first, then the record.
+ * A crash between them leaves a negative result beside a live record, which
+ * the same command run again completes. Under the scenario lock.
+ */
+export function rejectWithNegativeResult(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection): CandidateRecord {
+  writeRejection(store, candidate, record, r);
+  return markRejected(store, candidate.digest, r);
+}

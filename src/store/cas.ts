@@ -1,0 +1,33 @@
+import {parseJsonUtf8, stableDigest} from '../canonical/index.js';
+import {fail} from '../errors.js';
+import {withBytes} from './fs.js';
+import type {LockedWriter} from './locked-writer.js';
+import type {SchemaName} from './schemas.js';
+
+/** The digest a compare-and-swap compares: the canonical digest of the document as stored, or null when absent. */
+export function documentDigest(writer: LockedWriter, file: string): string | null {
+  return withBytes(writer.guard, file, (bytes) => stableDigest(parseJsonUtf8(bytes)));
+}
+
+/**
+ * Compare-and-swap of a mutable document: under its lock, replace `file` with
+ * `next` only if the document stored now has the digest `expected` (null: the
+ * file must not exist yet). A document that moved is CAS_LOST (exit 6), and
+ * nothing is written. The active pointer moves this way; so will the release
+ * registry. `onLost` may raise a more precise error of the same exit code.
+ */
+export function compareAndSwap(
+  writer: LockedWriter,
+  file: string,
+  schema: SchemaName,
+  expected: string | null,
+  next: unknown,
+  onLost?: (current: string | null) => never,
+): void {
+  const current = documentDigest(writer, file);
+  if (current !== expected) {
+    if (onLost) onLost(current);
+    fail('CAS_LOST', `${writer.guard.relative(file)} moved: expected ${expected ?? 'no document'}, found ${current ?? 'none'}; nothing was written`, {file: writer.guard.relative(file), expected, found: current});
+  }
+  writer.replaceDocument(file, schema, next);
+}

@@ -1,0 +1,92 @@
+import path from 'node:path';
+import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyWarningFinding} from '../errors.js';
+import type {BundleOutline} from '../model/bundle.js';
+import type {TreeEntry} from './fs.js';
+import type {ScenarioStore} from './scenario-store.js';
+import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/policy.js';
+
+export interface VerifyIssue {
+  severity: 'error' | 'warning';
+  code: string;
+  file: string;
+  message: string;
+}
+
+/**
+ * What verify found in one scenario: the document kinds' checks report here,
+ * and every check runs even after a failure. It collects; it never prints.
+ */
+export class Findings {
+  readonly errors: VerifyIssue[] = [];
+  readonly warnings: VerifyIssue[] = [];
+  /** The outlines of the manifests that verified, by digest. */
+  readonly bundles = new Map<string, BundleOutline>();
+
+  constructor(
+    readonly store: ScenarioStore,
+    readonly replayTolerance = false,
+  ) {}
+
+  rel(file: string): string {
+    return path.relative(this.store.guard.root, file);
+  }
+
+  private tree: TreeEntry[] | undefined;
+
+  /** The scenario's entries, walked once per verify; later reads of files the walk did not find touch no disk. */
+  entries(): TreeEntry[] {
+    if (!this.tree) {
+      this.tree = this.store.walk();
+      this.store.guard.useSnapshot(this.store.paths.dir, this.tree.filter((e) => e.kind === 'file').map((e) => e.path));
+    }
+    return this.tree;
+  }
+
+  error(file: string, code: VerifyErrorFinding | ErrorCode, message: string): void {
+    this.errors.push({severity: 'error', code, file: this.rel(file), message});
+  }
+
+  warn(file: string, code: VerifyWarningFinding, message: string): void {
+    this.warnings.push({severity: 'warning', code, file: this.rel(file), message});
+  }
+
+  /** The files a check found (read, or refused); a file read by several checks counts once. */
+  private readonly checked = new Set<string>();
+
+  get filesChecked(): number {
+    return this.checked.size;
+  }
+
+  /** Run a read (or a check of a file's content); a typed failure becomes an error entry and the result undefined. */
+  attempt<T>(file: string, fn: () => T): T | undefined {
+    try {
+      const result = fn();
+      if (result !== null) this.checked.add(file); // null: the file does not exist
+      return result;
+    } catch (error) {
+      this.checked.add(file);
+      if (!isAutoctxError(error)) throw error;
+      const message = error.message.startsWith(this.rel(file)) ? error.message : `${this.rel(file)}: ${error.message}`;
+      this.error(file, (error.data?.reason as ErrorCode | undefined) ?? error.code, message); // the reader's own code
+      return undefined;
+    }
+  }
+
+  bundle(digest: string | null | undefined): BundleOutline | undefined {
+    if (!digest) return undefined;
+    return this.bundles.get(digest);
+  }
+
+  /** Report one problem against both files it sets against each other. */
+  both(a: string, b: string, code: VerifyErrorFinding, message: string): void {
+    this.error(a, code, message);
+    this.error(b, code, message);
+  }
+}
+
+/** A confirmation policy and its digest must be both present (and agree) or both null. */
+export function checkPolicy(c: Findings, file: string, policy: ConfirmationPolicy | null | undefined, digest: string | null | undefined): void {
+  if (policy == null && digest == null) return;
+  if (policy == null || digest == null) return c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: confirmation policy and its digest must be both present or both null`);
+  if (confirmationPolicyDigest(policy) !== digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: confirmation_policy_digest does not match the policy`);
+}

@@ -1,0 +1,67 @@
+import {fail} from '../../errors.js';
+import type {CampaignFalsePromotionState} from '../../model/campaign.js';
+import {campaignStateDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../../model/evidence-digests.js';
+import {readDocument} from '../documents.js';
+import type {KindContext} from './context.js';
+import {campaignSegment} from '../paths.js';
+import type {Findings} from '../findings.js';
+
+/** promotion-risk/<campaign>/false-promotion.json: the campaign's mutable risk ledger, under the scenario lock. */
+export const LEDGER_SCHEMA = 'false-promotion' as const;
+/** promotion-risk/<campaign>/reservation-artifacts/<digest>.json: one immutable artifact per reservation decision. */
+export const ARTIFACT_SCHEMA = 'reservation-artifact' as const;
+
+/** A campaign ledger as stored: schema 2, or a readable schema-1 ledger without fixture history. */
+export type StoredCampaign = Omit<CampaignFalsePromotionState, 'schema_version'> & {schema_version: 1 | 2};
+
+/** The state digest a ledger must carry, by its schema. */
+export function ledgerDigest(l: StoredCampaign | {schema_version: number; campaign_id: unknown; policy: unknown; reservations: unknown}): string {
+  return l.schema_version === 2 ? campaignStateDigest(l) : legacyCampaignStateDigest(l);
+}
+
+export function readCampaign(ctx: KindContext, campaignId: string): StoredCampaign | null {
+  return readDocument<StoredCampaign>(ctx.guard, ctx.paths.campaignLedger(campaignId), LEDGER_SCHEMA, (value) => {
+    const l = value as unknown as StoredCampaign;
+    if (l.campaign_id !== campaignId) fail('INVALID_INPUT', `the ledger is for campaign ${JSON.stringify(l.campaign_id)}`);
+    if (ledgerDigest(l) !== l.state_digest) fail('DIGEST_MISMATCH', 'state_digest does not match the ledger');
+    return l;
+  });
+}
+
+export function writeCampaign(ctx: KindContext, state: StoredCampaign): void {
+  ctx.writer.replaceDocument(ctx.paths.campaignLedger(state.campaign_id), LEDGER_SCHEMA, state);
+}
+
+export function writeReservationArtifact(ctx: KindContext, campaignId: string, digest: string, artifact: Record<string, unknown>): boolean {
+  return ctx.writer.createDocument(ctx.paths.reservationArtifact(campaignId, digest), ARTIFACT_SCHEMA, artifact);
+}
+
+export {reservationArtifactDigest};
+
+/** verify: each ledger lives under its own campaign's folder with a matching state digest; each artifact matches its digest and its candidate. */
+export function verifyCampaigns(c: Findings): void {
+  const {store} = c;
+  for (const entry of c.entries()) {
+    if (entry.kind !== 'file') continue;
+    const where = store.paths.campaignFileKind(entry.path);
+    if (where?.kind === 'ledger') {
+      c.attempt(entry.path, () =>
+        store.readDocumentAt(entry.path, LEDGER_SCHEMA, (v) => {
+          const l = v as unknown as {schema_version: number; campaign_id: string; state_digest: string; reservations: unknown; policy: unknown};
+          if (campaignSegment(l.campaign_id) !== where.folder) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: campaign "${l.campaign_id}" is stored under another folder`);
+          if (ledgerDigest(l) !== l.state_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: state_digest does not match the ledger`);
+          return v;
+        }),
+      );
+    } else if (where?.kind === 'artifact') {
+      c.attempt(entry.path, () =>
+        store.readDocumentAt(entry.path, ARTIFACT_SCHEMA, (v) => {
+          const a = v as unknown as {artifact_digest: string; campaign_id: string; risk_reservation: {candidate_digest: string}; fixture_reservation: {candidate_digest: string}};
+          if (reservationArtifactDigest(a) !== a.artifact_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: artifact_digest does not match the artifact`);
+          if (a.risk_reservation.candidate_digest !== where.candidate) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: reserves another candidate`);
+          return v;
+        }),
+      );
+    }
+  }
+}

@@ -1,0 +1,12 @@
+import type {RootGuard} from '../fs.js';
+import type {LockedWriter} from '../locked-writer.js';
+import type {ScenarioPaths} from '../paths.js';
+
+/** What a document kind's reader and writer work with inside one scenario store. */
+export interface KindContext {
+  readonly guard: RootGuard;
+  readonly paths: ScenarioPaths;
+  readonly scenario: string;
+  /** The scenario's locked writer: every write refuses to run without the scenario lock. */
+  readonly writer: LockedWriter;
+}

@@ -1,0 +1,90 @@
+import {fail} from '../../errors.js';
+import {compareWithSeal, evidenceSeal, type MatchedTrial, type SealComparison} from '../../model/trial.js';
+import {readDocument} from '../documents.js';
+import type {KindContext} from './context.js';
+import {planBindingDigest, type BoundPlan} from '../../model/evaluator-plan.js';
+import type {Findings} from '../findings.js';
+import {readPlan} from './evaluator-plan.js';
+
+/**
+ * candidates/<digest>/evidence_seal.json: the digest of every trial as
+ * recorded, and the binding digest of the plan they were recorded under, so
+ * that a change to any score, or to what the plan binds beside it (the audit,
+ * the campaign), is found even where it moves no replayed statistic.
+ */
+export const SEAL_SCHEMA = 'evidence-seal' as const;
+
+export interface StoredSeal {
+  trial_digests: Record<string, string>;
+  /** Absent in seals written before the binding was recorded. */
+  plan_binding_digest: string | null;
+}
+
+export function readEvidenceSeal(ctx: KindContext, digest: string): StoredSeal | null {
+  return readDocument(ctx.guard, ctx.paths.evidenceSeal(digest), SEAL_SCHEMA, (value) => {
+    const seal = value as unknown as {candidate_digest: string; trial_digests: Record<string, string>; plan_binding_digest?: string};
+    if (seal.candidate_digest !== digest) fail('INVALID_INPUT', `the evidence seal is for candidate ${seal.candidate_digest}`);
+    return {trial_digests: seal.trial_digests, plan_binding_digest: seal.plan_binding_digest ?? null};
+  });
+}
+
+/**
+ * Written when a run ends (not after every pair); trials recorded since the
+ * last seal are reported by verify and sealed by the next run or by repair.
+ */
+export function writeEvidenceSeal(ctx: KindContext, digest: string, trials: readonly MatchedTrial[], planBinding: string | null): void {
+  ctx.writer.replaceDocument(ctx.paths.evidenceSeal(digest), SEAL_SCHEMA, evidenceSeal(digest, trials, planBinding));
+}
+
+/**
+ * Why the recorded evidence cannot be trusted against its seal, or null: a
+ * sealed trial changed or gone, or trials sealed under another plan binding
+ * than the plan bound now (the audit or campaign edited beside the plan).
+ * Trials recorded after the seal are not a problem here (repair seals them).
+ */
+export function sealProblem(ctx: KindContext, digest: string, trials: readonly MatchedTrial[], plan: BoundPlan | null): string | null {
+  const seal = readEvidenceSeal(ctx, digest);
+  if (!seal) return null;
+  const status = compareWithSeal(seal.trial_digests, trials);
+  if (status.changed.length > 0 || status.missing.length > 0) return `the matched trials of ${digest} differ from evidence_seal.json (${status.changed.length} changed, ${status.missing.length} missing): the evidence was edited`;
+  if (plan && !plan.legacy && seal.plan_binding_digest === null) return `evidence_seal.json of ${digest} does not record the binding of its evaluator_plan.json`;
+  if (plan && seal.plan_binding_digest !== null && seal.plan_binding_digest !== planBindingDigest(plan)) return `evaluator_plan.json of ${digest} is not the plan (with its audit and campaign) that evidence_seal.json sealed the trials under`;
+  if (!plan && seal.plan_binding_digest !== null) return `evidence_seal.json of ${digest} seals trials under a plan, but evaluator_plan.json is missing`;
+  return null;
+}
+
+/** How the evidence stands against its seal (null: no seal). */
+export function sealStatus(ctx: KindContext, digest: string, trials: readonly MatchedTrial[]): SealComparison | null {
+  const seal = readEvidenceSeal(ctx, digest);
+  return seal ? compareWithSeal(seal.trial_digests, trials) : null;
+}
+
+/**
+ * verify: every sealed trial is in the evidence exactly as sealed, and the seal
+ * was made under the plan bound now (its additions included); trials recorded
+ * after the seal are a warning that repair completes.
+ */
+export function verifySeal(c: Findings, digest: string, trials: MatchedTrial[]): void {
+  const {store} = c;
+  const file = store.paths.matchedTrials(digest);
+  const sealFile = store.paths.evidenceSeal(digest);
+  const seal = c.attempt(sealFile, () => readEvidenceSeal(store, digest));
+  if (!seal) return;
+  const status = c.attempt(file, () => compareWithSeal(seal.trial_digests, trials));
+  if (!status) return;
+  for (const i of status.changed) c.both(file, sealFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: trial ${i} differs from the trial ${c.rel(sealFile)} sealed`);
+  for (const key of status.missing) c.both(file, sealFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: sealed pair ${key} is missing from the evidence`);
+  if (status.unsealed > 0) c.warn(sealFile, 'UNSEALED_TRIALS', `${c.rel(file)}: ${status.unsealed} trial(s) recorded after ${c.rel(sealFile)} was written (an interrupted write, or trials added by another tool; autoctx repair seals them)`);
+  const planFile = store.paths.evaluatorPlan(digest);
+  let plan: ReturnType<typeof readPlan> | undefined;
+  try {
+    plan = readPlan(store, digest);
+  } catch {
+    plan = undefined; // the plan's own check reports it
+  }
+  if (plan === null && seal.plan_binding_digest !== null) c.both(sealFile, planFile, 'MISSING_PLAN', `${c.rel(sealFile)} seals trials under a plan, but ${c.rel(planFile)} is missing`);
+  if (plan && !plan.legacy && seal.plan_binding_digest === null) c.both(sealFile, planFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(sealFile)} does not record the plan binding of ${c.rel(planFile)}, which every seal under such a plan records`);
+  if (plan && seal.plan_binding_digest !== null && seal.plan_binding_digest !== planBindingDigest(plan)) {
+    c.both(sealFile, planFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(sealFile)} sealed the trials under another plan or other additions than ${c.rel(planFile)} binds now (the audit or campaign binding changed)`);
+  }
+}

@@ -1,0 +1,80 @@
+import {fail} from '../../errors.js';
+import type {PromotionRecord, RollbackRecord} from '../../model/records.js';
+import {readDocument} from '../documents.js';
+import {listDir} from '../fs.js';
+import type {KindContext} from './context.js';
+import {rollbackId} from '../../model/records.js';
+import {checkPolicy, type Findings} from '../findings.js';
+import {readManifestDiff} from './manifest-diff.js';
+
+/** promotions/<id>.json and rollbacks/<id>.json: one immutable record per pointer move of that kind. */
+export const PROMOTION_SCHEMA = 'promotion' as const;
+export const ROLLBACK_SCHEMA = 'rollback' as const;
+const ID_FILE = /^[0-9a-f]{32}\.json$/;
+
+function listIds(ctx: KindContext, dir: string): string[] {
+  return listDir(ctx.guard, dir)
+    .filter((e) => e.isFile() && ID_FILE.test(e.name))
+    .map((e) => e.name.slice(0, -5));
+}
+
+export function listPromotionIds(ctx: KindContext): string[] {
+  return listIds(ctx, ctx.paths.promotionsDir);
+}
+
+export function readPromotion(ctx: KindContext, id: string): PromotionRecord | null {
+  return readDocument<PromotionRecord>(ctx.guard, ctx.paths.promotion(id), PROMOTION_SCHEMA, (value) => {
+    const p = value as unknown as PromotionRecord;
+    if (p.promotion_id !== id) fail('DIGEST_MISMATCH', `promotion record names id ${p.promotion_id} but is stored as ${id}`);
+    return p;
+  });
+}
+
+export function writePromotion(ctx: KindContext, record: PromotionRecord): boolean {
+  return ctx.writer.createDocument(ctx.paths.promotion(record.promotion_id), PROMOTION_SCHEMA, record);
+}
+
+export function listRollbackIds(ctx: KindContext): string[] {
+  return listIds(ctx, ctx.paths.rollbacksDir);
+}
+
+export function readRollback(ctx: KindContext, id: string): RollbackRecord | null {
+  return readDocument<RollbackRecord>(ctx.guard, ctx.paths.rollback(id), ROLLBACK_SCHEMA, (value) => {
+    const r = value as unknown as RollbackRecord;
+    if (r.rollback_id !== id) fail('DIGEST_MISMATCH', `rollback record names id ${r.rollback_id} but is stored as ${id}`);
+    return r;
+  });
+}
+
+export function writeRollback(ctx: KindContext, record: RollbackRecord): boolean {
+  return ctx.writer.createDocument(ctx.paths.rollback(record.rollback_id), ROLLBACK_SCHEMA, record);
+}
+
+/** verify: each promotion and rollback record names bundles that exist, with the lineage, epoch, rollback target and id its move implies. */
+export function verifyHistory(c: Findings): void {
+  const {store} = c;
+  for (const id of listPromotionIds(store)) {
+    const file = store.paths.promotion(id);
+    const p = c.attempt(file, () => readPromotion(store, id));
+    if (!p) continue;
+    checkPolicy(c, file, p.confirmation_policy, p.confirmation_policy_digest);
+    for (const d of [p.candidate_digest, p.incumbent_digest]) if (!c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, which has no valid manifest`);
+    const cand = c.bundle(p.candidate_digest);
+    if (cand && cand.parent_digest !== p.incumbent_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: the candidate's parent is not the recorded incumbent`);
+    if (cand && cand.evaluator_epoch !== p.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the candidate's manifest`);
+    if (p.rollback_target_digest !== p.incumbent_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: the rollback target is not the incumbent it replaced`);
+    const diff = store.paths.manifestDiff(p.candidate_digest);
+    const d = c.attempt(diff, () => readManifestDiff(store, p.candidate_digest));
+    if (d && d.digest !== p.manifest_diff_digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: manifest_diff_digest is not the candidate's manifest diff`);
+  }
+  for (const id of listRollbackIds(store)) {
+    const file = store.paths.rollback(id);
+    const r = c.attempt(file, () => readRollback(store, id));
+    if (!r) continue;
+    if (rollbackId(r.from_digest, r.from_activated_at, r.to_digest) !== id) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: rollback id does not match the move it records`);
+    for (const d of [r.from_digest, r.to_digest]) if (!c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, which has no valid manifest`);
+    if (r.scenario !== store.scenario) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: records a move in scenario "${r.scenario}"`);
+    const to = c.bundle(r.to_digest);
+    if (to && to.evaluator_epoch !== r.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the restored bundle's`);
+  }
+}

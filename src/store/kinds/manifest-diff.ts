@@ -1,0 +1,36 @@
+import {fail} from '../../errors.js';
+import {manifestDiffDigest, type ManifestDiff} from '../../model/diff.js';
+import {readDocument} from '../documents.js';
+import type {KindContext} from './context.js';
+import {manifestDiffBody, sameDiffBody} from '../../model/diff.js';
+import type {Findings} from '../findings.js';
+
+/** candidates/<digest>/manifest_diff.json: the candidate against its parent, with its own digest. Immutable. */
+export const DIFF_SCHEMA = 'manifest-diff' as const;
+
+export function readManifestDiff(ctx: KindContext, digest: string): ManifestDiff | null {
+  return readDocument<ManifestDiff>(ctx.guard, ctx.paths.manifestDiff(digest), DIFF_SCHEMA, (value) => {
+    const d = value as unknown as ManifestDiff;
+    if (manifestDiffDigest(d) !== d.digest) fail('DIGEST_MISMATCH', `manifest diff digest mismatch: recorded ${d.digest}`);
+    return d;
+  });
+}
+
+export function writeManifestDiff(ctx: KindContext, diff: ManifestDiff): boolean {
+  return ctx.writer.createDocument(ctx.paths.manifestDiff(diff.tested_bundle_digest), DIFF_SCHEMA, diff);
+}
+
+/** verify: the stored diff is the candidate's, and its body is the diff recomputed from the two manifests. */
+export function verifyManifestDiff(c: Findings, digest: string): ManifestDiff | null | undefined {
+  const file = c.store.paths.manifestDiff(digest);
+  const diff = c.attempt(file, () => readManifestDiff(c.store, digest));
+  const bundle = c.bundle(digest);
+  if (diff && bundle) {
+    const parent = c.bundle(diff.comparison_bundle_digest);
+    if (diff.tested_bundle_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names tested bundle ${diff.tested_bundle_digest}`);
+    // The stored diff's digest was checked against its body when it was read; its body must be the recomputed one.
+    else if (parent && !sameDiffBody(manifestDiffBody(bundle, parent), diff)) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: does not equal the diff recomputed from the manifests`);
+    else if (!parent) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)}: comparison bundle ${diff.comparison_bundle_digest} is missing`);
+  }
+  return diff;
+}

@@ -1,0 +1,86 @@
+import {fail} from '../../errors.js';
+import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../../model/policy.js';
+import {matchedTrialFromDict, sortEvidence, type MatchedTrial} from '../../model/trial.js';
+import {readDocument} from '../documents.js';
+import type {KindContext} from './context.js';
+import {legacyPairKey, matchedTrialPairKey} from '../../model/trial.js';
+import {checkPolicy, type Findings} from '../findings.js';
+import {verifySeal} from './evidence-seal.js';
+
+/** candidates/<digest>/matched_trials.json: the schema-2 envelope, or the legacy (schema-1) array. */
+export const EVIDENCE_SCHEMAS = ['matched-trials', 'matched-trials-legacy'] as const;
+
+/** A candidate's recorded evidence. A legacy (schema-1) array has no bound policy. */
+export interface MatchedEvidence {
+  legacy: boolean;
+  trials: MatchedTrial[];
+  confirmation_policy: ConfirmationPolicy | null;
+  confirmation_policy_digest: string | null;
+}
+
+function uniquePairs(trials: readonly MatchedTrial[], message: string): void {
+  const keys = new Set<string>();
+  for (const t of trials) {
+    if (keys.has(t.pair_key)) fail('INVALID_INPUT', message);
+    keys.add(t.pair_key);
+  }
+}
+
+export function readEvidence(ctx: KindContext, digest: string): MatchedEvidence | null {
+  return readDocument<MatchedEvidence>(ctx.guard, ctx.paths.matchedTrials(digest), [...EVIDENCE_SCHEMAS], (value) => {
+    if (Array.isArray(value)) {
+      const trials = value.map((row) => matchedTrialFromDict(row, {allowLegacyKey: true}));
+      uniquePairs(trials, 'legacy rows collapse to a duplicate current pair identity');
+      return {legacy: true, trials, confirmation_policy: null, confirmation_policy_digest: null};
+    }
+    const doc = value as unknown as {trials: unknown[]; confirmation_policy: ConfirmationPolicy; confirmation_policy_digest: string};
+    const policy = validateConfirmationPolicy(doc.confirmation_policy);
+    if (confirmationPolicyDigest(policy) !== doc.confirmation_policy_digest) fail('DIGEST_MISMATCH', 'confirmation_policy_digest does not match the policy');
+    const trials = doc.trials.map((row) => matchedTrialFromDict(row));
+    for (const t of trials) if (t.candidate_digest !== digest) fail('INVALID_INPUT', `a trial is for candidate ${t.candidate_digest}`);
+    uniquePairs(trials, 'duplicate matched trial pair');
+    return {legacy: false, trials, confirmation_policy: policy, confirmation_policy_digest: doc.confirmation_policy_digest};
+  });
+}
+
+/** Replace the envelope atomically: trials sorted by (lane, pair_key), with the policy and its digest. */
+export function writeEvidence(ctx: KindContext, digest: string, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): void {
+  const envelope = {schema_version: 2, trials: sortEvidence(trials), confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy)};
+  ctx.writer.replaceDocument(ctx.paths.matchedTrials(digest), 'matched-trials', envelope);
+}
+
+interface TrialRow {
+  candidate_digest: string;
+  evaluator_epoch: string;
+  cohort: string;
+  fixture_digest: string;
+  seed: number;
+  pair_key: string;
+}
+
+/**
+ * verify: every trial's pair key is its identity's, no pair twice, every
+ * trial for this candidate, the policy matches its digest; then the seal.
+ * Read row by row (not through readEvidence) so that every problem is named.
+ */
+export function verifyEvidence(c: Findings, digest: string): void {
+  const file = c.store.paths.matchedTrials(digest);
+  c.attempt(file, () =>
+    c.store.readDocumentAt(file, [...EVIDENCE_SCHEMAS], (v) => {
+      const legacy = Array.isArray(v);
+      const doc = v as unknown as {trials: TrialRow[]; confirmation_policy: ConfirmationPolicy; confirmation_policy_digest: string};
+      const trials = legacy ? (v as unknown as TrialRow[]) : doc.trials;
+      if (!legacy) checkPolicy(c, file, doc.confirmation_policy, doc.confirmation_policy_digest);
+      const seen = new Set<string>();
+      for (const [i, t] of trials.entries()) {
+        const key = matchedTrialPairKey(t);
+        if (t.pair_key !== key && !(legacy && t.pair_key === legacyPairKey(t as never))) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: trial ${i} pair_key does not match its identity`);
+        if (seen.has(key)) c.error(file, 'DUPLICATE_PAIR', `${c.rel(file)}: trial ${i} duplicates matched pair ${key}`);
+        seen.add(key);
+        if (t.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: trial ${i} is for candidate ${t.candidate_digest}`);
+      }
+      if (!legacy) verifySeal(c, digest, trials as unknown as MatchedTrial[]);
+      return v;
+    }),
+  );
+}

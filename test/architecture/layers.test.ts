@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from '@jest/globals';
+import {PROJECT_ROOT} from '../helpers/paths.js';
+
+/**
+ * The layer rules of ARCHITECTURE §2, as this project refines them
+ * (docs/architecture.md): imports go one way only, from a higher layer to a
+ * lower one. Layers of the same rank never import each other.
+ */
+const RANK: Record<string, number> = {
+  errors: 0,
+  canonical: 1,
+  stats: 1,
+  model: 2,
+  store: 3,
+  evaluator: 3,
+  core: 4,
+  cli: 5,
+  hooks: 5,
+  public: 5,
+  index: 6,
+  commands: 6,
+};
+
+/** Packages a layer may import, beyond node's own modules that are not file-system access. */
+const UI = ['@oclif/core', 'chalk', 'ink', 'react'];
+const FILESYSTEM = ['node:fs', 'node:fs/promises', 'fs', 'fs/promises', 'write-file-atomic', 'proper-lockfile'];
+
+const SRC = path.join(PROJECT_ROOT, 'src');
+
+function layerOf(file: string): string {
+  const rel = path.relative(SRC, file);
+  const top = rel.split(path.sep)[0]!;
+  if (top === 'errors.ts') return 'errors';
+  if (top === 'index.ts') return 'index';
+  return top;
+}
+
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+}
+
+/** Every module a file imports (static and dynamic imports, re-exports), as written. */
+function importsOf(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*'([^']+)'/g)) out.push(m[1]!);
+  for (const m of text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) out.push(m[1]!);
+  for (const m of text.matchAll(/(?:^|\n)\s*import\s*'([^']+)'/g)) out.push(m[1]!);
+  return out;
+}
+
+interface Violation {
+  file: string;
+  imports: string;
+  why: string;
+}
+
+/** What breaks the layer rules in the given files (path and text). */
+function violations(files: Array<{file: string; text: string}>): Violation[] {
+  const out: Violation[] = [];
+  for (const {file, text} of files) {
+    const from = layerOf(file);
+    const rank = RANK[from];
+    const rel = path.relative(PROJECT_ROOT, file);
+    if (rank === undefined) {
+      out.push({file: rel, imports: '', why: `src/${from} is not a layer of the design`});
+      continue;
+    }
+    for (const spec of importsOf(text)) {
+      if (spec.startsWith('.')) {
+        const target = path.resolve(path.dirname(file), spec);
+        const to = layerOf(target);
+        if (to === from) continue;
+        const toRank = RANK[to];
+        if (toRank === undefined || toRank >= rank) out.push({file: rel, imports: spec, why: `${from} (rank ${rank}) may not import ${to} (rank ${toRank ?? '?'})`});
+        if ((from === 'hooks' || from === 'public') && (to === 'cli' || to === 'commands')) out.push({file: rel, imports: spec, why: `${from} never imports the CLI`});
+        continue;
+      }
+      const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+      if (UI.includes(pkg) && from !== 'cli' && from !== 'commands') out.push({file: rel, imports: spec, why: `only cli and commands use ${pkg}`});
+      if (FILESYSTEM.includes(spec) && from !== 'store') out.push({file: rel, imports: spec, why: 'the store does every file-system access'});
+    }
+  }
+  return out;
+}
+
+describe('the import boundary (ARCHITECTURE §2)', () => {
+  const files = sources(SRC);
+
+  it('src holds only the layers of the design, and the hook entry point has its place', () => {
+    const tops = new Set(files.map(layerOf));
+    for (const top of tops) expect([top, RANK[top] !== undefined]).toEqual([top, true]);
+    expect(RANK.hooks).toBeLessThan(RANK.cli! + 1);
+    expect(files.length).toBeGreaterThan(100);
+  });
+
+  it('no file imports against the layer rules', () => {
+    expect(violations(files.map((file) => ({file, text: fs.readFileSync(file, 'utf8')})))).toEqual([]);
+  });
+
+  it('nothing but oclif commands lives in src/commands, and commands write no files', () => {
+    for (const file of files.filter((f) => layerOf(f) === 'commands')) {
+      const text = fs.readFileSync(file, 'utf8');
+      expect([path.relative(SRC, file), /export default class \w+ extends \w+Command\b/.test(text)]).toEqual([path.relative(SRC, file), true]);
+      expect([path.relative(SRC, file), /writeFileSync|createWriteStream|appendFileSync/.test(text)]).toEqual([path.relative(SRC, file), false]);
+    }
+  });
+
+  it('the check itself catches each kind of violation', () => {
+    const probe = (layer: string, text: string) => ({file: path.join(SRC, layer, 'probe.ts'), text});
+    const cases = [
+      probe('core', "import {AutoctxCommand} from '../cli/base-command.js';"),
+      probe('store', "import {prepareRun} from '../core/run/prepare.js';"),
+      probe('model', "import {readFixtures} from '../store/inputs.js';"),
+      probe('hooks', "import {Flags} from '@oclif/core';"),
+      probe('hooks', "export {toAutoctxError} from '../cli/base-command.js';"),
+      probe('core', "import fs from 'node:fs';"),
+      probe('stats', "const m = await import('../model/bundle.js');"),
+      probe('canonical', "import {x} from '../stats/rng.js';"),
+    ];
+    const found = violations(cases);
+    expect(cases.map((c) => found.some((v) => v.file === path.relative(PROJECT_ROOT, c.file) && c.text.includes(v.imports)))).toEqual(cases.map(() => true));
+    expect(violations([probe('core', "import {fail} from '../errors.js';\nimport {readFixtures} from '../store/index.js';")])).toEqual([]);
+  });
+});
