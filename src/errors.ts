@@ -213,9 +213,18 @@ export const RESULT_EXIT = {
 
 export type ResultStatus = keyof typeof RESULT_EXIT;
 
-/** The exit code for a result's status (see RESULT_EXIT). */
-export function exitCodeForStatus(status: string): ExitCode {
-  const code = (RESULT_EXIT as Record<string, ExitCode>)[status];
+/**
+ * Where a command's own verb is the status it reports, success is exit 0: `autoctx
+ * reject` answers "rejected" when it did what it was asked.
+ */
+export const RESULT_EXIT_BY_COMMAND: Record<string, Partial<Record<ResultStatus, ExitCode>>> = {
+  reject: {rejected: EXIT.OK},
+};
+
+/** The exit code for a result's status (see RESULT_EXIT and RESULT_EXIT_BY_COMMAND). */
+export function exitCodeForStatus(status: string, command?: string): ExitCode {
+  const own = command !== undefined ? RESULT_EXIT_BY_COMMAND[command]?.[status as ResultStatus] : undefined;
+  const code = own ?? (RESULT_EXIT as Record<string, ExitCode>)[status];
   if (code === undefined) throw new AutoctxError('INTERNAL', `internal: result status "${status}" has no exit code`);
   return code;
 }

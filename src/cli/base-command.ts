@@ -79,7 +79,7 @@ export abstract class AutoctxCommand extends Command {
 
   /** Print the human summary (never in --json mode) and return the result for --json; the exit code follows the status. */
   protected done<T extends {status: string}>(result: T, lines: () => string[]): T {
-    const exitCode = exitCodeForStatus(result.status);
+    const exitCode = exitCodeForStatus(result.status, this.id?.replace(/:/g, ' '));
     if (exitCode !== 0) process.exitCode = exitCode;
     if (!this.jsonEnabled()) process.stdout.write(`${lines().join('\n')}\n`);
     return result;

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core';
 import type {EvaluateOptions, EvaluateResult, ProgressEvent} from '../core/evaluate.js';
 import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/context.js';
-import {digestArg, secondsFlag, sourceFlag, textFlag} from './flags.js';
+import {digestArg, integerFlag, secondsFlag, sourceFlag, textFlag} from './flags.js';
 import {paint, short} from './style.js';
 
 export const candidateArg = {candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix (8+ hex characters).')};
@@ -11,12 +11,12 @@ export const evaluationFlags = {
   evaluator: textFlag('evaluator', {summary: 'Evaluator command, run through sh -c (see the evaluator protocol in the README).', helpValue: 'CMD', required: true}),
   fixtures: sourceFlag('fixtures', {summary: 'Fixtures file: JSON Lines, one {"fixture", "initial_state", "observation", "lane"?} a line.', required: true}),
   policy: sourceFlag('policy', {summary: 'Confirmation policy JSON (missing fields take the defaults 2/6/20/2, min_effect 0, z 1.96).'}),
-  'seeds-per-fixture': Flags.integer({summary: 'Seeds per fixture (default 1).', min: 1, max: 1_000_000, helpValue: 'K'}),
+  'seeds-per-fixture': integerFlag('seeds-per-fixture', {summary: 'Seeds per fixture (default 1).', min: 1, max: 1_000_000, helpValue: 'K'}),
   cohort: textFlag('cohort', {summary: 'Cohort label (default <run-id>:<evaluator-epoch>:generation:<g>).', helpValue: 'C'}),
   'evaluator-mode': Flags.string({summary: 'per-arm (default: one process per arm) or persistent (JSON Lines).', options: ['per-arm', 'persistent'], helpValue: 'MODE'}),
   'evaluator-version': textFlag('evaluator-version', {summary: 'A version label bound into the plan with the command.', helpValue: 'LABEL'}),
   timeout: secondsFlag('timeout', {summary: `Seconds per arm before the evaluator is stopped (default ${DEFAULT_EVALUATOR_TIMEOUT_SECONDS}).`}),
-  concurrency: Flags.integer({summary: 'Pairs evaluated at once (default 1); results are committed in plan order.', min: 1, max: 1024, helpValue: 'N'}),
+  concurrency: integerFlag('concurrency', {summary: 'Pairs evaluated at once (default 1); results are committed in plan order.', min: 1, max: 1024}),
   audit: textFlag('audit', {summary: 'Audit command for the inconclusive_gate, integrity_alert and pre_promotion checkpoints.', helpValue: 'CMD'}),
   campaign: textFlag('campaign', {summary: 'Campaign id: reserve alpha and fixtures for this candidate before evaluating it.', helpValue: 'ID'}),
   'campaign-policy': sourceFlag('campaign-policy', {summary: 'Campaign policy JSON (first use; later it must equal the stored one).'}),

@@ -75,3 +75,18 @@ export function textFlag(name: string, options: TextOptions & {required?: boolea
 
 /** --lock-timeout, shared by every writing command. */
 export const lockTimeoutFlag = secondsFlag('lock-timeout', {summary: 'Seconds to wait for the scenario lock before exit 7.', allowZero: true, default: DEFAULT_LOCK_TIMEOUT_SECONDS});
+
+/** A whole number within [min, max]. */
+function integer(name: string, value: string, min: number, max: number): number {
+  const n = /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) fail('USAGE', `--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+type IntegerOptions = {summary: string; min: number; max: number; helpValue?: string};
+export function integerFlag(name: string, options: IntegerOptions & {default: number}): Interfaces.OptionFlag<number>;
+export function integerFlag(name: string, options: IntegerOptions): Interfaces.OptionFlag<number | undefined>;
+export function integerFlag(name: string, options: IntegerOptions & {default?: number}): Interfaces.OptionFlag<number | undefined> {
+  const flag = Flags.custom<number>({parse: async (input: string) => integer(name, input, options.min, options.max)});
+  return flag({summary: options.summary, helpValue: options.helpValue ?? 'N', ...(options.default !== undefined ? {default: options.default} : {})} as never) as Interfaces.OptionFlag<number | undefined>;
+}

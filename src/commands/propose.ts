@@ -1,7 +1,6 @@
-import {Flags} from '@oclif/core';
 import {propose} from '../core/propose.js';
 import {WritingCommand} from '../cli/base-command.js';
-import {sourceFlag, textFlag} from '../cli/flags.js';
+import {integerFlag, sourceFlag, textFlag} from '../cli/flags.js';
 import {paint, short} from '../cli/style.js';
 
 export default class Propose extends WritingCommand {
@@ -15,7 +14,7 @@ export default class Propose extends WritingCommand {
   static override flags = {
     from: sourceFlag('from', {summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, stdin: true}),
     'run-id': textFlag('run-id', {summary: 'The run that produced this candidate (default "manual").', helpValue: 'R'}),
-    generation: Flags.integer({summary: 'Generation within the run (default 0).', min: 0, max: Number.MAX_SAFE_INTEGER, helpValue: 'G'}),
+    generation: integerFlag('generation', {summary: 'Generation within the run (default 0).', min: 0, max: Number.MAX_SAFE_INTEGER, helpValue: 'G'}),
     rationale: textFlag('rationale', {summary: 'Why this candidate should be better.'}),
   };
 

@@ -172,10 +172,31 @@ export function fsyncDir(dir: string): void {
   }
 }
 
+/**
+ * mkdir -p, one level at a time, so that a refusal names its real cause (a
+ * recursive mkdir reports ENOENT where the file system is read-only). Returns
+ * the first folder it created, as fs.mkdirSync's recursive form does.
+ */
+export function mkdirs(dir: string, mode?: number): string | undefined {
+  const missing: string[] = [];
+  for (let d = path.resolve(dir); !exists(d); d = path.dirname(d)) {
+    missing.push(d);
+    if (path.dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      fs.mkdirSync(d, mode !== undefined ? {mode} : {});
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return missing[0];
+}
+
 /** mkdir -p that fsyncs the parent of every directory it creates. */
 export function mkdirDurable(guard: RootGuard, dir: string, mode?: number): void {
   guard.check(dir);
-  const first = fs.mkdirSync(dir, {recursive: true, ...(mode !== undefined ? {mode} : {})});
+  const first = mkdirs(dir, mode);
   if (first === undefined) return;
   let d = dir;
   const created: string[] = [];

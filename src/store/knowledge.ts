@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {fail} from '../errors.js';
-import {exists, listDir, mkdirDurable, RootGuard} from './fs.js';
+import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './fs.js';
 import {readGitignore, updateGitignore, type GitignoreState} from './kinds/gitignore.js';
 import {assertScenarioName, isSafeSegment, RootPaths, STATE_DIR_NAME} from './paths.js';
 import {ScenarioStore} from './scenario-store.js';
@@ -45,7 +45,7 @@ export class KnowledgeStore {
 
   /** Open a root, creating the folder when it does not exist yet. */
   static create(root: string): KnowledgeStore {
-    if (!exists(root)) fs.mkdirSync(root, {recursive: true});
+    if (!exists(root)) mkdirs(root);
     const store = KnowledgeStore.open(root);
     mkdirDurable(store.guard, store.root);
     return store;

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {randomBytes} from 'node:crypto';
 import {fail} from '../errors.js';
+import {mkdirs} from './fs.js';
 
 /** Who holds a lock; written inside the lock directory right after it is taken. */
 export interface LockOwner {
@@ -76,7 +77,7 @@ export class StoreLock {
   async acquire(options: LockOptions): Promise<void> {
     const deadline = Date.now() + Math.max(0, options.timeoutSeconds) * 1000;
     const stale = staleMs();
-    fs.mkdirSync(path.dirname(this.lockDir), {recursive: true});
+    mkdirs(path.dirname(this.lockDir));
     // Loaded here, not at start-up: read-only commands never pay for it.
     const {default: lockfile} = await import('proper-lockfile');
     for (let attempt = 0; ; attempt++) {

@@ -96,7 +96,10 @@ export class LockedWriter {
           if (undo) fs.rmdirSync(file); // only when empty: a folder that holds anything else stays
           continue;
         }
-        if (undo && previous !== null) fs.renameSync(previous, file);
+        if (undo && previous !== null) {
+          fs.renameSync(previous, file);
+          fs.rmSync(previous, {force: true}); // rename(2) of two links to one file does nothing: the file was never replaced
+        }
         else if (undo) fs.rmSync(file, {force: true});
         else if (previous !== null) fs.rmSync(previous, {force: true});
         if (undo) fsyncDir(path.dirname(file));

@@ -31,10 +31,7 @@ const SRC = path.join(PROJECT_ROOT, 'src');
 
 function layerOf(file: string): string {
   const rel = path.relative(SRC, file);
-  const top = rel.split(path.sep)[0]!;
-  if (top === 'errors.ts') return 'errors';
-  if (top === 'index.ts') return 'index';
-  return top;
+  return rel.split(path.sep)[0]!.replace(/\.(ts|js)$/, '');
 }
 
 function sources(dir: string): string[] {

@@ -97,16 +97,17 @@ describe('the root .gitignore', () => {
     expect(fs.readFileSync(file, 'utf8').split('\n')).toContain('.state/');
     // A tree made before the state area existed: its .gitignore lacks the second generation's rules.
     const older = fs.readFileSync(file, 'utf8').split('\n').filter((l) => !GITIGNORE_GENERATIONS[1]!.includes(l)).join('\n');
+    expect(older.endsWith('.false-promotion.lock\n')).toBe(true);
     fs.writeFileSync(file, older);
     const r = verify({knowledge});
     expect(r.status).toBe('ok');
     expect(r.warnings.map((w) => [w.code, w.file])).toEqual([['GITIGNORE_OUTDATED', '.gitignore']]);
     await propose({knowledge, from: writeSource(path.join(dir, 'c'), {'playbook/playbook.md': 'candidate'})});
-    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}\n.state/\n`);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}.state/\n`);
     expect(verify({knowledge}).warnings).toEqual([]);
     fs.writeFileSync(file, older);
     await repair({knowledge});
-    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}\n.state/\n`);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}.state/\n`);
   });
 
   it('a first-generation rule removed by hand is an error (lock files could be committed)', () => {

@@ -9,7 +9,11 @@ import {errorEnvelope} from '../base-command.js';
  * nothing prompts.
  */
 const hook: Hook<'command_not_found'> = async function (options) {
-  const spoken = options.id.split(':').join(' ');
+  // oclif joins the words after a topic into the id: the command is the topics, then one word.
+  const words = options.id.split(':');
+  let n = 1;
+  while (n < words.length && this.config.findTopic(words.slice(0, n).join(':'))) n++;
+  const spoken = words.slice(0, n).join(' ');
   const error = new AutoctxError('UNKNOWN_COMMAND', `"${spoken}" is not an autoctx command (see autoctx --help)`, {command: spoken});
   process.exitCode = error.exitCode;
   if ((options.argv ?? []).includes('--json')) process.stdout.write(`${canonicalJson(errorEnvelope(error) as never)}\n`);
