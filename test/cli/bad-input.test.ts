@@ -4,7 +4,7 @@ import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {init} from '../../src/core/init.js';
 import {propose} from '../../src/core/propose.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {runCli} from '../helpers/cli.js';
+import {runCli, runCliProcess} from '../helpers/cli.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
 // Two candidates of this baseline whose digests share the prefix cfe230ca (found by search).
@@ -103,7 +103,7 @@ describe('bad input: one clear line, a stable code, the documented exit code, an
   });
 
   it('without --json the error is one line on stderr naming the code, and stdout is empty', () => {
-    const r = runCli(['bundle', 'show', PREFIX, '--knowledge', knowledge]);
+    const r = runCliProcess(['bundle', 'show', PREFIX, '--knowledge', knowledge]);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {runCli} from '../helpers/cli.js';
+import {runCliProcess as runCli} from '../helpers/cli.js';
+
+// The contract of the program itself (bin/run.js, help, colour, exit codes): each command runs as its own process here.
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {digestArg, digestFlag, secondsFlag, sourceFlag, textFlag} from '../../src/cli/flags.js';
 import {AUDIT, evalArgs, FIXTURES_12, makeTree, POLICY_SMALL, type Tree} from '../helpers/pipeline.js';
-import {runCli} from '../helpers/cli.js';
+import {runCli, runCliProcess} from '../helpers/cli.js';
 import {treeHash} from '../helpers/tree.js';
 
 /** What a typed flag's own parser makes of one value: the value, or the stable code it refuses with. */
@@ -129,11 +129,11 @@ describe('an unknown command is a usage error', () => {
     [['bundle', 'shwo', 'abcdef01'], '"bundle shwo" is not an autoctx command (see autoctx --help)'],
   ])('%j: exit 2, the JSON envelope under --json, one line on stderr without it, and nothing run', (args, message) => {
     const before = treeHash(t.dir);
-    const json = runCli([...args, '--json', '--knowledge', t.knowledge]);
+    const json = runCliProcess([...args, '--json', '--knowledge', t.knowledge]);
     expect(json.status).toBe(2);
     expect(json.json).toEqual({status: 'error', error: {code: 'UNKNOWN_COMMAND', exit_code: 2, message, data: {command: args.slice(0, args[0] === 'bundle' ? 2 : 1).join(' ')}}});
     expect(json.stdout.trim().split('\n')).toHaveLength(1);
-    const plain = runCli(args);
+    const plain = runCliProcess(args);
     expect(plain.status).toBe(2);
     expect(plain.stdout).toBe('');
     expect(plain.stderr).toBe(`error UNKNOWN_COMMAND: ${message}\n`);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {runCli} from '../helpers/cli.js';
+import {runCli, runCliProcess} from '../helpers/cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {AUDIT, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {copySampleKnowledge, tempDir, treeHash} from '../helpers/tree.js';
@@ -21,7 +21,7 @@ describe('end to end, as a user runs it', () => {
     const dir = tempDir();
     const k = path.join(dir, 'knowledge');
     const ex = (p: string) => path.join(PROJECT_ROOT, 'knowledge-example', p);
-    const run = (args: string[]) => runCli([...args, '--knowledge', k, '--json']);
+    const run = (args: string[]) => runCliProcess([...args, '--knowledge', k, '--json']);
     expect(run(['init', '--scenario', 'demo', '--from', ex('demo/baseline')]).status).toBe(0);
     const p = run(['propose', '--from', ex('demo/candidate-better')]);
     const c = run(['confirm', p.json.bundle_digest.slice(0, 10), '--evaluator', `node ${ex('evaluator.js')}`, '--fixtures', ex('demo/fixtures.jsonl'), '--quiet']);
