@@ -14,6 +14,8 @@ const config: Config = {
   transform: {'^.+\\.ts$': ['ts-jest', {useESM: true, tsconfig: 'tsconfig.test.json'}]},
   setupFilesAfterEnv: ['<rootDir>/test/helpers/setup.ts'],
   testTimeout: 60000,
+  // Two test files at a time: the machines this runs on have two cores (jest's default would use one).
+  maxWorkers: 2,
   verbose: false,
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
 };

@@ -1,17 +1,24 @@
-// npm run bench: prints one table, every figure measured in this run on this machine.
+// The benchmark rows: one table, every figure measured in this run on this machine.
+// node bench/run.js [--root DIR] [--json FILE]: measures the built project at DIR
+// (default: this one), prints the table, and with --json writes the rows with
+// their numeric figures (bench/compare.js, which `npm run bench` runs, measures
+// a base commit and this tree with it and compares them row by row).
 import fs from 'node:fs';
 import {spawnSync} from 'node:child_process';
 import {performance} from 'node:perf_hooks';
 import os from 'node:os';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
-import {authorizeCampaignPromotion, confirmationPolicyDigest, createBundle, createCandidateFixtureReservation, DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY, evaluateCampaignEvidence, evaluateMatchedTrials, validateBundle} from '../dist/model/index.js';
-import {canonicalJson} from '../dist/canonical/index.js';
-import {init} from '../dist/core/init.js';
-import {propose} from '../dist/core/propose.js';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 import {printTable, timeCommands, timeIt} from './lib.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+const root = path.resolve(option('--root') ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+const load = (rel) => import(pathToFileURL(path.join(root, rel)).href);
+const {authorizeCampaignPromotion, confirmationPolicyDigest, createBundle, createCandidateFixtureReservation, DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY, evaluateCampaignEvidence, evaluateMatchedTrials, validateBundle} = await load('dist/model/index.js');
+const {canonicalJson} = await load('dist/canonical/index.js');
+const {init} = await load('dist/core/init.js');
+const {propose} = await load('dist/core/propose.js');
 const rows = [];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-bench-'));
 
@@ -31,6 +38,8 @@ rows.push({
   value: `${ratio.toFixed(2)}x (${statusMs.toFixed(0)} ms / ${nodeMs.toFixed(0)} ms)`,
   target: '<= 3x',
   ok: ratio <= 3,
+  metric: ratio,
+  better: 'lower',
   command: 'node bin/run.js status --json --knowledge <example tree>  vs  node -e 0 (median of 15, interleaved)',
 });
 
@@ -51,6 +60,8 @@ rows.push({
   value: `${buildValidate.toFixed(3)} ms (build ${buildOnly.toFixed(3)}, parse+validate ${validateOnly.toFixed(3)})`,
   target: '<= 1.5 ms',
   ok: buildValidate <= 1.5,
+  metric: buildValidate,
+  better: 'lower',
   command: 'createBundle + JSON round trip + validateBundle, in process (median of 300)',
 });
 
@@ -81,6 +92,8 @@ rows.push({
   value: `${decideMs.toFixed(2)} ms (${decision.decision})`,
   target: '<= 5 ms',
   ok: decideMs <= 5,
+  metric: decideMs,
+  better: 'lower',
   command: 'evaluateMatchedTrials, 100/1800/100 pairs, pair keys included (median of 100)',
 });
 
@@ -95,6 +108,8 @@ rows.push({
   value: `${gateMs.toFixed(2)} ms (${gate.independent_confirmation_blocks} confirmation blocks, ${gate.authorized ? 'authorized' : 'blocked'})`,
   target: '<= 10 ms',
   ok: gateMs <= 10,
+  metric: gateMs,
+  better: 'lower',
   command: 'evaluateCampaignEvidence, cluster_t, 2,000 pairs in ~600 blocks (median of 100)',
 });
 
@@ -111,6 +126,8 @@ rows.push({
   value: `${authMs.toFixed(2)} ms`,
   target: '<= 10 ms',
   ok: authMs <= 10,
+  metric: authMs,
+  better: 'lower',
   command: 'authorizeCampaignPromotion: replay + plan checks + gate + evidence digest (median of 50)',
 });
 
@@ -142,6 +159,8 @@ rows.push({
   value: `${perPair.toFixed(2)} ms ((${(many.ms / 1000).toFixed(2)} s for ${many.pairs} pairs − ${(one.ms / 1000).toFixed(2)} s for ${one.pairs}) / ${many.pairs - one.pairs}; ${(many.ms / many.pairs).toFixed(2)} ms with start-up)`,
   target: '<= 5 ms',
   ok: perPair <= 5 && many.pairs >= 200,
+  metric: perPair,
+  better: 'lower',
   command: 'autoctx confirm --evaluator-mode persistent: 201 pairs (200 confirmation) against 1, two fsynced writes per pair',
 });
 
@@ -194,6 +213,8 @@ rows.push({
   value: `${big.throughput.toFixed(2)} (${(big.bytes / 1048576).toFixed(1)} MiB in ${big.files} files: verify ${big.verifyMs.toFixed(0)} ms, sha256sum ${big.shaMs.toFixed(0)} ms)`,
   target: '>= 0.3',
   ok: big.throughput >= 0.3,
+  metric: big.throughput,
+  better: 'higher',
   command: 'autoctx verify --knowledge <1,000 bundles of 50 x 2 KB, as the build row>  vs  xargs sha256sum over the same files (median of 5, interleaved)',
 });
 const small = await verifyTree('verify-4x2k', 4);
@@ -202,6 +223,8 @@ rows.push({
   value: `${small.throughput.toFixed(2)} (${(small.bytes / 1048576).toFixed(1)} MiB in ${small.files} files: verify ${small.verifyMs.toFixed(0)} ms, sha256sum ${small.shaMs.toFixed(0)} ms)`,
   target: 'none (shown)',
   ok: null,
+  metric: small.throughput,
+  better: 'higher',
   command: 'the same over 1,000 bundles of 4 x 2 KB; Node and oclif start-up alone take about 130 ms of verify\'s time',
 });
 
@@ -234,10 +257,13 @@ for (const [label, line] of [
     value: `${worst.toFixed(2)}x (propose ${(p.peak / size).toFixed(2)}x, materialize ${(m.peak / size).toFixed(2)}x, verify ${(v.peak / size).toFixed(2)}x)`,
     target: '< 4x',
     ok: worst < 4,
+    metric: worst,
+    better: 'lower',
     command: 'autoctx propose / bundle materialize / verify, peak RSS from process.resourceUsage().maxRSS',
   });
 }
 
 printTable(rows);
+if (option('--json')) fs.writeFileSync(option('--json'), `${JSON.stringify(rows)}\n`);
 console.log(`\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; canonical sample length ${canonicalJson(input).length} bytes`);
 fs.rmSync(work, {recursive: true, force: true});

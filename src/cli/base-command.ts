@@ -1,4 +1,5 @@
-import {Command, Flags} from '@oclif/core';
+import {Command} from '@oclif/core/command';
+import * as Flags from '@oclif/core/flags';
 import {canonicalJson} from '../canonical/index.js';
 import {AutoctxError, environmentError, exitCodeForStatus, isAutoctxError} from '../errors.js';
 import {lockTimeoutFlag} from './flags.js';

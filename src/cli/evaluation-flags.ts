@@ -1,6 +1,6 @@
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import type {EvaluateOptions, EvaluateResult, ProgressEvent} from '../core/evaluate.js';
-import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/context.js';
+import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/defaults.js';
 import {digestArg, integerFlag, secondsFlag, sourceFlag, textFlag} from './flags.js';
 import {paint, short} from './style.js';
 

@@ -1,5 +1,7 @@
-import {Args, Flags, type Interfaces} from '@oclif/core';
-import {DEFAULT_LOCK_TIMEOUT_SECONDS} from '../core/context.js';
+import * as Args from '@oclif/core/args';
+import * as Flags from '@oclif/core/flags';
+import type * as Interfaces from '@oclif/core/interfaces';
+import {DEFAULT_LOCK_TIMEOUT_SECONDS} from '../core/defaults.js';
 import {fail} from '../errors.js';
 import {inputProblem} from '../store/inputs.js';
 

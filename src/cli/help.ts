@@ -1,4 +1,4 @@
-import {Help} from '@oclif/core';
+import {Help} from '@oclif/core/help';
 
 const EXAMPLES = [
   ['Start a scenario from a folder of <kind>/<key>.<ext> files', 'autoctx init --scenario support --from ./context/baseline'],

@@ -1,7 +1,7 @@
 import {promote} from '../core/promote.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {digestArg, secondsFlag, textFlag} from '../cli/flags.js';
-import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/context.js';
+import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/defaults.js';
 import {paint, short} from '../cli/style.js';
 
 export default class Promote extends WritingCommand {

@@ -1,5 +1,5 @@
 import {verifyInParallel} from '../core/verify.js';
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint} from '../cli/style.js';
 

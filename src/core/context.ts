@@ -9,11 +9,9 @@ export interface StoreOptions {
   now?: () => Date;
 }
 
-/** Seconds a command waits for a lock before LOCKED (exit 7), unless --lock-timeout says otherwise. */
-export const DEFAULT_LOCK_TIMEOUT_SECONDS = 30;
+import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS, DEFAULT_LOCK_TIMEOUT_SECONDS} from './defaults.js';
 
-/** Seconds an evaluator arm or an audit may take before it is stopped, unless --timeout says otherwise. */
-export const DEFAULT_EVALUATOR_TIMEOUT_SECONDS = 120;
+export {DEFAULT_EVALUATOR_TIMEOUT_SECONDS, DEFAULT_LOCK_TIMEOUT_SECONDS} from './defaults.js';
 
 export function openKnowledge(options: StoreOptions): KnowledgeStore {
   return KnowledgeStore.open(knowledgeRootFrom(options.knowledge));

@@ -1,5 +1,5 @@
 import {createMatchedTrial} from '../model/trial.js';
-import {writeOutputFile} from '../store/index.js';
+import {writeOutputFile} from '../store/outputs.js';
 import {planRequestOf, type EvaluateOptions} from './evaluate.js';
 import {prepareRun} from './run/prepare.js';
 

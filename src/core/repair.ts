@@ -39,7 +39,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
     await store.withLock(lockTimeout(options), () => {
       const rel = (p: string) => path.relative(knowledge.root, p);
       for (const entry of store.walk()) {
-        const leftover = entry.kind === 'file' || entry.kind === 'dir' ? leftoverKind(path.basename(entry.path), entry.kind) : null;
+        const leftover = entry.kind === 'file' || entry.kind === 'dir' ? leftoverKind(entry.path, entry.kind) : null;
         if (leftover === 'temp' || leftover === 'upstream-temp' || leftover === 'stale-lock') {
           store.removeLeftover(entry.path);
           actions.push(`removed ${rel(entry.path)}`);

@@ -89,7 +89,7 @@ function guarded(c: Findings, where: string, fn: () => void): void {
     fn();
   } catch (error) {
     if (!isAutoctxError(error)) throw error;
-    c.error(path.join(c.store.guard.root, (error.data?.file as string | undefined) ?? where), error.code, error.message);
+    c.error(c.store.guard.absolute((error.data?.file as string | undefined) ?? where), error.code, error.message);
   }
 }
 

@@ -23,6 +23,11 @@ export class RootGuard {
     return path.relative(this.root, p) || '.';
   }
 
+  /** The path of a file named relative to the root (as errors name them). */
+  absolute(rel: string): string {
+    return path.resolve(this.root, rel);
+  }
+
   private inside(real: string): boolean {
     return real === this.realRoot || real.startsWith(this.realRoot + path.sep);
   }

@@ -4,7 +4,7 @@ export {StateArea, STATE_DIR_MODE, STATE_FILE_MODE} from './state-area.js';
 export {readSource, type BundleSource} from './source.js';
 export {assertScenarioName, campaignSegment, isSafeSegment, leftoverKind, ScenarioPaths, RootPaths, STATE_DIR_NAME} from './paths.js';
 export {schemaProblem, assertSchema} from './schemas.js';
-export {readFixtures, readInputJson, readInputText, readJsonLines, writeOutputFile} from './inputs.js';
+export {readFixtures, readInputJson, readInputText, readJsonLines} from './inputs.js';
 export {GITIGNORE_GENERATIONS, type GitignoreState} from './kinds/gitignore.js';
 export {ledgerDigest} from './kinds/campaign-ledger.js';
 export {mirrorText, MIRRORED, type MirrorName} from './kinds/mirrors.js';

@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import {decodeUtf8, parseJson, withOrigin, type JsonValue} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {fixtureFromJson, type Fixture} from '../model/fixtures.js';
@@ -38,22 +36,6 @@ export function readFixtures(file: string): Fixture[] {
   const fixtures = readJsonLines(file).map(({line, value}) => fixtureFromJson(value, `${file}:${line}`));
   if (fixtures.length === 0) fail('INVALID_INPUT', `${file} holds no fixtures`);
   return fixtures;
-}
-
-/**
- * Write a file the user asked for outside the knowledge root (plan export's
- * --out): whole or not at all, through write-file-atomic. Its folder must exist.
- */
-export function writeOutputFile(file: string, text: string): void {
-  const dir = path.dirname(path.resolve(file));
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(dir);
-  } catch {
-    fail('INPUT_NOT_FOUND', `cannot write ${file}: its folder ${dir} does not exist`, {file});
-  }
-  if (!st.isDirectory()) fail('INVALID_INPUT', `cannot write ${file}: ${dir} is not a folder`, {file});
-  writeFileAtomic.sync(file, text, {encoding: 'utf8'});
 }
 
 /** Why an input path cannot be used (its errno code), or null when it exists. Links are followed: an input may be one. */

@@ -133,20 +133,20 @@ export class LockedWriter {
 
   /** Create a file that never changes; an existing one must be equal (else IMMUTABLE_CONFLICT). True when created. */
   create(file: string, data: WriteData, same: (existing: Buffer) => boolean): boolean {
-    const options = this.options();
-    const absent = !exists(file);
-    if (absent) this.rememberFolders(file);
-    const created = this.run(() => createImmutable(this.guard, file, data, same, options));
-    if (created && absent) this.journal?.push({file, previous: null});
-    return created;
+    return this.createWith(file, (options) => createImmutable(this.guard, file, data, same, options));
   }
 
   /** Create an immutable document; an existing one must be semantically equal. True when created. */
   createDocument(file: string, schema: SchemaName, value: unknown): boolean {
+    return this.createWith(file, (options) => writeImmutableDocument(this.guard, file, schema, value, options));
+  }
+
+  /** An immutable create, journaled so that an undo removes the file (and the folders made for it) again. */
+  private createWith(file: string, publish: (options: WriteOptions) => boolean): boolean {
     const options = this.options();
     const absent = !exists(file);
     if (absent) this.rememberFolders(file);
-    const created = this.run(() => writeImmutableDocument(this.guard, file, schema, value, options));
+    const created = this.run(() => publish(options));
     if (created && absent) this.journal?.push({file, previous: null});
     return created;
   }

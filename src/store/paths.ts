@@ -156,7 +156,8 @@ const UPSTREAM_TEMP_FILE = /\.\d+\.[0-9a-f]{32}\.tmp$/;
 const NEGATIVE_LEDGER_FILE = /^context-bundle-[0-9a-f]{64}\.json$/;
 
 /** What a name left in a store is: a temporary file (ours, upstream's, or another *.tmp), a lock folder, or neither. */
-export function leftoverKind(name: string, kind: 'file' | 'dir'): 'temp' | 'upstream-temp' | 'other-temp' | 'lock' | 'stale-lock' | null {
+export function leftoverKind(file: string, kind: 'file' | 'dir'): 'temp' | 'upstream-temp' | 'other-temp' | 'lock' | 'stale-lock' | null {
+  const name = path.basename(file);
   if (kind === 'file' && TEMP_FILE.test(name)) return 'temp';
   if (kind === 'file' && UPSTREAM_TEMP_FILE.test(name)) return 'upstream-temp';
   if (kind === 'file' && name.endsWith('.tmp')) return 'other-temp';

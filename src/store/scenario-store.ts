@@ -1,4 +1,3 @@
-import path from 'node:path';
 import {fail} from '../errors.js';
 import type {ContextBundle} from '../model/bundle.js';
 import type {ManifestDiff} from '../model/diff.js';
@@ -92,7 +91,7 @@ export class ScenarioStore implements KindContext {
   private sweepLeftovers(): void {
     this.swept = true;
     for (const entry of walkTree(this.guard, this.paths.dir)) {
-      if (entry.kind === 'file' && leftoverKind(path.basename(entry.path), 'file') === 'temp') this.writer.remove(entry.path);
+      if (entry.kind === 'file' && leftoverKind(entry.path, 'file') === 'temp') this.writer.remove(entry.path);
     }
   }
 

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import {fail} from '../errors.js';
 import {readDocument} from './documents.js';
-import path from 'node:path';
 import {exists, readBytes, walkTree, type RootGuard} from './fs.js';
 import {StoreLock} from './lock.js';
 import {LockedWriter} from './locked-writer.js';
@@ -59,7 +58,7 @@ export class StateArea {
     this.lock = lock;
     try {
       // Temporary files an interrupted writer left: only ever created under this lock, so none belongs to a live writer.
-      for (const e of walkTree(this.guard, this.dir)) if (e.kind === 'file' && leftoverKind(path.basename(e.path), 'file') === 'temp') this.writer.remove(e.path);
+      for (const e of walkTree(this.guard, this.dir)) if (e.kind === 'file' && leftoverKind(e.path, 'file') === 'temp') this.writer.remove(e.path);
       return await this.writer.transaction(() => {
         if (readBytes(this.guard, this.paths.stateGitignore)?.toString('utf8') !== STATE_GITIGNORE) this.writer.replace(this.paths.stateGitignore, STATE_GITIGNORE);
         return fn();

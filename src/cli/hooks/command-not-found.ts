@@ -1,4 +1,4 @@
-import type {Hook} from '@oclif/core';
+import type {Hook} from '@oclif/core/hooks';
 import {canonicalJson} from '../../canonical/index.js';
 import {AutoctxError} from '../../errors.js';
 import {errorEnvelope} from '../base-command.js';

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core';
+import * as Args from '@oclif/core/args';
 import {showCampaign} from '../../core/campaign.js';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {paint, short} from '../../cli/style.js';

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {exportPlan} from '../../core/plan-export.js';
 import {WritingCommand} from '../../cli/base-command.js';
 import {candidateArg, evaluationFlags, evaluationOptions} from '../../cli/evaluation-flags.js';

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core';
+import * as Args from '@oclif/core/args';
 import {digestArg} from '../../cli/flags.js';
 import {ingestTrials} from '../../core/trials-ingest.js';
 import {WritingCommand} from '../../cli/base-command.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import {fail} from '../../errors.js';
 import {validateBundle, type ContextBundle} from '../../model/bundle.js';
-import {readDocument, writeImmutableDocument} from '../documents.js';
+import {readDocument} from '../documents.js';
 import {exists, listDir} from '../fs.js';
 import type {KindContext} from './context.js';
 import type {BundleOutline} from '../../model/bundle.js';

@@ -18,16 +18,21 @@ function listIds(ctx: KindContext, dir: string): string[] {
     .map((e) => e.name.slice(0, -5));
 }
 
+/** A record stored under its own id: it must name the id it is stored as. */
+function readById<T>(ctx: KindContext, file: string, schema: typeof PROMOTION_SCHEMA | typeof ROLLBACK_SCHEMA, what: string, id: string, idOf: (r: T) => string): T | null {
+  return readDocument<T>(ctx.guard, file, schema, (value) => {
+    const r = value as unknown as T;
+    if (idOf(r) !== id) fail('DIGEST_MISMATCH', `${what} record names id ${idOf(r)} but is stored as ${id}`);
+    return r;
+  });
+}
+
 export function listPromotionIds(ctx: KindContext): string[] {
   return listIds(ctx, ctx.paths.promotionsDir);
 }
 
 export function readPromotion(ctx: KindContext, id: string): PromotionRecord | null {
-  return readDocument<PromotionRecord>(ctx.guard, ctx.paths.promotion(id), PROMOTION_SCHEMA, (value) => {
-    const p = value as unknown as PromotionRecord;
-    if (p.promotion_id !== id) fail('DIGEST_MISMATCH', `promotion record names id ${p.promotion_id} but is stored as ${id}`);
-    return p;
-  });
+  return readById<PromotionRecord>(ctx, ctx.paths.promotion(id), PROMOTION_SCHEMA, 'promotion', id, (p) => p.promotion_id);
 }
 
 export function writePromotion(ctx: KindContext, record: PromotionRecord): boolean {
@@ -39,17 +44,12 @@ export function listRollbackIds(ctx: KindContext): string[] {
 }
 
 export function readRollback(ctx: KindContext, id: string): RollbackRecord | null {
-  return readDocument<RollbackRecord>(ctx.guard, ctx.paths.rollback(id), ROLLBACK_SCHEMA, (value) => {
-    const r = value as unknown as RollbackRecord;
-    if (r.rollback_id !== id) fail('DIGEST_MISMATCH', `rollback record names id ${r.rollback_id} but is stored as ${id}`);
-    return r;
-  });
+  return readById<RollbackRecord>(ctx, ctx.paths.rollback(id), ROLLBACK_SCHEMA, 'rollback', id, (r) => r.rollback_id);
 }
 
 export function writeRollback(ctx: KindContext, record: RollbackRecord): boolean {
   return ctx.writer.createDocument(ctx.paths.rollback(record.rollback_id), ROLLBACK_SCHEMA, record);
 }
-
 /** verify: each promotion and rollback record names bundles that exist, with the lineage, epoch, rollback target and id its move implies. */
 export function verifyHistory(c: Findings): void {
   const {store} = c;

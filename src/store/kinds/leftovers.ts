@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type {Findings} from '../findings.js';
 import {leftoverKind} from '../paths.js';
 
@@ -6,14 +5,13 @@ import {leftoverKind} from '../paths.js';
 export function verifyLeftovers(c: Findings): void {
   const {store} = c;
   for (const entry of c.entries()) {
-    const name = path.basename(entry.path);
     if (entry.kind === 'symlink') {
       if (store.linkStaysInside(entry.path)) c.warn(entry.path, 'SYMLINK', `${c.rel(entry.path)} is a symbolic link; autoctx never writes links`);
       else c.error(entry.path, 'UNSAFE_PATH', `${c.rel(entry.path)} is a symbolic link that leads outside the knowledge root`);
       continue;
     }
     if (entry.kind !== 'file' && entry.kind !== 'dir') continue;
-    const kind = leftoverKind(name, entry.kind);
+    const kind = leftoverKind(entry.path, entry.kind);
     if (kind === 'temp' || kind === 'upstream-temp' || kind === 'other-temp') c.warn(entry.path, 'LEFTOVER_TEMP', `${c.rel(entry.path)} is a temporary file left by an interrupted write; it can be removed`);
     else if (kind === 'lock' || kind === 'stale-lock') c.warn(entry.path, 'LEFTOVER_LOCK', `${c.rel(entry.path)} is a lock left behind or still held; the next writer takes it over if its owner is gone`);
   }
