@@ -42,8 +42,9 @@ try {
   };
   const rounds = [];
   for (let i = 0; i < 2; i++) rounds.push({base: measure(baseRoot, path.join(work, `base-${i}.json`)), head: measure(root, path.join(work, `head-${i}.json`))});
+  // Each row's better figure over the rounds; its own target's verdict is the last round's.
   const best = (side) =>
-    rounds[0][side].map((row, r) => {
+    rounds.at(-1)[side].map((row, r) => {
       const values = rounds.map((x) => x[side][r]?.metric).filter((v) => typeof v === 'number');
       return {...row, metric: row.better === 'higher' ? Math.max(...values) : Math.min(...values)};
     });
