@@ -103,6 +103,7 @@ export const VERIFY_FINDINGS = {
   MIRROR_MISMATCH: 'error',
   MISSING_BUNDLE: 'error',
   MISSING_PLAN: 'error',
+  TRIAL_NOT_PLANNED: 'error',
   MISSING_POINTER: 'error',
   MISSING_PROMOTION: 'error',
   REPLAY_MISMATCH: 'error',

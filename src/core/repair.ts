@@ -6,6 +6,7 @@ import {compareReplay} from '../model/replay.js';
 import {createMatchedTrial} from '../model/trial.js';
 import {leftoverKind, type ScenarioStore} from '../store/index.js';
 import {planBindingDigest} from '../model/evaluator-plan.js';
+import {trialPlanProblems} from '../model/plan-binding.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 import {finishPointerMove} from './pointer-move.js';
 
@@ -63,6 +64,15 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           actions.push(`restored ${rel(store.paths.negativeLedger(digest))}`);
         }
         const evidence = store.readEvidence(digest);
+        // Nothing is derived from evidence that is not what a run of the bound plan records.
+        if (evidence && !evidence.legacy && evidence.trials.length > 0) {
+          const plan = store.readPlan(digest);
+          const unplanned = plan ? trialPlanProblems(plan, evidence.trials) : ['there is no evaluator_plan.json'];
+          if (unplanned.length > 0) {
+            remaining.push(`${rel(store.paths.matchedTrials(digest))} is not what a run of its plan records (${unplanned[0]}); left as it is`);
+            continue;
+          }
+        }
         const seal = evidence && !evidence.legacy ? store.sealStatus(digest, evidence.trials) : null;
         const sealedBinding = seal ? store.readEvidenceSeal(digest)?.plan_binding_digest ?? null : null;
         if (evidence && seal && sealedBinding !== null && sealedBinding !== planBinding(store, digest)) {

@@ -13,6 +13,7 @@ import {loadCampaign, loadCampaignPolicy, reserveCandidate, reserveFixturePlan} 
 import {lockTimeout, now, openScenario} from '../context.js';
 import {resolveDigest} from '../resolve.js';
 import {lifecycleFor} from './lifecycle.js';
+import {trialPlanProblems} from '../../model/plan-binding.js';
 import type {DriveOptions, Run} from './types.js';
 
 /** What binds a new plan (screen, confirm, plan export); absent for a run of a plan already bound (trials ingest). */
@@ -148,13 +149,8 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
     if (plan.additions.campaign_id) campaign = {id: plan.additions.campaign_id, policy: loadCampaign(store, plan.additions.campaign_id, undefined).policy};
   }
   const trials = (evidence?.legacy ? store.readEvidence(digest)?.trials : evidence?.trials) ?? [];
-  const planned = new Map(plan.plan.units.map((u) => [`${u.fixture_digest}\u0000${u.seed}`, u]));
-  for (const t of trials) {
-    const u = planned.get(`${t.fixture_digest}\u0000${t.seed}`);
-    if (!u || u.lane !== t.lane || u.fixture !== t.fixture || t.cohort !== plan.plan.cohort || t.incumbent_digest !== incumbent.digest) {
-      fail('INTEGRITY', `recorded trial ${t.pair_key} does not match the bound plan`);
-    }
-  }
+  const unplanned = trialPlanProblems(plan, trials);
+  if (unplanned.length > 0) fail('INTEGRITY', `the recorded trials of ${digest} are not what a run of the bound plan records: ${unplanned[0]}${unplanned.length > 1 ? ` (and ${unplanned.length - 1} more)` : ''}; run autoctx verify`);
   const planText = store.readPlanText(digest);
   if (planText === null || store.readPlan(digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
   return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText};

@@ -6,6 +6,8 @@ import type {KindContext} from './context.js';
 import {legacyPairKey, matchedTrialPairKey} from '../../model/trial.js';
 import {checkPolicy, type Findings} from '../findings.js';
 import {verifySeal} from './evidence-seal.js';
+import {readPlan} from './evaluator-plan.js';
+import {trialPlanProblems} from '../../model/plan-binding.js';
 
 /** candidates/<digest>/matched_trials.json: the schema-2 envelope, or the legacy (schema-1) array. */
 export const EVIDENCE_SCHEMAS = ['matched-trials', 'matched-trials-legacy'] as const;
@@ -79,8 +81,31 @@ export function verifyEvidence(c: Findings, digest: string): void {
         seen.add(key);
         if (t.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: trial ${i} is for candidate ${t.candidate_digest}`);
       }
-      if (!legacy) verifySeal(c, digest, trials as unknown as MatchedTrial[]);
+      if (!legacy) {
+        verifySeal(c, digest, trials as unknown as MatchedTrial[]);
+        if (trials.length > 0) verifyPlanned(c, digest, trials as unknown as MatchedTrial[]);
+      }
       return v;
     }),
   );
+}
+
+/**
+ * verify: recorded trials are what a run of the bound plan records (each a
+ * unit of it, in plan order within its lane), and evidence has its plan.
+ */
+function verifyPlanned(c: Findings, digest: string, trials: MatchedTrial[]): void {
+  const file = c.store.paths.matchedTrials(digest);
+  const planFile = c.store.paths.evaluatorPlan(digest);
+  let plan: ReturnType<typeof readPlan>;
+  try {
+    plan = readPlan(c.store, digest);
+  } catch {
+    return; // the plan's own check names it
+  }
+  if (plan === null) return c.both(file, planFile, 'MISSING_PLAN', `${c.rel(file)} records trials, but ${c.rel(planFile)}, the plan they were recorded under, is missing`);
+  const problems = trialPlanProblems(plan, trials);
+  const shown = problems.slice(0, 5);
+  for (const problem of shown) c.both(file, planFile, 'TRIAL_NOT_PLANNED', `${c.rel(file)}: ${problem} (${c.rel(planFile)})`);
+  if (problems.length > shown.length) c.both(file, planFile, 'TRIAL_NOT_PLANNED', `${c.rel(file)}: ${problems.length - shown.length} more trials disagree with ${c.rel(planFile)}`);
 }
