@@ -75,11 +75,17 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         }
         const seal = evidence && !evidence.legacy ? store.sealStatus(digest, evidence.trials) : null;
         const sealedBinding = seal ? store.readEvidenceSeal(digest)?.plan_binding_digest ?? null : null;
+        // Nothing is derived from evidence its seal does not vouch for: the record keeps the decision it has.
         if (evidence && seal && sealedBinding !== null && sealedBinding !== planBinding(store, digest)) {
           remaining.push(`${rel(store.paths.evaluatorPlan(digest))} is not the plan ${rel(store.paths.evidenceSeal(digest))} sealed its trials under; left as it is`);
-        } else if (evidence && seal) {
-          if (seal.changed.length > 0 || seal.missing.length > 0) remaining.push(`${rel(store.paths.matchedTrials(digest))} differs from ${rel(store.paths.evidenceSeal(digest))}: a changed or lost trial; left as it is`);
-          else if (seal.unsealed > 0) {
+          continue;
+        }
+        if (evidence && seal && (seal.changed.length > 0 || seal.missing.length > 0)) {
+          remaining.push(`${rel(store.paths.matchedTrials(digest))} differs from ${rel(store.paths.evidenceSeal(digest))}: a changed or lost trial; left as it is`);
+          continue;
+        }
+        if (evidence && seal) {
+          if (seal.unsealed > 0) {
             store.writeEvidenceSeal(digest, evidence.trials, planBinding(store, digest));
             actions.push(`sealed the trials of ${rel(store.paths.matchedTrials(digest))} recorded after its seal`);
           }

@@ -103,4 +103,29 @@ describe('evidence is bound to its plan, wherever it is read', () => {
     expect(promote.json.error.message).toContain('is not a unit of the bound plan');
     expect(treeHash(t.knowledge)).toBe(before);
   });
+
+  it('one score of a sealed run edited: repair keeps the recorded decision, promote and trials ingest refuse (they checked no seal before)', () => {
+    const t = tree();
+    const c = t.propose('cand', CANDIDATE);
+    expect(t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('confirmed');
+    const recordBefore = t.read(`candidates/${c}/record.json`);
+    const file = t.file(`candidates/${c}/matched_trials.json`);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // Lower one candidate score far enough that the replayed decision changes.
+    doc.trials[0].candidate_score = -5;
+    fs.writeFileSync(file, prettyJson(doc));
+    const before = treeHash(t.knowledge);
+    const repair = t.cli(['repair']);
+    expect(repair.json.remaining).toEqual([expect.stringContaining('a changed or lost trial; left as it is')]);
+    expect(t.read(`candidates/${c}/record.json`)).toBe(recordBefore);
+    expect(treeHash(t.knowledge)).toBe(before);
+    const promote = t.cli(['promote', c]);
+    expect([promote.status, promote.json.error.code]).toEqual([8, 'INTEGRITY']);
+    const results = path.join(t.dir, 'none.jsonl');
+    fs.writeFileSync(results, '');
+    const ingest = t.cli(['trials', 'ingest', c, results]);
+    expect([ingest.status, ingest.json.error.code]).toEqual([8, 'INTEGRITY']);
+    expect(ingest.json.error.message).toContain('differ from evidence_seal.json');
+    expect(treeHash(t.knowledge)).toBe(before);
+  });
 });
