@@ -1,18 +1,8 @@
 import type {BoundPlan} from './evaluator-plan.js';
-import type {TrialLane} from './trial.js';
+import type {MatchedTrial} from './trial.js';
 
 /** What a recorded trial must agree on with the plan it was recorded under. */
-export interface PlannedTrial {
-  candidate_digest: string;
-  incumbent_digest: string | null;
-  evaluator_epoch: string;
-  cohort: string;
-  fixture: string;
-  fixture_digest: string;
-  seed: number;
-  lane: TrialLane | string;
-  pair_key: string;
-}
+export type PlannedTrial = Pick<MatchedTrial, 'candidate_digest' | 'incumbent_digest' | 'evaluator_epoch' | 'cohort' | 'fixture' | 'fixture_digest' | 'seed' | 'lane' | 'pair_key'>;
 
 const unitKey = (fixtureDigest: string, seed: number) => `${fixtureDigest}\u0000${seed}`;
 
