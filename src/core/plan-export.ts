@@ -1,5 +1,5 @@
 import {createMatchedTrial} from '../model/trial.js';
-import {writeOutputFile} from '../store/outputs.js';
+import {assertOutputFolder, writeOutputFile} from '../store/outputs.js';
 import {planRequestOf, type EvaluateOptions} from './evaluate.js';
 import {prepareRun} from './run/prepare.js';
 
@@ -27,6 +27,7 @@ export interface ExportResult {
  * lines are written there (whole or not at all); with null they are returned.
  */
 export async function exportPlan(options: Omit<EvaluateOptions, 'mode' | 'evaluatorMode'> & {out: string | null}): Promise<ExportResult> {
+  if (options.out !== null) assertOutputFolder(options.out); // before the plan is bound: bad input changes nothing
   const run = await prepareRun({...options, mode: 'confirm', request: planRequestOf({...options, mode: 'confirm', evaluatorMode: 'external'})});
   const done = new Set(run.trials.map((t) => `${t.fixture_digest}\u0000${t.seed}`));
   const lines: string[] = [];

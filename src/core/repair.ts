@@ -3,7 +3,8 @@ import {evaluateMatchedTrials} from '../model/comparison.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy} from '../model/policy.js';
 import {isoTimestamp} from '../model/records.js';
 import {compareReplay} from '../model/replay.js';
-import {createMatchedTrial} from '../model/trial.js';
+import {compareWithSeal, createMatchedTrial} from '../model/trial.js';
+import {bindingProblem, sealHolds} from '../store/kinds/evidence-seal.js';
 import {leftoverKind, type ScenarioStore} from '../store/index.js';
 import {planBindingDigest} from '../model/evaluator-plan.js';
 import {trialPlanProblems} from '../model/plan-binding.js';
@@ -73,14 +74,14 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
             continue;
           }
         }
-        const seal = evidence && !evidence.legacy ? store.sealStatus(digest, evidence.trials) : null;
-        const sealedBinding = seal ? store.readEvidenceSeal(digest)?.plan_binding_digest ?? null : null;
+        const stored = evidence && !evidence.legacy ? store.readEvidenceSeal(digest) : null;
+        const seal = evidence && stored ? compareWithSeal(stored.trial_digests, evidence.trials) : null;
         // Nothing is derived from evidence its seal does not vouch for: the record keeps the decision it has.
-        if (evidence && seal && sealedBinding !== null && sealedBinding !== planBinding(store, digest)) {
+        if (stored && seal && bindingProblem(stored, store.readPlan(digest)) === 'other-plan') {
           remaining.push(`${rel(store.paths.evaluatorPlan(digest))} is not the plan ${rel(store.paths.evidenceSeal(digest))} sealed its trials under; left as it is`);
           continue;
         }
-        if (evidence && seal && (seal.changed.length > 0 || seal.missing.length > 0)) {
+        if (evidence && seal && !sealHolds(seal)) {
           remaining.push(`${rel(store.paths.matchedTrials(digest))} differs from ${rel(store.paths.evidenceSeal(digest))}: a changed or lost trial; left as it is`);
           continue;
         }

@@ -40,8 +40,9 @@ export interface VerifyResult {
 function checkCandidate(c: Findings, digest: string): CandidateRecord | undefined {
   const record = verifyRecord(c, digest);
   const diff = verifyManifestDiff(c, digest);
-  verifyEvidence(c, digest);
-  verifyPlan(c, digest);
+  // The plan is read and checked once; the evidence and its seal are checked against it.
+  const plan = verifyPlan(c, digest);
+  verifyEvidence(c, digest, plan);
   verifyNegativeResult(c, digest);
   verifyMarkers(c, digest, diff);
   return record ?? undefined;

@@ -1,12 +1,22 @@
 import {parseJsonUtf8, stableDigest} from '../canonical/index.js';
-import {fail} from '../errors.js';
+import {AutoctxError, fail, isAutoctxError} from '../errors.js';
 import {withBytes} from './fs.js';
 import type {LockedWriter} from './locked-writer.js';
 import type {SchemaName} from './schemas.js';
 
-/** The digest a compare-and-swap compares: the canonical digest of the document as stored, or null when absent. */
+/**
+ * The digest a compare-and-swap compares: the canonical digest of the document
+ * as stored, or null when absent. A stored file that is not JSON is
+ * CORRUPT_FILE (exit 8) naming it, as any stored document's reader says.
+ */
 export function documentDigest(writer: LockedWriter, file: string): string | null {
-  return withBytes(writer.guard, file, (bytes) => stableDigest(parseJsonUtf8(bytes)));
+  const rel = writer.guard.relative(file);
+  try {
+    return withBytes(writer.guard, file, (bytes) => stableDigest(parseJsonUtf8(bytes)));
+  } catch (error) {
+    if (!isAutoctxError(error) || error.code === 'UNSAFE_PATH') throw error;
+    throw new AutoctxError('CORRUPT_FILE', `${rel}: ${error.message}`, {file: rel, reason: error.code});
+  }
 }
 
 /**

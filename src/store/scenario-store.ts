@@ -4,7 +4,7 @@ import type {ManifestDiff} from '../model/diff.js';
 import type {BoundPlan} from '../model/evaluator-plan.js';
 import type {ConfirmationPolicy} from '../model/policy.js';
 import type {ActivePointer, CandidateRecord, PromotionRecord, RollbackRecord} from '../model/records.js';
-import type {MatchedTrial, SealComparison} from '../model/trial.js';
+import type {MatchedTrial} from '../model/trial.js';
 import type {JsonValue} from '../canonical/index.js';
 import {readDocument, requireDocument} from './documents.js';
 import {readBytes, walkTree, type RootGuard, type TreeEntry} from './fs.js';
@@ -183,9 +183,6 @@ export class ScenarioStore implements KindContext {
   }
   writeEvidenceSeal(digest: string, trials: readonly MatchedTrial[], planBinding: string | null): void {
     seals.writeEvidenceSeal(this, digest, trials, planBinding);
-  }
-  sealStatus(digest: string, trials: readonly MatchedTrial[]): SealComparison | null {
-    return seals.sealStatus(this, digest, trials);
   }
   /** Why the evidence cannot be trusted against its seal and the plan bound now, or null. */
   sealProblem(digest: string, trials: readonly MatchedTrial[], plan: BoundPlan | null): string | null {

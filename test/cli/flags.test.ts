@@ -117,6 +117,14 @@ describe('every flag of every writing command is checked before anything is read
     expect(fs.existsSync(t.file(`candidates/${candidate}/evaluator_plan.json`))).toBe(false);
   });
 
+  it('plan export --out into a folder that does not exist: exit 2 before the plan is bound', () => {
+    const before = treeHash(t.dir);
+    const out = path.join(t.dir, 'no-such-folder', 'units.jsonl');
+    const r = t.cli(['plan', 'export', candidate, '--engine', 'e', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out]);
+    expect([r.status, r.json.error.code, r.json.error.data]).toEqual([2, 'INPUT_NOT_FOUND', {file: out}]);
+    expect(treeHash(t.dir)).toBe(before);
+  });
+
   it('the error envelope carries the error data: the file a missing input names', () => {
     const r = runCli(['propose', '--from', path.join(t.dir, 'nope'), '--knowledge', t.knowledge, '--json']);
     expect(r.json).toEqual({status: 'error', error: {code: 'INPUT_NOT_FOUND', exit_code: 2, message: expect.stringContaining('nope'), data: {file: path.join(t.dir, 'nope')}}});

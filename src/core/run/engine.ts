@@ -5,7 +5,8 @@ import {evaluateMatchedTrials} from '../../model/comparison.js';
 import {planBindingDigest} from '../../model/evaluator-plan.js';
 import type {PlanUnit} from '../../model/fixtures.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../../model/records.js';
-import {createMatchedTrial, type MatchedTrial, type TrialLane} from '../../model/trial.js';
+import {compareWithSeal, createMatchedTrial, type MatchedTrial, type TrialLane} from '../../model/trial.js';
+import {bindingProblem, sealHolds} from '../../store/kinds/evidence-seal.js';
 import {recordCampaignTerminal} from '../campaign.js';
 import {evaluatorTimeout, lockTimeout, now} from '../context.js';
 import {markRejected, writeRejection} from '../terminal.js';
@@ -207,12 +208,11 @@ async function sealRecorded(run: Run): Promise<void> {
     await store.withLock(lockTimeout(options), () => {
       const evidence = store.readEvidence(candidate.digest);
       if (!evidence || evidence.legacy || evidence.trials.length === 0) return;
-      const status = store.sealStatus(candidate.digest, evidence.trials);
-      if (status && (status.changed.length > 0 || status.missing.length > 0)) return; // an edit: verify reports it, nothing is sealed over it
-      const binding = planBindingDigest(run.plan);
-      const sealed = store.readEvidenceSeal(candidate.digest)?.plan_binding_digest ?? null;
-      if (status !== null && sealed !== null && sealed !== binding) return; // sealed under another plan: verify reports it
-      if (status === null || status.unsealed > 0) store.writeEvidenceSeal(candidate.digest, evidence.trials, binding);
+      const seal = store.readEvidenceSeal(candidate.digest);
+      const status = seal ? compareWithSeal(seal.trial_digests, evidence.trials) : null;
+      // An edit, or trials sealed under another plan: verify reports it, and nothing is sealed over it.
+      if (seal && status && (!sealHolds(status) || bindingProblem(seal, run.plan) === 'other-plan')) return;
+      if (status === null || status.unsealed > 0) store.writeEvidenceSeal(candidate.digest, evidence.trials, planBindingDigest(run.plan));
     });
   } catch {
     // Repairable, and never more important than the error that ended the run.

@@ -4,7 +4,6 @@ import {readDocument} from '../documents.js';
 import type {KindContext} from './context.js';
 import {planBindingDigest, type BoundPlan} from '../../model/evaluator-plan.js';
 import type {Findings} from '../findings.js';
-import {readPlan} from './evaluator-plan.js';
 
 /**
  * candidates/<digest>/evidence_seal.json: the digest of every trial as
@@ -36,6 +35,25 @@ export function writeEvidenceSeal(ctx: KindContext, digest: string, trials: read
   ctx.writer.replaceDocument(ctx.paths.evidenceSeal(digest), SEAL_SCHEMA, evidenceSeal(digest, trials, planBinding));
 }
 
+/** How a seal's plan binding stands against the plan bound now: null when it agrees. */
+export type BindingProblem = 'unbound' | 'other-plan' | 'plan-missing';
+
+/**
+ * The seal's plan binding against the plan bound now (null: the plan file is
+ * absent). A seal under a plan of the current shape must record its binding
+ * and the binding must be that plan's; a seal that records one needs its plan.
+ */
+export function bindingProblem(seal: StoredSeal, plan: BoundPlan | null): BindingProblem | null {
+  if (plan === null) return seal.plan_binding_digest !== null ? 'plan-missing' : null;
+  if (seal.plan_binding_digest === null) return plan.legacy ? null : 'unbound';
+  return seal.plan_binding_digest === planBindingDigest(plan) ? null : 'other-plan';
+}
+
+/** Whether the sealed trials are all in the evidence as sealed. */
+export function sealHolds(status: SealComparison): boolean {
+  return status.changed.length === 0 && status.missing.length === 0;
+}
+
 /**
  * Why the recorded evidence cannot be trusted against its seal, or null: a
  * sealed trial changed or gone, or trials sealed under another plan binding
@@ -46,25 +64,21 @@ export function sealProblem(ctx: KindContext, digest: string, trials: readonly M
   const seal = readEvidenceSeal(ctx, digest);
   if (!seal) return null;
   const status = compareWithSeal(seal.trial_digests, trials);
-  if (status.changed.length > 0 || status.missing.length > 0) return `the matched trials of ${digest} differ from evidence_seal.json (${status.changed.length} changed, ${status.missing.length} missing): the evidence was edited`;
-  if (plan && !plan.legacy && seal.plan_binding_digest === null) return `evidence_seal.json of ${digest} does not record the binding of its evaluator_plan.json`;
-  if (plan && seal.plan_binding_digest !== null && seal.plan_binding_digest !== planBindingDigest(plan)) return `evaluator_plan.json of ${digest} is not the plan (with its audit and campaign) that evidence_seal.json sealed the trials under`;
-  if (!plan && seal.plan_binding_digest !== null) return `evidence_seal.json of ${digest} seals trials under a plan, but evaluator_plan.json is missing`;
+  if (!sealHolds(status)) return `the matched trials of ${digest} differ from evidence_seal.json (${status.changed.length} changed, ${status.missing.length} missing): the evidence was edited`;
+  const binding = bindingProblem(seal, plan);
+  if (binding === 'unbound') return `evidence_seal.json of ${digest} does not record the binding of its evaluator_plan.json`;
+  if (binding === 'other-plan') return `evaluator_plan.json of ${digest} is not the plan (with its audit and campaign) that evidence_seal.json sealed the trials under`;
+  if (binding === 'plan-missing') return `evidence_seal.json of ${digest} seals trials under a plan, but evaluator_plan.json is missing`;
   return null;
-}
-
-/** How the evidence stands against its seal (null: no seal). */
-export function sealStatus(ctx: KindContext, digest: string, trials: readonly MatchedTrial[]): SealComparison | null {
-  const seal = readEvidenceSeal(ctx, digest);
-  return seal ? compareWithSeal(seal.trial_digests, trials) : null;
 }
 
 /**
  * verify: every sealed trial is in the evidence exactly as sealed, and the seal
  * was made under the plan bound now (its additions included); trials recorded
- * after the seal are a warning that repair completes.
+ * after the seal are a warning that repair completes. `plan` is the plan as
+ * verify read it (null: absent; undefined: refused, and reported by its own check).
  */
-export function verifySeal(c: Findings, digest: string, trials: MatchedTrial[]): void {
+export function verifySeal(c: Findings, digest: string, trials: MatchedTrial[], plan: BoundPlan | null | undefined): void {
   const {store} = c;
   const file = store.paths.matchedTrials(digest);
   const sealFile = store.paths.evidenceSeal(digest);
@@ -75,16 +89,10 @@ export function verifySeal(c: Findings, digest: string, trials: MatchedTrial[]):
   for (const i of status.changed) c.both(file, sealFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: trial ${i} differs from the trial ${c.rel(sealFile)} sealed`);
   for (const key of status.missing) c.both(file, sealFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: sealed pair ${key} is missing from the evidence`);
   if (status.unsealed > 0) c.warn(sealFile, 'UNSEALED_TRIALS', `${c.rel(file)}: ${status.unsealed} trial(s) recorded after ${c.rel(sealFile)} was written (an interrupted write, or trials added by another tool; autoctx repair seals them)`);
+  if (plan === undefined) return;
   const planFile = store.paths.evaluatorPlan(digest);
-  let plan: ReturnType<typeof readPlan> | undefined;
-  try {
-    plan = readPlan(store, digest);
-  } catch {
-    plan = undefined; // the plan's own check reports it
-  }
-  if (plan === null && seal.plan_binding_digest !== null) c.both(sealFile, planFile, 'MISSING_PLAN', `${c.rel(sealFile)} seals trials under a plan, but ${c.rel(planFile)} is missing`);
-  if (plan && !plan.legacy && seal.plan_binding_digest === null) c.both(sealFile, planFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(sealFile)} does not record the plan binding of ${c.rel(planFile)}, which every seal under such a plan records`);
-  if (plan && seal.plan_binding_digest !== null && seal.plan_binding_digest !== planBindingDigest(plan)) {
-    c.both(sealFile, planFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(sealFile)} sealed the trials under another plan or other additions than ${c.rel(planFile)} binds now (the audit or campaign binding changed)`);
-  }
+  const binding = bindingProblem(seal, plan);
+  if (binding === 'plan-missing') c.both(sealFile, planFile, 'MISSING_PLAN', `${c.rel(sealFile)} seals trials under a plan, but ${c.rel(planFile)} is missing`);
+  if (binding === 'unbound') c.both(sealFile, planFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(sealFile)} does not record the plan binding of ${c.rel(planFile)}, which every seal under such a plan records`);
+  if (binding === 'other-plan') c.both(sealFile, planFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(sealFile)} sealed the trials under another plan or other additions than ${c.rel(planFile)} binds now (the audit or campaign binding changed)`);
 }

@@ -6,7 +6,7 @@ import type {KindContext} from './context.js';
 import {legacyPairKey, matchedTrialPairKey} from '../../model/trial.js';
 import {checkPolicy, type Findings} from '../findings.js';
 import {verifySeal} from './evidence-seal.js';
-import {readPlan} from './evaluator-plan.js';
+import type {BoundPlan} from '../../model/evaluator-plan.js';
 import {trialPlanProblems} from '../../model/plan-binding.js';
 
 /** candidates/<digest>/matched_trials.json: the schema-2 envelope, or the legacy (schema-1) array. */
@@ -64,8 +64,9 @@ interface TrialRow {
  * verify: every trial's pair key is its identity's, no pair twice, every
  * trial for this candidate, the policy matches its digest; then the seal.
  * Read row by row (not through readEvidence) so that every problem is named.
+ * `plan` is the plan as verify read it (null: absent; undefined: refused).
  */
-export function verifyEvidence(c: Findings, digest: string): void {
+export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | null | undefined): void {
   const file = c.store.paths.matchedTrials(digest);
   c.attempt(file, () =>
     c.store.readDocumentAt(file, [...EVIDENCE_SCHEMAS], (v) => {
@@ -82,8 +83,8 @@ export function verifyEvidence(c: Findings, digest: string): void {
         if (t.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: trial ${i} is for candidate ${t.candidate_digest}`);
       }
       if (!legacy) {
-        verifySeal(c, digest, trials as unknown as MatchedTrial[]);
-        if (trials.length > 0) verifyPlanned(c, digest, trials as unknown as MatchedTrial[]);
+        verifySeal(c, digest, trials as unknown as MatchedTrial[], plan);
+        if (trials.length > 0 && plan !== undefined) verifyPlanned(c, digest, trials as unknown as MatchedTrial[], plan);
       }
       return v;
     }),
@@ -94,15 +95,9 @@ export function verifyEvidence(c: Findings, digest: string): void {
  * verify: recorded trials are what a run of the bound plan records (each a
  * unit of it, in plan order within its lane), and evidence has its plan.
  */
-function verifyPlanned(c: Findings, digest: string, trials: MatchedTrial[]): void {
+function verifyPlanned(c: Findings, digest: string, trials: MatchedTrial[], plan: BoundPlan | null): void {
   const file = c.store.paths.matchedTrials(digest);
   const planFile = c.store.paths.evaluatorPlan(digest);
-  let plan: ReturnType<typeof readPlan>;
-  try {
-    plan = readPlan(c.store, digest);
-  } catch {
-    return; // the plan's own check names it
-  }
   if (plan === null) return c.both(file, planFile, 'MISSING_PLAN', `${c.rel(file)} records trials, but ${c.rel(planFile)}, the plan they were recorded under, is missing`);
   const problems = trialPlanProblems(plan, trials);
   const shown = problems.slice(0, 5);
