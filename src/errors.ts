@@ -103,6 +103,18 @@ export const VERIFY_FINDINGS = {
   MIRROR_MISMATCH: 'error',
   MISSING_BUNDLE: 'error',
   MISSING_PLAN: 'error',
+  MISSING_EVIDENCE: 'error',
+  MISSING_SEAL: 'error',
+  MISSING_DIFF: 'error',
+  MISSING_CANDIDATE: 'error',
+  UNSEALED_DECISION: 'error',
+  POINTER_NOT_RECORDED: 'error',
+  HISTORY_GAP: 'error',
+  ROLLBACK_NOT_SERVED: 'error',
+  LIFECYCLE_MISMATCH: 'error',
+  NEGATIVE_RESULT_MISMATCH: 'error',
+  MISSING_CAMPAIGN: 'error',
+  MISSING_ARTIFACT: 'error',
   TRIAL_NOT_PLANNED: 'error',
   MISSING_POINTER: 'error',
   MISSING_PROMOTION: 'error',
@@ -121,10 +133,16 @@ export const VERIFY_FINDINGS = {
   STALE_MIRROR: 'warning',
   SYMLINK: 'warning',
   UNSEALED_TRIALS: 'warning',
+  MOVE_PENDING: 'warning',
+  NEVER_SERVED: 'warning',
+  TERMINAL_PENDING: 'warning',
+  FOREIGN_POINTER_MOVE: 'note',
+  REPLAY_ONLY: 'note',
 } as const;
 
 export type VerifyErrorFinding = {[K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'error' ? K : never}[keyof typeof VERIFY_FINDINGS];
 export type VerifyWarningFinding = {[K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'warning' ? K : never}[keyof typeof VERIFY_FINDINGS];
+export type VerifyNoteFinding = {[K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'note' ? K : never}[keyof typeof VERIFY_FINDINGS];
 
 export class AutoctxError extends Error {
   readonly code: ErrorCode;

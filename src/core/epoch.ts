@@ -1,8 +1,9 @@
 import {fail} from '../errors.js';
 import {createBundle} from '../model/bundle.js';
-import {isoTimestamp, type ActivePointer, type CandidateRecord} from '../model/records.js';
+import {isoTimestamp, rolloverId, rolloverRationale, type CandidateRecord, type RolloverRecord} from '../model/records.js';
+import {rolloverPointer} from '../model/pointer-history.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove, movePointer} from './pointer-move.js';
+import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
 
 export interface RolloverOptions extends StoreOptions {
   evaluatorEpoch: string;
@@ -32,10 +33,25 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
       finishPointerMove(store, active, now(options));
       return {status: 'unchanged', scenario: store.scenario, bundle_digest: active.bundle_digest, previous_digest: active.bundle_digest, evaluator_epoch: epoch};
     }
+    requireRecordedPointer(store, active);
     const current = store.requireBundle(active.bundle_digest);
     const bundle = createBundle({scenario: current.scenario, evaluator_epoch: epoch, parent_digest: null, components: current.components});
-    const at = isoTimestamp(now(options));
-    const rationale = `evaluator epoch rollover from ${active.evaluator_epoch}`;
+    const id = rolloverId(current.digest, active.activated_at, epoch);
+    // The rollover's record first (an interrupted one is found again by its id), then the baseline, its record, the pointer.
+    const rollover: RolloverRecord = store.readRollover(id) ?? {
+      schema_version: 1,
+      rollover_id: id,
+      scenario: store.scenario,
+      from_digest: current.digest,
+      from_activated_at: active.activated_at,
+      from_evaluator_epoch: active.evaluator_epoch,
+      to_digest: bundle.digest,
+      evaluator_epoch: epoch,
+      rolled_over_at: isoTimestamp(now(options)),
+    };
+    const at = rollover.rolled_over_at;
+    const rationale = rolloverRationale(active.evaluator_epoch);
+    store.writeRollover(rollover);
     store.writeBundle(bundle);
     const record: CandidateRecord = store.readRecord(bundle.digest) ?? {
       schema_version: 2,
@@ -53,8 +69,7 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
       confirmation_policy_digest: null,
     };
     store.writeRecord(record);
-    const pointer: ActivePointer = {schema_version: 1, bundle_digest: bundle.digest, evaluator_epoch: epoch, promotion_id: null, rollback_target_digest: current.digest, activated_at: at, rationale};
-    movePointer(store, {expected, pointer, bundle, at: now(options)});
+    movePointer(store, {expected, pointer: rolloverPointer(rollover), bundle, at: now(options)});
     return {status: 'rolled_over', scenario: store.scenario, bundle_digest: bundle.digest, previous_digest: current.digest, evaluator_epoch: epoch};
   });
 }

@@ -79,14 +79,15 @@ export async function init(options: InitOptions): Promise<InitResult> {
       confirmation_policy: null,
       confirmation_policy_digest: null,
     };
-    store.writeRecord(store.readRecord(bundle.digest) ?? record);
+    const kept = store.readRecord(bundle.digest) ?? record;
+    store.writeRecord(kept);
     const pointer: ActivePointer = {
       schema_version: 1,
       bundle_digest: bundle.digest,
       evaluator_epoch: bundle.evaluator_epoch,
       promotion_id: null,
       rollback_target_digest: null,
-      activated_at: at,
+      activated_at: kept.created_at, // the init's time is its record's, so a re-run after a crash writes the same pointer
       rationale: 'baseline bundle',
     };
     movePointer(store, {expected: null, pointer, bundle, at: now(options)});

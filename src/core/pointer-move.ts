@@ -1,3 +1,4 @@
+import {fail} from '../errors.js';
 import type {ContextBundle} from '../model/bundle.js';
 import {canTransition, type Lifecycle} from '../model/lifecycle.js';
 import {isoTimestamp, type ActivePointer} from '../model/records.js';
@@ -35,7 +36,20 @@ export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, 
  * mirrors and lifecycles that the next move or `repair` completes.
  */
 export function movePointer(store: ScenarioStore, move: {expected: string | null; pointer: ActivePointer; bundle: ContextBundle; at: Date}): void {
+  // The move's own record is durable by now: a pointer its recorded history does not vouch for is never written.
+  const problem = store.pointerProblem(move.pointer);
+  if (problem) throw new Error(`internal: the pointer about to be written is not what its recorded history wrote: ${problem}`);
   store.swapActive(move.expected, move.pointer);
   store.writeMirrors(move.bundle);
   finishPointerMove(store, move.pointer, move.at);
+}
+
+/**
+ * Before a move away from the current pointer: it must be what the recorded
+ * history wrote (a pointer edited by hand, or a rollback target edited, is
+ * refused, never moved on from). Under the scenario lock.
+ */
+export function requireRecordedPointer(store: ScenarioStore, active: ActivePointer): void {
+  const problem = store.pointerProblem(active);
+  if (problem) fail('INTEGRITY', `${problem}; nothing was changed (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
 }

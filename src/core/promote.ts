@@ -11,14 +11,13 @@ import {confirmationPolicyDigest} from '../model/policy.js';
 import {isoTimestamp, type ActivePointer, type CandidateRecord, type PromotionRecord} from '../model/records.js';
 import {compareReplay} from '../model/replay.js';
 import {checkServeable} from '../model/serveability.js';
-import {trialPlanProblems} from '../model/plan-binding.js';
 import {authorizeCampaignPromotion} from '../model/campaign.js';
 import type {ConfirmationPolicy} from '../model/policy.js';
 import {sortEvidence, type MatchedTrial} from '../model/trial.js';
 import {loadCampaign, recordCampaignDecision} from './campaign.js';
 import type {ScenarioStore} from '../store/index.js';
 import {evaluatorTimeout, lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove, movePointer} from './pointer-move.js';
+import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
 import {rejectWithNegativeResult} from './terminal.js';
 import {resolveDigest} from './resolve.js';
 
@@ -88,15 +87,14 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
 /** Every check that needs no lock: the record, the evidence, the replay, serveability, the diff. */
 function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: ContextBundle, record: CandidateRecord) {
   if (!record.comparison || record.comparison.decision !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${candidate.digest} has no confirmed comparison`);
+  if (store.readNegativeResult(candidate.digest)) fail('INTEGRITY', `candidate ${candidate.digest} has a negative_result.json: it was rejected, whatever its record says; nothing was promoted (run autoctx verify)`);
   const evidence = store.readEvidence(candidate.digest);
   if (!evidence || evidence.legacy || !evidence.confirmation_policy) fail('INTEGRITY', `candidate ${candidate.digest} has no schema-2 matched evidence to replay`);
   if (record.confirmation_policy_digest !== evidence.confirmation_policy_digest) fail('INTEGRITY', 'the record and the evidence envelope were decided under different policies');
   const plan = store.readPlan(candidate.digest);
   if (!plan) fail('INTEGRITY', `candidate ${candidate.digest} has evidence but no evaluator_plan.json it was recorded under; nothing was promoted`);
-  const sealed = store.sealProblem(candidate.digest, evidence.trials, plan);
-  if (sealed) fail('INTEGRITY', `${sealed}; nothing was promoted (run autoctx verify)`);
-  const unplanned = trialPlanProblems(plan, evidence.trials);
-  if (unplanned.length > 0) fail('INTEGRITY', `the evidence of ${candidate.digest} is not what a run of its plan records: ${unplanned[0]}; nothing was promoted (run autoctx verify)`);
+  const problem = store.evidenceProblem(candidate, evidence, plan, record);
+  if (problem) fail('INTEGRITY', `${problem}; nothing was promoted (run autoctx verify)`);
   const cohorts = new Set(evidence.trials.map((t) => t.cohort));
   if (cohorts.size !== 1) fail('INTEGRITY', `promotion evidence must use exactly one cohort, found ${cohorts.size}`);
   const replayed = evaluateMatchedTrials(candidate, evidence.trials, evidence.confirmation_policy);
@@ -162,11 +160,12 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       staleActive = current.bundle_digest;
       return;
     }
+    requireRecordedPointer(store, current);
     // A promotion record left by an interrupted run for this same move is reused, never duplicated.
     const existing = store
       .listPromotionIds()
       .map((id) => store.readPromotion(id)!)
-      .find((p) => p.candidate_digest === digest && p.incumbent_digest === parent.digest);
+      .find((p) => p.candidate_digest === digest && p.incumbent_digest === parent.digest && p.promoted_at >= current.activated_at);
     const at = isoTimestamp(now(options));
     const promotion: PromotionRecord = existing ?? {
       schema_version: 1,

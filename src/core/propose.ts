@@ -64,8 +64,9 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
       fail('CANDIDATE_EXISTS', `bundle ${bundle.digest} was already proposed by run "${existing.source_run_id}" generation ${existing.source_generation}; a digest cannot be rebound to another source`, {bundle_digest: bundle.digest});
     }
     const at = isoTimestamp(now(options));
-    store.writeBundle(bundle);
+    // The diff first: a manifest with a parent and no candidate folder is then never a crash state (verify: MISSING_CANDIDATE).
     store.writeManifestDiff(diff);
+    store.writeBundle(bundle);
     const record: CandidateRecord = {
       schema_version: 2,
       bundle_digest: bundle.digest,

@@ -4,10 +4,9 @@ import {confirmationPolicyDigest, validateConfirmationPolicy} from '../model/pol
 import {isoTimestamp} from '../model/records.js';
 import {compareReplay} from '../model/replay.js';
 import {compareWithSeal, createMatchedTrial} from '../model/trial.js';
-import {bindingProblem, sealHolds} from '../store/kinds/evidence-seal.js';
 import {leftoverKind, type ScenarioStore} from '../store/index.js';
 import {planBindingDigest} from '../model/evaluator-plan.js';
-import {trialPlanProblems} from '../model/plan-binding.js';
+import {markRejected} from './terminal.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 import {finishPointerMove} from './pointer-move.js';
 
@@ -48,7 +47,10 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         }
       }
       const active = store.readActive();
-      if (active) {
+      const unrecorded = active ? store.pointerProblem(active) : null;
+      // A pointer its recorded history does not vouch for is never completed: no mirrors, no lifecycles follow it.
+      if (unrecorded) remaining.push(`${rel(store.paths.active)}: ${unrecorded}; left as it is`);
+      if (active && !unrecorded) {
         const bundle = store.readBundle(active.bundle_digest);
         if (bundle) store.writeMirrors(bundle);
         for (const d of finishPointerMove(store, active, now(options))) actions.push(`brought the lifecycle of ${d} in line with active.json`);
@@ -64,32 +66,27 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           store.writeNegativeResult(digest, negative);
           actions.push(`restored ${rel(store.paths.negativeLedger(digest))}`);
         }
+        if (negative && record.lifecycle !== 'rejected' && record.lifecycle !== 'active' && record.lifecycle !== 'superseded') {
+          // A rejection interrupted between its negative result and its record: the negative result proves it.
+          const reason = String((negative.entries as Array<{reason?: unknown}> | undefined)?.[0]?.reason ?? 'rejected');
+          markRejected(store, digest, {reason, at: isoTimestamp(now(options))});
+          actions.push(`completed the rejection of ${digest} that ${rel(store.paths.negativeResult(digest))} records`);
+          continue;
+        }
         const evidence = store.readEvidence(digest);
-        // Nothing is derived from evidence that is not what a run of the bound plan records.
-        if (evidence && !evidence.legacy && evidence.trials.length > 0) {
-          const plan = store.readPlan(digest);
-          const unplanned = plan ? trialPlanProblems(plan, evidence.trials) : ['there is no evaluator_plan.json'];
-          if (unplanned.length > 0) {
-            remaining.push(`${rel(store.paths.matchedTrials(digest))} is not what a run of its plan records (${unplanned[0]}); left as it is`);
-            continue;
-          }
+        const plan = store.readPlan(digest);
+        // Nothing is derived from evidence that is not what a run of the bound plan records, or that its seal does not vouch for.
+        const problem = evidence ? store.evidenceProblem(store.requireBundle(digest), evidence, plan, record) : null;
+        if (problem) {
+          remaining.push(`${rel(store.paths.matchedTrials(digest))}: ${problem}; left as it is`);
+          continue;
         }
         const stored = evidence && !evidence.legacy ? store.readEvidenceSeal(digest) : null;
         const seal = evidence && stored ? compareWithSeal(stored.trial_digests, evidence.trials) : null;
-        // Nothing is derived from evidence its seal does not vouch for: the record keeps the decision it has.
-        if (stored && seal && bindingProblem(stored, store.readPlan(digest)) === 'other-plan') {
-          remaining.push(`${rel(store.paths.evaluatorPlan(digest))} is not the plan ${rel(store.paths.evidenceSeal(digest))} sealed its trials under; left as it is`);
-          continue;
-        }
-        if (evidence && seal && !sealHolds(seal)) {
-          remaining.push(`${rel(store.paths.matchedTrials(digest))} differs from ${rel(store.paths.evidenceSeal(digest))}: a changed or lost trial; left as it is`);
-          continue;
-        }
-        if (evidence && seal) {
-          if (seal.unsealed > 0) {
-            store.writeEvidenceSeal(digest, evidence.trials, planBinding(store, digest));
-            actions.push(`sealed the trials of ${rel(store.paths.matchedTrials(digest))} recorded after its seal`);
-          }
+        const unsealed = seal ? seal.unsealed > 0 : evidence !== null && !evidence.legacy && evidence.trials.length > 0 && record.comparison === null && plan !== null && !plan.upstream;
+        if (evidence && unsealed) {
+          store.writeEvidenceSeal(digest, evidence.trials, planBinding(store, digest));
+          actions.push(`sealed the trials of ${rel(store.paths.matchedTrials(digest))} recorded after its seal`);
         }
         if (evidence && !evidence.legacy && evidence.confirmation_policy && record.lifecycle !== 'rejected' && record.lifecycle !== 'active' && record.lifecycle !== 'superseded') {
           const replayed = evaluateMatchedTrials(store.requireBundle(digest), evidence.trials, evidence.confirmation_policy);

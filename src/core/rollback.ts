@@ -4,7 +4,7 @@ import {isoTimestamp, rollbackId, type ActivePointer, type RollbackRecord} from 
 export {rollbackId};
 import type {ScenarioStore} from '../store/index.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove, movePointer} from './pointer-move.js';
+import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
 import {resolveDigest} from './resolve.js';
 
 export interface RollbackOptions extends StoreOptions {
@@ -63,6 +63,7 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
       }
       fail('ACTIVE_MOVED', `expected ${expected} to be active, but the active bundle is ${active.bundle_digest}`, {active: active.bundle_digest});
     }
+    requireRecordedPointer(store, active);
     const target = active.rollback_target_digest;
     if (target === null) fail('NO_ROLLBACK_TARGET', `the active bundle ${active.bundle_digest} has no recorded rollback target`);
     const targetBundle = store.readBundle(target);

@@ -5,10 +5,10 @@ import {type CandidateRecord} from '../model/records.js';
 import {Findings, type VerifyIssue} from '../store/findings.js';
 import {verifyActive} from '../store/kinds/active-pointer.js';
 import {verifyBundle} from '../store/kinds/bundle.js';
-import {verifyCampaigns} from '../store/kinds/campaign-ledger.js';
-import {verifyRecord} from '../store/kinds/candidate-record.js';
+import {verifyCampaignOfPlan, verifyCampaigns} from '../store/kinds/campaign-ledger.js';
+import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../store/kinds/candidate-record.js';
 import {verifyPlan} from '../store/kinds/evaluator-plan.js';
-import {verifyHistory} from '../store/kinds/history.js';
+import {interruptedBaseline, verifyHistory} from '../store/kinds/history.js';
 import {verifyLeftovers} from '../store/kinds/leftovers.js';
 import {verifyManifestDiff} from '../store/kinds/manifest-diff.js';
 import {verifyEvidence} from '../store/kinds/matched-evidence.js';
@@ -27,6 +27,8 @@ export interface VerifyResult {
   bundles_checked: number;
   errors: VerifyIssue[];
   warnings: VerifyIssue[];
+  /** Accepted on another implementation's files alone (no seal, an unrecorded pointer move). */
+  notes: VerifyIssue[];
 }
 
 /**
@@ -42,10 +44,31 @@ function checkCandidate(c: Findings, digest: string): CandidateRecord | undefine
   const diff = verifyManifestDiff(c, digest);
   // The plan is read and checked once; the evidence and its seal are checked against it.
   const plan = verifyPlan(c, digest);
-  verifyEvidence(c, digest, plan);
-  verifyNegativeResult(c, digest);
+  const evidence = verifyEvidence(c, digest, plan, record);
+  verifyNegativeResult(c, digest, plan);
   verifyMarkers(c, digest, diff);
+  if (plan) verifyCampaignOfPlan(c, digest, plan.additions.campaign_id ?? null);
+  if (record) {
+    verifyDecidedFiles(c, digest, record, {diff, plan, evidence, seal: evidence?.seal});
+    verifyLifecycle(c, digest, record);
+  }
   return record ?? undefined;
+}
+
+/**
+ * A manifest with a parent always has its candidate folder (propose writes
+ * the diff first); a parentless one is a baseline whose record init or a
+ * rollover writes next (an interrupted one is reported by the pointer's check).
+ */
+function checkUnrecordedBundles(c: Findings, candidates: readonly string[]): void {
+  const known = new Set(candidates);
+  const {store} = c;
+  for (const [digest, outline] of c.bundles) {
+    if (known.has(digest)) continue;
+    if (outline.parent_digest === null && interruptedBaseline(store, digest, c.attempt(store.paths.active, () => store.readActive()) ?? null)) continue;
+    const file = store.paths.bundle(digest);
+    c.error(file, 'MISSING_CANDIDATE', `${c.rel(file)} has no ${c.rel(store.paths.candidateDir(digest))}/: its record, and any evaluation of it, were deleted`);
+  }
 }
 
 /** Replay every recorded comparison; cross-check promotion records against it. */
@@ -120,6 +143,7 @@ function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void 
       if (r) records.set(digest, r);
     }
   });
+  guarded(c, where, () => checkUnrecordedBundles(c, [...records.keys(), ...c.store.listCandidateDigests()]));
   guarded(c, where, () => verifyActive(c, records));
   guarded(c, where, () => verifyHistory(c));
   guarded(c, where, () => checkReplays(c, records));
@@ -133,7 +157,7 @@ type VerifyOptions = StoreOptions & {replayTolerance?: boolean};
 function start(options: VerifyOptions): {result: VerifyResult; checkers: Findings[]} {
   const knowledge = openKnowledge(options);
   const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
-  const result: VerifyResult = {status: 'ok', scenarios: names, files_checked: 0, bundles_checked: 0, errors: [], warnings: []};
+  const result: VerifyResult = {status: 'ok', scenarios: names, files_checked: 0, bundles_checked: 0, errors: [], warnings: [], notes: []};
   const ignore = knowledge.gitignore();
   if (ignore) {
     result.files_checked++;
@@ -155,6 +179,7 @@ function add(result: VerifyResult, c: Findings): void {
   result.bundles_checked += c.bundles.size;
   result.errors.push(...c.errors);
   result.warnings.push(...c.warnings);
+  result.notes.push(...c.notes);
 }
 
 function settle(result: VerifyResult): VerifyResult {

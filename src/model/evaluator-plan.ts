@@ -58,7 +58,16 @@ export interface BoundPlan {
   /** Null for a legacy file, whose additions plan_digest covers. */
   additions_digest: string | null;
   legacy: boolean;
+  /**
+   * Exactly the Python implementation's shape: the plan's eleven keys and
+   * nothing of autoctx's. Only such a candidate may lack a trial seal (that
+   * implementation writes none); its evidence is checked by replay alone.
+   */
+  upstream: boolean;
 }
+
+/** The keys of the plan object the Python implementation writes, and nothing else. */
+const UPSTREAM_PLAN_KEYS = ['candidate_digest', 'candidate_evaluator', 'cohort', 'confirmation_policy', 'confirmation_policy_digest', 'evaluator_epoch', 'incumbent_digest', 'incumbent_evaluator', 'scenario', 'schema_version', 'units'];
 
 /** The digest that binds autoctx's additions to one plan. */
 export function planAdditionsDigest(planDigest: string, additions: PlanAdditions): string {
@@ -92,7 +101,7 @@ export function createEvaluatorPlan(args: {
   };
   const planDigest = stableDigest(plan);
   const additions: PlanAdditions = {audit: args.audit === null ? null : {command: args.audit}, campaign_id: args.campaign_id};
-  return {plan, plan_digest: planDigest, additions, additions_digest: planAdditionsDigest(planDigest, additions), legacy: false};
+  return {plan, plan_digest: planDigest, additions, additions_digest: planAdditionsDigest(planDigest, additions), legacy: false, upstream: false};
 }
 
 /** The document to write for a plan bound now (never a legacy one). */
@@ -112,12 +121,14 @@ export function boundPlanFrom(value: unknown): BoundPlan {
   const plan = doc.plan as unknown as EvaluatorPlanBody & Partial<PlanAdditions>;
   if (doc.additions === undefined && doc.additions_digest === undefined) {
     const {audit = null, campaign_id = null, ...body} = plan;
-    return {plan: body as EvaluatorPlanBody, plan_digest: doc.plan_digest, additions: {audit, campaign_id}, additions_digest: null, legacy: true};
+    const keys = Object.keys(plan).sort();
+    const upstream = keys.length === UPSTREAM_PLAN_KEYS.length && keys.every((k, i) => k === UPSTREAM_PLAN_KEYS[i]);
+    return {plan: body as EvaluatorPlanBody, plan_digest: doc.plan_digest, additions: {audit, campaign_id}, additions_digest: null, legacy: true, upstream};
   }
   if (doc.additions === undefined || doc.additions_digest === undefined) fail('SCHEMA_VIOLATION', 'additions and additions_digest must be both present or both absent');
   for (const key of ADDITION_KEYS) if (key in plan) fail('SCHEMA_VIOLATION', `plan holds "${key}", which belongs in additions`);
   if (planAdditionsDigest(doc.plan_digest, doc.additions) !== doc.additions_digest) fail('DIGEST_MISMATCH', 'additions_digest does not match {plan_digest, additions}');
-  return {plan, plan_digest: doc.plan_digest, additions: doc.additions, additions_digest: doc.additions_digest, legacy: false};
+  return {plan, plan_digest: doc.plan_digest, additions: doc.additions, additions_digest: doc.additions_digest, legacy: false, upstream: false};
 }
 
 /**

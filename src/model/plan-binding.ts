@@ -1,5 +1,8 @@
+import {evaluateMatchedTrials, type ComparisonSubject} from './comparison.js';
 import type {BoundPlan} from './evaluator-plan.js';
-import type {MatchedTrial} from './trial.js';
+import type {ConfirmationPolicy} from './policy.js';
+import type {ComparisonResult} from './records.js';
+import type {MatchedTrial, TrialLane} from './trial.js';
 
 /** What a recorded trial must agree on with the plan it was recorded under. */
 export type PlannedTrial = Pick<MatchedTrial, 'candidate_digest' | 'incumbent_digest' | 'evaluator_epoch' | 'cohort' | 'fixture' | 'fixture_digest' | 'seed' | 'lane' | 'pair_key'>;
@@ -52,4 +55,51 @@ export function trialPlanProblems(plan: BoundPlan, trials: readonly PlannedTrial
     }
   }
   return problems;
+}
+
+/**
+ * The lane whose units a decision asks for next, or null when it asks for
+ * none: the engine's rule, shared with the check of recorded evidence. Under a
+ * campaign, held-out pairs wait until `heldoutReady` says the campaign's
+ * confirmation blocks are ready.
+ */
+export function laneAfter(decision: ComparisonResult | null, heldoutReady: () => boolean): TrialLane | null {
+  if (decision === null || decision.decision === 'needs_screen') return 'screen';
+  if (decision.decision === 'needs_confirmation') return 'confirmation';
+  if (decision.decision === 'needs_heldout') return heldoutReady() ? 'heldout' : 'confirmation';
+  return null;
+}
+
+/**
+ * Why recorded trials are more than the stopping rule lets a run record (empty:
+ * they are not). A run applies its lane's units in plan order and, after each
+ * pair, asks the decision of the trials so far which lane comes next; a trial
+ * left over once the decision stops asking for its lane was not recorded by a
+ * run. Under a campaign a run may go on with confirmation pairs where the
+ * decision asks for held-out ones (until the campaign's blocks are ready),
+ * which this check allows while confirmation trials remain; a stop for
+ * futility is not checked here. Call it on trials that are units of the plan.
+ *
+ * @example
+ * stoppingRuleProblems(candidate, plan, trials, policy) // [] for any autoctx run
+ */
+export function stoppingRuleProblems(candidate: ComparisonSubject, plan: BoundPlan, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): string[] {
+  const order = new Map(plan.plan.units.map((u, index) => [unitKey(u.fixture_digest, u.seed), index]));
+  const lanes: Record<TrialLane, MatchedTrial[]> = {screen: [], confirmation: [], heldout: []};
+  for (const t of trials) lanes[t.lane].push(t);
+  for (const rows of Object.values(lanes)) rows.sort((a, b) => order.get(unitKey(a.fixture_digest, a.seed))! - order.get(unitKey(b.fixture_digest, b.seed))!);
+  const next: Record<TrialLane, number> = {screen: 0, confirmation: 0, heldout: 0};
+  const campaign = plan.additions.campaign_id !== null && plan.additions.campaign_id !== undefined;
+  const applied: MatchedTrial[] = [];
+  let decision: ComparisonResult | null = null;
+  for (;;) {
+    decision = applied.length === 0 ? null : evaluateMatchedTrials(candidate, applied, policy);
+    const lane = laneAfter(decision, () => !campaign || next.confirmation >= lanes.confirmation.length);
+    if (lane === null || next[lane] >= lanes[lane].length) break;
+    applied.push(lanes[lane][next[lane]++]!);
+  }
+  if (applied.length === trials.length) return [];
+  const asked = decision === null ? 'nothing' : `"${decision.decision}"`;
+  const extra = (Object.keys(lanes) as TrialLane[]).flatMap((lane) => lanes[lane].slice(next[lane]));
+  return extra.map((t) => `trial ${t.pair_key} (${t.lane}) was recorded after the decision of the trials before it (${asked}) stopped asking for ${t.lane} pairs`);
 }

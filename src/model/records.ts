@@ -82,3 +82,26 @@ export function isoTimestamp(date: Date): string {
 export function rollbackId(from: string, fromActivatedAt: string, to: string): string {
   return stableDigest({from_activated_at: fromActivatedAt, from_digest: from, to_digest: to}).slice(0, 32);
 }
+
+/** rollovers/<rollover_id>.json: autoctx's record of one evaluator-epoch rollover (the Python implementation writes none). */
+export interface RolloverRecord {
+  schema_version: 1;
+  rollover_id: string;
+  scenario: string;
+  from_digest: string;
+  from_activated_at: string;
+  from_evaluator_epoch: string;
+  to_digest: string;
+  evaluator_epoch: string;
+  rolled_over_at: string;
+}
+
+/** A rollover is identified by the pointer state it moves away from and the epoch it moves to. */
+export function rolloverId(from: string, fromActivatedAt: string, epoch: string): string {
+  return stableDigest({evaluator_epoch: epoch, from_activated_at: fromActivatedAt, from_digest: from, kind: 'rollover'}).slice(0, 32);
+}
+
+/** The rationale active.json carries after a rollover, in the Python implementation's words. */
+export function rolloverRationale(fromEpoch: string): string {
+  return `evaluator epoch rollover from ${fromEpoch}`;
+}

@@ -1,12 +1,12 @@
 import path from 'node:path';
-import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyWarningFinding} from '../errors.js';
+import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
 import type {BundleOutline} from '../model/bundle.js';
 import type {TreeEntry} from './fs.js';
 import type {ScenarioStore} from './scenario-store.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/policy.js';
 
 export interface VerifyIssue {
-  severity: 'error' | 'warning';
+  severity: 'error' | 'warning' | 'note';
   code: string;
   file: string;
   message: string;
@@ -19,6 +19,8 @@ export interface VerifyIssue {
 export class Findings {
   readonly errors: VerifyIssue[] = [];
   readonly warnings: VerifyIssue[] = [];
+  /** What verify accepted on weaker grounds than its own records (a tree another implementation wrote), said plainly. */
+  readonly notes: VerifyIssue[] = [];
   /** The outlines of the manifests that verified, by digest. */
   readonly bundles = new Map<string, BundleOutline>();
 
@@ -50,6 +52,10 @@ export class Findings {
     this.warnings.push({severity: 'warning', code, file: this.rel(file), message});
   }
 
+  note(file: string, code: VerifyNoteFinding, message: string): void {
+    this.notes.push({severity: 'note', code, file: this.rel(file), message});
+  }
+
   /** The files a check found (read, or refused); a file read by several checks counts once. */
   private readonly checked = new Set<string>();
 
@@ -78,7 +84,7 @@ export class Findings {
   }
 
   /** Report one problem against both files it sets against each other. */
-  both(a: string, b: string, code: VerifyErrorFinding, message: string): void {
+  both(a: string, b: string, code: VerifyErrorFinding | ErrorCode, message: string): void {
     this.error(a, code, message);
     this.error(b, code, message);
   }

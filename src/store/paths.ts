@@ -101,6 +101,13 @@ export class ScenarioPaths {
     if (!/^[0-9a-f]{32}$/.test(id)) fail('INVALID_INPUT', `not a rollback id: ${JSON.stringify(id)}`);
     return path.join(this.rollbacksDir, `${id}.json`);
   }
+  get rolloversDir(): string {
+    return path.join(this.contextDir, 'rollovers');
+  }
+  rollover(id: string): string {
+    if (!/^[0-9a-f]{32}$/.test(id)) fail('INVALID_INPUT', `not a rollover id: ${JSON.stringify(id)}`);
+    return path.join(this.rolloversDir, `${id}.json`);
+  }
   get riskDir(): string {
     return path.join(this.contextDir, 'promotion-risk');
   }

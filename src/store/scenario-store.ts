@@ -3,7 +3,9 @@ import type {ContextBundle} from '../model/bundle.js';
 import type {ManifestDiff} from '../model/diff.js';
 import type {BoundPlan} from '../model/evaluator-plan.js';
 import type {ConfirmationPolicy} from '../model/policy.js';
-import type {ActivePointer, CandidateRecord, PromotionRecord, RollbackRecord} from '../model/records.js';
+import type {ActivePointer, CandidateRecord, PromotionRecord, RollbackRecord, RolloverRecord} from '../model/records.js';
+import type {PointerHistory} from '../model/pointer-history.js';
+import type {ComparisonSubject} from '../model/comparison.js';
 import type {MatchedTrial} from '../model/trial.js';
 import type {JsonValue} from '../canonical/index.js';
 import {readDocument, requireDocument} from './documents.js';
@@ -185,6 +187,10 @@ export class ScenarioStore implements KindContext {
     seals.writeEvidenceSeal(this, digest, trials, planBinding);
   }
   /** Why the evidence cannot be trusted against its seal and the plan bound now, or null. */
+  /** Why recorded evidence is not what autoctx could have produced (matched-evidence.ts); every command acting on evidence asks. */
+  evidenceProblem(subject: ComparisonSubject, recorded: evidence.MatchedEvidence, plan: BoundPlan | null, record: CandidateRecord | null): string | null {
+    return evidence.evidenceProblem(this, subject, recorded, plan, record);
+  }
   sealProblem(digest: string, trials: readonly MatchedTrial[], plan: BoundPlan | null): string | null {
     return seals.sealProblem(this, digest, trials, plan);
   }
@@ -259,6 +265,22 @@ export class ScenarioStore implements KindContext {
   }
   writeRollback(record: RollbackRecord): boolean {
     return history.writeRollback(this, record);
+  }
+  listRolloverIds(): string[] {
+    return history.listRolloverIds(this);
+  }
+  readRollover(id: string): RolloverRecord | null {
+    return history.readRollover(this, id);
+  }
+  writeRollover(record: RolloverRecord): boolean {
+    return history.writeRollover(this, record);
+  }
+  /** Why the pointer is not what its recorded history wrote (null: it is); every move checks it first. */
+  pointerProblem(pointer: ActivePointer): string | null {
+    return active.pointerProblem(this, pointer);
+  }
+  pointerHistory(pointer: ActivePointer): PointerHistory {
+    return active.pointerHistory(this, pointer);
   }
 
   // ---- mirrors for people and legacy readers ----

@@ -17,6 +17,7 @@ export type SchemaName =
   | 'evidence-seal'
   | 'promotion'
   | 'rollback'
+  | 'rollover'
   | 'negative-result'
   | 'evaluator-plan'
   | 'false-promotion'

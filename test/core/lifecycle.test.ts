@@ -11,6 +11,8 @@ import {verify} from '../../src/core/verify.js';
 import {showBundle, materialize, buildBundle, diffBundles} from '../../src/core/bundle.js';
 import {KnowledgeStore} from '../../src/store/index.js';
 import {isoTimestamp} from '../../src/model/index.js';
+import {runCli} from '../helpers/cli.js';
+import {evalArgs, fakeEnv} from '../helpers/pipeline.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
 let dir: string;
@@ -107,16 +109,11 @@ describe('propose', () => {
 
 describe('rollback', () => {
   async function promotedTree() {
-    // A promotion is issue 4's; here the pointer is moved by hand the way a promotion leaves it.
+    // A real promotion: confirm with the scriptable evaluator, then promote.
     const {i, p} = await setUp();
-    const store = KnowledgeStore.open(knowledge).scenario('demo');
-    await store.withLock(5, () => {
-      store.swapActive(store.activeDigest(), {schema_version: 1, bundle_digest: p.bundle_digest, evaluator_epoch: 'epoch-1', promotion_id: null, rollback_target_digest: i.bundle_digest, activated_at: isoTimestamp(new Date()), rationale: 'test'});
-      const r = store.readRecord(p.bundle_digest)!;
-      store.writeRecord({...r, lifecycle: 'active'});
-      const b = store.readRecord(i.bundle_digest)!;
-      store.writeRecord({...b, lifecycle: 'superseded'});
-    });
+    const run = (args: string[]) => runCli([...args, '--knowledge', knowledge, '--json'], {env: fakeEnv(dir)});
+    expect(run(['confirm', p.bundle_digest, ...evalArgs()]).json.status).toBe('confirmed');
+    expect(run(['promote', p.bundle_digest]).json.status).toBe('promoted');
     return {i, p};
   }
 
@@ -129,7 +126,7 @@ describe('rollback', () => {
     expect(fs.readFileSync(path.join(knowledge, 'demo/playbook.md'), 'utf8')).toBe('Be helpful.\n');
     const back = await rollback({knowledge, rationale: 'it was fine'});
     expect(back.bundle_digest).toBe(p.bundle_digest);
-    expect(log({knowledge}).entries.map((e) => e.type)).toEqual(['rollback', 'rollback']);
+    expect(log({knowledge}).entries.map((e) => [e.type, e.served])).toEqual([['rollback', 'serving'], ['rollback', 'served'], ['promotion', 'served']]);
     // Every file of the tree is checked, and counted once; the per-machine state area is the one folder verify skips.
     const state = path.join(knowledge, '.state');
     const files = fs.readdirSync(knowledge, {recursive: true, withFileTypes: true}).filter((e) => e.isFile() && !path.join(e.parentPath, e.name).startsWith(state + path.sep)).length;

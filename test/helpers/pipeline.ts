@@ -84,3 +84,27 @@ export function useTrees(): () => Tree {
     return t;
   };
 }
+
+/**
+ * A tree with a promotion, a rejection (with its negative result and ledger
+ * copy), a rollback and a campaign, built with the CLI as a user would; with
+ * `more`, a second rollback and an epoch rollover too.
+ */
+export function historyTree(more = false): Tree {
+  const t = makeTree();
+  const must = (r: {status: number | null; stdout: string; stderr: string}, exit = 0) => {
+    if (r.status !== exit) throw new Error(r.stdout + r.stderr);
+  };
+  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  const b = t.propose('worse', {'playbook/playbook.md': 'Be terse.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  must(t.cli(['confirm', a, ...evalArgs(['--campaign', 'nightly'])], fakeEnv(t.dir)));
+  const fixturesB = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12b.jsonl');
+  must(t.cli(['confirm', b, ...evalArgs(['--campaign', 'nightly']).map((x) => (x === FIXTURES_12 ? fixturesB : x))], fakeEnv(t.dir, {FAKE_DELTA: '-0.2'})), 3);
+  must(t.cli(['promote', a]));
+  must(t.cli(['rollback', '--rationale', 'rolled back after the on-call review']));
+  if (more) {
+    must(t.cli(['rollback', '--rationale', 'the review cleared it']));
+    must(t.cli(['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']));
+  }
+  return t;
+}

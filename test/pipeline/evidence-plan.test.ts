@@ -38,7 +38,7 @@ describe('evidence is bound to its plan, wherever it is read', () => {
     const before = treeHash(t.knowledge);
     const repair = t.cli(['repair']);
     expect(repair.status).toBe(0);
-    expect(repair.json.remaining).toEqual([expect.stringContaining('is not what a run of its plan records (there is no evaluator_plan.json)')]);
+    expect(repair.json.remaining).toEqual([expect.stringContaining('has matched trials but no evaluator_plan.json they were recorded under; left as it is')]);
     expect(treeHash(t.knowledge)).toBe(before);
     expect(JSON.parse(t.read(`candidates/${c}/record.json`)).lifecycle).toBe('proposed');
     const promote = t.cli(['promote', c]);
@@ -116,7 +116,7 @@ describe('evidence is bound to its plan, wherever it is read', () => {
     fs.writeFileSync(file, prettyJson(doc));
     const before = treeHash(t.knowledge);
     const repair = t.cli(['repair']);
-    expect(repair.json.remaining).toEqual([expect.stringContaining('a changed or lost trial; left as it is')]);
+    expect(repair.json.remaining).toEqual([expect.stringContaining('(1 changed, 0 missing): the evidence was edited; left as it is')]);
     expect(t.read(`candidates/${c}/record.json`)).toBe(recordBefore);
     expect(treeHash(t.knowledge)).toBe(before);
     const promote = t.cli(['promote', c]);

@@ -121,16 +121,31 @@ describe('what verify finds that no replay would', () => {
     expect(treeHash(t.knowledge)).toBe(before);
   });
 
-  it('trials recorded after the seal (an interrupted write) are a warning that repair seals', () => {
+  it('a run killed between a pair\'s evidence and its seal leaves a warning that repair seals; a decided record that lost seals is an error', () => {
     const t = tree();
-    const c = confirmed(t);
-    const file = t.file(`candidates/${c}/evidence_seal.json`);
+    const c = t.propose('cand', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const trace = path.join(t.dir, 'trace');
+    t.cli(['confirm', c, ...evalArgs()], {...fakeEnv(t.dir), AUTOCTX_FAULT_TRACE: trace});
+    const points = fs.readFileSync(trace, 'utf8').trim().split('\n').map((l) => l.split(' '));
+    // The third pair's evidence write: the record then is screened (decided), its seal one pair behind.
+    const third = points.filter(([p, f]) => p!.endsWith(':after') && f === 'matched_trials.json')[2]![0]!;
+    const u = tree();
+    const d = u.propose('cand', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    expect(u.cli(['confirm', d, ...evalArgs()], {...fakeEnv(u.dir), AUTOCTX_FAULT: third}).status).toBe(null);
+    // (the kill also leaves the run's lock and a temp file, which repair removes)
+    expect(codes(u.cli(['verify']))).toEqual([[], ['LEFTOVER_LOCK', 'LEFTOVER_TEMP', 'UNSEALED_TRIALS', 'RECORD_BEHIND_EVIDENCE']]);
+    expect(u.cli(['repair']).json.actions.some((a: string) => a.startsWith('sealed'))).toBe(true);
+    expect(codes(u.cli(['verify']))).toEqual([[], []]);
+    // A confirmed record whose seal lost a trial was decided on trials no seal vouches for: never a crash state.
+    const e = confirmed(t);
+    const file = t.file(`candidates/${e}/evidence_seal.json`);
     const seal = JSON.parse(fs.readFileSync(file, 'utf8'));
     delete seal.trial_digests[Object.keys(seal.trial_digests)[0]!];
     fs.writeFileSync(file, JSON.stringify(seal));
-    expect(codes(t.cli(['verify']))).toEqual([[], ['UNSEALED_TRIALS']]);
-    expect(t.cli(['repair']).json.actions.some((a: string) => a.startsWith('sealed'))).toBe(true);
-    expect(codes(t.cli(['verify']))).toEqual([[], []]);
+    expect(codes(t.cli(['verify']))).toEqual([['UNSEALED_DECISION evidence_seal.json', 'UNSEALED_DECISION record.json'], ['UNSEALED_TRIALS']]);
+    const before = treeHash(t.knowledge);
+    expect(t.cli(['repair']).json.remaining).toEqual([expect.stringContaining('decided on more pairs than evidence_seal.json seals')]);
+    expect(treeHash(t.knowledge)).toBe(before);
   });
 
   it('a replay within the cross-runtime tolerance but not bit for bit fails unless --replay-tolerance is given', () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {evalArgs, fakeEnv, FIXTURES_12, makeTree, type Tree} from '../helpers/pipeline.js';
+import {historyTree} from '../helpers/pipeline.js';
 
 /**
  * Fields that no digest, seal or replay covers. docs/guarantees.md lists the
@@ -23,21 +23,7 @@ interface Tally {
   unprotectedFields: string[];
 }
 
-/** A tree with a promotion, a rejection, a rollback and a campaign, built with the CLI as a user would. */
-function tamperTree(): Tree {
-  const t = makeTree();
-  const must = (r: {status: number | null; stdout: string; stderr: string}, exit = 0) => {
-    if (r.status !== exit) throw new Error(r.stdout + r.stderr);
-  };
-  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
-  const b = t.propose('worse', {'playbook/playbook.md': 'Be terse.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
-  must(t.cli(['confirm', a, ...evalArgs(['--campaign', 'nightly'])], fakeEnv(t.dir)));
-  const fixturesB = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12b.jsonl');
-  must(t.cli(['confirm', b, ...evalArgs(['--campaign', 'nightly']).map((x) => (x === FIXTURES_12 ? fixturesB : x))], fakeEnv(t.dir, {FAKE_DELTA: '-0.2'})), 3);
-  must(t.cli(['promote', a]));
-  must(t.cli(['rollback', '--rationale', 'rolled back after the on-call review']));
-  return t;
-}
+const tamperTree = () => historyTree();
 
 function filesOf(root: string): string[] {
   const out: string[] = [];

@@ -6,7 +6,7 @@ import {planBindingDigest} from '../../model/evaluator-plan.js';
 import type {PlanUnit} from '../../model/fixtures.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../../model/records.js';
 import {compareWithSeal, createMatchedTrial, type MatchedTrial, type TrialLane} from '../../model/trial.js';
-import {bindingProblem, sealHolds} from '../../store/kinds/evidence-seal.js';
+import {laneAfter} from '../../model/plan-binding.js';
 import {recordCampaignTerminal} from '../campaign.js';
 import {evaluatorTimeout, lockTimeout, now} from '../context.js';
 import {markRejected, writeRejection} from '../terminal.js';
@@ -31,14 +31,8 @@ export type PairSource = (unit: PlanUnit, index: number) => Promise<MatchedTrial
  * campaign mode confirmation goes on after the comparison asks for held-out
  * pairs until the campaign's blocks are ready (the reference's rule).
  */
-function phaseOf(decision: ComparisonResult | null, run?: Run): TrialLane | null {
-  if (decision === null || decision.decision === 'needs_screen') return 'screen';
-  if (decision.decision === 'needs_confirmation') return 'confirmation';
-  if (decision.decision === 'needs_heldout') {
-    if (run?.campaign && !confirmationBlocksReady(run.trials, run.policy, run.campaign.policy)) return 'confirmation';
-    return 'heldout';
-  }
-  return null;
+function phaseOf(decision: ComparisonResult | null, run: Run): TrialLane | null {
+  return laneAfter(decision, () => !run.campaign || confirmationBlocksReady(run.trials, run.policy, run.campaign.policy));
 }
 
 /** Under the betting method, a candidate whose bets have lost stops without promotion. */
@@ -59,11 +53,30 @@ function progress(run: Run, type: ProgressEvent['type'], decision: ComparisonRes
   run.options.onProgress({type, ...(unit ? {lane: unit.lane, fixture: unit.fixture, seed: unit.seed} : {}), counts: counts(run.trials), planned, decision, min_effect: run.policy.min_effect});
 }
 
-/** Evidence first, then the record (a crash between them is repaired by the next run). */
+/**
+ * Seal what is recorded when the seal does not cover it all: after each pair,
+ * and on recovery for trials an interrupted run recorded (prepareRun has
+ * checked that they are units of the plan and that the seal holds).
+ */
+function sealTrials(run: Run, written: boolean): void {
+  const {store, candidate} = run;
+  if (run.trials.length === 0) return;
+  if (!written) {
+    const seal = store.readEvidenceSeal(candidate.digest);
+    if (seal && compareWithSeal(seal.trial_digests, run.trials).unsealed === 0) return;
+  }
+  store.writeEvidenceSeal(candidate.digest, run.trials, planBindingDigest(run.plan));
+}
+
+/**
+ * Evidence, then its seal, then the record (ARCHITECTURE §5): a decided record
+ * always has its seal, and a crash before the record is completed by the next run.
+ */
 async function commit(run: Run, trial: MatchedTrial | null, decision: ComparisonResult): Promise<void> {
   const {store, options} = run;
   await store.withLock(lockTimeout(options), () => {
     if (trial) store.writeEvidence(run.candidate.digest, run.trials, run.policy);
+    sealTrials(run, trial !== null);
     const current = store.readRecord(run.candidate.digest)!;
     const lifecycle = lifecycleFor(decision.decision, current.lifecycle);
     if (current.lifecycle === 'rejected' || (jsonEqual(current.comparison, decision) && current.lifecycle === lifecycle)) return;
@@ -197,28 +210,6 @@ function statusOf(mode: 'screen' | 'confirm', decision: ComparisonResult): Evalu
   return 'needs_more_evidence';
 }
 
-/**
- * Seal the evidence as it stands on disk when a run ends, also after a failure
- * (trials recorded before it stay recorded). A seal that cannot be written now
- * leaves unsealed trials, which verify reports and the next run or repair seals.
- */
-async function sealRecorded(run: Run): Promise<void> {
-  const {store, candidate, options} = run;
-  try {
-    await store.withLock(lockTimeout(options), () => {
-      const evidence = store.readEvidence(candidate.digest);
-      if (!evidence || evidence.legacy || evidence.trials.length === 0) return;
-      const seal = store.readEvidenceSeal(candidate.digest);
-      const status = seal ? compareWithSeal(seal.trial_digests, evidence.trials) : null;
-      // An edit, or trials sealed under another plan: verify reports it, and nothing is sealed over it.
-      if (seal && status && (!sealHolds(status) || bindingProblem(seal, run.plan) === 'other-plan')) return;
-      if (status === null || status.unsealed > 0) store.writeEvidenceSeal(candidate.digest, evidence.trials, planBindingDigest(run.plan));
-    });
-  } catch {
-    // Repairable, and never more important than the error that ended the run.
-  }
-}
-
 async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> {
   let decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
   const state = {decision: decision as ComparisonResult | null, evaluated: 0};
@@ -254,11 +245,7 @@ async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> 
   };
 }
 
-/** Drive a prepared run to where its decision or its units stop it, sealing what it recorded. */
+/** Drive a prepared run to where its decision or its units stop it (each pair sealed as it is committed). */
 export async function drive(run: Run, source: PairSource): Promise<EvaluateResult> {
-  try {
-    return await driveLoop(run, source);
-  } finally {
-    await sealRecorded(run);
-  }
+  return driveLoop(run, source);
 }

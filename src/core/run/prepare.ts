@@ -135,8 +135,8 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
   if (!options.request && !bound) fail('INVALID_TRANSITION', `candidate ${digest} has no bound plan yet; run autoctx plan export (or confirm) first`);
   // Edited evidence is refused before anything is reserved or bound.
   const evidence = store.readEvidence(digest);
-  const problem = evidence && !evidence.legacy ? store.sealProblem(digest, evidence.trials, bound) : null;
-  if (problem) fail('INTEGRITY', `${problem}; run autoctx verify`);
+  const edited = evidence && !evidence.legacy ? store.sealProblem(digest, evidence.trials, bound) : null;
+  if (edited) fail('INTEGRITY', `${edited}; run autoctx verify`);
   let plan: BoundPlan;
   let policy: ConfirmationPolicy;
   let campaign: Run['campaign'] = null;
@@ -148,9 +148,10 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
     policy = plan.plan.confirmation_policy;
     if (plan.additions.campaign_id) campaign = {id: plan.additions.campaign_id, policy: loadCampaign(store, plan.additions.campaign_id, undefined).policy};
   }
-  const trials = (evidence?.legacy ? store.readEvidence(digest)?.trials : evidence?.trials) ?? [];
-  const unplanned = trialPlanProblems(plan, trials);
-  if (unplanned.length > 0) fail('INTEGRITY', `the recorded trials of ${digest} are not what a run of the bound plan records: ${unplanned[0]}${unplanned.length > 1 ? ` (and ${unplanned.length - 1} more)` : ''}; run autoctx verify`);
+  const recorded = evidence?.legacy ? store.readEvidence(digest) : evidence;
+  const trials = recorded?.trials ?? [];
+  const problem = recorded && !recorded.legacy ? store.evidenceProblem(candidate, recorded, plan, record) : trialPlanProblems(plan, trials)[0] ?? null;
+  if (problem) fail('INTEGRITY', `${problem}; run autoctx verify`);
   const planText = store.readPlanText(digest);
   if (planText === null || store.readPlan(digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
   return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText};

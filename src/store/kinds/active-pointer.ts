@@ -5,7 +5,9 @@ import {readDocument} from '../documents.js';
 import type {KindContext} from './context.js';
 import type {CandidateRecord} from '../../model/records.js';
 import type {Findings} from '../findings.js';
-import {listPromotionIds, listRollbackIds, readPromotion} from './history.js';
+import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from './history.js';
+import {initMove, promotionMove, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove} from '../../model/pointer-history.js';
+import {listCandidateDigests, readRecord} from './candidate-record.js';
 import {readBundleTexts} from './bundle.js';
 import {verifyMirrors} from './mirrors.js';
 
@@ -37,6 +39,63 @@ export function swapActive(ctx: KindContext, expected: string | null, next: Acti
 }
 
 /**
+ * Every recorded pointer move: promotions, rollbacks, rollovers, and the init
+ * of each parentless record that no rollover made. `read` reads one record
+ * (verify passes its own, which reports a refusal and returns undefined).
+ */
+export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined = (_f, fn) => fn(), records?: Map<string, CandidateRecord>): PointerMove[] {
+  const moves: PointerMove[] = [];
+  for (const id of listPromotionIds(ctx)) {
+    const p = read(ctx.paths.promotion(id), () => readPromotion(ctx, id));
+    if (p) moves.push(promotionMove(p));
+  }
+  for (const id of listRollbackIds(ctx)) {
+    const r = read(ctx.paths.rollback(id), () => readRollback(ctx, id));
+    if (r) moves.push(rollbackMove(r));
+  }
+  const rolledOver = new Set<string>();
+  for (const id of listRolloverIds(ctx)) {
+    const r = read(ctx.paths.rollover(id), () => readRollover(ctx, id));
+    if (r) {
+      moves.push(rolloverMove(r));
+      rolledOver.add(r.to_digest);
+    }
+  }
+  for (const [digest, r] of parentlessRecords(ctx, read, records)) if (!rolledOver.has(digest)) moves.push(initMove(digest, r.evaluator_epoch, r.created_at));
+  return moves;
+}
+
+function parentlessRecords(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined, records?: Map<string, CandidateRecord>): Array<[string, CandidateRecord]> {
+  const all: Array<[string, CandidateRecord]> = records ? [...records] : listCandidateDigests(ctx).flatMap((d) => {
+    const r = read(ctx.paths.record(d), () => readRecord(ctx, d));
+    return r ? [[d, r] as [string, CandidateRecord]] : [];
+  });
+  return all.filter(([, r]) => r.parent_digest === null);
+}
+
+/** The pointer's history as the records tell it (model/pointer-history.ts). */
+export function pointerHistory(ctx: KindContext, active: ActivePointer, records?: Map<string, CandidateRecord>, read?: <T>(file: string, fn: () => T) => T | undefined): PointerHistory {
+  const moves = pointerMoves(ctx, read, records);
+  const parentless = new Set(moves.filter((m) => m.kind !== 'promotion' && m.kind !== 'rollback').map((m) => m.to));
+  return resolvePointerHistory(active, moves, (d) => parentless.has(d));
+}
+
+/** Why the pointer cannot be moved on from: it is not what its recorded history wrote (null: it is). */
+export function pointerProblem(ctx: KindContext, active: ActivePointer): string | null {
+  const h = pointerHistory(ctx, active);
+  return h.problems[0]?.message ?? null;
+}
+
+/** The file that records a move. */
+export function moveFile(ctx: KindContext, move: PointerMove): string {
+  if (move.foreign) return ctx.paths.active;
+  if (move.kind === 'promotion') return ctx.paths.promotion(move.id);
+  if (move.kind === 'rollback') return ctx.paths.rollback(move.id);
+  if (move.kind === 'rollover') return ctx.paths.rollover(move.id);
+  return ctx.paths.record(move.to);
+}
+
+/**
  * verify: the pointer names a verified manifest of its epoch, its rollback
  * target exists, its promotion (if any) promoted exactly this bundle; the
  * lifecycles and mirrors agree with it (a lag is a repairable warning).
@@ -54,9 +113,9 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
   }
   if (!active) return undefined;
   const bundle = c.bundle(active.bundle_digest);
-  if (!bundle) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} points at ${active.bundle_digest}, which has no valid manifest`);
+  if (!bundle) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} points at ${active.bundle_digest}, whose manifest ${c.rel(store.paths.bundle(active.bundle_digest))} is missing or invalid`);
   else if (bundle.evaluator_epoch !== active.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the active manifest's`);
-  if (active.rollback_target_digest && !c.bundle(active.rollback_target_digest)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest`);
+  if (active.rollback_target_digest && !c.bundle(active.rollback_target_digest)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest (${c.rel(store.paths.bundle(active.rollback_target_digest))})`);
   if (active.promotion_id !== null) {
     const promo = c.attempt(file, () => readPromotion(store, active.promotion_id!));
     if (promo === null) c.error(file, 'MISSING_PROMOTION', `${c.rel(file)} names promotion ${active.promotion_id}, which does not exist`);
@@ -71,9 +130,36 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
     if (digest === active.bundle_digest && r.lifecycle !== 'active') c.warn(recordFile, 'LIFECYCLE_PENDING', `${c.rel(recordFile)}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`);
     if (digest !== active.bundle_digest && r.lifecycle === 'active') c.warn(recordFile, 'LIFECYCLE_PENDING', `${c.rel(recordFile)}: says "active" but the pointer names ${active.bundle_digest}`);
   }
+  verifyPointerHistory(c, active, records);
   // The texts of manifests this verify has already re-hashed: read again for their texts only, not hashed twice.
   const texts = (digest: string) => readBundleTexts(store, digest);
   const served = bundle ? texts(active.bundle_digest) : null;
   if (served) verifyMirrors(c, served, texts);
   return active;
+}
+
+/**
+ * verify: active.json is the pointer the newest recorded move wrote, every
+ * earlier move is on record back to init, each rollback restored what served
+ * before; moves that never served are marked; a lifecycle that says a bundle
+ * served agrees with the history.
+ */
+function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<string, CandidateRecord>): void {
+  const {store} = c;
+  const file = store.paths.active;
+  const h = pointerHistory(store, active, records, (f, fn) => c.attempt(f, fn));
+  for (const p of h.problems) {
+    if (p.move && !p.move.foreign) c.both(moveFile(store, p.move), file, p.code, p.message);
+    else c.error(file, p.code, p.message);
+  }
+  const head = h.chain[h.chain.length - 1];
+  if (head?.foreign) c.note(file, 'FOREIGN_POINTER_MOVE', `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`);
+  for (const m of h.pending) c.warn(moveFile(store, m), 'MOVE_PENDING', `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer did not move (an interrupted command; running it again completes it)`);
+  for (const m of h.unserved) c.warn(moveFile(store, m), 'NEVER_SERVED', `${c.rel(moveFile(store, m))}: this ${m.kind} never served (it was recorded, then another move went ahead of it)`);
+  if (h.problems.length > 0) return;
+  const served = new Set(h.chain.map((m) => m.to));
+  for (const [digest, r] of records) {
+    const recordFile = store.paths.record(digest);
+    if (r.lifecycle === 'superseded' && !served.has(digest)) c.error(recordFile, 'LIFECYCLE_MISMATCH', `${c.rel(recordFile)} says "superseded", but no recorded pointer move ever made ${digest} active`);
+  }
 }

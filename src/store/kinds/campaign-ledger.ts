@@ -1,3 +1,4 @@
+import {exists} from '../fs.js';
 import {fail} from '../../errors.js';
 import type {CampaignFalsePromotionState} from '../../model/campaign.js';
 import {campaignStateDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../../model/evidence-digests.js';
@@ -50,6 +51,12 @@ export function verifyCampaigns(c: Findings): void {
           const l = v as unknown as {schema_version: number; campaign_id: string; state_digest: string; reservations: unknown; policy: unknown};
           if (campaignSegment(l.campaign_id) !== where.folder) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: campaign "${l.campaign_id}" is stored under another folder`);
           if (ledgerDigest(l) !== l.state_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: state_digest does not match the ledger`);
+          // A decided reservation (authorized or blocked) was stored with its immutable artifact.
+          for (const r of (l.reservations ?? []) as Array<{candidate_digest?: unknown; status?: unknown}>) {
+            if ((r.status !== 'authorized' && r.status !== 'blocked') || typeof r.candidate_digest !== 'string' || !/^[0-9a-f]{64}$/.test(r.candidate_digest)) continue;
+            const artifact = store.paths.reservationArtifact(l.campaign_id, r.candidate_digest);
+            if (!exists(artifact)) c.both(entry.path, artifact, 'MISSING_ARTIFACT', `${c.rel(entry.path)}: the ${r.status} reservation of ${r.candidate_digest} has no ${c.rel(artifact)}`);
+          }
           return v;
         }),
       );
@@ -64,4 +71,11 @@ export function verifyCampaigns(c: Findings): void {
       );
     }
   }
+}
+
+/** verify: a candidate whose plan binds a campaign has that campaign's ledger. */
+export function verifyCampaignOfPlan(c: Findings, digest: string, campaignId: string | null): void {
+  if (campaignId === null) return;
+  const ledger = c.store.paths.campaignLedger(campaignId);
+  if (!exists(ledger)) c.both(c.store.paths.evaluatorPlan(digest), ledger, 'MISSING_CAMPAIGN', `${c.rel(c.store.paths.evaluatorPlan(digest))} binds campaign "${campaignId}", but ${c.rel(ledger)} is missing`);
 }

@@ -78,21 +78,22 @@ export function sealProblem(ctx: KindContext, digest: string, trials: readonly M
  * after the seal are a warning that repair completes. `plan` is the plan as
  * verify read it (null: absent; undefined: refused, and reported by its own check).
  */
-export function verifySeal(c: Findings, digest: string, trials: MatchedTrial[], plan: BoundPlan | null | undefined): void {
+export function verifySeal(c: Findings, digest: string, trials: MatchedTrial[], plan: BoundPlan | null | undefined): StoredSeal | null | undefined {
   const {store} = c;
   const file = store.paths.matchedTrials(digest);
   const sealFile = store.paths.evidenceSeal(digest);
   const seal = c.attempt(sealFile, () => readEvidenceSeal(store, digest));
-  if (!seal) return;
+  if (!seal) return seal;
   const status = c.attempt(file, () => compareWithSeal(seal.trial_digests, trials));
-  if (!status) return;
+  if (!status) return seal;
   for (const i of status.changed) c.both(file, sealFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: trial ${i} differs from the trial ${c.rel(sealFile)} sealed`);
   for (const key of status.missing) c.both(file, sealFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(file)}: sealed pair ${key} is missing from the evidence`);
   if (status.unsealed > 0) c.warn(sealFile, 'UNSEALED_TRIALS', `${c.rel(file)}: ${status.unsealed} trial(s) recorded after ${c.rel(sealFile)} was written (an interrupted write, or trials added by another tool; autoctx repair seals them)`);
-  if (plan === undefined) return;
+  if (plan === undefined) return seal;
   const planFile = store.paths.evaluatorPlan(digest);
   const binding = bindingProblem(seal, plan);
   if (binding === 'plan-missing') c.both(sealFile, planFile, 'MISSING_PLAN', `${c.rel(sealFile)} seals trials under a plan, but ${c.rel(planFile)} is missing`);
   if (binding === 'unbound') c.both(sealFile, planFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(sealFile)} does not record the plan binding of ${c.rel(planFile)}, which every seal under such a plan records`);
   if (binding === 'other-plan') c.both(sealFile, planFile, 'EVIDENCE_SEAL_MISMATCH', `${c.rel(sealFile)} sealed the trials under another plan or other additions than ${c.rel(planFile)} binds now (the audit or campaign binding changed)`);
+  return seal;
 }

@@ -30,7 +30,7 @@ export function verifyManifestDiff(c: Findings, digest: string): ManifestDiff | 
     if (diff.tested_bundle_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names tested bundle ${diff.tested_bundle_digest}`);
     // The stored diff's digest was checked against its body when it was read; its body must be the recomputed one.
     else if (parent && !sameDiffBody(manifestDiffBody(bundle, parent), diff)) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: does not equal the diff recomputed from the manifests`);
-    else if (!parent) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)}: comparison bundle ${diff.comparison_bundle_digest} is missing`);
+    else if (!parent) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)}: comparison bundle ${diff.comparison_bundle_digest} is missing (${c.rel(c.store.paths.bundle(diff.comparison_bundle_digest))})`);
   }
   return diff;
 }

@@ -1,0 +1,168 @@
+import {jsonEqual} from '../canonical/index.js';
+import {rolloverRationale, type ActivePointer, type PromotionRecord, type RollbackRecord, type RolloverRecord} from './records.js';
+
+/**
+ * The history of the serving pointer. Every way active.json changes leaves a
+ * record that determines the pointer it wrote: init (the baseline's record),
+ * a promotion, a rollback, an epoch rollover. The pointer must be the one the
+ * newest move on record wrote, and each move must have moved away from what
+ * an earlier recorded move made active, back to init.
+ */
+export type MoveKind = 'init' | 'promotion' | 'rollback' | 'rollover';
+
+export interface PointerMove {
+  kind: MoveKind;
+  /** The record's id (for init: the baseline's digest). */
+  id: string;
+  to: string;
+  to_epoch: string;
+  /** The bundle it moved away from (null for init, and for a rollover the Python implementation wrote). */
+  from: string | null;
+  /** The activated_at of the pointer it moved away from, where the record keeps it (rollbacks, rollovers). */
+  from_activated_at: string | null;
+  /** For a rollover the Python implementation wrote: the epoch it moved away from. */
+  from_epoch?: string;
+  /** When it moved: the activated_at of the pointer it wrote. */
+  at: string;
+  /** The exact pointer it wrote (null for init, whose time the Python implementation does not keep). */
+  pointer: ActivePointer | null;
+  /** A move of the Python implementation's, proven only by active.json's own fields. */
+  foreign?: true;
+}
+
+export function promotionMove(p: PromotionRecord): PointerMove {
+  const pointer: ActivePointer = {
+    schema_version: 1,
+    bundle_digest: p.candidate_digest,
+    evaluator_epoch: p.evaluator_epoch,
+    promotion_id: p.promotion_id,
+    rollback_target_digest: p.rollback_target_digest,
+    activated_at: p.promoted_at,
+    rationale: p.rationale,
+    manifest_diff_digest: p.manifest_diff_digest,
+  };
+  return {kind: 'promotion', id: p.promotion_id, to: p.candidate_digest, to_epoch: p.evaluator_epoch, from: p.incumbent_digest, from_activated_at: null, at: p.promoted_at, pointer};
+}
+
+export function rollbackPointer(r: RollbackRecord): ActivePointer {
+  return {schema_version: 1, bundle_digest: r.to_digest, evaluator_epoch: r.evaluator_epoch, promotion_id: null, rollback_target_digest: r.from_digest, activated_at: r.rolled_back_at, rationale: `rollback: ${r.rationale}`};
+}
+
+export function rollbackMove(r: RollbackRecord): PointerMove {
+  return {kind: 'rollback', id: r.rollback_id, to: r.to_digest, to_epoch: r.evaluator_epoch, from: r.from_digest, from_activated_at: r.from_activated_at, at: r.rolled_back_at, pointer: rollbackPointer(r)};
+}
+
+/** autoctx's rollover keeps the bundle it moved away from as the rollback target (the Python implementation keeps none). */
+export function rolloverPointer(r: RolloverRecord): ActivePointer {
+  return {schema_version: 1, bundle_digest: r.to_digest, evaluator_epoch: r.evaluator_epoch, promotion_id: null, rollback_target_digest: r.from_digest, activated_at: r.rolled_over_at, rationale: rolloverRationale(r.from_evaluator_epoch)};
+}
+
+export function rolloverMove(r: RolloverRecord): PointerMove {
+  return {kind: 'rollover', id: r.rollover_id, to: r.to_digest, to_epoch: r.evaluator_epoch, from: r.from_digest, from_activated_at: r.from_activated_at, at: r.rolled_over_at, pointer: rolloverPointer(r)};
+}
+
+/** The baseline an init made active, known from its record (created_at orders it). */
+export function initMove(digest: string, epoch: string, createdAt: string): PointerMove {
+  return {kind: 'init', id: digest, to: digest, to_epoch: epoch, from: null, from_activated_at: null, at: createdAt, pointer: null};
+}
+
+export type HistoryCode = 'POINTER_NOT_RECORDED' | 'HISTORY_GAP' | 'ROLLBACK_NOT_SERVED';
+
+export interface HistoryProblem {
+  code: HistoryCode;
+  /** The move the problem is about (null: active.json itself). */
+  move: PointerMove | null;
+  message: string;
+}
+
+export interface PointerHistory {
+  /** The moves that served, oldest first, ending with the one active.json is (empty when it is none). */
+  chain: PointerMove[];
+  problems: HistoryProblem[];
+  /** Recorded moves that never served: a crash after the record, then another move. */
+  unserved: PointerMove[];
+  /** Recorded moves newer than the pointer that moved away from it: an interrupted move its command completes. */
+  pending: PointerMove[];
+}
+
+function isInitPointer(move: PointerMove, active: ActivePointer): boolean {
+  return move.kind === 'init' && move.to === active.bundle_digest && move.to_epoch === active.evaluator_epoch && active.promotion_id === null && active.rollback_target_digest === null && active.manifest_diff_digest === undefined;
+}
+
+const ROLLOVER_FORM = /^evaluator epoch rollover from (.+)$/s;
+
+/**
+ * active.json read as a move of the Python implementation, which records no
+ * rollbacks or rollovers of its own: only its exact rollback form (rationale
+ * "rollback: …", no promotion, a rollback target, no diff digest) or rollover
+ * form (its rationale, no promotion, no rollback target, a parentless bundle
+ * of a new epoch).
+ */
+function foreignMove(active: ActivePointer, parentless: (digest: string) => boolean): PointerMove | null {
+  if (active.promotion_id !== null || active.manifest_diff_digest !== undefined) return null;
+  const base = {id: 'active.json', to: active.bundle_digest, to_epoch: active.evaluator_epoch, from_activated_at: null, at: active.activated_at, pointer: active, foreign: true as const};
+  if (active.rationale.startsWith('rollback: ') && active.rollback_target_digest !== null) return {...base, kind: 'rollback', from: active.rollback_target_digest};
+  const rollover = ROLLOVER_FORM.exec(active.rationale);
+  if (rollover && active.rollback_target_digest === null && rollover[1] !== active.evaluator_epoch && parentless(active.bundle_digest)) return {...base, kind: 'rollover', from: null, from_epoch: rollover[1]!};
+  return null;
+}
+
+/** The move that made the bundle `move` moved away from active: the newest one that fits, before it. */
+function predecessor(move: PointerMove, moves: readonly PointerMove[]): PointerMove | undefined {
+  const before = moves.filter((m) => m !== move && m.at <= move.at);
+  let fits: PointerMove[];
+  if (move.from === null) fits = move.from_epoch !== undefined ? before.filter((m) => m.to_epoch === move.from_epoch) : [];
+  else if (move.from_activated_at !== null) fits = before.filter((m) => m.to === move.from && (m.pointer === null || m.pointer.activated_at === move.from_activated_at));
+  else fits = before.filter((m) => m.to === move.from);
+  return fits.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))[0];
+}
+
+function describe(move: PointerMove): string {
+  if (move.foreign) return `active.json (a ${move.kind} by another implementation)`;
+  return move.kind === 'init' ? `the init of ${move.to}` : `${move.kind} ${move.id}`;
+}
+
+/**
+ * Resolve the pointer's history from the recorded moves: the move active.json
+ * is, then back through the move each one moved away from to init. A
+ * rollback must return to the bundle that served before the one it moved away
+ * from. `parentless` says whether a bundle is a baseline.
+ */
+export function resolvePointerHistory(active: ActivePointer, moves: readonly PointerMove[], parentless: (digest: string) => boolean): PointerHistory {
+  const problems: HistoryProblem[] = [];
+  let head = moves.find((m) => (m.pointer !== null ? jsonEqual(m.pointer, active) : isInitPointer(m, active)));
+  const all = [...moves];
+  if (!head) {
+    const foreign = foreignMove(active, parentless);
+    if (foreign) all.push((head = foreign));
+  }
+  if (!head) {
+    problems.push({code: 'POINTER_NOT_RECORDED', move: null, message: `active.json (serving ${active.bundle_digest}) is not the pointer any recorded move (init, promotion, rollback or epoch rollover) wrote: it was moved by hand`});
+    return {chain: [], problems, unserved: [], pending: []};
+  }
+  const chain: PointerMove[] = [head];
+  const seen = new Set<PointerMove>([head]);
+  for (let cur = head; cur.kind !== 'init'; ) {
+    const pred = predecessor(cur, all);
+    if (!pred || seen.has(pred)) {
+      const from = cur.from ?? `a bundle of epoch "${cur.from_epoch ?? '?'}"`;
+      problems.push({code: 'HISTORY_GAP', move: cur, message: `${describe(cur)} moved away from ${from}, but no earlier recorded move made it active: a pointer move is missing from the record`});
+      break;
+    }
+    if (cur.kind === 'rollback' && (pred.from === null || pred.from !== cur.to)) {
+      problems.push({code: 'ROLLBACK_NOT_SERVED', move: cur, message: `${describe(cur)} restored ${cur.to}, which is not the bundle that served before ${cur.from ?? '?'} (${pred.from ?? 'none: it was the first'})`});
+    }
+    chain.unshift(pred);
+    seen.add(pred);
+    cur = pred;
+  }
+  const served = new Set(chain);
+  const unserved: PointerMove[] = [];
+  const pending: PointerMove[] = [];
+  for (const m of moves) {
+    if (served.has(m) || m.kind === 'init') continue;
+    if (m.from === head.to && m.at >= head.at) pending.push(m);
+    else unserved.push(m);
+  }
+  return {chain, problems, unserved, pending};
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {afterAll, describe, expect, it} from '@jest/globals';
+import {verify} from '../../src/core/verify.js';
+import {PROJECT_ROOT} from '../helpers/paths.js';
+import {historyTree} from '../helpers/pipeline.js';
+import {tempDir} from '../helpers/tree.js';
+
+/**
+ * Files whose loss verify accepts, each with its reason; docs/guarantees.md
+ * ("Safe to lose") lists the same patterns, and this test checks that it does.
+ */
+const SAFE_TO_LOSE: Array<[RegExp, string]> = [
+  [/^\.gitignore$/, 'the root .gitignore: trees the Python implementation writes have none, and any writing command or repair writes it'],
+  [/^demo\/(playbook|hints)\.md$/, 'mirrors of the active bundle, for people and legacy readers: repair rewrites them from the manifest'],
+  [/^demo\/negative_result_ledgers\/context-bundle-[0-9a-f]{64}\.json$/, 'the discoverable copy of a negative result: a warning that repair restores from the candidate\'s own'],
+];
+
+/** A tree with a promotion, a rejection, two rollbacks, an epoch rollover and a campaign. */
+const fullTree = () => historyTree(true);
+
+function filesOf(root: string): string[] {
+  return (fs.readdirSync(root, {recursive: true, withFileTypes: true}) as fs.Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)))
+    .filter((rel) => !rel.startsWith(`.state${path.sep}`)) // the per-machine state area: never committed, and the one folder verify skips
+    .sort();
+}
+
+/** The codes of a pointer history with a move missing from its record. */
+const HISTORY_CODES = new Set(['POINTER_NOT_RECORDED', 'HISTORY_GAP', 'ROLLBACK_NOT_SERVED']);
+
+const dirs: string[] = [];
+const summary: string[] = [];
+afterAll(() => {
+  dirs.forEach((d) => fs.rmSync(d, {recursive: true, force: true}));
+  // What each deletion made verify report: the figures the closing notes quote.
+  if (summary.length > 0) process.stdout.write(`single-file deletion: ${summary.length} files\n${summary.map((l) => `  ${l}`).join('\n')}\n`);
+});
+
+describe('single-file deletion, exhaustively', () => {
+  it('deleting any one file of a full tree makes verify report an error naming it, except the files docs/guarantees.md lists as safe to lose', () => {
+    const t = fullTree();
+    dirs.push(t.dir);
+    expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
+    const files = filesOf(t.knowledge);
+    for (const want of [/^demo\/context_bundles\/promotions\//, /^demo\/context_bundles\/rollbacks\//, /^demo\/context_bundles\/rollovers\//, /negative_result\.json$/, /false-promotion\.json$/, /reservation-artifacts\//, /evidence_seal\.json$/, /evaluator_plan\.json$/]) {
+      expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
+    }
+    const outcome: string[] = [];
+    for (const rel of files) {
+      const copy = path.join(tempDir('autoctx-delete-'), 'knowledge');
+      dirs.push(path.dirname(copy));
+      fs.cpSync(t.knowledge, copy, {recursive: true});
+      // A record of a pointer move lives under a random or derived id, which nothing else names: its loss is named by the move it recorded.
+      const move = /\/(promotions|rollbacks|rollovers)\//.test(rel) ? JSON.parse(fs.readFileSync(path.join(copy, rel), 'utf8')) : null;
+      const movedTo: string | null = move ? (move.candidate_digest ?? move.to_digest) : null;
+      fs.rmSync(path.join(copy, rel));
+      const r = verify({knowledge: copy});
+      const safe = SAFE_TO_LOSE.find(([re]) => re.test(rel));
+      const named = r.errors.some((e) => e.file === rel || e.message.includes(rel) || (movedTo !== null && HISTORY_CODES.has(e.code) && e.message.includes(movedTo)));
+      summary.push(`${rel}: ${r.errors.map((e) => e.code).join(',') || `(${r.warnings.map((w) => w.code).join(',')})`}`);
+      if (safe) outcome.push(`${rel}: ${r.errors.length === 0 ? 'safe' : `errors ${r.errors.map((e) => e.code).join(',')}`}`);
+      else outcome.push(`${rel}: ${named ? 'named' : `NOT NAMED (${r.errors.map((e) => `${e.code} ${e.file}`).join('; ') || 'no errors'})`}`);
+    }
+    expect(outcome.filter((o) => !o.endsWith(': named') && !o.endsWith(': safe'))).toEqual([]);
+    expect(outcome.length).toBe(files.length);
+  });
+
+  it('docs/guarantees.md lists every file that is safe to lose, with its reason', () => {
+    const doc = fs.readFileSync(path.join(PROJECT_ROOT, 'docs/guarantees.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('### Safe to lose'));
+    expect(section.length).toBeGreaterThan(20);
+    for (const [re] of SAFE_TO_LOSE) expect([String(re), section.includes(`\`${re.source}\``)]).toEqual([String(re), true]);
+  });
+});
