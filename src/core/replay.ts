@@ -54,5 +54,8 @@ export function replay(options: StoreOptions & {candidate: string}): ReplayResul
   const digest = resolveDigest(store, options.candidate);
   const r = replayCandidate(store, digest);
   if (!r) fail('NOT_CONFIRMED', `candidate ${digest} has no recorded comparison and evidence to replay`);
+  // A replay vouches for a decision only from evidence autoctx could have recorded.
+  const problem = store.evidenceProblem(store.requireBundle(digest), store.readEvidence(digest)!, store.readPlan(digest), store.readRecord(digest));
+  if (problem) fail('INTEGRITY', `${problem}; the replay would vouch for nothing (run autoctx verify)`);
   return r;
 }

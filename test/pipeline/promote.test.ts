@@ -120,6 +120,14 @@ describe('promote', () => {
     expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toEqual(['pre_promotion', 'pre_promotion', 'pre_promotion']);
     const other = t.cli(['promote', c, '--audit', 'true']);
     expect([other.status, other.json.error.code]).toEqual([8, 'AUDIT_CHANGED']);
+    // Deleting the plan that binds the audit does not drop the audit: verify names the plan, promote refuses.
+    const planFile = t.file(`candidates/${c}/evaluator_plan.json`);
+    const plan = fs.readFileSync(planFile);
+    fs.rmSync(planFile);
+    expect(t.cli(['verify']).json.errors.map((e: {code: string; file: string}) => `${e.code} ${path.basename(e.file)}`)).toEqual(expect.arrayContaining(['MISSING_PLAN evaluator_plan.json']));
+    const unbound = t.cli(['promote', c], {FAKE_AUDIT: 'advisory', FAKE_AUDIT_LOG: log});
+    expect([unbound.status, unbound.json.error.code]).toEqual([8, 'INTEGRITY']);
+    fs.writeFileSync(planFile, plan);
     expect(t.cli(['promote', c], {FAKE_AUDIT: 'advisory'}).json.status).toBe('promoted');
   });
 

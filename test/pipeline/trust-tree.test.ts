@@ -60,6 +60,8 @@ describe('§1 evidence bound to its plan: the stopping rule', () => {
     expect(v.status).toBe(8);
     expect(v.errors).toEqual(expect.arrayContaining(['TRIAL_NOT_PLANNED matched_trials.json', 'TRIAL_NOT_PLANNED evaluator_plan.json']));
     expect(v.messages).toMatch(/stopped asking for confirmation pairs/);
+    const replay = t.cli(['replay', w]);
+    expect([replay.status, replay.json.error.code]).toEqual([8, 'INTEGRITY']);
     const before = treeHash(t.knowledge);
     expect(t.cli(['repair']).json.remaining).toEqual(expect.arrayContaining([expect.stringMatching(/stopped asking for confirmation pairs; left as it is/)]));
     expect(treeHash(t.knowledge)).toBe(before);
