@@ -85,8 +85,18 @@ export interface PointerHistory {
   pending: PointerMove[];
 }
 
+/** An init's pointer: its baseline, no promotion, no rollback target, and the time its record was created (both implementations write them at once). */
 function isInitPointer(move: PointerMove, active: ActivePointer): boolean {
-  return move.kind === 'init' && move.to === active.bundle_digest && move.to_epoch === active.evaluator_epoch && active.promotion_id === null && active.rollback_target_digest === null && active.manifest_diff_digest === undefined;
+  return (
+    move.kind === 'init' &&
+    move.to === active.bundle_digest &&
+    move.to_epoch === active.evaluator_epoch &&
+    move.at === active.activated_at &&
+    active.promotion_id === null &&
+    active.rollback_target_digest === null &&
+    active.manifest_diff_digest === undefined &&
+    !ROLLOVER_FORM.test(active.rationale)
+  );
 }
 
 const ROLLOVER_FORM = /^evaluator epoch rollover from (.+)$/s;
@@ -130,6 +140,7 @@ function describe(move: PointerMove): string {
  */
 export function resolvePointerHistory(active: ActivePointer, moves: readonly PointerMove[], parentless: (digest: string) => boolean): PointerHistory {
   const problems: HistoryProblem[] = [];
+  // A baseline the Python implementation rolled over to looks like an init by its record; active.json's rollover form says which it is.
   let head = moves.find((m) => (m.pointer !== null ? jsonEqual(m.pointer, active) : isInitPointer(m, active)));
   const all = [...moves];
   if (!head) {

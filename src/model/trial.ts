@@ -130,9 +130,11 @@ export function evidenceSeal(
   candidateDigest: string,
   trials: readonly MatchedTrial[],
   planBinding: string | null = null,
+  /** How each trial's digest is had (a run passes one that remembers the trials it sealed before). */
+  digestOf: (t: MatchedTrial) => string = trialSealDigest,
 ): {schema_version: 1; candidate_digest: string; trial_digests: Record<string, string>; plan_binding_digest?: string} {
   const trialDigests: Record<string, string> = {};
-  for (const t of [...trials].sort((a, b) => (a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0))) trialDigests[t.pair_key] = trialSealDigest(t);
+  for (const t of [...trials].sort((a, b) => (a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0))) trialDigests[t.pair_key] = digestOf(t);
   return {schema_version: 1, candidate_digest: candidateDigest, ...(planBinding !== null ? {plan_binding_digest: planBinding} : {}), trial_digests: trialDigests};
 }
 

@@ -183,8 +183,8 @@ export class ScenarioStore implements KindContext {
   writeEvidence(digest: string, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): void {
     evidence.writeEvidence(this, digest, trials, policy);
   }
-  writeEvidenceSeal(digest: string, trials: readonly MatchedTrial[], planBinding: string | null): void {
-    seals.writeEvidenceSeal(this, digest, trials, planBinding);
+  writeEvidenceSeal(digest: string, trials: readonly MatchedTrial[], planBinding: string | null, digestOf?: (t: MatchedTrial) => string): void {
+    seals.writeEvidenceSeal(this, digest, trials, planBinding, digestOf);
   }
   /** Why the evidence cannot be trusted against its seal and the plan bound now, or null. */
   /** Why recorded evidence is not what autoctx could have produced (matched-evidence.ts); every command acting on evidence asks. */

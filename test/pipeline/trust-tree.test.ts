@@ -5,6 +5,7 @@ import {prettyJson} from '../../src/canonical/index.js';
 import {planBindingDigest, boundPlanFrom} from '../../src/model/evaluator-plan.js';
 import {createMatchedTrial, evidenceSeal, sortEvidence, type MatchedTrial} from '../../src/model/trial.js';
 import {evaluateMatchedTrials} from '../../src/model/comparison.js';
+import {createBundle} from '../../src/model/bundle.js';
 import {rollbackId} from '../../src/model/records.js';
 import {evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {copySampleKnowledge, treeHash} from '../helpers/tree.js';
@@ -137,6 +138,45 @@ describe('§1 trees written by the Python implementation', () => {
     const before = treeHash(knowledge);
     runCli(['repair', '--knowledge', knowledge, '--json']);
     expect(treeHash(knowledge)).toBe(before); // never a seal, nor anything else
+    fs.rmSync(path.dirname(knowledge), {recursive: true, force: true});
+  });
+
+  /** The sample tree, with active.json and the lifecycles moved as the Python implementation's own rollback or rollover leaves them. */
+  function upstreamMove(kind: 'rollback' | 'rollover'): string {
+    const knowledge = copySampleKnowledge();
+    const dir = path.join(knowledge, 'demo/context_bundles');
+    const read = (rel: string) => JSON.parse(fs.readFileSync(path.join(dir, rel), 'utf8'));
+    const put = (rel: string, v: unknown) => {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), {recursive: true});
+      fs.writeFileSync(path.join(dir, rel), JSON.stringify(v));
+    };
+    const promoted = '6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252';
+    const baseline = '9fe14ef551d9ecddd152d0826d2e636e63613b62684ce950f45f8e7a936b71bb';
+    const now = '2026-11-30T08:00:00.000000+00:00';
+    put(`candidates/${promoted}/record.json`, {...read(`candidates/${promoted}/record.json`), lifecycle: 'superseded', updated_at: now});
+    if (kind === 'rollback') {
+      put('active.json', {schema_version: 1, bundle_digest: baseline, evaluator_epoch: 'epoch-1', promotion_id: null, rollback_target_digest: promoted, activated_at: now, rationale: 'rollback: regression'});
+      put(`candidates/${baseline}/record.json`, {...read(`candidates/${baseline}/record.json`), lifecycle: 'active', updated_at: now});
+      fs.rmSync(path.join(knowledge, 'demo/playbook.md'));
+    } else {
+      const manifest = read(`bundles/${promoted}.json`);
+      const next = createBundle({scenario: 'demo', evaluator_epoch: 'epoch-2', parent_digest: null, components: manifest.components});
+      put(`bundles/${next.digest}.json`, next);
+      put(`candidates/${next.digest}/record.json`, {schema_version: 2, bundle_digest: next.digest, parent_digest: null, evaluator_epoch: 'epoch-2', lifecycle: 'active', source_run_id: '', source_generation: 0, created_at: now, updated_at: now, rationale: 'evaluator epoch rollover from epoch-1', comparison: null, confirmation_policy: null, confirmation_policy_digest: null});
+      put('active.json', {schema_version: 1, bundle_digest: next.digest, evaluator_epoch: 'epoch-2', promotion_id: null, rollback_target_digest: null, activated_at: now, rationale: 'evaluator epoch rollover from epoch-1'});
+    }
+    return knowledge;
+  }
+
+  it.each(['rollback', 'rollover'] as const)('an unrecorded %s in the Python implementation\'s own form is accepted, noted as written by another implementation; a hand move is not', (kind) => {
+    const knowledge = upstreamMove(kind);
+    const r = runCli(['verify', '--knowledge', knowledge, '--json']);
+    expect([r.status, r.json.errors, r.json.warnings]).toEqual([0, [], []]);
+    expect(r.json.notes.map((n: Issue) => n.code)).toContain('FOREIGN_POINTER_MOVE');
+    // The same pointer with its rationale changed is no move of anyone's.
+    const file = path.join(knowledge, 'demo/context_bundles/active.json');
+    fs.writeFileSync(file, JSON.stringify({...JSON.parse(fs.readFileSync(file, 'utf8')), rationale: 'moved'}));
+    expect(runCli(['verify', '--knowledge', knowledge, '--json']).json.errors.map((e: Issue) => e.code)).toContain('POINTER_NOT_RECORDED');
     fs.rmSync(path.dirname(knowledge), {recursive: true, force: true});
   });
 

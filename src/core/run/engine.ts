@@ -5,7 +5,7 @@ import {evaluateMatchedTrials} from '../../model/comparison.js';
 import {planBindingDigest} from '../../model/evaluator-plan.js';
 import type {PlanUnit} from '../../model/fixtures.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../../model/records.js';
-import {compareWithSeal, createMatchedTrial, type MatchedTrial, type TrialLane} from '../../model/trial.js';
+import {compareWithSeal, createMatchedTrial, trialSealDigest, type MatchedTrial, type TrialLane} from '../../model/trial.js';
 import {laneAfter} from '../../model/plan-binding.js';
 import {recordCampaignTerminal} from '../campaign.js';
 import {evaluatorTimeout, lockTimeout, now} from '../context.js';
@@ -65,7 +65,15 @@ function sealTrials(run: Run, written: boolean): void {
     const seal = store.readEvidenceSeal(candidate.digest);
     if (seal && compareWithSeal(seal.trial_digests, run.trials).unsealed === 0) return;
   }
-  store.writeEvidenceSeal(candidate.digest, run.trials, planBindingDigest(run.plan));
+  store.writeEvidenceSeal(candidate.digest, run.trials, planBindingDigest(run.plan), (t) => sealDigestOf(t));
+}
+
+/** Each trial's seal digest, hashed once per run (the engine never changes a trial it recorded). */
+const sealDigests = new WeakMap<MatchedTrial, string>();
+function sealDigestOf(t: MatchedTrial): string {
+  let d = sealDigests.get(t);
+  if (d === undefined) sealDigests.set(t, (d = trialSealDigest(t)));
+  return d;
 }
 
 /**

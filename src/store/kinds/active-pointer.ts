@@ -40,7 +40,7 @@ export function swapActive(ctx: KindContext, expected: string | null, next: Acti
 
 /**
  * Every recorded pointer move: promotions, rollbacks, rollovers, and the init
- * of each parentless record that no rollover made. `read` reads one record
+ * (the first parentless record that no rollover made). `read` reads one record
  * (verify passes its own, which reports a refusal and returns undefined).
  */
 export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined = (_f, fn) => fn(), records?: Map<string, CandidateRecord>): PointerMove[] {
@@ -61,7 +61,11 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
       rolledOver.add(r.to_digest);
     }
   }
-  for (const [digest, r] of parentlessRecords(ctx, read, records)) if (!rolledOver.has(digest)) moves.push(initMove(digest, r.evaluator_epoch, r.created_at));
+  // One init per scenario: the first baseline no recorded rollover made. Later baselines another
+  // implementation rolled over to are moves only as active.json's own rollover form proves them.
+  const inits = parentlessRecords(ctx, read, records).filter(([digest]) => !rolledOver.has(digest));
+  const first = inits.sort(([da, a], [db, b]) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : da < db ? -1 : 1))[0];
+  if (first) moves.push(initMove(first[0], first[1].evaluator_epoch, first[1].created_at));
   return moves;
 }
 
@@ -76,7 +80,7 @@ function parentlessRecords(ctx: KindContext, read: <T>(file: string, fn: () => T
 /** The pointer's history as the records tell it (model/pointer-history.ts). */
 export function pointerHistory(ctx: KindContext, active: ActivePointer, records?: Map<string, CandidateRecord>, read?: <T>(file: string, fn: () => T) => T | undefined): PointerHistory {
   const moves = pointerMoves(ctx, read, records);
-  const parentless = new Set(moves.filter((m) => m.kind !== 'promotion' && m.kind !== 'rollback').map((m) => m.to));
+  const parentless = new Set(parentlessRecords(ctx, read ?? ((_f, fn) => fn()), records).map(([digest]) => digest));
   return resolvePointerHistory(active, moves, (d) => parentless.has(d));
 }
 

@@ -28,11 +28,12 @@ export function readEvidenceSeal(ctx: KindContext, digest: string): StoredSeal |
 }
 
 /**
- * Written when a run ends (not after every pair); trials recorded since the
- * last seal are reported by verify and sealed by the next run or by repair.
+ * Written after each pair's evidence and before its record (ARCHITECTURE §5);
+ * trials recorded since the last seal (a run killed in between) are reported
+ * by verify and sealed by the next run or by repair.
  */
-export function writeEvidenceSeal(ctx: KindContext, digest: string, trials: readonly MatchedTrial[], planBinding: string | null): void {
-  ctx.writer.replaceDocument(ctx.paths.evidenceSeal(digest), SEAL_SCHEMA, evidenceSeal(digest, trials, planBinding));
+export function writeEvidenceSeal(ctx: KindContext, digest: string, trials: readonly MatchedTrial[], planBinding: string | null, digestOf?: (t: MatchedTrial) => string): void {
+  ctx.writer.replaceDocument(ctx.paths.evidenceSeal(digest), SEAL_SCHEMA, evidenceSeal(digest, trials, planBinding, digestOf));
 }
 
 /** How a seal's plan binding stands against the plan bound now: null when it agrees. */
