@@ -167,6 +167,11 @@ export function resolvePointerHistory(active: ActivePointer, moves: readonly Poi
     seen.add(pred);
     cur = pred;
   }
+  if (head.foreign && problems.length > 0) {
+    // Another implementation's move is accepted only where its own files prove it; here they do not.
+    const why = problems.map((p) => p.message).join('; ');
+    return {chain: [], problems: [{code: 'POINTER_NOT_RECORDED', move: null, message: `active.json (serving ${active.bundle_digest}) is not the pointer any recorded move wrote, nor a ${head.kind} of another implementation that the tree proves (${why}): it was moved by hand`}], unserved: [], pending: []};
+  }
   const served = new Set(chain);
   const unserved: PointerMove[] = [];
   const pending: PointerMove[] = [];

@@ -129,12 +129,13 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
       if (active.manifest_diff_digest !== undefined && active.manifest_diff_digest !== promo.manifest_diff_digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: manifest_diff_digest differs from promotion ${promo.promotion_id}`);
     }
   }
+  // Lifecycles and mirrors that lag the pointer are repairable only behind a pointer its history vouches for.
+  if (!verifyPointerHistory(c, active, records)) return active;
   for (const [digest, r] of records) {
     const recordFile = store.paths.record(digest);
     if (digest === active.bundle_digest && r.lifecycle !== 'active') c.warn(recordFile, 'LIFECYCLE_PENDING', `${c.rel(recordFile)}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`);
     if (digest !== active.bundle_digest && r.lifecycle === 'active') c.warn(recordFile, 'LIFECYCLE_PENDING', `${c.rel(recordFile)}: says "active" but the pointer names ${active.bundle_digest}`);
   }
-  verifyPointerHistory(c, active, records);
   // The texts of manifests this verify has already re-hashed: read again for their texts only, not hashed twice.
   const texts = (digest: string) => readBundleTexts(store, digest);
   const served = bundle ? texts(active.bundle_digest) : null;
@@ -148,7 +149,7 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
  * before; moves that never served are marked; a lifecycle that says a bundle
  * served agrees with the history.
  */
-function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<string, CandidateRecord>): void {
+function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<string, CandidateRecord>): boolean {
   const {store} = c;
   const file = store.paths.active;
   const h = pointerHistory(store, active, records, (f, fn) => c.attempt(f, fn));
@@ -156,14 +157,16 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
     if (p.move && !p.move.foreign) c.both(moveFile(store, p.move), file, p.code, p.message);
     else c.error(file, p.code, p.message);
   }
+  // Moves that never served, or wait, are named only against a history that holds.
+  if (h.problems.length > 0) return false;
   const head = h.chain[h.chain.length - 1];
   if (head?.foreign) c.note(file, 'FOREIGN_POINTER_MOVE', `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`);
   for (const m of h.pending) c.warn(moveFile(store, m), 'MOVE_PENDING', `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer did not move (an interrupted command; running it again completes it)`);
   for (const m of h.unserved) c.warn(moveFile(store, m), 'NEVER_SERVED', `${c.rel(moveFile(store, m))}: this ${m.kind} never served (it was recorded, then another move went ahead of it)`);
-  if (h.problems.length > 0) return;
   const served = new Set(h.chain.map((m) => m.to));
   for (const [digest, r] of records) {
     const recordFile = store.paths.record(digest);
     if (r.lifecycle === 'superseded' && !served.has(digest)) c.error(recordFile, 'LIFECYCLE_MISMATCH', `${c.rel(recordFile)} says "superseded", but no recorded pointer move ever made ${digest} active`);
   }
+  return true;
 }
