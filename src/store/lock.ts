@@ -5,10 +5,18 @@ import {randomBytes} from 'node:crypto';
 import {fail} from '../errors.js';
 import {mkdirs} from './fs.js';
 
-/** Who holds a lock; written inside the lock directory right after it is taken. */
+/**
+ * Who holds a lock. The lock is this document itself: it is written whole to
+ * a private file, flushed, then published with link(2), which fails if the
+ * lock exists. So the owner exists from the moment the lock does.
+ */
 export interface LockOwner {
   pid: number;
   hostname: string;
+  /** The kernel's boot id (Linux), so that a pid from before a reboot is known gone. */
+  boot_id: string | null;
+  /** The process's start time in clock ticks since boot (Linux), so that a reused pid is not mistaken for the owner. */
+  start_time: string | null;
   nonce: string;
   acquired_at: string;
 }
@@ -19,12 +27,32 @@ export interface LockOptions {
 }
 
 /** Stale time of the lock heartbeat: far above any critical section (no evaluation runs under a lock). */
-function staleMs(): number {
+export function staleMs(): number {
   const v = Number(process.env.AUTOCTX_LOCK_STALE_MS);
   return Number.isFinite(v) && v >= 2000 ? v : 60_000;
 }
 
-const OWNER_FILE = 'owner.json';
+function readText(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+let bootId: string | null | undefined;
+function currentBootId(): string | null {
+  if (bootId === undefined) bootId = readText('/proc/sys/kernel/random/boot_id')?.trim() || null;
+  return bootId;
+}
+
+/** Field 22 of /proc/<pid>/stat (after the parenthesised command name, which may hold spaces). */
+export function processStartTime(pid: number): string | null {
+  const stat = readText(`/proc/${pid}/stat`);
+  if (stat === null) return null;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[19] ?? null;
+}
 
 function processAlive(pid: number): boolean {
   try {
@@ -35,110 +63,191 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function readOwner(lockDir: string): LockOwner | null {
+/**
+ * Whether the owner is provably gone: on this host, from another boot, or a
+ * pid that is dead, or alive but started at another time (reused). A lock
+ * from another host is never judged by its pid (only by its heartbeat).
+ */
+export function ownerGone(owner: LockOwner): boolean {
+  if (owner.hostname !== os.hostname()) return false;
+  const boot = currentBootId();
+  if (owner.boot_id !== null && boot !== null && owner.boot_id !== boot) return true;
+  if (!processAlive(owner.pid)) return true;
+  if (owner.start_time !== null) {
+    const now = processStartTime(owner.pid);
+    if (now !== null && now !== owner.start_time) return true;
+  }
+  return false;
+}
+
+function parseOwner(text: string | null): LockOwner | null {
+  if (text === null) return null;
   try {
-    const v = JSON.parse(fs.readFileSync(path.join(lockDir, OWNER_FILE), 'utf8')) as LockOwner;
-    return typeof v.pid === 'number' && typeof v.nonce === 'string' && typeof v.hostname === 'string' ? v : null;
+    const v = JSON.parse(text) as LockOwner;
+    if (typeof v.pid !== 'number' || typeof v.nonce !== 'string' || typeof v.hostname !== 'string') return null;
+    return {...v, boot_id: typeof v.boot_id === 'string' ? v.boot_id : null, start_time: typeof v.start_time === 'string' ? v.start_time : null};
   } catch {
     return null;
   }
 }
 
-/**
- * proper-lockfile removes its lock directory with rmdir; ours holds owner.json,
- * so removal must be recursive (on release and on a heartbeat-stale takeover).
- */
-const lockFs = {
-  ...fs,
-  rmdir: (p: fs.PathLike, cb: (err: NodeJS.ErrnoException | null) => void) => fs.rm(p, {recursive: true, force: true}, cb),
-  rmdirSync: (p: fs.PathLike) => fs.rmSync(p, {recursive: true, force: true}),
-};
+/** The owner of a lock: the lock file itself, or (a lock folder an older autoctx made) its owner.json. */
+function readOwner(lock: string): LockOwner | null {
+  const owner = parseOwner(readText(lock));
+  return owner ?? parseOwner(readText(path.join(lock, 'owner.json')));
+}
+
+function mtimeMs(p: string): number | null {
+  try {
+    return fs.lstatSync(p).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+function removeAny(p: string): void {
+  fs.rmSync(p, {recursive: true, force: true});
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * One exclusive lock per scenario store, on top of proper-lockfile (mkdir, with
- * a heartbeat). The lock records its owner, so a lock whose owner process is
- * gone (same host) is taken over at once. A holder whose lock was taken over
- * (its heartbeat stopped longer than the stale time) is marked compromised by
- * proper-lockfile's callback instead of crashing, and `assertHeld`, called
- * synchronously right before every rename, makes it abort.
+ * A testing aid, like AUTOCTX_FAULT (docs/guarantees.md): AUTOCTX_PAUSE=<point>
+ * makes the process stop itself (SIGSTOP) when it reaches that named point, so
+ * that a test can force one interleaving of two processes and resume it with
+ * SIGCONT. Unset, it costs one environment lookup.
+ */
+export function pausePoint(point: string): void {
+  const want = process.env.AUTOCTX_PAUSE;
+  if (!want || !want.split(',').includes(point)) return;
+  if (process.env.AUTOCTX_PAUSE_TRACE) fs.appendFileSync(process.env.AUTOCTX_PAUSE_TRACE, `${process.pid} ${point}\n`);
+  process.kill(process.pid, 'SIGSTOP');
+}
+
+/**
+ * One exclusive lock: a file published whole with link(2), kept fresh by a
+ * heartbeat (its mtime), taken over only when its owner is provably gone or
+ * its heartbeat is past the stale time, and released only by its owner
+ * (renamed away, then checked). A holder whose lock was taken over learns it
+ * from `assertHeld`, called synchronously right before every rename, and
+ * aborts (LOCK_LOST). proper-lockfile is not used: it creates its lock with
+ * mkdir(2), which cannot publish an owner with the lock, and its heartbeat
+ * belongs to its own acquisition.
  */
 export class StoreLock {
-  private release: (() => Promise<void>) | undefined;
-  private compromised = false;
   private owner: LockOwner | undefined;
+  private compromised = false;
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     readonly target: string,
-    readonly lockDir: string,
+    /** The lock file. */
+    readonly lockPath: string,
   ) {}
 
   async acquire(options: LockOptions): Promise<void> {
     const deadline = Date.now() + Math.max(0, options.timeoutSeconds) * 1000;
     const stale = staleMs();
-    mkdirs(path.dirname(this.lockDir));
-    // Loaded here, not at start-up: read-only commands never pay for it.
-    const {default: lockfile} = await import('proper-lockfile');
-    for (let attempt = 0; ; attempt++) {
+    mkdirs(path.dirname(this.lockPath));
+    const owner: LockOwner = {
+      pid: process.pid,
+      hostname: os.hostname(),
+      boot_id: currentBootId(),
+      start_time: processStartTime(process.pid),
+      nonce: randomBytes(8).toString('hex'),
+      acquired_at: new Date().toISOString(),
+    };
+    const prepared = `${this.lockPath}.owner-${owner.nonce}.tmp`;
+    const prepare = () => {
       try {
-        this.release = await lockfile.lock(this.target, {
-          realpath: false,
-          lockfilePath: this.lockDir,
-          stale,
-          update: Math.max(1000, Math.floor(stale / 4)),
-          retries: 0,
-          fs: lockFs,
-          onCompromised: () => {
-            this.compromised = true;
-          },
-        });
-        break;
+        const fd = fs.openSync(prepared, 'w', 0o600);
+        try {
+          fs.writeSync(fd, JSON.stringify(owner));
+          fs.fsyncSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-        if (this.takeOverDeadOwner()) continue;
+        const e = error as NodeJS.ErrnoException;
+        if (e && typeof e === 'object' && e.path === undefined) e.path = prepared; // write(2) names no file
+        throw error;
+      }
+    };
+    try {
+      prepare();
+      for (let attempt = 0; ; attempt++) {
+        try {
+          fs.linkSync(prepared, this.lockPath);
+          break;
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === 'ENOENT') {
+            prepare(); // swept by a holder as a leftover: write it again
+            continue;
+          }
+          if (code !== 'EEXIST') throw error;
+        }
+        if (this.takeOver(stale)) continue;
         if (Date.now() >= deadline) {
-          const holder = readOwner(this.lockDir);
+          const holder = readOwner(this.lockPath);
           const who = holder ? `process ${holder.pid} on ${holder.hostname} since ${holder.acquired_at}` : 'another process';
-          fail('LOCKED', `the store is locked by ${who}; gave up after ${options.timeoutSeconds}s (see --lock-timeout)`, {lock: this.lockDir});
+          fail('LOCKED', `the store is locked by ${who}; gave up after ${options.timeoutSeconds}s (see --lock-timeout)`, {lock: this.lockPath});
         }
         await sleep(Math.min(250, 20 + attempt * 10) + Math.floor(Math.random() * 20));
       }
+    } finally {
+      removeAny(prepared);
     }
-    this.owner = {pid: process.pid, hostname: os.hostname(), nonce: randomBytes(8).toString('hex'), acquired_at: new Date().toISOString()};
-    // Written in place: a reader that catches it half-written sees no owner and treats the lock as live.
-    const ownerFile = path.join(this.lockDir, OWNER_FILE);
-    try {
-      fs.writeFileSync(ownerFile, JSON.stringify(this.owner));
-    } catch (error) {
-      await this.releaseLock(); // a lock without its owner is given up at once
-      const e = error as NodeJS.ErrnoException;
-      if (e && typeof e === 'object' && e.path === undefined) e.path = ownerFile; // write(2) names no file
-      throw error;
-    }
+    this.owner = owner;
+    this.compromised = false;
+    pausePoint('lock-acquired');
+    const beat = () => {
+      const current = readOwner(this.lockPath);
+      if (!current || current.nonce !== owner.nonce) {
+        this.compromised = true;
+        this.stopHeartbeat();
+        return;
+      }
+      const now = new Date();
+      try {
+        fs.utimesSync(this.lockPath, now, now);
+      } catch {
+        // Gone between the look and the touch: the next beat or assertHeld sees it.
+      }
+    };
+    this.heartbeat = setInterval(beat, Math.max(500, Math.floor(stale / 4)));
+    this.heartbeat.unref();
   }
 
-  /** Remove a lock left by a dead process on this host. Rename first, so only one taker wins. */
-  private takeOverDeadOwner(): boolean {
-    const holder = readOwner(this.lockDir);
-    if (!holder || holder.hostname !== os.hostname() || processAlive(holder.pid)) return false;
-    const grave = `${this.lockDir}.stale-${randomBytes(4).toString('hex')}`;
+  /**
+   * Move aside a lock whose owner is provably gone, or whose heartbeat is past
+   * the stale time. Rename first, so that one taker wins; a lock that turns
+   * out to be another than the one judged is put back.
+   */
+  private takeOver(stale: number): boolean {
+    const holder = readOwner(this.lockPath);
+    const mtime = mtimeMs(this.lockPath);
+    if (mtime === null) return true; // released meanwhile: try again at once
+    const lapsed = Date.now() - mtime > stale;
+    if (!lapsed && (!holder || !ownerGone(holder))) return false;
+    const grave = `${this.lockPath}.stale-${randomBytes(4).toString('hex')}`;
     try {
-      fs.renameSync(this.lockDir, grave);
+      fs.renameSync(this.lockPath, grave);
     } catch {
       return true; // someone else moved it; try again at once
     }
     const moved = readOwner(grave);
-    if (moved && moved.nonce !== holder.nonce) {
+    if (holder && moved && moved.nonce !== holder.nonce) {
       // A live process took the lock between our look and our rename: give it back.
       try {
-        fs.renameSync(grave, this.lockDir);
+        fs.linkSync(grave, this.lockPath);
       } catch {
-        // It re-created the lock meanwhile; its own assertHeld check will see the change.
+        // The lock was taken again meanwhile; the displaced holder's assertHeld sees it.
       }
+      removeAny(grave);
       return false;
     }
-    fs.rmSync(grave, {recursive: true, force: true});
+    removeAny(grave);
     return true;
   }
 
@@ -146,21 +255,39 @@ export class StoreLock {
   assertHeld(): void {
     if (!this.owner) fail('LOCK_LOST', 'the store lock is not held');
     if (this.compromised) fail('LOCK_LOST', 'the store lock was taken over by another process (its heartbeat lapsed); nothing more was written');
-    const current = readOwner(this.lockDir);
+    const current = readOwner(this.lockPath);
     if (!current || current.nonce !== this.owner.nonce) {
+      this.compromised = true;
       fail('LOCK_LOST', 'the store lock now belongs to another process; nothing more was written');
     }
   }
 
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  /** Release: rename the lock away, then check it was ours; another's is put back. */
   async releaseLock(): Promise<void> {
-    const release = this.release;
-    this.release = undefined;
+    const owner = this.owner;
     this.owner = undefined;
-    if (!release) return;
+    this.stopHeartbeat();
+    if (!owner) return;
+    pausePoint('lock-release');
+    const away = `${this.lockPath}.stale-${randomBytes(4).toString('hex')}`;
     try {
-      await release();
+      fs.renameSync(this.lockPath, away);
     } catch {
-      // Already released or compromised: nothing of ours is left to remove.
+      return; // gone: nothing of ours is left
     }
+    const moved = readOwner(away);
+    if (moved && moved.nonce !== owner.nonce) {
+      try {
+        fs.linkSync(away, this.lockPath);
+      } catch {
+        // Someone holds it anew; the one we moved lost it and its assertHeld says so.
+      }
+    }
+    removeAny(away);
   }
 }

@@ -142,7 +142,7 @@ export class ScenarioPaths {
   mirror(name: 'playbook' | 'hints'): string {
     return path.join(this.dir, `${name}.md`);
   }
-  /** The lock directory (proper-lockfile) guarding this scenario's store. */
+  /** The lock file guarding this scenario's store (src/store/lock.ts; a folder of that name is an older autoctx's lock). */
   get lock(): string {
     return path.join(this.contextDir, 'autoctx.lock');
   }
@@ -152,24 +152,25 @@ export class ScenarioPaths {
   }
 }
 
-/** Names autoctx leaves behind transiently: temp files and lock directories. The one place these patterns live. */
+/** Names autoctx leaves behind transiently: temp files and locks. The one place these patterns live. */
 export const TEMP_FILE = /\.autoctx-[0-9a-z]+\.tmp$/;
-export const LOCK_DIR = /^autoctx\.lock(\.stale-[0-9a-z]+)?$/;
-/** A lock folder moved aside by a takeover whose taker died before removing it. */
-export const STALE_LOCK_DIR = /^autoctx\.lock\.stale-[0-9a-z]+$/;
+/** A lock (a file; a folder for locks an older autoctx took). */
+export const LOCK_NAME = /^autoctx\.lock$/;
+/** A lock moved aside by a takeover or a release whose process died before removing it, or an owner file prepared by a process that died before publishing it. */
+export const STALE_LOCK_NAME = /^autoctx\.lock\.(stale-[0-9a-z]+|owner-[0-9a-f]+\.tmp)$/;
 /** The temporary file the Python implementation's atomic writer leaves (<name>.<pid>.<hex>.tmp). */
 const UPSTREAM_TEMP_FILE = /\.\d+\.[0-9a-f]{32}\.tmp$/;
 /** The file names of the discoverable negative-result copies autoctx writes. */
 const NEGATIVE_LEDGER_FILE = /^context-bundle-[0-9a-f]{64}\.json$/;
 
-/** What a name left in a store is: a temporary file (ours, upstream's, or another *.tmp), a lock folder, or neither. */
+/** What a name left in a store is: a temporary file (ours, upstream's, or another *.tmp), a lock, or neither. */
 export function leftoverKind(file: string, kind: 'file' | 'dir'): 'temp' | 'upstream-temp' | 'other-temp' | 'lock' | 'stale-lock' | null {
   const name = path.basename(file);
+  if (STALE_LOCK_NAME.test(name)) return 'stale-lock';
+  if (LOCK_NAME.test(name)) return 'lock';
   if (kind === 'file' && TEMP_FILE.test(name)) return 'temp';
   if (kind === 'file' && UPSTREAM_TEMP_FILE.test(name)) return 'upstream-temp';
   if (kind === 'file' && name.endsWith('.tmp')) return 'other-temp';
-  if (kind === 'dir' && STALE_LOCK_DIR.test(name)) return 'stale-lock';
-  if (kind === 'dir' && LOCK_DIR.test(name)) return 'lock';
   return null;
 }
 

@@ -25,7 +25,7 @@ const RANK: Record<string, number> = {
 
 /** Packages a layer may import, beyond node's own modules that are not file-system access. */
 const UI = ['@oclif/core', 'chalk', 'ink', 'react'];
-const FILESYSTEM = ['node:fs', 'node:fs/promises', 'fs', 'fs/promises', 'write-file-atomic', 'proper-lockfile'];
+const FILESYSTEM = ['node:fs', 'node:fs/promises', 'fs', 'fs/promises', 'write-file-atomic'];
 
 const SRC = path.join(PROJECT_ROOT, 'src');
 

@@ -95,19 +95,20 @@ describe('the root .gitignore', () => {
   it('ignores the state area, and a rule newer than the tree is a warning that a writing command or repair brings up to date', async () => {
     const file = path.join(knowledge, '.gitignore');
     expect(fs.readFileSync(file, 'utf8').split('\n')).toContain('.state/');
-    // A tree made before the state area existed: its .gitignore lacks the second generation's rules.
-    const older = fs.readFileSync(file, 'utf8').split('\n').filter((l) => !GITIGNORE_GENERATIONS[1]!.includes(l)).join('\n');
+    // A tree made before the state area existed: its .gitignore lacks the later generations' rules.
+    const later = GITIGNORE_GENERATIONS.slice(1).flat();
+    const older = fs.readFileSync(file, 'utf8').split('\n').filter((l) => !later.includes(l)).join('\n');
     expect(older.endsWith('.false-promotion.lock\n')).toBe(true);
     fs.writeFileSync(file, older);
     const r = verify({knowledge});
     expect(r.status).toBe('ok');
     expect(r.warnings.map((w) => [w.code, w.file])).toEqual([['GITIGNORE_OUTDATED', '.gitignore']]);
     await propose({knowledge, from: writeSource(path.join(dir, 'c'), {'playbook/playbook.md': 'candidate'})});
-    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}.state/\n`);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}${later.join('\n')}\n`);
     expect(verify({knowledge}).warnings).toEqual([]);
     fs.writeFileSync(file, older);
     await repair({knowledge});
-    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}.state/\n`);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}${later.join('\n')}\n`);
   });
 
   it('a first-generation rule removed by hand is an error (lock files could be committed)', () => {
@@ -122,6 +123,6 @@ describe('the root .gitignore', () => {
     const file = path.join(knowledge, '.gitignore');
     fs.writeFileSync(file, 'my-notes/\n*.tmp\nautoctx.lock/\nautoctx.lock.stale-*/\n.lock\n.false-promotion.lock');
     await propose({knowledge, from: writeSource(path.join(dir, 'c'), {'playbook/playbook.md': 'candidate'})});
-    expect(fs.readFileSync(file, 'utf8')).toBe('my-notes/\n*.tmp\nautoctx.lock/\nautoctx.lock.stale-*/\n.lock\n.false-promotion.lock\n# autoctx: lock and temporary files are never committed\n.state/\n');
+    expect(fs.readFileSync(file, 'utf8')).toBe('my-notes/\n*.tmp\nautoctx.lock/\nautoctx.lock.stale-*/\n.lock\n.false-promotion.lock\n# autoctx: lock and temporary files are never committed\n.state/\nautoctx.lock\nautoctx.lock.stale-*\n');
   });
 });

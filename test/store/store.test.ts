@@ -79,7 +79,7 @@ describe('path guard', () => {
 
 describe('scenario lock', () => {
   const target = () => path.join(dir, 'store');
-  const lockDir = () => path.join(dir, 'store.lock');
+  const lockDir = () => path.join(dir, 'autoctx.lock');
 
   it('a second holder waits and then fails with LOCKED (exit 7)', async () => {
     const a = new StoreLock(target(), lockDir());
@@ -108,7 +108,8 @@ describe('scenario lock', () => {
     await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('exit', resolve));
-    expect(fs.existsSync(path.join(lockDir(), 'owner.json'))).toBe(true);
+    // The lock is its owner, published whole: pid, boot id, start time and nonce.
+    expect(JSON.parse(fs.readFileSync(lockDir(), 'utf8'))).toMatchObject({pid: child.pid, nonce: expect.any(String), boot_id: expect.any(String), start_time: expect.any(String)});
     const l = new StoreLock(target(), lockDir());
     const started = Date.now();
     await l.acquire({timeoutSeconds: 0});
@@ -126,12 +127,14 @@ describe('scenario lock', () => {
     await expect(
       store.withLock(1, () => {
         // Another process takes the lock over (as after a lapsed heartbeat): the owner changes.
-        const owner = path.join(store.paths.lock, 'owner.json');
-        fs.writeFileSync(owner, JSON.stringify({pid: 1, hostname: os.hostname(), nonce: 'someone-else', acquired_at: 'now'}));
+        fs.writeFileSync(store.paths.lock, JSON.stringify({pid: 1, hostname: os.hostname(), nonce: 'someone-else', acquired_at: 'now'}));
         const active = store.readActive()!;
         store.swapActive(store.activeDigest(), {...active, rationale: 'must not be written'});
       }),
     ).rejects.toMatchObject({code: 'LOCK_LOST', exitCode: 7});
+    // Its release left the other holder's lock in place; apart from that lock nothing changed.
+    expect(JSON.parse(fs.readFileSync(store.paths.lock, 'utf8')).nonce).toBe('someone-else');
+    fs.rmSync(store.paths.lock);
     expect(treeHash(knowledge)).toBe(before);
   });
 });
@@ -142,8 +145,10 @@ describe('gitignore', () => {
     await init({knowledge, scenario: 'demo', from: writeSource(path.join(dir, 'src'), {'playbook/playbook.md': 'x'})});
     const git = (args: string[]) => spawnSync('git', args, {cwd: knowledge, encoding: 'utf8'});
     if (git(['init', '-q']).status !== 0) return;
-    fs.mkdirSync(path.join(knowledge, 'demo/context_bundles/autoctx.lock'));
-    fs.writeFileSync(path.join(knowledge, 'demo/context_bundles/autoctx.lock/owner.json'), '{}');
+    fs.writeFileSync(path.join(knowledge, 'demo/context_bundles/autoctx.lock'), '{}');
+    fs.writeFileSync(path.join(knowledge, 'demo/context_bundles/autoctx.lock.stale-1a2b'), '{}');
+    fs.mkdirSync(path.join(knowledge, 'other/context_bundles/autoctx.lock'), {recursive: true}); // an older autoctx's lock folder
+    fs.writeFileSync(path.join(knowledge, 'other/context_bundles/autoctx.lock/owner.json'), '{}');
     fs.writeFileSync(path.join(knowledge, 'demo/context_bundles/.active.json.autoctx-abc.tmp'), '{}');
     const listed = git(['status', '--porcelain', '--untracked-files=all']).stdout;
     expect(listed).not.toContain('autoctx.lock');

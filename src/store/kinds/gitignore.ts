@@ -13,6 +13,8 @@ export const GITIGNORE_COMMENT = '# autoctx: lock and temporary files are never 
 export const GITIGNORE_GENERATIONS: readonly (readonly string[])[] = [
   ['*.tmp', 'autoctx.lock/', 'autoctx.lock.stale-*/', '.lock', '.false-promotion.lock'],
   ['.state/'],
+  // Locks are files (published whole with link(2)); the first rules matched folders only.
+  ['autoctx.lock', 'autoctx.lock.stale-*'],
 ];
 export const GITIGNORE_LINES: readonly string[] = [GITIGNORE_COMMENT, ...GITIGNORE_GENERATIONS.flat()];
 
