@@ -78,16 +78,20 @@ export async function evaluateCandidate(options: EvaluateOptions): Promise<Evalu
   const timeoutSeconds = evaluatorTimeout(options.timeoutSeconds);
   lockTimeout(options);
   const run = await prepareRun({...options, request: planRequestOf(options)});
-  const identity = run.plan.plan.candidate_evaluator.evaluator;
-  if (identity.mode === 'external') fail('EVALUATOR_CHANGED', 'this plan was bound for external evaluation (plan export); bring results back with trials ingest');
-  const evaluator = createEvaluator({command: identity.command, mode: identity.mode, timeoutSeconds, concurrency: options.concurrency ?? 1});
-  let bundles: MaterializedBundles | undefined; // made inside the try, so that it is always removed (a killed process aside)
   try {
-    bundles = materializeForEvaluation([run.candidate, run.incumbent]);
-    const {dirs} = bundles;
-    return await drive(run, (unit, index) => evaluatePair(run, evaluator, unit, index, dirs));
+    const identity = run.plan.plan.candidate_evaluator.evaluator;
+    if (identity.mode === 'external') fail('EVALUATOR_CHANGED', 'this plan was bound for external evaluation (plan export); bring results back with trials ingest');
+    const evaluator = createEvaluator({command: identity.command, mode: identity.mode, timeoutSeconds, concurrency: options.concurrency ?? 1});
+    let bundles: MaterializedBundles | undefined; // made inside the try, so that it is always removed (a killed process aside)
+    try {
+      bundles = materializeForEvaluation([run.candidate, run.incumbent]);
+      const {dirs} = bundles;
+      return await drive(run, (unit, index) => evaluatePair(run, evaluator, unit, index, dirs));
+    } finally {
+      await evaluator.close();
+      bundles?.remove();
+    }
   } finally {
-    await evaluator.close();
-    bundles?.remove();
+    await run.release();
   }
 }

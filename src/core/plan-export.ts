@@ -29,34 +29,38 @@ export interface ExportResult {
 export async function exportPlan(options: Omit<EvaluateOptions, 'mode' | 'evaluatorMode'> & {out: string | null}): Promise<ExportResult> {
   if (options.out !== null) assertOutputFolder(options.out); // before the plan is bound: bad input changes nothing
   const run = await prepareRun({...options, mode: 'confirm', request: planRequestOf({...options, mode: 'confirm', evaluatorMode: 'external'})});
-  const done = new Set(run.trials.map((t) => `${t.fixture_digest}\u0000${t.seed}`));
-  const lines: string[] = [];
-  run.plan.plan.units.forEach((u, index) => {
-    if (done.has(`${u.fixture_digest}\u0000${u.seed}`)) return;
-    const f = run.fixtures.get(u.fixture_digest)!;
-    const pairKey = createMatchedTrial({candidate_digest: run.candidate.digest, incumbent_digest: run.incumbent.digest, evaluator_epoch: run.candidate.evaluator_epoch, cohort: run.plan.plan.cohort, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, lane: u.lane, candidate_score: 0, incumbent_score: 0}).pair_key;
-    lines.push(
-      JSON.stringify({
-        schema: WORK_UNIT_SCHEMA,
-        unit_index: index,
-        scenario: run.store.scenario,
-        candidate_digest: run.candidate.digest,
-        incumbent_digest: run.incumbent.digest,
-        evaluator_epoch: run.candidate.evaluator_epoch,
-        cohort: run.plan.plan.cohort,
-        lane: u.lane,
-        fixture: u.fixture,
-        fixture_digest: u.fixture_digest,
-        seed: u.seed,
-        pair_key: pairKey,
-        plan_digest: run.plan.plan_digest,
-        arm_order: index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'],
-        initial_state: f.initial_state,
-        observation: f.observation,
-      }),
-    );
-  });
-  if (options.out !== null) writeOutputFile(options.out, lines.length ? `${lines.join('\n')}\n` : '');
-  return {summary: {status: 'exported', scenario: run.store.scenario, candidate_digest: run.candidate.digest, plan_digest: run.plan.plan_digest, units: lines.length}, lines};
+  try {
+    const done = new Set(run.trials.map((t) => `${t.fixture_digest}\u0000${t.seed}`));
+    const lines: string[] = [];
+    run.plan.plan.units.forEach((u, index) => {
+      if (done.has(`${u.fixture_digest}\u0000${u.seed}`)) return;
+      const f = run.fixtures.get(u.fixture_digest)!;
+      const pairKey = createMatchedTrial({candidate_digest: run.candidate.digest, incumbent_digest: run.incumbent.digest, evaluator_epoch: run.candidate.evaluator_epoch, cohort: run.plan.plan.cohort, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, lane: u.lane, candidate_score: 0, incumbent_score: 0}).pair_key;
+      lines.push(
+        JSON.stringify({
+          schema: WORK_UNIT_SCHEMA,
+          unit_index: index,
+          scenario: run.store.scenario,
+          candidate_digest: run.candidate.digest,
+          incumbent_digest: run.incumbent.digest,
+          evaluator_epoch: run.candidate.evaluator_epoch,
+          cohort: run.plan.plan.cohort,
+          lane: u.lane,
+          fixture: u.fixture,
+          fixture_digest: u.fixture_digest,
+          seed: u.seed,
+          pair_key: pairKey,
+          plan_digest: run.plan.plan_digest,
+          arm_order: index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'],
+          initial_state: f.initial_state,
+          observation: f.observation,
+        }),
+      );
+    });
+    if (options.out !== null) writeOutputFile(options.out, lines.length ? `${lines.join('\n')}\n` : '');
+    return {summary: {status: 'exported', scenario: run.store.scenario, candidate_digest: run.candidate.digest, plan_digest: run.plan.plan_digest, units: lines.length}, lines};
+  } finally {
+    await run.release();
+  }
 }
 

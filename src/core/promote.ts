@@ -18,6 +18,7 @@ import {loadCampaign, recordCampaignDecision} from './campaign.js';
 import type {ScenarioStore} from '../store/index.js';
 import {evaluatorTimeout, lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
+import {pausePoint} from '../store/index.js';
 import {rejectWithNegativeResult} from './terminal.js';
 import {resolveDigest} from './resolve.js';
 
@@ -46,7 +47,16 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
   const plan = store.readPlan(candidate.digest);
   const evidenceDigest =
     evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortEvidence(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
+  let served = false;
   await store.withLock(lockTimeout(options), () => {
+    // Re-checked under the lock: a candidate that serves (another promote of it won) or is already rejected is left as it is.
+    const current = store.readRecord(candidate.digest);
+    const active = store.readActive();
+    if (!current || current.lifecycle !== 'confirmed' || active?.bundle_digest === candidate.digest) {
+      served = active?.bundle_digest === candidate.digest;
+      return;
+    }
+    record = current;
     const at = isoTimestamp(now(options));
     store.writeStaleTerminalization(candidate.digest, {
       schema_version: 1,
@@ -59,6 +69,7 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
     });
     rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at});
   });
+  if (served) fail('ACTIVE_MOVED', `candidate ${candidate.digest} was promoted by another command meanwhile; nothing more was done`, {active: candidate.digest});
   fail('ACTIVE_MOVED', `${reason}; the candidate is rejected as stale (propose it again against the active bundle)`, {active: activeDigest});
 }
 
@@ -130,7 +141,11 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   const active = store.requireActive();
   // Already promoted (a re-run after a crash): finish what is left and report it.
   if (active.bundle_digest === digest && active.promotion_id !== null) {
-    await store.withLock(lockTimeout(options), () => finishPointerMove(store, active, now(options)));
+    await store.withLock(lockTimeout(options), () => {
+      // A crash after the pointer left the mirrors and lifecycles behind it: the re-run brings them in line.
+      store.writeMirrors(candidate);
+      finishPointerMove(store, store.requireActive(), now(options));
+    });
     const p = store.readPromotion(active.promotion_id)!;
     return {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: store.readCausalAttribution(digest) !== null};
   }
@@ -153,9 +168,23 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   const causal = createCausalAttribution(candidate, parent, diff, evidence.trials);
   let outcome: PromoteResult | undefined;
   let staleActive: string | undefined;
+  pausePoint('promote:before-commit');
   await store.withLock(lockTimeout(options), () => {
     const current = store.requireActive();
     const expected = store.activeDigest();
+    // Re-checked under the lock, after the audit: what this promotion decided on must still hold.
+    if (current.bundle_digest === digest && current.promotion_id !== null) {
+      // Another promote of this candidate went first: report its promotion, reject nothing.
+      finishPointerMove(store, current, now(options));
+      store.writeMirrors(candidate);
+      const p = store.readPromotion(current.promotion_id)!;
+      outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: store.readCausalAttribution(digest) !== null};
+      return;
+    }
+    const now_ = store.readRecord(digest);
+    if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison) || store.readNegativeResult(digest)) {
+      fail('CAS_LOST', `candidate ${digest} changed while promote checked it (it is now ${now_?.lifecycle ?? 'gone'}${store.readNegativeResult(digest) ? ', with a negative result' : ''}); nothing was promoted`);
+    }
     if (current.bundle_digest !== candidate.parent_digest) {
       staleActive = current.bundle_digest;
       return;

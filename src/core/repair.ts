@@ -44,6 +44,8 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         if (leftover === 'temp' || leftover === 'upstream-temp' || leftover === 'stale-lock') {
           store.removeLeftover(entry.path);
           actions.push(`removed ${rel(entry.path)}`);
+        } else if (leftover === 'lock' && store.removeAbandonedLock(entry.path)) {
+          actions.push(`removed ${rel(entry.path)}, a lock its owner left when it died`);
         }
       }
       const active = store.readActive();

@@ -58,6 +58,7 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
     if (expected !== undefined && active.bundle_digest !== expected) {
       const done = completedRollback(store, expected, active);
       if (done) {
+        store.writeMirrors(store.requireBundle(active.bundle_digest));
         finishPointerMove(store, active, now(options));
         return {status: 'rolled_back', scenario: store.scenario, rollback_id: done.rollback_id, from_digest: done.from_digest, bundle_digest: done.to_digest, already_done: true};
       }

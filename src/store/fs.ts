@@ -86,6 +86,15 @@ export class RootGuard {
   }
 }
 
+/** Whether a real folder (not a link to one) stands at p. */
+export function isDirectory(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function exists(p: string): boolean {
   try {
     fs.lstatSync(p);

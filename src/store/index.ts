@@ -9,3 +9,4 @@ export {GITIGNORE_GENERATIONS, type GitignoreState} from './kinds/gitignore.js';
 export {ledgerDigest} from './kinds/campaign-ledger.js';
 export {mirrorText, MIRRORED, type MirrorName} from './kinds/mirrors.js';
 export type {TreeEntry} from './fs.js';
+export {pausePoint} from './lock.js';

@@ -113,13 +113,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A testing aid, like AUTOCTX_FAULT (docs/guarantees.md): AUTOCTX_PAUSE=<point>
- * makes the process stop itself (SIGSTOP) when it reaches that named point, so
- * that a test can force one interleaving of two processes and resume it with
- * SIGCONT. Unset, it costs one environment lookup.
+ * (or <point>@<n>, the n-th time it is reached; several, comma-separated)
+ * makes the process stop itself with SIGSTOP when it reaches that named
+ * point, so that a test can force one interleaving of two processes and
+ * resume it with SIGCONT. AUTOCTX_PAUSE_TRACE=<file> gets one line per pause.
+ * Unset, it costs one environment lookup.
  */
+const pauseHits = new Map<string, number>();
 export function pausePoint(point: string): void {
   const want = process.env.AUTOCTX_PAUSE;
-  if (!want || !want.split(',').includes(point)) return;
+  if (!want) return;
+  const hit = (pauseHits.get(point) ?? 0) + 1;
+  pauseHits.set(point, hit);
+  const match = want.split(',').some((w) => {
+    const [name, nth] = w.split('@');
+    return name === point && (nth === undefined ? hit === 1 : Number(nth) === hit);
+  });
+  if (!match) return;
   if (process.env.AUTOCTX_PAUSE_TRACE) fs.appendFileSync(process.env.AUTOCTX_PAUSE_TRACE, `${process.pid} ${point}\n`);
   process.kill(process.pid, 'SIGSTOP');
 }
@@ -200,7 +210,6 @@ export class StoreLock {
     }
     this.owner = owner;
     this.compromised = false;
-    pausePoint('lock-acquired');
     const beat = () => {
       const current = readOwner(this.lockPath);
       if (!current || current.nonce !== owner.nonce) {
@@ -273,7 +282,6 @@ export class StoreLock {
     this.owner = undefined;
     this.stopHeartbeat();
     if (!owner) return;
-    pausePoint('lock-release');
     const away = `${this.lockPath}.stale-${randomBytes(4).toString('hex')}`;
     try {
       fs.renameSync(this.lockPath, away);
@@ -290,4 +298,31 @@ export class StoreLock {
     }
     removeAny(away);
   }
+}
+
+/**
+ * Remove a lock whose owner is provably gone (repair's sweep): moved aside
+ * first, and put back if it turns out to be another's. True when removed.
+ */
+export function removeAbandonedLock(lock: string): boolean {
+  const holder = readOwner(lock);
+  if (!holder || !ownerGone(holder)) return false;
+  const grave = `${lock}.stale-${randomBytes(4).toString('hex')}`;
+  try {
+    fs.renameSync(lock, grave);
+  } catch {
+    return false;
+  }
+  const moved = readOwner(grave);
+  if (moved && moved.nonce !== holder.nonce) {
+    try {
+      fs.linkSync(grave, lock);
+    } catch {
+      // Taken anew meanwhile.
+    }
+    removeAny(grave);
+    return false;
+  }
+  removeAny(grave);
+  return true;
 }

@@ -63,6 +63,10 @@ export class ScenarioPaths {
   candidateDir(digest: string): string {
     return path.join(this.candidatesDir, digestSegment(digest));
   }
+  /** The lock of one candidate's evaluation run (one run per candidate at a time). */
+  runLock(digest: string): string {
+    return path.join(this.candidateDir(digest), 'autoctx.lock');
+  }
   record(digest: string): string {
     return path.join(this.candidateDir(digest), 'record.json');
   }

@@ -9,7 +9,7 @@ import type {ComparisonSubject} from '../model/comparison.js';
 import type {MatchedTrial} from '../model/trial.js';
 import type {JsonValue} from '../canonical/index.js';
 import {readDocument, requireDocument} from './documents.js';
-import {readBytes, walkTree, type RootGuard, type TreeEntry} from './fs.js';
+import {isDirectory, readBytes, walkTree, type RootGuard, type TreeEntry} from './fs.js';
 import {readGitignore} from './kinds/gitignore.js';
 import * as active from './kinds/active-pointer.js';
 import * as bundles from './kinds/bundle.js';
@@ -24,7 +24,7 @@ import * as evidence from './kinds/matched-evidence.js';
 import * as mirrors from './kinds/mirrors.js';
 import * as negatives from './kinds/negative-result.js';
 import * as markers from './kinds/terminal-markers.js';
-import {StoreLock} from './lock.js';
+import {removeAbandonedLock, StoreLock} from './lock.js';
 import {LockedWriter} from './locked-writer.js';
 import {leftoverKind, ScenarioPaths} from './paths.js';
 import type {SchemaName} from './schemas.js';
@@ -55,6 +55,28 @@ export class ScenarioStore implements KindContext {
   }
 
   // ---- locking ----
+
+  /**
+   * Take the lock of one candidate's evaluation run (waiting up to
+   * timeoutSeconds, then LOCKED, exit 7) and return its release. It is held
+   * for the whole run, while the scenario lock is taken and released for each
+   * commit; it is never waited for while another lock is held, so the two
+   * cannot deadlock. The candidate's folder must exist.
+   */
+  /** Remove a lock in this scenario whose owner is provably gone (repair); true when removed. */
+  removeAbandonedLock(file: string): boolean {
+    this.guard.check(file);
+    return removeAbandonedLock(file);
+  }
+
+  async acquireRunLock(digest: string, timeoutSeconds: number): Promise<() => Promise<void>> {
+    const file = this.paths.runLock(digest);
+    this.guard.check(file);
+    if (!isDirectory(this.paths.candidateDir(digest))) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no candidate folder)`);
+    const lock = new StoreLock(this.paths.candidateDir(digest), file);
+    await lock.acquire({timeoutSeconds});
+    return () => lock.releaseLock();
+  }
 
   /**
    * Run fn holding the scenario lock. On a process's first lock: temporary

@@ -51,7 +51,7 @@ let worker: Worker | undefined;
  */
 export function runCli(args: string[], options: CliOptions = {}): CliResult {
   const env = cliEnv(options.env);
-  if ((options.input !== undefined && options.input !== '') || options.cwd !== undefined || env.AUTOCTX_FAULT || env.AUTOCTX_FAULT_TRACE || process.env.AUTOCTX_TEST_SPAWN === '1') return runCliProcess(args, options);
+  if ((options.input !== undefined && options.input !== '') || options.cwd !== undefined || env.AUTOCTX_FAULT || env.AUTOCTX_FAULT_TRACE || env.AUTOCTX_PAUSE || process.env.AUTOCTX_TEST_SPAWN === '1') return runCliProcess(args, options);
   if (!worker) {
     worker = new Worker(new URL('./cli-worker.js', import.meta.url), {workerData: {manifest: path.join(PROJECT_ROOT, 'package.json')}, stdout: false, stderr: false});
     worker.unref();

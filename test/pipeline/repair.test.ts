@@ -132,8 +132,8 @@ describe('what verify finds that no replay would', () => {
     const u = tree();
     const d = u.propose('cand', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
     expect(u.cli(['confirm', d, ...evalArgs()], {...fakeEnv(u.dir), AUTOCTX_FAULT: third}).status).toBe(null);
-    // (the kill also leaves the run's lock and a temp file, which repair removes)
-    expect(codes(u.cli(['verify']))).toEqual([[], ['LEFTOVER_LOCK', 'LEFTOVER_TEMP', 'UNSEALED_TRIALS', 'RECORD_BEHIND_EVIDENCE']]);
+    // (the kill also leaves the scenario's and the run's locks and a temp file, which the next writer takes over or removes)
+    expect(codes(u.cli(['verify']))).toEqual([[], ['LEFTOVER_LOCK', 'LEFTOVER_TEMP', 'LEFTOVER_LOCK', 'UNSEALED_TRIALS', 'RECORD_BEHIND_EVIDENCE']]);
     expect(u.cli(['repair']).json.actions.some((a: string) => a.startsWith('sealed'))).toBe(true);
     expect(codes(u.cli(['verify']))).toEqual([[], []]);
     // A confirmed record whose seal lost a trial was decided on trials no seal vouches for: never a crash state.

@@ -7,6 +7,7 @@ import type {PlanUnit} from '../../model/fixtures.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../../model/records.js';
 import {compareWithSeal, createMatchedTrial, trialSealDigest, type MatchedTrial, type TrialLane} from '../../model/trial.js';
 import {laneAfter} from '../../model/plan-binding.js';
+import {pausePoint} from '../../store/index.js';
 import {recordCampaignTerminal} from '../campaign.js';
 import {evaluatorTimeout, lockTimeout, now} from '../context.js';
 import {markRejected, writeRejection} from '../terminal.js';
@@ -82,12 +83,20 @@ function sealDigestOf(t: MatchedTrial): string {
  */
 async function commit(run: Run, trial: MatchedTrial | null, decision: ComparisonResult): Promise<void> {
   const {store, options} = run;
+  pausePoint('run:before-commit');
   await store.withLock(lockTimeout(options), () => {
+    // Re-checked under the lock: a candidate rejected (or made to serve) while this run evaluated records nothing more.
+    const current = store.readRecord(run.candidate.digest)!;
+    if (current.lifecycle === 'rejected' || current.lifecycle === 'active' || current.lifecycle === 'superseded') {
+      run.halted = current.lifecycle;
+      run.record = current;
+      if (trial) run.trials.pop();
+      return;
+    }
     if (trial) store.writeEvidence(run.candidate.digest, run.trials, run.policy);
     sealTrials(run, trial !== null);
-    const current = store.readRecord(run.candidate.digest)!;
     const lifecycle = lifecycleFor(decision.decision, current.lifecycle);
-    if (current.lifecycle === 'rejected' || (jsonEqual(current.comparison, decision) && current.lifecycle === lifecycle)) return;
+    if (jsonEqual(current.comparison, decision) && current.lifecycle === lifecycle) return;
     const updated: CandidateRecord = {
       ...current,
       schema_version: 2,
@@ -192,9 +201,13 @@ async function runLane(run: Run, source: PairSource, lane: TrialLane, state: {de
         break;
       }
       run.trials.push(r.trial);
-      state.evaluated++;
       const decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
       await commit(run, r.trial, decision);
+      if (run.halted) {
+        stop = true;
+        break;
+      }
+      state.evaluated++;
       state.decision = decision;
       progress(run, 'pair', decision, units[committed]!.u);
       committed++;
@@ -221,17 +234,35 @@ function statusOf(mode: 'screen' | 'confirm', decision: ComparisonResult): Evalu
 async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> {
   let decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
   const state = {decision: decision as ComparisonResult | null, evaluated: 0};
+  // Rejected by hand (or as stale) before this run took its lock: nothing is recorded, and the run says so.
+  if (run.record.lifecycle === 'rejected' && !TERMINAL.has(decision.decision)) run.halted = 'rejected';
   // Recovery: evidence recorded but the record lags behind it.
-  if (run.trials.length > 0) await commit(run, null, decision);
+  if (run.trials.length > 0 && !run.halted) await commit(run, null, decision);
   progress(run, 'plan', decision);
   for (;;) {
-    if (TERMINAL.has(decision.decision) || run.record.lifecycle === 'rejected' || futile(run)) break;
+    if (run.halted || TERMINAL.has(decision.decision) || run.record.lifecycle === 'rejected' || futile(run)) break;
     const lane = phaseOf(decision, run);
     if (lane === null || (run.options.mode === 'screen' && lane !== 'screen')) break;
     const before = run.trials.length;
     await runLane(run, source, lane, state);
     decision = state.decision ?? decision;
     if (run.trials.length === before) break; // the lane has no units (or results) left
+  }
+  if (run.halted) {
+    // The candidate changed under the run (rejected by hand, say): report what the record says now.
+    progress(run, 'done', decision);
+    const record = run.store.readRecord(run.candidate.digest)!;
+    return {
+      status: record.lifecycle === 'rejected' ? 'rejected' : 'needs_more_evidence',
+      scenario: run.store.scenario,
+      candidate_digest: run.candidate.digest,
+      parent_digest: run.incumbent.digest,
+      lifecycle: record.lifecycle,
+      comparison: record.comparison ?? decision,
+      pairs_evaluated: state.evaluated,
+      pairs_recorded: run.trials.length,
+      plan_digest: run.plan.plan_digest,
+    };
   }
   if (decision.decision === 'rejected' || decision.decision === 'inconclusive') {
     if (!run.store.readNegativeResult(run.candidate.digest) || run.record.lifecycle !== 'rejected') await terminate(run, decision);

@@ -8,7 +8,7 @@ import {compareReplay} from '../../model/replay.js';
 import {isoTimestamp, type CandidateRecord} from '../../model/records.js';
 import {createMatchedTrial, type MatchedTrial} from '../../model/trial.js';
 import type {ContextBundle} from '../../model/bundle.js';
-import {campaignSegment, readFixtures, readInputJson, type ScenarioStore} from '../../store/index.js';
+import {campaignSegment, pausePoint, readFixtures, readInputJson, type ScenarioStore} from '../../store/index.js';
 import {loadCampaign, loadCampaignPolicy, reserveCandidate, reserveFixturePlan} from '../campaign.js';
 import {lockTimeout, now, openScenario} from '../context.js';
 import {resolveDigest} from '../resolve.js';
@@ -131,6 +131,22 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
   if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
   if (candidate.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} has no parent to be compared with`);
   const incumbent = store.requireBundle(candidate.parent_digest);
+  // One run per candidate at a time: a second waits for the first, then goes on from what it recorded.
+  const release = await store.acquireRunLock(digest, lockTimeout(options));
+  pausePoint('run:locked');
+  try {
+    return await prepareLocked(store, options, digest, candidate, incumbent, release);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+async function prepareLocked(store: ScenarioStore, options: PrepareOptions, digest: string, candidate: ContextBundle, incumbent: ContextBundle, release: () => Promise<void>): Promise<Run> {
+  // Read again under the run lock: a run that held it before may have changed it.
+  const record = store.readRecord(digest);
+  if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
+  if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
   const bound = store.readPlan(digest);
   if (!options.request && !bound) fail('INVALID_TRANSITION', `candidate ${digest} has no bound plan yet; run autoctx plan export (or confirm) first`);
   // Edited evidence is refused before anything is reserved or bound.
@@ -154,5 +170,5 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
   if (problem) fail('INTEGRITY', `${problem}; run autoctx verify`);
   const planText = store.readPlanText(digest);
   if (planText === null || store.readPlan(digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
-  return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText};
+  return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText, release, halted: null};
 }

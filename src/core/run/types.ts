@@ -57,4 +57,8 @@ export interface Run {
   campaign: {id: string; policy: CampaignFalsePromotionPolicy} | null;
   /** The bytes of evaluator_plan.json as bound, compared before every arm. */
   planText: string | null;
+  /** Releases the run's lock (held from prepareRun until the caller ends the run). */
+  release: () => Promise<void>;
+  /** Set when a commit found the record changed under the run (rejected, or serving): the run records nothing more. */
+  halted: CandidateRecord['lifecycle'] | null;
 }

@@ -20,8 +20,10 @@ export function readMirror(ctx: KindContext, name: MirrorName): string | null {
 export function writeMirrors(ctx: KindContext, bundle: ContextBundle): void {
   for (const name of MIRRORED) {
     const text = mirrorText(bundle, name);
-    if (text !== null) ctx.writer.replace(ctx.paths.mirror(name), text);
-    else if (exists(ctx.paths.mirror(name))) ctx.writer.remove(ctx.paths.mirror(name));
+    if (text !== null) {
+      // Written only when it differs: a re-run that finds the mirrors in line writes nothing.
+      if (readBytes(ctx.guard, ctx.paths.mirror(name))?.toString('utf8') !== text) ctx.writer.replace(ctx.paths.mirror(name), text);
+    } else if (exists(ctx.paths.mirror(name))) ctx.writer.remove(ctx.paths.mirror(name));
   }
 }
 

@@ -1,0 +1,214 @@
+import {spawn} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {afterAll, describe, expect, it} from '@jest/globals';
+import {verify} from '../../src/core/verify.js';
+import {PROJECT_ROOT} from '../helpers/paths.js';
+import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
+import {runCliProcess, type CliResult} from '../helpers/cli.js';
+import {tempDir} from '../helpers/tree.js';
+
+// Issue 11 §1: concurrent commands never corrupt the tree. Each race is forced with a named pause
+// point (AUTOCTX_PAUSE, the process stops itself there until SIGCONT), then run unforced 50 times.
+const B = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const dirs: string[] = [];
+const counts: string[] = [];
+afterAll(() => {
+  dirs.forEach((d) => fs.rmSync(d, {recursive: true, force: true}));
+  if (counts.length > 0) process.stdout.write(`races, unforced (50 runs each):\n${counts.map((c) => `  ${c}`).join('\n')}\n`);
+});
+
+interface Started {
+  done: Promise<CliResult>;
+  pid: number;
+}
+
+/** Start the CLI on a tree without waiting for it. */
+function start(knowledge: string, args: string[], env: NodeJS.ProcessEnv = {}): Started {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...args, '--knowledge', knowledge, '--json'], {cwd: PROJECT_ROOT, env: {...process.env, NO_COLOR: '1', ...env}, stdio: ['ignore', 'pipe', 'pipe']});
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (status) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({status, stdout, stderr, json});
+    }),
+  );
+  return {done, pid: child.pid!};
+}
+
+/** Start the CLI paused at a named point; resolves once the process has stopped there. */
+async function paused(knowledge: string, args: string[], point: string, env: NodeJS.ProcessEnv = {}): Promise<Started & {resume: () => void}> {
+  const trace = path.join(tempDir('autoctx-pause-'), 'trace');
+  dirs.push(path.dirname(trace));
+  const s = start(knowledge, args, {...env, AUTOCTX_PAUSE: point, AUTOCTX_PAUSE_TRACE: trace});
+  const stopped = () => fs.existsSync(trace) && /^\S+ \S+ T /.test(fs.readFileSync(`/proc/${s.pid}/stat`, 'utf8').replace(/\(.*\)/s, 'x'));
+  for (let i = 0; !stopped(); i++) {
+    if (i > 600) throw new Error(`the process never reached ${point}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {...s, resume: () => process.kill(s.pid, 'SIGCONT')};
+}
+
+const cli = (t: {knowledge: string}, args: string[], env: NodeJS.ProcessEnv = {}) => runCliProcess([...args, '--knowledge', t.knowledge, '--json'], {env});
+const record = (t: Tree, d: string) => JSON.parse(t.read(`candidates/${d}/record.json`));
+const active = (t: Tree) => JSON.parse(t.read('active.json'));
+const clean = (knowledge: string) => verify({knowledge}).errors.map((e) => `${e.code} ${e.file}`);
+
+let base: {tree: Tree; proposed: string; confirmed: string} | undefined;
+/** One tree with B proposed (in a copy) and B confirmed, copied for each race. */
+function fresh(kind: 'proposed' | 'confirmed'): {t: Tree; b: string} {
+  if (!base) {
+    const tree = makeTree();
+    dirs.push(tree.dir);
+    const proposed = tree.propose('b', B);
+    fs.cpSync(tree.knowledge, path.join(tree.dir, 'proposed-knowledge'), {recursive: true});
+    expect(tree.cli(['confirm', proposed, ...evalArgs()], fakeEnv(tree.dir)).json.status).toBe('confirmed');
+    base = {tree, proposed, confirmed: proposed};
+  }
+  const dir = tempDir('autoctx-race-');
+  dirs.push(dir);
+  const knowledge = path.join(dir, 'knowledge');
+  fs.cpSync(kind === 'confirmed' ? base.tree.knowledge : path.join(base.tree.dir, 'proposed-knowledge'), knowledge, {recursive: true});
+  const t: Tree = {...base.tree, dir, knowledge, cli: (args, env) => cli({knowledge}, args, env ?? {}), file: (rel) => path.join(knowledge, 'demo/context_bundles', rel), read: (rel) => fs.readFileSync(path.join(knowledge, 'demo/context_bundles', rel), 'utf8')};
+  return {t, b: base.proposed};
+}
+const confirmArgs = (b: string, dir: string) => ({args: ['confirm', b, ...evalArgs()], env: fakeEnv(dir)});
+
+describe('races, forced with pause points', () => {
+  it('reject B while promote B waits on its audit: the promotion is refused, the rejected candidate never serves', async () => {
+    const {t, b} = fresh('confirmed');
+    const before = active(t);
+    const p = await paused(t.knowledge, ['promote', b], 'promote:before-commit');
+    expect(cli(t, ['reject', b, '--rationale', 'not this one']).status).toBe(0);
+    p.resume();
+    const r = await p.done;
+    expect([r.status, r.json.error.code]).toEqual([6, 'CAS_LOST']);
+    expect(active(t)).toEqual(before);
+    expect(record(t, b).lifecycle).toBe('rejected');
+    expect(clean(t.knowledge)).toEqual([]);
+  }, 60_000);
+
+  it('two promote B at once: the second reports the first\'s promotion and rejects nothing', async () => {
+    const {t, b} = fresh('confirmed');
+    const p = await paused(t.knowledge, ['promote', b], 'promote:before-commit');
+    expect(cli(t, ['promote', b]).json.status).toBe('promoted');
+    p.resume();
+    const r = await p.done;
+    expect([r.status, r.json.status, r.json.already_promoted]).toEqual([0, 'promoted', true]);
+    expect(record(t, b).lifecycle).toBe('active');
+    expect(fs.existsSync(t.file(`candidates/${b}/negative_result.json`))).toBe(false);
+    expect(fs.readdirSync(t.file('promotions'))).toHaveLength(1);
+    expect(clean(t.knowledge)).toEqual([]);
+  }, 60_000);
+
+  it('reject B during confirm B: the run records nothing more and reports the candidate rejected', async () => {
+    const {t, b} = fresh('proposed');
+    const {args, env} = confirmArgs(b, t.dir);
+    const c = await paused(t.knowledge, args, 'run:before-commit@3', env);
+    expect(cli(t, ['reject', b, '--rationale', 'stop']).status).toBe(0);
+    const recorded = JSON.parse(t.read(`candidates/${b}/matched_trials.json`)).trials.length;
+    c.resume();
+    const r = await c.done;
+    expect([r.status, r.json.status, r.json.lifecycle]).toEqual([3, 'rejected', 'rejected']);
+    expect(JSON.parse(t.read(`candidates/${b}/matched_trials.json`)).trials.length).toBe(recorded);
+    expect(clean(t.knowledge)).toEqual([]);
+  }, 60_000);
+
+  it('two confirm B at once: the second waits for the first (exit 7 past --lock-timeout), then evaluates nothing again', async () => {
+    const {t, b} = fresh('proposed');
+    const {args, env} = confirmArgs(b, t.dir);
+    const first = await paused(t.knowledge, args, 'run:locked', env);
+    const second = cli(t, [...args, '--lock-timeout', '1'], env);
+    expect([second.status, second.json.error.code]).toEqual([7, 'LOCKED']);
+    first.resume();
+    const r = await first.done;
+    expect(r.json.status).toBe('confirmed');
+    const again = cli(t, args, env);
+    expect([again.json.status, again.json.pairs_evaluated, again.json.comparison]).toEqual(['confirmed', 0, r.json.comparison]);
+    expect(clean(t.knowledge)).toEqual([]);
+  }, 60_000);
+});
+
+describe('races, unforced', () => {
+  const RUNS = 50;
+
+  it(`reject B against promote B, ${RUNS} times: the tree verifies and says who won`, async () => {
+    const tally = {promoted: 0, rejected: 0};
+    for (let i = 0; i < RUNS; i++) {
+      const {t, b} = fresh('confirmed');
+      const p = start(t.knowledge, ['promote', b]);
+      const j = start(t.knowledge, ['reject', b, '--rationale', 'race']);
+      const [pr, jr] = await Promise.all([p.done, j.done]);
+      expect(clean(t.knowledge)).toEqual([]);
+      const lifecycle = record(t, b).lifecycle;
+      if (lifecycle === 'active') {
+        expect([pr.status, jr.status, active(t).bundle_digest]).toEqual([0, 2, b]);
+        tally.promoted++;
+      } else {
+        expect([lifecycle, jr.status, active(t).bundle_digest === b]).toEqual(['rejected', 0, false]);
+        expect(pr.status).not.toBe(0);
+        tally.rejected++;
+      }
+    }
+    counts.push(`reject vs promote: promote won ${tally.promoted}, reject won ${tally.rejected}`);
+  }, 600_000);
+
+  it(`two promote B, ${RUNS} times: one promotion, nothing rejected`, async () => {
+    let already = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const {t, b} = fresh('confirmed');
+      const rs = await Promise.all([start(t.knowledge, ['promote', b]).done, start(t.knowledge, ['promote', b]).done]);
+      expect(rs.map((r) => [r.status, r.json.status])).toEqual([[0, 'promoted'], [0, 'promoted']]);
+      already += rs.filter((r) => r.json.already_promoted).length;
+      expect([record(t, b).lifecycle, fs.readdirSync(t.file('promotions')).length, fs.existsSync(t.file(`candidates/${b}/negative_result.json`))]).toEqual(['active', 1, false]);
+      expect(clean(t.knowledge)).toEqual([]);
+    }
+    counts.push(`two promotes: ${already} of ${2 * RUNS} answered "already promoted"`);
+  }, 600_000);
+
+  it(`reject B during confirm B, ${RUNS} times: the tree verifies and the run tells the truth`, async () => {
+    const tally = {rejectedMidRun: 0, confirmedFirst: 0};
+    for (let i = 0; i < RUNS; i++) {
+      const {t, b} = fresh('proposed');
+      const {args, env} = confirmArgs(b, t.dir);
+      const c = start(t.knowledge, args, env);
+      await new Promise((r) => setTimeout(r, (i % 10) * 30));
+      const j = start(t.knowledge, ['reject', b, '--rationale', 'race']);
+      const [cr, jr] = await Promise.all([c.done, j.done]);
+      expect(clean(t.knowledge)).toEqual([]);
+      expect(jr.status).toBe(0);
+      expect(record(t, b).lifecycle).toBe('rejected');
+      if (cr.json?.status === 'confirmed') tally.confirmedFirst++;
+      else {
+        expect(cr.json?.status ?? cr.json?.error?.code).toMatch(/rejected|LOCKED/);
+        tally.rejectedMidRun++;
+      }
+    }
+    counts.push(`reject during confirm: confirm finished first ${tally.confirmedFirst}, rejected under the run ${tally.rejectedMidRun}`);
+  }, 600_000);
+
+  it(`two confirm B, ${RUNS} times: the same decision, every pair evaluated once`, async () => {
+    let waited = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const {t, b} = fresh('proposed');
+      const {args, env} = confirmArgs(b, t.dir);
+      const log = path.join(t.dir, 'fake.log');
+      const rs = await Promise.all([start(t.knowledge, args, {...env, FAKE_LOG: log}).done, start(t.knowledge, args, {...env, FAKE_LOG: log}).done]);
+      expect(rs.map((r) => r.json.status)).toEqual(['confirmed', 'confirmed']);
+      expect(rs[0]!.json.comparison).toEqual(rs[1]!.json.comparison);
+      waited += rs.filter((r) => r.json.pairs_evaluated === 0).length;
+      const pairs = JSON.parse(t.read(`candidates/${b}/matched_trials.json`)).trials.length;
+      expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2 * pairs); // two arms per pair, each pair once
+      expect(clean(t.knowledge)).toEqual([]);
+    }
+    counts.push(`two confirms: ${waited} of ${RUNS} second runs found every pair recorded`);
+  }, 600_000);
+});
