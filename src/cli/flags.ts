@@ -49,8 +49,9 @@ export const digestArg = (name: string, description: string) => Args.custom<stri
 function source(name: string, value: string, stdin: boolean): string {
   if (value === '-' && stdin) return value;
   if (value.trim() === '') fail('USAGE', `--${name} must name a file${stdin ? ', a folder or - for stdin' : ''}`);
-  const problem = inputProblem(value);
-  if (problem !== null) fail('INPUT_NOT_FOUND', `cannot read ${value} (--${name}): ${problem}`, {file: value});
+  // A bundle source (the flags that take stdin) is never read through a link.
+  const problem = inputProblem(value, !stdin);
+  if (problem !== null) fail(/^E[A-Z]+$/.test(problem) ? 'INPUT_NOT_FOUND' : 'INPUT_UNSAFE', `cannot read ${value} (--${name}): ${problem}`, {file: value});
   return value;
 }
 

@@ -1,3 +1,4 @@
+import {componentFileName} from '../store/file-names.js';
 import {fail} from '../errors.js';
 import {createBundle, type ContextBundle} from '../model/bundle.js';
 import {componentDigest} from '../model/component.js';
@@ -23,8 +24,28 @@ export function verifySourceDigests(source: BundleSource): void {
  * from the file and any digests it carries must be right; for a folder it
  * comes from `fallback`.
  */
+/**
+ * Rules for keys of new material only (propose, build, init), never for
+ * stored manifests, whose digests must not move: two keys of one kind that
+ * are equal after Unicode NFC would materialize as one file on some file
+ * systems, and a materialized name `<key>.<ext>` over 255 bytes cannot be
+ * written. A key is never normalized or rewritten.
+ */
+function checkSourceKeys(source: BundleSource): void {
+  const seen = new Map<string, string>();
+  for (const c of source.components) {
+    const name = componentFileName(c.key, c.media_type ?? 'text/plain');
+    if (Buffer.byteLength(name, 'utf8') > 255) fail('KEY_TOO_LONG', `${source.origin}: component ${c.kind}/${c.key.slice(0, 40)}… would be materialized as a file name of ${Buffer.byteLength(name, 'utf8')} bytes, over 255`);
+    const id = `${c.kind}\u0000${c.key.normalize('NFC')}`;
+    const other = seen.get(id);
+    if (other !== undefined && other !== c.key) fail('DUPLICATE_COMPONENT', `${source.origin}: components ${c.kind}/${JSON.stringify(other)} and ${c.kind}/${JSON.stringify(c.key)} have keys that are equal after Unicode NFC normalization`);
+    seen.set(id, c.key);
+  }
+}
+
 export function bundleFromSource(source: BundleSource, fallback: BundleHeader): ContextBundle {
   const header = source.header ?? fallback;
+  checkSourceKeys(source);
   for (const c of source.components) {
     if (c.digest === undefined) continue;
     const actual = componentDigest({kind: c.kind, key: c.key, content: c.content, media_type: c.media_type ?? 'text/plain'});

@@ -170,7 +170,7 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
       result.warnings.push({severity: 'warning', code: 'GITIGNORE_OUTDATED', file: rel, message: `${rel} lacks ${quoted(ignore.outdated)}, added by a newer autoctx than the one that made this tree (any writing command or autoctx repair adds them)`});
     }
   }
-  for (const e of knowledge.unknownRootEntries()) result.errors.push({severity: 'error', code: e.file === '.state' ? 'UNSAFE_PATH' : 'UNKNOWN_ENTRY', file: e.file, message: e.why});
+  for (const e of knowledge.unknownRootEntries()) result.errors.push({severity: 'error', code: e.code, file: e.file, message: e.why});
   return {result, checkers: names.map((name) => new Findings(knowledge.scenario(name), options.replayTolerance === true))};
 }
 

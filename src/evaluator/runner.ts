@@ -2,7 +2,7 @@ import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {createInterface} from 'node:readline';
 import {AutoctxError, fail} from '../errors.js';
 import {parseAnswer, type EvaluationAnswer, type EvaluationRequest} from './protocol.js';
-import {killGroup, runCommand} from './run-command.js';
+import {killGroup, runCommand, spawnFailure} from './run-command.js';
 
 export interface EvaluatorOptions {
   command: string;
@@ -50,15 +50,29 @@ class PersistentWorker {
   private dead: AutoctxError | null = null;
   private stderr = '';
 
+  /** Settles once the process started ('spawn') or could not be started ('error'): requests wait for it. */
+  private readonly started: Promise<void>;
+
   constructor(private readonly o: EvaluatorOptions) {
     this.child = spawn('sh', ['-c', o.command], {stdio: ['pipe', 'pipe', 'pipe'], detached: true});
-    this.child.stdin.on('error', () => undefined);
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (d: string) => {
+    this.started = new Promise<void>((resolve) => {
+      this.child.once('spawn', () => resolve());
+      this.child.on('error', (error) => {
+        // It could not be started (no descriptors left, say): its pipes may not even exist.
+        this.dead ??= spawnFailure(error, o.command);
+        this.settle((p) => p.reject(this.dead));
+        resolve();
+      });
+    });
+    // A failed spawn leaves no pipes to listen to.
+    this.child.stdin?.on('error', () => undefined);
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (d: string) => {
       if (this.stderr.length < 65536) this.stderr += d;
     });
-    createInterface({input: this.child.stdout}).on('line', (line) => this.onLine(line));
+    if (this.child.stdout) createInterface({input: this.child.stdout}).on('line', (line) => this.onLine(line));
     this.child.on('close', (code, signal) => {
+      if (this.dead) return this.settle((p) => p.reject(this.dead));
       this.dead = new AutoctxError('EVALUATOR_FAILED', `persistent evaluator ${describeExit({code, signal, stderr: this.stderr})}`);
       this.settle((p) => p.reject(this.dead));
     });
@@ -87,8 +101,9 @@ class PersistentWorker {
     }
   }
 
-  evaluate(request: EvaluationRequest): Promise<EvaluationAnswer> {
-    if (this.dead) return Promise.reject(this.dead);
+  async evaluate(request: EvaluationRequest): Promise<EvaluationAnswer> {
+    await this.started;
+    if (this.dead) throw this.dead;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.dead = new AutoctxError('EVALUATOR_FAILED', `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`);
@@ -96,15 +111,15 @@ class PersistentWorker {
         killGroup(this.child);
       }, this.o.timeoutSeconds * 1000);
       this.pending = {request, resolve, reject, timer};
-      this.child.stdin.write(`${JSON.stringify(request)}\n`);
+      this.child.stdin?.write(`${JSON.stringify(request)}\n`);
     });
   }
 
   close(): Promise<void> {
     return new Promise((resolve) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+      if (this.child.pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return resolve(); // never started, or gone
       this.child.once('close', () => resolve());
-      this.child.stdin.end();
+      this.child.stdin?.end();
       setTimeout(() => killGroup(this.child), 2000).unref();
     });
   }

@@ -1,16 +1,12 @@
-import fs from 'node:fs';
+import {inputPathProblem, readInputFile, readStdinLimited} from './input-files.js';
 import {decodeUtf8, parseJson, withOrigin, type JsonValue} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {fixtureFromJson, type Fixture} from '../model/fixtures.js';
 
 /** Read a file the user passes in (or "-" for stdin) as text. Missing: INPUT_NOT_FOUND (exit 2). */
 export function readInputText(file: string): string {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(file === '-' ? 0 : file);
-  } catch (error) {
-    fail('INPUT_NOT_FOUND', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {file});
-  }
+  // A link to an input file is followed (it is the user's own file); a FIFO or device is refused, not read for ever.
+  const bytes = file === '-' ? readStdinLimited() : readInputFile(file, true);
   return withOrigin(file, () => decodeUtf8(bytes));
 }
 
@@ -38,12 +34,7 @@ export function readFixtures(file: string): Fixture[] {
   return fixtures;
 }
 
-/** Why an input path cannot be used (its errno code), or null when it exists. Links are followed: an input may be one. */
-export function inputProblem(file: string): string | null {
-  try {
-    fs.statSync(file);
-    return null;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? 'error';
-  }
+/** Why an input path cannot be used, or null (input-files.ts). Links are followed except for bundle sources. */
+export function inputProblem(file: string, follow = true): string | null {
+  return inputPathProblem(file, follow);
 }

@@ -18,6 +18,8 @@ export function knowledgeRootFrom(flag: string | undefined, env: NodeJS.ProcessE
 /** A root-level entry that verify does not know: a hidden or otherwise refused name holding a scenario store, or a state area that is not a folder. */
 export interface UnknownRootEntry {
   file: string;
+  /** UNSAFE_PATH for what stands where a real folder must (a link, a file for the state area), UNKNOWN_ENTRY otherwise. */
+  code: 'UNSAFE_PATH' | 'UNKNOWN_ENTRY';
   why: string;
 }
 
@@ -69,11 +71,16 @@ export class KnowledgeStore {
     const out: UnknownRootEntry[] = [];
     for (const e of listDir(this.guard, this.root)) {
       if (e.name === STATE_DIR_NAME) {
-        if (!e.isDirectory()) out.push({file: e.name, why: `${e.name} is not a folder: the state area must be a real folder inside the root`});
+        if (!e.isDirectory()) out.push({file: e.name, code: 'UNSAFE_PATH', why: `${e.name} is not a folder: the state area must be a real folder inside the root`});
+        continue;
+      }
+      if (e.isSymbolicLink()) {
+        // A link at the root (a scenario folder pointing elsewhere, say) is never followed, so never verified: an error, not a silent skip.
+        out.push({file: e.name, code: 'UNSAFE_PATH', why: `${e.name} is a symbolic link: verify never follows a link out of the root, so whatever it points at is not verified`});
         continue;
       }
       const named = isSafeSegment(e.name) && !e.name.startsWith('.');
-      if (!named && e.isDirectory() && exists(this.paths.scenarioStore(e.name))) out.push({file: e.name, why: `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is never read or verified`});
+      if (!named && e.isDirectory() && exists(this.paths.scenarioStore(e.name))) out.push({file: e.name, code: 'UNKNOWN_ENTRY', why: `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is never read or verified`});
     }
     return out;
   }

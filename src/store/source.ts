@@ -5,6 +5,7 @@ import {fail} from '../errors.js';
 import {type ComponentInput} from '../model/component.js';
 import {isComponentKind, mediaTypeForExtension} from '../model/kinds.js';
 import {decodeKey, extensionForMediaType} from './file-names.js';
+import {readInputFile, readStdinLimited} from './input-files.js';
 
 /** Bundle material read from SRC: components and, for a manifest-shaped JSON, its header. */
 export interface BundleSource {
@@ -13,35 +14,33 @@ export interface BundleSource {
   header?: {scenario: string; evaluator_epoch: string; parent_digest: string | null; digest?: string};
 }
 
-function statOrFail(src: string): fs.Stats {
+function lstatOrFail(src: string): fs.Stats {
   try {
-    return fs.statSync(src);
+    return fs.lstatSync(src);
   } catch {
     fail('INPUT_NOT_FOUND', `source not found: ${src}`, {file: src});
   }
 }
 
+/** A source file's bytes: a regular file, never read through a link, within the input limit. */
 function readFileBytes(file: string): Buffer {
-  try {
-    return fs.readFileSync(file);
-  } catch (error) {
-    fail('INPUT_NOT_FOUND', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {file});
-  }
+  return readInputFile(file, false);
 }
 
 function readStdin(): Buffer {
-  try {
-    return fs.readFileSync(0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') fail('INPUT_NOT_FOUND', 'no JSON on standard input');
-    throw error;
-  }
+  return readStdinLimited();
+}
+
+/** A source folder, never a link to one. */
+function sourceDir(dir: string, st: fs.Stats): void {
+  if (st.isSymbolicLink()) fail('INPUT_UNSAFE', `${dir} is a symbolic link: a source is never read through a link`, {file: dir});
 }
 
 /** Read SRC: a component folder, a manifest-shaped JSON file, or "-" for that JSON on stdin. */
 export function readSource(src: string): BundleSource {
   if (src === '-') return fromManifestJson(readStdin(), 'stdin');
-  const st = statOrFail(src);
+  const st = lstatOrFail(src);
+  sourceDir(src, st);
   if (st.isDirectory()) return fromDirectory(src);
   return fromManifestJson(readFileBytes(src), src);
 }
@@ -54,7 +53,13 @@ function isHidden(name: string): boolean {
 function sidecar(dir: string): Map<string, {media_type: string; content: string}> {
   const map = new Map<string, {media_type: string; content: string}>();
   const file = path.join(dir, 'manifest.json');
-  if (!fs.existsSync(file)) return map;
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch {
+    return map;
+  }
+  if (!st.isFile()) fail('INPUT_UNSAFE', `${file} is not a regular file (a link, FIFO or device): a source is read from regular files only`, {file});
   const value = withOrigin(file, () => parseJsonUtf8(readFileBytes(file)));
   const components = (value as {components?: unknown}).components;
   if (!Array.isArray(components)) return map;
@@ -73,12 +78,14 @@ function fromDirectory(dir: string): BundleSource {
   for (const entry of fs.readdirSync(dir, {withFileTypes: true}).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (isHidden(entry.name)) continue;
     const kindDir = path.join(dir, entry.name);
-    if (!fs.statSync(kindDir).isDirectory()) continue; // manifest.json, README and other loose files
+    if (entry.isSymbolicLink()) fail('INPUT_UNSAFE', `${kindDir} is a symbolic link: a source is never read through a link`, {file: kindDir});
+    if (!entry.isDirectory()) continue; // manifest.json, README and other loose files
     if (!isComponentKind(entry.name)) fail('UNKNOWN_KIND', `${kindDir}: "${entry.name}" is not a component kind`, {file: kindDir});
     for (const f of fs.readdirSync(kindDir, {withFileTypes: true}).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (isHidden(f.name)) continue;
       const file = path.join(kindDir, f.name);
-      if (!fs.statSync(file).isFile()) fail('INVALID_INPUT', `${file}: component folders hold files only`, {file});
+      if (f.isSymbolicLink()) fail('INPUT_UNSAFE', `${file} is a symbolic link: a source is never read through a link`, {file});
+      if (!f.isFile()) fail(f.isDirectory() ? 'INVALID_INPUT' : 'INPUT_UNSAFE', `${file}: component folders hold regular files only`, {file});
       const ext = path.extname(f.name);
       const key = decodeKey(ext ? f.name.slice(0, -ext.length) : f.name);
       const id = `${entry.name}\u0000${key}`;
