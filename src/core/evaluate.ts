@@ -1,6 +1,7 @@
 import {fail} from '../errors.js';
 import {REQUEST_SCHEMA, type EvaluationRequest} from '../evaluator/protocol.js';
 import {createEvaluator, type Evaluator} from '../evaluator/runner.js';
+import {onInterrupt} from '../evaluator/run-command.js';
 import type {PlanUnit} from '../model/fixtures.js';
 import {matchedTrialPairKey, type MatchedTrial} from '../model/trial.js';
 import {materializeForEvaluation, type MaterializedBundles} from '../store/materialize.js';
@@ -33,7 +34,7 @@ export function planRequestOf(options: EvaluateOptions): PlanRequest {
   };
 }
 
-function request(run: Run, unit: PlanUnit, arm: 'candidate' | 'incumbent', pairKey: string, dirs: Record<string, string>): EvaluationRequest {
+function request(run: Run, unit: PlanUnit, arm: 'candidate' | 'incumbent', pairKey: string, bundleDir: string): EvaluationRequest {
   const f = run.fixtures.get(unit.fixture_digest)!;
   const bundle = arm === 'candidate' ? run.candidate : run.incumbent;
   return {
@@ -42,7 +43,7 @@ function request(run: Run, unit: PlanUnit, arm: 'candidate' | 'incumbent', pairK
     arm,
     scenario: run.store.scenario,
     bundle_digest: bundle.digest,
-    bundle_dir: dirs[bundle.digest]!,
+    bundle_dir: bundleDir,
     evaluator_epoch: run.candidate.evaluator_epoch,
     cohort: run.plan.plan.cohort,
     lane: unit.lane,
@@ -56,14 +57,22 @@ function request(run: Run, unit: PlanUnit, arm: 'candidate' | 'incumbent', pairK
 }
 
 /** Both arms of one unit, in alternating order, with the plan re-checked before each arm. */
-async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, index: number, dirs: Record<string, string>): Promise<MatchedTrial> {
+async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, index: number, bundles: MaterializedBundles): Promise<MatchedTrial> {
   const pairKey = matchedTrialPairKey({evaluator_epoch: run.candidate.evaluator_epoch, cohort: run.plan.plan.cohort, fixture_digest: unit.fixture_digest, seed: unit.seed});
   const arms: Array<'candidate' | 'incumbent'> = index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'];
   const answers: Record<string, {score: number; valid: boolean}> = {};
   for (const arm of arms) {
     // The bound plan is checked before every arm: its bytes must be those it was bound with.
     if (run.store.readPlanText(run.candidate.digest) !== run.planText) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
-    answers[arm] = await evaluator.evaluate(request(run, unit, arm, pairKey, dirs));
+    // Each arm gets its own copy of its bundle, and must leave it as it found it.
+    const copy = bundles.armCopy(arm === 'candidate' ? run.candidate.digest : run.incumbent.digest);
+    try {
+      answers[arm] = await evaluator.evaluate(request(run, unit, arm, pairKey, copy.dir));
+      const changed = copy.changed();
+      if (changed !== null) fail('EVALUATOR_FAILED', `the evaluator changed its bundle_dir during the ${arm} arm on ${unit.fixture} (seed ${unit.seed}): ${changed}; nothing was recorded for this pair`);
+    } finally {
+      copy.remove();
+    }
   }
   return unitTrial(run, unit, answers.candidate!, answers.incumbent!);
 }
@@ -84,9 +93,8 @@ export async function evaluateCandidate(options: EvaluateOptions): Promise<Evalu
     const evaluator = createEvaluator({command: identity.command, mode: identity.mode, timeoutSeconds, concurrency: options.concurrency ?? 1});
     let bundles: MaterializedBundles | undefined; // made inside the try, so that it is always removed (a killed process aside)
     try {
-      bundles = materializeForEvaluation([run.candidate, run.incumbent]);
-      const {dirs} = bundles;
-      return await drive(run, (unit, index) => evaluatePair(run, evaluator, unit, index, dirs));
+      const made = (bundles = materializeForEvaluation([run.candidate, run.incumbent], onInterrupt));
+      return await drive(run, (unit, index) => evaluatePair(run, evaluator, unit, index, made));
     } finally {
       await evaluator.close();
       bundles?.remove();

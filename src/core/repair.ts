@@ -4,7 +4,7 @@ import {confirmationPolicyDigest, validateConfirmationPolicy} from '../model/pol
 import {isoTimestamp} from '../model/records.js';
 import {compareReplay} from '../model/replay.js';
 import {compareWithSeal, createMatchedTrial} from '../model/trial.js';
-import {leftoverKind, type ScenarioStore} from '../store/index.js';
+import {leftoverKind, sweepAbandonedEvaluationFolders, type ScenarioStore} from '../store/index.js';
 import {planBindingDigest} from '../model/evaluator-plan.js';
 import {markRejected} from './terminal.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
@@ -35,6 +35,8 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
   const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
   const actions: string[] = [];
   const remaining: string[] = [];
+  // Evaluation folders (autoctx-bundles-*) left by runs that died: they are per machine, outside the tree.
+  for (const dir of sweepAbandonedEvaluationFolders()) actions.push(`removed ${dir}, the evaluation folder of a run that died`);
   for (const name of names) {
     const store = knowledge.scenario(name);
     await store.withLock(lockTimeout(options), () => {

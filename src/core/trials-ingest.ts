@@ -1,5 +1,5 @@
 import {fail} from '../errors.js';
-import {createMatchedTrial, type MatchedTrial} from '../model/trial.js';
+import {scoreProblem, createMatchedTrial, type MatchedTrial} from '../model/trial.js';
 import {readJsonLines} from '../store/index.js';
 import type {StoreOptions} from './context.js';
 import {drive} from './run/engine.js';
@@ -30,6 +30,8 @@ function checkArm(a: unknown, where: string): ArmResult {
   if (a === null || typeof a !== 'object' || Array.isArray(a)) fail('SCHEMA_VIOLATION', `${where} must be an object {score, valid?}`);
   const r = a as Record<string, unknown>;
   if (typeof r.score !== 'number' || !Number.isFinite(r.score)) fail('SCHEMA_VIOLATION', `${where}.score must be a finite number`);
+  const unrecordable = scoreProblem(r.score);
+  if (unrecordable) fail('SCHEMA_VIOLATION', `${where}.score ${unrecordable}`);
   if (r.valid !== undefined && typeof r.valid !== 'boolean') fail('SCHEMA_VIOLATION', `${where}.valid must be a boolean`);
   return {score: r.score, ...(r.valid !== undefined ? {valid: r.valid as boolean} : {})};
 }

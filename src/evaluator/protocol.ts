@@ -1,3 +1,4 @@
+import {scoreProblem} from '../model/trial.js';
 import type {JsonValue} from '../canonical/index.js';
 import {fail} from '../errors.js';
 
@@ -44,6 +45,8 @@ export function parseAnswer(text: string, request: EvaluationRequest, options: {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) bad('is not a JSON object');
   const a = value as Record<string, unknown>;
   if (typeof a.score !== 'number' || !Number.isFinite(a.score)) bad('has no finite numeric "score"');
+  const unrecordable = scoreProblem(a.score);
+  if (unrecordable) bad(`has a "score" that ${unrecordable}; nothing was recorded for it`);
   if (a.valid !== undefined && typeof a.valid !== 'boolean') bad('has a "valid" that is not a boolean');
   if (a.fixture_digest !== undefined && a.fixture_digest !== request.fixture_digest) bad(`attests fixture ${JSON.stringify(a.fixture_digest)}, not ${request.fixture_digest}`);
   if (a.request_id === undefined && options.requireRequestId) bad('does not echo request_id');

@@ -23,6 +23,59 @@ export interface CommandResult {
 
 const MAX_OUTPUT = 16 * 1024 * 1024;
 
+/**
+ * Evaluator processes alive now, and what must be removed if autoctx is
+ * interrupted: on Ctrl-C (SIGINT), SIGTERM or exit, every evaluator's process
+ * group is ended and each cleanup runs, so nothing is left running or lying
+ * around. A descendant that left its group (setsid) is beyond reach; autoctx
+ * never waits for it (see the one-second rule below).
+ */
+const live = new Set<ChildProcess>();
+const cleanups = new Set<() => void>();
+let installed = false;
+
+function endAll(): void {
+  for (const c of live) killGroup(c);
+  live.clear();
+  for (const f of cleanups) {
+    try {
+      f();
+    } catch {
+      // best effort: the next run or repair removes what is left
+    }
+  }
+  cleanups.clear();
+}
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      endAll();
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    });
+  }
+  process.on('exit', endAll);
+}
+
+/** Track an evaluator process: its group is ended if autoctx is interrupted or exits. */
+export function track(child: ChildProcess): void {
+  install();
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+}
+
+/** Run `cleanup` if autoctx is interrupted before the returned function is called. */
+export function onInterrupt(cleanup: () => void): () => void {
+  install();
+  cleanups.add(cleanup);
+  return () => cleanups.delete(cleanup);
+}
+
+/** How long autoctx keeps reading an evaluator's pipes after the evaluator ended or was ended. */
+export const PIPE_GRACE_MS = 1000;
+
 /** Kill a child and everything it started (it leads its own process group). */
 export function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
@@ -50,10 +103,23 @@ export function runCommand(command: string, input: string, timeoutMs: number, en
     let stderr = '';
     let timedOut = false;
     let failed: AutoctxError | null = null;
+    let settled = false;
+    track(child);
+    // Pipes held by a descendant that escaped the group would keep 'close' from ever coming: stop reading them.
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolve({code: child.exitCode, signal: child.signalCode, stdout, stderr, timedOut});
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup(child);
+      setTimeout(finish, PIPE_GRACE_MS).unref();
     }, timeoutMs);
+    child.once('exit', () => setTimeout(finish, PIPE_GRACE_MS).unref());
     child.stdout?.setEncoding('utf8');
     child.stderr?.setEncoding('utf8');
     child.stdout?.on('data', (d: string) => {
@@ -71,7 +137,8 @@ export function runCommand(command: string, input: string, timeoutMs: number, en
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (failed) return;
+      if (failed || settled) return;
+      settled = true;
       resolve({code, signal, stdout, stderr, timedOut});
     });
     child.stdin?.end(input);

@@ -2,7 +2,7 @@ import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {createInterface} from 'node:readline';
 import {AutoctxError, fail} from '../errors.js';
 import {parseAnswer, type EvaluationAnswer, type EvaluationRequest} from './protocol.js';
-import {killGroup, runCommand, spawnFailure} from './run-command.js';
+import {killGroup, PIPE_GRACE_MS, runCommand, spawnFailure, track} from './run-command.js';
 
 export interface EvaluatorOptions {
   command: string;
@@ -55,6 +55,7 @@ class PersistentWorker {
 
   constructor(private readonly o: EvaluatorOptions) {
     this.child = spawn('sh', ['-c', o.command], {stdio: ['pipe', 'pipe', 'pipe'], detached: true});
+    track(this.child);
     this.started = new Promise<void>((resolve) => {
       this.child.once('spawn', () => resolve());
       this.child.on('error', (error) => {
@@ -120,7 +121,15 @@ class PersistentWorker {
       if (this.child.pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return resolve(); // never started, or gone
       this.child.once('close', () => resolve());
       this.child.stdin?.end();
-      setTimeout(() => killGroup(this.child), 2000).unref();
+      // Ended if it does not stop on its own, and not waited for beyond a second more (an escaped descendant may hold its pipes).
+      setTimeout(() => {
+        killGroup(this.child);
+        setTimeout(() => {
+          this.child.stdout?.destroy();
+          this.child.stderr?.destroy();
+          resolve();
+        }, PIPE_GRACE_MS).unref();
+      }, 2000).unref();
     });
   }
 }

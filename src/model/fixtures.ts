@@ -88,12 +88,26 @@ export function seedStart(namespace: string, total: number): number {
 }
 
 /**
+ * The most units one plan may hold: far more than any decision asks for
+ * (the policy's lanes need tens to thousands), and small enough that the
+ * plan is built, bound and checked in seconds and little memory.
+ */
+export const MAX_PLAN_UNITS = 100_000;
+
+/** Refuse a plan too large to run (PLAN_TOO_LARGE, exit 2), from its size alone, before anything is built. */
+export function checkPlanSize(fixtures: number, seedsPerFixture: number): void {
+  const total = fixtures * seedsPerFixture;
+  if (total > MAX_PLAN_UNITS) fail('PLAN_TOO_LARGE', `the plan would hold ${total} units (${fixtures} fixtures × ${seedsPerFixture} seeds), over the limit of ${MAX_PLAN_UNITS}; use fewer seeds per fixture`);
+}
+
+/**
  * The work units of a plan, in plan order: screen, confirmation, then
  * held-out; within a lane fixtures in digest order, each with its seeds
  * consecutively.
  */
 export function planUnits(fixtures: ReadonlyArray<Fixture & {lane: TrialLane}>, seedsPerFixture: number, cohort: string): PlanUnit[] {
   if (!Number.isSafeInteger(seedsPerFixture) || seedsPerFixture < 1) fail('USAGE', '--seeds-per-fixture must be a positive integer');
+  checkPlanSize(fixtures.length, seedsPerFixture);
   const ordered = (['screen', 'confirmation', 'heldout'] as const).flatMap((lane) =>
     fixtures.filter((f) => f.lane === lane).sort((a, b) => (a.fixture_digest < b.fixture_digest ? -1 : 1)),
   );

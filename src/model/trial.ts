@@ -166,3 +166,16 @@ export function sortEvidence<T extends {lane: string; pair_key: string}>(trials:
 export function trialDelta(t: {candidate_score: number; incumbent_score: number}): number {
   return t.candidate_score - t.incumbent_score;
 }
+
+/**
+ * Why a score cannot be recorded, or null: it must be finite, and a whole
+ * number must be a safe integer (canonical JSON refuses others, so a trial
+ * holding one could be written but never read back). Every double of
+ * magnitude 2^53 or more is a whole number, so this also bounds a score's
+ * size far below where the statistics could overflow.
+ */
+export function scoreProblem(score: unknown): string | null {
+  if (typeof score !== 'number' || !Number.isFinite(score)) return 'is not a finite number';
+  if (Number.isInteger(score) && !Number.isSafeInteger(score)) return `is ${score}, beyond the integers canonical JSON can hold (±${Number.MAX_SAFE_INTEGER}): it could be written but never read back`;
+  return null;
+}

@@ -10,3 +10,4 @@ export {ledgerDigest} from './kinds/campaign-ledger.js';
 export {mirrorText, MIRRORED, type MirrorName} from './kinds/mirrors.js';
 export type {TreeEntry} from './fs.js';
 export {pausePoint} from './lock.js';
+export {sweepAbandonedEvaluationFolders} from './materialize.js';

@@ -80,6 +80,16 @@ export function ownerGone(owner: LockOwner): boolean {
   return false;
 }
 
+/** This process as an owner record (of a lock, or of a temporary folder that the next run may sweep). */
+export function ownerRecord(): LockOwner {
+  return {pid: process.pid, hostname: os.hostname(), boot_id: currentBootId(), start_time: processStartTime(process.pid), nonce: randomBytes(8).toString('hex'), acquired_at: new Date().toISOString()};
+}
+
+/** The owner recorded in a file, or null when it is missing or not one. */
+export function readOwnerFile(file: string): LockOwner | null {
+  return parseOwner(readText(file));
+}
+
 function parseOwner(text: string | null): LockOwner | null {
   if (text === null) return null;
   try {
@@ -159,14 +169,7 @@ export class StoreLock {
     const deadline = Date.now() + Math.max(0, options.timeoutSeconds) * 1000;
     const stale = staleMs();
     mkdirs(path.dirname(this.lockPath));
-    const owner: LockOwner = {
-      pid: process.pid,
-      hostname: os.hostname(),
-      boot_id: currentBootId(),
-      start_time: processStartTime(process.pid),
-      nonce: randomBytes(8).toString('hex'),
-      acquired_at: new Date().toISOString(),
-    };
+    const owner = ownerRecord();
     const prepared = `${this.lockPath}.owner-${owner.nonce}.tmp`;
     const prepare = () => {
       try {

@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import {fail} from '../errors.js';
 import type {ContextBundle} from '../model/bundle.js';
 import {componentFileName} from './file-names.js';
 import {writeTemp} from './fs.js';
+import {ownerGone, ownerRecord, readOwnerFile} from './lock.js';
 
 function existingDigest(dir: string): string | null {
   try {
@@ -69,28 +71,116 @@ export function materializeBundle(bundle: ContextBundle, dir: string): string[] 
   return files;
 }
 
-/** Bundles materialized for one evaluation run, in a private temporary folder, and how to remove them. */
-export interface MaterializedBundles {
-  /** The folder of each bundle, by digest. */
-  dirs: Record<string, string>;
+/** One arm's own copy of a bundle, and the check that the arm left it as it was. */
+export interface ArmCopy {
+  dir: string;
+  /** Null when the copy is byte for byte the bundle still; else the first path that changed. */
+  changed(): string | null;
   remove(): void;
 }
 
-/**
- * Materialize the bundles an evaluator reads (bundle_dir) into a fresh
- * temporary folder. The caller removes it when the run ends, whatever its
- * outcome; a folder is removed also when materializing fails half way.
- */
-export function materializeForEvaluation(bundles: readonly ContextBundle[]): MaterializedBundles {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-bundles-'));
-  const remove = () => fs.rmSync(root, {recursive: true, force: true});
-  try {
-    const dirs: Record<string, string> = {};
-    for (const b of bundles) {
-      dirs[b.digest] = path.join(root, b.digest);
-      materializeBundle(b, dirs[b.digest]!);
+/** Bundles materialized for one evaluation run, in a private temporary folder, and how to remove them. */
+export interface MaterializedBundles {
+  /** A fresh copy of a bundle for one arm (its bundle_dir). */
+  armCopy(digest: string): ArmCopy;
+  remove(): void;
+}
+
+const BUNDLES_PREFIX = 'autoctx-bundles-';
+const OWNER_FILE = '.owner.json';
+
+/** Every file and folder under dir, with the SHA-256 of each file: what an arm must leave as it found it. */
+function treeFingerprint(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string, rel: string) => {
+    for (const e of fs.readdirSync(d, {withFileTypes: true})) {
+      const p = path.join(d, e.name);
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        out.set(`${r}/`, 'folder');
+        walk(p, r);
+      } else if (e.isFile()) out.set(r, createHash('sha256').update(fs.readFileSync(p)).digest('hex'));
+      else out.set(r, 'not a regular file');
     }
-    return {dirs, remove};
+  };
+  walk(dir, '');
+  return out;
+}
+
+function firstDifference(a: Map<string, string>, b: Map<string, string>): string | null {
+  for (const [k, v] of a) if (b.get(k) !== v) return k;
+  for (const k of b.keys()) if (!a.has(k)) return k;
+  return null;
+}
+
+/**
+ * Remove the evaluation folders of runs whose process is provably gone (a run
+ * killed with SIGKILL leaves its folder behind): done when a run starts, and
+ * by repair. Returns the folders removed.
+ */
+export function sweepAbandonedEvaluationFolders(): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(BUNDLES_PREFIX));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const dir = path.join(os.tmpdir(), name);
+    const owner = readOwnerFile(path.join(dir, OWNER_FILE));
+    let gone = owner !== null && ownerGone(owner);
+    if (owner === null) {
+      // A folder from before folders recorded their owner: gone once a day old.
+      try {
+        gone = Date.now() - fs.lstatSync(dir).mtimeMs > 86_400_000;
+      } catch {
+        gone = false;
+      }
+    }
+    if (!gone) continue;
+    fs.rmSync(dir, {recursive: true, force: true});
+    removed.push(dir);
+  }
+  return removed;
+}
+
+/**
+ * Materialize the bundles an evaluator reads into a fresh temporary folder,
+ * once per run; each arm then gets its own copy (bundle_dir), checked byte
+ * for byte after the arm, so what one arm writes there is never seen by
+ * another and is found. The folder is removed when the run ends, whatever its
+ * outcome, on Ctrl-C, and otherwise by the next run or repair.
+ */
+export function materializeForEvaluation(bundles: readonly ContextBundle[], onInterrupt: (cleanup: () => void) => () => void = () => () => undefined): MaterializedBundles {
+  sweepAbandonedEvaluationFolders();
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), BUNDLES_PREFIX));
+  const forget = onInterrupt(() => fs.rmSync(root, {recursive: true, force: true}));
+  const remove = () => {
+    forget();
+    fs.rmSync(root, {recursive: true, force: true});
+  };
+  try {
+    fs.writeFileSync(path.join(root, OWNER_FILE), JSON.stringify(ownerRecord()));
+    const masters = new Map<string, {dir: string; fingerprint: Map<string, string>}>();
+    for (const b of bundles) {
+      const dir = path.join(root, 'bundles', b.digest);
+      materializeBundle(b, dir);
+      masters.set(b.digest, {dir, fingerprint: treeFingerprint(dir)});
+    }
+    let n = 0;
+    const armCopy = (digest: string): ArmCopy => {
+      const master = masters.get(digest)!;
+      const dir = path.join(root, 'arms', String(n++), digest);
+      fs.mkdirSync(path.dirname(dir), {recursive: true});
+      fs.cpSync(master.dir, dir, {recursive: true, mode: fs.constants.COPYFILE_FICLONE});
+      return {
+        dir,
+        changed: () => firstDifference(master.fingerprint, fs.existsSync(dir) ? treeFingerprint(dir) : new Map()),
+        remove: () => fs.rmSync(path.dirname(dir), {recursive: true, force: true}),
+      };
+    };
+    return {armCopy, remove};
   } catch (error) {
     remove();
     throw error;

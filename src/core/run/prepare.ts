@@ -1,7 +1,7 @@
 import {jsonEqual} from '../../canonical/index.js';
 import {AutoctxError, fail} from '../../errors.js';
 import {createEvaluatorPlan, planDifference, type BoundPlan, type EvaluatorIdentity} from '../../model/evaluator-plan.js';
-import {assignLanes, planDeficits, planUnits} from '../../model/fixtures.js';
+import {assignLanes, checkPlanSize, planDeficits, planUnits} from '../../model/fixtures.js';
 import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../../model/policy.js';
 import {evaluateMatchedTrials} from '../../model/comparison.js';
 import {compareReplay} from '../../model/replay.js';
@@ -131,6 +131,8 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
   if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
   if (candidate.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} has no parent to be compared with`);
   const incumbent = store.requireBundle(candidate.parent_digest);
+  // A plan too large to run is refused from its size, before anything is locked or written.
+  if (options.request && !store.readPlan(digest)) checkPlanSize(readFixtures(options.request.fixtures).length, options.request.seedsPerFixture ?? 1);
   // One run per candidate at a time: a second waits for the first, then goes on from what it recorded.
   const release = await store.acquireRunLock(digest, lockTimeout(options));
   pausePoint('run:locked');
