@@ -49,10 +49,13 @@ export class LockedWriter {
   }
 
   /**
-   * Run fn as one step: when the environment refuses a write, every file the
-   * step changed is put back and the error (exit 9) is raised; on success the
-   * kept versions are dropped. Other errors leave what the step wrote, as a
-   * crash would (the same command run again, or repair, completes it).
+   * Run fn as one step: when the environment refuses a write (exit 9), or the
+   * step finds its input bad (exit 2: a campaign candidate refused for
+   * fixture reuse after its alpha was reserved, say), every file the step
+   * changed is put back and the error is raised, so a failed command changes
+   * nothing; on success the kept versions are dropped. Other errors leave
+   * what the step wrote, as a crash would (the same command run again, or
+   * repair, completes it).
    */
   async transaction<T>(fn: () => T | Promise<T>): Promise<T> {
     this.journal = [];
@@ -62,7 +65,8 @@ export class LockedWriter {
       return result;
     } catch (error) {
       const environment = isAutoctxError(error) && error.exitCode === 9;
-      this.settle(environment);
+      const refused = isAutoctxError(error) && error.exitCode === 2;
+      this.settle(environment || refused);
       throw environment ? undone(error as AutoctxError) : error;
     } finally {
       this.journal = null;

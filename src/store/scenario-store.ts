@@ -79,9 +79,10 @@ export class ScenarioStore implements KindContext {
   }
 
   /**
-   * Run fn holding the scenario lock. On a process's first lock: temporary
-   * files an interrupted writer left are removed, and the root's .gitignore is
-   * brought up to date (under the state area's lock, which comes after).
+   * Run fn holding the scenario lock. After a process's first step that
+   * succeeds: temporary files an interrupted writer left are removed, and the
+   * root's .gitignore is brought up to date (under the state area's lock,
+   * which comes after). A step that fails leaves both as they were.
    */
   async withLock<T>(timeoutSeconds: number, fn: () => T | Promise<T>): Promise<T> {
     const lock = new StoreLock(this.paths.lockTarget, this.paths.lock);
@@ -89,11 +90,13 @@ export class ScenarioStore implements KindContext {
     await lock.acquire({timeoutSeconds});
     this.lock = lock;
     try {
+      const result = await this.writer.transaction(fn);
+      // Housekeeping only after the step succeeded: a command that fails changes nothing, not even leftovers or the .gitignore.
       if (!this.swept) {
         this.sweepLeftovers();
         await this.updateGitignore(timeoutSeconds);
       }
-      return await this.writer.transaction(fn);
+      return result;
     } finally {
       this.lock = undefined;
       await lock.releaseLock();

@@ -70,8 +70,11 @@ function state(k: string): unknown {
   if (!fs.existsSync(path.join(dir, 'active.json'))) return null;
   const active = JSON.parse(fs.readFileSync(path.join(dir, 'active.json'), 'utf8'));
   const candidates = fs.existsSync(path.join(dir, 'candidates')) ? fs.readdirSync(path.join(dir, 'candidates')).sort() : [];
+  const mirror = (name: string) => (fs.existsSync(path.join(k, 'demo', name)) ? fs.readFileSync(path.join(k, 'demo', name), 'utf8') : null);
   return {
     active: active.bundle_digest,
+    // The mirrors too: a re-run that finds the move done brings them in line.
+    mirrors: {playbook: mirror('playbook.md'), hints: mirror('hints.md')},
     candidates: candidates.map((d) => {
       const c = path.join(dir, 'candidates', d);
       const record = fs.existsSync(path.join(c, 'record.json')) ? JSON.parse(fs.readFileSync(path.join(c, 'record.json'), 'utf8')) : null;
@@ -101,6 +104,7 @@ const scenarios: Scenario[] = [
   {name: 'rollback', from: promoted, args: () => ['rollback', '--rationale', 'crash test', '--expect-active', candidate]},
   {name: 'epoch rollover', from: initialized, args: () => ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']},
   {name: 'trials ingest', from: exported, args: () => ['trials', 'ingest', candidate, path.join(root, 'results.jsonl')]},
+  {name: 'reject', from: confirmed, args: () => ['reject', candidate, '--rationale', 'crash test']},
 ];
 
 describe('crash injection: SIGKILL before and after every durable write', () => {
