@@ -57,6 +57,8 @@ export async function init(options: InitOptions): Promise<InitResult> {
     if (active) {
       const record = store.readRecord(bundle.digest);
       if (record && record.parent_digest === null && record.source_run_id === '' && record.source_generation === 0) {
+        // A re-run after a crash between the pointer and the mirrors brings them in line.
+        if (active.bundle_digest === bundle.digest) store.writeMirrors(bundle);
         await knowledge.ensureGitignore(timeout, {create: true});
         return result(false);
       }

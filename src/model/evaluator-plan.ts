@@ -28,10 +28,31 @@ export interface EvaluatorPlanBody {
   incumbent_evaluator: {evaluator: EvaluatorIdentity; bundle_digest: string | null};
 }
 
-/** What autoctx binds beside the plan: the audit command and the campaign (null: none). */
+/** A file the evaluator command names, with its digest when the plan was bound (path relative to the working folder). */
+export interface EvaluatorFile {
+  path: string;
+  sha256: string;
+}
+
+/**
+ * What autoctx binds beside the plan: the audit command, the campaign (null:
+ * none), and the files the evaluator command names (absent when it names
+ * none, and in plans bound before they were recorded).
+ */
 export interface PlanAdditions {
   audit: {command: string} | null;
   campaign_id: string | null;
+  evaluator_files?: EvaluatorFile[];
+}
+
+/** The first evaluator file that differs between the bound plan and now (null: none, or the bound plan recorded none). */
+export function evaluatorFileChange(bound: PlanAdditions, now: readonly EvaluatorFile[]): string | null {
+  if (bound.evaluator_files === undefined) return null;
+  const then = new Map(bound.evaluator_files.map((f) => [f.path, f.sha256]));
+  const current = new Map(now.map((f) => [f.path, f.sha256]));
+  for (const [p, d] of then) if (current.get(p) !== d) return current.has(p) ? `${p} changed since the plan was bound (sha256 ${d.slice(0, 12)}…, now ${current.get(p)!.slice(0, 12)}…)` : `${p} is gone since the plan was bound`;
+  for (const p of current.keys()) if (!then.has(p)) return `${p} is named by the evaluator command now but was not when the plan was bound`;
+  return null;
 }
 
 /** The keys a plan written before the additions moved out of it holds inside `plan`. */
@@ -85,6 +106,7 @@ export function createEvaluatorPlan(args: {
   evaluator: EvaluatorIdentity;
   audit: string | null;
   campaign_id: string | null;
+  evaluator_files?: readonly EvaluatorFile[];
 }): BoundPlan {
   const plan: EvaluatorPlanBody = {
     schema_version: 1,
@@ -100,7 +122,7 @@ export function createEvaluatorPlan(args: {
     incumbent_evaluator: {evaluator: args.evaluator, bundle_digest: args.incumbent_digest},
   };
   const planDigest = stableDigest(plan);
-  const additions: PlanAdditions = {audit: args.audit === null ? null : {command: args.audit}, campaign_id: args.campaign_id};
+  const additions: PlanAdditions = {audit: args.audit === null ? null : {command: args.audit}, campaign_id: args.campaign_id, ...(args.evaluator_files && args.evaluator_files.length > 0 ? {evaluator_files: [...args.evaluator_files]} : {})};
   return {plan, plan_digest: planDigest, additions, additions_digest: planAdditionsDigest(planDigest, additions), legacy: false, upstream: false};
 }
 

@@ -11,3 +11,4 @@ export {mirrorText, MIRRORED, type MirrorName} from './kinds/mirrors.js';
 export type {TreeEntry} from './fs.js';
 export {pausePoint} from './lock.js';
 export {sweepAbandonedEvaluationFolders} from './materialize.js';
+export {evaluatorFiles} from './input-files.js';

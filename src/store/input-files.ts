@@ -1,4 +1,6 @@
+import {createHash} from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import {fail} from '../errors.js';
 
 /**
@@ -102,4 +104,30 @@ export function inputPathProblem(file: string, follow: boolean): string | null {
   }
   if (st.isFile() || st.isDirectory()) return null;
   return `it is ${kindOf(st)}${st.isSymbolicLink() ? ', and a source is never read through a link' : ', and only regular files and folders are read'}`;
+}
+
+/**
+ * The files an evaluator command names that exist (the script after the
+ * interpreter, say), each with its SHA-256, paths relative to the working
+ * folder, sorted. Words are split on white space with quotes removed; a
+ * word that is not an existing regular file is not a file it names. Modules
+ * a script imports are not seen here: --evaluator-version covers them.
+ */
+export function evaluatorFiles(command: string, cwd = process.cwd()): Array<{path: string; sha256: string}> {
+  const out = new Map<string, string>();
+  for (const raw of command.split(/\s+/)) {
+    const word = raw.replace(/^['"]|['"]$/g, '');
+    if (word === '' || word.startsWith('-') || word.includes('=')) continue;
+    const abs = path.resolve(cwd, word);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(abs);
+    } catch {
+      continue;
+    }
+    if (!st.isFile() || st.size > INPUT_LIMIT_BYTES) continue;
+    const rel = path.relative(cwd, abs) || word;
+    out.set(rel, createHash('sha256').update(fs.readFileSync(abs)).digest('hex'));
+  }
+  return [...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([p, sha256]) => ({path: p, sha256}));
 }

@@ -52,9 +52,13 @@ describe('answers autoctx could not write and read back', () => {
     expect(treeHash(t.knowledge)).not.toBe(before); // the plan was bound, and nothing else
     expect(t.cli(['verify']).json.errors).toEqual([]);
     expect(t.cli(['repair']).status).toBe(0);
-    // The same evaluator command, its script mended: the run goes on from the bound plan.
+    // Nothing is wedged: the same run fails the same clear way, and a mended script is another evaluator, refused naming it.
+    expect(confirm(t, c, `node ${bad}`, tmp).json.error.code).toBe('EVALUATOR_FAILED');
     fs.writeFileSync(bad, `import fs from 'node:fs';\nconst req = JSON.parse(fs.readFileSync(0, 'utf8'));\nprocess.stdout.write(JSON.stringify({score: req.arm === 'candidate' ? 0.9 : 0.1}));\n`);
-    expect(confirm(t, c, `node ${bad}`, tmp).json.status).toBe('confirmed');
+    const mended = confirm(t, c, `node ${bad}`, tmp);
+    expect([mended.json.error.code, mended.json.error.message]).toEqual(['EVALUATOR_CHANGED', expect.stringContaining('bad.mjs changed since the plan was bound')]);
+    const d = t.propose('d', {...B, 'hints/hints.md': 'd\n'});
+    expect(confirm(t, d, `node ${bad}`, tmp).json.status).toBe('confirmed');
   });
 });
 
@@ -111,9 +115,10 @@ describe('each arm gets a fresh copy of its bundle', () => {
     expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_FAILED']);
     expect(r.json.error.message).toContain('playbook/notes.md');
     expect(fs.existsSync(t.file(`candidates/${c}/matched_trials.json`))).toBe(false);
-    // The same command, its script now only reading: fine, and it sees exactly the bundle.
-    const reader = script('writer.mjs', `const ok = fs.readFileSync(req.bundle_dir + '/manifest.json', 'utf8').includes(req.bundle_digest) && !fs.existsSync(req.bundle_dir + '/playbook/notes.md');\nprocess.stdout.write(JSON.stringify({score: ok ? (req.arm === 'candidate' ? 0.9 : 0.1) : 0}));`);
-    expect(confirm(t, c, `node ${reader}`, tmp).json).toMatchObject({status: 'confirmed'});
+    // An evaluator that only reads is fine, and sees exactly the bundle (another candidate: a changed script is another evaluator).
+    const d = t.propose('d', {...B, 'hints/hints.md': 'd\n'});
+    const reader = script('reader.mjs', `const ok = fs.readFileSync(req.bundle_dir + '/manifest.json', 'utf8').includes(req.bundle_digest) && !fs.existsSync(req.bundle_dir + '/playbook/notes.md');\nprocess.stdout.write(JSON.stringify({score: ok ? (req.arm === 'candidate' ? 0.9 : 0.1) : 0}));`);
+    expect(confirm(t, d, `node ${reader}`, tmp).json).toMatchObject({status: 'confirmed'});
   });
 });
 
@@ -125,5 +130,20 @@ describe('a plan too large to run', () => {
     expect([r.status, r.json.error.code]).toEqual([2, 'PLAN_TOO_LARGE']);
     expect(r.ms).toBeLessThan(5000);
     expect(treeHash(t.knowledge)).toBe(before);
+  });
+});
+
+describe('evaluator identity covers the files its command names', () => {
+  it('a script edited between two runs of the same command is refused naming the file; the digests are recorded in the plan\'s additions', () => {
+    const {t, c, tmp, script} = setup();
+    const ev = script('ev.mjs', `process.stdout.write(JSON.stringify({score: req.arm === 'candidate' ? 0.8 : 0.2}));`);
+    const first = confirm(t, c, `node ${ev}`, tmp, ['--evaluator-version', 'v1']);
+    expect(first.json.status).toBe('confirmed');
+    const plan = JSON.parse(t.read(`candidates/${c}/evaluator_plan.json`));
+    expect(plan.additions.evaluator_files).toEqual([{path: path.relative(PROJECT_ROOT, ev), sha256: expect.stringMatching(/^[0-9a-f]{64}$/)}]);
+    fs.appendFileSync(ev, '// edited\n');
+    const again = confirm(t, c, `node ${ev}`, tmp, ['--evaluator-version', 'v1']);
+    expect([again.status, again.json.error.code]).toEqual([8, 'EVALUATOR_CHANGED']);
+    expect(again.json.error.message).toContain(`${path.relative(PROJECT_ROOT, ev)} changed since the plan was bound`);
   });
 });

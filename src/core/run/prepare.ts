@@ -1,6 +1,6 @@
 import {jsonEqual} from '../../canonical/index.js';
 import {AutoctxError, fail} from '../../errors.js';
-import {createEvaluatorPlan, planDifference, type BoundPlan, type EvaluatorIdentity} from '../../model/evaluator-plan.js';
+import {createEvaluatorPlan, evaluatorFileChange, planDifference, type BoundPlan, type EvaluatorIdentity} from '../../model/evaluator-plan.js';
 import {assignLanes, checkPlanSize, planDeficits, planUnits} from '../../model/fixtures.js';
 import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../../model/policy.js';
 import {evaluateMatchedTrials} from '../../model/comparison.js';
@@ -8,7 +8,7 @@ import {compareReplay} from '../../model/replay.js';
 import {isoTimestamp, type CandidateRecord} from '../../model/records.js';
 import {createMatchedTrial, type MatchedTrial} from '../../model/trial.js';
 import type {ContextBundle} from '../../model/bundle.js';
-import {campaignSegment, pausePoint, readFixtures, readInputJson, type ScenarioStore} from '../../store/index.js';
+import {campaignSegment, evaluatorFiles, pausePoint, readFixtures, readInputJson, type ScenarioStore} from '../../store/index.js';
 import {loadCampaign, loadCampaignPolicy, reserveCandidate, reserveFixturePlan} from '../campaign.js';
 import {lockTimeout, now, openScenario} from '../context.js';
 import {resolveDigest} from '../resolve.js';
@@ -67,6 +67,10 @@ async function migrateLegacy(store: ScenarioStore, options: DriveOptions, candid
 
 /** Bind the requested plan, or check it against the bound one; reserve campaign alpha and fixtures first. */
 async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: PlanRequest, candidate: ContextBundle, incumbent: ContextBundle, record: CandidateRecord, bound: BoundPlan | null, evidence: ReturnType<ScenarioStore['readEvidence']>) {
+  // The files the evaluator command names, as they are now: a script edited since the plan was bound is another evaluator.
+  const files = request.evaluator.mode === 'external' ? [] : evaluatorFiles(request.evaluator.command);
+  const fileChange = bound ? evaluatorFileChange(bound.additions, files) : null;
+  if (fileChange) fail('EVALUATOR_CHANGED', `the evaluator is not the one bound in evaluator_plan.json: ${fileChange}; evidence of two evaluators is never mixed (bind a new candidate, or restore the file)`, {file: fileChange.split(' ')[0]});
   const policy = loadPolicy(request.policyFile, bound);
   const fixtures = readFixtures(request.fixtures);
   const lanes = assignLanes(fixtures, policy);
@@ -99,6 +103,7 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
     evaluator: request.evaluator,
     audit: request.audit ?? bound?.additions.audit?.command ?? null,
     campaign_id: campaignId,
+    evaluator_files: files,
   });
   if (evidence?.legacy) await migrateLegacy(store, options, candidate, record, evidence.trials, effective);
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
