@@ -51,13 +51,17 @@ function loadPolicy(file: string | undefined, bound: BoundPlan | null): Confirma
  * replaying it under the policy reproduces the recorded comparison and
  * lifecycle; otherwise nothing is rewritten and the run fails closed.
  */
-async function migrateLegacy(store: ScenarioStore, options: DriveOptions, candidate: ContextBundle, record: CandidateRecord, trials: MatchedTrial[], policy: ConfirmationPolicy): Promise<void> {
+function checkLegacy(candidate: ContextBundle, record: CandidateRecord, trials: MatchedTrial[], policy: ConfirmationPolicy): void {
   if (!record.comparison) fail('INTEGRITY', `candidate ${candidate.digest} has legacy evidence but no recorded comparison to verify it against`);
   const replayed = evaluateMatchedTrials(candidate, trials, policy);
   const verdict = compareReplay(record.comparison, replayed);
   const lifecycle = replayed.decision === 'inconclusive' ? 'rejected' : lifecycleFor(replayed.decision, record.lifecycle);
   if (!verdict.matches) fail('INTEGRITY', `the legacy evidence of ${candidate.digest} does not reproduce the recorded comparison under this policy; nothing was rewritten`);
   if (lifecycle !== record.lifecycle) fail('INTEGRITY', `the legacy evidence of ${candidate.digest} does not reproduce the terminal lifecycle "${record.lifecycle}"; nothing was rewritten`);
+}
+
+async function migrateLegacy(store: ScenarioStore, options: DriveOptions, candidate: ContextBundle, record: CandidateRecord, trials: MatchedTrial[], policy: ConfirmationPolicy): Promise<void> {
+  checkLegacy(candidate, record, trials, policy);
   const rekeyed = trials.map((t) => createMatchedTrial(t));
   await store.withLock(lockTimeout(options), () => {
     store.writeEvidence(candidate.digest, rekeyed, policy);
@@ -82,7 +86,10 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
   if (bound && request.campaign !== undefined && request.campaign !== bound.additions.campaign_id) fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.additions.campaign_id)}`);
   let campaign: Run['campaign'] = null;
   let effective = policy;
+  // A legacy migration that cannot succeed is refused before anything (a campaign reservation) is written.
+  if (evidence?.legacy && campaignId === null) checkLegacy(candidate, record, evidence.trials, policy);
   if (campaignId !== null) {
+    if (evidence?.legacy) fail('INTEGRITY', `candidate ${candidate.digest} has legacy (schema-1) evidence; migrate it without a campaign first (autoctx confirm, or repair); nothing was written`);
     const requestedPolicy = loadCampaignPolicy(request.campaignPolicyFile);
     // Alpha first, then the fixture plan: both durable before any evaluation.
     await store.withLock(lockTimeout(options), () => {
