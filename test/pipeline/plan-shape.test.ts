@@ -34,7 +34,7 @@ describe('evaluator_plan.json: the Python implementation plan, and autoctx addit
     expect(Object.keys(doc).sort()).toEqual(['additions', 'additions_digest', 'plan', 'plan_digest']);
     expect(Object.keys(doc.plan).sort()).toEqual(upstreamPlanKeys());
     expect(doc.plan_digest).toBe(stableDigest(doc.plan));
-    expect(doc.additions).toEqual({audit: {command: `node ${AUDIT}`}, campaign_id: null});
+    expect(doc.additions).toEqual({audit: {command: `node ${AUDIT}`}, campaign_id: null, evaluator_files: [{path: 'test/fixtures/evaluators/fake.js', sha256: expect.stringMatching(/^[0-9a-f]{64}$/)}]});
     expect(doc.additions_digest).toBe(stableDigest({plan_digest: doc.plan_digest, additions: doc.additions}));
     const seal = JSON.parse(t.read(`candidates/${c}/evidence_seal.json`));
     expect(seal.plan_binding_digest).toBe(doc.additions_digest);
