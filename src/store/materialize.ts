@@ -76,6 +76,7 @@ export interface ArmCopy {
   dir: string;
   /** Null when the copy is byte for byte the bundle still; else the first path that changed. */
   changed(): string | null;
+  /** Done with it: a copy found unchanged goes back to the pool for a later arm, any other is removed. */
   remove(): void;
 }
 
@@ -149,7 +150,8 @@ export function sweepAbandonedEvaluationFolders(): string[] {
  * Materialize the bundles an evaluator reads into a fresh temporary folder,
  * once per run; each arm then gets its own copy (bundle_dir), checked byte
  * for byte after the arm, so what one arm writes there is never seen by
- * another and is found. The folder is removed when the run ends, whatever its
+ * another and is found. No two arms hold one copy at once; a copy an arm
+ * left exactly as the bundle is handed to a later arm. The folder is removed when the run ends, whatever its
  * outcome, on Ctrl-C, and otherwise by the next run or repair.
  */
 export function materializeForEvaluation(bundles: readonly ContextBundle[], onInterrupt: (cleanup: () => void) => () => void = () => () => undefined): MaterializedBundles {
@@ -168,16 +170,33 @@ export function materializeForEvaluation(bundles: readonly ContextBundle[], onIn
       materializeBundle(b, dir);
       masters.set(b.digest, {dir, fingerprint: treeFingerprint(dir)});
     }
+    // Copies are pooled per bundle: one an arm left byte for byte as it found it is as good as fresh, and
+    // is handed to the next arm (copying and removing a folder per arm would cost more than the arm's own work).
     let n = 0;
+    const pools = new Map<string, string[]>();
     const armCopy = (digest: string): ArmCopy => {
       const master = masters.get(digest)!;
-      const dir = path.join(root, 'arms', String(n++), digest);
-      fs.mkdirSync(path.dirname(dir), {recursive: true});
-      fs.cpSync(master.dir, dir, {recursive: true, mode: fs.constants.COPYFILE_FICLONE});
+      const pool = pools.get(digest) ?? [];
+      pools.set(digest, pool);
+      let dir = pool.pop();
+      if (dir === undefined) {
+        dir = path.join(root, 'arms', String(n++), digest);
+        fs.mkdirSync(path.dirname(dir), {recursive: true});
+        fs.cpSync(master.dir, dir, {recursive: true, mode: fs.constants.COPYFILE_FICLONE});
+      }
+      const own = dir;
+      let clean = false;
       return {
-        dir,
-        changed: () => firstDifference(master.fingerprint, fs.existsSync(dir) ? treeFingerprint(dir) : new Map()),
-        remove: () => fs.rmSync(path.dirname(dir), {recursive: true, force: true}),
+        dir: own,
+        changed: () => {
+          const difference = firstDifference(master.fingerprint, fs.existsSync(own) ? treeFingerprint(own) : new Map());
+          clean = difference === null;
+          return difference;
+        },
+        remove: () => {
+          if (clean) pool.push(own);
+          else fs.rmSync(path.dirname(own), {recursive: true, force: true});
+        },
       };
     };
     return {armCopy, remove};
