@@ -143,6 +143,13 @@ export function resolvePointerHistory(active: ActivePointer, moves: readonly Poi
   // A baseline the Python implementation rolled over to looks like an init by its record; active.json's rollover form says which it is.
   let head = moves.find((m) => (m.pointer !== null ? jsonEqual(m.pointer, active) : isInitPointer(m, active)));
   const all = [...moves];
+  // A recorded move to this bundle whose pointer differs from active.json in a field or two: one of the two files was edited.
+  const near = head ? undefined : moves.find((m) => m.pointer !== null && m.to === active.bundle_digest && (m.pointer.activated_at === active.activated_at || (m.pointer.rollback_target_digest === active.rollback_target_digest && m.pointer.rationale === active.rationale)));
+  if (near) {
+    const differing = (Object.keys({...near.pointer, ...active}) as Array<keyof ActivePointer>).filter((k) => !jsonEqual(near.pointer![k] ?? null, active[k] ?? null));
+    problems.push({code: 'POINTER_NOT_RECORDED', move: near, message: `active.json (serving ${active.bundle_digest}) differs from the pointer ${describe(near)} wrote, in ${differing.join(', ')}: one of the two was edited`});
+    return {chain: [], problems, unserved: [], pending: []};
+  }
   if (!head) {
     const foreign = foreignMove(active, parentless);
     if (foreign) all.push((head = foreign));

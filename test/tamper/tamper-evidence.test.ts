@@ -23,7 +23,8 @@ interface Tally {
   unprotectedFields: string[];
 }
 
-const tamperTree = () => historyTree();
+/** A tree with a promotion, a rejection, two rollbacks, an epoch rollover (its own record) and a campaign. */
+const tamperTree = () => historyTree(true);
 
 function filesOf(root: string): string[] {
   const out: string[] = [];
@@ -64,7 +65,7 @@ describe('tamper evidence', () => {
       const files = filesOf(t.knowledge);
       const rel = files.map((f) => path.relative(path.join(t.knowledge, 'demo/context_bundles'), f));
       // The tree holds what the issue asks for.
-      for (const want of [/^promotions\//, /^rollbacks\//, /negative_result\.json$/, /^promotion-risk\/nightly\/false-promotion\.json$/, /evidence_seal\.json$/]) expect(rel.some((r) => want.test(r))).toBe(true);
+      for (const want of [/^promotions\//, /^rollbacks\//, /^rollovers\//, /negative_result\.json$/, /^promotion-risk\/nightly\/false-promotion\.json$/, /evidence_seal\.json$/]) expect(rel.some((r) => want.test(r))).toBe(true);
       // Two workers, each with about half of the bytes.
       const halves: [string[], string[]] = [[], []];
       const size: [number, number] = [0, 0];

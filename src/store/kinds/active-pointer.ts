@@ -43,7 +43,7 @@ export function swapActive(ctx: KindContext, expected: string | null, next: Acti
  * (the first parentless record that no rollover made). `read` reads one record
  * (verify passes its own, which reports a refusal and returns undefined).
  */
-export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined = (_f, fn) => fn(), records?: Map<string, CandidateRecord>): PointerMove[] {
+export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined = (_f, fn) => fn(), records?: Map<string, CandidateRecord>, baselines: Array<[string, CandidateRecord]> = parentlessRecords(ctx, read, records)): PointerMove[] {
   const moves: PointerMove[] = [];
   for (const id of listPromotionIds(ctx)) {
     const p = read(ctx.paths.promotion(id), () => readPromotion(ctx, id));
@@ -63,7 +63,7 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
   }
   // One init per scenario: the first baseline no recorded rollover made. Later baselines another
   // implementation rolled over to are moves only as active.json's own rollover form proves them.
-  const inits = parentlessRecords(ctx, read, records).filter(([digest]) => !rolledOver.has(digest));
+  const inits = baselines.filter(([digest]) => !rolledOver.has(digest));
   const first = inits.sort(([da, a], [db, b]) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : da < db ? -1 : 1))[0];
   if (first) moves.push(initMove(first[0], first[1].evaluator_epoch, first[1].created_at));
   return moves;
@@ -79,8 +79,10 @@ function parentlessRecords(ctx: KindContext, read: <T>(file: string, fn: () => T
 
 /** The pointer's history as the records tell it (model/pointer-history.ts). */
 export function pointerHistory(ctx: KindContext, active: ActivePointer, records?: Map<string, CandidateRecord>, read?: <T>(file: string, fn: () => T) => T | undefined): PointerHistory {
-  const moves = pointerMoves(ctx, read, records);
-  const parentless = new Set(parentlessRecords(ctx, read ?? ((_f, fn) => fn()), records).map(([digest]) => digest));
+  // The records are read once: for the init among them, and for which bundles are baselines.
+  const baselines = parentlessRecords(ctx, read ?? ((_f, fn) => fn()), records);
+  const moves = pointerMoves(ctx, read, records, baselines);
+  const parentless = new Set(baselines.map(([digest]) => digest));
   return resolvePointerHistory(active, moves, (d) => parentless.has(d));
 }
 
