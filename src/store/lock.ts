@@ -165,8 +165,33 @@ export class StoreLock {
     readonly lockPath: string,
   ) {}
 
+  /** Take the lock, waiting up to options.timeoutSeconds (then LOCKED, exit 7). */
   async acquire(options: LockOptions): Promise<void> {
     const deadline = Date.now() + Math.max(0, options.timeoutSeconds) * 1000;
+    for (let attempt = 0; ; attempt++) {
+      if (this.attempt()) return;
+      if (Date.now() >= deadline) fail('LOCKED', `${this.holderText()}; gave up after ${options.timeoutSeconds}s (see --lock-timeout)`, {lock: this.lockPath});
+      await sleep(Math.min(250, 20 + attempt * 10) + Math.floor(Math.random() * 20));
+    }
+  }
+
+  /**
+   * Take the lock if it can be had now (free, or its owner provably gone),
+   * never waiting: a lock later in the order is claimed this way while an
+   * earlier one is held, so no process waits while holding a lock.
+   */
+  tryAcquire(): boolean {
+    return this.attempt();
+  }
+
+  /** Who holds the lock, for a LOCKED message. */
+  holderText(what = 'the store'): string {
+    const holder = readOwner(this.lockPath);
+    return `${what} is locked by ${holder ? `process ${holder.pid} on ${holder.hostname} since ${holder.acquired_at}` : 'another process'}`;
+  }
+
+  /** One try: publish our owner with link(2), or take over an abandoned lock and try again. */
+  private attempt(): boolean {
     const stale = staleMs();
     mkdirs(path.dirname(this.lockPath));
     const owner = ownerRecord();
@@ -188,25 +213,20 @@ export class StoreLock {
     };
     try {
       prepare();
-      for (let attempt = 0; ; attempt++) {
+      for (let tries = 0; ; tries++) {
         try {
           fs.linkSync(prepared, this.lockPath);
           break;
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code;
-          if (code === 'ENOENT') {
+          if (code === 'ENOENT' && tries < 100) {
             prepare(); // swept by a holder as a leftover: write it again
             continue;
           }
           if (code !== 'EEXIST') throw error;
         }
-        if (this.takeOver(stale)) continue;
-        if (Date.now() >= deadline) {
-          const holder = readOwner(this.lockPath);
-          const who = holder ? `process ${holder.pid} on ${holder.hostname} since ${holder.acquired_at}` : 'another process';
-          fail('LOCKED', `the store is locked by ${who}; gave up after ${options.timeoutSeconds}s (see --lock-timeout)`, {lock: this.lockPath});
-        }
-        await sleep(Math.min(250, 20 + attempt * 10) + Math.floor(Math.random() * 20));
+        if (tries < 100 && this.takeOver(stale)) continue;
+        return false;
       }
     } finally {
       removeAny(prepared);
@@ -229,6 +249,7 @@ export class StoreLock {
     };
     this.heartbeat = setInterval(beat, Math.max(500, Math.floor(stale / 4)));
     this.heartbeat.unref();
+    return true;
   }
 
   /**

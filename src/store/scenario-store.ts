@@ -24,7 +24,7 @@ import * as evidence from './kinds/matched-evidence.js';
 import * as mirrors from './kinds/mirrors.js';
 import * as negatives from './kinds/negative-result.js';
 import * as markers from './kinds/terminal-markers.js';
-import {removeAbandonedLock, StoreLock} from './lock.js';
+import {pausePoint, removeAbandonedLock, StoreLock} from './lock.js';
 import {LockedWriter} from './locked-writer.js';
 import {leftoverKind, ScenarioPaths} from './paths.js';
 import type {SchemaName} from './schemas.js';
@@ -56,26 +56,41 @@ export class ScenarioStore implements KindContext {
 
   // ---- locking ----
 
-  /**
-   * Take the lock of one candidate's evaluation run (waiting up to
-   * timeoutSeconds, then LOCKED, exit 7) and return its release. It is held
-   * for the whole run, while the scenario lock is taken and released for each
-   * commit; it is never waited for while another lock is held, so the two
-   * cannot deadlock. The candidate's folder must exist.
-   */
   /** Remove a lock in this scenario whose owner is provably gone (repair); true when removed. */
   removeAbandonedLock(file: string): boolean {
     this.guard.check(file);
     return removeAbandonedLock(file);
   }
 
+  /**
+   * Take the lock of one candidate's evaluation run and return its release.
+   * Locks are taken in one order (scenario, campaign, run, state): the run
+   * lock is claimed only while the scenario lock is held, and never waited
+   * for under it. When another run holds it, the scenario lock is let go and
+   * the claim is tried again, up to timeoutSeconds (then LOCKED, exit 7).
+   * The run keeps it across the scenario lock's per-commit holds; since no
+   * process waits for a run lock while holding the scenario lock, the two
+   * cannot deadlock. The candidate's folder must exist.
+   */
   async acquireRunLock(digest: string, timeoutSeconds: number): Promise<() => Promise<void>> {
     const file = this.paths.runLock(digest);
     this.guard.check(file);
     if (!isDirectory(this.paths.candidateDir(digest))) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no candidate folder)`);
     const lock = new StoreLock(this.paths.candidateDir(digest), file);
-    await lock.acquire({timeoutSeconds});
-    return () => lock.releaseLock();
+    const deadline = Date.now() + Math.max(0, timeoutSeconds) * 1000;
+    for (let attempt = 0; ; attempt++) {
+      const left = Math.max(0, (deadline - Date.now()) / 1000);
+      let claimed = false;
+      try {
+        claimed = await this.withLock(left, () => lock.tryAcquire());
+      } catch (error) {
+        await lock.releaseLock(); // claimed, then the scenario step failed: let the claim go too
+        throw error;
+      }
+      if (claimed) return () => lock.releaseLock();
+      if (Date.now() >= deadline) fail('LOCKED', `${lock.holderText(`candidate ${digest}'s evaluation run`)}; gave up after ${timeoutSeconds}s (see --lock-timeout)`, {lock: file});
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250, 20 + attempt * 10) + Math.floor(Math.random() * 20)));
+    }
   }
 
   /**
@@ -89,6 +104,7 @@ export class ScenarioStore implements KindContext {
     this.guard.check(this.paths.contextDir);
     await lock.acquire({timeoutSeconds});
     this.lock = lock;
+    pausePoint('scenario:locked');
     try {
       const result = await this.writer.transaction(fn);
       // Housekeeping only after the step succeeded: a command that fails changes nothing, not even leftovers or the .gitignore.

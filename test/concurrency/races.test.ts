@@ -6,7 +6,7 @@ import {verify} from '../../src/core/verify.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {runCliProcess, type CliResult} from '../helpers/cli.js';
-import {tempDir} from '../helpers/tree.js';
+import {tempDir, writeSource} from '../helpers/tree.js';
 
 // Issue 11 §1: concurrent commands never corrupt the tree. Each race is forced with a named pause
 // point (AUTOCTX_PAUSE, the process stops itself there until SIGCONT), then run unforced 50 times.
@@ -134,6 +134,34 @@ describe('races, forced with pause points', () => {
     const again = cli(t, args, env);
     expect([again.json.status, again.json.pairs_evaluated, again.json.comparison]).toEqual(['confirmed', 0, r.json.comparison]);
     expect(clean(t.knowledge)).toEqual([]);
+  }, 60_000);
+});
+
+describe('lock order: scenario, campaign, run, state', () => {
+  it('a run claims its run lock only while it holds the scenario lock, and never waits for one under it', async () => {
+    const {t, b} = fresh('proposed');
+    const {args, env} = confirmArgs(b, t.dir);
+    const runLock = t.file(`candidates/${b}/autoctx.lock`);
+    // Another command holds the scenario lock: the run must not take its run lock meanwhile.
+    const w = writeSource(path.join(t.dir, 'w'), {'playbook/playbook.md': 'Be terse.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const holder = await paused(t.knowledge, ['propose', '--from', w, '--run-id', 'w'], 'scenario:locked');
+    const run = start(t.knowledge, args, env);
+    await new Promise((r) => setTimeout(r, 1500));
+    const claimedUnderAnother = fs.existsSync(runLock);
+    holder.resume();
+    expect(claimedUnderAnother).toBe(false);
+    await holder.done;
+    expect((await run.done).json.status).toBe('confirmed');
+    // A run that holds its run lock and waits for the scenario lock does not hold up a second
+    // run: that one claims nothing while the first holds the run lock, and gives up cleanly.
+    const {t: t2, b: b2} = fresh('proposed');
+    const first = await paused(t2.knowledge, args, 'run:locked', env);
+    const second = cli(t2, [...args, '--lock-timeout', '1'], env);
+    const scenarioHeld = fs.existsSync(t2.file('autoctx.lock'));
+    first.resume();
+    expect([second.status, second.json.error.code, second.json.error.message]).toEqual([7, 'LOCKED', expect.stringContaining(`candidate ${b2}'s evaluation run is locked by process ${first.pid}`)]);
+    expect(scenarioHeld).toBe(false); // the scenario lock was let go
+    expect((await first.done).json.status).toBe('confirmed');
   }, 60_000);
 });
 
