@@ -63,7 +63,7 @@ async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, inde
   const answers: Record<string, {score: number; valid: boolean}> = {};
   for (const arm of arms) {
     // The bound plan is checked before every arm: its bytes must be those it was bound with.
-    if (run.store.readPlanText(run.candidate.digest) !== run.planText) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
+    if (run.planText === null || !run.store.planHolds(run.candidate.digest, run.planText)) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
     // Each arm gets its own copy of its bundle, and must leave it as it found it.
     const copy = bundles.armCopy(arm === 'candidate' ? run.candidate.digest : run.incumbent.digest);
     try {

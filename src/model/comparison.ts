@@ -40,10 +40,91 @@ function validateTrials(candidate: ComparisonSubject, trials: readonly MatchedTr
 
 const isInvalid = (t: MatchedTrial) => t.candidate_valid !== true || t.incumbent_valid !== true;
 
-function meanOf(trials: readonly MatchedTrial[]): number {
-  const s = new ExactSum();
-  for (const t of trials) s.add(trialDelta(t));
-  return s.value() / trials.length;
+/** One lane's running figures: its pairs, whether any is invalid, and the exact sum of its effects. */
+interface LaneTally {
+  n: number;
+  invalid: boolean;
+  sum: ExactSum;
+}
+
+/**
+ * The decision of evaluateMatchedTrials, kept up to date one trial at a time:
+ * every figure it uses is an exact sum (order does not matter), so the result
+ * after n additions equals evaluateMatchedTrials over the same n trials bit
+ * for bit, at a cost per trial that does not grow with the trials before it.
+ * `add` checks a trial as evaluateMatchedTrials does (for a sequence that is
+ * valid as a whole, the two agree on every result).
+ */
+export class RunningComparison {
+  private readonly policy: ConfirmationPolicy;
+  private readonly keys = new Set<string>();
+  private readonly screen: LaneTally = {n: 0, invalid: false, sum: new ExactSum()};
+  private readonly confirmation: LaneTally = {n: 0, invalid: false, sum: new ExactSum()};
+  private readonly heldout: LaneTally = {n: 0, invalid: false, sum: new ExactSum()};
+  private readonly moments = new ExactMoments();
+
+  constructor(
+    private readonly candidate: ComparisonSubject,
+    policy: ConfirmationPolicy = DEFAULT_CONFIRMATION_POLICY,
+  ) {
+    this.policy = validateConfirmationPolicy(policy);
+  }
+
+  /** Add one trial (its pair key, when the caller has it). */
+  add(t: MatchedTrial, key?: string): void {
+    if (typeof t.seed !== 'number' || !Number.isInteger(t.seed)) fail('INVALID_INPUT', 'matched trial seed must be an integer');
+    const k = key ?? matchedTrialPairKey(t);
+    validateTrials(this.candidate, [t], [k]);
+    if (this.keys.has(k)) fail('INVALID_INPUT', 'duplicate matched trial pair');
+    this.keys.add(k);
+    this.tally(t);
+  }
+
+  /** Add a trial already checked (evaluateMatchedTrials checks the whole sequence first). */
+  tally(t: MatchedTrial): void {
+    const lane = t.lane === 'screen' ? this.screen : t.lane === 'confirmation' ? this.confirmation : this.heldout;
+    lane.n++;
+    if (isInvalid(t)) lane.invalid = true;
+    const delta = trialDelta(t);
+    lane.sum.add(delta);
+    if (t.lane === 'confirmation') this.moments.add(delta);
+  }
+
+  /** The decision over every trial added so far. */
+  result(): ComparisonResult {
+    const p = this.policy;
+    const {screen, confirmation, heldout} = this;
+    const counts = {screen_pairs: screen.n, confirmation_pairs: confirmation.n, heldout_pairs: heldout.n};
+    const result = (decision: ComparisonResult['decision'], reason: string, mean: number | null = null, low: number | null = null, high: number | null = null): ComparisonResult => ({
+      decision,
+      reason,
+      ...counts,
+      mean_effect: mean,
+      confidence_low: low,
+      confidence_high: high,
+    });
+    if (confirmation.n > p.max_confirmation_pairs) fail('INVALID_INPUT', 'confirmation pairs exceed the configured maximum');
+    if (screen.n < p.min_screen_pairs) return result('needs_screen', 'insufficient matched screen pairs');
+    if (screen.invalid) return result('rejected', 'screen validity failure');
+    const screenEffect = screen.sum.value() / screen.n;
+    if (screenEffect <= p.min_effect) return result('rejected', 'candidate failed the cheap matched screen', screenEffect);
+    if (confirmation.n < p.min_confirmation_pairs) return result('needs_confirmation', 'screen passed; more matched confirmation pairs required', screenEffect);
+    if (confirmation.invalid) return result('rejected', 'confirmation validity failure');
+    const maxLooks = p.max_confirmation_pairs - p.min_confirmation_pairs + 1;
+    const {mean, low, high} = intervalFromMoments(this.moments, p.confidence_z, maxLooks);
+    if (low === null || high === null) throw new Error('internal: a confirmation interval needs two pairs');
+    if (high <= p.min_effect) return result('rejected', 'confirmation confidence interval is below the minimum effect', mean, low, high);
+    if (low <= p.min_effect) {
+      return confirmation.n >= p.max_confirmation_pairs
+        ? result('inconclusive', 'maximum confirmation budget reached without a decisive effect', mean, low, high)
+        : result('needs_confirmation', 'confirmation uncertainty overlaps the minimum effect', mean, low, high);
+    }
+    if (heldout.n < p.min_heldout_pairs) return result('needs_heldout', 'confirmation passed; held-out matched pairs required', mean, low, high);
+    if (heldout.invalid) return result('rejected', 'held-out validity failure', mean, low, high);
+    const heldoutEffect = heldout.sum.value() / heldout.n;
+    if (heldoutEffect <= p.min_effect) return result('rejected', 'candidate regressed on the held-out lane', heldoutEffect, low, high);
+    return result('confirmed', 'matched confirmation and held-out lanes passed', mean, low, high);
+  }
 }
 
 /**
@@ -59,43 +140,10 @@ export function evaluateMatchedTrials(
   /** Pair keys already computed for these trials (callers that need them too pass them in). */
   keys?: readonly string[],
 ): ComparisonResult {
-  const p = validateConfirmationPolicy(policy);
+  const running = new RunningComparison(candidate, policy);
   // The key check must run first: a trial whose identity is malformed cannot be hashed.
   for (const t of trials) if (typeof t.seed !== 'number' || !Number.isInteger(t.seed)) fail('INVALID_INPUT', 'matched trial seed must be an integer');
   validateTrials(candidate, trials, keys ?? pairKeysOf(trials));
-  const screen = trials.filter((t) => t.lane === 'screen');
-  const confirmation = trials.filter((t) => t.lane === 'confirmation');
-  const heldout = trials.filter((t) => t.lane === 'heldout');
-  const counts = {screen_pairs: screen.length, confirmation_pairs: confirmation.length, heldout_pairs: heldout.length};
-  const result = (decision: ComparisonResult['decision'], reason: string, mean: number | null = null, low: number | null = null, high: number | null = null): ComparisonResult => ({
-    decision,
-    reason,
-    ...counts,
-    mean_effect: mean,
-    confidence_low: low,
-    confidence_high: high,
-  });
-  if (confirmation.length > p.max_confirmation_pairs) fail('INVALID_INPUT', 'confirmation pairs exceed the configured maximum');
-  if (screen.length < p.min_screen_pairs) return result('needs_screen', 'insufficient matched screen pairs');
-  if (screen.some(isInvalid)) return result('rejected', 'screen validity failure');
-  const screenEffect = meanOf(screen);
-  if (screenEffect <= p.min_effect) return result('rejected', 'candidate failed the cheap matched screen', screenEffect);
-  if (confirmation.length < p.min_confirmation_pairs) return result('needs_confirmation', 'screen passed; more matched confirmation pairs required', screenEffect);
-  if (confirmation.some(isInvalid)) return result('rejected', 'confirmation validity failure');
-  const moments = new ExactMoments();
-  for (const t of confirmation) moments.add(trialDelta(t));
-  const maxLooks = p.max_confirmation_pairs - p.min_confirmation_pairs + 1;
-  const {mean, low, high} = intervalFromMoments(moments, p.confidence_z, maxLooks);
-  if (low === null || high === null) throw new Error('internal: a confirmation interval needs two pairs');
-  if (high <= p.min_effect) return result('rejected', 'confirmation confidence interval is below the minimum effect', mean, low, high);
-  if (low <= p.min_effect) {
-    return confirmation.length >= p.max_confirmation_pairs
-      ? result('inconclusive', 'maximum confirmation budget reached without a decisive effect', mean, low, high)
-      : result('needs_confirmation', 'confirmation uncertainty overlaps the minimum effect', mean, low, high);
-  }
-  if (heldout.length < p.min_heldout_pairs) return result('needs_heldout', 'confirmation passed; held-out matched pairs required', mean, low, high);
-  if (heldout.some(isInvalid)) return result('rejected', 'held-out validity failure', mean, low, high);
-  const heldoutEffect = meanOf(heldout);
-  if (heldoutEffect <= p.min_effect) return result('rejected', 'candidate regressed on the held-out lane', heldoutEffect, low, high);
-  return result('confirmed', 'matched confirmation and held-out lanes passed', mean, low, high);
+  for (const t of trials) running.tally(t);
+  return running.result();
 }

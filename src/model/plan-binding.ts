@@ -1,4 +1,4 @@
-import {evaluateMatchedTrials, type ComparisonSubject} from './comparison.js';
+import {RunningComparison, type ComparisonSubject} from './comparison.js';
 import type {BoundPlan} from './evaluator-plan.js';
 import type {ConfirmationPolicy} from './policy.js';
 import type {ComparisonResult} from './records.js';
@@ -90,15 +90,18 @@ export function stoppingRuleProblems(candidate: ComparisonSubject, plan: BoundPl
   for (const rows of Object.values(lanes)) rows.sort((a, b) => order.get(unitKey(a.fixture_digest, a.seed))! - order.get(unitKey(b.fixture_digest, b.seed))!);
   const next: Record<TrialLane, number> = {screen: 0, confirmation: 0, heldout: 0};
   const campaign = plan.additions.campaign_id !== null && plan.additions.campaign_id !== undefined;
-  const applied: MatchedTrial[] = [];
+  // The decision after each trial, kept up to date one trial at a time (equal to evaluateMatchedTrials over the prefix).
+  const running = new RunningComparison(candidate, policy);
+  let applied = 0;
   let decision: ComparisonResult | null = null;
   for (;;) {
-    decision = applied.length === 0 ? null : evaluateMatchedTrials(candidate, applied, policy);
+    decision = applied === 0 ? null : running.result();
     const lane = laneAfter(decision, () => !campaign || next.confirmation >= lanes.confirmation.length);
     if (lane === null || next[lane] >= lanes[lane].length) break;
-    applied.push(lanes[lane][next[lane]++]!);
+    running.add(lanes[lane][next[lane]++]!);
+    applied++;
   }
-  if (applied.length === trials.length) return [];
+  if (applied === trials.length) return [];
   const asked = decision === null ? 'nothing' : `"${decision.decision}"`;
   const extra = (Object.keys(lanes) as TrialLane[]).flatMap((lane) => lanes[lane].slice(next[lane]));
   return extra.map((t) => `trial ${t.pair_key} (${t.lane}) was recorded after the decision of the trials before it (${asked}) stopped asking for ${t.lane} pairs`);

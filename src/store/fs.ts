@@ -247,6 +247,24 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
 }
 
+/**
+ * Append text to an open file and flush it (fdatasync) before returning: one
+ * durable write, with the fault points of any other (before: nothing
+ * appended; after: appended and flushed).
+ */
+export function appendDurable(fd: number, target: string, text: string): void {
+  faultPoint('before', target);
+  try {
+    writeAll(fd, Buffer.from(text, 'utf8'));
+    fs.fdatasyncSync(fd);
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (e && typeof e === 'object' && e.path === undefined) e.path = target;
+    throw error;
+  }
+  faultPoint('after', target);
+}
+
 /** What a write takes: text, bytes, or a function that yields the text in pieces (for very large documents). */
 export type WriteData = string | Uint8Array | (() => Iterable<string>);
 

@@ -12,3 +12,4 @@ export type {TreeEntry} from './fs.js';
 export {pausePoint} from './lock.js';
 export {sweepAbandonedEvaluationFolders} from './materialize.js';
 export {evaluatorFiles} from './input-files.js';
+export type {RunJournal} from './kinds/run-journal.js';

@@ -30,6 +30,8 @@ import {leftoverKind, ScenarioPaths} from './paths.js';
 import type {SchemaName} from './schemas.js';
 import {StateArea} from './state-area.js';
 import {updateGitignore} from './kinds/gitignore.js';
+import {JOURNAL_FORMAT, readJournal, RunJournal, type JournalHeader, type JournalRead} from './kinds/run-journal.js';
+import path from 'node:path';
 
 export type {MatchedEvidence} from './kinds/matched-evidence.js';
 export type {StoredCampaign} from './kinds/campaign-ledger.js';
@@ -91,6 +93,20 @@ export class ScenarioStore implements KindContext {
       if (Date.now() >= deadline) fail('LOCKED', `${lock.holderText(`candidate ${digest}'s evaluation run`)}; gave up after ${timeoutSeconds}s (see --lock-timeout)`, {lock: file});
       await new Promise((resolve) => setTimeout(resolve, Math.min(250, 20 + attempt * 10) + Math.floor(Math.random() * 20)));
     }
+  }
+
+  /**
+   * The journal of a run of this candidate (only the run lock's holder may
+   * call this), and the pairs an earlier
+   * run left in it, not yet folded (null: none).
+   */
+  async openRunJournal(digest: string, planDigest: string, timeoutSeconds: number): Promise<{journal: RunJournal; pending: JournalRead | null}> {
+    const area = new StateArea(this.guard);
+    const header: JournalHeader = {format: JOURNAL_FORMAT, version: 1, candidate_digest: digest, plan_digest: planDigest};
+    const file = path.join(area.file('runs', this.scenario), `${digest}.jsonl`);
+    // Its folder is made before the first pair is appended: a run that records nothing leaves nothing.
+    const journal = new RunJournal(this.guard, file, header, () => area.folder(timeoutSeconds, 'runs', this.scenario));
+    return {journal, pending: readJournal(this.guard, file, header)};
   }
 
   /**
@@ -247,6 +263,11 @@ export class ScenarioStore implements KindContext {
   writePlan(plan: BoundPlan): boolean {
     return plans.writePlan(this, plan);
   }
+  /** True when evaluator_plan.json still holds exactly these bytes (a stat, then a read only when the file moved). */
+  planHolds(digest: string, text: string): boolean {
+    return plans.planHolds(this, digest, text);
+  }
+
   readPlanText(digest: string): string | null {
     return plans.readPlanText(this, digest);
   }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import {fail} from '../errors.js';
 import {readDocument} from './documents.js';
-import {exists, readBytes, walkTree, type RootGuard} from './fs.js';
+import {exists, isDirectory, mkdirDurable, readBytes, walkTree, type RootGuard} from './fs.js';
 import {StoreLock} from './lock.js';
 import {LockedWriter} from './locked-writer.js';
 import {leftoverKind, RootPaths} from './paths.js';
@@ -76,6 +76,18 @@ export class StateArea {
 
   exists(): boolean {
     return exists(this.dir);
+  }
+
+  /**
+   * A folder inside the state area (0700), made under the state lock so that
+   * the area and its .gitignore exist first; returns its path.
+   */
+  async folder(timeoutSeconds: number, ...segments: string[]): Promise<string> {
+    const dir = this.paths.stateFile(...segments);
+    this.guard.check(dir);
+    if (isDirectory(dir) && isDirectory(this.dir) && exists(this.paths.stateGitignore)) return dir;
+    await this.withLock(timeoutSeconds, () => mkdirDurable(this.guard, dir, STATE_DIR_MODE));
+    return dir;
   }
 
   /** A path inside the state area, from safe segments. */

@@ -1,12 +1,12 @@
 import {jsonEqual} from '../../canonical/index.js';
 import {runAudit, type AuditCheckpoint} from '../../evaluator/audit.js';
 import {campaignFutile, confirmationBlocksReady} from '../../model/campaign.js';
-import {evaluateMatchedTrials} from '../../model/comparison.js';
+import {RunningComparison} from '../../model/comparison.js';
 import {planBindingDigest} from '../../model/evaluator-plan.js';
 import type {PlanUnit} from '../../model/fixtures.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../../model/records.js';
 import {compareWithSeal, createMatchedTrial, trialSealDigest, type MatchedTrial, type TrialLane} from '../../model/trial.js';
-import {laneAfter} from '../../model/plan-binding.js';
+import {laneAfter, stoppingRuleProblems, trialPlanProblems} from '../../model/plan-binding.js';
 import {pausePoint} from '../../store/index.js';
 import {recordCampaignTerminal} from '../campaign.js';
 import {evaluatorTimeout, lockTimeout, now} from '../context.js';
@@ -47,11 +47,19 @@ function counts(trials: readonly MatchedTrial[]): Record<TrialLane, number> {
   return c;
 }
 
+/** The planned units per lane, counted once per plan. */
+const plannedCounts = new WeakMap<Run['plan'], Record<TrialLane, number>>();
+function plannedOf(run: Run): Record<TrialLane, number> {
+  let planned = plannedCounts.get(run.plan);
+  if (!planned) plannedCounts.set(run.plan, (planned = counts(run.plan.plan.units as unknown as MatchedTrial[])));
+  return planned;
+}
+
 function progress(run: Run, type: ProgressEvent['type'], decision: ComparisonResult | null, unit?: PlanUnit): void {
   if (!run.options.onProgress) return;
-  const planned = {screen: 0, confirmation: 0, heldout: 0};
-  for (const u of run.plan.plan.units) planned[u.lane]++;
-  run.options.onProgress({type, ...(unit ? {lane: unit.lane, fixture: unit.fixture, seed: unit.seed} : {}), counts: counts(run.trials), planned, decision, min_effect: run.policy.min_effect});
+  // The decision counts every recorded pair by lane; without one (nothing recorded yet) they are counted.
+  const recorded = decision ? {screen: decision.screen_pairs, confirmation: decision.confirmation_pairs, heldout: decision.heldout_pairs} : counts(run.trials);
+  run.options.onProgress({type, ...(unit ? {lane: unit.lane, fixture: unit.fixture, seed: unit.seed} : {}), counts: recorded, planned: plannedOf(run), decision, min_effect: run.policy.min_effect});
 }
 
 /**
@@ -77,24 +85,57 @@ function sealDigestOf(t: MatchedTrial): string {
   return d;
 }
 
+/** The candidate changed under the run: the pairs only its journal holds are not kept. */
+function dropUnfolded(run: Run): void {
+  run.trials.length -= run.unfolded;
+  run.unfolded = 0;
+  run.journal?.discard();
+}
+
 /**
- * Evidence, then its seal, then the record (ARCHITECTURE §5): a decided record
- * always has its seal, and a crash before the record is completed by the next run.
+ * One pair, recorded durably before the next decision: appended to the run's
+ * journal (a cost that does not grow with the pairs before it), unless the
+ * candidate was rejected (or made to serve) while this run evaluated; then
+ * the run records nothing more. That check is repeated under the scenario
+ * lock when the journal is folded.
  */
-async function commit(run: Run, trial: MatchedTrial | null, decision: ComparisonResult): Promise<void> {
-  const {store, options} = run;
+async function recordPair(run: Run, trial: MatchedTrial): Promise<void> {
   pausePoint('run:before-commit');
+  const current = run.store.readRecord(run.candidate.digest)!;
+  if (current.lifecycle === 'rejected' || current.lifecycle === 'active' || current.lifecycle === 'superseded') {
+    run.halted = current.lifecycle;
+    run.record = current;
+    run.trials.pop();
+    dropUnfolded(run);
+    return;
+  }
+  await run.journal!.ready();
+  run.journal!.append(trial);
+  run.unfolded++;
+}
+
+/**
+ * Fold the journal into the evidence: the envelope, then its seal, then the
+ * record (ARCHITECTURE §5), under the scenario lock, re-checking the record
+ * first; then the journal goes. A decided record always has its seal, and a
+ * crash anywhere is completed by the next run. Run at each lane boundary, at
+ * the end of a run and when a run resumes.
+ */
+async function fold(run: Run, decision: ComparisonResult): Promise<void> {
+  const {store, options} = run;
+  pausePoint('run:before-fold');
   await store.withLock(lockTimeout(options), () => {
     // Re-checked under the lock: a candidate rejected (or made to serve) while this run evaluated records nothing more.
     const current = store.readRecord(run.candidate.digest)!;
     if (current.lifecycle === 'rejected' || current.lifecycle === 'active' || current.lifecycle === 'superseded') {
       run.halted = current.lifecycle;
       run.record = current;
-      if (trial) run.trials.pop();
+      dropUnfolded(run);
       return;
     }
-    if (trial) store.writeEvidence(run.candidate.digest, run.trials, run.policy);
-    sealTrials(run, trial !== null);
+    const written = run.unfolded > 0;
+    if (written) store.writeEvidence(run.candidate.digest, run.trials, run.policy);
+    sealTrials(run, written);
     const lifecycle = lifecycleFor(decision.decision, current.lifecycle);
     if (jsonEqual(current.comparison, decision) && current.lifecycle === lifecycle) return;
     const updated: CandidateRecord = {
@@ -110,6 +151,8 @@ async function commit(run: Run, trial: MatchedTrial | null, decision: Comparison
     store.writeRecord(updated);
     run.record = updated;
   });
+  run.unfolded = 0;
+  run.journal?.discard();
 }
 
 async function audit(run: Run, checkpoint: AuditCheckpoint, extra: Record<string, unknown>): Promise<string | null> {
@@ -201,12 +244,13 @@ async function runLane(run: Run, source: PairSource, lane: TrialLane, state: {de
         break;
       }
       run.trials.push(r.trial);
-      const decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
-      await commit(run, r.trial, decision);
+      await recordPair(run, r.trial);
       if (run.halted) {
         stop = true;
         break;
       }
+      run.running!.add(r.trial, r.trial.pair_key);
+      const decision = run.running!.result();
       state.evaluated++;
       state.decision = decision;
       progress(run, 'pair', decision, units[committed]!.u);
@@ -216,10 +260,41 @@ async function runLane(run: Run, source: PairSource, lane: TrialLane, state: {de
     if (failure !== null) stop = true;
   }
   await Promise.allSettled(inflight.values());
+  // The lane's end (or the run's failure): what it recorded becomes evidence.
+  if (!run.halted && run.unfolded > 0 && state.decision) await fold(run, state.decision);
   if (failure !== null) {
     await audit(run, 'integrity_alert', {error: failure instanceof Error ? failure.message : String(failure)});
     throw failure;
   }
+}
+
+/**
+ * Open the run's journal, and take in the pairs an interrupted run of this
+ * candidate left there: only pairs not yet in the evidence, and only when
+ * the evidence with them is what a run of the bound plan records. A journal
+ * that fails any check is set aside (its pairs are evaluated again).
+ */
+async function openJournal(run: Run): Promise<void> {
+  const {journal, pending} = await run.store.openRunJournal(run.candidate.digest, run.plan.plan_digest, lockTimeout(run.options));
+  run.journal = journal;
+  run.unfolded = 0;
+  if (!pending || pending.refused || pending.trials.length === 0) return;
+  const recorded = new Map(run.trials.map((t) => [t.pair_key, t]));
+  const added: MatchedTrial[] = [];
+  for (const t of pending.trials) {
+    const known = recorded.get(t.pair_key);
+    if (known) {
+      if (!jsonEqual(known, t)) return; // not what this candidate's evidence holds: set aside
+      continue;
+    }
+    recorded.set(t.pair_key, t);
+    added.push(t);
+  }
+  if (added.length === 0) return;
+  const trials = [...run.trials, ...added];
+  if (trialPlanProblems(run.plan, trials).length > 0 || stoppingRuleProblems(run.candidate, run.plan, trials, run.policy).length > 0) return;
+  run.trials.push(...added);
+  run.unfolded = added.length;
 }
 
 function statusOf(mode: 'screen' | 'confirm', decision: ComparisonResult): EvaluateStatus {
@@ -232,12 +307,18 @@ function statusOf(mode: 'screen' | 'confirm', decision: ComparisonResult): Evalu
 }
 
 async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> {
-  let decision = evaluateMatchedTrials(run.candidate, run.trials, run.policy);
+  await openJournal(run);
+  run.running = new RunningComparison(run.candidate, run.policy);
+  for (const t of run.trials) run.running.add(t, t.pair_key);
+  let decision = run.running.result();
   const state = {decision: decision as ComparisonResult | null, evaluated: 0};
   // Rejected by hand (or as stale) before this run took its lock: nothing is recorded, and the run says so.
-  if (run.record.lifecycle === 'rejected' && !TERMINAL.has(decision.decision)) run.halted = 'rejected';
-  // Recovery: evidence recorded but the record lags behind it.
-  if (run.trials.length > 0 && !run.halted) await commit(run, null, decision);
+  if (run.record.lifecycle === 'rejected' && !TERMINAL.has(decision.decision)) {
+    run.halted = 'rejected';
+    dropUnfolded(run);
+  }
+  // Recovery: pairs an interrupted run left in its journal, or evidence the record lags behind.
+  if (run.trials.length > 0 && !run.halted) await fold(run, decision);
   progress(run, 'plan', decision);
   for (;;) {
     if (run.halted || TERMINAL.has(decision.decision) || run.record.lifecycle === 'rejected' || futile(run)) break;

@@ -184,5 +184,5 @@ async function prepareLocked(store: ScenarioStore, options: PrepareOptions, dige
   if (problem) fail('INTEGRITY', `${problem}; run autoctx verify`);
   const planText = store.readPlanText(digest);
   if (planText === null || store.readPlan(digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
-  return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText, release, halted: null};
+  return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText, release, halted: null, journal: null, unfolded: 0, running: null};
 }

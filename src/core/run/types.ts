@@ -5,7 +5,8 @@ import type {Fixture} from '../../model/fixtures.js';
 import type {ConfirmationPolicy} from '../../model/policy.js';
 import type {CandidateRecord, ComparisonResult} from '../../model/records.js';
 import type {MatchedTrial, TrialLane} from '../../model/trial.js';
-import type {ScenarioStore} from '../../store/index.js';
+import type {RunJournal, ScenarioStore} from '../../store/index.js';
+import type {RunningComparison} from '../../model/comparison.js';
 import type {StoreOptions} from '../context.js';
 
 export interface ProgressEvent {
@@ -59,6 +60,12 @@ export interface Run {
   planText: string | null;
   /** Releases the run's lock (held from prepareRun until the caller ends the run). */
   release: () => Promise<void>;
+  /** The run's journal of pairs not yet folded into the evidence (opened when the run is driven). */
+  journal: RunJournal | null;
+  /** How many of the last trials are in the journal only. */
+  unfolded: number;
+  /** The decision over the trials, kept up to date pair by pair. */
+  running: RunningComparison | null;
   /** Set when a commit found the record changed under the run (rejected, or serving): the run records nothing more. */
   halted: CandidateRecord['lifecycle'] | null;
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import {fail} from '../../errors.js';
 import {boundPlanFrom, planFileOf, type BoundPlan} from '../../model/evaluator-plan.js';
 import {readDocument} from '../documents.js';
@@ -27,6 +28,32 @@ export function writePlan(ctx: KindContext, plan: BoundPlan): boolean {
 /** The bytes of the plan as stored, compared before every arm. */
 export function readPlanText(ctx: KindContext, digest: string): string | null {
   return readBytes(ctx.guard, ctx.paths.evaluatorPlan(digest))?.toString('utf8') ?? null;
+}
+
+/** Per plan file: the stat under which its bytes were last found equal to those bound. */
+const planStamps = new Map<string, string>();
+
+/**
+ * True when the plan still holds exactly `text`, as checked before every arm:
+ * one lstat per call; the bytes are read and compared again only when the
+ * file's identity, size or times (its ctime moves with any change) differ
+ * from when they were last found equal.
+ */
+export function planHolds(ctx: KindContext, digest: string, text: string): boolean {
+  const file = ctx.paths.evaluatorPlan(digest);
+  ctx.guard.check(file);
+  let st: fs.BigIntStats;
+  try {
+    st = fs.lstatSync(file, {bigint: true});
+  } catch {
+    return false;
+  }
+  const stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  if (st.isFile() && planStamps.get(file) === stamp) return true;
+  const same = readPlanText(ctx, digest) === text;
+  if (same && st.isFile()) planStamps.set(file, stamp);
+  else planStamps.delete(file);
+  return same;
 }
 
 /** verify: plan_digest (and in the current shape additions_digest) match, the plan names this candidate, its policy matches its digest. */
