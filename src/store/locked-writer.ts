@@ -37,6 +37,9 @@ export class LockedWriter {
     return {...this.modes, ...extra, beforePublish: () => lock.assertHeld()};
   }
 
+  /** Every folder a write of this process went into (its leftovers are swept once the step succeeds). */
+  readonly folders = new Set<string>();
+
   /** The files the current step changed: each with the link that keeps its previous version (null: it did not exist). */
   private journal: Array<{file: string; previous: string | null; folder?: true}> | null = null;
 
@@ -75,6 +78,7 @@ export class LockedWriter {
 
   /** Keep the version of a file the step is about to change, once per step. */
   private remember(file: string): void {
+    this.folders.add(path.dirname(file));
     if (!this.journal || this.journal.some((j) => j.file === file)) return;
     let previous: string | null = null;
     if (exists(file)) {
@@ -148,6 +152,7 @@ export class LockedWriter {
   /** An immutable create, journaled so that an undo removes the file (and the folders made for it) again. */
   private createWith(file: string, publish: (options: WriteOptions) => boolean): boolean {
     const options = this.options();
+    this.folders.add(path.dirname(file));
     const absent = !exists(file);
     if (absent) this.rememberFolders(file);
     const created = this.run(() => publish(options));

@@ -9,7 +9,7 @@ import type {ComparisonSubject} from '../model/comparison.js';
 import type {MatchedTrial} from '../model/trial.js';
 import type {JsonValue} from '../canonical/index.js';
 import {readDocument, requireDocument} from './documents.js';
-import {isDirectory, readBytes, walkTree, type RootGuard, type TreeEntry} from './fs.js';
+import {isDirectory, listDir, readBytes, walkTree, type RootGuard, type TreeEntry} from './fs.js';
 import {readGitignore} from './kinds/gitignore.js';
 import * as active from './kinds/active-pointer.js';
 import * as bundles from './kinds/bundle.js';
@@ -110,10 +110,13 @@ export class ScenarioStore implements KindContext {
   }
 
   /**
-   * Run fn holding the scenario lock. After a process's first step that
-   * succeeds: temporary files an interrupted writer left are removed, and the
-   * root's .gitignore is brought up to date (under the state area's lock,
-   * which comes after). A step that fails leaves both as they were.
+   * Run fn holding the scenario lock. After a step that succeeds, temporary
+   * files an interrupted writer left in the folders this process wrote into
+   * are removed (each folder once), and after the process's first such step
+   * the root's .gitignore is brought up to date (under the state area's lock,
+   * which comes after). A step that fails leaves both as they were. Nothing
+   * here walks the tree: leftovers elsewhere are verify's to report
+   * (LEFTOVER_TEMP) and repair's to remove.
    */
   async withLock<T>(timeoutSeconds: number, fn: () => T | Promise<T>): Promise<T> {
     const lock = new StoreLock(this.paths.lockTarget, this.paths.lock);
@@ -124,8 +127,9 @@ export class ScenarioStore implements KindContext {
     try {
       const result = await this.writer.transaction(fn);
       // Housekeeping only after the step succeeded: a command that fails changes nothing, not even leftovers or the .gitignore.
-      if (!this.swept) {
-        this.sweepLeftovers();
+      this.sweepLeftovers();
+      if (!this.gitignoreChecked) {
+        this.gitignoreChecked = true;
         await this.updateGitignore(timeoutSeconds);
       }
       return result;
@@ -140,17 +144,22 @@ export class ScenarioStore implements KindContext {
     return this.lock !== undefined;
   }
 
-  private swept = false;
+  private gitignoreChecked = false;
+  private readonly swept = new Set<string>();
 
   /**
-   * Remove temporary files an interrupted writer left (they are only ever
-   * created under this lock, so none belongs to a live writer). Once per
-   * process, on its first lock. Only the folders autoctx writes are walked.
+   * Remove the temporary files an interrupted writer left in each folder this
+   * process wrote into, once per folder: under the scenario lock no live
+   * writer of this scenario has one.
    */
   private sweepLeftovers(): void {
-    this.swept = true;
-    for (const entry of walkTree(this.guard, this.paths.dir)) {
-      if (entry.kind === 'file' && leftoverKind(entry.path, 'file') === 'temp') this.writer.remove(entry.path);
+    for (const dir of this.writer.folders) {
+      if (this.swept.has(dir) || !dir.startsWith(this.paths.dir)) continue;
+      this.swept.add(dir);
+      for (const entry of listDir(this.guard, dir)) {
+        const file = path.join(dir, entry.name);
+        if (entry.isFile() && leftoverKind(file, 'file') === 'temp') this.writer.remove(file);
+      }
     }
   }
 
