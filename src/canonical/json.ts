@@ -85,9 +85,9 @@ export const LARGE_STRING = 1 << 22;
 const PIECE = 1 << 14;
 
 /** A long text in pieces of at most 16 Ki code units that never split a surrogate pair. */
-export function* textPieces(text: string): Generator<string> {
+export function* textPieces(text: string, size = PIECE): Generator<string> {
   for (let start = 0; start < text.length; ) {
-    let end = Math.min(start + PIECE, text.length);
+    let end = Math.min(start + size, text.length);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
     yield text.slice(start, end);
@@ -149,55 +149,124 @@ function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: 
   h.update('}');
 }
 
+/** Thrown by the fast encoder for an object it cannot reorder by building a copy (integer-like keys, or "__proto__"). */
+const UNORDERABLE = Symbol('unorderable');
+const INTEGER_KEY = /^(?:0|[1-9][0-9]*)$/;
+
 /**
- * True when JSON.stringify already writes the canonical form: every object is
- * plain with its keys in UTF-16 order (as parsed canonical files are), every
- * value representable. Throws REFUSED for what canonical JSON rejects, and
- * LARGE, when `hashing`, for a string long enough to be hashed in pieces
- * instead. No strings are built.
+ * The value JSON.stringify writes canonically: the value itself when every
+ * object is plain with its keys already in UTF-16 order (as parsed canonical
+ * files are); otherwise a copy in which each object out of order is rebuilt
+ * with its keys inserted in that order (JavaScript enumerates string keys in
+ * insertion order), sharing everything that was in order. One pass, no
+ * string built. Throws REFUSED for what canonical JSON rejects; LARGE, when
+ * `hashing`, for a string long enough to be hashed in pieces; UNORDERABLE for
+ * an object out of order whose keys insertion cannot order (integer-like keys
+ * are always enumerated first, and "__proto__" cannot be assigned).
  */
-function stringifyReady(value: unknown, depth: number, hashing: boolean): boolean {
+function ordered(value: unknown, depth: number, hashing: boolean): unknown {
   switch (typeof value) {
     case 'string':
       if (!value.isWellFormed()) throw REFUSED;
       if (value.length > LARGE_STRING && hashing) throw LARGE;
-      return true;
+      return value;
     case 'number':
       if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) throw REFUSED;
-      return true;
+      return value;
     case 'boolean':
-      return true;
+      return value;
     case 'object': {
-      if (value === null) return true;
+      if (value === null) return value;
       if (depth >= MAX_DEPTH) throw REFUSED;
-      let ready = true;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (!stringifyReady(value[i], depth + 1, hashing)) ready = false;
-        return ready;
+        let copy: unknown[] | null = null;
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          const done = ordered(item, depth + 1, hashing);
+          if (copy === null && done !== item) copy = value.slice(0, i);
+          if (copy !== null) copy.push(done);
+        }
+        return copy ?? value;
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) throw REFUSED;
       const record = value as Record<string, unknown>;
       const keys = Object.keys(record);
+      let inOrder = true;
+      // The values as they are to be written, made only once one differs or a key is out of order.
+      let values: unknown[] | null = null;
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
         if (!key.isWellFormed()) throw REFUSED;
-        if (i > 0 && !(keys[i - 1]! < key)) ready = false;
-        if (!stringifyReady(record[key], depth + 1, hashing)) ready = false;
+        const item = record[key];
+        const done = ordered(item, depth + 1, hashing);
+        if (i > 0 && inOrder && !(keys[i - 1]! < key)) inOrder = false;
+        if (values === null && (done !== item || !inOrder)) {
+          values = new Array<unknown>(keys.length);
+          for (let j = 0; j < i; j++) values[j] = record[keys[j]!];
+        }
+        if (values !== null) values[i] = done;
       }
-      return ready;
+      if (values === null) return value;
+      const out: Record<string, unknown> = {};
+      if (inOrder) {
+        for (let i = 0; i < keys.length; i++) {
+          if (keys[i] === '__proto__') throw UNORDERABLE; // an assignment would set the prototype
+          out[keys[i]!] = values[i];
+        }
+        return out;
+      }
+      const order = orderOf(keys);
+      for (let j = 0; j < order.length; j++) out[keys[order[j]!]!] = values[order[j]!];
+      return out;
     }
     default:
       throw REFUSED; // undefined, functions, symbols, bigints
   }
 }
 
-/** The hot path: no path strings; a value already in canonical key order goes to JSON.stringify whole. */
-function fast(value: unknown, hashing = false): string {
-  return stringifyReady(value, 0, hashing) ? JSON.stringify(value) : sorted(value);
+/**
+ * The positions of keys in UTF-16 order. Objects of a few shapes come over
+ * and over (rows of a table, and the objects inside them), so the order of
+ * each key list is kept, found by its first key and compared key by key.
+ */
+const orders = new Map<string, Array<{keys: string[]; order: number[]}>>();
+let ordersHeld = 0;
+function orderOf(keys: string[]): number[] {
+  const first = keys[0]!;
+  const known = orders.get(first);
+  if (known) {
+    for (const entry of known) {
+      if (entry.keys.length !== keys.length) continue;
+      let same = true;
+      for (let i = 1; i < keys.length && same; i++) same = keys[i] === entry.keys[i];
+      if (same) return entry.order;
+    }
+  }
+  const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+  for (const i of order) if (keys[i] === '__proto__' || INTEGER_KEY.test(keys[i]!)) throw UNORDERABLE;
+  if (++ordersHeld > 1024) {
+    orders.clear(); // many shapes: start again rather than hold them all
+    ordersHeld = 1;
+  }
+  if (known) {
+    if (known.length < 16) known.push({keys, order});
+  }
+  else orders.set(first, [{keys, order}]);
+  return order;
 }
 
-/** String building with keys sorted (the default sort is UTF-16 code-unit order); values were checked by stringifyReady. */
+/** The hot path: no path strings; one JSON.stringify of the value in canonical key order. */
+function fast(value: unknown, hashing = false): string {
+  try {
+    return JSON.stringify(ordered(value, 0, hashing));
+  } catch (error) {
+    if (error !== UNORDERABLE) throw error;
+  }
+  return sorted(value);
+}
+
+/** String building with keys sorted (the default sort is UTF-16 code-unit order); values were checked by ordered(). */
 function sorted(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) {
@@ -235,7 +304,8 @@ export function canonicalJson(value: unknown): string {
 export function sha256Hex(data: string | Uint8Array): string {
   if (typeof data === 'string' && data.length <= LARGE_STRING) return hash('sha256', data, 'hex');
   const h = createHash('sha256');
-  if (typeof data === 'string') for (const piece of textPieces(data)) h.update(utf8Piece(piece));
+  // Pieces of 1 Mi code units: few calls, and at most 3 MiB of UTF-8 at a time.
+  if (typeof data === 'string') for (const piece of textPieces(data, 1 << 20)) h.update(piece, 'utf8');
   else h.update(data);
   return h.digest('hex');
 }

@@ -1,4 +1,5 @@
 import {describe, expect, it} from '@jest/globals';
+import {createHash} from 'node:crypto';
 import fc from 'fast-check';
 import {canonicalJson, stableDigest} from '../../src/canonical/index.js';
 import {jsonValues} from '../helpers/arbitraries.js';
@@ -32,6 +33,25 @@ describe('canonical JSON fast paths give the definition\'s bytes', () => {
       {numRuns: 500, seed: 2026},
     );
     expect(canonicalJson({10: 1, 9: 2, a: 3})).toBe('{"10":1,"9":2,"a":3}');
+  });
+
+  it('rows of a few shapes, keys in any order (objects rebuilt in key order, their orders kept by shape)', () => {
+    const shapeKeys = fc.uniqueArray(keyText, {minLength: 1, maxLength: 6});
+    const rows = fc.tuple(fc.array(shapeKeys, {minLength: 1, maxLength: 4}), fc.array(fc.tuple(fc.nat(), fc.nat(), fc.oneof(text, fc.double({noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6}), fc.constant(null))), {maxLength: 40}));
+    fc.assert(
+      fc.property(rows, ([shapes, picks]) => {
+        const value = picks.map(([s, rot, leaf]) => {
+          const keys = shapes[s % shapes.length]!;
+          const turned = [...keys.slice(rot % keys.length), ...keys.slice(0, rot % keys.length)];
+          const row: Record<string, unknown> = {};
+          for (const k of turned) Object.defineProperty(row, k, {value: k === turned[0] ? {inner: leaf, also: [leaf]} : leaf, enumerable: true, writable: true, configurable: true});
+          return row;
+        });
+        expect(canonicalJson(value)).toBe(oracle(value));
+        expect(stableDigest(value)).toBe(createHash('sha256').update(oracle(value)).digest('hex'));
+      }),
+      {numRuns: 300, seed: 2027},
+    );
   });
 
   it('component and manifest digests equal the digest of the plain objects', () => {
