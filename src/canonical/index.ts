@@ -3,3 +3,4 @@ export type {JsonObject, JsonValue} from './json.js';
 export {assertJsonSafe, decodeUtf8, parseJson, withOrigin} from './parse.js';
 export {parseJsonUtf8} from './parse-bytes.js';
 export {prettyJson, prettyJsonPieces} from './pretty.js';
+export {rawLiteralsOf, type RawLiterals} from './raw-strings.js';

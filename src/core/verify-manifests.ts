@@ -12,8 +12,7 @@ export type ManifestCheck = {digest: string; outline: BundleOutline | null} | {d
 /** Read, re-hash and validate one manifest. */
 export function checkManifest(store: ScenarioStore, digest: string): ManifestCheck {
   try {
-    const b = store.readBundle(digest);
-    return {digest, outline: b && {...b, components: b.components.map(({kind, key, media_type, digest: d}) => ({kind, key, media_type, digest: d}))}};
+    return {digest, outline: store.readBundleOutline(digest)};
   } catch (error) {
     if (!isAutoctxError(error)) throw error;
     return {digest, error: {code: error.code, message: error.message, data: error.data}};

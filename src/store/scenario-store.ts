@@ -1,5 +1,5 @@
 import {fail} from '../errors.js';
-import type {ContextBundle} from '../model/bundle.js';
+import type {BundleOutline, ContextBundle} from '../model/bundle.js';
 import type {ManifestDiff} from '../model/diff.js';
 import type {BoundPlan} from '../model/evaluator-plan.js';
 import type {ConfirmationPolicy} from '../model/policy.js';
@@ -200,6 +200,10 @@ export class ScenarioStore implements KindContext {
   }
   readBundle(digest: string): ContextBundle | null {
     return bundles.readBundle(this, digest);
+  }
+  /** verify: the outline of a manifest, re-hashed and checked (from its bytes when it is in the plain spelling). */
+  readBundleOutline(digest: string): BundleOutline | null {
+    return bundles.readBundleOutline(this, digest);
   }
   readBundleTexts(digest: string): ContextBundle | null {
     return bundles.readBundleTexts(this, digest);

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import {fail} from '../../errors.js';
 import {validateBundle, type ContextBundle} from '../../model/bundle.js';
 import {readDocument} from '../documents.js';
-import {exists, listDir} from '../fs.js';
+import {exists, listDir, withBytes} from '../fs.js';
+import {outlineFromBytes} from '../../model/bundle-outline.js';
 import type {KindContext} from './context.js';
 import type {BundleOutline} from '../../model/bundle.js';
 import type {Findings} from '../findings.js';
@@ -21,6 +22,19 @@ export function readBundle(ctx: KindContext, digest: string): ContextBundle | nu
     if (bundle.digest !== digest) fail('DIGEST_MISMATCH', `file name says ${digest} but the manifest digest is ${bundle.digest}`);
     return bundle;
   });
+}
+
+/**
+ * verify: a manifest's outline, re-hashed and checked as readBundle checks
+ * it. A manifest in the plain spelling is hashed from its bytes
+ * (outlineFromBytes); any other, and any that fails there, is read by
+ * readBundle, which decides and names the problem.
+ */
+export function readBundleOutline(ctx: KindContext, digest: string): BundleOutline | null {
+  const fast = withBytes(ctx.guard, ctx.paths.bundle(digest), (bytes) => ({outline: outlineFromBytes(bytes, digest)}));
+  if (fast?.outline) return fast.outline;
+  const b = readBundle(ctx, digest);
+  return b && {...b, components: b.components.map(({kind, key, media_type, digest: d}) => ({kind, key, media_type, digest: d}))};
 }
 
 /** The manifest's JSON as stored, without re-hashing it (for the texts of a manifest already verified). */

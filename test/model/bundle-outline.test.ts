@@ -1,0 +1,81 @@
+import {describe, expect, it} from '@jest/globals';
+import fc from 'fast-check';
+import {parseJsonUtf8, prettyJson} from '../../src/canonical/index.js';
+import {createBundle, validateBundle, type ContextBundle} from '../../src/model/bundle.js';
+import {outlineFromBytes} from '../../src/model/bundle-outline.js';
+
+// Issue 20: verify hashes a manifest's texts straight from its bytes. That fast path must accept
+// exactly what the general reader (parse, then validateBundle) accepts, with the same outline,
+// and hand everything else back (null) to the general reader, which names the problem.
+
+const outlineOf = (b: ContextBundle) => ({...b, components: b.components.map(({kind, key, media_type, digest}) => ({kind, key, media_type, digest}))});
+
+function general(bytes: Uint8Array, digest: string): ReturnType<typeof outlineOf> | 'refused' {
+  try {
+    const b = validateBundle(parseJsonUtf8(bytes));
+    return b.digest === digest ? outlineOf(b) : 'refused';
+  } catch {
+    return 'refused';
+  }
+}
+
+const text = fc.oneof(
+  fc.string({unit: 'grapheme-ascii', maxLength: 60}),
+  fc.string({unit: 'binary', maxLength: 20}).filter((s) => s.isWellFormed()),
+  fc.constantFrom('line\nnext\t"quoted" \\ back', '\u0000\u0001\u0008\u000b\u001f\u007f', 'caf\u00e9 \u{1F600}', '/slash/', 'plain text'),
+);
+const component = fc.record({
+  kind: fc.constantFrom('playbook', 'hints', 'prompt_fragment', 'tool_guidance', 'routing_config'),
+  key: fc.oneof(fc.constantFrom('a', 'b', 'key one', 'caf\u00e9'), fc.string({unit: 'grapheme-ascii', minLength: 1, maxLength: 8}).filter((s) => s.trim() !== '')),
+  content: text,
+  media_type: fc.constantFrom('text/markdown', 'application/json'),
+});
+const bundle = fc.uniqueArray(component, {selector: (c) => `${c.kind}\u0000${c.key}`, maxLength: 6}).map((components) => createBundle({scenario: 'demo', evaluator_epoch: 'e1', parent_digest: null, components}));
+
+describe('the manifest fast path', () => {
+  it('gives the outline of the general reader for manifests as autoctx writes them, and as compact JSON', () => {
+    fc.assert(
+      fc.property(bundle, (b) => {
+        for (const spelling of [prettyJson(b), JSON.stringify(b)]) {
+          const bytes = Buffer.from(spelling, 'utf8');
+          const fast = outlineFromBytes(bytes, b.digest);
+          if (fast !== null) expect(fast).toEqual(general(bytes, b.digest));
+          // Text within printable ASCII is always taken on the fast path.
+          if (b.components.every((c) => /^[\x20-\x7e\n\t"\\]*$/.test(c.content)) && /^[\x20-\x7e]*$/.test(spelling.replace(/\n/g, ''))) expect(fast).not.toBeNull();
+        }
+      }),
+      {numRuns: 400, seed: 2028},
+    );
+  });
+
+  it('never accepts a damaged manifest the general reader refuses (random byte edits)', () => {
+    const alphabet = Buffer.from('{}[]",:\\u0abfnrt "xyz\u0001\u00ff');
+    fc.assert(
+      fc.property(bundle, fc.array(fc.tuple(fc.nat(), fc.nat()), {minLength: 1, maxLength: 4}), (b, edits) => {
+        const bytes = Buffer.from(prettyJson(b), 'utf8');
+        for (const [at, ch] of edits) bytes[at % bytes.length] = alphabet[ch % alphabet.length]!;
+        const fast = outlineFromBytes(bytes, b.digest);
+        if (fast !== null) expect(fast).toEqual(general(bytes, b.digest));
+      }),
+      {numRuns: 1500, seed: 2029},
+    );
+  });
+
+  it('hands back duplicated keys, extra keys and a text moved between components', () => {
+    const b = createBundle({scenario: 'demo', evaluator_epoch: 'e1', parent_digest: null, components: [{kind: 'hints', key: 'a', content: 'one'}, {kind: 'playbook', key: 'b', content: 'two'}]});
+    const pretty = prettyJson(b);
+    const cases = [
+      pretty.replace('"content": "one",', '"content": "one", "content": "one",'),
+      pretty.replace('"content": "two",', '"content": "two", "extra": "x",'),
+      pretty.replace('"one"', '"tmp"').replace('"two"', '"one"').replace('"tmp"', '"two"'),
+      pretty.replace('"schema_version": 1', '"schema_version": 1.5'),
+    ];
+    for (const [i, c] of cases.entries()) {
+      const bytes = Buffer.from(c, 'utf8');
+      expect([c, outlineFromBytes(bytes, b.digest)]).toEqual([c, null]);
+      // A key given twice with the same text is valid JSON (the last one counts): the general reader takes it.
+      expect(general(bytes, b.digest)).toEqual(i === 0 ? outlineOf(b) : 'refused');
+    }
+    expect(outlineFromBytes(Buffer.from(pretty, 'utf8'), b.digest)).toEqual(outlineOf(b));
+  });
+});
