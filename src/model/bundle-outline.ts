@@ -1,4 +1,4 @@
-import {hash} from 'node:crypto';
+import {createHash, hash} from 'node:crypto';
 import {LARGE_STRING, rawLiteralsOf} from '../canonical/index.js';
 import {BUNDLE_SCHEMA_VERSION, compareComponents, DIGEST_PATTERN, type BundleOutline} from './bundle.js';
 import {isComponentKind} from './kinds.js';
@@ -43,7 +43,7 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const components: BundleOutline['components'] = [];
   // The manifest's canonical text in pieces: the component texts as they lie in the file, the rest beside them.
-  const manifest: Buffer[] = [MANIFEST_OPEN];
+  const manifest = createHash('sha256').update(MANIFEST_OPEN);
   for (let i = 0; i < m.components.length; i++) {
     const c = m.components[i] as Record<string, unknown>;
     if (c === null || typeof c !== 'object' || Array.isArray(c) || !hasExactly(c, COMPONENT_KEYS)) return null;
@@ -57,10 +57,10 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
     const outline = {kind: c.kind, key: c.key, media_type: c.media_type, digest};
     if (i > 0 && compareComponents(components[i - 1]!, outline) >= 0) return null; // unsorted or a duplicate
     components.push(outline);
-    manifest.push(i === 0 ? CONTENT_OPEN : NEXT_CONTENT_OPEN, text, Buffer.from(`,"digest":"${digest}"`, 'latin1'), tailBytes);
+    manifest.update(i === 0 ? CONTENT_OPEN : NEXT_CONTENT_OPEN).update(text).update(Buffer.from(`,"digest":"${digest}"`, 'latin1')).update(tailBytes);
   }
   const parent = m.parent_digest === null ? 'null' : JSON.stringify(m.parent_digest);
-  manifest.push(Buffer.from(`],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`, 'utf8'));
-  if (hash('sha256', Buffer.concat(manifest), 'hex') !== expected) return null;
+  manifest.update(Buffer.from(`],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`, 'utf8'));
+  if (manifest.digest('hex') !== expected) return null;
   return {schema_version: BUNDLE_SCHEMA_VERSION, scenario: m.scenario, evaluator_epoch: m.evaluator_epoch, parent_digest: m.parent_digest as string | null, components, digest: expected};
 }
