@@ -22,8 +22,8 @@ const baseCommit = git('rev-parse', '--verify', `${base}^{commit}`);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-bench-base-'));
 const baseRoot = path.join(work, 'tree');
 
-const run = (cmd, args, cwd) => {
-  const r = spawnSync(cmd, args, {cwd, stdio: ['ignore', 'inherit', 'inherit']});
+const run = (cmd, args, cwd, env = {}) => {
+  const r = spawnSync(cmd, args, {cwd, stdio: ['ignore', 'inherit', 'inherit'], env: {...process.env, ...env}});
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status}`);
 };
 
@@ -37,7 +37,7 @@ try {
 
   const measure = (tree, file) => {
     console.log(`\n== ${tree === root ? 'this tree' : `base ${baseCommit.slice(0, 12)}`} ==`);
-    run(process.execPath, [path.join(here, 'run.js'), '--root', tree, '--json', file], root);
+    run(process.execPath, [path.join(here, 'run.js'), '--root', tree, '--json', file], root, {AUTOCTX_BENCH_CACHE: path.join(work, 'cache')});
     return JSON.parse(fs.readFileSync(file, 'utf8'));
   };
   const rounds = [];

@@ -9,16 +9,19 @@ import {performance} from 'node:perf_hooks';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
-import {printTable, timeCommands, timeIt} from './lib.js';
+import {createHash} from 'node:crypto';
+import {median, printTable, timeCommands, timeIt} from './lib.js';
 
 const argv = process.argv.slice(2);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
-const root = path.resolve(option('--root') ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(option('--root') ?? path.join(here, '..'));
 const load = (rel) => import(pathToFileURL(path.join(root, rel)).href);
 const {authorizeCampaignPromotion, confirmationPolicyDigest, createBundle, createCandidateFixtureReservation, DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY, evaluateCampaignEvidence, evaluateMatchedTrials, validateBundle} = await load('dist/model/index.js');
-const {canonicalJson} = await load('dist/canonical/index.js');
+const {canonicalJson, stableDigest} = await load('dist/canonical/index.js');
 const {init} = await load('dist/core/init.js');
 const {propose} = await load('dist/core/propose.js');
+const {verifyInParallel} = await load('dist/core/verify.js');
 const rows = [];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-bench-'));
 
@@ -155,7 +158,7 @@ const confirmSetup = async (n) => {
 const confirmRun = (setup, digest, delta) => {
   const ioFile = path.join(pairDir, 'io.json');
   const started = performance.now();
-  const res = spawnSync(process.execPath, ['--import', path.join(root, 'bench/io-bytes.js'), path.join(root, 'bin/run.js'), 'confirm', digest, '--knowledge', setup.k, '--evaluator', `node ${fake}`, '--evaluator-mode', 'persistent', '--fixtures', setup.fixturesFile, '--policy', setup.policyFile, '--quiet', '--json'], {encoding: 'utf8', env: {...process.env, FAKE_DELTA: delta, FAKE_NOISE: '0', FAKE_ALTERNATE: '1', AUTOCTX_IO_FILE: ioFile}});
+  const res = spawnSync(process.execPath, ['--import', path.join(here, 'io-bytes.js'), path.join(root, 'bin/run.js'), 'confirm', digest, '--knowledge', setup.k, '--evaluator', `node ${fake}`, '--evaluator-mode', 'persistent', '--fixtures', setup.fixturesFile, '--policy', setup.policyFile, '--quiet', '--json'], {encoding: 'utf8', env: {...process.env, FAKE_DELTA: delta, FAKE_NOISE: '0', FAKE_ALTERNATE: '1', AUTOCTX_IO_FILE: ioFile}});
   const ms = performance.now() - started;
   const io = fs.existsSync(ioFile) ? JSON.parse(fs.readFileSync(ioFile, 'utf8')) : {write_bytes: NaN, wchar: NaN};
   return {ms, pairs: JSON.parse(res.stdout).pairs_evaluated, io, envelope: fs.statSync(path.join(setup.k, 'bench/context_bundles/candidates', digest, 'matched_trials.json')).size};
@@ -232,6 +235,25 @@ const verifyTree = async (name, componentCount) => {
   const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
   const listFile = path.join(work, `${name}-files.txt`);
   fs.writeFileSync(listFile, files.join('\0'));
+  // In one process: verify as the CLI runs it, against reading and hashing every file with Node.
+  const floor = () => {
+    for (const f of files) createHash('sha256').update(fs.readFileSync(f)).digest('hex');
+  };
+  const inProcess = async () => {
+    const r = await verifyInParallel({knowledge: vk});
+    if (r.errors.length > 0) throw new Error(`the verify bench tree has errors: ${r.errors[0].code}`);
+  };
+  const alternate = async (fns, runs = 7) => {
+    const times = fns.map(() => []);
+    for (let r = 0; r < runs + 1; r++)
+      for (const [i, fn] of fns.entries()) {
+        const s = performance.now();
+        await fn();
+        if (r > 0) times[i].push(performance.now() - s);
+      }
+    return times.map(median);
+  };
+  const [floorMs, inProcessMs] = await alternate([floor, inProcess]);
   const [verifyMs, shaMs] = timeCommands(
     [
       [process.execPath, [path.join(root, 'bin/run.js'), 'verify', '--knowledge', vk, '--json']],
@@ -240,17 +262,27 @@ const verifyTree = async (name, componentCount) => {
     5,
   );
   fs.rmSync(vk, {recursive: true, force: true});
-  return {verifyMs, shaMs, bytes, files: files.length, throughput: shaMs / verifyMs};
+  return {verifyMs, shaMs, bytes, files: files.length, throughput: shaMs / verifyMs, floorMs, inProcessMs};
 };
 const big = await verifyTree('verify-50x2k', 50);
+const nearFloor = big.inProcessMs / big.floorMs;
 rows.push({
-  measure: 'verify throughput / sha256sum throughput',
+  measure: 'verify / a Node read-and-SHA-256 of the same files, in one process',
+  value: `${nearFloor.toFixed(2)} (verify ${big.inProcessMs.toFixed(0)} ms, read + SHA-256 ${big.floorMs.toFixed(0)} ms, ${big.files} files, ${(big.bytes / 1048576).toFixed(1)} MiB)`,
+  target: '<= 3',
+  ok: nearFloor <= 3,
+  metric: nearFloor,
+  better: 'lower',
+  command: 'verifyInParallel (what autoctx verify runs) over 1,000 bundles of 50 x 2 KB  vs  fs.readFileSync + createHash per file (median of 7, alternating)',
+});
+rows.push({
+  measure: 'verify throughput / sha256sum throughput (weak anchor)',
   value: `${big.throughput.toFixed(2)} (${(big.bytes / 1048576).toFixed(1)} MiB in ${big.files} files: verify ${big.verifyMs.toFixed(0)} ms, sha256sum ${big.shaMs.toFixed(0)} ms)`,
   target: '>= 0.3',
   ok: big.throughput >= 0.3,
   metric: big.throughput,
   better: 'higher',
-  command: 'autoctx verify --knowledge <1,000 bundles of 50 x 2 KB, as the build row>  vs  xargs sha256sum over the same files (median of 5, interleaved)',
+  command: 'autoctx verify --knowledge <1,000 bundles of 50 x 2 KB>  vs  xargs sha256sum (coreutils sha256sum is about 4x slower than Node or openssl: a weak anchor; median of 5)',
 });
 const small = await verifyTree('verify-4x2k', 4);
 rows.push({
@@ -261,6 +293,75 @@ rows.push({
   metric: small.throughput,
   better: 'higher',
   command: 'the same over 1,000 bundles of 4 x 2 KB; Node and oclif start-up alone take about 130 ms of verify\'s time',
+});
+
+// 9. A writing command on a large tree: propose on a tree of 5,000 bundles against one of 10, wall time of
+//    the CLI, each run proposing a new bundle (interleaved, median of 9). Nothing a writing command does may
+//    walk the tree.
+// The trees are built once by this bench's own build (the tree format is the same) and kept in
+// $AUTOCTX_BENCH_CACHE when compare.js sets it, so that a base commit is timed on the same tree.
+const ownBuild = (rel) => import(pathToFileURL(path.join(here, '..', rel)).href);
+const proposeTree = async (name, count) => {
+  const k = path.join(work, `${name}-tree`);
+  const src = path.join(work, `${name}-src`);
+  const writeSrc = (i) => {
+    fs.mkdirSync(path.join(src, 'playbook'), {recursive: true});
+    fs.writeFileSync(path.join(src, 'playbook/playbook.md'), `Playbook revision ${i}: check the disk first.\n`);
+  };
+  const cache = process.env.AUTOCTX_BENCH_CACHE ? path.join(process.env.AUTOCTX_BENCH_CACHE, `${name}-tree`) : null;
+  if (cache && fs.existsSync(cache)) fs.cpSync(cache, k, {recursive: true});
+  else {
+    const build = {init: (await ownBuild('dist/core/init.js')).init, propose: (await ownBuild('dist/core/propose.js')).propose};
+    writeSrc(0);
+    await build.init({knowledge: k, scenario: 'demo', from: src});
+    for (let i = 1; i < count; i++) {
+      writeSrc(i);
+      await build.propose({knowledge: k, from: src, runId: `r${i}`});
+    }
+    if (cache) fs.cpSync(k, cache, {recursive: true});
+  }
+  return {k, src, writeSrc};
+};
+const smallTree = await proposeTree('propose-10', 10);
+const largeTree = await proposeTree('propose-5000', 5000);
+const proposeTimes = [[], []];
+for (let r = 0; r < 11; r++)
+  [smallTree, largeTree].forEach((t, i) => {
+    t.writeSrc(`timed-${r}`);
+    const s = performance.now();
+    const res = spawnSync(process.execPath, [path.join(root, 'bin/run.js'), 'propose', '--from', t.src, '--run-id', `timed-${r}`, '--knowledge', t.k, '--json'], {encoding: 'utf8'});
+    const ms = performance.now() - s;
+    if (res.status !== 0) throw new Error(`propose exited ${res.status}: ${res.stdout}${res.stderr}`);
+    if (r > 1) proposeTimes[i].push(ms);
+  });
+const [propose10, propose5000] = proposeTimes.map(median);
+rows.push({
+  measure: 'propose on a 5,000-bundle tree / on a 10-bundle tree',
+  value: `${(propose5000 / propose10).toFixed(2)} (${propose5000.toFixed(0)} ms / ${propose10.toFixed(0)} ms)`,
+  target: '<= 1.2',
+  ok: propose5000 / propose10 <= 1.2,
+  metric: propose5000 / propose10,
+  better: 'lower',
+  command: 'node bin/run.js propose --from <a new revision> on each tree (interleaved, median of 9)',
+});
+fs.rmSync(largeTree.k, {recursive: true, force: true});
+
+// 10. Canonical JSON and its digest of about 10 MB of objects whose keys are not in order, against
+//     JSON.stringify + SHA-256 of the same value.
+const unsortedRows = [];
+for (let i = 0; unsortedRows.length < 40000; i++) unsortedRows.push({zeta: `row ${i}`, alpha: i * 0.5, mid: {y: [i, i + 1, 'x'], b: true, a: null}, beta: 'lorem ipsum dolor sit amet '.repeat(6), id: i});
+const unsorted = {rows: unsortedRows, meta: {z: 1, a: 2}};
+const unsortedBytes = JSON.stringify(unsorted).length;
+const canonicalMs = timeIt(() => stableDigest(unsorted), {runs: 15, warmup: 3});
+const stringifyMs = timeIt(() => createHash('sha256').update(JSON.stringify(unsorted)).digest('hex'), {runs: 15, warmup: 3});
+rows.push({
+  measure: 'canonical JSON + digest of unsorted objects / JSON.stringify + SHA-256',
+  value: `${(canonicalMs / stringifyMs).toFixed(2)} (${canonicalMs.toFixed(1)} ms / ${stringifyMs.toFixed(1)} ms, ${(unsortedBytes / 1048576).toFixed(1)} MiB)`,
+  target: '<= 2',
+  ok: canonicalMs / stringifyMs <= 2,
+  metric: canonicalMs / stringifyMs,
+  better: 'lower',
+  command: 'stableDigest vs createHash(sha256).update(JSON.stringify(v)) over 40,000 rows of 5 keys (one nested object) out of order (median of 15)',
 });
 
 // 8. Peak memory of the 100 MiB case: propose, materialize and verify a bundle with one 100 MiB component.
