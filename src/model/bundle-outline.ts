@@ -1,5 +1,5 @@
 import {createHash, hash} from 'node:crypto';
-import {LARGE_STRING, rawLiteralsOf} from '../canonical/index.js';
+import {LARGE_DOCUMENT, LARGE_STRING, rawLiteralsOf} from '../canonical/index.js';
 import {BUNDLE_SCHEMA_VERSION, compareComponents, DIGEST_PATTERN, type BundleOutline} from './bundle.js';
 import {isComponentKind} from './kinds.js';
 
@@ -28,6 +28,8 @@ const plain = (v: unknown): v is string => typeof v === 'string' && v.length <= 
 const nonBlank = (v: unknown): v is string => plain(v) && v.trim().length > 0;
 
 export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOutline | null {
+  // A large document is the general reader's, which never holds a second copy of its long texts.
+  if (bytes.length >= LARGE_DOCUMENT) return null;
   const raw = rawLiteralsOf(bytes, 'content');
   if (raw === null) return null;
   let m: Record<string, unknown>;
