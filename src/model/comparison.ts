@@ -86,8 +86,9 @@ export class RunningComparison {
     lane.n++;
     if (isInvalid(t)) lane.invalid = true;
     const delta = trialDelta(t);
-    lane.sum.add(delta);
+    // The confirmation lane's sum is kept by its moments; the other lanes keep their own.
     if (t.lane === 'confirmation') this.moments.add(delta);
+    else lane.sum.add(delta);
   }
 
   /** The decision over every trial added so far. */
