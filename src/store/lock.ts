@@ -144,6 +144,11 @@ export function pausePoint(point: string): void {
   process.kill(process.pid, 'SIGSTOP');
 }
 
+/** How long a waiter sleeps before its next try: growing to a quarter second, with jitter. */
+export function backoffMs(attempt: number): number {
+  return Math.min(250, 20 + attempt * 10) + Math.floor(Math.random() * 20);
+}
+
 /**
  * One exclusive lock: a file published whole with link(2), kept fresh by a
  * heartbeat (its mtime), taken over only when its owner is provably gone or
@@ -171,7 +176,7 @@ export class StoreLock {
     for (let attempt = 0; ; attempt++) {
       if (this.attempt()) return;
       if (Date.now() >= deadline) fail('LOCKED', `${this.holderText()}; gave up after ${options.timeoutSeconds}s (see --lock-timeout)`, {lock: this.lockPath});
-      await sleep(Math.min(250, 20 + attempt * 10) + Math.floor(Math.random() * 20));
+      await sleep(backoffMs(attempt));
     }
   }
 

@@ -24,7 +24,7 @@ import * as evidence from './kinds/matched-evidence.js';
 import * as mirrors from './kinds/mirrors.js';
 import * as negatives from './kinds/negative-result.js';
 import * as markers from './kinds/terminal-markers.js';
-import {pausePoint, removeAbandonedLock, StoreLock} from './lock.js';
+import {backoffMs, pausePoint, removeAbandonedLock, StoreLock} from './lock.js';
 import {LockedWriter} from './locked-writer.js';
 import {leftoverKind, ScenarioPaths} from './paths.js';
 import type {SchemaName} from './schemas.js';
@@ -91,7 +91,7 @@ export class ScenarioStore implements KindContext {
       }
       if (claimed) return () => lock.releaseLock();
       if (Date.now() >= deadline) fail('LOCKED', `${lock.holderText(`candidate ${digest}'s evaluation run`)}; gave up after ${timeoutSeconds}s (see --lock-timeout)`, {lock: file});
-      await new Promise((resolve) => setTimeout(resolve, Math.min(250, 20 + attempt * 10) + Math.floor(Math.random() * 20)));
+      await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
     }
   }
 

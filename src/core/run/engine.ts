@@ -41,7 +41,7 @@ function futile(run: Run): boolean {
   return run.campaign !== null && run.campaign.policy.robust_method === 'bounded_betting' && campaignFutile(run.trials, run.policy, run.campaign.policy);
 }
 
-function counts(trials: readonly MatchedTrial[]): Record<TrialLane, number> {
+function counts(trials: ReadonlyArray<{lane: TrialLane}>): Record<TrialLane, number> {
   const c = {screen: 0, confirmation: 0, heldout: 0};
   for (const t of trials) c[t.lane]++;
   return c;
@@ -51,7 +51,7 @@ function counts(trials: readonly MatchedTrial[]): Record<TrialLane, number> {
 const plannedCounts = new WeakMap<Run['plan'], Record<TrialLane, number>>();
 function plannedOf(run: Run): Record<TrialLane, number> {
   let planned = plannedCounts.get(run.plan);
-  if (!planned) plannedCounts.set(run.plan, (planned = counts(run.plan.plan.units as unknown as MatchedTrial[])));
+  if (!planned) plannedCounts.set(run.plan, (planned = counts(run.plan.plan.units)));
   return planned;
 }
 
@@ -85,6 +85,18 @@ function sealDigestOf(t: MatchedTrial): string {
   return d;
 }
 
+/**
+ * The candidate's record as it is now, or null when it was rejected (or made
+ * to serve) while the run evaluated it: then the run records nothing more.
+ */
+function recordNow(run: Run): CandidateRecord | null {
+  const current = run.store.readRecord(run.candidate.digest)!;
+  if (current.lifecycle !== 'rejected' && current.lifecycle !== 'active' && current.lifecycle !== 'superseded') return current;
+  run.halted = current.lifecycle;
+  run.record = current;
+  return null;
+}
+
 /** The candidate changed under the run: the pairs only its journal holds are not kept. */
 function dropUnfolded(run: Run): void {
   run.trials.length -= run.unfolded;
@@ -101,10 +113,7 @@ function dropUnfolded(run: Run): void {
  */
 async function recordPair(run: Run, trial: MatchedTrial): Promise<void> {
   pausePoint('run:before-commit');
-  const current = run.store.readRecord(run.candidate.digest)!;
-  if (current.lifecycle === 'rejected' || current.lifecycle === 'active' || current.lifecycle === 'superseded') {
-    run.halted = current.lifecycle;
-    run.record = current;
+  if (recordNow(run) === null) {
     run.trials.pop();
     dropUnfolded(run);
     return;
@@ -126,10 +135,8 @@ async function fold(run: Run, decision: ComparisonResult): Promise<void> {
   pausePoint('run:before-fold');
   await store.withLock(lockTimeout(options), () => {
     // Re-checked under the lock: a candidate rejected (or made to serve) while this run evaluated records nothing more.
-    const current = store.readRecord(run.candidate.digest)!;
-    if (current.lifecycle === 'rejected' || current.lifecycle === 'active' || current.lifecycle === 'superseded') {
-      run.halted = current.lifecycle;
-      run.record = current;
+    const current = recordNow(run);
+    if (current === null) {
       dropUnfolded(run);
       return;
     }
