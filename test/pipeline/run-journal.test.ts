@@ -68,14 +68,18 @@ describe('the run journal', () => {
     ['a line that is not a whole trial (set aside whole)', (text: string) => text.replace(/"candidate_score":[0-9.e-]+/, '"candidate_score":"high"'), 0],
     ['a score edited so the pair key no longer matches its identity (set aside whole)', (text: string) => text.replace(/"pair_key":"[0-9a-f]{4}/, '"pair_key":"0000'), 0],
     ['a header for another plan (set aside whole)', (text: string) => text.replace(/"plan_digest":"[0-9a-f]{4}/, '"plan_digest":"ffff'), 0],
-  ])('a journal with %s: the resumed run keeps only whole, checked pairs and still equals an uninterrupted one', (_name, damage, kept) => {
+    ['the journal deleted (safe to lose: its pairs are evaluated again)', () => null, 0],
+  ])('a journal with %s: the resumed run keeps only whole, checked pairs and still equals an uninterrupted one', (_name, damage: (text: string) => string | null, kept) => {
     const t = tree();
     const b = t.propose('b', B);
     const whole = tree();
     const wb = whole.propose('b', B);
     expect(whole.cli(['confirm', wb, ...evalArgs()], fakeEnv(whole.dir)).json.status).toBe('confirmed');
     interrupted(t, b, 2);
-    fs.writeFileSync(journalOf(t, b), damage(fs.readFileSync(journalOf(t, b), 'utf8')));
+    const damaged = damage(fs.readFileSync(journalOf(t, b), 'utf8'));
+    if (damaged === null) fs.rmSync(journalOf(t, b));
+    else fs.writeFileSync(journalOf(t, b), damaged);
+    expect(errors(t)).toEqual([]);
     const resumed = t.cli(['confirm', b, ...evalArgs()], fakeEnv(t.dir));
     expect(resumed.json.status).toBe('confirmed');
     expect(resumed.json.pairs_evaluated).toBe(JSON.parse(envelope(whole, wb)).trials.length - 1 - kept);
