@@ -1,4 +1,4 @@
-import {createHash, hash} from 'node:crypto';
+import {hash} from 'node:crypto';
 import {LARGE_DOCUMENT, LARGE_STRING, rawLiteralsOf} from '../canonical/index.js';
 import {BUNDLE_SCHEMA_VERSION, compareComponents, DIGEST_PATTERN, type BundleOutline} from './bundle.js';
 import {isComponentKind} from './kinds.js';
@@ -20,9 +20,39 @@ function hasExactly(value: object, keys: readonly string[]): boolean {
   return actual.length === keys.length && keys.every((k) => Object.hasOwn(value, k));
 }
 
-const MANIFEST_OPEN = Buffer.from('{"components":[');
+const MANIFEST_OPEN = '{"components":[';
 const CONTENT_OPEN = Buffer.from('{"content":');
 const NEXT_CONTENT_OPEN = Buffer.from(',{"content":');
+const DIGEST_OPEN = Buffer.from(',"digest":"');
+/** ,"digest":"<64 hex>" */
+const DIGEST_PIECE = DIGEST_OPEN.length + 65;
+
+/**
+ * The manifest's canonical text is put together here, component by
+ * component, and hashed once at the end; each component's own canonical text
+ * is hashed in place on the way (its text, then its tail where the
+ * manifest's ',"digest":…' goes next). Reused from manifest to manifest.
+ */
+let scratch = Buffer.allocUnsafe(1 << 20);
+
+/** Room for `more` bytes after `at`, keeping what is written. */
+function room(at: number, more: number): void {
+  if (at + more <= scratch.length) return;
+  const grown = Buffer.allocUnsafe(Math.max(scratch.length * 2, at + more));
+  scratch.copy(grown, 0, 0, at);
+  scratch = grown;
+}
+
+function putBytes(at: number, bytes: Uint8Array): number {
+  room(at, bytes.length);
+  scratch.set(bytes, at);
+  return at + bytes.length;
+}
+
+function put(at: number, text: string): number {
+  room(at, 3 * text.length);
+  return at + scratch.write(text, at, 'utf8');
+}
 
 const plain = (v: unknown): v is string => typeof v === 'string' && v.length <= LARGE_STRING && v.isWellFormed();
 const nonBlank = (v: unknown): v is string => plain(v) && v.trim().length > 0;
@@ -44,25 +74,33 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
   if (m.digest !== expected || !Array.isArray(m.components) || m.components.length !== raw.literals.length) return null;
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const components: BundleOutline['components'] = [];
-  // The manifest's canonical text in pieces: the component texts as they lie in the file, the rest beside them.
-  const manifest = createHash('sha256').update(MANIFEST_OPEN);
+  let at = put(0, MANIFEST_OPEN);
   for (let i = 0; i < m.components.length; i++) {
     const c = m.components[i] as Record<string, unknown>;
     if (c === null || typeof c !== 'object' || Array.isArray(c) || !hasExactly(c, COMPONENT_KEYS)) return null;
     if (c.content !== '' || !isComponentKind(c.kind) || !nonBlank(c.key) || !nonBlank(c.media_type) || typeof c.digest !== 'string') return null;
     const [start, end] = raw.literals[i]!;
-    const text = buf.subarray(start, end);
-    const tail = `,"key":${JSON.stringify(c.key)},"kind":${JSON.stringify(c.kind)},"media_type":${JSON.stringify(c.media_type)}}`;
-    const tailBytes = Buffer.from(tail, 'utf8');
-    const digest = hash('sha256', Buffer.concat([CONTENT_OPEN, text, tailBytes]), 'hex');
+    const from = i === 0 ? at : at + 1;
+    at = putBytes(at, i === 0 ? CONTENT_OPEN : NEXT_CONTENT_OPEN);
+    room(at, end - start);
+    at += buf.copy(scratch, at, start, end);
+    const tail = `,"key":${JSON.stringify(c.key)},"kind":"${c.kind}","media_type":${JSON.stringify(c.media_type)}}`;
+    const tailEnd = put(at, tail);
+    const digest = hash('sha256', scratch.subarray(from, tailEnd), 'hex');
     if (digest !== c.digest) return null; // (a digest computed here is 64 lowercase hex: equality checks its spelling too)
     const outline = {kind: c.kind, key: c.key, media_type: c.media_type, digest};
     if (i > 0 && compareComponents(components[i - 1]!, outline) >= 0) return null; // unsorted or a duplicate
     components.push(outline);
-    manifest.update(i === 0 ? CONTENT_OPEN : NEXT_CONTENT_OPEN).update(text).update(Buffer.from(`,"digest":"${digest}"`, 'latin1')).update(tailBytes);
+    // The manifest's spelling of the component: ,"digest":"…" between the text and the tail.
+    room(tailEnd, DIGEST_PIECE);
+    scratch.copyWithin(at + DIGEST_PIECE, at, tailEnd);
+    scratch.set(DIGEST_OPEN, at);
+    scratch.write(digest, at + DIGEST_OPEN.length, 'latin1');
+    scratch[at + DIGEST_PIECE - 1] = 0x22;
+    at = tailEnd + DIGEST_PIECE;
   }
   const parent = m.parent_digest === null ? 'null' : JSON.stringify(m.parent_digest);
-  manifest.update(Buffer.from(`],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`, 'utf8'));
-  if (manifest.digest('hex') !== expected) return null;
+  at = put(at, `],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`);
+  if (hash('sha256', scratch.subarray(0, at), 'hex') !== expected) return null;
   return {schema_version: BUNDLE_SCHEMA_VERSION, scenario: m.scenario, evaluator_epoch: m.evaluator_epoch, parent_digest: m.parent_digest as string | null, components, digest: expected};
 }

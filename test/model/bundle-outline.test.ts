@@ -1,6 +1,7 @@
 import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
-import {parseJsonUtf8, prettyJson} from '../../src/canonical/index.js';
+import {createHash} from 'node:crypto';
+import {canonicalJson, parseJsonUtf8, prettyJson} from '../../src/canonical/index.js';
 import {createBundle, validateBundle, type ContextBundle} from '../../src/model/bundle.js';
 import {outlineFromBytes} from '../../src/model/bundle-outline.js';
 
@@ -77,5 +78,37 @@ describe('the manifest fast path', () => {
       expect(general(bytes, b.digest)).toEqual(i === 0 ? outlineOf(b) : 'refused');
     }
     expect(outlineFromBytes(Buffer.from(pretty, 'utf8'), b.digest)).toEqual(outlineOf(b));
+  });
+
+  // A file whose digests were computed over a spelling that is not canonical JSON of its values (a raw
+  // control character, a raw newline in a text, an escape JSON.stringify does not write) is consistent
+  // with itself byte for byte. The general reader refuses it; so must the fast path.
+  it('refuses a manifest hashed over a spelling that is not canonical, however consistent its digests', () => {
+    const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+    const cases: Array<[string, string]> = [
+      ['a raw control character', '\u0001'],
+      ['a raw tab', '\t'],
+      ['a raw newline', '\n'],
+      ['an escaped slash', '\\/'],
+      ['an uppercase \\u escape', '\\u001F'],
+      ['a \\u escape of a printable character', '\\u0041'],
+    ];
+    for (const [what, spelling] of cases) {
+      const MARK = 'MARK';
+      const comp = {content: `a${MARK}b`, key: 'k', kind: 'hints', media_type: 'text/markdown'};
+      const respell = (s: string) => s.replaceAll(MARK, spelling);
+      const componentDigest = sha(respell(canonicalJson(comp)));
+      const body = {components: [{...comp, digest: componentDigest}], evaluator_epoch: 'e1', parent_digest: null, scenario: 'demo', schema_version: 1};
+      const digest = sha(respell(canonicalJson(body)));
+      const bytes = Buffer.from(respell(prettyJson({...body, digest})), 'utf8');
+      expect([what, outlineFromBytes(bytes, digest)]).toEqual([what, null]);
+      expect([what, general(bytes, digest)]).toEqual([what, 'refused']);
+    }
+  });
+
+  it('takes the characters JSON.stringify writes raw (DEL, text beyond ASCII) on the fast path', () => {
+    const b = createBundle({scenario: 'demo', evaluator_epoch: 'e1', parent_digest: null, components: [{kind: 'hints', key: 'caf\u00e9', content: 'del \u007f, caf\u00e9, \u{1F600}, \u2028'}]});
+    const bytes = Buffer.from(prettyJson(b), 'utf8');
+    expect(outlineFromBytes(bytes, b.digest)).toEqual(outlineOf(b));
   });
 });
