@@ -1,4 +1,4 @@
-import {compareUtf16, stableDigest} from '../canonical/index.js';
+import {compareUtf16, sha256Hex, stableDigest} from '../canonical/index.js';
 import {compareComponents, type ContextBundle} from './bundle.js';
 import {type BundleComponent} from './component.js';
 
@@ -30,7 +30,38 @@ export type DiffSide = Pick<ContextBundle, 'digest' | 'evaluator_epoch'> & {comp
  */
 export function manifestDiff(tested: DiffSide, comparison: DiffSide): ManifestDiff {
   const body = manifestDiffBody(tested, comparison);
-  return {...body, digest: stableDigest(body)};
+  return {...body, digest: sha256Hex(diffCanonicalJson(body))};
+}
+
+/** A string's JSON spelling: most keys and epochs need no escaping, and JSON.stringify of each is the cost to skip. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const str = (s: string) => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
+const digestOrNull = (d: string | null) => (d === null ? 'null' : `"${d}"`);
+
+/**
+ * canonicalJson of a diff body, written out for its one shape (a diff is
+ * written, and verified, once per candidate; the general encoder costs four
+ * times as much here). Its strings are a bundle's, so they are well formed;
+ * its digests are 64 lowercase hex. A test holds it equal to canonicalJson.
+ */
+export function diffCanonicalJson(body: Omit<ManifestDiff, 'digest'>): string {
+  let s = '{"changes":[';
+  for (let i = 0; i < body.changes.length; i++) {
+    const c = body.changes[i]!;
+    s += `${i === 0 ? '' : ','}{"comparison_component_digest":${digestOrNull(c.comparison_component_digest)},"component_key":${str(c.component_key)},"component_kind":${str(c.component_kind)},"tested_component_digest":${digestOrNull(c.tested_component_digest)}}`;
+  }
+  return `${s}],"comparison_bundle_digest":"${body.comparison_bundle_digest}","evaluator_epoch":${str(body.evaluator_epoch)},"schema_version":${body.schema_version},"tested_bundle_digest":"${body.tested_bundle_digest}"}`;
+}
+
+/** prettyJson of a diff, written out for its one shape (verify compares a stored diff's bytes with it). A test holds it equal. */
+export function diffPrettyJson(diff: ManifestDiff): string {
+  let s = '{\n  "changes": [';
+  for (let i = 0; i < diff.changes.length; i++) {
+    const c = diff.changes[i]!;
+    s += `${i === 0 ? '' : ','}\n    {\n      "comparison_component_digest": ${digestOrNull(c.comparison_component_digest)},\n      "component_key": ${str(c.component_key)},\n      "component_kind": ${str(c.component_kind)},\n      "tested_component_digest": ${digestOrNull(c.tested_component_digest)}\n    }`;
+  }
+  s += diff.changes.length === 0 ? ']' : '\n  ]';
+  return `${s},\n  "comparison_bundle_digest": "${diff.comparison_bundle_digest}",\n  "digest": "${diff.digest}",\n  "evaluator_epoch": ${str(diff.evaluator_epoch)},\n  "schema_version": ${diff.schema_version},\n  "tested_bundle_digest": "${diff.tested_bundle_digest}"\n}\n`;
 }
 
 /** True when a stored diff has exactly the body recomputed from the manifests (no hashing needed). */
