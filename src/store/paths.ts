@@ -38,6 +38,10 @@ function digestSegment(digest: string): string {
 export class ScenarioPaths {
   readonly dir: string;
   readonly contextDir: string;
+  readonly bundlesDir: string;
+  readonly candidatesDir: string;
+  /** Each candidate's folder, its digest checked once: verify asks for a dozen files of each. */
+  private readonly candidateDirs = new Map<string, string>();
 
   constructor(
     readonly root: string,
@@ -46,50 +50,55 @@ export class ScenarioPaths {
     assertScenarioName(scenario);
     this.dir = path.join(root, scenario);
     this.contextDir = path.join(this.dir, 'context_bundles');
+    this.bundlesDir = path.join(this.contextDir, 'bundles');
+    this.candidatesDir = path.join(this.contextDir, 'candidates');
   }
 
   get active(): string {
     return path.join(this.contextDir, 'active.json');
   }
-  get bundlesDir(): string {
-    return path.join(this.contextDir, 'bundles');
-  }
   bundle(digest: string): string {
-    return path.join(this.bundlesDir, `${digestSegment(digest)}.json`);
-  }
-  get candidatesDir(): string {
-    return path.join(this.contextDir, 'candidates');
+    return `${this.bundlesDir}${path.sep}${digestSegment(digest)}.json`;
   }
   candidateDir(digest: string): string {
-    return path.join(this.candidatesDir, digestSegment(digest));
+    let dir = this.candidateDirs.get(digest);
+    if (dir === undefined) {
+      dir = `${this.candidatesDir}${path.sep}${digestSegment(digest)}`;
+      this.candidateDirs.set(digest, dir);
+    }
+    return dir;
+  }
+  /** A file of a candidate's folder (the names are fixed and safe, so joining is concatenation). */
+  private inCandidate(digest: string, name: string): string {
+    return `${this.candidateDir(digest)}${path.sep}${name}`;
   }
   /** The lock of one candidate's evaluation run (one run per candidate at a time). */
   runLock(digest: string): string {
-    return path.join(this.candidateDir(digest), 'autoctx.lock');
+    return this.inCandidate(digest, 'autoctx.lock');
   }
   record(digest: string): string {
-    return path.join(this.candidateDir(digest), 'record.json');
+    return this.inCandidate(digest, 'record.json');
   }
   manifestDiff(digest: string): string {
-    return path.join(this.candidateDir(digest), 'manifest_diff.json');
+    return this.inCandidate(digest, 'manifest_diff.json');
   }
   matchedTrials(digest: string): string {
-    return path.join(this.candidateDir(digest), 'matched_trials.json');
+    return this.inCandidate(digest, 'matched_trials.json');
   }
   evidenceSeal(digest: string): string {
-    return path.join(this.candidateDir(digest), 'evidence_seal.json');
+    return this.inCandidate(digest, 'evidence_seal.json');
   }
   evaluatorPlan(digest: string): string {
-    return path.join(this.candidateDir(digest), 'evaluator_plan.json');
+    return this.inCandidate(digest, 'evaluator_plan.json');
   }
   negativeResult(digest: string): string {
-    return path.join(this.candidateDir(digest), 'negative_result.json');
+    return this.inCandidate(digest, 'negative_result.json');
   }
   causalAttribution(digest: string): string {
-    return path.join(this.candidateDir(digest), 'causal_attribution.json');
+    return this.inCandidate(digest, 'causal_attribution.json');
   }
   staleTerminalization(digest: string): string {
-    return path.join(this.candidateDir(digest), 'stale_terminalization.json');
+    return this.inCandidate(digest, 'stale_terminalization.json');
   }
   get promotionsDir(): string {
     return path.join(this.contextDir, 'promotions');
