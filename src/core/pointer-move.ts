@@ -1,17 +1,20 @@
 import {fail} from '../errors.js';
 import type {ContextBundle} from '../model/bundle.js';
 import {canTransition, type Lifecycle} from '../model/lifecycle.js';
+import {moveRationales} from '../model/pointer-history.js';
 import {isoTimestamp, type ActivePointer} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
 
 /**
  * After the pointer moved, bring lifecycles in line with it: the active
- * bundle's record is `active`, any other `active` record becomes `superseded`.
+ * bundle's record is `active`, any other `active` record becomes `superseded`,
+ * each with the rationale the move gives it (moveRationales).
  * Idempotent, so a re-run after a crash between the pointer and the records
  * completes the move. Must run under the scenario lock.
  */
 export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, at: Date): string[] {
   const changed: string[] = [];
+  const words = moveRationales(pointer);
   for (const digest of store.listCandidateDigests()) {
     const record = store.readRecord(digest);
     if (!record) continue;
@@ -19,7 +22,7 @@ export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, 
     if (digest === pointer.bundle_digest && record.lifecycle !== 'active') next = 'active';
     if (digest !== pointer.bundle_digest && record.lifecycle === 'active') next = 'superseded';
     if (!next || !canTransition(record.lifecycle, next)) continue;
-    const rationale = next === 'superseded' ? `superseded by ${pointer.bundle_digest}` : undefined;
+    const rationale = next === 'superseded' ? words.superseded : words.active;
     store.writeRecord({...record, lifecycle: next, updated_at: isoTimestamp(at), ...(rationale !== undefined ? {rationale} : {})});
     changed.push(digest);
   }

@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto';
-import {jsonEqual} from '../canonical/index.js';
+import {jsonEqual, stableDigest} from '../canonical/index.js';
 import {AutoctxError, fail} from '../errors.js';
 import {runAudit} from '../evaluator/audit.js';
 import type {ContextBundle} from '../model/bundle.js';
@@ -89,7 +89,7 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
     const artifact = recordCampaignDecision(store, campaignId, gate.reservation);
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
-    blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${artifact.digest}; evidence_sha256=${gate.reservation.evidence_digest}`;
+    blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${stableDigest(gate.reservation)}; evidence_sha256=${gate.reservation.evidence_digest}`;
     rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: artifact});
   });
   return blocked;

@@ -102,6 +102,26 @@ function isInitPointer(move: PointerMove, active: ActivePointer): boolean {
 const ROLLOVER_FORM = /^evaluator epoch rollover from (.+)$/s;
 
 /**
+ * The rationales a pointer move writes into the two records it changes, as
+ * the Python implementation writes them: a promotion gives the promoted
+ * record the promotion's rationale and the incumbent "superseded by <d>"; a
+ * rollback "restored by rollback: <r>" and "rolled back: <r>"; an epoch
+ * rollover "evaluator epoch rollover from <old>" and "evaluator epoch rolled
+ * over to <new>". Taken from the pointer alone, so that a move completed
+ * later (a re-run, or repair) writes the same words. `active` is undefined
+ * for a first pointer, whose record is written with its own.
+ */
+export function moveRationales(pointer: ActivePointer): {active: string | undefined; superseded: string} {
+  if (pointer.promotion_id !== null) return {active: pointer.rationale, superseded: `superseded by ${pointer.bundle_digest}`};
+  if (pointer.rationale.startsWith('rollback: ') && pointer.rollback_target_digest !== null) {
+    const why = pointer.rationale.slice('rollback: '.length);
+    return {active: `restored by rollback: ${why}`, superseded: `rolled back: ${why}`};
+  }
+  if (ROLLOVER_FORM.test(pointer.rationale)) return {active: pointer.rationale, superseded: `evaluator epoch rolled over to ${pointer.evaluator_epoch}`};
+  return {active: undefined, superseded: `superseded by ${pointer.bundle_digest}`};
+}
+
+/**
  * active.json read as a move of the Python implementation, which records no
  * rollbacks or rollovers of its own: only its exact rollback form (rationale
  * "rollback: …", no promotion, a rollback target, no diff digest) or rollover

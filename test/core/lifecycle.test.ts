@@ -133,6 +133,19 @@ describe('rollback', () => {
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], files_checked: files});
   });
 
+  it('writes the rationales the Python implementation writes into the records a move changes', async () => {
+    const {i, p} = await promotedTree();
+    const rationale = (d: string) => JSON.parse(fs.readFileSync(path.join(knowledge, `demo/context_bundles/candidates/${d}/record.json`), 'utf8')).rationale;
+    const promoted = JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8'));
+    expect([rationale(p.bundle_digest), rationale(i.bundle_digest)]).toEqual([promoted.rationale, `superseded by ${p.bundle_digest}`]);
+    await rollback({knowledge, rationale: 'regression'});
+    // The restored record no longer reads "superseded by …".
+    expect([rationale(i.bundle_digest), rationale(p.bundle_digest)]).toEqual(['restored by rollback: regression', 'rolled back: regression']);
+    const r = await rolloverEpoch({knowledge, evaluatorEpoch: 'epoch-2'});
+    expect([rationale(r.bundle_digest), rationale(i.bundle_digest)]).toEqual(['evaluator epoch rollover from epoch-1', 'evaluator epoch rolled over to epoch-2']);
+    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: []});
+  });
+
   it('with --expect-active: a re-run after a completed rollback reports it and moves nothing', async () => {
     const {p} = await promotedTree();
     const first = await rollback({knowledge, rationale: 'regression', expectActive: p.bundle_digest});

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
+import {stableDigest} from '../../src/canonical/index.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {legacyCampaignStateDigest} from '../../src/model/index.js';
 import {FIXTURES_12, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
@@ -118,6 +119,13 @@ describe('campaign mode', () => {
     expect(r.json).toMatchObject({status: 'rejected', reason: expect.stringMatching(/^false-promotion gate blocked: /)});
     expect(JSON.parse(t.read(`candidates/${a}/record.json`)).lifecycle).toBe('rejected');
     expect(JSON.parse(t.read(`candidates/${a}/negative_result.json`)).entries[0].result_id).toBe(`context-bundle-${a}-false-promotion-blocked`);
-    expect(JSON.parse(t.read('promotion-risk/blk/false-promotion.json')).reservations[0].status).toBe('blocked');
+    const ledger = JSON.parse(t.read('promotion-risk/blk/false-promotion.json'));
+    expect(ledger.reservations[0].status).toBe('blocked');
+    // As upstream writes it: the reservation's own digest (not its artifact's), then the evidence digest.
+    const reservation = ledger.reservations[0];
+    const rationale = JSON.parse(t.read(`candidates/${a}/record.json`)).rationale;
+    expect(rationale).toMatch(/^false-promotion gate blocked: .+; reservation_sha256=[0-9a-f]{64}; evidence_sha256=[0-9a-f]{64}$/);
+    expect(rationale.endsWith(`; reservation_sha256=${stableDigest(reservation)}; evidence_sha256=${reservation.evidence_digest}`)).toBe(true);
+    expect(rationale).not.toContain(JSON.parse(t.read(`promotion-risk/blk/reservation-artifacts/${a}.json`)).artifact_digest);
   });
 });
