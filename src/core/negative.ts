@@ -1,6 +1,6 @@
 import type {ContextBundle} from '../model/bundle.js';
 import {matchedEvidenceDigest} from '../model/evidence-digests.js';
-import {createNegativeResult, type NegativeKind} from '../model/negative-result.js';
+import {createNegativeResult, type NegativeKind, type ReservationBinding} from '../model/negative-result.js';
 import type {CandidateRecord, ComparisonResult} from '../model/records.js';
 import {sortEvidence} from '../model/trial.js';
 import type {ScenarioStore} from '../store/index.js';
@@ -16,8 +16,7 @@ export function negativeResultFor(
   record: CandidateRecord,
   kind: NegativeKind,
   reason: string,
-  at: string,
-  extras: {comparison?: ComparisonResult | null; reservation_artifact?: {path: string; digest: string}} = {},
+  extras: {comparison?: ComparisonResult | null; reservation_artifact?: ReservationBinding} = {},
 ): {document: Record<string, unknown>; evidenceDigest: string | null} {
   const evidence = store.readEvidence(candidate.digest);
   const plan = store.readPlan(candidate.digest);
@@ -40,7 +39,6 @@ export function negativeResultFor(
     plan_digest: plan?.plan_digest ?? null,
     reservation_artifact: extras.reservation_artifact,
     occurred_at: record.created_at,
-    generated_at: at,
   });
   return {document, evidenceDigest: binding};
 }

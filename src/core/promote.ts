@@ -90,7 +90,7 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
     blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${stableDigest(gate.reservation)}; evidence_sha256=${gate.reservation.evidence_digest}`;
-    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: artifact});
+    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: {...artifact, reservation: gate.reservation}});
   });
   return blocked;
 }

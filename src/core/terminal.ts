@@ -1,5 +1,5 @@
 import type {ContextBundle} from '../model/bundle.js';
-import type {NegativeKind} from '../model/negative-result.js';
+import type {NegativeKind, ReservationBinding} from '../model/negative-result.js';
 import type {CandidateRecord, ComparisonResult} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
 import {negativeResultFor} from './negative.js';
@@ -14,7 +14,7 @@ export interface Rejection {
   /** ISO timestamp of the decision. */
   at: string;
   comparison?: ComparisonResult | null;
-  reservationArtifact?: {path: string; digest: string};
+  reservationArtifact?: ReservationBinding;
 }
 
 /**
@@ -23,7 +23,7 @@ export interface Rejection {
  * Under the scenario lock. Returns the evidence binding digest.
  */
 export function writeRejection(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection): string | null {
-  const negative = negativeResultFor(store, candidate, record, r.kind, r.reason, r.at, {
+  const negative = negativeResultFor(store, candidate, record, r.kind, r.reason, {
     ...(r.comparison !== undefined ? {comparison: r.comparison} : {}),
     ...(r.reservationArtifact ? {reservation_artifact: r.reservationArtifact} : {}),
   });

@@ -1,7 +1,15 @@
+import {stableDigest} from '../canonical/index.js';
+import {pythonFloatRepr} from './python-float.js';
 import type {MatchedTrial} from './trial.js';
 import type {ComparisonResult} from './records.js';
 
 export type NegativeKind = 'rejected' | 'inconclusive' | 'false-promotion-blocked' | 'stale-incumbent';
+
+export interface ReservationBinding {
+  path: string;
+  digest: string;
+  reservation: {status: string; allocated_alpha: number; evidence_digest: string | null};
+}
 
 export interface NegativeResultArgs {
   scenario: string;
@@ -15,9 +23,10 @@ export interface NegativeResultArgs {
   evidence_binding_digest: string | null;
   confirmation_policy_digest: string | null;
   plan_digest: string | null;
-  reservation_artifact?: {path: string; digest: string} | undefined;
+  /** A blocked campaign's reservation artifact (its path relative to the knowledge root) and the reservation it holds. */
+  reservation_artifact?: ReservationBinding | undefined;
+  /** The record's created_at: upstream writes it as both the entry's occurred_at and the ledger's generated_at. */
   occurred_at: string;
-  generated_at: string;
 }
 
 function roundTo6(x: number): number {
@@ -41,7 +50,12 @@ export function createNegativeResult(a: NegativeResultArgs): Record<string, unkn
       summary: `Persisted matched candidate/incumbent evaluation pairs; confirmation_policy_sha256=${a.confirmation_policy_digest ?? 'none'}.`,
     });
   }
-  if (a.reservation_artifact) refs.push({uri: `${a.reservation_artifact.path}#sha256=${a.reservation_artifact.digest}`, summary: 'Immutable campaign false-promotion reservation artifact.'});
+  if (a.reservation_artifact) {
+    // Upstream's wording. Its URI is the artifact's absolute path; ours is relative to the knowledge root, so it survives a clone.
+    const {path, digest, reservation} = a.reservation_artifact;
+    const summary = `Campaign reservation status=${reservation.status}; reservation_sha256=${stableDigest(reservation)}; allocated_alpha=${pythonFloatRepr(reservation.allocated_alpha)}; trial_evidence_sha256=${reservation.evidence_digest}.`;
+    refs.push({uri: `${path}#sha256=${digest}`, summary});
+  }
   if (a.plan_digest !== null) refs.push({uri: `${base}/evaluator_plan.json#sha256=${a.plan_digest}`, summary: 'Immutable score, validity, routing, executor, and fixture plan.'});
   const entry = {
     result_id: resultId,
@@ -77,7 +91,7 @@ export function createNegativeResult(a: NegativeResultArgs): Record<string, unkn
   return {
     schema_version: 2,
     run_id: `context-bundle:${a.digest}`,
-    generated_at: a.generated_at,
+    generated_at: a.occurred_at,
     entries: [entry],
     failure_mode_summary: [{failure_kind: failureKind, disposition: 'caution', count: 1, result_ids: [resultId]}],
   };

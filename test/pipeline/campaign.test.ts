@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {stableDigest} from '../../src/canonical/index.js';
+import {pythonFloatRepr} from '../../src/model/python-float.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {legacyCampaignStateDigest} from '../../src/model/index.js';
 import {FIXTURES_12, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
@@ -126,6 +127,16 @@ describe('campaign mode', () => {
     const rationale = JSON.parse(t.read(`candidates/${a}/record.json`)).rationale;
     expect(rationale).toMatch(/^false-promotion gate blocked: .+; reservation_sha256=[0-9a-f]{64}; evidence_sha256=[0-9a-f]{64}$/);
     expect(rationale.endsWith(`; reservation_sha256=${stableDigest(reservation)}; evidence_sha256=${reservation.evidence_digest}`)).toBe(true);
+    // The ledger's reference to the reservation, in upstream's words (its URI relative to the knowledge root, where upstream's is absolute).
+    const negative = JSON.parse(t.read(`candidates/${a}/negative_result.json`));
+    const artifact = JSON.parse(t.read(`promotion-risk/blk/reservation-artifacts/${a}.json`));
+    expect(negative.entries[0].evidence_refs[1]).toEqual({
+      uri: `demo/context_bundles/promotion-risk/blk/reservation-artifacts/${a}.json#sha256=${artifact.artifact_digest}`,
+      summary: `Campaign reservation status=blocked; reservation_sha256=${stableDigest(reservation)}; allocated_alpha=${pythonFloatRepr(reservation.allocated_alpha)}; trial_evidence_sha256=${reservation.evidence_digest}.`,
+    });
+    // Both timestamps are the record's created_at, as upstream writes them.
+    const record = JSON.parse(t.read(`candidates/${a}/record.json`));
+    expect([negative.generated_at, negative.entries[0].occurred_at]).toEqual([record.created_at, record.created_at]);
     expect(rationale).not.toContain(JSON.parse(t.read(`promotion-risk/blk/reservation-artifacts/${a}.json`)).artifact_digest);
   });
 });
