@@ -47,6 +47,13 @@ export function errorEnvelope(e: AutoctxError): {status: 'error'; error: Record<
   return {status: 'error', error: {code: e.code, message: e.message, exit_code: e.exitCode, ...(e.data ? {data: e.data} : {})}};
 }
 
+/** Under a failed evaluator's error line: the last lines it wrote on stderr, indented. */
+function stderrBlock(e: AutoctxError): string {
+  const tail = e.data?.stderr_tail;
+  if (!Array.isArray(tail) || tail.length === 0) return '';
+  return `  ${paint.dim(`the evaluator's stderr, last ${tail.length} line${tail.length === 1 ? '' : 's'}:`)}\n${tail.map((l) => `  | ${String(l)}\n`).join('')}`;
+}
+
 /**
  * The base of every command: one compact JSON object on stdout with --json,
  * errors as {"status":"error","error":{code,message,exit_code,data?}} and the
@@ -75,7 +82,7 @@ export abstract class AutoctxCommand extends Command {
     process.exitCode = e.exitCode;
     if (process.env.AUTOCTX_DEBUG && !isAutoctxError(error)) process.stderr.write(`${error.stack ?? error}\n`);
     if (this.jsonEnabled()) this.logJson(errorEnvelope(e));
-    else process.stderr.write(`${paint.red('error')} ${paint.bold(e.code)}: ${e.message}\n`);
+    else process.stderr.write(`${paint.red('error')} ${paint.bold(e.code)}: ${e.message}\n${stderrBlock(e)}`);
   }
 
   /** Print the human summary (never in --json mode) and return the result for --json; the exit code follows the status. */

@@ -1,5 +1,6 @@
 import {spawn, type ChildProcess} from 'node:child_process';
 import {AutoctxError, environmentError} from '../errors.js';
+import {keepStderr} from './stderr-tail.js';
 
 /**
  * An evaluator that could not be started because the environment refused
@@ -126,7 +127,7 @@ export function runCommand(command: string, input: string, timeoutMs: number, en
       if (stdout.length < MAX_OUTPUT) stdout += d;
     });
     child.stderr?.on('data', (d: string) => {
-      if (stderr.length < 65536) stderr += d;
+      stderr = keepStderr(stderr, d);
     });
     child.stdin?.on('error', () => undefined);
     child.on('error', (error) => {

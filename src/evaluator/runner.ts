@@ -2,6 +2,7 @@ import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process';
 import {createInterface} from 'node:readline';
 import {AutoctxError, fail} from '../errors.js';
 import {parseAnswer, type EvaluationAnswer, type EvaluationRequest} from './protocol.js';
+import {keepStderr, stderrHeadline, stderrTail} from './stderr-tail.js';
 import {killGroup, PIPE_GRACE_MS, runCommand, spawnFailure, track} from './run-command.js';
 
 export interface EvaluatorOptions {
@@ -18,8 +19,14 @@ export interface Evaluator {
 }
 
 function describeExit(r: {code: number | null; signal: NodeJS.Signals | null; stderr: string}): string {
-  const tail = r.stderr.trim().split('\n').slice(-1)[0] ?? '';
-  return `${r.signal ? `was killed by ${r.signal}` : `exited ${r.code}`}${tail ? `: ${tail.slice(0, 200)}` : ''}`;
+  const headline = stderrHeadline(stderrTail(r.stderr));
+  return `${r.signal ? `was killed by ${r.signal}` : `exited ${r.code}`}${headline ? `: ${headline}` : ''}`;
+}
+
+/** The error data of a failed evaluator: the last lines of its stderr, which the CLI shows under the error line. */
+function stderrData(stderr: string): {stderr_tail: string[]} | undefined {
+  const tail = stderrTail(stderr);
+  return tail.length > 0 ? {stderr_tail: tail} : undefined;
 }
 
 /** Start the command once per arm: one request line on stdin, one answer on stdout. */
@@ -29,7 +36,7 @@ class PerArmEvaluator implements Evaluator {
   async evaluate(request: EvaluationRequest): Promise<EvaluationAnswer> {
     const r = await runCommand(this.o.command, `${JSON.stringify(request)}\n`, this.o.timeoutSeconds * 1000);
     if (r.timedOut) fail('EVALUATOR_FAILED', `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`);
-    if (r.code !== 0) fail('EVALUATOR_FAILED', `evaluator ${describeExit(r)} on ${request.arm} ${request.fixture} (seed ${request.seed})`);
+    if (r.code !== 0) fail('EVALUATOR_FAILED', `evaluator ${describeExit(r)} on ${request.arm} ${request.fixture} (seed ${request.seed})`, stderrData(r.stderr));
     return parseAnswer(r.stdout.trim(), request, {requireRequestId: false});
   }
 
@@ -69,12 +76,12 @@ class PersistentWorker {
     this.child.stdin?.on('error', () => undefined);
     this.child.stderr?.setEncoding('utf8');
     this.child.stderr?.on('data', (d: string) => {
-      if (this.stderr.length < 65536) this.stderr += d;
+      this.stderr = keepStderr(this.stderr, d);
     });
     if (this.child.stdout) createInterface({input: this.child.stdout}).on('line', (line) => this.onLine(line));
     this.child.on('close', (code, signal) => {
       if (this.dead) return this.settle((p) => p.reject(this.dead));
-      this.dead = new AutoctxError('EVALUATOR_FAILED', `persistent evaluator ${describeExit({code, signal, stderr: this.stderr})}`);
+      this.dead = new AutoctxError('EVALUATOR_FAILED', `persistent evaluator ${describeExit({code, signal, stderr: this.stderr})}`, stderrData(this.stderr));
       this.settle((p) => p.reject(this.dead));
     });
   }

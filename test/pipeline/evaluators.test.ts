@@ -62,6 +62,37 @@ describe('answers autoctx could not write and read back', () => {
   });
 });
 
+describe('a failing evaluator is shown, not summed up by its last line', () => {
+  it('a Node stack trace: the error names the thrown error, and the last lines of stderr follow it (human and --json)', () => {
+    const {t, c, tmp, script} = setup();
+    const bad = script('throws.mjs', `function deep() { throw new Error('no such fixture: ' + req.fixture); }\ndeep();`);
+    const r = confirm(t, c, `node ${bad}`, tmp);
+    expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_FAILED']);
+    // Not "Node.js v20…", the last line Node writes, but the line that says what went wrong.
+    expect(r.json.error.message).toMatch(/^evaluator exited 1: Error: no such fixture: .+ on (candidate|incumbent) /);
+    const tail: string[] = r.json.error.data.stderr_tail;
+    expect(tail.some((l) => l.includes('at deep'))).toBe(true);
+    expect(tail[tail.length - 1]).toMatch(/^Node\.js v/);
+    expect(tail.length).toBeLessThanOrEqual(20);
+    const human = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), 'confirm', c, ...evalArgs([], false).map((x, i, all) => (all[i - 1] === '--evaluator' ? `node ${bad}` : x)), '--knowledge', t.knowledge], {encoding: 'utf8', env: {...process.env, ...fakeEnv(t.dir), TMPDIR: tmp, NO_COLOR: '1'}});
+    const lines = human.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^error EVALUATOR_FAILED: evaluator exited 1: Error: no such fixture/);
+    expect(lines).toContain(`  the evaluator's stderr, last ${tail.length} lines:`);
+    expect(lines.slice(-tail.length)).toEqual(tail.map((l) => `  | ${l}`));
+  });
+
+  it('a long stderr is bounded: the last lines, each cut, the end kept', () => {
+    const {t, c, tmp, script} = setup();
+    const bad = script('noisy.mjs', `for (let i = 0; i < 5000; i++) process.stderr.write('line ' + i + ' ' + 'x'.repeat(i % 7 === 0 ? 900 : 10) + '\\n');\nprocess.exitCode = 3; // (process.exit would drop what is still buffered for the pipe)`);
+    const r = confirm(t, c, `node ${bad}`, tmp);
+    const tail: string[] = r.json.error.data.stderr_tail;
+    expect(tail.length).toBeLessThanOrEqual(20);
+    expect(tail[tail.length - 1]).toMatch(/^line 4999 /);
+    expect(tail.every((l) => l.length <= 301)).toBe(true);
+    expect(r.json.error.message).toMatch(/^evaluator exited 3: line 4999 /);
+  });
+});
+
 describe('timeouts are hard', () => {
   it('an evaluator whose setsid grandchild holds its stdout does not keep autoctx waiting past its timeout', () => {
     const {t, c, tmp} = setup();
