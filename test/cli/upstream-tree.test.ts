@@ -3,6 +3,7 @@ import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/verify.js';
 import {runCli} from '../helpers/cli.js';
+import {FAKE, FIXTURES_12} from '../helpers/pipeline.js';
 import {copySampleKnowledge, treeHash} from '../helpers/tree.js';
 import {SAMPLE_KNOWLEDGE} from '../helpers/paths.js';
 
@@ -71,6 +72,25 @@ describe('trees written by the Python implementation', () => {
     expect(fs.readFileSync(path.join(copy, 'demo/context_bundles/candidates/6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252/record.json'), 'utf8')).toContain('"min_effect": 0.0');
     expect(verify({knowledge: copy})).toMatchObject({status: 'ok', errors: []});
     fs.rmSync(path.dirname(copy), {recursive: true, force: true});
+  });
+
+  it('a run the Python implementation started is not resumed by autoctx: it fails closed naming the bound plan, and changes nothing', () => {
+    // The rejected candidate as it stood when upstream's run was interrupted: its plan and evidence written, its record still proposed.
+    const k = copySampleKnowledge();
+    try {
+      const dir = path.join(k, 'demo/context_bundles/candidates/28c6b3dd75f91e22e276a5095ab79804f165e6e38ac632c9d228a43ff4cd2ada');
+      const record = JSON.parse(fs.readFileSync(path.join(dir, 'record.json'), 'utf8'));
+      fs.writeFileSync(path.join(dir, 'record.json'), JSON.stringify({...record, lifecycle: 'proposed', comparison: null, rationale: ''}, null, 2));
+      fs.rmSync(path.join(dir, 'negative_result.json'));
+      fs.rmSync(path.join(k, 'demo/negative_result_ledgers'), {recursive: true});
+      const before = treeHash(k);
+      const r = runCli(['confirm', '28c6b3dd', '--evaluator', `node ${FAKE}`, '--fixtures', FIXTURES_12, '--quiet', '--knowledge', k, '--json']);
+      expect([r.status, r.json.error.code]).toEqual([8, 'PLAN_CHANGED']);
+      expect(r.json.error.message).toContain('evaluator_plan.json');
+      expect(treeHash(k)).toBe(before);
+    } finally {
+      fs.rmSync(path.dirname(k), {recursive: true, force: true});
+    }
   });
 
   it('the shared fixture tree itself is never written', () => {
