@@ -1,4 +1,5 @@
 import {componentFileName} from '../store/file-names.js';
+import {harnessRuntimeFiles} from '../model/harness-runtime.js';
 import {fail} from '../errors.js';
 import {createBundle, type ContextBundle} from '../model/bundle.js';
 import {componentDigest} from '../model/component.js';
@@ -60,5 +61,6 @@ export function bundleFromSource(source: BundleSource, fallback: BundleHeader): 
   if (source.header?.digest !== undefined && source.header.digest !== bundle.digest) {
     fail('DIGEST_MISMATCH', `${source.origin}: manifest digest mismatch: recorded ${source.header.digest}, manifest hashes to ${bundle.digest}`);
   }
+  harnessRuntimeFiles(bundle); // refuses what the Python implementation's store would not save (its keys must be Python identifiers)
   return bundle;
 }

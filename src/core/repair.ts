@@ -1,4 +1,5 @@
 import path from 'node:path';
+import {isAutoctxError} from '../errors.js';
 import {evaluateMatchedTrials} from '../model/comparison.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy} from '../model/policy.js';
 import {isoTimestamp} from '../model/records.js';
@@ -48,6 +49,17 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           actions.push(`removed ${rel(entry.path)}`);
         } else if (leftover === 'lock' && store.removeAbandonedLock(entry.path)) {
           actions.push(`removed ${rel(entry.path)}, a lock its owner left when it died`);
+        }
+      }
+      // Harness validators' runtime files derive from their manifests: missing or changed ones are written again.
+      for (const digest of store.listBundleDigests()) {
+        try {
+          const bundle = store.readBundle(digest);
+          if (!bundle?.components.some((x) => x.kind === 'harness_validator')) continue;
+          for (const key of store.writeHarnessRuntime(bundle)) actions.push(`wrote ${rel(store.paths.harnessFile(digest, key))} from its manifest`);
+        } catch (error) {
+          if (!isAutoctxError(error)) throw error;
+          remaining.push(`${rel(store.paths.bundle(digest))}: ${error.message}; its runtime validators, if any, are left as they are`);
         }
       }
       const active = store.readActive();

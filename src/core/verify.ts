@@ -8,6 +8,7 @@ import {verifyBundle} from '../store/kinds/bundle.js';
 import {verifyCampaignOfPlan, verifyCampaigns} from '../store/kinds/campaign-ledger.js';
 import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../store/kinds/candidate-record.js';
 import {verifyPlan} from '../store/kinds/evaluator-plan.js';
+import {verifyHarnessRuntime} from '../store/kinds/harness-runtime.js';
 import {interruptedBaseline, verifyHistory} from '../store/kinds/history.js';
 import {verifyLeftovers} from '../store/kinds/leftovers.js';
 import {verifyManifestDiff} from '../store/kinds/manifest-diff.js';
@@ -144,6 +145,7 @@ function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void 
     }
   });
   guarded(c, where, () => checkUnrecordedBundles(c, [...records.keys(), ...c.store.listCandidateDigests()]));
+  guarded(c, where, () => verifyHarnessRuntime(c));
   guarded(c, where, () => verifyActive(c, records));
   guarded(c, where, () => verifyHistory(c));
   guarded(c, where, () => checkReplays(c, records));

@@ -2,6 +2,7 @@ import path from 'node:path';
 import {createHash} from 'node:crypto';
 import {stableDigest} from '../canonical/index.js';
 import {fail} from '../errors.js';
+import {HARNESS_KEY} from '../model/harness-runtime.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 
@@ -99,6 +100,17 @@ export class ScenarioPaths {
   }
   staleTerminalization(digest: string): string {
     return this.inCandidate(digest, 'stale_terminalization.json');
+  }
+  get runtimeDir(): string {
+    return path.join(this.contextDir, 'runtime');
+  }
+  /** Where the Python implementation's serving path loads a bundle's harness validators from. */
+  harnessDir(digest: string): string {
+    return path.join(this.runtimeDir, digestSegment(digest), 'harness');
+  }
+  harnessFile(digest: string, key: string): string {
+    if (!HARNESS_KEY.test(key)) fail('INVALID_INPUT', `not a harness validator key: ${JSON.stringify(key)}`);
+    return path.join(this.harnessDir(digest), `${key}.py`);
   }
   get promotionsDir(): string {
     return path.join(this.contextDir, 'promotions');

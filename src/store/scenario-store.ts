@@ -22,6 +22,7 @@ import * as history from './kinds/history.js';
 import * as diffs from './kinds/manifest-diff.js';
 import * as evidence from './kinds/matched-evidence.js';
 import * as mirrors from './kinds/mirrors.js';
+import * as runtime from './kinds/harness-runtime.js';
 import * as negatives from './kinds/negative-result.js';
 import * as markers from './kinds/terminal-markers.js';
 import {backoffMs, pausePoint, removeAbandonedLock, StoreLock} from './lock.js';
@@ -213,8 +214,15 @@ export class ScenarioStore implements KindContext {
     if (!b) fail('DIGEST_NOT_FOUND', `no bundle ${digest} in scenario "${this.scenario}"`, {digest});
     return b;
   }
+  /** The manifest, then its harness validators' runtime files (which derive from it). */
   writeBundle(bundle: ContextBundle): boolean {
-    return bundles.writeBundle(this, bundle);
+    const created = bundles.writeBundle(this, bundle);
+    runtime.writeHarnessRuntime(this, bundle);
+    return created;
+  }
+  /** Write a stored bundle's missing or differing runtime files; the keys written. */
+  writeHarnessRuntime(bundle: ContextBundle): string[] {
+    return runtime.writeHarnessRuntime(this, bundle);
   }
   listBundleDigests(): string[] {
     return bundles.listBundleDigests(this);

@@ -14,6 +14,7 @@ const SAFE_TO_LOSE: Array<[RegExp, string]> = [
   [/^\.gitignore$/, 'the root .gitignore: trees the Python implementation writes have none, and any writing command or repair writes it'],
   [/^demo\/(playbook|hints)\.md$/, 'mirrors of the active bundle, for people and legacy readers: repair rewrites them from the manifest'],
   [/^demo\/negative_result_ledgers\/context-bundle-[0-9a-f]{64}\.json$/, 'the discoverable copy of a negative result: a warning that repair restores from the candidate\'s own'],
+  [/^demo\/context_bundles\/runtime\/[0-9a-f]{64}\/harness\/[A-Za-z_][A-Za-z0-9_]*\.py$/, 'a harness validator\'s runtime file: it derives from the manifest, a warning that repair writes back'],
 ];
 
 /** A tree with a promotion, a rejection, two rollbacks, an epoch rollover and a campaign. */
@@ -44,7 +45,7 @@ describe('single-file deletion, exhaustively', () => {
     dirs.push(t.dir);
     expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
     const files = filesOf(t.knowledge);
-    for (const want of [/^demo\/context_bundles\/promotions\//, /^demo\/context_bundles\/rollbacks\//, /^demo\/context_bundles\/rollovers\//, /negative_result\.json$/, /false-promotion\.json$/, /reservation-artifacts\//, /evidence_seal\.json$/, /evaluator_plan\.json$/]) {
+    for (const want of [/^demo\/context_bundles\/promotions\//, /^demo\/context_bundles\/rollbacks\//, /^demo\/context_bundles\/rollovers\//, /negative_result\.json$/, /false-promotion\.json$/, /reservation-artifacts\//, /evidence_seal\.json$/, /evaluator_plan\.json$/, /\/runtime\/[0-9a-f]{64}\/harness\//]) {
       expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
     }
     const outcome: string[] = [];

@@ -95,7 +95,8 @@ export function historyTree(more = false): Tree {
   const must = (r: {status: number | null; stdout: string; stderr: string}, exit = 0) => {
     if (r.status !== exit) throw new Error(r.stdout + r.stderr);
   };
-  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  // The promoted candidate has a harness validator, so the tree has a runtime file (issue 12) for the deletion and tamper suites.
+  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}', 'harness_validator/check_output.py': 'def validate(output):\n    return "error" not in output\n'});
   const b = t.propose('worse', {'playbook/playbook.md': 'Be terse.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
   must(t.cli(['confirm', a, ...evalArgs(['--campaign', 'nightly'])], fakeEnv(t.dir)));
   const fixturesB = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12b.jsonl');

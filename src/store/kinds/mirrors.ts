@@ -1,4 +1,5 @@
 import type {ContextBundle} from '../../model/bundle.js';
+import {pythonRstrip} from '../../model/python-text.js';
 import {exists, readBytes} from '../fs.js';
 import type {KindContext} from './context.js';
 import type {Findings} from '../findings.js';
@@ -10,7 +11,7 @@ export type MirrorName = (typeof MIRRORED)[number];
 /** The text a mirror holds for a bundle, or null when the bundle has no such component. */
 export function mirrorText(bundle: ContextBundle | null, name: MirrorName): string | null {
   const c = bundle?.components.find((x) => x.kind === name && x.key === name);
-  return c ? `${c.content.trimEnd()}\n` : null;
+  return c ? `${pythonRstrip(c.content)}\n` : null; // as the Python implementation writes it (str.rstrip)
 }
 
 export function readMirror(ctx: KindContext, name: MirrorName): string | null {
