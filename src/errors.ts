@@ -125,6 +125,7 @@ export const VERIFY_FINDINGS = {
   MISSING_PROMOTION: 'error',
   REPLAY_MISMATCH: 'error',
   RUNTIME_MISMATCH: 'error',
+  SCENARIO_COLLISION: 'error',
   UNSAFE_PATH: 'error',
   GITIGNORE_OUTDATED: 'warning',
   INIT_INCOMPLETE: 'warning',

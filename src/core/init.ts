@@ -43,6 +43,7 @@ export async function init(options: InitOptions): Promise<InitResult> {
   checkServeable(bundle, null);
   const timeout = lockTimeout(options);
   const knowledge = KnowledgeStore.create(knowledgeRootFrom(options.knowledge));
+  knowledge.assertNoTwin(options.scenario); // (a root just created has no other scenario)
   const store = knowledge.scenario(options.scenario);
   const result = (created: boolean): InitResult => ({
     status: 'initialized',

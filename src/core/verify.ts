@@ -173,6 +173,10 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
     }
   }
   for (const e of knowledge.unknownRootEntries()) result.errors.push({severity: 'error', code: e.code, file: e.file, message: e.why});
+  for (const group of knowledge.scenarioCollisions()) {
+    const message = `scenario folders ${group.map((g) => `"${g}"`).join(' and ')} are the same name after Unicode normalization (NFC): a person, or a file system that normalizes, cannot tell them apart; rename one of them`;
+    for (const name of group) result.errors.push({severity: 'error', code: 'SCENARIO_COLLISION', file: name, message});
+  }
   return {result, checkers: names.map((name) => new Findings(knowledge.scenario(name), options.replayTolerance === true))};
 }
 

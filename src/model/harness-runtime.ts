@@ -52,7 +52,7 @@ export function harnessSource(c: {key: string; content: string; media_type: stri
 }
 
 /** The runtime files of a bundle, in manifest order; throws INVALID_INPUT naming the first component that has none upstream would write. */
-export function harnessRuntimeFiles(bundle: Pick<ContextBundle, 'components'>): RuntimeFile[] {
+export function harnessRuntimeFiles(bundle: {components: ReadonlyArray<Pick<ContextBundle['components'][number], 'kind' | 'key' | 'content' | 'media_type'>>}): RuntimeFile[] {
   const files: RuntimeFile[] = [];
   for (const c of bundle.components) {
     if (c.kind !== 'harness_validator') continue;

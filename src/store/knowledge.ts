@@ -3,7 +3,7 @@ import path from 'node:path';
 import {fail} from '../errors.js';
 import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './fs.js';
 import {readGitignore, updateGitignore, type GitignoreState} from './kinds/gitignore.js';
-import {assertScenarioName, isSafeSegment, RootPaths, STATE_DIR_NAME} from './paths.js';
+import {assertScenarioName, isScenarioName, RootPaths, STATE_DIR_NAME} from './paths.js';
 import {ScenarioStore} from './scenario-store.js';
 import {StateArea} from './state-area.js';
 
@@ -56,7 +56,7 @@ export class KnowledgeStore {
   /** Scenario folders that hold a context_bundles store, sorted. */
   listScenarios(): string[] {
     return listDir(this.guard, this.root)
-      .filter((e) => e.isDirectory() && isSafeSegment(e.name) && !e.name.startsWith('.'))
+      .filter((e) => e.isDirectory() && isScenarioName(e.name))
       .filter((e) => exists(this.paths.scenarioStore(e.name)))
       .map((e) => e.name);
   }
@@ -79,16 +79,39 @@ export class KnowledgeStore {
         out.push({file: e.name, code: 'UNSAFE_PATH', why: `${e.name} is a symbolic link: verify never follows a link out of the root, so whatever it points at is not verified`});
         continue;
       }
-      const named = isSafeSegment(e.name) && !e.name.startsWith('.');
+      const named = isScenarioName(e.name);
       if (!named && e.isDirectory() && exists(this.paths.scenarioStore(e.name))) out.push({file: e.name, code: 'UNKNOWN_ENTRY', why: `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is never read or verified`});
     }
     return out;
+  }
+
+  /**
+   * Scenario folders whose names differ as written but are equal after
+   * Unicode normalization (NFC): each group, sorted. The names are used
+   * exactly as written; comparing them normalized is the one place
+   * normalization enters, because a person (or a file system that
+   * normalizes) cannot tell such folders apart.
+   */
+  scenarioCollisions(): string[][] {
+    const groups = new Map<string, string[]>();
+    for (const name of this.listScenarios()) {
+      const key = name.normalize('NFC');
+      groups.set(key, [...(groups.get(key) ?? []), name]);
+    }
+    return [...groups.values()].filter((g) => g.length > 1);
+  }
+
+  /** Refuse a scenario whose name another folder's equals after NFC (INVALID_NAME): used before reading or creating it. */
+  assertNoTwin(name: string): void {
+    const twin = this.listScenarios().find((other) => other !== name && other.normalize('NFC') === name.normalize('NFC'));
+    if (twin !== undefined) fail('INVALID_NAME', `scenario "${name}" and the folder "${twin}" are the same name after Unicode normalization (NFC); rename one of them`, {scenario: name});
   }
 
   /** The named scenario, or the only one when the name is left out. */
   resolveScenario(name: string | undefined): string {
     if (name !== undefined) {
       assertScenarioName(name);
+      this.assertNoTwin(name);
       if (!exists(this.paths.scenarioStore(name))) {
         const known = this.listScenarios();
         fail('SCENARIO_NOT_FOUND', `no scenario "${name}" in ${this.root}${known.length ? ` (known: ${known.join(', ')})` : ''}`, {scenario: name});
@@ -97,6 +120,8 @@ export class KnowledgeStore {
     }
     const all = this.listScenarios();
     if (all.length === 1) return all[0]!;
+    const twins = this.scenarioCollisions()[0];
+    if (twins) fail('INVALID_NAME', `scenario folders ${twins.map((t) => `"${t}"`).join(' and ')} are the same name after Unicode normalization (NFC); rename one of them`);
     if (all.length === 0) fail('SCENARIO_NOT_FOUND', `no scenario in ${this.root}; run autoctx init --scenario S --from SRC`);
     fail('SCENARIO_REQUIRED', `${this.root} holds ${all.length} scenarios (${all.join(', ')}); name one with --scenario`);
   }

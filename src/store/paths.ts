@@ -3,6 +3,7 @@ import {createHash} from 'node:crypto';
 import {stableDigest} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {HARNESS_KEY} from '../model/harness-runtime.js';
+import {isPythonSpace} from '../model/python-text.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 
@@ -11,11 +12,34 @@ export function isSafeSegment(name: string): boolean {
   return SEGMENT.test(name) && name.length <= 120 && name !== '.' && name !== '..';
 }
 
-/** Validate a scenario name given by the user. Hidden names are refused too. */
+/**
+ * What is wrong with a scenario name, or null. The Python implementation
+ * accepts any single path segment (démo-ü, say); so does autoctx, used and
+ * hashed exactly as written, except: a name beginning with "." (hidden; the
+ * state area is one), a separator (/ or \\), a control character (NUL
+ * among them), text that is not well-formed Unicode, whitespace at either end
+ * (upstream strips it and would name another folder), more than 255 bytes of
+ * UTF-8 (a file system's limit for one name).
+ */
+export function scenarioNameProblem(name: unknown): string | null {
+  if (typeof name !== 'string' || name.length === 0) return 'it is empty';
+  if (name.startsWith('.')) return 'it begins with "." (hidden names, "." and ".." are refused)';
+  if (/[/\\]/.test(name)) return 'it holds a path separator';
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'it holds a control character';
+  if (!name.isWellFormed()) return 'it is not well-formed Unicode';
+  if (name.trim() !== name || isPythonSpace(name.charCodeAt(0)) || isPythonSpace(name.charCodeAt(name.length - 1))) return 'it begins or ends with whitespace';
+  if (Buffer.byteLength(name, 'utf8') > 255) return 'it is longer than 255 bytes of UTF-8';
+  return null;
+}
+
+export function isScenarioName(name: string): boolean {
+  return scenarioNameProblem(name) === null;
+}
+
+/** Validate a scenario name given by the user (scenarioNameProblem). */
 export function assertScenarioName(name: string): void {
-  if (typeof name !== 'string' || !isSafeSegment(name) || name.startsWith('.')) {
-    fail('INVALID_NAME', `invalid scenario name ${JSON.stringify(name)}: use 1-120 characters from [A-Za-z0-9._-], not starting with "."`, {scenario: name});
-  }
+  const problem = scenarioNameProblem(name);
+  if (problem) fail('INVALID_NAME', `invalid scenario name ${JSON.stringify(name)}: ${problem}`, {scenario: name});
 }
 
 /** Directory segment for a campaign id: the id itself when safe, else "%" + a digest of it. */
@@ -234,7 +258,7 @@ export class RootPaths {
   }
   /** A file in the state area, from safe segments only. */
   stateFile(...segments: string[]): string {
-    for (const s of segments) if (!isSafeSegment(s)) fail('INVALID_NAME', `not a safe state-area name: ${JSON.stringify(s)}`);
+    for (const s of segments) if (!isSafeSegment(s) && !isScenarioName(s)) fail('INVALID_NAME', `not a safe state-area name: ${JSON.stringify(s)}`);
     return path.join(this.stateDir, ...segments);
   }
   /** The state area's own lock (it also guards root-level documents such as .gitignore). */
