@@ -20,6 +20,7 @@ export const evaluationFlags = {
   audit: textFlag('audit', {summary: 'Audit command for the inconclusive_gate, integrity_alert and pre_promotion checkpoints.', helpValue: 'CMD'}),
   campaign: textFlag('campaign', {summary: 'Campaign id: reserve alpha and fixtures for this candidate before evaluating it.', helpValue: 'ID'}),
   'campaign-policy': sourceFlag('campaign-policy', {summary: 'Campaign policy JSON (first use; later it must equal the stored one).'}),
+  rebind: Flags.boolean({summary: 'Bind this evaluator and plan in place of the bound ones; allowed only while no trial is recorded (the old plan is kept in superseded_plans/).'}),
   quiet: Flags.boolean({summary: 'No progress lines on stderr.'}),
 };
 
@@ -39,6 +40,7 @@ export type EvaluationFlags = {
   campaign?: string | undefined;
   'campaign-policy'?: string | undefined;
   quiet: boolean;
+  rebind?: boolean | undefined;
   'lock-timeout': number;
 };
 
@@ -61,6 +63,7 @@ export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm',
     audit: flags.audit,
     campaign: flags.campaign,
     campaignPolicyFile: flags['campaign-policy'],
+    rebind: flags.rebind,
     lockTimeout: flags['lock-timeout'],
     onProgress,
   };
@@ -83,5 +86,6 @@ export function summary(result: EvaluateResult): string[] {
   return [
     `${color(result.status)} ${short(result.candidate_digest)} against ${short(result.parent_digest)}: ${c.reason}`,
     `  pairs: screen ${c.screen_pairs}, confirmation ${c.confirmation_pairs}, held-out ${c.heldout_pairs} (${result.pairs_evaluated} evaluated now); mean ${fmt(c.mean_effect)} [${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]`,
+    ...(result.superseded_plan_digest ? [`  rebound: plan ${result.superseded_plan_digest.slice(0, 12)} is superseded by ${result.plan_digest.slice(0, 12)} (kept in superseded_plans/)`] : []),
   ];
 }

@@ -31,6 +31,7 @@ export function planRequestOf(options: EvaluateOptions): PlanRequest {
     audit: options.audit,
     campaign: options.campaign,
     campaignPolicyFile: options.campaignPolicyFile,
+    rebind: options.rebind,
   };
 }
 

@@ -11,6 +11,8 @@ export interface ExportSummary {
   scenario: string;
   candidate_digest: string;
   plan_digest: string;
+  /** The plan a --rebind replaced. */
+  superseded_plan_digest?: string;
   units: number;
 }
 
@@ -58,7 +60,7 @@ export async function exportPlan(options: Omit<EvaluateOptions, 'mode' | 'evalua
       );
     });
     if (options.out !== null) writeOutputFile(options.out, lines.length ? `${lines.join('\n')}\n` : '');
-    return {summary: {status: 'exported', scenario: run.store.scenario, candidate_digest: run.candidate.digest, plan_digest: run.plan.plan_digest, units: lines.length}, lines};
+    return {summary: {status: 'exported', scenario: run.store.scenario, candidate_digest: run.candidate.digest, plan_digest: run.plan.plan_digest, units: lines.length, ...(run.rebound ? {superseded_plan_digest: run.rebound} : {})}, lines};
   } finally {
     await run.release();
   }

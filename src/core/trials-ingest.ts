@@ -62,6 +62,9 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
       if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('SCHEMA_VIOLATION', `${where}: a result must be a JSON object`);
       const r = value as unknown as TrialResultLine;
       if (r.schema !== TRIAL_RESULT_SCHEMA) fail('SCHEMA_VIOLATION', `${where}: "schema" must be ${TRIAL_RESULT_SCHEMA}`);
+      if (r.plan_digest !== run.plan.plan_digest && run.plan.additions.supersedes?.includes(String(r.plan_digest))) {
+        fail('INVALID_INPUT', `${where}: the result is for plan ${String(r.plan_digest)}, which a rebind superseded; the bound plan is ${run.plan.plan_digest} (export it again and evaluate that)`);
+      }
       if (r.plan_digest !== run.plan.plan_digest) fail('INVALID_INPUT', `${where}: the result is for plan ${String(r.plan_digest)}, not the bound plan ${run.plan.plan_digest}`);
       if (typeof r.seed !== 'number' || !Number.isSafeInteger(r.seed) || typeof r.fixture_digest !== 'string') fail('SCHEMA_VIOLATION', `${where}: "fixture_digest" and an integer "seed" are required`);
       const key = `${r.fixture_digest}\u0000${r.seed}`;

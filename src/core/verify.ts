@@ -7,7 +7,7 @@ import {verifyActive} from '../store/kinds/active-pointer.js';
 import {verifyBundle} from '../store/kinds/bundle.js';
 import {verifyCampaignOfPlan, verifyCampaigns} from '../store/kinds/campaign-ledger.js';
 import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../store/kinds/candidate-record.js';
-import {verifyPlan} from '../store/kinds/evaluator-plan.js';
+import {verifyPlan, verifySupersededPlans} from '../store/kinds/evaluator-plan.js';
 import {verifyHarnessRuntime} from '../store/kinds/harness-runtime.js';
 import {interruptedBaseline, verifyHistory} from '../store/kinds/history.js';
 import {verifyLeftovers} from '../store/kinds/leftovers.js';
@@ -45,6 +45,7 @@ function checkCandidate(c: Findings, digest: string): CandidateRecord | undefine
   const diff = verifyManifestDiff(c, digest);
   // The plan is read and checked once; the evidence and its seal are checked against it.
   const plan = verifyPlan(c, digest);
+  verifySupersededPlans(c, digest, plan);
   const evidence = verifyEvidence(c, digest, plan, record);
   verifyNegativeResult(c, digest, plan);
   verifyMarkers(c, digest, diff);

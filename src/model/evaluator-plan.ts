@@ -43,6 +43,8 @@ export interface PlanAdditions {
   audit: {command: string} | null;
   campaign_id: string | null;
   evaluator_files?: EvaluatorFile[];
+  /** The plans bound before this one (a rebind while nothing was recorded), oldest first. */
+  supersedes?: string[];
 }
 
 /** The first evaluator file that differs between the bound plan and now (null: none, or the bound plan recorded none). */
@@ -107,6 +109,7 @@ export function createEvaluatorPlan(args: {
   audit: string | null;
   campaign_id: string | null;
   evaluator_files?: readonly EvaluatorFile[];
+  supersedes?: readonly string[];
 }): BoundPlan {
   const plan: EvaluatorPlanBody = {
     schema_version: 1,
@@ -122,7 +125,7 @@ export function createEvaluatorPlan(args: {
     incumbent_evaluator: {evaluator: args.evaluator, bundle_digest: args.incumbent_digest},
   };
   const planDigest = stableDigest(plan);
-  const additions: PlanAdditions = {audit: args.audit === null ? null : {command: args.audit}, campaign_id: args.campaign_id, ...(args.evaluator_files && args.evaluator_files.length > 0 ? {evaluator_files: [...args.evaluator_files]} : {})};
+  const additions: PlanAdditions = {audit: args.audit === null ? null : {command: args.audit}, campaign_id: args.campaign_id, ...(args.evaluator_files && args.evaluator_files.length > 0 ? {evaluator_files: [...args.evaluator_files]} : {}), ...(args.supersedes && args.supersedes.length > 0 ? {supersedes: [...args.supersedes]} : {})};
   return {plan, plan_digest: planDigest, additions, additions_digest: planAdditionsDigest(planDigest, additions), legacy: false, upstream: false};
 }
 

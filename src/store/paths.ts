@@ -116,6 +116,13 @@ export class ScenarioPaths {
   evaluatorPlan(digest: string): string {
     return this.inCandidate(digest, 'evaluator_plan.json');
   }
+  /** The folder of a candidate's plans superseded by a rebind. */
+  supersededPlansDir(digest: string): string {
+    return this.inCandidate(digest, 'superseded_plans');
+  }
+  supersededPlan(digest: string, planDigest: string): string {
+    return `${this.supersededPlansDir(digest)}${path.sep}${digestSegment(planDigest)}.json`;
+  }
   negativeResult(digest: string): string {
     return this.inCandidate(digest, 'negative_result.json');
   }

@@ -110,6 +110,16 @@ export class ScenarioStore implements KindContext {
     return {journal, pending: readJournal(this.guard, file, header)};
   }
 
+  /** Pairs of this candidate's run journal, not yet folded, under any plan (a rebind requires none). */
+  journalPairs(digest: string, planDigest: string): number {
+    const area = new StateArea(this.guard);
+    const file = path.join(area.file('runs', this.scenario), `${digest}.jsonl`);
+    const read = readJournal(this.guard, file, {format: JOURNAL_FORMAT, version: 1, candidate_digest: digest, plan_digest: planDigest});
+    if (read === null) return 0;
+    // A journal of another plan, or one that cannot be read, may still hold observations: counted as one.
+    return read.refused !== null ? Math.max(1, read.trials.length) : read.trials.length;
+  }
+
   /**
    * Run fn holding the scenario lock. After a step that succeeds, temporary
    * files an interrupted writer left in the folders this process wrote into
@@ -283,6 +293,12 @@ export class ScenarioStore implements KindContext {
   }
   writePlan(plan: BoundPlan): boolean {
     return plans.writePlan(this, plan);
+  }
+  rebindPlan(old: BoundPlan, next: BoundPlan): void {
+    plans.rebindPlan(this, old, next);
+  }
+  listSupersededPlans(digest: string): string[] {
+    return plans.listSupersededPlans(this, digest);
   }
   /** True when evaluator_plan.json still holds exactly these bytes (a stat, then a read only when the file moved). */
   planHolds(digest: string, text: string): boolean {

@@ -45,7 +45,7 @@ describe('single-file deletion, exhaustively', () => {
     dirs.push(t.dir);
     expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
     const files = filesOf(t.knowledge);
-    for (const want of [/^demo\/context_bundles\/promotions\//, /^demo\/context_bundles\/rollbacks\//, /^demo\/context_bundles\/rollovers\//, /negative_result\.json$/, /false-promotion\.json$/, /reservation-artifacts\//, /evidence_seal\.json$/, /evaluator_plan\.json$/, /\/runtime\/[0-9a-f]{64}\/harness\//]) {
+    for (const want of [/^demo\/context_bundles\/promotions\//, /^demo\/context_bundles\/rollbacks\//, /^demo\/context_bundles\/rollovers\//, /negative_result\.json$/, /false-promotion\.json$/, /reservation-artifacts\//, /evidence_seal\.json$/, /evaluator_plan\.json$/, /\/runtime\/[0-9a-f]{64}\/harness\//, /\/superseded_plans\//]) {
       expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
     }
     const outcome: string[] = [];

@@ -103,6 +103,10 @@ export function historyTree(more = false): Tree {
   must(t.cli(['confirm', b, ...evalArgs(['--campaign', 'nightly']).map((x) => (x === FIXTURES_12 ? fixturesB : x))], fakeEnv(t.dir, {FAKE_DELTA: '-0.2'})), 3);
   must(t.cli(['promote', a]));
   must(t.cli(['rollback', '--rationale', 'rolled back after the on-call review']));
+  // A candidate whose first evaluator was a typo, bound again with --rebind (issue 12): the tree keeps a superseded plan.
+  const r = t.propose('retried', {'playbook/playbook.md': 'Be helpful, precise and brief.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  must(t.cli(['confirm', r, ...evalArgs([], false).map((x) => (x === `node ${FAKE}` ? `nod ${FAKE}` : x))], fakeEnv(t.dir)), 8);
+  must(t.cli(['plan', 'export', r, '--engine', 'remote-v1', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', path.join(t.dir, 'retried-units.jsonl'), '--rebind']));
   if (more) {
     must(t.cli(['rollback', '--rationale', 'the review cleared it']));
     must(t.cli(['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']));

@@ -350,6 +350,7 @@ async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> 
       pairs_evaluated: state.evaluated,
       pairs_recorded: run.trials.length,
       plan_digest: run.plan.plan_digest,
+      ...(run.rebound ? {superseded_plan_digest: run.rebound} : {}),
     };
   }
   if (decision.decision === 'rejected' || decision.decision === 'inconclusive') {
@@ -369,6 +370,7 @@ async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> 
     pairs_evaluated: state.evaluated,
     pairs_recorded: run.trials.length,
     plan_digest: run.plan.plan_digest,
+    ...(run.rebound ? {superseded_plan_digest: run.rebound} : {}),
   };
 }
 

@@ -26,6 +26,8 @@ export interface PlanRequest {
   audit?: string | undefined;
   campaign?: string | undefined;
   campaignPolicyFile?: string | undefined;
+  /** Bind this plan in place of the bound one, which is allowed only while nothing has been observed under it. */
+  rebind?: boolean | undefined;
 }
 
 export interface PrepareOptions extends DriveOptions {
@@ -73,17 +75,20 @@ async function migrateLegacy(store: ScenarioStore, options: DriveOptions, candid
 async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: PlanRequest, candidate: ContextBundle, incumbent: ContextBundle, record: CandidateRecord, bound: BoundPlan | null, evidence: ReturnType<ScenarioStore['readEvidence']>) {
   // The files the evaluator command names, as they are now: a script edited since the plan was bound is another evaluator.
   const files = request.evaluator.mode === 'external' ? [] : evaluatorFiles(request.evaluator.command);
-  const fileChange = bound ? evaluatorFileChange(bound.additions, files) : null;
+  // A rebind replaces the bound plan whole: what it is checked against is the plan being bound, not the bound one.
+  const rebinding = bound !== null && request.rebind === true;
+  if (rebinding) rebindAllowed(store, candidate.digest, bound, evidence);
+  const fileChange = bound && !rebinding ? evaluatorFileChange(bound.additions, files) : null;
   if (fileChange) fail('EVALUATOR_CHANGED', `the evaluator is not the one bound in evaluator_plan.json: ${fileChange}; evidence of two evaluators is never mixed (bind a new candidate, or restore the file)`, {file: fileChange.split(' ')[0]});
-  const policy = loadPolicy(request.policyFile, bound);
+  const policy = loadPolicy(request.policyFile, rebinding ? null : bound);
   const fixtures = readFixtures(request.fixtures);
   const lanes = assignLanes(fixtures, policy);
-  const cohort = request.cohort ?? bound?.plan.cohort ?? `${record.source_run_id || 'manual'}:${candidate.evaluator_epoch}:generation:${record.source_generation}`;
+  const cohort = request.cohort ?? (rebinding ? undefined : bound?.plan.cohort) ?? `${record.source_run_id || 'manual'}:${candidate.evaluator_epoch}:generation:${record.source_generation}`;
   const units = planUnits(lanes, request.seedsPerFixture ?? 1, cohort);
   const deficits = planDeficits(units, policy);
   if (deficits) fail('PLAN_UNREACHABLE', `the fixture plan cannot reach a decision under its policy: ${deficits}`);
   const campaignId = request.campaign ?? bound?.additions.campaign_id ?? null;
-  if (bound && request.campaign !== undefined && request.campaign !== bound.additions.campaign_id) fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.additions.campaign_id)}`);
+  if (bound && !rebinding && request.campaign !== undefined && request.campaign !== bound.additions.campaign_id) fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.additions.campaign_id)}`);
   let campaign: Run['campaign'] = null;
   let effective = policy;
   // A legacy migration that cannot succeed is refused before anything (a campaign reservation) is written.
@@ -108,13 +113,23 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
     confirmation_policy: effective,
     units,
     evaluator: request.evaluator,
-    audit: request.audit ?? bound?.additions.audit?.command ?? null,
+    audit: request.audit ?? (rebinding ? undefined : bound?.additions.audit?.command) ?? null,
     campaign_id: campaignId,
     evaluator_files: files,
+    supersedes: rebinding ? [...(bound.additions.supersedes ?? []), bound.plan_digest] : (bound?.additions.supersedes ?? []),
   });
   if (evidence?.legacy) await migrateLegacy(store, options, candidate, record, evidence.trials, effective);
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
     fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
+  }
+  if (rebinding) {
+    if (requested.plan_digest === bound.plan_digest) return {plan: bound, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), rebound: null};
+    if (bound.additions.supersedes?.includes(requested.plan_digest)) fail('PLAN_CHANGED', `that plan (${requested.plan_digest}) was bound before and superseded; a superseded plan is never bound again (give another cohort, or propose the candidate again)`);
+    await store.withLock(lockTimeout(options), () => {
+      rebindAllowed(store, candidate.digest, bound, store.readEvidence(candidate.digest)); // again, under the lock
+      store.rebindPlan(bound, requested);
+    });
+    return {plan: requested, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), rebound: bound.plan_digest};
   }
   if (bound) {
     const difference = planDifference(bound, requested);
@@ -124,7 +139,25 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
   } else {
     await store.withLock(lockTimeout(options), () => store.writePlan(requested));
   }
-  return {plan: bound ?? requested, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f]))};
+  return {plan: bound ?? requested, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), rebound: null};
+}
+
+/**
+ * A new plan may be bound in place of the bound one only while nothing has
+ * been observed under it: no trial recorded (in the evidence, or in a run
+ * journal not yet folded) and no campaign reservation naming it. Otherwise
+ * the binding is final (PLAN_CHANGED, exit 8).
+ */
+function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, evidence: ReturnType<ScenarioStore['readEvidence']>): void {
+  const recorded = (evidence?.trials.length ?? 0) + store.journalPairs(digest, bound.plan_digest);
+  if (recorded > 0) fail('PLAN_CHANGED', `candidate ${digest} has ${recorded} recorded trial${recorded === 1 ? '' : 's'} under plan ${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again under another run id to evaluate it afresh)`);
+  const campaignId = bound.additions.campaign_id;
+  if (campaignId !== null) {
+    const {state} = loadCampaign(store, campaignId, undefined);
+    if (state.fixture_reservations.some((f) => f.candidate_digest === digest && f.plan_digest === bound.plan_digest)) {
+      fail('PLAN_CHANGED', `campaign ${JSON.stringify(campaignId)} has reserved fixtures for plan ${bound.plan_digest}: its binding is final`);
+    }
+  }
 }
 
 /**
@@ -171,8 +204,9 @@ async function prepareLocked(store: ScenarioStore, options: PrepareOptions, dige
   let policy: ConfirmationPolicy;
   let campaign: Run['campaign'] = null;
   let fixtures: Run['fixtures'] = new Map();
+  let rebound: string | null = null;
   if (options.request) {
-    ({plan, policy, campaign, fixtures} = await bindPlan(store, options, options.request, candidate, incumbent, record, bound, evidence));
+    ({plan, policy, campaign, fixtures, rebound} = await bindPlan(store, options, options.request, candidate, incumbent, record, bound, evidence));
   } else {
     plan = bound!;
     policy = plan.plan.confirmation_policy;
@@ -184,5 +218,5 @@ async function prepareLocked(store: ScenarioStore, options: PrepareOptions, dige
   if (problem) fail('INTEGRITY', `${problem}; run autoctx verify`);
   const planText = store.readPlanText(digest);
   if (planText === null || store.readPlan(digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
-  return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText, release, halted: null, journal: null, unfolded: 0, running: null};
+  return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText, release, halted: null, journal: null, unfolded: 0, running: null, rebound};
 }

@@ -32,6 +32,8 @@ export interface EvaluateResult {
   pairs_evaluated: number;
   pairs_recorded: number;
   plan_digest: string;
+  /** The plan a --rebind replaced. */
+  superseded_plan_digest?: string;
 }
 
 /** What a run is driven with: where it stops (screen: after the screen lane), how many pairs at once, where progress goes. */
@@ -68,4 +70,6 @@ export interface Run {
   running: RunningComparison | null;
   /** Set when a commit found the record changed under the run (rejected, or serving): the run records nothing more. */
   halted: CandidateRecord['lifecycle'] | null;
+  /** The plan this run's rebind superseded, or null. */
+  rebound: string | null;
 }
