@@ -120,7 +120,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         if (!evidence?.legacy) continue;
         const policy = record.confirmation_policy ? validateConfirmationPolicy(record.confirmation_policy) : null;
         if (!record.comparison || !policy) {
-          remaining.push(`${rel(store.paths.matchedTrials(digest))} is legacy evidence without a recorded policy; run confirm with its --policy to migrate it`);
+          remaining.push(`${rel(store.paths.matchedTrials(digest))} is legacy evidence without a recorded policy; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`);
           continue;
         }
         const replayed = evaluateMatchedTrials(store.requireBundle(digest), evidence.trials, policy);

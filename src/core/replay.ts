@@ -27,7 +27,7 @@ export function replayCandidate(store: ScenarioStore, digest: string): ReplayRes
   if (!evidence) return null;
   const bundle = store.requireBundle(digest);
   const policy = evidence.confirmation_policy ?? (record.confirmation_policy ? validateConfirmationPolicy(record.confirmation_policy) : null);
-  if (!policy) fail('INTEGRITY', `candidate ${digest} has legacy evidence and no recorded policy to replay it under`);
+  if (!policy) fail('INTEGRITY', `candidate ${digest} has legacy (schema-1) evidence and no recorded policy to replay it under; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`, {legacy_without_policy: true});
   let replayed: ComparisonResult;
   try {
     replayed = evaluateMatchedTrials(bundle, evidence.trials, policy);

@@ -85,6 +85,12 @@ function checkReplays(c: Findings, records: Map<string, CandidateRecord>): void 
       if (evidence && evidence.trials.length > 0) c.warn(store.paths.record(digest), 'RECORD_BEHIND_EVIDENCE', `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or autoctx repair completes it)`);
       continue;
     }
+    // Legacy evidence the Python implementation wrote before it bound policies cannot be replayed until it is migrated: said, not failed.
+    const policyless = c.attempt(file, () => store.readEvidence(digest))?.legacy === true && !record.confirmation_policy;
+    if (policyless) {
+      c.warn(file, 'LEGACY_EVIDENCE', `${c.rel(file)} is schema-1 evidence with no recorded policy, so its comparison is not replayed; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`);
+      continue;
+    }
     const r = c.attempt(file, () => replayCandidate(store, digest));
     // Only a record still before its decision can lag its evidence; a decided record that disagrees was changed.
     if (r && r.status !== 'ok' && (record.lifecycle === 'proposed' || record.lifecycle === 'screened') && pairs(r.recorded) < pairs(r.replayed)) {

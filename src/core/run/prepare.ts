@@ -36,7 +36,7 @@ export interface PrepareOptions extends DriveOptions {
   request: PlanRequest | null;
 }
 
-function loadPolicy(file: string | undefined, bound: BoundPlan | null): ConfirmationPolicy {
+export function loadPolicy(file: string | undefined, bound: BoundPlan | null): ConfirmationPolicy {
   if (file === undefined) return bound?.plan.confirmation_policy ?? {...DEFAULT_CONFIRMATION_POLICY};
   const value = readInputJson(file);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('SCHEMA_VIOLATION', `${file}: a policy must be a JSON object`);
