@@ -50,6 +50,12 @@ describe('trees written by the Python implementation', () => {
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
     const active = JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8'));
     expect(active).toMatchObject({bundle_digest: '9fe14ef551d9ecddd152d0826d2e636e63613b62684ce950f45f8e7a936b71bb', promotion_id: null, rollback_target_digest: '6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252'});
+    // The records read as upstream's own rollback writes them.
+    const rationale = (d: string) => JSON.parse(fs.readFileSync(path.join(knowledge, `demo/context_bundles/candidates/${d}/record.json`), 'utf8')).rationale;
+    expect([rationale('9fe14ef551d9ecddd152d0826d2e636e63613b62684ce950f45f8e7a936b71bb'), rationale('6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252')]).toEqual([
+      'restored by rollback: compatibility check',
+      'rolled back: compatibility check',
+    ]);
     // The baseline has no playbook: its mirror goes away rather than serve stale text.
     expect(fs.existsSync(path.join(knowledge, 'demo/playbook.md'))).toBe(false);
     const again = runCli(['rollback', '--knowledge', knowledge, '--rationale', 'undo', '--json']);

@@ -122,8 +122,8 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
     fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
   }
-  if (rebinding) {
-    if (requested.plan_digest === bound.plan_digest) return {plan: bound, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), rebound: null};
+  // The same plan asked for again is no rebind: it is checked against the bound one as any run is.
+  if (rebinding && requested.plan_digest !== bound.plan_digest) {
     if (bound.additions.supersedes?.includes(requested.plan_digest)) fail('PLAN_CHANGED', `that plan (${requested.plan_digest}) was bound before and superseded; a superseded plan is never bound again (give another cohort, or propose the candidate again)`);
     await store.withLock(lockTimeout(options), () => {
       rebindAllowed(store, candidate.digest, bound, store.readEvidence(candidate.digest)); // again, under the lock
