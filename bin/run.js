@@ -5,4 +5,10 @@ if (process.env.NO_COLOR) process.env.FORCE_COLOR = '0';
 const [{execute}, {settings}] = await Promise.all([import('@oclif/core/execute'), import('@oclif/core/settings')]);
 // Always run the compiled commands in dist/, whatever NODE_ENV says.
 settings.enableAutoTranspile = false;
-await execute({dir: import.meta.url});
+// -h is --help, where it cannot be the value of a flag before it (autoctx has no -h flag of its own).
+const args = process.argv.slice(2);
+const end = args.indexOf('--');
+for (let i = 0; i < (end === -1 ? args.length : end); i++) {
+  if (args[i] === '-h' && !(i > 0 && /^-{1,2}[^-=][^=]*$/.test(args[i - 1]) && !/^--(json|quiet|rebind|help)$/.test(args[i - 1]))) args[i] = '--help';
+}
+await execute({dir: import.meta.url, args});

@@ -133,18 +133,53 @@ describe('every flag of every writing command is checked before anything is read
 
 describe('an unknown command is a usage error', () => {
   it.each([
-    [['statsu'], '"statsu" is not an autoctx command (see autoctx --help)'],
-    [['bundle', 'shwo', 'abcdef01'], '"bundle shwo" is not an autoctx command (see autoctx --help)'],
-  ])('%j: exit 2, the JSON envelope under --json, one line on stderr without it, and nothing run', (args, message) => {
+    [['statsu'], '"statsu" is not an autoctx command; did you mean "status"? (see autoctx --help)', 'status'],
+    [['stauts', '--scenario', 'demo'], '"stauts" is not an autoctx command; did you mean "status"? (see autoctx --help)', 'status'],
+    [['promot', 'abcdef01'], '"promot" is not an autoctx command; did you mean "promote"? (see autoctx --help)', 'promote'],
+    [['bundle', 'shwo', 'abcdef01'], '"bundle shwo" is not an autoctx command; did you mean "bundle show"? (see autoctx --help)', 'bundle show'],
+    [['frobnicate'], '"frobnicate" is not an autoctx command (see autoctx --help)', undefined],
+  ])('%j: exit 2, the JSON envelope under --json, one line on stderr without it, and nothing run (the suggestion is never run)', (args, message, suggestion) => {
     const before = treeHash(t.dir);
     const json = runCliProcess([...args, '--json', '--knowledge', t.knowledge]);
     expect(json.status).toBe(2);
-    expect(json.json).toEqual({status: 'error', error: {code: 'UNKNOWN_COMMAND', exit_code: 2, message, data: {command: args.slice(0, args[0] === 'bundle' ? 2 : 1).join(' ')}}});
+    const command = args.slice(0, args[0] === 'bundle' ? 2 : 1).join(' ');
+    expect(json.json).toEqual({status: 'error', error: {code: 'UNKNOWN_COMMAND', exit_code: 2, message, data: {command, ...(suggestion ? {suggestion} : {})}}});
     expect(json.stdout.trim().split('\n')).toHaveLength(1);
-    const plain = runCliProcess(args);
+    const plain = runCliProcess(args, {input: 'y\n'}); // an answer on stdin is never read: nothing prompts
     expect(plain.status).toBe(2);
     expect(plain.stdout).toBe('');
     expect(plain.stderr).toBe(`error UNKNOWN_COMMAND: ${message}\n`);
     expect(treeHash(t.dir)).toBe(before);
+  });
+});
+
+describe('help', () => {
+  const helpOf = (args: string[]) => runCliProcess(args);
+  it('-h, --help and help <command> print the same help, exit 0', () => {
+    const long = helpOf(['confirm', '--help']);
+    expect(long.status).toBe(0);
+    expect(long.stdout).toContain('USAGE');
+    expect(long.stdout).toContain('--rebind');
+    for (const args of [['confirm', '-h'], ['help', 'confirm']]) {
+      const r = helpOf(args);
+      expect([args, r.status, r.stdout]).toEqual([args, 0, long.stdout]);
+    }
+    expect(helpOf(['help', 'bundle', 'show']).stdout).toBe(helpOf(['bundle', 'show', '--help']).stdout);
+    const root = helpOf(['-h']);
+    expect([root.status, root.stdout]).toEqual([0, helpOf(['--help']).stdout]);
+    expect(helpOf(['help']).stdout).toBe(root.stdout);
+    expect(root.stdout).toContain('EXIT CODES');
+  });
+
+  it('-h as the value of a flag is that value, not a request for help', () => {
+    const r = runCliProcess(['reject', 'abcdef01', '--rationale', '-h', '--knowledge', t.knowledge, '--json']);
+    expect(r.stdout).not.toContain('USAGE');
+    expect(r.json.status).toBe('error'); // (no such candidate: the command ran)
+  });
+
+  it('shell completion comes from @oclif/plugin-autocomplete', () => {
+    const r = runCliProcess(['autocomplete', 'script', 'bash'], {env: {XDG_CACHE_HOME: path.join(t.dir, 'cache'), HOME: t.dir}});
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('autoctx');
   });
 });
