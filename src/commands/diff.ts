@@ -1,11 +1,14 @@
 import {diffBundles} from '../core/bundle.js';
 import {ScenarioCommand} from '../cli/base-command.js';
-import {short} from '../cli/style.js';
+import * as Flags from '@oclif/core/flags';
+import {paint, short} from '../cli/style.js';
 import {digestArg} from '../cli/flags.js';
 
 export default class Diff extends ScenarioCommand {
-  static override summary = 'Show the component-level difference of bundle A against bundle B.';
-  static override examples = ['<%= config.bin %> diff 6d9bc734 9fe14ef5', '<%= config.bin %> diff 6d9bc734 9fe14ef5 --json | jq .manifest_diff.changes'];
+  static override summary = 'Show what changed from bundle B to bundle A: each changed component as a unified text diff.';
+  static override description = 'People get a unified diff (as git diff shows it) of every changed component, from B\'s text to A\'s; --stat lists the changed components only. --json gives the manifest diff and, in content_diffs, each change as a patch and as hunks.';
+  static override examples = ['<%= config.bin %> diff 6d9bc734 9fe14ef5', '<%= config.bin %> diff 6d9bc734 9fe14ef5 --stat', '<%= config.bin %> diff 6d9bc734 9fe14ef5 --json | jq -r .content_diffs[0].patch'];
+  static override flags = {stat: Flags.boolean({summary: 'The changed components and their line counts only, no text.'})};
   static override args = {
     a: digestArg('the tested bundle', 'Tested bundle (digest or prefix).'),
     b: digestArg('the comparison bundle', 'Comparison bundle (digest or prefix).'),
@@ -15,11 +18,17 @@ export default class Diff extends ScenarioCommand {
     const {args, flags} = await this.parse(Diff);
     const result = diffBundles({knowledge: flags.knowledge, scenario: flags.scenario, a: args.a, b: args.b});
     const changes = result.manifest_diff.changes;
+    const diffs = result.content_diffs;
+    const colour = (line: string) => (line.startsWith('+') && !line.startsWith('+++') ? paint.green(line) : line.startsWith('-') && !line.startsWith('---') ? paint.red(line) : line.startsWith('@@') ? paint.cyan(line) : line);
     return this.done(result, () => [
       `${short(result.tested_bundle_digest)} against ${short(result.comparison_bundle_digest)}: ${changes.length} change${changes.length === 1 ? '' : 's'}`,
-      ...changes.map((c) => {
-        const sign = c.comparison_component_digest === null ? '+' : c.tested_component_digest === null ? '-' : '~';
-        return `  ${sign} ${c.component_kind}/${c.component_key}  ${short(c.comparison_component_digest)} -> ${short(c.tested_component_digest)}`;
+      ...changes.flatMap((c, i) => {
+        const d = diffs[i]!;
+        const sign = d.change === 'added' ? '+' : d.change === 'removed' ? '-' : '~';
+        const head = `${sign} ${c.component_kind}/${c.component_key}  ${short(c.comparison_component_digest)} -> ${short(c.tested_component_digest)}  (+${d.added_lines} -${d.removed_lines})`;
+        if (flags.stat) return [`  ${head}`];
+        if (d.patch === null) return ['', paint.bold(head), '  (the two texts are too different to diff line by line in time)'];
+        return ['', paint.bold(head), ...d.patch.trimEnd().split('\n').map(colour)];
       }),
     ]);
   }

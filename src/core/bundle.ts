@@ -1,8 +1,9 @@
+import {contentDiff, type ContentDiff} from '../model/text-diff.js';
 import {fail} from '../errors.js';
 import {type ContextBundle} from '../model/bundle.js';
 import {manifestDiff, type ManifestDiff} from '../model/diff.js';
 import {type Lifecycle} from '../model/lifecycle.js';
-import {readSource} from '../store/index.js';
+import {componentFileName, readSource} from '../store/index.js';
 import {materializeBundle} from '../store/materialize.js';
 import {bundleFromSource, verifySourceDigests} from './build.js';
 import {openScenario, type StoreOptions} from './context.js';
@@ -80,13 +81,22 @@ export interface DiffResult {
   tested_bundle_digest: string;
   comparison_bundle_digest: string;
   manifest_diff: ManifestDiff;
+  /** Each changed component's text, as a unified diff from B's to A's. */
+  content_diffs: ContentDiff[];
 }
 
-/** The manifest diff of bundle a (tested) against bundle b (comparison). */
+/** The manifest diff of bundle a (tested) against bundle b (comparison), and the content of every change. */
 export function diffBundles(options: StoreOptions & {a: string; b: string}): DiffResult {
   const store = openScenario(options);
   const a = store.requireBundle(resolveDigest(store, options.a));
   const b = store.requireBundle(resolveDigest(store, options.b));
   const diff = manifestDiff(a, b);
-  return {status: 'ok', scenario: store.scenario, tested_bundle_digest: a.digest, comparison_bundle_digest: b.digest, manifest_diff: diff};
+  const find = (bundle: ContextBundle, kind: string, key: string) => bundle.components.find((c) => c.kind === kind && c.key === key) ?? null;
+  const name = (label: string, c: {media_type: string} | null, kind: string, key: string) => `${label}/${kind}/${componentFileName(key, c?.media_type ?? 'text/plain')}`;
+  const content_diffs = diff.changes.map((ch) => {
+    const before = find(b, ch.component_kind, ch.component_key);
+    const after = find(a, ch.component_kind, ch.component_key);
+    return contentDiff(ch.component_kind, ch.component_key, before, after, {before: name('b', before, ch.component_kind, ch.component_key), after: name('a', after, ch.component_kind, ch.component_key)});
+  });
+  return {status: 'ok', scenario: store.scenario, tested_bundle_digest: a.digest, comparison_bundle_digest: b.digest, manifest_diff: diff, content_diffs};
 }

@@ -1,6 +1,7 @@
 export {KnowledgeStore, knowledgeRootFrom, GITIGNORE_LINES, type UnknownRootEntry} from './knowledge.js';
 export {ScenarioStore, type MatchedEvidence, type StoredCampaign, type StoredSeal} from './scenario-store.js';
 export {StateArea, STATE_DIR_MODE, STATE_FILE_MODE} from './state-area.js';
+export {componentFileName} from './file-names.js';
 export {readSource, type BundleSource} from './source.js';
 export {assertScenarioName, campaignSegment, isSafeSegment, leftoverKind, ScenarioPaths, RootPaths, STATE_DIR_NAME} from './paths.js';
 export {schemaProblem, assertSchema} from './schemas.js';
