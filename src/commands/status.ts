@@ -2,8 +2,10 @@ import {status} from '../core/status.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
 
+const fmt = (x: number | null) => (x === null ? '-' : x.toFixed(4));
+
 export default class Status extends ScenarioCommand {
-  static override summary = 'Show the active bundle and the candidates of each scenario.';
+  static override summary = 'Show the active bundle and each candidate: lifecycle, decision, mean and interval, rationale and when.';
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --scenario support --json'];
 
   async run() {
@@ -14,7 +16,15 @@ export default class Status extends ScenarioCommand {
         ? ['no scenarios yet; run autoctx init --scenario S --from SRC']
         : result.scenarios.flatMap((s) => [
             `${paint.bold(s.scenario)}: ${s.active ? `active ${short(s.active.bundle_digest)} (epoch ${s.active.evaluator_epoch}, rollback target ${short(s.active.rollback_target_digest)})` : paint.yellow('no active bundle')}`,
-            ...Object.entries(s.candidates).map(([lifecycle, digests]) => `  ${lifecycle.padEnd(10)} ${digests.map(short).join(' ')}`),
+            ...s.details.map((c) => {
+              const interval = c.confidence_low !== null && c.confidence_high !== null ? ` [${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]` : '';
+              const numbers = c.decision ? `${c.decision.padEnd(18)} mean ${fmt(c.mean_effect)}${interval}, ${c.pairs} pair${c.pairs === 1 ? '' : 's'}` : 'not evaluated'.padEnd(18);
+              const why = c.rationale ? `  ${c.rationale.length > 80 ? `${c.rationale.slice(0, 79)}…` : c.rationale}` : '';
+              return `  ${short(c.bundle_digest)}  ${c.lifecycle.padEnd(10)} ${numbers}  ${paint.dim(c.updated_at)}${why}`;
+            }),
+            ...(s.repairable.length > 0
+              ? [paint.yellow(`  an interrupted command left work to complete: run autoctx repair${s.scenario ? ` --scenario ${JSON.stringify(s.scenario)}` : ''}`), ...s.repairable.map((r) => `    ${short(r.slice(0, 64))}${r.slice(64)}`)]
+              : []),
           ]),
     );
   }
