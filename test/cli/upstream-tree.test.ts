@@ -63,7 +63,7 @@ describe('trees written by the Python implementation', () => {
     expect(fs.readFileSync(path.join(knowledge, 'demo/playbook.md'), 'utf8')).toBe('new exact component\n');
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: []});
     const log = runCli(['log', '--knowledge', knowledge, '--json']);
-    expect(log.json.entries.map((e: {type: string}) => e.type)).toEqual(['rollback', 'rollback', 'promotion']);
+    expect(log.json.entries.map((e: {type: string}) => e.type)).toEqual(['rollback', 'rollback', 'rejection', 'proposal', 'promotion', 'proposal', 'init']); // (upstream proposed its rejected candidate after the promotion)
   });
 
   it('reads the reference spelling: \\u escapes, 0.0 and no final newline', () => {
