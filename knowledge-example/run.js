@@ -15,8 +15,10 @@ const knowledge = path.join(here, 'knowledge');
 const rel = (...p) => path.relative(process.cwd(), path.join(here, ...p));
 const evaluate = ['--evaluator', `node ${rel('evaluator.js')}`, '--evaluator-mode', 'persistent', '--fixtures', rel('demo', 'fixtures.jsonl'), '--quiet'];
 
+// Each command is shown as it can be copied and run from the project folder, --knowledge included.
+const quote = (a) => (/^[\w./:=@%+,-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
 function autoctx(args, {json = false, expect = [0]} = {}) {
-  const shown = ['autoctx', ...args].map((a) => (/[\s"]/.test(a) ? JSON.stringify(a) : a)).join(' ');
+  const shown = ['npx', 'autoctx', ...args, '--knowledge', path.relative(process.cwd(), knowledge)].map(quote).join(' ');
   if (!json) console.log(`\n$ ${shown}`);
   const r = spawnSync(process.execPath, [bin, ...args, ...(json ? ['--json'] : []), '--knowledge', knowledge], {encoding: 'utf8'});
   if (!json) process.stdout.write(r.stdout);
