@@ -20,10 +20,11 @@ describe('the npm package', () => {
     // dist/ is built by npm test before the suite; prepack (npm run build) is skipped here so that the suite's dist/ is not rebuilt under it.
     const pack = run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir, '--json'], PROJECT_ROOT);
     expect([pack.status, pack.stderr]).toEqual([0, expect.any(String)]);
-    const [{filename, files}] = JSON.parse(pack.stdout) as Array<{filename: string; files: Array<{path: string}>}>;
-    const paths = files.map((f) => f.path);
+    const packed = (JSON.parse(pack.stdout) as Array<{filename: string; files: Array<{path: string}>}>)[0]!;
+    const filename = packed.filename;
+    const paths = packed.files.map((f: {path: string}) => f.path);
     for (const needed of ['bin/run.js', 'dist/index.js', 'dist/commands/confirm.js', 'oclif.manifest.json', 'schemas/manifest.schema.json', 'package.json']) expect([needed, paths.includes(needed)]).toEqual([needed, true]);
-    expect(paths.some((p) => p.startsWith('src/') || p.startsWith('test/'))).toBe(false);
+    expect(paths.some((p: string) => p.startsWith('src/') || p.startsWith('test/'))).toBe(false);
 
     const prefix = path.join(dir, 'global');
     const install = run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', path.join(dir, filename)], dir);
