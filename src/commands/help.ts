@@ -1,9 +1,9 @@
 import * as Args from '@oclif/core/args';
-import {Command} from '@oclif/core/command';
+import {Command as OclifCommand} from '@oclif/core/command';
 import AutoctxHelp from '../cli/help.js';
 
 /** `autoctx help [COMMAND...]`: the same text as `autoctx COMMAND --help` (or the root help). */
-export default class HelpCommand extends Command {
+export default class HelpCommand extends OclifCommand {
   static override summary = 'Show help for autoctx, or for one command (autoctx help confirm, autoctx help bundle show).';
   static override strict = false;
   static override args = {command: Args.string({description: 'The command, its words separated by spaces.', required: false})};
