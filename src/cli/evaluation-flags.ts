@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import type {EvaluateOptions, EvaluateResult, ProgressEvent} from '../core/evaluate.js';
 import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/defaults.js';
+import {withTeamDefaults} from '../core/team-defaults.js';
 import {digestArg, integerFlag, secondsFlag, sourceFlag, textFlag} from './flags.js';
 import {paint, short} from './style.js';
 
@@ -8,8 +9,8 @@ export const candidateArg = {candidate: digestArg('the candidate', 'Candidate bu
 
 /** The flags of screen and confirm, beside the writing commands' base flags. */
 export const evaluationFlags = {
-  evaluator: textFlag('evaluator', {summary: 'Evaluator command, run through sh -c (see the evaluator protocol in the README).', helpValue: 'CMD', required: true}),
-  fixtures: sourceFlag('fixtures', {summary: 'Fixtures file: JSON Lines, one {"fixture", "initial_state", "observation", "lane"?} a line.', required: true}),
+  evaluator: textFlag('evaluator', {summary: 'Evaluator command, run through sh -c (see the evaluator protocol in the README); default: "evaluator" in autoctx.config.json.', helpValue: 'CMD'}),
+  fixtures: sourceFlag('fixtures', {summary: 'Fixtures file: JSON Lines, one {"fixture", "initial_state", "observation", "lane"?} a line; default: "fixtures" in autoctx.config.json.'}),
   policy: sourceFlag('policy', {summary: 'Confirmation policy JSON (missing fields take the defaults 2/6/20/2, min_effect 0, z 1.96).'}),
   'seeds-per-fixture': integerFlag('seeds-per-fixture', {summary: 'Seeds per fixture (default 1).', min: 1, max: 1_000_000, helpValue: 'K'}),
   cohort: textFlag('cohort', {summary: 'Cohort label (default <run-id>:<evaluator-epoch>:generation:<g>).', helpValue: 'C'}),
@@ -28,7 +29,7 @@ export type EvaluationFlags = {
   knowledge?: string | undefined;
   scenario?: string | undefined;
   evaluator?: string | undefined;
-  fixtures: string;
+  fixtures?: string | undefined;
   policy?: string | undefined;
   'seeds-per-fixture'?: number | undefined;
   cohort?: string | undefined;
@@ -44,22 +45,38 @@ export type EvaluationFlags = {
   'lock-timeout': number;
 };
 
-/** The core's options from flags that oclif has already parsed and checked. */
-export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm', flags: EvaluationFlags & {evaluator: string}, onProgress?: (e: ProgressEvent) => void): EvaluateOptions {
+/**
+ * The core's options from flags that oclif has already parsed and checked,
+ * with the team's defaults (knowledge/autoctx.config.json) where a flag was
+ * not given; `take` names what may come from that file.
+ */
+export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm', flags: EvaluationFlags, onProgress?: (e: ProgressEvent) => void, take?: Parameters<typeof withTeamDefaults>[1]): EvaluateOptions {
+  const filled = withTeamDefaults(
+    {
+      knowledge: flags.knowledge,
+      scenario: flags.scenario,
+      evaluator: flags.evaluator,
+      evaluatorMode: flags['evaluator-mode'] as 'per-arm' | 'persistent' | undefined,
+      fixtures: flags.fixtures,
+      policyFile: flags.policy,
+      concurrency: flags.concurrency,
+    },
+    take,
+  );
   return {
     knowledge: flags.knowledge,
     scenario: flags.scenario,
     candidate,
     mode,
-    evaluator: flags.evaluator,
-    evaluatorMode: flags['evaluator-mode'] as 'per-arm' | 'persistent' | undefined,
+    evaluator: filled.evaluator!,
+    evaluatorMode: filled.evaluatorMode,
     evaluatorVersion: flags['evaluator-version'],
-    fixtures: flags.fixtures,
-    policyFile: flags.policy,
+    fixtures: filled.fixtures,
+    policyFile: filled.policyFile,
     seedsPerFixture: flags['seeds-per-fixture'],
     cohort: flags.cohort,
     timeoutSeconds: flags.timeout,
-    concurrency: flags.concurrency,
+    concurrency: filled.concurrency,
     audit: flags.audit,
     campaign: flags.campaign,
     campaignPolicyFile: flags['campaign-policy'],

@@ -3,7 +3,7 @@ export {ScenarioStore, type MatchedEvidence, type StoredCampaign, type StoredSea
 export {StateArea, STATE_DIR_MODE, STATE_FILE_MODE} from './state-area.js';
 export {componentFileName} from './file-names.js';
 export {readSource, type BundleSource} from './source.js';
-export {assertScenarioName, campaignSegment, isSafeSegment, leftoverKind, ScenarioPaths, RootPaths, STATE_DIR_NAME} from './paths.js';
+export {assertScenarioName, campaignSegment, isSafeSegment, leftoverKind, ScenarioPaths, RootPaths, STATE_DIR_NAME, TEAM_CONFIG_NAME} from './paths.js';
 export {schemaProblem, assertSchema} from './schemas.js';
 export {readFixtures, readInputJson, readInputText, readJsonLines} from './inputs.js';
 export {GITIGNORE_GENERATIONS, type GitignoreState} from './kinds/gitignore.js';
@@ -14,3 +14,5 @@ export {pausePoint} from './lock.js';
 export {sweepAbandonedEvaluationFolders} from './materialize.js';
 export {evaluatorFiles} from './input-files.js';
 export type {RunJournal} from './kinds/run-journal.js';
+export type {EvaluationDefaults} from './kinds/team-config.js';
+export {readUserConfig, userConfigPath, type UserConfig} from './user-config.js';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {fail} from '../errors.js';
 import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './fs.js';
 import {readGitignore, updateGitignore, type GitignoreState} from './kinds/gitignore.js';
+import {readEvaluationDefaults, type EvaluationDefaults} from './kinds/team-config.js';
 import {assertScenarioName, isScenarioName, RootPaths, STATE_DIR_NAME} from './paths.js';
 import {ScenarioStore} from './scenario-store.js';
 import {StateArea} from './state-area.js';
@@ -129,6 +130,11 @@ export class KnowledgeStore {
   scenario(name: string): ScenarioStore {
     assertScenarioName(name);
     return new ScenarioStore(this.guard, name);
+  }
+
+  /** The team's evaluation defaults for a scenario (knowledge/autoctx.config.json), {} when there is none. */
+  evaluationDefaults(scenario: string): EvaluationDefaults {
+    return readEvaluationDefaults(this.guard, this.paths.teamConfig, scenario);
   }
 
   /** The per-machine state area, knowledge/.state/. */

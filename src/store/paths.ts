@@ -239,6 +239,9 @@ export function tempPath(target: string, nonce: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.autoctx-${nonce}.tmp`);
 }
 
+/** The team's defaults file at the knowledge root. */
+export const TEAM_CONFIG_NAME = 'autoctx.config.json';
+
 /** The name of the per-machine state area inside the knowledge root (ARCHITECTURE §11). */
 export const STATE_DIR_NAME = '.state';
 
@@ -248,6 +251,10 @@ export class RootPaths {
 
   get gitignore(): string {
     return path.join(this.root, '.gitignore');
+  }
+  /** The team's evaluation defaults, committed with the tree. */
+  get teamConfig(): string {
+    return path.join(this.root, TEAM_CONFIG_NAME);
   }
   /** A temporary file an interrupted write of the root's .gitignore left. */
   isGitignoreTemp(name: string): boolean {

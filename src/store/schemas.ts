@@ -27,7 +27,9 @@ export type SchemaName =
   | 'trial-result'
   | 'work-unit'
   | 'evaluation-request'
-  | 'evaluation-answer';
+  | 'evaluation-answer'
+  | 'team-config'
+  | 'user-config';
 
 /**
  * Validators are compiled from schemas/ by Ajv at build time

@@ -23,7 +23,8 @@ export default class PlanExport extends WritingCommand {
     const {args, flags} = await this.parse(PlanExport);
     if (flags.out === '-' && this.jsonEnabled()) throw new AutoctxError('USAGE', '--out - writes the units to stdout, which --json needs for the result; write them to a file');
     if (flags.out.trim() === '') throw new AutoctxError('USAGE', '--out must name a file, or - for stdout');
-    const options = evaluationOptions(args.candidate, 'confirm', {...flags, evaluator: flags.engine, quiet: true});
+    // The engine is the evaluator identity here: only the fixtures and the policy come from autoctx.config.json.
+    const options = evaluationOptions(args.candidate, 'confirm', {...flags, evaluator: flags.engine, quiet: true}, undefined, ['fixtures', 'policy']);
     const result = await exportPlan({...options, out: flags.out === '-' ? null : flags.out});
     if (flags.out === '-') {
       process.stdout.write(result.lines.length ? `${result.lines.join('\n')}\n` : '');

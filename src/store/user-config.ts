@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {parseJsonUtf8} from '../canonical/index.js';
+import {fail} from '../errors.js';
+import {schemaProblem} from './schemas.js';
+
+/**
+ * One person's machine settings, outside any tree and never committed:
+ * $XDG_CONFIG_HOME/autoctx/config.json (default ~/.config/autoctx/config.json).
+ * The agent-host hook opt-in and the signing key live here, for the features
+ * that use them; no command reads it before those need it.
+ */
+export interface UserConfig {
+  schema_version: 1;
+  hooks?: {enabled?: boolean};
+  signing_key?: string;
+}
+
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), '.config');
+  return path.join(base, 'autoctx', 'config.json');
+}
+
+/** The user's settings ({schema_version: 1} without a file); a malformed file is CONFIG_INVALID naming it. */
+export function readUserConfig(env: NodeJS.ProcessEnv = process.env): UserConfig {
+  const file = userConfigPath(env);
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {schema_version: 1};
+    throw error;
+  }
+  let value: unknown;
+  try {
+    value = parseJsonUtf8(bytes);
+  } catch (error) {
+    fail('CONFIG_INVALID', `${file}: ${(error as Error).message}`, {file});
+  }
+  const problem = schemaProblem('user-config', value);
+  if (problem) fail('CONFIG_INVALID', `${file}: ${problem}`, {file});
+  return value as UserConfig;
+}
