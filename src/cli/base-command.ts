@@ -3,7 +3,7 @@ import * as Flags from '@oclif/core/flags';
 import {canonicalJson} from '../canonical/index.js';
 import {AutoctxError, environmentError, exitCodeForStatus, isAutoctxError} from '../errors.js';
 import {lockTimeoutFlag} from './flags.js';
-import {enableColour, paint} from './style.js';
+import {enableColour, paint, paintErr} from './style.js';
 
 /** --knowledge and --scenario, shared by every command that reads a knowledge tree. */
 export const storeFlags = {
@@ -51,7 +51,7 @@ export function errorEnvelope(e: AutoctxError): {status: 'error'; error: Record<
 function stderrBlock(e: AutoctxError): string {
   const tail = e.data?.stderr_tail;
   if (!Array.isArray(tail) || tail.length === 0) return '';
-  return `  ${paint.dim(`the evaluator's stderr, last ${tail.length} line${tail.length === 1 ? '' : 's'}:`)}\n${tail.map((l) => `  | ${String(l)}\n`).join('')}`;
+  return `  ${paintErr.dim(`the evaluator's stderr, last ${tail.length} line${tail.length === 1 ? '' : 's'}:`)}\n${tail.map((l) => `  | ${String(l)}\n`).join('')}`;
 }
 
 /**
@@ -64,7 +64,9 @@ export abstract class AutoctxCommand extends Command {
 
   override async init(): Promise<void> {
     await super.init();
+    // Each stream is coloured by its own terminal: `autoctx … 2>err.log` keeps colour on stdout, `| less` keeps it on stderr.
     if (!this.jsonEnabled()) await enableColour(process.stdout);
+    await enableColour(process.stderr);
   }
 
   override logJson(json: unknown): void {
@@ -84,7 +86,7 @@ export abstract class AutoctxCommand extends Command {
     process.exitCode = e.exitCode;
     if (process.env.AUTOCTX_DEBUG && !isAutoctxError(error)) process.stderr.write(`${error.stack ?? error}\n`);
     if (this.jsonEnabled()) this.logJson(errorEnvelope(e));
-    else process.stderr.write(`${paint.red('error')} ${paint.bold(e.code)}: ${e.message}\n${stderrBlock(e)}`);
+    else process.stderr.write(`${paintErr.red('error')} ${paintErr.bold(e.code)}: ${e.message}\n${stderrBlock(e)}`);
   }
 
   /** Print the human summary (never in --json mode) and return the result for --json; the exit code follows the status. */

@@ -86,6 +86,20 @@ export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm',
   };
 }
 
+/**
+ * How a run shows its progress on stderr: the live view on a terminal (not in
+ * CI), else one plain line per event, nothing with --quiet.
+ */
+export async function progressOutput(quiet: boolean): Promise<{onProgress: ((e: ProgressEvent) => void) | undefined; stop: () => void}> {
+  if (quiet) return {onProgress: undefined, stop: () => undefined};
+  if (process.stderr.isTTY && !process.env.CI) {
+    const {startLiveView} = await import('./live-view.js');
+    const view = startLiveView();
+    return {onProgress: view.update, stop: view.stop};
+  }
+  return {onProgress: (e) => process.stderr.write(`${progressLine(e)}\n`), stop: () => undefined};
+}
+
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(4));
 
 /** One plain progress line per event, for logs and pipes. */

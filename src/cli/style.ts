@@ -6,13 +6,17 @@
 type Paint = (s: string) => string;
 const plain: Paint = (s) => s;
 
+/** Colour for what goes to stdout (results). */
 export const paint = {bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain};
+/** Colour for what goes to stderr (errors, the evaluator's stderr): decided by stderr's own terminal, not stdout's. */
+export const paintErr = {bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain};
 
-export async function enableColour(stream: NodeJS.WriteStream): Promise<void> {
+/** Colour the paints of one stream when that stream is a terminal (and NO_COLOR is unset). */
+export async function enableColour(stream: NodeJS.WriteStream, target: typeof paint = stream === process.stderr ? paintErr : paint): Promise<void> {
   if (process.env.NO_COLOR || !stream.isTTY || process.env.TERM === 'dumb') return;
   const {default: chalk} = await import('chalk');
   if (chalk.level === 0) return;
-  Object.assign(paint, {bold: chalk.bold, dim: chalk.dim, red: chalk.red, green: chalk.green, yellow: chalk.yellow, cyan: chalk.cyan});
+  Object.assign(target, {bold: chalk.bold, dim: chalk.dim, red: chalk.red, green: chalk.green, yellow: chalk.yellow, cyan: chalk.cyan});
 }
 
 /** Digests are long; people read the first 12 characters. */

@@ -1,6 +1,6 @@
 import {evaluateCandidate} from '../core/evaluate.js';
 import {WritingCommand} from '../cli/base-command.js';
-import {candidateArg, evaluationFlags, evaluationOptions, progressLine, summary} from '../cli/evaluation-flags.js';
+import {candidateArg, evaluationFlags, evaluationOptions, progressOutput, summary} from '../cli/evaluation-flags.js';
 
 export default class Confirm extends WritingCommand {
   static override summary = 'Evaluate a candidate to a decision: screen, adaptive confirmation, held-out lane.';
@@ -15,18 +15,14 @@ export default class Confirm extends WritingCommand {
 
   async run() {
     const {args, flags} = await this.parse(Confirm);
-    let onProgress: ((e: Parameters<typeof progressLine>[0]) => void) | undefined;
-    let stopView: (() => void) | undefined;
-    if (!flags.quiet && process.stderr.isTTY && !process.env.CI) {
-      const {startLiveView} = await import('../cli/live-view.js');
-      ({update: onProgress, stop: stopView} = startLiveView());
-    } else if (!flags.quiet) onProgress = (e) => process.stderr.write(`${progressLine(e)}\n`);
+    const options = evaluationOptions(args.candidate, 'confirm', flags); // every flag and default checked before the view starts
+    const view = await progressOutput(flags.quiet);
     try {
-      const result = await evaluateCandidate(evaluationOptions(args.candidate, 'confirm', flags, onProgress));
-      stopView?.();
+      const result = await evaluateCandidate({...options, onProgress: view.onProgress});
+      view.stop();
       return this.done(result, () => summary(result));
     } finally {
-      stopView?.();
+      view.stop();
     }
   }
 }

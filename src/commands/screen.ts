@@ -1,6 +1,6 @@
 import {evaluateCandidate} from '../core/evaluate.js';
 import {WritingCommand} from '../cli/base-command.js';
-import {candidateArg, evaluationFlags, evaluationOptions, progressLine, summary} from '../cli/evaluation-flags.js';
+import {candidateArg, evaluationFlags, evaluationOptions, progressOutput, summary} from '../cli/evaluation-flags.js';
 
 export default class Screen extends WritingCommand {
   static override summary = 'Run the cheap matched screen of a candidate against its parent.';
@@ -12,8 +12,14 @@ export default class Screen extends WritingCommand {
 
   async run() {
     const {args, flags} = await this.parse(Screen);
-    const log = flags.quiet ? undefined : (e: Parameters<typeof progressLine>[0]) => process.stderr.write(`${progressLine(e)}\n`);
-    const result = await evaluateCandidate(evaluationOptions(args.candidate, 'screen', flags, log));
-    return this.done(result, () => summary(result));
+    const options = evaluationOptions(args.candidate, 'screen', flags); // every flag and default checked before the view starts
+    const view = await progressOutput(flags.quiet);
+    try {
+      const result = await evaluateCandidate({...options, onProgress: view.onProgress});
+      view.stop();
+      return this.done(result, () => summary(result));
+    } finally {
+      view.stop();
+    }
   }
 }

@@ -59,7 +59,15 @@ function progress(run: Run, type: ProgressEvent['type'], decision: ComparisonRes
   if (!run.options.onProgress) return;
   // The decision counts every recorded pair by lane; without one (nothing recorded yet) they are counted.
   const recorded = decision ? {screen: decision.screen_pairs, confirmation: decision.confirmation_pairs, heldout: decision.heldout_pairs} : counts(run.trials);
-  run.options.onProgress({type, ...(unit ? {lane: unit.lane, fixture: unit.fixture, seed: unit.seed} : {}), counts: recorded, planned: plannedOf(run), decision, min_effect: run.policy.min_effect});
+  const planned = plannedOf(run);
+  const p = run.policy;
+  // The screen and the held-out lane decide at their minimum; confirmation stops between its minimum and maximum.
+  const reach = {
+    screen: {min: Math.min(p.min_screen_pairs, planned.screen), max: Math.min(p.min_screen_pairs, planned.screen)},
+    confirmation: {min: Math.min(p.min_confirmation_pairs, planned.confirmation), max: Math.min(p.max_confirmation_pairs, planned.confirmation)},
+    heldout: {min: Math.min(p.min_heldout_pairs, planned.heldout), max: Math.min(p.min_heldout_pairs, planned.heldout)},
+  };
+  run.options.onProgress({type, ...(unit ? {lane: unit.lane, fixture: unit.fixture, seed: unit.seed} : {}), counts: recorded, planned, decision, min_effect: p.min_effect, reach});
 }
 
 /**

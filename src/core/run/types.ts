@@ -18,6 +18,8 @@ export interface ProgressEvent {
   planned: Record<TrialLane, number>;
   decision: ComparisonResult | null;
   min_effect: number;
+  /** Per lane, the fewest and the most pairs the stopping rule can record there (never more than planned). */
+  reach: Record<TrialLane, {min: number; max: number}>;
 }
 
 export type EvaluateStatus = 'screened' | 'confirmed' | 'rejected' | 'inconclusive' | 'needs_more_evidence';
