@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import type {EvaluateOptions, EvaluateResult, ProgressEvent} from '../core/evaluate.js';
+import {evaluateCandidate, type EvaluateOptions, type EvaluateResult, type ProgressEvent} from '../core/evaluate.js';
 import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/defaults.js';
 import {withTeamDefaults} from '../core/team-defaults.js';
 import {digestArg, integerFlag, secondsFlag, sourceFlag, textFlag} from './flags.js';
@@ -98,6 +98,17 @@ export async function progressOutput(quiet: boolean): Promise<{onProgress: ((e: 
     return {onProgress: view.update, stop: view.stop};
   }
   return {onProgress: (e) => process.stderr.write(`${progressLine(e)}\n`), stop: () => undefined};
+}
+
+/** screen and confirm: check every flag and default, then evaluate with the progress output, stopped whatever happens. */
+export async function runEvaluation(candidate: string, mode: 'screen' | 'confirm', flags: EvaluationFlags): Promise<EvaluateResult> {
+  const options = evaluationOptions(candidate, mode, flags); // every flag and default checked before the view starts
+  const view = await progressOutput(flags.quiet);
+  try {
+    return await evaluateCandidate({...options, onProgress: view.onProgress});
+  } finally {
+    view.stop();
+  }
 }
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(4));

@@ -1,6 +1,5 @@
-import {evaluateCandidate} from '../core/evaluate.js';
 import {WritingCommand} from '../cli/base-command.js';
-import {candidateArg, evaluationFlags, evaluationOptions, progressOutput, summary} from '../cli/evaluation-flags.js';
+import {candidateArg, evaluationFlags, runEvaluation, summary} from '../cli/evaluation-flags.js';
 
 export default class Confirm extends WritingCommand {
   static override summary = 'Evaluate a candidate to a decision: screen, adaptive confirmation, held-out lane.';
@@ -15,14 +14,7 @@ export default class Confirm extends WritingCommand {
 
   async run() {
     const {args, flags} = await this.parse(Confirm);
-    const options = evaluationOptions(args.candidate, 'confirm', flags); // every flag and default checked before the view starts
-    const view = await progressOutput(flags.quiet);
-    try {
-      const result = await evaluateCandidate({...options, onProgress: view.onProgress});
-      view.stop();
-      return this.done(result, () => summary(result));
-    } finally {
-      view.stop();
-    }
+    const result = await runEvaluation(args.candidate, 'confirm', flags);
+    return this.done(result, () => summary(result));
   }
 }

@@ -1,6 +1,5 @@
-import {evaluateCandidate} from '../core/evaluate.js';
 import {WritingCommand} from '../cli/base-command.js';
-import {candidateArg, evaluationFlags, evaluationOptions, progressOutput, summary} from '../cli/evaluation-flags.js';
+import {candidateArg, evaluationFlags, runEvaluation, summary} from '../cli/evaluation-flags.js';
 
 export default class Screen extends WritingCommand {
   static override summary = 'Run the cheap matched screen of a candidate against its parent.';
@@ -12,14 +11,7 @@ export default class Screen extends WritingCommand {
 
   async run() {
     const {args, flags} = await this.parse(Screen);
-    const options = evaluationOptions(args.candidate, 'screen', flags); // every flag and default checked before the view starts
-    const view = await progressOutput(flags.quiet);
-    try {
-      const result = await evaluateCandidate({...options, onProgress: view.onProgress});
-      view.stop();
-      return this.done(result, () => summary(result));
-    } finally {
-      view.stop();
-    }
+    const result = await runEvaluation(args.candidate, 'screen', flags);
+    return this.done(result, () => summary(result));
   }
 }
