@@ -54,8 +54,8 @@ function migrationProblem(store: ScenarioStore, digest: string, record: Candidat
 /**
  * Migrate a candidate's legacy (schema-1) evidence to the schema-2 envelope
  * under a given policy, as the Python implementation's explicit migration
- * does: verified by replay before anything is written, then the envelope (the
- * same trials), its seal, and the record's policy. A confirmed candidate can
+ * does: verified by replay before anything is written, then the seal, the
+ * record's policy and the envelope (the same trials). A confirmed candidate can
  * then be promoted. Evidence already in schema 2 is left as it is.
  */
 export async function migrateEvidence(options: MigrateOptions): Promise<MigrateResult> {
@@ -72,9 +72,11 @@ export async function migrateEvidence(options: MigrateOptions): Promise<MigrateR
     if (!evidence.legacy) return result('unchanged');
     const trials = evidence.trials.map((t) => createMatchedTrial(t)); // the same trials, under their current pair keys
     const plan = store.readPlan(digest);
-    store.writeEvidence(digest, trials, policy);
+    // The seal and the record's policy first, the envelope last: until the envelope is rewritten the evidence is
+    // schema 1 beside a policy that replays it (a state verify accepts and this command, or repair, completes).
     store.writeEvidenceSeal(digest, trials, plan ? planBindingDigest(plan) : null);
-    store.writeRecord({...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: policyDigest, updated_at: isoTimestamp(now(options))});
+    if (!record.confirmation_policy) store.writeRecord({...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: policyDigest, updated_at: isoTimestamp(now(options))});
+    store.writeEvidence(digest, trials, policy);
     return result('migrated');
   });
 }

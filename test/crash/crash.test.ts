@@ -5,6 +5,7 @@ import {verify} from '../../src/core/verify.js';
 import {runCli, type CliResult} from '../helpers/cli.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL, readUnits, trialResult} from '../helpers/pipeline.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
+import {legacyPairKey} from '../../src/model/index.js';
 
 /**
  * Crash injection: every command that writes is killed with SIGKILL before and
@@ -21,6 +22,7 @@ const covered: string[] = [];
 const ENV = {FAKE_DELTA: '0.2', FAKE_NOISE: '0.05'};
 const base = writeSource(path.join(root, 'src-base'), {'playbook/playbook.md': 'Be helpful.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
 const cand = writeSource(path.join(root, 'src-cand'), {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+const candHarness = writeSource(path.join(root, 'src-cand-harness'), {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}', 'harness_validator/check_output.py': 'def validate(output):\n    return "error" not in output\n'});
 const evaluation = ['--evaluator', `node ${FAKE}`, '--evaluator-mode', 'persistent', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--quiet'];
 
 function cli(k: string, args: string[], env: NodeJS.ProcessEnv = {}): CliResult {
@@ -65,6 +67,25 @@ const exported = () =>
     fs.writeFileSync(path.join(root, 'results.jsonl'), `${results.join('\n')}\n`);
   });
 
+/** A candidate bound to a mistyped evaluator (nothing recorded): what --rebind starts from. */
+const typoBound = () =>
+  template('typo-bound', (k) => {
+    fs.cpSync(proposed(), k, {recursive: true});
+    const typo = evaluation.map((x) => (x === `node ${FAKE}` ? `nod ${FAKE}` : x));
+    expect(cli(k, ['confirm', candidate, ...typo]).status).toBe(8);
+  });
+/** A confirmed candidate whose evidence is schema-1 with no recorded policy (as an older Python implementation left it). */
+const legacy = () =>
+  template('legacy', (k) => {
+    fs.cpSync(confirmed(), k, {recursive: true});
+    const dir = path.join(k, 'demo/context_bundles/candidates', candidate);
+    const doc = JSON.parse(fs.readFileSync(path.join(dir, 'matched_trials.json'), 'utf8'));
+    fs.writeFileSync(path.join(dir, 'matched_trials.json'), JSON.stringify(doc.trials.map((t: Record<string, unknown>) => ({...t, pair_key: legacyPairKey(t as never)}))));
+    const record = JSON.parse(fs.readFileSync(path.join(dir, 'record.json'), 'utf8'));
+    fs.writeFileSync(path.join(dir, 'record.json'), JSON.stringify({...record, confirmation_policy: null, confirmation_policy_digest: null}, null, 2));
+    fs.rmSync(path.join(dir, 'evidence_seal.json'));
+  });
+
 /** What a finished run leaves: the pointer and every candidate's lifecycle, comparison and evidence. */
 function state(k: string): unknown {
   const dir = path.join(k, 'demo/context_bundles');
@@ -72,15 +93,22 @@ function state(k: string): unknown {
   const active = JSON.parse(fs.readFileSync(path.join(dir, 'active.json'), 'utf8'));
   const candidates = fs.existsSync(path.join(dir, 'candidates')) ? fs.readdirSync(path.join(dir, 'candidates')).sort() : [];
   const mirror = (name: string) => (fs.existsSync(path.join(k, 'demo', name)) ? fs.readFileSync(path.join(k, 'demo', name), 'utf8') : null);
+  // Harness validators' runtime files, and the plans a rebind kept, with their bytes.
+  const files = (sub: string) => {
+    const d = path.join(dir, sub);
+    return fs.existsSync(d) ? (fs.readdirSync(d, {recursive: true}) as string[]).filter((f) => fs.statSync(path.join(d, f)).isFile()).sort().map((f) => [f, fs.readFileSync(path.join(d, f), 'utf8')]) : [];
+  };
   return {
     active: active.bundle_digest,
+    runtime: files('runtime'),
     // The mirrors too: a re-run that finds the move done brings them in line.
     mirrors: {playbook: mirror('playbook.md'), hints: mirror('hints.md')},
     candidates: candidates.map((d) => {
       const c = path.join(dir, 'candidates', d);
       const record = fs.existsSync(path.join(c, 'record.json')) ? JSON.parse(fs.readFileSync(path.join(c, 'record.json'), 'utf8')) : null;
       const evidence = fs.existsSync(path.join(c, 'matched_trials.json')) ? fs.readFileSync(path.join(c, 'matched_trials.json'), 'utf8') : null;
-      return {d, lifecycle: record?.lifecycle, comparison: record?.comparison, evidence, negative: fs.existsSync(path.join(c, 'negative_result.json'))};
+      const plan = fs.existsSync(path.join(c, 'evaluator_plan.json')) ? JSON.parse(fs.readFileSync(path.join(c, 'evaluator_plan.json'), 'utf8')).plan_digest : null;
+      return {d, lifecycle: record?.lifecycle, comparison: record?.comparison, policy: record?.confirmation_policy_digest ?? null, evidence, plan, superseded: files(`candidates/${d}/superseded_plans`), negative: fs.existsSync(path.join(c, 'negative_result.json'))};
     }),
   };
 }
@@ -106,6 +134,9 @@ const scenarios: Scenario[] = [
   {name: 'epoch rollover', from: initialized, args: () => ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']},
   {name: 'trials ingest', from: exported, args: () => ['trials', 'ingest', candidate, path.join(root, 'results.jsonl')]},
   {name: 'reject', from: confirmed, args: () => ['reject', candidate, '--rationale', 'crash test']},
+  {name: 'propose with a harness validator (its runtime file)', from: initialized, args: () => ['propose', '--from', candHarness, '--run-id', 'crash-harness']},
+  {name: 'confirm --rebind (the old plan kept, the new one bound)', from: typoBound, args: () => ['confirm', candidate, ...evaluation, '--rebind']},
+  {name: 'trials migrate (legacy evidence to schema 2)', from: legacy, args: () => ['trials', 'migrate', candidate, '--policy', POLICY_SMALL]},
 ];
 
 describe('crash injection: SIGKILL before and after every durable write', () => {

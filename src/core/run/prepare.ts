@@ -77,7 +77,6 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
   const files = request.evaluator.mode === 'external' ? [] : evaluatorFiles(request.evaluator.command);
   // A rebind replaces the bound plan whole: what it is checked against is the plan being bound, not the bound one.
   const rebinding = bound !== null && request.rebind === true;
-  if (rebinding) rebindAllowed(store, candidate.digest, bound, evidence);
   const fileChange = bound && !rebinding ? evaluatorFileChange(bound.additions, files) : null;
   if (fileChange) fail('EVALUATOR_CHANGED', `the evaluator is not the one bound in evaluator_plan.json: ${fileChange}; evidence of two evaluators is never mixed (bind a new candidate, or restore the file)`, {file: fileChange.split(' ')[0]});
   const policy = loadPolicy(request.policyFile, rebinding ? null : bound);
@@ -89,6 +88,26 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
   if (deficits) fail('PLAN_UNREACHABLE', `the fixture plan cannot reach a decision under its policy: ${deficits}`);
   const campaignId = request.campaign ?? bound?.additions.campaign_id ?? null;
   if (bound && !rebinding && request.campaign !== undefined && request.campaign !== bound.additions.campaign_id) fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.additions.campaign_id)}`);
+  const planWith = (confirmation_policy: ConfirmationPolicy) =>
+    createEvaluatorPlan({
+      scenario: store.scenario,
+      evaluator_epoch: candidate.evaluator_epoch,
+      candidate_digest: candidate.digest,
+      incumbent_digest: incumbent.digest,
+      cohort,
+      confirmation_policy,
+      units,
+      evaluator: request.evaluator,
+      audit: request.audit ?? (rebinding ? undefined : bound?.additions.audit?.command) ?? null,
+      campaign_id: campaignId,
+      evaluator_files: files,
+      supersedes: rebinding ? [...(bound.additions.supersedes ?? []), bound.plan_digest] : (bound?.additions.supersedes ?? []),
+    });
+  // A rebind is refused before anything is written (a campaign reservation) when something was observed, unless
+  // the plan asked for is the bound one (a run resumed with the flag still given): that is no rebind.
+  if (rebinding && planWith(campaignId !== null && campaignId === bound.additions.campaign_id ? bound.plan.confirmation_policy : policy).plan_digest !== bound.plan_digest) {
+    rebindAllowed(store, candidate.digest, bound, evidence);
+  }
   let campaign: Run['campaign'] = null;
   let effective = policy;
   // A legacy migration that cannot succeed is refused before anything (a campaign reservation) is written.
@@ -104,20 +123,7 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
       campaign = {id: campaignId, policy: reserved.campaign};
     });
   }
-  const requested = createEvaluatorPlan({
-    scenario: store.scenario,
-    evaluator_epoch: candidate.evaluator_epoch,
-    candidate_digest: candidate.digest,
-    incumbent_digest: incumbent.digest,
-    cohort,
-    confirmation_policy: effective,
-    units,
-    evaluator: request.evaluator,
-    audit: request.audit ?? (rebinding ? undefined : bound?.additions.audit?.command) ?? null,
-    campaign_id: campaignId,
-    evaluator_files: files,
-    supersedes: rebinding ? [...(bound.additions.supersedes ?? []), bound.plan_digest] : (bound?.additions.supersedes ?? []),
-  });
+  const requested = planWith(effective);
   if (evidence?.legacy) await migrateLegacy(store, options, candidate, record, evidence.trials, effective);
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
     fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
