@@ -86,7 +86,7 @@ function checkReplays(c: Findings, records: Map<string, CandidateRecord>): void 
       continue;
     }
     // Legacy evidence the Python implementation wrote before it bound policies cannot be replayed until it is migrated: said, not failed.
-    const policyless = c.attempt(file, () => store.readEvidence(digest))?.legacy === true && !record.confirmation_policy;
+    const policyless = !record.confirmation_policy && c.attempt(file, () => store.readEvidence(digest))?.legacy === true; // (read only for a record without a policy)
     if (policyless) {
       c.warn(file, 'LEGACY_EVIDENCE', `${c.rel(file)} is schema-1 evidence with no recorded policy, so its comparison is not replayed; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`);
       continue;

@@ -51,14 +51,21 @@ export function harnessSource(c: {key: string; content: string; media_type: stri
   return {source: code};
 }
 
-/** The runtime files of a bundle, in manifest order; throws INVALID_INPUT naming the first component that has none upstream would write. */
-export function harnessRuntimeFiles(bundle: {components: ReadonlyArray<Pick<ContextBundle['components'][number], 'kind' | 'key' | 'content' | 'media_type'>>}): RuntimeFile[] {
+/** The runtime files of a bundle, in manifest order, or the problem of the first component upstream would not save. */
+export function harnessRuntime(bundle: {components: ReadonlyArray<Pick<ContextBundle['components'][number], 'kind' | 'key' | 'content' | 'media_type'>>}): {files: RuntimeFile[]} | {problem: string; key: string} {
   const files: RuntimeFile[] = [];
   for (const c of bundle.components) {
     if (c.kind !== 'harness_validator') continue;
     const s = harnessSource(c);
-    if ('problem' in s) fail('INVALID_INPUT', s.problem, {component: `harness_validator/${c.key}`});
+    if ('problem' in s) return {problem: s.problem, key: c.key};
     if (!isPythonBlank(s.source)) files.push({key: c.key, text: `${pythonRstrip(s.source)}\n`});
   }
-  return files;
+  return {files};
+}
+
+/** harnessRuntime, refusing a problem with INVALID_INPUT naming the component. */
+export function harnessRuntimeFiles(bundle: Parameters<typeof harnessRuntime>[0]): RuntimeFile[] {
+  const r = harnessRuntime(bundle);
+  if ('problem' in r) fail('INVALID_INPUT', r.problem, {component: `harness_validator/${r.key}`});
+  return r.files;
 }

@@ -57,9 +57,11 @@ describe('autoctx evaluator check', () => {
 
   it('bad flags are refused before anything runs', () => {
     const t = fresh();
+    const before = treeHash(t.knowledge);
     const r = check(t, ['--evaluator', `node ${FAKE}`, '--fixtures', FIXTURES_12, '--pairs', '21']);
     expect([r.status, r.json.error.code]).toEqual([2, 'USAGE']);
     const missing = check(t, ['--evaluator', `node ${FAKE}`, '--fixtures', path.join(t.dir, 'nope.jsonl')]);
-    expect(missing.status).toBe(2);
+    expect([missing.status, missing.json.error.code]).toEqual([2, 'INPUT_NOT_FOUND']);
+    expect(treeHash(t.knowledge)).toBe(before);
   });
 });

@@ -92,9 +92,12 @@ describe('autoctx report', () => {
 
   it('refuses what it cannot report, with one line and exit 2', () => {
     const p = t.propose('p', {'playbook/playbook.md': 'Not evaluated yet.\n'});
+    const before = treeHash(t.knowledge);
     for (const args of [['report', p, '--format', 'md'], ['report', c], ['report', c, '--out', path.join(t.dir, 'nope')]]) {
       const r = runCliProcess([...args, '--knowledge', t.knowledge]);
       expect([args, r.status, r.stderr.trim().split('\n').length]).toEqual([args, 2, 1]);
+      expect(r.stderr).toMatch(/^error [A-Z_]+: /);
     }
+    expect(treeHash(t.knowledge)).toBe(before);
   });
 });

@@ -1,5 +1,5 @@
 import type {ContextBundle} from '../../model/bundle.js';
-import {harnessRuntimeFiles, harnessSource, type RuntimeFile} from '../../model/harness-runtime.js';
+import {harnessRuntime, harnessRuntimeFiles, type RuntimeFile} from '../../model/harness-runtime.js';
 import {readBytes} from '../fs.js';
 import type {Findings} from '../findings.js';
 import type {KindContext} from './context.js';
@@ -30,12 +30,8 @@ export function writeHarnessRuntime(ctx: KindContext, bundle: ContextBundle): st
 function expectedFiles(c: Findings, digest: string): RuntimeFile[] | string {
   const bundle = c.attempt(c.store.paths.bundle(digest), () => c.store.readBundleTexts(digest));
   if (!bundle) return [];
-  for (const comp of bundle.components) {
-    if (comp.kind !== 'harness_validator') continue;
-    const s = harnessSource(comp);
-    if ('problem' in s) return s.problem;
-  }
-  return harnessRuntimeFiles(bundle);
+  const r = harnessRuntime(bundle);
+  return 'problem' in r ? r.problem : r.files;
 }
 
 /**
