@@ -1,10 +1,11 @@
-// Runs the built CLI (dist/, through oclif's run) inside a worker thread, one
+// Runs the built CLI (dist/bundle/cli.js, the bundle bin/run.js loads, with
+// the oclif it was bundled with) inside a worker thread, one
 // command at a time, for test/helpers/cli.ts: the caller blocks on a shared
 // flag until the answer is posted, so a test reads like a spawned process
 // (status, stdout, stderr) at a fraction of a process start's cost.
 import {parentPort, workerData} from 'node:worker_threads';
 
-const {run, settings} = await import('@oclif/core');
+const {run, settings} = await import('../../dist/bundle/cli.js');
 settings.enableAutoTranspile = false;
 
 const out = {stdout: '', stderr: ''};

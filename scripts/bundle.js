@@ -1,0 +1,73 @@
+// Bundles the compiled CLI (dist/) and the parts of @oclif/core it uses into
+// dist/bundle/cli.js, so that a command starts by reading one file instead of
+// some 250 modules. The verify worker is bundled beside it under the same name
+// it has in dist/core, so `new URL('./verify-worker.js', import.meta.url)`
+// finds it in either layout. ink and react stay outside: only the live view
+// imports them, and lazily. Run by `npm run build`, after tsc.
+import {readdirSync, statSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {build} from 'esbuild';
+
+const root = process.cwd();
+const commandsDir = path.join(root, 'dist/commands');
+
+/** Every compiled command file, keyed by its oclif id (`bundle/show.js` is `bundle:show`). */
+function commandFiles(dir, prefix = []) {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) return commandFiles(file, [...prefix, name]);
+      return name.endsWith('.js') ? [{id: [...prefix, name.slice(0, -3)].join(':'), file}] : [];
+    });
+}
+
+const commands = commandFiles(commandsDir);
+const entry = [
+  ...commands.map((c, i) => `import C${i} from ${JSON.stringify(c.file)};`),
+  `export const COMMANDS = {${commands.map((c, i) => `${JSON.stringify(c.id)}: C${i}`).join(', ')}};`,
+  `export {default as HELP} from ${JSON.stringify(path.join(root, 'dist/cli/help.js'))};`,
+  `export {default as COMMAND_NOT_FOUND} from ${JSON.stringify(path.join(root, 'dist/cli/hooks/command-not-found.js'))};`,
+  `export {execute} from '@oclif/core/execute';`,
+  `export {run} from '@oclif/core/run';`,
+  `export {settings} from '@oclif/core/settings';`,
+].join('\n');
+
+const shared = {
+  metafile: true,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.17',
+  outdir: path.join(root, 'dist/bundle'),
+  external: ['ink', 'react', 'react/*', '@oclif/plugin-autocomplete', 'typescript', 'ts-node'],
+  // CommonJS dependencies (oclif's own, write-file-atomic) call require() and
+  // read __filename; give the ESM bundle both.
+  banner: {
+    js: [
+      "import {createRequire as __autoctxRequire} from 'node:module';",
+      "import {fileURLToPath as __autoctxPath} from 'node:url';",
+      "import {dirname as __autoctxDirname} from 'node:path';",
+      'const require = __autoctxRequire(import.meta.url);',
+      'const __filename = __autoctxPath(import.meta.url);',
+      'const __dirname = __autoctxDirname(__filename);',
+    ].join(' '),
+  },
+  // The live view stays a module of its own in dist/cli: bundled, its static
+  // imports of ink and react would be hoisted to the top of the bundle.
+  plugins: [
+    {
+      name: 'live-view-outside',
+      setup(b) {
+        b.onResolve({filter: /[/\\]live-view\.js$/}, () => ({path: '../cli/live-view.js', external: true}));
+      },
+    },
+  ],
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+const r = await build({...shared, stdin: {contents: entry, resolveDir: root, sourcefile: 'cli-entry.js', loader: 'js'}, entryNames: 'cli', outdir: undefined, outfile: path.join(root, 'dist/bundle/cli.js')});
+await build({...shared, entryPoints: {'verify-worker': path.join(root, 'dist/core/verify-worker.js')}});
+if (process.env.BUNDLE_META) writeFileSync("/tmp/meta.json", JSON.stringify(r.metafile));
+writeFileSync(path.join(root, 'dist/bundle/package.json'), '{"type": "module"}\n');
+console.log(`dist/bundle/cli.js: ${commands.length} commands`);
