@@ -68,7 +68,7 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
       confirmation_policy: null,
       confirmation_policy_digest: null,
     };
-    store.writeRecord(record);
+    store.writeRecord(record, 'rollover');
     movePointer(store, {expected, pointer: rolloverPointer(rollover), bundle, at: now(options)});
     return {status: 'rolled_over', scenario: store.scenario, bundle_digest: bundle.digest, previous_digest: current.digest, evaluator_epoch: epoch};
   });

@@ -82,8 +82,7 @@ export async function init(options: InitOptions): Promise<InitResult> {
       confirmation_policy: null,
       confirmation_policy_digest: null,
     };
-    const kept = store.readRecord(bundle.digest) ?? record;
-    store.writeRecord(kept);
+    const kept = store.writeRecord(store.readRecord(bundle.digest) ?? record, 'init');
     const pointer: ActivePointer = {
       schema_version: 1,
       bundle_digest: bundle.digest,

@@ -1,6 +1,7 @@
 import type {PointerMove} from '../model/pointer-history.js';
 import {fail} from '../errors.js';
 import type {CandidateRecord} from '../model/records.js';
+import {recordEvent, type RecordHistoryEntry} from '../model/record-history.js';
 import {openScenario, type StoreOptions} from './context.js';
 
 /** Whether a recorded move served, as the pointer's history tells it. */
@@ -31,16 +32,25 @@ export interface LogResult {
   entries: LogEntry[];
 }
 
-/** The decision a record's latest change is, when its lifecycle still says it (a promoted candidate's confirmation is its promotion). */
-const DECISION_EVENT: Partial<Record<CandidateRecord['lifecycle'], LogEntry['type']>> = {screened: 'screen', confirmed: 'confirmation', rejected: 'rejection'};
+/**
+ * A candidate's changes as (before, after) pairs of its record. With a history
+ * from its proposal on, every change; without one (written by an earlier
+ * autoctx or the Python implementation, or adopted later), its proposal and
+ * the change its first known record stands for, then the history after it.
+ */
+function changesOf(record: CandidateRecord, history: readonly RecordHistoryEntry[]): Array<[CandidateRecord | null, CandidateRecord]> {
+  const records = history.map((e) => e.record);
+  if (history[0]?.cause === 'propose') return records.map((after, i) => [records[i - 1] ?? null, after]);
+  const first = records[0] ?? record;
+  const proposed: CandidateRecord = {...first, lifecycle: 'proposed', comparison: null, rationale: first.lifecycle === 'proposed' ? first.rationale : ''};
+  return [[null, proposed], [proposed, first], ...records.slice(1).map((after, i): [CandidateRecord, CandidateRecord] => [records[i]!, after])];
+}
 
 /**
- * The history of a scenario, newest first: its init and every proposal, each
- * candidate's latest decision (a screen, a confirmation, a rejection) while
- * its record still says it, and every promotion, rollback and epoch rollover
- * with whether it served. A record keeps the time of its latest change only,
- * so a screen a candidate went past, or the confirmation of a candidate since
- * promoted, has no entry of its own.
+ * The history of a scenario, newest first: its init, every proposal, every
+ * screen, confirmation and rejection its candidates' record histories hold,
+ * and every promotion, rollback and epoch rollover with whether it served. A
+ * candidate written without a record history shows its latest decision only.
  */
 export function log(options: LogOptions): LogResult {
   if (options.limit !== undefined && (!Number.isSafeInteger(options.limit) || options.limit < 1)) fail('USAGE', '--limit must be a positive integer');
@@ -64,13 +74,15 @@ export function log(options: LogOptions): LogResult {
   for (const digest of store.listCandidateDigests()) {
     const r = store.readRecord(digest);
     if (!r) continue;
-    if (r.parent_digest === null) {
-      if (!rolledOver.has(digest)) entries.push({type: 'init', id: digest, at: r.created_at, from_digest: null, to_digest: digest, rationale: 'baseline bundle'});
-      continue;
+    if (r.parent_digest === null && !rolledOver.has(digest)) entries.push({type: 'init', id: digest, at: r.created_at, from_digest: null, to_digest: digest, rationale: 'baseline bundle'});
+    if (r.parent_digest === null) continue;
+    const changes = changesOf(r, store.readRecordHistory(digest));
+    // The looks of one run are one step: of consecutive changes of one kind, the last stands for them.
+    const events = changes.map(([before, after]) => ({event: recordEvent(before, after), after})).filter((e, i, all) => e.event !== null && all.slice(i + 1).find((n) => n.event !== null)?.event !== e.event);
+    for (const {event, after} of events) {
+      if (event === 'proposal') entries.push({type: 'proposal', id: digest, at: after.created_at, from_digest: after.parent_digest, to_digest: digest, rationale: `run ${after.source_run_id || 'manual'}, generation ${after.source_generation}${after.rationale && after.lifecycle === 'proposed' ? `: ${after.rationale}` : ''}`});
+      else if (event) entries.push({type: event, id: digest, at: after.updated_at, from_digest: after.parent_digest, to_digest: digest, rationale: after.rationale});
     }
-    entries.push({type: 'proposal', id: digest, at: r.created_at, from_digest: r.parent_digest, to_digest: digest, rationale: `run ${r.source_run_id || 'manual'}, generation ${r.source_generation}${r.lifecycle === 'proposed' && r.rationale ? `: ${r.rationale}` : ''}`});
-    const decided = DECISION_EVENT[r.lifecycle];
-    if (decided) entries.push({type: decided, id: digest, at: r.updated_at, from_digest: r.parent_digest, to_digest: digest, rationale: r.rationale});
   }
   for (const id of store.listPromotionIds()) {
     const p = store.readPromotion(id);

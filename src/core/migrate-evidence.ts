@@ -75,7 +75,7 @@ export async function migrateEvidence(options: MigrateOptions): Promise<MigrateR
     // The seal and the record's policy first, the envelope last: until the envelope is rewritten the evidence is
     // schema 1 beside a policy that replays it (a state verify accepts and this command, or repair, completes).
     store.writeEvidenceSeal(digest, trials, plan ? planBindingDigest(plan) : null);
-    if (!record.confirmation_policy) store.writeRecord({...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: policyDigest, updated_at: isoTimestamp(now(options))});
+    if (!record.confirmation_policy) store.writeRecord({...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: policyDigest, updated_at: isoTimestamp(now(options))}, 'migrate');
     store.writeEvidence(digest, trials, policy);
     return result('migrated');
   });

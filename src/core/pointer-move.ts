@@ -23,7 +23,7 @@ export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, 
     if (digest !== pointer.bundle_digest && record.lifecycle === 'active') next = 'superseded';
     if (!next || !canTransition(record.lifecycle, next)) continue;
     const rationale = next === 'superseded' ? words.superseded : words.active;
-    store.writeRecord({...record, lifecycle: next, updated_at: isoTimestamp(at), ...(rationale !== undefined ? {rationale} : {})});
+    store.writeRecord({...record, lifecycle: next, updated_at: isoTimestamp(at), ...(rationale !== undefined ? {rationale} : {})}, 'pointer-move');
     changed.push(digest);
   }
   return changed;

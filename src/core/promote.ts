@@ -67,7 +67,7 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
       matched_evidence_digest: evidenceDigest,
       reason,
     });
-    rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at});
+    rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at}, 'terminal');
   });
   if (served) fail('ACTIVE_MOVED', `candidate ${candidate.digest} was promoted by another command meanwhile; nothing more was done`, {active: candidate.digest});
   fail('ACTIVE_MOVED', `${reason}; the candidate is rejected as stale (propose it again against the active bundle)`, {active: activeDigest});
@@ -90,7 +90,7 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
     blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${stableDigest(gate.reservation)}; evidence_sha256=${gate.reservation.evidence_digest}`;
-    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: {...artifact, reservation: gate.reservation}});
+    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: {...artifact, reservation: gate.reservation}}, 'terminal');
   });
   return blocked;
 }

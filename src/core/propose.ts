@@ -82,7 +82,7 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
       confirmation_policy: null,
       confirmation_policy_digest: null,
     };
-    store.writeRecord(record);
+    store.writeRecord(record, 'propose');
     return result(true, 'proposed');
   });
 }

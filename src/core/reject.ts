@@ -23,7 +23,7 @@ export async function reject(options: StoreOptions & {candidate: string; rationa
     if (record.lifecycle === 'rejected') return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: true};
     if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; use rollback to stop serving it`);
     const at = isoTimestamp(now(options));
-    rejectWithNegativeResult(store, bundle, record, {kind: 'rejected', reason: `rejected by hand: ${options.rationale}`, at});
+    rejectWithNegativeResult(store, bundle, record, {kind: 'rejected', reason: `rejected by hand: ${options.rationale}`, at}, 'reject');
     return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: false};
   });
 }

@@ -72,7 +72,18 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         for (const d of finishPointerMove(store, active, now(options))) actions.push(`brought the lifecycle of ${d} in line with active.json`);
       }
       for (const digest of store.listCandidateDigests()) {
-        const record = store.readRecord(digest);
+        let record = store.readRecord(digest);
+        // A change cut short after its history entry is completed from the entry; a record without a history gets one.
+        const history = store.recordHistoryState(digest, record);
+        if (history.kind === 'behind') {
+          store.completeRecordFromHistory(history.entry);
+          record = history.entry.record;
+          actions.push(`completed ${rel(store.paths.record(digest))} from ${rel(store.paths.recordHistoryEntry(digest, history.entry.seq))}, a change cut short after its history entry`);
+        } else if (history.kind === 'differs' && !record) {
+          store.completeRecordFromHistory(history.entry);
+          record = history.entry.record;
+          actions.push(`restored ${rel(store.paths.record(digest))} from ${rel(store.paths.recordHistoryEntry(digest, history.entry.seq))}`);
+        }
         if (!record) {
           remaining.push(`${rel(store.paths.candidateDir(digest))} has no record.json: run the same autoctx propose again`);
           continue;
@@ -85,7 +96,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         if (negative && record.lifecycle !== 'rejected' && record.lifecycle !== 'active' && record.lifecycle !== 'superseded') {
           // A rejection interrupted between its negative result and its record: the negative result proves it.
           const reason = String((negative.entries as Array<{reason?: unknown}> | undefined)?.[0]?.reason ?? 'rejected');
-          markRejected(store, digest, {reason, at: isoTimestamp(now(options))});
+          markRejected(store, digest, {reason, at: isoTimestamp(now(options))}, 'repair');
           actions.push(`completed the rejection of ${digest} that ${rel(store.paths.negativeResult(digest))} records`);
           continue;
         }
@@ -96,6 +107,12 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         if (problem) {
           remaining.push(`${rel(store.paths.matchedTrials(digest))}: ${problem}; left as it is`);
           continue;
+        }
+        // A record with no history, or changed without it, whose evidence holds: repair is the person's word
+        // (after verify named it) that the record is to be kept as it stands, another implementation's change, say.
+        if (history.kind === 'adoptable' || history.kind === 'differs') {
+          store.adoptRecord(record);
+          actions.push(history.kind === 'adoptable' ? `started the record history of ${digest} from its record.json, which had none` : `recorded in the history of ${digest} the change of its record.json that the history did not hold (made by another implementation or by hand)`);
         }
         const stored = evidence && !evidence.legacy ? store.readEvidenceSeal(digest) : null;
         const seal = evidence && stored ? compareWithSeal(stored.trial_digests, evidence.trials) : null;
@@ -111,7 +128,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
               remaining.push(`${rel(store.paths.record(digest))} lags evidence that is terminal; run the same confirm again to write its terminal records`);
             } else {
               const lifecycle = replayed.decision === 'confirmed' ? 'confirmed' : replayed.decision === 'needs_screen' ? record.lifecycle : 'screened';
-              store.writeRecord({...record, schema_version: 2, lifecycle, comparison: replayed, confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest, rationale: replayed.reason, updated_at: isoTimestamp(now(options))});
+              store.writeRecord({...record, schema_version: 2, lifecycle, comparison: replayed, confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest, rationale: replayed.reason, updated_at: isoTimestamp(now(options))}, 'repair');
               actions.push(`brought ${rel(store.paths.record(digest))} up to its evidence`);
             }
           }
@@ -130,7 +147,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         }
         store.writeEvidence(digest, evidence.trials.map((t) => createMatchedTrial(t)), policy);
         store.writeEvidenceSeal(digest, evidence.trials.map((t) => createMatchedTrial(t)), planBinding(store, digest));
-        store.writeRecord({...record, schema_version: 2, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))});
+        store.writeRecord({...record, schema_version: 2, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))}, 'repair');
         actions.push(`migrated ${rel(store.paths.matchedTrials(digest))} to schema 2 after a verified replay`);
       }
     });

@@ -1,6 +1,7 @@
 import type {ContextBundle} from '../model/bundle.js';
 import type {NegativeKind, ReservationBinding} from '../model/negative-result.js';
 import type {CandidateRecord, ComparisonResult} from '../model/records.js';
+import type {RecordCause} from '../model/record-history.js';
 import type {ScenarioStore} from '../store/index.js';
 import {negativeResultFor} from './negative.js';
 
@@ -32,12 +33,11 @@ export function writeRejection(store: ScenarioStore, candidate: ContextBundle, r
 }
 
 /** The second half: the record, re-read under the lock, becomes `rejected` (once). Returns the record as it stands. */
-export function markRejected(store: ScenarioStore, digest: string, r: Pick<Rejection, 'reason' | 'rationale' | 'at'>): CandidateRecord {
+export function markRejected(store: ScenarioStore, digest: string, r: Pick<Rejection, 'reason' | 'rationale' | 'at'>, cause: RecordCause): CandidateRecord {
   const current = store.readRecord(digest)!;
   if (current.lifecycle === 'rejected') return current;
   const updated: CandidateRecord = {...current, lifecycle: 'rejected', rationale: r.rationale ?? r.reason, updated_at: r.at};
-  store.writeRecord(updated);
-  return updated;
+  return store.writeRecord(updated, cause);
 }
 
 /**
@@ -45,7 +45,7 @@ export function markRejected(store: ScenarioStore, digest: string, r: Pick<Rejec
  * A crash between them leaves a negative result beside a live record, which
  * the same command run again completes. Under the scenario lock.
  */
-export function rejectWithNegativeResult(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection): CandidateRecord {
+export function rejectWithNegativeResult(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection, cause: RecordCause): CandidateRecord {
   writeRejection(store, candidate, record, r);
-  return markRejected(store, candidate.digest, r);
+  return markRejected(store, candidate.digest, r, cause);
 }

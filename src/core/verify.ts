@@ -10,7 +10,9 @@ import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../store/kinds/
 import {verifyPlan, verifySupersededPlans} from '../store/kinds/evaluator-plan.js';
 import {verifyHarnessRuntime} from '../store/kinds/harness-runtime.js';
 import {interruptedBaseline, verifyHistory} from '../store/kinds/history.js';
+import {verifyAdoption, type AdoptionRead} from '../store/kinds/history-adoption.js';
 import {verifyLeftovers} from '../store/kinds/leftovers.js';
+import {verifyRecordHistory} from '../store/kinds/record-history.js';
 import {verifyManifestDiff} from '../store/kinds/manifest-diff.js';
 import {verifyEvidence} from '../store/kinds/matched-evidence.js';
 import {verifyForeignLedgers, verifyNegativeResult} from '../store/kinds/negative-result.js';
@@ -40,8 +42,9 @@ export interface VerifyResult {
  * a failure.
  */
 
-function checkCandidate(c: Findings, digest: string): CandidateRecord | undefined {
+function checkCandidate(c: Findings, digest: string, adoption: AdoptionRead | undefined): CandidateRecord | undefined {
   const record = verifyRecord(c, digest);
+  verifyRecordHistory(c, digest, record, adoption);
   const diff = verifyManifestDiff(c, digest);
   // The plan is read and checked once; the evidence and its seal are checked against it.
   const plan = verifyPlan(c, digest);
@@ -146,8 +149,9 @@ function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void 
   });
   const records = new Map<string, CandidateRecord>();
   guarded(c, where, () => {
+    const adoption = verifyAdoption(c);
     for (const digest of c.store.listCandidateDigests()) {
-      const r = checkCandidate(c, digest);
+      const r = checkCandidate(c, digest, adoption);
       if (r) records.set(digest, r);
     }
   });

@@ -123,6 +123,18 @@ export class ScenarioPaths {
   supersededPlan(digest: string, planDigest: string): string {
     return `${this.supersededPlansDir(digest)}${path.sep}${digestSegment(planDigest)}.json`;
   }
+  /** The folder of a candidate's record history: record.json as each change left it. */
+  recordHistoryDir(digest: string): string {
+    return this.inCandidate(digest, 'record_history');
+  }
+  recordHistoryEntry(digest: string, seq: number): string {
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999) fail('INVALID_INPUT', `not a record history position: ${seq}`);
+    return `${this.recordHistoryDir(digest)}${path.sep}${String(seq).padStart(6, '0')}.json`;
+  }
+  /** Since when the scenario keeps record histories, and which candidates predate it. */
+  get historyAdoption(): string {
+    return path.join(this.contextDir, 'record_histories.json');
+  }
   negativeResult(digest: string): string {
     return this.inCandidate(digest, 'negative_result.json');
   }

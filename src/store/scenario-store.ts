@@ -15,6 +15,10 @@ import * as active from './kinds/active-pointer.js';
 import * as bundles from './kinds/bundle.js';
 import * as campaigns from './kinds/campaign-ledger.js';
 import * as records from './kinds/candidate-record.js';
+import * as recordHistory from './kinds/record-history.js';
+import * as adoption from './kinds/history-adoption.js';
+import type {AdoptionRead} from './kinds/history-adoption.js';
+import type {RecordCause, RecordHistoryEntry} from '../model/record-history.js';
 import type {KindContext} from './kinds/context.js';
 import * as plans from './kinds/evaluator-plan.js';
 import * as seals from './kinds/evidence-seal.js';
@@ -247,8 +251,33 @@ export class ScenarioStore implements KindContext {
   readRecord(digest: string): CandidateRecord | null {
     return records.readRecord(this, digest);
   }
-  writeRecord(record: CandidateRecord): void {
-    records.writeRecord(this, record);
+  /**
+   * Replace a record, recording the change in its history first. Returns the
+   * record written: the one given, or, when a run cut short after its entry
+   * is run again and reaches the same change, the entry's (with its times).
+   */
+  writeRecord(record: CandidateRecord, cause: RecordCause): CandidateRecord {
+    return records.writeRecord(this, record, cause);
+  }
+  /** A candidate's record history, oldest first (empty when it keeps none). */
+  readRecordHistory(digest: string): RecordHistoryEntry[] {
+    return recordHistory.readRecordHistory(this, digest);
+  }
+  /** Since when the scenario keeps record histories; null before autoctx first wrote a record here. */
+  readHistoryAdoption(): AdoptionRead {
+    return adoption.readAdoption(this);
+  }
+  /** Where a record stands against its history. */
+  recordHistoryState(digest: string, record: CandidateRecord | null): recordHistory.HistoryState {
+    return recordHistory.historyState(this, digest, record, adoption.readAdoption(this));
+  }
+  /** Complete a change its history holds and record.json does not (a write cut short). */
+  completeRecordFromHistory(entry: RecordHistoryEntry): void {
+    records.putRecord(this, entry.record);
+  }
+  /** Start the history of a record found without one where the scenario keeps histories. */
+  adoptRecord(record: CandidateRecord): void {
+    void recordHistory.adoptRecord(this, record);
   }
   listCandidateDigests(): string[] {
     return records.listCandidateDigests(this);

@@ -18,6 +18,8 @@ export type SchemaName =
   | 'promotion'
   | 'rollback'
   | 'rollover'
+  | 'record-history-entry'
+  | 'record-histories'
   | 'negative-result'
   | 'evaluator-plan'
   | 'false-promotion'

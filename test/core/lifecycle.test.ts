@@ -126,7 +126,7 @@ describe('rollback', () => {
     expect(fs.readFileSync(path.join(knowledge, 'demo/playbook.md'), 'utf8')).toBe('Be helpful.\n');
     const back = await rollback({knowledge, rationale: 'it was fine'});
     expect(back.bundle_digest).toBe(p.bundle_digest);
-    expect(log({knowledge}).entries.map((e) => [e.type, e.served])).toEqual([['rollback', 'serving'], ['rollback', 'served'], ['promotion', 'served'], ['proposal', undefined], ['init', undefined]]);
+    expect(log({knowledge}).entries.map((e) => [e.type, e.served])).toEqual([['rollback', 'serving'], ['rollback', 'served'], ['promotion', 'served'], ['confirmation', undefined], ['screen', undefined], ['proposal', undefined], ['init', undefined]]);
     // Every file of the tree is checked, and counted once; the per-machine state area is the one folder verify skips.
     const state = path.join(knowledge, '.state');
     const files = fs.readdirSync(knowledge, {recursive: true, withFileTypes: true}).filter((e) => e.isFile() && !path.join(e.parentPath, e.name).startsWith(state + path.sep)).length;

@@ -4,7 +4,7 @@ import {afterAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/verify.js';
 import {runCli, type CliResult} from '../helpers/cli.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL, readUnits, trialResult} from '../helpers/pipeline.js';
-import {tempDir, writeSource} from '../helpers/tree.js';
+import {tempDir, withoutRecordHistories, writeSource} from '../helpers/tree.js';
 import {legacyPairKey} from '../../src/model/index.js';
 
 /**
@@ -84,6 +84,7 @@ const legacy = () =>
     const record = JSON.parse(fs.readFileSync(path.join(dir, 'record.json'), 'utf8'));
     fs.writeFileSync(path.join(dir, 'record.json'), JSON.stringify({...record, confirmation_policy: null, confirmation_policy_digest: null}, null, 2));
     fs.rmSync(path.join(dir, 'evidence_seal.json'));
+    withoutRecordHistories(k);
   });
 
 /** What a finished run leaves: the pointer and every candidate's lifecycle, comparison and evidence. */

@@ -65,3 +65,18 @@ export function writeSource(dir: string, files: Record<string, string>): string 
   }
   return dir;
 }
+
+/**
+ * Remove what only autoctx writes about records (every record history and the
+ * scenario's record_histories.json), as a tree the Python implementation or
+ * an earlier autoctx wrote has neither; for tests that make such a tree.
+ */
+export function withoutRecordHistories(knowledge: string): void {
+  for (const scenario of fs.readdirSync(knowledge)) {
+    const dir = path.join(knowledge, scenario, 'context_bundles');
+    if (scenario.startsWith('.') || !fs.existsSync(dir)) continue;
+    fs.rmSync(path.join(dir, 'record_histories.json'), {force: true});
+    const candidates = path.join(dir, 'candidates');
+    if (fs.existsSync(candidates)) for (const d of fs.readdirSync(candidates)) fs.rmSync(path.join(candidates, d, 'record_history'), {recursive: true, force: true});
+  }
+}

@@ -163,8 +163,7 @@ async function fold(run: Run, decision: ComparisonResult): Promise<void> {
       rationale: decision.reason,
       updated_at: isoTimestamp(now(options)),
     };
-    store.writeRecord(updated);
-    run.record = updated;
+    run.record = store.writeRecord(updated, 'evaluate');
   });
   run.unfolded = 0;
   run.journal?.discard();
@@ -189,7 +188,7 @@ async function terminate(run: Run, decision: ComparisonResult, kind?: 'false-pro
   if (inconclusive) await audit(run, 'inconclusive_gate', {comparison: decision, evidence_digest: evidenceDigest});
   await store.withLock(lockTimeout(options), () => {
     if (run.campaign) recordCampaignTerminal(store, run.campaign.id, candidate.digest, inconclusive ? 'inconclusive' : 'rejected', reason);
-    run.record = markRejected(store, candidate.digest, {reason, rationale: inconclusive ? `terminal inconclusive evaluation: ${reason}` : reason, at: isoTimestamp(now(options))});
+    run.record = markRejected(store, candidate.digest, {reason, rationale: inconclusive ? `terminal inconclusive evaluation: ${reason}` : reason, at: isoTimestamp(now(options))}, 'evaluate');
   });
 }
 

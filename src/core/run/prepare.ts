@@ -67,7 +67,7 @@ async function migrateLegacy(store: ScenarioStore, options: DriveOptions, candid
   const rekeyed = trials.map((t) => createMatchedTrial(t));
   await store.withLock(lockTimeout(options), () => {
     store.writeEvidence(candidate.digest, rekeyed, policy);
-    store.writeRecord({...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))});
+    store.writeRecord({...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))}, 'evaluate');
   });
 }
 

@@ -6,6 +6,8 @@ import {exists, listDir} from '../fs.js';
 import type {KindContext} from './context.js';
 import {checkPolicy, type Findings} from '../findings.js';
 import {interruptedBaseline} from './history.js';
+import {recordChange} from './record-history.js';
+import type {RecordCause} from '../../model/record-history.js';
 
 /** candidates/<digest>/record.json: a candidate's lifecycle and decision (schema 2, or a readable schema 1). */
 export const RECORD_SCHEMAS = ['record-v2', 'record-v1'] as const;
@@ -20,10 +22,20 @@ export function readRecord(ctx: KindContext, digest: string): CandidateRecord | 
 }
 
 /**
- * Replace a record. Its directory is not fsynced: a record lost in a crash is
- * rebuilt from the evidence, which is durable before the record is written.
+ * Replace a record, after the entry of its history that records the change
+ * (record_history/). Its directory is not fsynced: a record lost in a crash
+ * is rebuilt from its history entry or from the evidence, both durable
+ * before the record is written.
  */
-export function writeRecord(ctx: KindContext, record: CandidateRecord): void {
+export function writeRecord(ctx: KindContext, record: CandidateRecord, cause: RecordCause): CandidateRecord {
+  const current = readRecord(ctx, record.bundle_digest);
+  const written = recordChange(ctx, record, current, cause);
+  putRecord(ctx, written);
+  return written;
+}
+
+/** Write record.json as it is: the change is in its history already (repair completing a change cut short). */
+export function putRecord(ctx: KindContext, record: CandidateRecord): void {
   ctx.writer.replaceDocument(ctx.paths.record(record.bundle_digest), record.schema_version === 1 ? 'record-v1' : 'record-v2', record, {lazyDirectory: true});
 }
 
