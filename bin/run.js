@@ -1,8 +1,14 @@
 #!/usr/bin/env node
 // autoctx entry point. NO_COLOR is honoured here because chalk 5 ignores it.
 if (process.env.NO_COLOR) process.env.FORCE_COLOR = '0';
-// The entry points of @oclif/core that a run needs, not its index (which loads help, ux and more up front).
-const {execute, settings} = await import('../dist/bundle/cli.js');
+// The whole CLI, with the parts of @oclif/core it uses, is one bundled file (scripts/bundle.js).
+const cli = new URL('../dist/bundle/cli.js', import.meta.url);
+const {execute, settings} = await import(cli.href).catch((error) => {
+  // A checkout that was never built: one line, not a stack (exit 9: the installation, not the input).
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/bundle/cli.js')) throw error;
+  process.stderr.write('error NOT_BUILT: autoctx is not built here (dist/bundle/cli.js is missing); run npm run build\n');
+  process.exit(9);
+});
 // Always run the compiled commands in dist/, whatever NODE_ENV says.
 settings.enableAutoTranspile = false;
 // -h is --help, where it cannot be the value of a flag before it (autoctx has no -h flag of its own).

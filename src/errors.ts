@@ -88,6 +88,8 @@ export const ERROR_CODES = {
   READ_ONLY_FS: EXIT.ENVIRONMENT,
   PERMISSION_DENIED: EXIT.ENVIRONMENT,
   TOO_MANY_OPEN_FILES: EXIT.ENVIRONMENT,
+  // Raised by bin/run.js itself, which cannot read this table when dist/ is missing.
+  NOT_BUILT: EXIT.ENVIRONMENT,
 } as const satisfies Record<string, ExitCode>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
