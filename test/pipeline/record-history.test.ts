@@ -65,6 +65,14 @@ describe('record history', () => {
     expect(codes(verify({knowledge: t.knowledge}))).toContainEqual(['MISSING_RECORD_HISTORY', rel(adoption)]);
     fs.writeFileSync(adoption, adoptionText);
 
+    // A far-off number is one gap, one error, not one per missing position.
+    const far = t.file(`candidates/${c}/record_history/999999.json`);
+    fs.copyFileSync(second, far);
+    const gaps = verify({knowledge: t.knowledge}).errors.filter((e) => e.code === 'MISSING_RECORD_HISTORY');
+    expect(gaps).toHaveLength(1);
+    expect(gaps[0]!.message).toMatch(/to 999998\.json missing/);
+    fs.rmSync(far);
+
     // A whole history gone: the candidate is not one the adoption found without one.
     const dir = t.file(`candidates/${c}/record_history`);
     const saved = path.join(t.dir, 'saved-history');

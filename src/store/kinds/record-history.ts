@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {jsonEqual} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
 import {canTransition} from '../../model/lifecycle.js';
@@ -16,7 +17,11 @@ const ENTRY_FILE = /^\d{6}\.json$/;
 
 /** The positions of a candidate's entries, ascending; other names are left to verify. */
 export function listHistorySeqs(ctx: KindContext, digest: string): number[] {
-  return listDir(ctx.guard, ctx.paths.recordHistoryDir(digest))
+  return seqsOf(listDir(ctx.guard, ctx.paths.recordHistoryDir(digest)));
+}
+
+function seqsOf(entries: ReturnType<typeof listDir>): number[] {
+  return entries
     .filter((e) => e.isFile() && ENTRY_FILE.test(e.name))
     .map((e) => Number(e.name.slice(0, 6)))
     .sort((a, b) => a - b);
@@ -118,7 +123,7 @@ export function verifyRecordHistory(c: Findings, digest: string, record: Candida
     const leftover = leftoverKind(`${dir}/${e.name}`, e.isDirectory() ? 'dir' : 'file'); // a crash's temporary file: the leftover check names it
     if (leftover === null && (!e.isFile() || !ENTRY_FILE.test(e.name))) c.error(`${dir}/${e.name}`, 'RECORD_HISTORY_MISMATCH', `${c.rel(dir)}/${e.name} is not an entry of a record history`);
   }
-  const seqs = listHistorySeqs(store, digest);
+  const seqs = seqsOf(names);
   if (seqs.length === 0) {
     if (record && adoption && !adoption.predating.has(digest)) {
       const first = store.paths.recordHistoryEntry(digest, 1);
@@ -126,16 +131,18 @@ export function verifyRecordHistory(c: Findings, digest: string, record: Candida
     }
     return;
   }
-  const entries: Array<RecordHistoryEntry | undefined> = [];
-  for (let seq = 1; seq <= seqs.at(-1)!; seq++) {
+  // By position; a gap is one error however long it is (a hostile 999999.json costs one line, not a million).
+  const entries = new Map<number, RecordHistoryEntry | undefined>();
+  let expected = 1;
+  for (const seq of seqs) {
     const file = store.paths.recordHistoryEntry(digest, seq);
-    if (!seqs.includes(seq)) {
-      c.error(file, 'MISSING_RECORD_HISTORY', `${c.rel(file)} is missing from the history of ${digest}`);
-      entries.push(undefined);
-      continue;
+    if (seq > expected) {
+      const first = store.paths.recordHistoryEntry(digest, expected);
+      c.error(first, 'MISSING_RECORD_HISTORY', `${c.rel(first)}${seq - 1 > expected ? ` to ${path.basename(store.paths.recordHistoryEntry(digest, seq - 1))}` : ''} missing from the history of ${digest}`);
     }
+    expected = seq + 1;
     const entry = c.attempt(file, () => readHistoryEntry(store, digest, seq)) ?? undefined;
-    const before = entries.at(-1);
+    const before = entries.get(seq - 1);
     if (entry && seq === 1 && entry.previous_entry_sha256 !== null) c.error(file, 'RECORD_HISTORY_MISMATCH', `${c.rel(file)} is the first entry but names one before it`);
     if (entry && before && entry.previous_entry_sha256 !== entryDigest(before)) {
       // Either one was changed: the entry before, or the digest this one names.
@@ -145,22 +152,23 @@ export function verifyRecordHistory(c: Findings, digest: string, record: Candida
     if (entry && before && entry.record.lifecycle !== before.record.lifecycle && !canTransition(before.record.lifecycle, entry.record.lifecycle)) {
       c.error(file, 'RECORD_HISTORY_MISMATCH', `${c.rel(file)}: ${before.record.lifecycle} → ${entry.record.lifecycle} is not a lifecycle step`);
     }
-    entries.push(entry);
+    entries.set(seq, entry);
   }
   if (adoption === null) c.error(store.paths.historyAdoption, 'MISSING_RECORD_HISTORY', `${c.rel(store.paths.historyAdoption)} is missing, but ${c.rel(dir)}/ keeps a record history`);
   if (record === undefined) return;
-  const last = entries.at(-1);
+  const lastSeq = seqs.at(-1)!;
+  const last = entries.get(lastSeq);
   if (!last) return;
-  const state = standing(last, entries.at(-2), record);
-  const lastFile = c.rel(store.paths.recordHistoryEntry(digest, entries.length));
+  const state = standing(last, entries.get(lastSeq - 1), record);
+  const lastFile = c.rel(store.paths.recordHistoryEntry(digest, lastSeq));
   if (state.kind === 'behind') {
     c.warn(recordFile, 'RECORD_HISTORY_PENDING', `${c.rel(recordFile)} is one change behind ${lastFile}: a write cut short after its history entry (autoctx repair completes it)`);
   } else if (state.kind === 'differs' && record === null) {
     c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing, but ${lastFile} records it`);
   } else if (state.kind === 'differs') {
     // The record or the last entry was changed without the other, or the entries after the last one left were lost.
-    const next = store.paths.recordHistoryEntry(digest, entries.length + 1);
-    const message = `${c.rel(recordFile)} is not the record ${lastFile} holds, nor the one before it: one of the two was changed without the other, or ${c.rel(next)} and any after it were lost`;
-    for (const file of [recordFile, store.paths.recordHistoryEntry(digest, entries.length), next]) c.error(file, 'RECORD_HISTORY_MISMATCH', message);
+    const next = lastSeq < 999999 ? store.paths.recordHistoryEntry(digest, lastSeq + 1) : null;
+    const message = `${c.rel(recordFile)} is not the record ${lastFile} holds, nor the one before it: one of the two was changed without the other${next ? `, or ${c.rel(next)} and any after it were lost` : ''}`;
+    for (const file of [recordFile, store.paths.recordHistoryEntry(digest, lastSeq), ...(next ? [next] : [])]) c.error(file, 'RECORD_HISTORY_MISMATCH', message);
   }
 }
