@@ -71,10 +71,11 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         if (bundle) store.writeMirrors(bundle);
         for (const d of finishPointerMove(store, active, now(options))) actions.push(`brought the lifecycle of ${d} in line with active.json`);
       }
+      const adoption = store.readHistoryAdoption();
       for (const digest of store.listCandidateDigests()) {
         let record = store.readRecord(digest);
         // A change cut short after its history entry is completed from the entry; a record without a history gets one.
-        const history = store.recordHistoryState(digest, record);
+        const history = store.recordHistoryState(digest, record, adoption);
         if (history.kind === 'behind') {
           store.completeRecordFromHistory(history.entry);
           record = history.entry.record;

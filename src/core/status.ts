@@ -37,7 +37,7 @@ export interface StatusResult {
  * evidence and negative result; verify is the full check), or null.
  */
 function interrupted(store: ScenarioStore, digest: string, record: CandidateRecord, active: string | null): string | null {
-  if (store.recordHistoryState(digest, record).kind === 'behind') return 'its record is one change behind its history (a write cut short)';
+  if (store.recordHistoryState(digest, record, null).kind === 'behind') return 'its record is one change behind its history (a write cut short)';
   if (active === digest && record.lifecycle !== 'active') return `it serves but its record says ${record.lifecycle} (a pointer move cut short)`;
   if (active !== null && active !== digest && record.lifecycle === 'active') return 'its record says active but another bundle serves (a pointer move cut short)';
   const terminalOrServing = record.lifecycle === 'rejected' || record.lifecycle === 'active' || record.lifecycle === 'superseded';

@@ -42,9 +42,9 @@ export interface VerifyResult {
  * a failure.
  */
 
-function checkCandidate(c: Findings, digest: string, adoption: AdoptionRead | undefined): CandidateRecord | undefined {
+function checkCandidate(c: Findings, digest: string, adoption: AdoptionRead | undefined, histories: {kept: boolean}): CandidateRecord | undefined {
   const record = verifyRecord(c, digest);
-  verifyRecordHistory(c, digest, record, adoption);
+  if (verifyRecordHistory(c, digest, record, adoption)) histories.kept = true;
   const diff = verifyManifestDiff(c, digest);
   // The plan is read and checked once; the evidence and its seal are checked against it.
   const plan = verifyPlan(c, digest);
@@ -150,10 +150,13 @@ function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void 
   const records = new Map<string, CandidateRecord>();
   guarded(c, where, () => {
     const adoption = verifyAdoption(c);
+    const histories = {kept: false};
     for (const digest of c.store.listCandidateDigests()) {
-      const r = checkCandidate(c, digest, adoption);
+      const r = checkCandidate(c, digest, adoption, histories);
       if (r) records.set(digest, r);
     }
+    // Once for the scenario, not once per candidate that keeps a history.
+    if (adoption === null && histories.kept) c.error(c.store.paths.historyAdoption, 'MISSING_RECORD_HISTORY', `${c.rel(c.store.paths.historyAdoption)} is missing, but candidates keep record histories`);
   });
   guarded(c, where, () => checkUnrecordedBundles(c, [...records.keys(), ...c.store.listCandidateDigests()]));
   guarded(c, where, () => verifyHarnessRuntime(c));

@@ -267,9 +267,9 @@ export class ScenarioStore implements KindContext {
   readHistoryAdoption(): AdoptionRead {
     return adoption.readAdoption(this);
   }
-  /** Where a record stands against its history. */
-  recordHistoryState(digest: string, record: CandidateRecord | null): recordHistory.HistoryState {
-    return recordHistory.historyState(this, digest, record, adoption.readAdoption(this));
+  /** Where a record stands against its history, given the scenario's adoption (read once by the caller). */
+  recordHistoryState(digest: string, record: CandidateRecord | null, adopted: AdoptionRead): recordHistory.HistoryState {
+    return recordHistory.historyState(this, digest, record, adopted);
   }
   /** Complete a change its history holds and record.json does not (a write cut short). */
   completeRecordFromHistory(entry: RecordHistoryEntry): void {

@@ -112,9 +112,9 @@ export function adoptRecord(ctx: KindContext, record: CandidateRecord): RecordHi
  * a lifecycle step the lifecycle allows; and record.json is the last entry's
  * record, or the one before it (a change cut short after its entry, which
  * repair completes). A scenario that keeps histories has one for every
- * candidate it did not find without one.
+ * candidate it did not find without one. True when the candidate keeps one.
  */
-export function verifyRecordHistory(c: Findings, digest: string, record: CandidateRecord | null | undefined, adoption: AdoptionRead | undefined): void {
+export function verifyRecordHistory(c: Findings, digest: string, record: CandidateRecord | null | undefined, adoption: AdoptionRead | undefined): boolean {
   const {store} = c;
   const dir = store.paths.recordHistoryDir(digest);
   const recordFile = store.paths.record(digest);
@@ -129,7 +129,7 @@ export function verifyRecordHistory(c: Findings, digest: string, record: Candida
       const first = store.paths.recordHistoryEntry(digest, 1);
       c.error(first, 'MISSING_RECORD_HISTORY', `${c.rel(first)} is missing: ${c.rel(recordFile)} has no history, yet it is not among the candidates ${c.rel(store.paths.historyAdoption)} found without one (autoctx repair starts one from the record)`);
     }
-    return;
+    return false;
   }
   // By position; a gap is one error however long it is (a hostile 999999.json costs one line, not a million).
   const entries = new Map<number, RecordHistoryEntry | undefined>();
@@ -154,11 +154,10 @@ export function verifyRecordHistory(c: Findings, digest: string, record: Candida
     }
     entries.set(seq, entry);
   }
-  if (adoption === null) c.error(store.paths.historyAdoption, 'MISSING_RECORD_HISTORY', `${c.rel(store.paths.historyAdoption)} is missing, but ${c.rel(dir)}/ keeps a record history`);
-  if (record === undefined) return;
+  if (record === undefined) return true;
   const lastSeq = seqs.at(-1)!;
   const last = entries.get(lastSeq);
-  if (!last) return;
+  if (!last) return true;
   const state = standing(last, entries.get(lastSeq - 1), record);
   const lastFile = c.rel(store.paths.recordHistoryEntry(digest, lastSeq));
   if (state.kind === 'behind') {
@@ -171,4 +170,5 @@ export function verifyRecordHistory(c: Findings, digest: string, record: Candida
     const message = `${c.rel(recordFile)} is not the record ${lastFile} holds, nor the one before it: one of the two was changed without the other${next ? `, or ${c.rel(next)} and any after it were lost` : ''}`;
     for (const file of [recordFile, store.paths.recordHistoryEntry(digest, lastSeq), ...(next ? [next] : [])]) c.error(file, 'RECORD_HISTORY_MISMATCH', message);
   }
+  return true;
 }
