@@ -11,6 +11,8 @@ import {verifyPlan, verifySupersededPlans} from '../store/kinds/evaluator-plan.j
 import {verifyHarnessRuntime} from '../store/kinds/harness-runtime.js';
 import {interruptedBaseline, verifyHistory} from '../store/kinds/history.js';
 import {verifyAdoption, type AdoptionRead} from '../store/kinds/history-adoption.js';
+import {verifyCuration, verifyTags} from '../store/kinds/curation.js';
+import {verifyHandoffs} from '../store/kinds/handoff.js';
 import {verifyLeftovers} from '../store/kinds/leftovers.js';
 import {verifyRecordHistory} from '../store/kinds/record-history.js';
 import {verifyManifestDiff} from '../store/kinds/manifest-diff.js';
@@ -165,6 +167,13 @@ function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void 
   guarded(c, where, () => checkReplays(c, records));
   guarded(c, where, () => verifyCampaigns(c));
   guarded(c, where, () => verifyForeignLedgers(c));
+  guarded(c, where, () => {
+    const curation = verifyCuration(c);
+    if (curation) {
+      verifyTags(c, curation);
+      verifyHandoffs(c, curation);
+    }
+  });
 }
 
 type VerifyOptions = StoreOptions & {replayTolerance?: boolean};

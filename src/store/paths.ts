@@ -135,6 +135,31 @@ export class ScenarioPaths {
   get historyAdoption(): string {
     return path.join(this.contextDir, 'record_histories.json');
   }
+  /** The scenario's bootstrap curation (autoctx addition): tags, context references, grants, handoffs. */
+  get bootstrapDir(): string {
+    return path.join(this.contextDir, 'bootstrap');
+  }
+  get curation(): string {
+    return path.join(this.bootstrapDir, 'curation.json');
+  }
+  get curationHistoryDir(): string {
+    return path.join(this.bootstrapDir, 'curation_history');
+  }
+  curationEntry(seq: number): string {
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999) fail('INVALID_INPUT', `not a curation history position: ${seq}`);
+    return path.join(this.curationHistoryDir, `${String(seq).padStart(6, '0')}.json`);
+  }
+  get handoffsDir(): string {
+    return path.join(this.bootstrapDir, 'handoffs');
+  }
+  handoffDir(id: string): string {
+    if (!isSafeSegment(id)) fail('INVALID_NAME', `not a handoff id: ${JSON.stringify(id)}`);
+    return path.join(this.handoffsDir, id);
+  }
+  handoffRevision(id: string, revision: number): string {
+    if (!Number.isSafeInteger(revision) || revision < 1 || revision > 999999) fail('INVALID_INPUT', `not a handoff revision: ${revision}`);
+    return path.join(this.handoffDir(id), `${String(revision).padStart(6, '0')}.json`);
+  }
   negativeResult(digest: string): string {
     return this.inCandidate(digest, 'negative_result.json');
   }

@@ -29,6 +29,9 @@ import * as mirrors from './kinds/mirrors.js';
 import * as runtime from './kinds/harness-runtime.js';
 import * as negatives from './kinds/negative-result.js';
 import * as markers from './kinds/terminal-markers.js';
+import * as curations from './kinds/curation.js';
+import * as handoffs from './kinds/handoff.js';
+import type {Curation, CurationCause, HandoffRevision} from '../model/curation.js';
 import {backoffMs, pausePoint, removeAbandonedLock, StoreLock} from './lock.js';
 import {LockedWriter} from './locked-writer.js';
 import {leftoverKind, ScenarioPaths} from './paths.js';
@@ -184,6 +187,45 @@ export class ScenarioStore implements KindContext {
     if (state === null || (state.removed.length === 0 && state.outdated.length === 0)) return;
     const area = new StateArea(this.guard);
     await area.withLock(timeoutSeconds, () => updateGitignore(area.writer, {create: false}));
+  }
+
+  // ---- bootstrap curation ----
+
+  /** The curation in force (empty when the scenario has none). */
+  readCuration(): Curation {
+    return curations.currentCuration(this);
+  }
+
+  /** Under the lock: record a curation change (history entry, then curation.json); a change cut short earlier is completed first. */
+  changeCuration(change: (current: Curation) => Omit<Curation, 'seq'>, cause: CurationCause, at: string): Curation {
+    return curations.changeCuration(this, change, cause, at);
+  }
+
+  /** Under the lock: complete a curation change cut short (repair); returns the curation then in force. */
+  settleCuration(): Curation {
+    return curations.settledCuration(this);
+  }
+
+  readHandoff(id: string, revision: number): HandoffRevision | null {
+    return handoffs.readHandoff(this, id, revision);
+  }
+
+  handoffRevisions(id: string): number[] {
+    return handoffs.listRevisions(this, id);
+  }
+
+  handoffIds(): string[] {
+    return handoffs.listHandoffIds(this);
+  }
+
+  /** A handoff revision written beyond its head by a write cut short, or null. */
+  pendingHandoff(curation: Curation, id: string): HandoffRevision | null {
+    return handoffs.pendingRevision(this, curation, id);
+  }
+
+  /** Under the lock: write a handoff revision (immutable). */
+  createHandoff(revision: HandoffRevision): void {
+    handoffs.createHandoff(this, revision);
   }
 
   // ---- active pointer ----

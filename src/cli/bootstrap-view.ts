@@ -1,0 +1,17 @@
+import {paint} from './style.js';
+
+interface Shown {
+  status: string;
+  content: string | null;
+  content_bytes: number;
+  items: ReadonlyArray<{truncated: boolean}>;
+  truncated: boolean;
+  omitted: number;
+}
+
+/** The human answer of render, prepare and recall: the package text itself, then one line of counts (stderr-free: pipe it). */
+export function packageSummary(r: Shown): string[] {
+  const counts = `${r.items.length} item${r.items.length === 1 ? '' : 's'}, ${r.content_bytes} bytes${r.omitted > 0 ? `, ${r.omitted} omitted` : ''}${r.truncated ? ', truncated' : ''}`;
+  if (r.content === null) return [paint.dim(`${r.status}: no package (${counts})`)];
+  return [r.content, '', paint.dim(`${r.status}: ${counts}`)];
+}

@@ -1,0 +1,15 @@
+import * as Args from '@oclif/core/args';
+import {WritingCommand} from '../../cli/base-command.js';
+import {referenceRm} from '../../core/curation.js';
+
+export default class ReferenceRm extends WritingCommand {
+  static override summary = 'Remove a context reference.';
+  static override examples = ['<%= config.bin %> reference rm billing --scenario support'];
+  static override args = {name: Args.string({description: 'The other scenario.', required: true})};
+
+  async run() {
+    const {args, flags} = await this.parse(ReferenceRm);
+    const result = await referenceRm({knowledge: flags.knowledge, scenario: flags.scenario, name: args.name, lockTimeout: flags['lock-timeout']});
+    return this.done(result, () => [`${result.status === 'updated' ? 'updated' : 'unchanged'}: ${result.scenario} refers to [${result.references.join(', ')}], grants [${result.grants.join(', ')}]`]);
+  }
+}
