@@ -1,4 +1,6 @@
 import path from 'node:path';
+import {indexHandoff} from './curation.js';
+import {isSafeSegment} from '../store/index.js';
 import {isAutoctxError} from '../errors.js';
 import {evaluateMatchedTrials} from '../model/comparison.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy} from '../model/policy.js';
@@ -61,6 +63,21 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           if (!isAutoctxError(error)) throw error;
           remaining.push(`${rel(store.paths.bundle(digest))}: ${error.message}; its runtime validators, if any, are left as they are`);
         }
+      }
+      // A curation change or a handoff write cut short: completed from what it had written.
+      try {
+        const before = store.readCuration().seq;
+        let curation = store.settleCuration();
+        if (curation.seq !== before) actions.push(`completed ${rel(store.paths.curation)} from ${rel(store.paths.curationEntry(curation.seq))}, a change cut short after its history entry`);
+        for (const id of store.handoffIds()) {
+          const pending = isSafeSegment(id) ? store.pendingHandoff(curation, id) : null;
+          if (!pending) continue;
+          curation = indexHandoff(store, pending, isoTimestamp(now(options)));
+          actions.push(`recorded ${rel(store.paths.handoffRevision(id, pending.revision))} in ${rel(store.paths.curation)}, a handoff write cut short`);
+        }
+      } catch (error) {
+        if (!isAutoctxError(error)) throw error;
+        remaining.push(`${rel(store.paths.curation)}: ${error.message}; left as it is`);
       }
       const active = store.readActive();
       const unrecorded = active ? store.pointerProblem(active) : null;

@@ -84,12 +84,16 @@ export const SECRET_MARKERS = ['secret', 'credential', 'password', 'token', 'api
 
 /**
  * Full case folding as Unicode's CaseFolding (C+F) defines it, for what this
- * check needs: upper then lower case, which agrees with it on every
- * character whose folding yields an ASCII letter or digit (test/model/
- * bootstrap-text.test.ts checks the markers' letters across all of Unicode).
+ * check needs: upper then lower case, one character at a time, except where
+ * that round trip and the folding part ways (dotless i stays itself; capital
+ * sharp s folds to "ss"). test/model/bootstrap-text.test.ts checks the ASCII
+ * letters and digits it leaves against Python's str.casefold for every code
+ * point Python knows.
  */
 function caseFold(text: string): string {
-  return text.toUpperCase().toLowerCase();
+  let out = '';
+  for (const ch of text) out += ch === '\u0131' ? ch : ch === '\u1e9e' ? 'ss' : ch.toUpperCase().toLowerCase();
+  return out;
 }
 
 /** NFKC, then full case folding, then only letters and digits: what secret markers are looked for in. */
