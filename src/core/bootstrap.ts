@@ -170,6 +170,8 @@ export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
   const key = request.event_id !== null ? eventKey(scenario, request.integration, request.lifecycle, request.event_id) : null;
   const area = knowledge.state();
   const at = () => isoTimestamp(now(options));
+  // Refused before anything is locked, pruned or written: the same event with another request.
+  if (key !== null && request.enabled) assertSameRequest(readReceipt(area, receiptIdFor(key)), request);
   const run = (fn: () => PrepareResult) => (request.enabled || key !== null ? area.withLock(lockTimeout(options), fn) : Promise.resolve(fn()));
   return run(() => {
     if (area.locked) pruneReceipts(area, now(options));
@@ -209,10 +211,14 @@ function disabled(area: StateArea, request: BootstrapRequest, key: string | null
   return answer(request, 'skipped', 'disabled', receipt, key !== null, null, NO_REFERENCES);
 }
 
-function retry(knowledge: KnowledgeStore, area: StateArea, request: BootstrapRequest, existing: BootstrapReceipt, at: () => string): PrepareResult {
-  if (existing.request_digest !== requestDigest(request)) {
+function assertSameRequest(existing: BootstrapReceipt | null, request: BootstrapRequest): void {
+  if (existing && existing.request_digest !== requestDigest(request)) {
     fail('BOOTSTRAP_REQUEST_MISMATCH', 'this event was prepared with another byte limit, lifecycle, integration or handoff; a stable event id names one request');
   }
+}
+
+function retry(knowledge: KnowledgeStore, area: StateArea, request: BootstrapRequest, existing: BootstrapReceipt, at: () => string): PrepareResult {
+  assertSameRequest(existing, request);
   const {participants: list, references} = participants(knowledge, request.scenario);
   if (existing.state !== 'pending') return answer(request, 'skipped', 'already_delivered', existing, true, null, references);
   const rendered = rebuild(knowledge, list, existing);
@@ -248,9 +254,13 @@ export async function claim(options: ClaimOptions): Promise<ClaimResult> {
   const knowledge = openKnowledge(options);
   const scenario = options.scenario !== undefined ? knowledge.resolveScenario(options.scenario) : undefined;
   const area = knowledge.state();
-  return area.withLock(lockTimeout(options), () => {
-    const receipt = readReceipt(area, options.receipt);
+  const known = (receipt: BootstrapReceipt | null): BootstrapReceipt => {
     if (!receipt || (scenario !== undefined && receipt.scenario !== scenario)) fail('RECEIPT_NOT_FOUND', `no receipt ${options.receipt}${scenario !== undefined ? ` for scenario "${scenario}"` : ''}`);
+    return receipt;
+  };
+  known(readReceipt(area, options.receipt)); // an unknown receipt is refused before anything is locked
+  return area.withLock(lockTimeout(options), () => {
+    const receipt = known(readReceipt(area, options.receipt));
     if (receipt.state === 'pending') {
       writeReceipt(area, {...receipt, state: outcome, updated_at: isoTimestamp(now(options))});
       return {status: 'claimed' as const, receipt_id: receipt.receipt_id, scenario: receipt.scenario, state: outcome};

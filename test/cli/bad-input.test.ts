@@ -38,7 +38,13 @@ beforeAll(async () => {
     unknownKind: writeSource(path.join(dir, 'badkind'), {'persona/p.md': 'x'}),
     badJsonComponent: writeSource(path.join(dir, 'badjson'), {'routing_config/roles.json': '{oops'}),
     missing: path.join(dir, 'does-not-exist.json'),
+    handoffArray: put('handoff-array.json', '[{"summary": "a handoff is an object"}]'),
   };
+  // One handoff revision and one pending receipt, so that the cases below meet real files.
+  const handoff = runCli(['handoff', 'write', '--id', 'notes', '--from', put('handoff.json', '{"summary": "first"}'), '--knowledge', knowledge, '--json']);
+  if (handoff.status !== 0) throw new Error(handoff.stdout + handoff.stderr);
+  const prepared = runCli(['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--event-id', 'e1', '--handoff', 'notes@1', '--knowledge', knowledge, '--json']);
+  if (prepared.status !== 0) throw new Error(prepared.stdout + prepared.stderr);
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
@@ -82,6 +88,37 @@ const cases: Case[] = [
   [`rollback: bad --lock-timeout`, ['rollback', '--rationale', 'x', '--lock-timeout', 'soon'], 'USAGE', 2],
   ...scenarioCases(['epoch', 'rollover', '--evaluator-epoch', 'e2']),
   ...scenarioCases(['verify']),
+  ...scenarioCases(['tag', 'list']),
+  [`tag add: not a digest`, ['tag', 'add', 'abc123'], 'INVALID_DIGEST', 2],
+  [`tag add: a digest no stored bundle holds`, ['tag', 'add', '0'.repeat(64)], 'COMPONENT_NOT_FOUND', 2],
+  [`tag rm: a digest not tagged`, ['tag', 'rm', '0'.repeat(64)], 'COMPONENT_NOT_FOUND', 2],
+  [`reference add: the scenario itself`, ['reference', 'add', 'demo'], 'INVALID_INPUT', 2],
+  [`reference add: ../x`, ['reference', 'add', '../x'], 'INVALID_NAME', 2],
+  [`reference rm: not a reference`, ['reference', 'rm', 'billing'], 'INVALID_INPUT', 2],
+  [`grant add: the scenario itself`, ['grant', 'add', 'demo'], 'INVALID_INPUT', 2],
+  [`handoff write: malformed JSON`, ['handoff', 'write', '--id', 'notes', '--from', '{malformed}'], 'INVALID_JSON', 2],
+  [`handoff write: not a JSON object`, ['handoff', 'write', '--id', 'notes', '--from', '{handoffArray}'], 'INVALID_INPUT', 2],
+  [`handoff write: missing file`, ['handoff', 'write', '--id', 'notes', '--from', '{missing}'], 'INPUT_NOT_FOUND', 2],
+  [`handoff write: bad id`, ['handoff', 'write', '--id', 'a b', '--from', '{malformed}'], 'INVALID_NAME', 2],
+  [`handoff show: unknown revision`, ['handoff', 'show', 'notes@2'], 'HANDOFF_NOT_FOUND', 2],
+  [`handoff show: no revision named`, ['handoff', 'show', 'notes'], 'USAGE', 2],
+  [`bootstrap render: unknown handoff revision`, ['bootstrap', 'render', '--handoff', 'notes@9'], 'HANDOFF_NOT_FOUND', 2],
+  [`bootstrap render: "latest" is not a revision`, ['bootstrap', 'render', '--handoff', 'notes@latest'], 'USAGE', 2],
+  [`bootstrap render: byte limit under 512`, ['bootstrap', 'render', '--max-bytes', '511'], 'USAGE', 2],
+  [`bootstrap render: byte limit over 8192`, ['bootstrap', 'render', '--max-bytes', '8193'], 'USAGE', 2],
+  ...scenarioCases(['bootstrap', 'render']),
+  [`bootstrap prepare: byte limit out of range`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--max-bytes', '100000'], 'USAGE', 2],
+  [`bootstrap prepare: unknown lifecycle`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'boot'], 'USAGE', 2],
+  [`bootstrap prepare: integration with a space`, ['bootstrap', 'prepare', '--integration', 'claude code', '--lifecycle', 'startup', '--enabled'], 'USAGE', 2],
+  [`bootstrap prepare: event id with a control character`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--event-id', 'a\u0007b'], 'USAGE', 2],
+  [`bootstrap prepare: the same event with another byte limit`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--event-id', 'e1', '--handoff', 'notes@1', '--max-bytes', '2048'], 'BOOTSTRAP_REQUEST_MISMATCH', 2],
+  [`bootstrap prepare: the same event with another handoff`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--event-id', 'e1'], 'BOOTSTRAP_REQUEST_MISMATCH', 2],
+  [`bootstrap claim: bad receipt id`, ['bootstrap', 'claim', 'receipt-1', '--outcome', 'injected'], 'INVALID_INPUT', 2],
+  [`bootstrap claim: unknown receipt`, ['bootstrap', 'claim', `bcr_${'0'.repeat(32)}`, '--outcome', 'injected'], 'RECEIPT_NOT_FOUND', 2],
+  [`bootstrap claim: unknown outcome`, ['bootstrap', 'claim', `bcr_${'0'.repeat(32)}`, '--outcome', 'shown'], 'USAGE', 2],
+  [`recall: blank query`, ['recall', '--query', '  '], 'USAGE', 2],
+  [`recall: byte limit out of range`, ['recall', '--query', 'x', '--max-bytes', '10'], 'USAGE', 2],
+  [`recall: bad receipt id`, ['recall', '--query', 'x', '--receipt', 'bcr_XYZ'], 'INVALID_INPUT', 2],
   [`unknown flag`, ['status', '--frobnicate'], 'USAGE', 2],
   [`missing required flag`, ['propose'], 'USAGE', 2],
 ];
