@@ -17,6 +17,11 @@ export interface TagResult {
   tags: number;
 }
 
+/** The tags before history entry `seq` (none before the first). */
+function previousTags(store: ScenarioStore, seq: number): CurationTag[] {
+  return seq > 1 ? (store.readCurationEntry(seq - 1)?.curation.tags ?? []) : [];
+}
+
 /** Find a component by exact digest in the scenario's stored bundles, the active one first. */
 function findComponent(store: ScenarioStore, digest: string): CurationTag | null {
   const active = store.readActive()?.bundle_digest;
@@ -39,7 +44,7 @@ export async function tagAdd(options: StoreOptions & {digest: string}): Promise<
   const tag = findComponent(store, options.digest);
   if (!tag) fail('COMPONENT_NOT_FOUND', `no stored bundle of scenario "${store.scenario}" holds component ${options.digest}`, {scenario: store.scenario});
   return store.withLock(lockTimeout(options), () => {
-    const current = store.settleCuration();
+    const current = store.settleCuration().curation;
     if (current.tags.some((t) => t.component_digest === tag.component_digest)) return {status: 'unchanged' as const, scenario: store.scenario, tag, tags: current.tags.length};
     if (current.tags.length >= CURATION_LIMITS.tags) fail('TAG_LIMIT', `scenario "${store.scenario}" already has ${CURATION_LIMITS.tags} bootstrap tags, the most it may have; remove one first (autoctx tag rm)`);
     const next = store.changeCuration((c) => ({...c, tags: [...c.tags, tag]}), 'tag-add', isoTimestamp(now(options)));
@@ -51,8 +56,12 @@ export async function tagRm(options: StoreOptions & {digest: string}): Promise<T
   assertComponentDigest(options.digest);
   const store = openScenario(options);
   return store.withLock(lockTimeout(options), () => {
-    const current = store.settleCuration();
+    const {curation: current, completed} = store.settleCuration();
     const tag = current.tags.find((t) => t.component_digest === options.digest);
+    // The same removal, cut short after its history entry and completed just now: done, as an uninterrupted run.
+    const last = completed ?? (current.seq > 0 ? store.readCurationEntry(current.seq) : null);
+    const removed = last?.cause === 'tag-rm' ? previousTags(store, last.seq).find((t) => t.component_digest === options.digest) : undefined;
+    if (!tag && removed && !current.tags.some((t) => t.component_digest === options.digest)) return {status: 'untagged' as const, scenario: store.scenario, tag: removed, tags: current.tags.length};
     if (!tag) fail('COMPONENT_NOT_FOUND', `component ${options.digest} is not tagged in scenario "${store.scenario}" (autoctx tag list shows the tags)`, {scenario: store.scenario});
     const next = store.changeCuration((c) => ({...c, tags: c.tags.filter((t) => t !== tag && t.component_digest !== tag.component_digest)}), 'tag-rm', isoTimestamp(now(options)));
     return {status: 'untagged' as const, scenario: store.scenario, tag, tags: next.tags.length};
@@ -90,9 +99,13 @@ async function changeScope(options: StoreOptions & {name: string}, list: ScopeLi
   if (options.name === store.scenario) fail('INVALID_INPUT', `scenario "${store.scenario}" cannot ${list === 'references' ? 'refer to' : 'grant'} itself`);
   const result = (c: Curation, status: ScopeResult['status']): ScopeResult => ({status, scenario: store.scenario, references: c.references, grants: c.grants});
   return store.withLock(lockTimeout(options), () => {
-    const current = store.settleCuration();
+    const {curation: current, completed} = store.settleCuration();
     const has = current[list].includes(options.name);
     if (has === (op === 'add')) {
+      // The same removal, cut short after its history entry and completed just now: done.
+      const last = completed ?? (current.seq > 1 ? store.readCurationEntry(current.seq) : null);
+      const before = last && last.seq > 1 ? store.readCurationEntry(last.seq - 1)?.curation[list] : undefined;
+      if (op === 'rm' && last?.cause === `${list === 'references' ? 'reference' : 'grant'}-rm` && before?.includes(options.name)) return result(current, 'updated');
       if (op === 'rm') fail('INVALID_INPUT', `scenario "${store.scenario}" has no ${list === 'references' ? 'reference to' : 'grant for'} "${options.name}"`);
       return result(current, 'unchanged');
     }
@@ -160,7 +173,7 @@ export async function handoffWrite(options: StoreOptions & {id: string; from: st
   const store = openScenario(options);
   return store.withLock(lockTimeout(options), () => {
     const at = isoTimestamp(now(options));
-    let curation = store.settleCuration();
+    let curation = store.settleCuration().curation;
     // A write cut short after its revision and before its curation entry: completed first.
     const pending = store.pendingHandoff(curation, options.id);
     if (pending) curation = indexHandoff(store, pending, at);

@@ -66,9 +66,9 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       }
       // A curation change or a handoff write cut short: completed from what it had written.
       try {
-        const before = store.readCuration().seq;
-        let curation = store.settleCuration();
-        if (curation.seq !== before) actions.push(`completed ${rel(store.paths.curation)} from ${rel(store.paths.curationEntry(curation.seq))}, a change cut short after its history entry`);
+        const settled = store.settleCuration();
+        let curation = settled.curation;
+        if (settled.completed) actions.push(`completed ${rel(store.paths.curation)} from ${rel(store.paths.curationEntry(curation.seq))}, a change cut short after its history entry`);
         for (const id of store.handoffIds()) {
           const pending = isSafeSegment(id) ? store.pendingHandoff(curation, id) : null;
           if (!pending) continue;

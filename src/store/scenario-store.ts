@@ -31,7 +31,7 @@ import * as negatives from './kinds/negative-result.js';
 import * as markers from './kinds/terminal-markers.js';
 import * as curations from './kinds/curation.js';
 import * as handoffs from './kinds/handoff.js';
-import type {Curation, CurationCause, HandoffRevision} from '../model/curation.js';
+import type {Curation, CurationCause, CurationEntry, HandoffRevision} from '../model/curation.js';
 import {backoffMs, pausePoint, removeAbandonedLock, StoreLock} from './lock.js';
 import {LockedWriter} from './locked-writer.js';
 import {leftoverKind, ScenarioPaths} from './paths.js';
@@ -201,9 +201,13 @@ export class ScenarioStore implements KindContext {
     return curations.changeCuration(this, change, cause, at);
   }
 
-  /** Under the lock: complete a curation change cut short (repair); returns the curation then in force. */
-  settleCuration(): Curation {
-    return curations.settledCuration(this);
+  /** Under the lock: complete a curation change cut short; returns the curation then in force, and the entry completed. */
+  settleCuration(): {curation: Curation; completed: CurationEntry | null} {
+    return curations.settleCuration(this);
+  }
+
+  readCurationEntry(seq: number): CurationEntry | null {
+    return curations.readCurationEntry(this, seq);
   }
 
   readHandoff(id: string, revision: number): HandoffRevision | null {

@@ -58,19 +58,24 @@ export function readCurationEntry(ctx: KindContext, seq: number): CurationEntry 
 
 /**
  * Under the scenario lock: the curation after completing a change cut short
- * (an entry written, curation.json not yet), which is then written.
+ * (an entry written, curation.json not yet), which is then written; with the
+ * entry completed, if any.
  */
-export function settledCuration(ctx: KindContext): Curation {
+export function settleCuration(ctx: KindContext): {curation: Curation; completed: CurationEntry | null} {
   const current = readCuration(ctx);
   const seq = listCurationSeqs(ctx).at(-1);
-  if (seq === undefined) return current ?? emptyCuration(ctx.scenario);
-  if (current !== null && seq === current.seq) return current;
+  if (seq === undefined) return {curation: current ?? emptyCuration(ctx.scenario), completed: null};
+  if (current !== null && seq === current.seq) return {curation: current, completed: null};
   const last = readCurationEntry(ctx, seq);
   if (last && seq === (current?.seq ?? 0) + 1) {
     ctx.writer.replaceDocument(ctx.paths.curation, CURATION_SCHEMA, last.curation);
-    return last.curation;
+    return {curation: last.curation, completed: last};
   }
   fail('INTEGRITY', `${ctx.guard.relative(ctx.paths.curation)} does not follow its history (${current ? `state ${current.seq}` : 'missing'}, history at ${seq}); run autoctx verify`, {file: ctx.guard.relative(ctx.paths.curation)});
+}
+
+export function settledCuration(ctx: KindContext): Curation {
+  return settleCuration(ctx).curation;
 }
 
 /** Under the scenario lock: record a change as the next entry, then write curation.json. Returns the new curation. */
@@ -98,7 +103,14 @@ export function verifyCuration(c: Findings): Curation | undefined {
   const current = c.attempt(paths.curation, () => readCuration(store));
   const seqs = listCurationSeqs(store);
   if (current === null) {
-    if (seqs.length > 0 || exists(paths.handoffsDir)) c.error(paths.curation, 'MISSING_CURATION', `${c.rel(paths.curation)} is missing, but the scenario keeps a curation history or handoffs`);
+    // The first change cut short after its entry: pending, as any later one.
+    const first = seqs.length === 1 && seqs[0] === 1 ? c.attempt(paths.curationEntry(1), () => readCurationEntry(store, 1)) : undefined;
+    if (first) {
+      c.warn(paths.curation, 'CURATION_PENDING', `${c.rel(paths.curation)} is not written yet, its first history entry is (a curation change was cut short); the next change, or autoctx repair, completes it`);
+      return emptyCuration(store.scenario);
+    }
+    if (seqs.length > 0) c.error(paths.curation, 'MISSING_CURATION', `${c.rel(paths.curation)} is missing, but the scenario keeps a curation history`);
+    else if (exists(paths.handoffsDir)) return emptyCuration(store.scenario); // handoffs without a curation: verifyHandoffs names them
     return undefined;
   }
   const last = Math.max(seqs.at(-1) ?? 0, current?.seq ?? 0);

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import {stableDigest} from '../../canonical/index.js';
+import {leftoverKind} from '../paths.js';
 import {fail} from '../../errors.js';
 import {handoffIdProblem, type Curation, type HandoffRevision} from '../../model/curation.js';
 import {readDocument} from '../documents.js';
@@ -67,6 +69,8 @@ export function verifyHandoffs(c: Findings, curation: Curation): void {
   }
   const heads = new Map(curation.handoffs.map((h) => [h.id, h]));
   for (const id of listHandoffIds(store)) {
+    // A folder a handoff write made and was killed before filling: it holds nothing (a temporary file at most, which verify names) and claims nothing.
+    if (handoffIdProblem(id) === null && !heads.has(id) && listDir(store.guard, store.paths.handoffDir(id)).every((e) => e.isFile() && leftoverKind(path.join(store.paths.handoffDir(id), e.name), 'file') === 'temp')) continue;
     if (handoffIdProblem(id) !== null || !heads.has(id)) {
       const pending = handoffIdProblem(id) === null ? c.attempt(store.paths.handoffDir(id), () => pendingRevision(store, curation, id)) : null;
       if (pending && pending.revision === 1 && listRevisions(store, id).length === 1) {
