@@ -3,7 +3,8 @@
 // knowledge-example/knowledge from the source material beside this file and
 // runs the whole pipeline: init → propose → confirm → promote for the better
 // candidate, the worse one rejected, then status, log, replay, verify and a
-// rollback. Safe to run again: it starts from scratch.
+// rollback; then the bootstrap package: two tags, a handoff, render and
+// recall. Safe to run again: it starts from scratch.
 import {spawnSync} from 'node:child_process';
 import {rmSync} from 'node:fs';
 import path from 'node:path';
@@ -51,4 +52,11 @@ autoctx(['replay', b]);
 autoctx(['verify']);
 autoctx(['rollback', '--rationale', 'show that a rollback is one command', '--expect-active', b]);
 autoctx(['rollback', '--rationale', 'and that it can be undone']);
+
+// Bootstrap context: tag two components of the serving bundle, write a handoff, render the package, recall.
+const serving = autoctx(['bundle', 'show', b], {json: true}).manifest.components;
+for (const kind of ['playbook', 'hints']) autoctx(['tag', 'add', serving.find((c) => c.kind === kind).digest]);
+autoctx(['handoff', 'write', '--id', 'release-notes', '--from', rel('demo', 'handoff.json')]);
+autoctx(['bootstrap', 'render', '--handoff', 'release-notes@1']);
+autoctx(['recall', '--query', 'old settings path']);
 console.log(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Explore it with: npx autoctx status --knowledge ${path.relative(process.cwd(), knowledge)}`);

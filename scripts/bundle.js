@@ -68,6 +68,10 @@ const shared = {
 };
 const r = await build({...shared, stdin: {contents: entry, resolveDir: root, sourcefile: 'cli-entry.js', loader: 'js'}, entryNames: 'cli', outdir: undefined, outfile: path.join(root, 'dist/bundle/cli.js')});
 await build({...shared, entryPoints: {'verify-worker': path.join(root, 'dist/core/verify-worker.js')}});
+// The delivery commands' fast path (bootstrap prepare|claim|render and recall with --json): no oclif in it.
+const fast = await build({...shared, entryPoints: {fast: path.join(root, 'dist/cli/fast-path.js')}});
+const oclifInFast = Object.keys(fast.metafile.inputs).filter((f) => f.includes('@oclif'));
+if (oclifInFast.length > 0) throw new Error(`dist/bundle/fast.js must not hold oclif: ${oclifInFast.join(', ')}`);
 if (process.env.BUNDLE_META) writeFileSync("/tmp/meta.json", JSON.stringify(r.metafile));
 writeFileSync(path.join(root, 'dist/bundle/package.json'), '{"type": "module"}\n');
 console.log(`dist/bundle/cli.js: ${commands.length} commands`);

@@ -1,7 +1,10 @@
 import {Command} from '@oclif/core/command';
 import * as Flags from '@oclif/core/flags';
 import {canonicalJson} from '../canonical/index.js';
-import {AutoctxError, environmentError, exitCodeForStatus, isAutoctxError} from '../errors.js';
+import {exitCodeForStatus, isAutoctxError, type AutoctxError} from '../errors.js';
+import {errorEnvelope, toAutoctxError} from './error-output.js';
+
+export {errorEnvelope, toAutoctxError} from './error-output.js';
 import {lockTimeoutFlag} from './flags.js';
 import {enableColour, paint, paintErr} from './style.js';
 
@@ -17,35 +20,6 @@ export const storeFlags = {
 
 /** --lock-timeout, for commands that write. */
 export const lockFlags = {'lock-timeout': lockTimeoutFlag};
-
-/** Map anything thrown to a typed error: ours as is, a refusing environment as exit 9, oclif's parse errors as USAGE, the rest INTERNAL. */
-export function toAutoctxError(error: unknown): AutoctxError {
-  // A flag's own check raised a typed error; oclif wrapped its message in lines of its own.
-  if (isAutoctxError(error)) return error.message.includes('\n') ? new AutoctxError(error.code, firstLine(error.message), error.data) : error;
-  const environment = environmentError(error);
-  if (environment) return environment;
-  const e = error as {message?: string; oclif?: {exit?: number}; code?: string; parse?: unknown};
-  // oclif's parser errors (unknown flag, missing argument, failed validation) carry `parse`.
-  if (e?.oclif?.exit === 2 || e?.parse !== undefined) {
-    return new AutoctxError('USAGE', firstLine(e.message ?? 'invalid invocation'));
-  }
-  return new AutoctxError('INTERNAL', `unexpected error (this is a bug): ${firstLine(e?.message ?? String(error))}`);
-}
-
-function firstLine(text: string): string {
-  return text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .join(' ')
-    .replace(/^Parsing --[a-z-]+\s+/, '')
-    .replace(/\s+See more help with --help$/, '');
-}
-
-/** The error envelope of --json: code, message, exit code, and the error's data when it has any. */
-export function errorEnvelope(e: AutoctxError): {status: 'error'; error: Record<string, unknown>} {
-  return {status: 'error', error: {code: e.code, message: e.message, exit_code: e.exitCode, ...(e.data ? {data: e.data} : {})}};
-}
 
 /** Under a failed evaluator's error line: the last lines it wrote on stderr, indented. */
 function stderrBlock(e: AutoctxError): string {

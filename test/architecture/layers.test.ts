@@ -92,6 +92,22 @@ describe('the import boundary (ARCHITECTURE §2)', () => {
     expect(files.length).toBeGreaterThan(100);
   });
 
+  it('the fast path of the delivery commands (src/cli/fast-path.ts) loads neither oclif nor any other UI package, however deep', () => {
+    const seen = new Set<string>();
+    const ui: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const spec of importsOf(fs.readFileSync(file, 'utf8'))) {
+        if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts'));
+        else if (UI.includes(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)) ui.push(`${path.relative(PROJECT_ROOT, file)} imports ${spec}`);
+      }
+    };
+    visit(path.join(SRC, 'cli/fast-path.ts'));
+    expect(seen.size).toBeGreaterThan(20);
+    expect(ui).toEqual([]);
+  });
+
   it('no file imports against the layer rules', () => {
     expect(violations(files.map((file) => ({file, text: fs.readFileSync(file, 'utf8')})))).toEqual([]);
   });

@@ -49,6 +49,33 @@ describe('every command with --json prints one object that matches its result sc
     expect(json(['verify'], 'verify')).toMatchObject({status: 'ok', errors: []});
   });
 
+  it('tag, reference, grant, handoff, bootstrap render/prepare/claim and recall', () => {
+    const active = json(['status'], 'status').scenarios[0].active.bundle_digest;
+    const components = json(['bundle', 'show', active], 'bundle-show').manifest.components as Array<{digest: string; kind: string}>;
+    const digest = components.find((c) => c.kind === 'playbook')!.digest;
+    expect(json(['tag', 'add', digest], 'tag-add')).toMatchObject({status: 'tagged', tags: 1});
+    expect(json(['tag', 'add', digest], 'tag-add')).toMatchObject({status: 'unchanged', tags: 1});
+    expect(json(['tag', 'list'], 'tag-list').tags).toEqual([expect.objectContaining({component_digest: digest, serving: true, secret: false})]);
+    expect(json(['reference', 'add', 'billing'], 'reference-add')).toMatchObject({status: 'updated', references: ['billing']});
+    expect(json(['reference', 'list'], 'reference-list').references).toEqual([{scenario: 'billing', standing: 'missing'}]);
+    expect(json(['grant', 'add', 'billing'], 'grant-add')).toMatchObject({grants: ['billing']});
+    expect(json(['grant', 'rm', 'billing'], 'grant-rm')).toMatchObject({grants: []});
+    expect(json(['reference', 'rm', 'billing'], 'reference-rm')).toMatchObject({references: []});
+    const notes = path.join(dir, 'notes.json');
+    fs.writeFileSync(notes, '{"summary": "sync fixed in 4.2"}');
+    expect(json(['handoff', 'write', '--id', 'notes', '--from', notes], 'handoff-write')).toMatchObject({status: 'written', revision: 1});
+    expect(json(['handoff', 'show', 'notes@1'], 'handoff-show').handoff.content).toEqual({summary: 'sync fixed in 4.2'});
+    const rendered = json(['bootstrap', 'render', '--handoff', 'notes@1'], 'bootstrap-render');
+    expect(rendered).toMatchObject({status: 'ready', items: [{kind: 'handoff'}, {kind: 'component', component_digest: digest}]});
+    const prepared = json(['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'resume', '--enabled', '--event-id', 'thread-9', '--handoff', 'notes@1'], 'bootstrap-prepare');
+    expect(prepared).toMatchObject({status: 'ready', reason: null, content: rendered.content, receipt: {state: 'pending', stored: true}});
+    expect(json(['bootstrap', 'claim', prepared.receipt.receipt_id, '--outcome', 'injected'], 'bootstrap-claim')).toMatchObject({status: 'claimed', state: 'injected'});
+    expect(json(['bootstrap', 'claim', prepared.receipt.receipt_id, '--outcome', 'injected'], 'error', 6).error.code).toBe('RECEIPT_ALREADY_CLAIMED');
+    expect(json(['recall', '--query', 'helpful', '--receipt', prepared.receipt.receipt_id], 'recall')).toMatchObject({receipt_used: true});
+    expect(json(['tag', 'rm', digest], 'tag-rm')).toMatchObject({status: 'untagged', tags: 0});
+    expect(json(['verify'], 'verify')).toMatchObject({status: 'ok', errors: []});
+  });
+
   it('verify prints status "failed" and exits 8 on a damaged tree', () => {
     const active = path.join(knowledge, 'demo/context_bundles/active.json');
     const original = fs.readFileSync(active, 'utf8');

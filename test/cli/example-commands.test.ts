@@ -12,13 +12,14 @@ describe('the quick start', () => {
     expect(printed.length).toBeGreaterThan(8);
     for (const line of printed) expect(line).toMatch(/^npx autoctx \S.* --knowledge knowledge-example\/knowledge$/);
     // Those that only read run again exactly as printed (through sh and npx); replay answers as the example saw it
-    // (status, log and the files verify counts since moved on: the example rolls back at the end).
-    for (const verb of ['status', 'log', 'verify', 'replay']) {
+    // (status, log and the files verify counts since moved on: the example rolls back at the end); the bootstrap
+    // package and the recall give the same bytes again.
+    for (const verb of ['status', 'log', 'verify', 'replay', 'bootstrap render', 'recall']) {
       const line = printed.find((l) => l.startsWith(`npx autoctx ${verb} `))!;
       const r = spawnSync('sh', ['-c', line], {cwd: PROJECT_ROOT, encoding: 'utf8', env});
       expect([line, r.status, r.stderr]).toEqual([line, 0, '']);
-      const section = example.stdout.split(`$ ${line}\n`)[1]!.split('\n$ ')[0]!;
-      if (verb === 'replay') expect([line, r.stdout.trim()]).toEqual([line, section.trim()]);
+      const section = example.stdout.split(`$ ${line}\n`)[1]!.split('\n$ ')[0]!.split('\nDone in ')[0]!;
+      if (verb === 'replay' || verb === 'bootstrap render' || verb === 'recall') expect([line, r.stdout.trim()]).toEqual([line, section.trim()]);
       else if (verb === 'verify') expect(r.stdout).toMatch(/^verified: 1 scenario\(s\), 3 bundles, \d+ files, 0 errors, 0 warnings$/m);
       else expect(r.stdout).toContain('bb5f26eda790');
     }

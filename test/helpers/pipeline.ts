@@ -110,6 +110,17 @@ export function historyTree(more = false): Tree {
   if (more) {
     must(t.cli(['rollback', '--rationale', 'the review cleared it']));
     must(t.cli(['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']));
+    // Bootstrap curation (issue 14): two tags, a reference, a grant, a handoff with two revisions.
+    const active = JSON.parse(t.read('active.json')).bundle_digest;
+    const components = t.cli(['bundle', 'show', active]).json.manifest.components as Array<{digest: string}>;
+    for (const c of components.slice(0, 2)) must(t.cli(['tag', 'add', c.digest]));
+    must(t.cli(['reference', 'add', 'billing']));
+    must(t.cli(['grant', 'add', 'billing']));
+    for (const [i, summary] of ['sync fixed in 4.2', 'quota e-mails still pending'].entries()) {
+      const file = path.join(t.dir, `handoff-${i}.json`);
+      fs.writeFileSync(file, JSON.stringify({summary, owner: 'support-lead'}));
+      must(t.cli(['handoff', 'write', '--id', 'release-notes', '--from', file]));
+    }
   }
   return t;
 }

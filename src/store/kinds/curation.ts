@@ -129,7 +129,10 @@ export function verifyCuration(c: Findings): Curation | undefined {
       continue;
     }
     if (previous !== undefined && entry.previous_entry_sha256 !== (previous ? stableDigest(previous) : null)) {
-      c.error(file, 'CURATION_MISMATCH', `${c.rel(file)} does not chain to the entry before it (previous_entry_sha256 differs)`);
+      // Either of the two may be the one changed: both are named.
+      const message = `${c.rel(file)} does not chain to the entry before it (previous_entry_sha256 differs from the digest of ${c.rel(paths.curationEntry(seq - 1))})`;
+      if (previous) c.both(paths.curationEntry(seq - 1), file, 'CURATION_MISMATCH', message);
+      else c.error(file, 'CURATION_MISMATCH', message);
     }
     entries.set(seq, entry);
     previous = entry;

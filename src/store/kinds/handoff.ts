@@ -93,7 +93,12 @@ export function verifyHandoffs(c: Findings, curation: Curation): void {
         previous = undefined;
         continue;
       }
-      if (previous !== undefined && doc.previous_document_digest !== (previous ? stableDigest(previous as never) : null)) c.error(file, 'HANDOFF_MISMATCH', `${c.rel(file)} does not chain to revision ${rev - 1}`);
+      if (previous !== undefined && doc.previous_document_digest !== (previous ? stableDigest(previous as never) : null)) {
+        // Either of the two may be the one changed: both are named.
+        const message = `${c.rel(file)} does not chain to revision ${rev - 1} (previous_document_digest differs from its digest)`;
+        if (previous) c.both(store.paths.handoffRevision(head.id, rev - 1), file, 'HANDOFF_MISMATCH', message);
+        else c.error(file, 'HANDOFF_MISMATCH', message);
+      }
       if (rev === head.revision && stableDigest(doc as never) !== head.document_digest) c.both(file, store.paths.curation, 'HANDOFF_MISMATCH', `${c.rel(file)} is not the revision ${c.rel(store.paths.curation)} names as the head of ${head.id}`);
       previous = doc;
     }
