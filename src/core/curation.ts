@@ -84,7 +84,7 @@ export function tagList(options: StoreOptions): TagListResult {
 }
 
 export interface ScopeResult {
-  status: 'updated' | 'unchanged';
+  status: 'updated';
   scenario: string;
   references: string[];
   grants: string[];
@@ -102,12 +102,12 @@ async function changeScope(options: StoreOptions & {name: string}, list: ScopeLi
     const {curation: current, completed} = store.settleCuration();
     const has = current[list].includes(options.name);
     if (has === (op === 'add')) {
-      // The same removal, cut short after its history entry and completed just now: done.
-      const last = completed ?? (current.seq > 1 ? store.readCurationEntry(current.seq) : null);
-      const before = last && last.seq > 1 ? store.readCurationEntry(last.seq - 1)?.curation[list] : undefined;
-      if (op === 'rm' && last?.cause === `${list === 'references' ? 'reference' : 'grant'}-rm` && before?.includes(options.name)) return result(current, 'updated');
+      // The same change, cut short after its history entry and completed now (or just made): done, as an uninterrupted run.
+      const last = completed ?? (current.seq > 0 ? store.readCurationEntry(current.seq) : null);
+      const before = last && last.seq > 1 ? (store.readCurationEntry(last.seq - 1)?.curation[list] ?? []) : [];
+      if (last?.cause === `${list === 'references' ? 'reference' : 'grant'}-${op}` && before.includes(options.name) === (op === 'rm')) return result(current, 'updated');
       if (op === 'rm') fail('INVALID_INPUT', `scenario "${store.scenario}" has no ${list === 'references' ? 'reference to' : 'grant for'} "${options.name}"`);
-      return result(current, 'unchanged');
+      fail('INVALID_INPUT', `scenario "${store.scenario}" already ${list === 'references' ? 'refers to' : 'grants'} "${options.name}" (a scenario is named once)`);
     }
     const max = list === 'references' ? CURATION_LIMITS.references : CURATION_LIMITS.grants;
     if (op === 'add' && current[list].length >= max) fail('INVALID_INPUT', `scenario "${store.scenario}" already has ${max} ${list}, the most it may have`);

@@ -142,6 +142,20 @@ describe('selection', () => {
   });
 });
 
+describe('curation limits', () => {
+  it('refuses a 33rd tag, a reference named twice, and the scenario itself', async () => {
+    const files = Object.fromEntries(Array.from({length: 33}, (_, i) => [md('hints', `h${i}`), `hint ${i}\n`]));
+    const knowledge = await root({demo: files});
+    for (let i = 0; i < 32; i++) await tagAdd({knowledge, digest: digestOf('hints', `h${i}`, `hint ${i}\n`)});
+    expect(await code(tagAdd({knowledge, digest: digestOf('hints', 'h32', 'hint 32\n')}))).toBe('TAG_LIMIT 2');
+    await referenceAdd({knowledge, name: 'billing'});
+    await referenceAdd({knowledge, name: 'legal'});
+    expect(await code(referenceAdd({knowledge, name: 'billing'}))).toBe('INVALID_INPUT 2');
+    expect(await code(referenceAdd({knowledge, name: 'demo'}))).toBe('INVALID_INPUT 2');
+    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: []});
+  });
+});
+
 describe('receipts', () => {
   it('a retry of a pending event returns the same package and receipt; after a claim it is skipped', async () => {
     const knowledge = await root({demo: demoFiles});
@@ -258,6 +272,23 @@ describe('recall with first-query dedup', () => {
     expect(a.items.map((i) => i.component_key)).not.toContain('API.Key');
     expect(a.content).toMatch(/^# autoctx recalled context/);
     expect(recall({knowledge, query: 'zebra'})).toMatchObject({status: 'empty', sufficient: false, content: null});
+  });
+
+  it('breaks ties by (scenario, kind, key)', async () => {
+    const same = 'Quota resets monthly.\n';
+    const knowledge = await root({demo: {...demoFiles, [md('tool_guidance', 'b-quota')]: same, [md('hints', 'z-quota')]: same, [md('hints', 'a-quota')]: same}});
+    const r = recall({knowledge, query: 'resets'});
+    expect(r.items.map((i) => `${i.component_kind}/${i.component_key}`)).toEqual(['hints/a-quota', 'hints/z-quota', 'tool_guidance/b-quota']);
+    expect(new Set(r.items.map((i) => i.score)).size).toBe(1);
+  });
+
+  it('a delivered component never satisfies the sufficiency rule: what only it matched is not ready', async () => {
+    const knowledge = await root({demo: files});
+    await tagAdd({knowledge, digest: qa});
+    const r = await prep(knowledge, {enabled: true, eventId: 'q0'});
+    expect(recall({knowledge, query: 'shows'})).toMatchObject({status: 'ready', items: [expect.objectContaining({component_key: 'quota-a'})]});
+    await claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'});
+    expect(recall({knowledge, query: 'shows', receipt: r.receipt.receipt_id})).toMatchObject({status: 'empty', sufficient: false, deduplicated: 1, items: []});
   });
 
   it('drops the exact components an injected receipt delivered whole, before the limit and the sufficiency rule', async () => {

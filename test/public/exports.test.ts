@@ -36,6 +36,20 @@ describe('library entry points', () => {
     expect(interval).toMatch(/low: number \| null/);
   });
 
+  it('autoctx/bootstrap exports render, prepare, claim and recall with declarations, and renders the same bytes', () => {
+    const out = JSON.parse(
+      importInNode(`import * as b from 'autoctx/bootstrap';
+        const item = {kind: 'component', scenario: 'demo', component_kind: 'hints', component_key: 'k', component_digest: '${'a'.repeat(64)}', handoff_id: null, revision: null, handoff_digest: null, body: 'x'.repeat(2001)};
+        const r = b.renderPackage([item], {maxBytes: 4096});
+        console.log(JSON.stringify({keys: Object.keys(b).sort(), bytes: r.content_bytes, truncated: r.items[0].truncated, secret: b.isSecretKind('hints', 'API.Key')}));`),
+    );
+    expect(out.keys).toEqual(expect.arrayContaining(['render', 'prepare', 'claim', 'recall', 'renderPackage', 'BOOTSTRAP_LIMITS']));
+    expect(out).toMatchObject({truncated: true, secret: true});
+    expect(out.bytes).toBeLessThanOrEqual(4096);
+    const dts = fs.readFileSync(path.join(PROJECT_ROOT, 'dist/public/bootstrap.d.ts'), 'utf8');
+    for (const name of ['render', 'prepare', 'claim', 'recall', 'PrepareResult', 'RecallResult', 'BootstrapReceipt']) expect(dts).toContain(name);
+  });
+
   it('autoctx/context-bundles exports the surface of the reference TypeScript module', () => {
     const keys = JSON.parse(importInNode(`import * as c from 'autoctx/context-bundles'; console.log(JSON.stringify(Object.keys(c).sort()));`));
     expect(keys).toEqual(

@@ -10,6 +10,6 @@ export default class ReferenceAdd extends WritingCommand {
   async run() {
     const {args, flags} = await this.parse(ReferenceAdd);
     const result = await referenceAdd({knowledge: flags.knowledge, scenario: flags.scenario, name: args.name, lockTimeout: flags['lock-timeout']});
-    return this.done(result, () => [`${result.status === 'updated' ? 'updated' : 'unchanged'}: ${result.scenario} refers to [${result.references.join(', ')}], grants [${result.grants.join(', ')}]`]);
+    return this.done(result, () => [`updated: ${result.scenario} refers to [${result.references.join(', ')}], grants [${result.grants.join(', ')}]`]);
   }
 }
