@@ -1,4 +1,4 @@
-import {prettyJson} from '../canonical/index.js';
+import {prettyJson, stableDigest} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {isSecretKind} from '../model/bootstrap-text.js';
 import type {PackageCandidate} from '../model/bootstrap-render.js';
@@ -76,11 +76,22 @@ export function componentCandidate(scenario: string, c: BundleComponent): Packag
 /** An exact handoff revision of the current scenario as a candidate (HANDOFF_NOT_FOUND, exit 2, when it has none such). */
 export function handoffCandidate(store: ScenarioStore, curation: Curation, ref: {id: string; revision: number}): PackageCandidate {
   const head = curation.handoffs.find((h) => h.id === ref.id);
-  const doc = head && ref.revision <= head.revision ? store.readHandoff(ref.id, ref.revision) : null;
-  if (!doc) {
+  if (!head || ref.revision > head.revision) {
     const known = head ? ` (${ref.id} has revisions 1 to ${head.revision})` : '';
     fail('HANDOFF_NOT_FOUND', `scenario "${store.scenario}" has no handoff ${ref.id}@${ref.revision}${known}`, {scenario: store.scenario});
   }
+  // The revision is the one the curation's head vouches for, through the chain from the head back to it.
+  let expected = head.document_digest;
+  let doc: ReturnType<ScenarioStore['readHandoff']> = null;
+  for (let rev = head.revision; rev >= ref.revision; rev--) {
+    doc = store.readHandoff(ref.id, rev);
+    if (!doc || stableDigest(doc as never) !== expected) {
+      const rel = store.guard.relative(store.paths.handoffRevision(ref.id, rev));
+      fail('INTEGRITY', `${rel} is missing or is not the revision its successor (or curation.json) names; run autoctx verify`, {file: rel});
+    }
+    expected = doc.previous_document_digest ?? '';
+  }
+  if (!doc) fail('HANDOFF_NOT_FOUND', `scenario "${store.scenario}" has no handoff ${ref.id}@${ref.revision}`, {scenario: store.scenario});
   return {kind: 'handoff', scenario: store.scenario, component_kind: null, component_key: null, component_digest: null, handoff_id: doc.id, revision: doc.revision, handoff_digest: doc.content_digest, body: prettyJson(doc.content).trimEnd()};
 }
 

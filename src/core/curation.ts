@@ -179,6 +179,10 @@ export async function handoffWrite(options: StoreOptions & {id: string; from: st
     if (pending) curation = indexHandoff(store, pending, at);
     const head = curation.handoffs.find((h) => h.id === options.id);
     const latest = head ? store.readHandoff(options.id, head.revision) : null;
+    // The next revision chains only to the head the curation vouches for.
+    if (head && (!latest || stableDigest(latest as never) !== head.document_digest)) {
+      fail('INTEGRITY', `${store.guard.relative(store.paths.handoffRevision(options.id, head.revision))} is missing or is not the revision curation.json names as the head of ${options.id}; run autoctx verify`, {file: store.guard.relative(store.paths.handoffRevision(options.id, head.revision))});
+    }
     const done = (status: HandoffWriteResult['status'], revision: number) => ({status, scenario: store.scenario, id: options.id, revision, content_digest: digest});
     if (latest && latest.content_digest === digest && jsonEqual(latest.content as never, content)) return done('unchanged', latest.revision);
     if (!head && curation.handoffs.length >= CURATION_LIMITS.handoffs) fail('INVALID_INPUT', `scenario "${store.scenario}" already has ${CURATION_LIMITS.handoffs} handoffs, the most it may have`);

@@ -156,6 +156,83 @@ describe('curation limits', () => {
   });
 });
 
+describe('a curation change cut short', () => {
+  it('is a warning that repair completes: an entry ahead of curation.json, a handoff revision ahead of its head', async () => {
+    const knowledge = await root({demo: demoFiles});
+    const {repair} = await import('../../src/core/repair.js');
+    const curation = path.join(knowledge, 'demo/context_bundles/bootstrap/curation.json');
+    await tagAdd({knowledge, digest: D.playbook});
+    const before = fs.readFileSync(curation);
+    await tagAdd({knowledge, digest: D.hints});
+    fs.writeFileSync(curation, before); // as if killed between the entry and curation.json
+    expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['CURATION_PENDING']);
+    expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook']); // what is in force is curation.json
+    expect((await repair({knowledge})).actions.join('\n')).toMatch(/completed demo\/context_bundles\/bootstrap\/curation\.json from .*000002\.json/);
+    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
+    expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook', 'hints']);
+    // A handoff revision written, its curation entry not: pending, then indexed by repair.
+    const dir = path.dirname(knowledge);
+    fs.writeFileSync(path.join(dir, 'h.json'), '{"summary": "one"}');
+    const kept = fs.readFileSync(curation);
+    const entries = path.join(knowledge, 'demo/context_bundles/bootstrap/curation_history');
+    await handoffWrite({knowledge, id: 'notes', from: path.join(dir, 'h.json')});
+    fs.rmSync(path.join(entries, '000003.json'));
+    fs.writeFileSync(curation, kept);
+    expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['HANDOFF_PENDING']);
+    expect(await code(() => render({knowledge, handoff: 'notes@1'}))).toBe('HANDOFF_NOT_FOUND 2');
+    expect((await repair({knowledge})).actions.join('\n')).toMatch(/recorded .*handoffs\/notes\/000001\.json in .*curation\.json, a handoff write cut short/);
+    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
+    expect(render({knowledge, handoff: 'notes@1'}).items[0]).toMatchObject({kind: 'handoff', revision: 1});
+  });
+
+  it('a hand edit of curation.json that its history does not hold is an error naming both files', async () => {
+    const knowledge = await root({demo: demoFiles});
+    await tagAdd({knowledge, digest: D.playbook});
+    const curation = path.join(knowledge, 'demo/context_bundles/bootstrap/curation.json');
+    const doc = JSON.parse(fs.readFileSync(curation, 'utf8'));
+    fs.writeFileSync(curation, JSON.stringify({...doc, grants: ['billing']}));
+    const v = verify({knowledge});
+    expect(v.status).toBe('failed');
+    expect(v.errors.map((e) => [e.code, e.file])).toEqual([
+      ['CURATION_MISMATCH', 'demo/context_bundles/bootstrap/curation.json'],
+      ['CURATION_MISMATCH', 'demo/context_bundles/bootstrap/curation_history/000001.json'],
+    ]);
+    // Neither a writer nor a reader builds on it.
+    expect(await code(tagAdd({knowledge, digest: D.hints}))).toBe('INTEGRITY 8');
+    expect(await code(() => render({knowledge}))).toBe('INTEGRITY 8');
+    expect(await code(prep(knowledge, {enabled: true}))).toBe('INTEGRITY 8');
+  });
+
+  it('a handoff revision changed by hand, its content digest made to match, is refused by render and by the next write', async () => {
+    const knowledge = await root({demo: demoFiles});
+    const dir = path.dirname(knowledge);
+    for (const [i, summary] of ['one', 'two'].entries()) {
+      fs.writeFileSync(path.join(dir, `h${i}.json`), JSON.stringify({summary}));
+      await handoffWrite({knowledge, id: 'notes', from: path.join(dir, `h${i}.json`)});
+    }
+    const {stableDigest} = await import('../../src/canonical/index.js');
+    for (const rev of [1, 2]) {
+      const copy = path.join(tempDir('autoctx-bootstrap-'), 'knowledge');
+      dirs.push(path.dirname(copy));
+      fs.cpSync(knowledge, copy, {recursive: true});
+      const file = path.join(copy, `demo/context_bundles/bootstrap/handoffs/notes/00000${rev}.json`);
+      const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+      const content = {summary: 'forged'};
+      fs.writeFileSync(file, JSON.stringify({...doc, content, content_digest: stableDigest(content)}));
+      expect(await code(() => render({knowledge: copy, handoff: `notes@${rev}`}))).toBe('INTEGRITY 8');
+      expect(verify({knowledge: copy}).errors.map((e) => e.file)).toContain(`demo/context_bundles/bootstrap/handoffs/notes/00000${rev}.json`);
+    }
+    const copy = path.join(tempDir('autoctx-bootstrap-'), 'knowledge');
+    dirs.push(path.dirname(copy));
+    fs.cpSync(knowledge, copy, {recursive: true});
+    const head = path.join(copy, 'demo/context_bundles/bootstrap/handoffs/notes/000002.json');
+    const doc = JSON.parse(fs.readFileSync(head, 'utf8'));
+    fs.writeFileSync(head, JSON.stringify({...doc, content: {summary: 'x'}, content_digest: stableDigest({summary: 'x'})}));
+    fs.writeFileSync(path.join(dir, 'h3.json'), '{"summary": "three"}');
+    expect(await code(handoffWrite({knowledge: copy, id: 'notes', from: path.join(dir, 'h3.json')}))).toBe('INTEGRITY 8');
+  });
+});
+
 describe('receipts', () => {
   it('a retry of a pending event returns the same package and receipt; after a claim it is skipped', async () => {
     const knowledge = await root({demo: demoFiles});

@@ -34,9 +34,20 @@ export function readCuration(ctx: KindContext): Curation | null {
   return readDocument<Curation>(ctx.guard, ctx.paths.curation, CURATION_SCHEMA, (v) => checkCuration(ctx, v as unknown as Curation));
 }
 
-/** The curation in force: curation.json, or an empty one when the scenario has none. */
+/**
+ * The curation in force: curation.json, checked against the history entry it
+ * says it is (a hand edit is refused, INTEGRITY, exit 8), or an empty one
+ * when the scenario has none.
+ */
 export function currentCuration(ctx: KindContext): Curation {
-  return readCuration(ctx) ?? emptyCuration(ctx.scenario);
+  const current = readCuration(ctx);
+  if (current === null) return emptyCuration(ctx.scenario);
+  const entry = readCurationEntry(ctx, current.seq);
+  if (!entry || !jsonEqual(entry.curation as never, current as never)) {
+    const rel = ctx.guard.relative(ctx.paths.curation);
+    fail('INTEGRITY', `${rel} is not the curation its history entry ${current.seq} holds (edited by hand, or the entry is missing); run autoctx verify`, {file: rel});
+  }
+  return current;
 }
 
 export function listCurationSeqs(ctx: KindContext): number[] {
@@ -65,8 +76,9 @@ export function settleCuration(ctx: KindContext): {curation: Curation; completed
   const current = readCuration(ctx);
   const seq = listCurationSeqs(ctx).at(-1);
   if (seq === undefined) return {curation: current ?? emptyCuration(ctx.scenario), completed: null};
-  if (current !== null && seq === current.seq) return {curation: current, completed: null};
   const last = readCurationEntry(ctx, seq);
+  // A change builds only on a curation its history vouches for: a hand edit is never carried into a new entry.
+  if (current !== null && seq === current.seq && last && jsonEqual(last.curation as never, current as never)) return {curation: current, completed: null};
   if (last && seq === (current?.seq ?? 0) + 1) {
     ctx.writer.replaceDocument(ctx.paths.curation, CURATION_SCHEMA, last.curation);
     return {curation: last.curation, completed: last};
