@@ -71,23 +71,32 @@ function metadata(c: PackageCandidate, truncated: boolean): string {
   return `    scenario=${asciiJson(c.scenario)} ${what}\n    digest=${digest} truncated=${truncated ? 'yes' : 'no'}`;
 }
 
+/** Printable ASCII and line feeds only: each character is its own one-byte chunk, no escape, no break to normalize. */
+const SIMPLE = /^[\x20-\x7e\n]*$/;
+
 /** A body's chunks with running sums: bytes and line breaks of every prefix, so that a prefix's rendered size is O(1). */
 class Body {
-  readonly bytesBefore: number[];
-  readonly breaksBefore: number[];
-  constructor(readonly chunks: Chunks) {
-    const n = chunks.text.length;
-    this.bytesBefore = new Array<number>(n + 1);
-    this.breaksBefore = new Array<number>(n + 1);
-    this.bytesBefore[0] = 0;
-    this.breaksBefore[0] = 0;
+  readonly length: number;
+  private readonly bytes: Int32Array;
+  private readonly breaks: Int32Array;
+  /** The body itself when it is simple (chunk i is character i), else its chunks. */
+  private readonly simple: string | null;
+  private readonly chunks: Chunks | null;
+  constructor(raw: string) {
+    this.simple = SIMPLE.test(raw) ? raw : null;
+    this.chunks = this.simple === null ? bodyChunks(raw) : null;
+    const n = this.simple !== null ? raw.length : this.chunks!.text.length;
+    this.length = n;
+    this.bytes = new Int32Array(n + 1);
+    this.breaks = new Int32Array(n + 1);
     for (let i = 0; i < n; i++) {
-      this.bytesBefore[i + 1] = this.bytesBefore[i]! + chunks.bytes[i]!;
-      this.breaksBefore[i + 1] = this.breaksBefore[i]! + (chunks.text[i] === '\n' ? 1 : 0);
+      const isBreak = this.simple !== null ? raw.charCodeAt(i) === 10 : this.chunks!.text[i] === '\n';
+      this.bytes[i + 1] = this.bytes[i]! + (this.simple !== null ? 1 : this.chunks!.bytes[i]!);
+      this.breaks[i + 1] = this.breaks[i]! + (isBreak ? 1 : 0);
     }
   }
-  get length(): number {
-    return this.chunks.text.length;
+  bytesBefore(p: number): number {
+    return this.bytes[p]!;
   }
   /** The longest prefix (in chunks) of at most `bytes` bytes. */
   longestWithin(bytes: number): number {
@@ -95,17 +104,17 @@ class Body {
     let hi = this.length;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.bytesBefore[mid]! <= bytes) lo = mid;
+      if (this.bytes[mid]! <= bytes) lo = mid;
       else hi = mid - 1;
     }
     return lo;
   }
   /** Bytes of the first `p` chunks quoted, with the mark when `marked`. */
   quotedBytes(p: number, marked: boolean): number {
-    return QUOTE.length + this.bytesBefore[p]! + QUOTE.length * this.breaksBefore[p]! + (marked ? MARK_BYTES : 0);
+    return QUOTE.length + this.bytes[p]! + QUOTE.length * this.breaks[p]! + (marked ? MARK_BYTES : 0);
   }
   quoted(p: number, marked: boolean): string {
-    const text = this.chunks.text.slice(0, p).join('') + (marked ? TRUNCATION_MARK : '');
+    const text = (this.simple !== null ? this.simple.slice(0, p) : this.chunks!.text.slice(0, p).join('')) + (marked ? TRUNCATION_MARK : '');
     return QUOTE + text.replace(/\n/g, `\n${QUOTE}`);
   }
 }
@@ -130,13 +139,16 @@ export function renderPackage(candidates: readonly PackageCandidate[], options: 
       omitted++;
       continue;
     }
-    const body = new Body(bodyChunks(c.body));
+    const body = new Body(c.body);
     const n = items.length + 1;
-    const blockBytes = (t: boolean) => utf8(heading(n, c)) + 1 + utf8(metadata(c, t)) + 2;
+    const frame = utf8(heading(n, c)) + 1 + 2;
+    const whole = frame + utf8(metadata(c, false));
+    const cutBlock = frame + utf8(metadata(c, true));
+    const blockBytes = (t: boolean) => (t ? cutBlock : whole);
     // The per-item cap, the mark included.
     let p = body.length;
     let cut = false;
-    if (body.bytesBefore[p]! > BOOTSTRAP_LIMITS.itemBodyBytes) {
+    if (body.bytesBefore(p) > BOOTSTRAP_LIMITS.itemBodyBytes) {
       p = body.longestWithin(BOOTSTRAP_LIMITS.itemBodyBytes - MARK_BYTES);
       cut = true;
     }
@@ -150,7 +162,7 @@ export function renderPackage(candidates: readonly PackageCandidate[], options: 
         if (used + size(mid, true) <= maxBytes) lo = mid;
         else hi = mid - 1;
       }
-      if (lo < 0 || body.bytesBefore[lo]! + MARK_BYTES < BOOTSTRAP_LIMITS.minShortenedBody) {
+      if (lo < 0 || body.bytesBefore(lo) + MARK_BYTES < BOOTSTRAP_LIMITS.minShortenedBody) {
         omitted++;
         truncated = true;
         continue;

@@ -15,6 +15,8 @@ const FORMAT_RANGES: ReadonlyArray<readonly [number, number]> = [
 ];
 
 export function isFormatCharacter(cp: number): boolean {
+  // Most text (Latin, CJK, Hangul, emoji) lies in gaps of the table.
+  if (cp < 0xad || (cp > 0x206f && cp < 0xfeff) || (cp > 0xfffb && cp < 0x110bd) || (cp > 0x1d17a && cp < 0xe0001)) return false;
   for (const [lo, hi] of FORMAT_RANGES) {
     if (cp < lo) return false;
     if (cp <= hi) return true;
@@ -72,7 +74,7 @@ export function bodyChunks(body: string): Chunks {
       text.push(e);
       bytes.push(e.length);
     } else {
-      text.push(String.fromCodePoint(cp));
+      text.push(cp > 0xffff ? body.slice(i - 1, i + 1) : body[i]!);
       bytes.push(utf8Size(cp));
     }
   }
