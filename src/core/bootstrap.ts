@@ -30,17 +30,11 @@ export interface RenderOptions extends StoreOptions {
   maxBytes?: number | undefined;
 }
 
-export interface RenderResult {
+export interface RenderResult extends RenderedPackage {
   status: 'ready' | 'empty';
   schema: typeof BOOTSTRAP_PACKAGE_SCHEMA;
   profile: typeof BOOTSTRAP_PROFILE;
   scenario: string;
-  content: string | null;
-  content_bytes: number;
-  package_digest: string | null;
-  items: PackageItem[];
-  truncated: boolean;
-  omitted: number;
   references: ReferenceCounts;
 }
 
