@@ -72,6 +72,10 @@ await build({...shared, entryPoints: {'verify-worker': path.join(root, 'dist/cor
 const fast = await build({...shared, entryPoints: {fast: path.join(root, 'dist/cli/fast-path.js')}});
 const oclifInFast = Object.keys(fast.metafile.inputs).filter((f) => f.includes('@oclif'));
 if (oclifInFast.length > 0) throw new Error(`dist/bundle/fast.js must not hold oclif: ${oclifInFast.join(', ')}`);
+// The agent-host hook entry point (bin/autoctx-hook.js): no oclif, no CLI.
+const hook = await build({...shared, entryPoints: {hook: path.join(root, 'dist/hooks/main.js')}});
+const cliInHook = Object.keys(hook.metafile.inputs).filter((f) => f.includes('@oclif') || /dist[/\\](cli|commands)[/\\]/.test(f));
+if (cliInHook.length > 0) throw new Error(`dist/bundle/hook.js must not hold oclif or the CLI: ${cliInHook.join(', ')}`);
 if (process.env.BUNDLE_META) writeFileSync("/tmp/meta.json", JSON.stringify(r.metafile));
 writeFileSync(path.join(root, 'dist/bundle/package.json'), '{"type": "module"}\n');
 console.log(`dist/bundle/cli.js: ${commands.length} commands`);

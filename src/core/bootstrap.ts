@@ -21,6 +21,7 @@ import {parseHandoffRef} from '../model/curation.js';
 import {isoTimestamp} from '../model/records.js';
 import type {KnowledgeStore, StateArea} from '../store/index.js';
 import {pruneReceipts, readReceipt, writeReceipt} from '../store/kinds/bootstrap-receipt.js';
+import {pruneHostStates} from '../store/kinds/host-state.js';
 import {componentCandidate, handoffCandidate, participants, selectCandidates, type Participant, type ReferenceCounts} from './bootstrap-select.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 
@@ -43,6 +44,12 @@ export interface PrepareOptions extends RenderOptions {
   lifecycle: string;
   enabled?: boolean | undefined;
   eventId?: string | undefined;
+  /**
+   * The host's session already holds this lifecycle's package (a resume of a
+   * session given it): the event is recorded skipped, already_delivered,
+   * without reading references. For hooks; not a command-line flag.
+   */
+  alreadyHeld?: boolean | undefined;
 }
 
 export interface PrepareResult extends Omit<RenderResult, 'status'> {
@@ -168,9 +175,17 @@ export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
   if (key !== null && request.enabled) assertSameRequest(readReceipt(area, receiptIdFor(key)), request);
   const run = (fn: () => PrepareResult) => (request.enabled || key !== null ? area.withLock(lockTimeout(options), fn) : Promise.resolve(fn()));
   return run(() => {
-    if (area.locked) pruneReceipts(area, now(options));
+    if (area.locked) {
+      pruneReceipts(area, now(options));
+      pruneHostStates(area, now(options));
+    }
     const existing = key !== null ? readReceipt(area, receiptIdFor(key)) : null;
     if (!request.enabled) return disabled(area, request, key, existing, at);
+    if (options.alreadyHeld === true && !existing) {
+      const receipt = receiptOf(request, key, at(), {state: 'skipped', reason: 'already_delivered'});
+      if (key !== null) writeReceipt(area, receipt);
+      return answer(request, 'skipped', 'already_delivered', receipt, key !== null, null, NO_REFERENCES);
+    }
     if (existing) return retry(knowledge, area, request, existing, at);
     const {participants: list, references} = participants(knowledge, scenario);
     const rendered = renderPackage(selectCandidates(list, request.handoff), {maxBytes: request.max_bytes});

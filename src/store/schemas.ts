@@ -24,6 +24,7 @@ export type SchemaName =
   | 'curation-entry'
   | 'handoff'
   | 'bootstrap-receipt'
+  | 'host-state'
   | 'negative-result'
   | 'evaluator-plan'
   | 'false-promotion'

@@ -13,8 +13,31 @@ import {schemaProblem} from './schemas.js';
  */
 export interface UserConfig {
   schema_version: 1;
-  hooks?: {enabled?: boolean};
+  hooks?: {enabled?: boolean; projects?: Record<string, HookSettings>; user?: HookSettings};
   signing_key?: string;
+}
+
+/** What the agent-host hooks of one project (or of the user) run with: the tree, the scenario, the user's own opt-in, limits. */
+export interface HookSettings {
+  knowledge: string;
+  scenario: string;
+  enabled?: boolean;
+  max_bytes?: number;
+  budget_ms?: number;
+}
+
+/**
+ * The hook settings for a session in `dir`: the listed project folder that
+ * is `dir` or its nearest ancestor, else the user-level settings, else none.
+ */
+export function hookSettingsFor(config: UserConfig, dir: string): {settings: HookSettings; project: string | null} | null {
+  const projects = config.hooks?.projects ?? {};
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const found = projects[d];
+    if (found) return {settings: found, project: d};
+    if (path.dirname(d) === d) break;
+  }
+  return config.hooks?.user ? {settings: config.hooks.user, project: null} : null;
 }
 
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {

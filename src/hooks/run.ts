@@ -1,0 +1,109 @@
+import {isAutoctxError} from '../errors.js';
+import {hookSettingsFor, KnowledgeStore, readUserConfig} from '../store/index.js';
+import {HOSTS, type Host} from '../store/kinds/host-state.js';
+import {HookInputError, parseHookInput, STDIN_LIMIT, type HookEvent} from './host-io.js';
+import {sessionStart} from './session-start.js';
+import {userPromptSubmit} from './user-prompt-submit.js';
+
+/** The whole run's wall-clock budget by default, always below the installed timeout of 5 s. */
+export const DEFAULT_BUDGET_MS = 2000;
+export const INSTALLED_TIMEOUT_S = 5;
+
+/** One hook run: its host, clock, budget and the single write of its output. */
+export interface HookRun {
+  host: Host;
+  now: () => Date;
+  deadline: number;
+  secondsLeft(): number;
+  expired(): boolean;
+  write(line: string): void;
+}
+
+/** What a run ends with: an outcome code and counts, never content, identifiers or paths. */
+export interface HookOutcome {
+  outcome: string;
+  items?: number;
+  content_bytes?: number;
+  truncated?: boolean;
+  deduplicated?: number;
+}
+
+export interface HookIo {
+  stdin: string;
+  env: NodeJS.ProcessEnv;
+  now?: () => Date;
+  write: (text: string) => void;
+}
+
+const EVENTS: Record<string, HookEvent> = {'session-start': 'SessionStart', 'user-prompt-submit': 'UserPromptSubmit'};
+
+/** Parse `session-start|user-prompt-submit --host claude-code|codex`; null when it is not that. */
+export function parseHookArgs(argv: readonly string[]): {event: HookEvent; host: Host} | null {
+  const event = EVENTS[argv[0] ?? ''];
+  const rest = argv.slice(1);
+  const at = rest.indexOf('--host');
+  const host = at >= 0 ? rest[at + 1] : rest.find((a) => a.startsWith('--host='))?.slice(7);
+  const known = rest.length === (at >= 0 ? 2 : 1);
+  if (!event || !known || !(HOSTS as readonly string[]).includes(host ?? '')) return null;
+  return {event, host: host as Host};
+}
+
+/**
+ * Run one hook: never throws, never prints more than its one line on
+ * stdout, and returns the diagnostic to write on stderr (null: nothing to
+ * say). The caller exits 0 whatever happens.
+ */
+export async function runHook(argv: readonly string[], io: HookIo): Promise<HookOutcome & {event: string}> {
+  const started = Date.now();
+  const args = parseHookArgs(argv);
+  if (!args) return {event: 'unknown', outcome: 'invalid_arguments'};
+  let wrote = false;
+  const run = (budgetMs: number): HookRun => ({
+    host: args.host,
+    now: io.now ?? (() => new Date()),
+    deadline: started + budgetMs,
+    secondsLeft() {
+      return Math.max(0, (this.deadline - Date.now()) / 1000);
+    },
+    expired() {
+      return Date.now() >= this.deadline;
+    },
+    write(line: string) {
+      if (wrote) return;
+      wrote = true;
+      io.write(line);
+    },
+  });
+  const event = args.event === 'SessionStart' ? 'session_start' : 'user_prompt_submit';
+  try {
+    if (Buffer.byteLength(io.stdin, 'utf8') > STDIN_LIMIT) return {event, outcome: 'invalid_input'};
+    const input = parseHookInput(io.stdin, args.host, args.event);
+    let found;
+    try {
+      // The project: Claude Code names it; otherwise the session's folder (the nearest listed ancestor).
+      found = hookSettingsFor(readUserConfig(io.env), (args.host === 'claude-code' && io.env.CLAUDE_PROJECT_DIR) || input.cwd);
+    } catch {
+      return {event, outcome: 'invalid_config'};
+    }
+    if (!found) return {event, outcome: 'not_configured'};
+    const {settings} = found;
+    const budget = Math.min(settings.budget_ms ?? DEFAULT_BUDGET_MS, INSTALLED_TIMEOUT_S * 1000 - 500);
+    if (!settings.knowledge.startsWith('/')) return {event, outcome: 'invalid_config'};
+    const area = KnowledgeStore.open(settings.knowledge).state();
+    const r = run(budget);
+    const outcome = args.event === 'SessionStart' ? await sessionStart(r, input, settings, area) : await userPromptSubmit(r, input, settings, area);
+    return {event, ...outcome};
+  } catch (error) {
+    if (error instanceof HookInputError) return {event, outcome: 'invalid_input'};
+    if (isAutoctxError(error)) return {event, outcome: outcomeOf(error.code)};
+    return {event, outcome: 'internal'};
+  }
+}
+
+function outcomeOf(code: string): string {
+  if (code === 'LOCKED' || code === 'LOCK_LOST') return 'locked';
+  if (code === 'KNOWLEDGE_NOT_FOUND' || code === 'SCENARIO_NOT_FOUND' || code === 'NOT_INITIALIZED' || code === 'INVALID_NAME') return 'tree_unavailable';
+  if (code === 'CORRUPT_FILE' || code === 'INTEGRITY' || code === 'IMMUTABLE_CONFLICT' || code === 'UNSAFE_PATH') return 'tree_broken';
+  if (code === 'CONFIG_INVALID' || code === 'USAGE' || code === 'INVALID_INPUT' || code === 'HANDOFF_NOT_FOUND') return 'invalid_config';
+  return 'failed';
+}
