@@ -92,7 +92,10 @@ describe('the import boundary (ARCHITECTURE §2)', () => {
     expect(files.length).toBeGreaterThan(100);
   });
 
-  it('the fast path of the delivery commands (src/cli/fast-path.ts) loads neither oclif nor any other UI package, however deep', () => {
+  it.each([
+    ['the fast path of the delivery commands', 'cli/fast-path.ts', false],
+    ['the hook entry point', 'hooks/main.ts', true],
+  ])('%s (src/%s) loads neither oclif nor any other UI package, however deep', (_name, entry, noCli) => {
     const seen = new Set<string>();
     const ui: string[] = [];
     const visit = (file: string) => {
@@ -105,9 +108,11 @@ describe('the import boundary (ARCHITECTURE §2)', () => {
         else if (UI.includes(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)) ui.push(`${path.relative(PROJECT_ROOT, file)} imports ${spec}`);
       }
     };
-    visit(path.join(SRC, 'cli/fast-path.ts'));
+    visit(path.join(SRC, entry));
     expect(seen.size).toBeGreaterThan(20);
     expect(ui).toEqual([]);
+    // The hook never imports the CLI, however deep.
+    if (noCli) expect([...seen].map((f) => path.relative(SRC, f)).filter((f) => f.startsWith('cli/') || f.startsWith('commands/'))).toEqual([]);
   });
 
   it('no file imports against the layer rules', () => {
