@@ -63,6 +63,8 @@ const shared = {
       },
     },
   ],
+  // jsonc-parser's "main" is a UMD file that requires its parts at run time; its ES build bundles.
+  alias: {'jsonc-parser': path.join(root, 'node_modules/jsonc-parser/lib/esm/main.js')},
   legalComments: 'none',
   logLevel: 'warning',
 };
