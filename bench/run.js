@@ -400,6 +400,41 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
     better: 'lower',
     command: 'node bin/run.js bootstrap prepare --enabled --json on the example (a pending receipt each run)  vs  node -e 0 (median of 15, interleaved)',
   });
+  // The hook's whole process (issue 15): a ready package (a new session each run) and a disabled one, against node -e 0.
+  if (fs.existsSync(path.join(root, 'bin/autoctx-hook.js'))) {
+    const cfg = (enabled) => {
+      const dir = path.join(work, `hook-config-${enabled}`);
+      fs.mkdirSync(path.join(dir, 'autoctx'), {recursive: true});
+      fs.writeFileSync(path.join(dir, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[work]: {knowledge: bk, scenario: 'demo', enabled}}}}));
+      return {...process.env, XDG_CONFIG_HOME: dir};
+    };
+    const on = cfg(true);
+    const off = cfg(false);
+    const hookBin = path.join(root, 'bin/autoctx-hook.js');
+    const times = [[], [], []];
+    for (let r = 0; r < 17; r++) {
+      const input = JSON.stringify({session_id: `bench-${r}`, cwd: work, hook_event_name: 'SessionStart', source: 'startup'});
+      for (const [i, args, env] of [[0, ['-e', '0'], process.env], [1, [hookBin, 'session-start', '--host', 'claude-code'], on], [2, [hookBin, 'session-start', '--host', 'claude-code'], off]]) {
+        const s0 = performance.now();
+        const p = spawnSync(process.execPath, args, {input, env, encoding: 'utf8'});
+        const ms = performance.now() - s0;
+        if (p.status !== 0 || (i === 1 && !p.stdout.startsWith('{"hookSpecificOutput"'))) throw new Error(`hook bench run failed: ${p.stdout}${p.stderr}`);
+        if (r >= 2) times[i].push(ms);
+      }
+    }
+    const [n0, ready, disabled] = times.map(median);
+    for (const [label, ms] of [['ready package', ready], ['disabled', disabled]]) {
+      rows.push({
+        measure: `hook session-start, whole process / node -e 0 (${label})`,
+        value: `${(ms / n0).toFixed(2)}x (${ms.toFixed(0)} ms / ${n0.toFixed(0)} ms)`,
+        target: '<= 2x',
+        ok: ms / n0 <= 2,
+        metric: ms / n0,
+        better: 'lower',
+        command: `node bin/autoctx-hook.js session-start --host claude-code, host JSON on stdin, the example tree (${label === 'disabled' ? 'opt-in off' : 'a new session each run: prepare, claim, print, save'})  vs  node -e 0 (median of 15, interleaved)`,
+      });
+    }
+  }
   // 2,000 components of 2 KB in one serving bundle.
   const rk = path.join(work, 'recall-knowledge');
   const rsrc = path.join(work, 'recall-src');

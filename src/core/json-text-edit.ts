@@ -1,7 +1,7 @@
 import * as jsoncModule from 'jsonc-parser';
 
 /** jsonc-parser as either loader gives it: Node's CommonJS interop (its UMD main, under default) or the bundle's ES build. */
-export const jsonc = ((jsoncModule as unknown as {default?: typeof jsoncModule}).default ?? jsoncModule) as typeof jsoncModule;
+export const jsonc = (Reflect.get(jsoncModule, 'default') ?? jsoncModule) as typeof jsoncModule;
 
 /**
  * Edits of a JSON file that people keep by hand (a host's settings, the

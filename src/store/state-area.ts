@@ -9,6 +9,8 @@ import type {SchemaName} from './schemas.js';
 import type {JsonValue} from '../canonical/index.js';
 
 export const STATE_DIR_MODE = 0o700;
+/** The state areas this process has swept for leftovers. */
+const SWEPT = new Set<string>();
 export const STATE_FILE_MODE = 0o600;
 
 /** What the state area's own .gitignore holds: everything in it stays out of git. */
@@ -58,7 +60,11 @@ export class StateArea {
     this.lock = lock;
     try {
       // Temporary files an interrupted writer left: only ever created under this lock, so none belongs to a live writer.
-      for (const e of walkTree(this.guard, this.dir)) if (e.kind === 'file' && leftoverKind(e.path, 'file') === 'temp') this.writer.remove(e.path);
+      // Once per process and area: a hook takes this lock several times in one run, and the area grows with receipts.
+      if (!SWEPT.has(this.dir)) {
+        SWEPT.add(this.dir);
+        for (const e of walkTree(this.guard, this.dir)) if (e.kind === 'file' && leftoverKind(e.path, 'file') === 'temp') this.writer.remove(e.path);
+      }
       return await this.writer.transaction(() => {
         if (readBytes(this.guard, this.paths.stateGitignore)?.toString('utf8') !== STATE_GITIGNORE) this.writer.replace(this.paths.stateGitignore, STATE_GITIGNORE);
         return fn();

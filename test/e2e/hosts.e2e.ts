@@ -78,6 +78,38 @@ function machine(name: string) {
   return {root, home, project, knowledge, env, autoctx, tagged, rendered};
 }
 
+const RECORDER = path.join(PROJECT_ROOT, 'test/e2e/record-stdin.js');
+const FIXTURES = path.join(PROJECT_ROOT, 'test/fixtures/hosts');
+
+/** Register a recorder of each event's stdin beside autoctx's hook in the host's settings file. */
+function addRecorder(file: string, dir: string): void {
+  const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const [event, name] of [['SessionStart', 'session-start'], ['UserPromptSubmit', 'user-prompt-submit']] as const) {
+    settings.hooks[event].push({...(event === 'SessionStart' ? {matcher: 'startup|resume|clear|compact|fork'} : {}), hooks: [{type: 'command', command: `'${process.execPath}' '${RECORDER}' '${dir}' ${name}`, timeout: 5}]});
+  }
+  fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+}
+
+/**
+ * What the host sent, set against the committed fixtures: the same fields.
+ * With AUTOCTX_E2E_RECORD=1 the fixtures are written from the recording
+ * instead (identifiers and paths replaced).
+ */
+function checkShapes(host: string, dir: string): void {
+  for (const name of ['session-start', 'user-prompt-submit']) {
+    const files = fs.readdirSync(dir).filter((f) => f.startsWith(`${name}-`)).sort();
+    expect([host, name, files.length > 0]).toEqual([host, name, true]);
+    const seen = JSON.parse(fs.readFileSync(path.join(dir, files[0]!), 'utf8')) as Record<string, unknown>;
+    const fixture = path.join(FIXTURES, `${host}.${name}.json`);
+    if (process.env.AUTOCTX_E2E_RECORD === '1') {
+      const clean = Object.fromEntries(Object.entries(seen).map(([k, v]) => [k, k === 'session_id' ? '00000000-0000-4000-8000-000000000000' : k === 'cwd' ? '/work/app' : k === 'transcript_path' && typeof v === 'string' ? '/home/user/transcript.jsonl' : k === 'prompt' ? 'why is my folder not syncing?' : v]));
+      fs.writeFileSync(fixture, `${JSON.stringify(clean)}\n`);
+    }
+    const committed = JSON.parse(fs.readFileSync(fixture, 'utf8')) as Record<string, unknown>;
+    expect([host, name, Object.keys(seen).sort()]).toEqual([host, name, Object.keys(committed).sort()]);
+  }
+}
+
 /** The request bodies received since `from`, as one string. */
 const bodiesSince = (from: number) => JSON.stringify(fake.requests.slice(from).filter((r) => r.method === 'POST').map((r) => r.body));
 const count = (text: string, needle: string) => text.split(needle).length - 1;
@@ -102,6 +134,8 @@ describe('Claude Code 2.1.328', () => {
     const m = machine('claude');
     m.autoctx(['hook', 'install', '--host', 'claude-code', '--project', m.project, '--knowledge', m.knowledge, '--scenario', 'demo']);
     m.autoctx(['hook', 'enable', '--project', m.project]);
+    const recorded = path.join(m.root, 'recorded');
+    addRecorder(path.join(m.project, '.claude/settings.local.json'), recorded);
     const env = {...m.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${fake.port}`, ANTHROPIC_API_KEY: 'sk-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1'};
     const from = fake.requests.length;
     const first = await run(CLAUDE, ['-p', PROMPT, '--output-format', 'json'], {cwd: m.project, env});
@@ -115,6 +149,7 @@ describe('Claude Code 2.1.328', () => {
     const control = JSON.parse(m.autoctx(['recall', '--query', PROMPT, '--knowledge', m.knowledge, '--json']));
     expect(control.items.map((i: {component_digest: string}) => i.component_digest)).toEqual(expect.arrayContaining(m.tagged.map((c) => c.digest)));
     expect(receipts(m.knowledge).map((r) => [r.lifecycle, r.state])).toEqual([['startup', 'injected']]);
+    checkShapes('claude-code', recorded);
     // A resume of the session: the hook prints nothing, its receipt is skipped.
     const session = JSON.parse(first.stdout).session_id as string;
     const resumed = await run(CLAUDE, ['-p', 'And after a restart?', '--resume', session, '--output-format', 'json'], {cwd: m.project, env});
@@ -173,6 +208,8 @@ describe('codex-cli 0.169.0', () => {
     const env = {...m.env, CODEX_HOME: codexHome(m), FAKE_API_KEY: 'sk-fake'};
     m.autoctx(['hook', 'install', '--host', 'codex', '--project', m.project, '--knowledge', m.knowledge, '--scenario', 'demo']);
     m.autoctx(['hook', 'enable', '--project', m.project]);
+    const recorded = path.join(m.root, 'recorded');
+    addRecorder(path.join(m.project, '.codex/hooks.json'), recorded);
     // Trust for this run only, Codex's own switch (the hash it records for /hooks is not a documented format).
     const trusted = ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust'];
     const from = fake.requests.length;
@@ -184,6 +221,7 @@ describe('codex-cli 0.169.0', () => {
     assertDelivered(body, m);
     expect(body).toContain('# autoctx recalled context');
     expect(receipts(m.knowledge).map((r) => [r.lifecycle, r.state])).toEqual([['startup', 'injected']]);
+    checkShapes('codex', recorded);
     const resumed = await run(CODEX, [...trusted.slice(0, 1), 'resume', '--last', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', 'And after a restart?'], {cwd: m.project, env});
     expect(resumed.status).toBe(0);
     expect(receipts(m.knowledge).map((r) => [r.lifecycle, r.state]).sort()).toEqual([['resume', 'skipped'], ['startup', 'injected']]);

@@ -1,5 +1,7 @@
 import {fail} from '../../errors.js';
-import {isExpired, isReceiptId, type BootstrapReceipt} from '../../model/bootstrap-receipt.js';
+import {isExpired, isReceiptId, RECEIPT_RETENTION_DAYS, type BootstrapReceipt} from '../../model/bootstrap-receipt.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import {listDir} from '../fs.js';
 import type {StateArea} from '../state-area.js';
 
@@ -41,6 +43,8 @@ export function pruneReceipts(area: StateArea, now: Date): number {
   for (const e of listDir(area.guard, dir)) {
     const m = /^(bcr_[0-9a-f]{32})\.json$/.exec(e.name);
     if (!e.isFile() || !m) continue;
+    // A file changed within the period holds a receipt made within it (made at or before its last write): not read.
+    if (!mayBeExpired(path.join(dir, e.name), now)) continue;
     let receipt: BootstrapReceipt | null = null;
     try {
       receipt = readReceipt(area, m[1]!);
@@ -53,4 +57,18 @@ export function pruneReceipts(area: StateArea, now: Date): number {
     }
   }
   return removed;
+}
+
+/**
+ * Whether a file may hold an expired receipt: last written before the
+ * retention period (what it holds was made no later), or after `now` (a
+ * clock that is not the file system's: read it to know).
+ */
+export function mayBeExpired(file: string, now: Date): boolean {
+  try {
+    const t = fs.statSync(file).mtimeMs;
+    return t < now.getTime() - RECEIPT_RETENTION_DAYS * 86_400_000 || t > now.getTime();
+  } catch {
+    return false;
+  }
 }

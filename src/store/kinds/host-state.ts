@@ -3,6 +3,7 @@ import {sha256Hex} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
 import {isExpired} from '../../model/bootstrap-receipt.js';
 import {listDir} from '../fs.js';
+import {mayBeExpired} from './bootstrap-receipt.js';
 import type {StateArea} from '../state-area.js';
 
 /**
@@ -62,6 +63,7 @@ export function pruneHostStates(area: StateArea, now: Date): number {
     for (const e of listDir(area.guard, area.file('hosts', host))) {
       if (!e.isFile() || !/^[0-9a-f]{64}\.json$/.test(e.name)) continue;
       const file = area.file('hosts', host, e.name);
+      if (!mayBeExpired(file, now)) continue;
       let state: HostState | null = null;
       try {
         state = area.readDocument<HostState>(file, HOST_STATE_SCHEMA);
