@@ -119,6 +119,11 @@ const cases: Case[] = [
   [`recall: blank query`, ['recall', '--query', '  '], 'USAGE', 2],
   [`recall: byte limit out of range`, ['recall', '--query', 'x', '--max-bytes', '10'], 'USAGE', 2],
   [`recall: bad receipt id`, ['recall', '--query', 'x', '--receipt', 'bcr_XYZ'], 'INVALID_INPUT', 2],
+  [`hook install: no --host`, ['hook', 'install', '--project', '/tmp', '--scenario', 'demo'], 'USAGE', 2],
+  [`hook install: an unknown host`, ['hook', 'install', '--host', 'cursor', '--project', '/tmp', '--scenario', 'demo'], 'USAGE', 2],
+  [`hook install: both --project and --user`, ['hook', 'install', '--host', 'codex', '--project', '/tmp', '--user', '--scenario', 'demo'], 'USAGE', 2],
+  [`hook install: neither --project nor --user`, ['hook', 'install', '--host', 'codex', '--scenario', 'demo'], 'USAGE', 2],
+  [`hook install: a scenario the tree lacks`, ['hook', 'install', '--host', 'codex', '--project', '/tmp/autoctx-no-such-project', '--scenario', 'nope'], 'SCENARIO_NOT_FOUND', 2],
   [`unknown flag`, ['status', '--frobnicate'], 'USAGE', 2],
   [`missing required flag`, ['propose'], 'USAGE', 2],
 ];

@@ -92,6 +92,9 @@ describe('hook install, uninstall, enable, disable, status', () => {
     expect(fs.existsSync(path.join(other.project, '.codex'))).toBe(false);
     expect(fs.existsSync(path.join(other.env.XDG_CONFIG_HOME, 'autoctx/config.json'))).toBe(false);
     expect(other.cli(['hook', 'install', '--host', 'codex', '--knowledge', knowledge, '--scenario', 'demo'], 'error', 2).error.code).toBe('USAGE');
+    expect(other.cli(['hook', 'enable'], 'error', 2).error.message).toMatch(/--project DIR or --user/);
+    expect(other.cli(['hook', 'enable', '--project', other.project], 'error', 2).error.message).toMatch(/run autoctx hook install first/);
+    expect(fs.existsSync(path.join(other.env.XDG_CONFIG_HOME, 'autoctx/config.json'))).toBe(false);
   });
 
   it('status names a hook whose node or entry point is gone', () => {
