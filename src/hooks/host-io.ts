@@ -1,6 +1,11 @@
 import {BOOTSTRAP_LIMITS} from '../model/bootstrap-render.js';
 import type {Host} from '../store/kinds/host-state.js';
 
+/** The event id prepare gets: the lifecycle identity (host, session, source, generation), hashed again into the event key. */
+export function eventId(host: Host, sessionId: string, source: string, generation: number): string {
+  return `autoctx-hook:${host}:${Buffer.from(sessionId, 'utf8').toString('hex').slice(0, 400)}:${source}:${generation}`;
+}
+
 /**
  * What the two hosts send a hook on stdin, and the one output both accept
  * (agent-hosts-and-release-anchors.md §1.3, §1.4): exactly

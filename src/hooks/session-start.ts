@@ -3,7 +3,7 @@ import {isAutoctxError} from '../errors.js';
 import {isoTimestamp} from '../model/records.js';
 import {readHostState, writeHostState, type Host, type HostState} from '../store/kinds/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
-import {hookOutputLine, type HookInput} from './host-io.js';
+import {eventId, hookOutputLine, type HookInput} from './host-io.js';
 import type {HookOutcome, HookRun} from './run.js';
 
 /** Sources that begin a new lifecycle generation; resume and fork continue the current one. */
@@ -11,10 +11,6 @@ const NEW_GENERATION = new Set(['startup', 'clear', 'compact']);
 /** A second run with the same session and source this soon after the first is the same event (a retry). */
 export const RETRY_WINDOW_MS = 10_000;
 
-/** The event id prepare gets: the lifecycle identity (host, session, source, generation), hashed again into the event key. */
-function eventId(host: Host, sessionId: string, source: string, generation: number): string {
-  return `autoctx-hook:${host}:${Buffer.from(sessionId, 'utf8').toString('hex').slice(0, 400)}:${source}:${generation}`;
-}
 
 /**
  * SessionStart: prepare the package for the lifecycle in `source`, check

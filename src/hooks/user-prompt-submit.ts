@@ -2,7 +2,9 @@ import {recall} from '../core/recall.js';
 import {isoTimestamp} from '../model/records.js';
 import {readHostState, writeHostState} from '../store/kinds/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
-import {hookOutputLine, type HookInput} from './host-io.js';
+import {eventId, hookOutputLine, type HookInput} from './host-io.js';
+import {eventKey, receiptIdFor} from '../model/bootstrap-receipt.js';
+import {readReceipt} from '../store/kinds/bootstrap-receipt.js';
 import type {HookOutcome, HookRun} from './run.js';
 
 /** How long the first prompt waits for a session start still delivering (within the hook's budget). */
@@ -21,7 +23,7 @@ export async function userPromptSubmit(run: HookRun, input: HookInput, settings:
   let state = readHostState(area, host, input.session_id, settings.scenario);
   // The session start may still be running (interactive Codex runs the two at once): wait a little for its receipt.
   const waitUntil = Math.min(Date.now() + PENDING_WAIT_MS, run.deadline - 200);
-  while (Date.now() < waitUntil && state?.last_event && state.delivered_generation !== state.last_event.generation && state.receipt_id === null && pendingStart(state.last_event.at, run)) {
+  while (Date.now() < waitUntil && state?.last_event && state.delivered_generation !== state.last_event.generation && state.receipt_id === null && startPending(area, run, input, settings, state.last_event)) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     state = readHostState(area, host, input.session_id, settings.scenario);
   }
@@ -42,7 +44,19 @@ export async function userPromptSubmit(run: HookRun, input: HookInput, settings:
   return {outcome: 'recalled', ...counts};
 }
 
-/** A session start began within the last few seconds and has not saved a receipt: it may still deliver. */
-function pendingStart(startedAt: string, run: HookRun): boolean {
-  return run.now().getTime() - Date.parse(startedAt) < 5_000;
+/**
+ * Whether the session start of the last event may still deliver: it began
+ * within the last few seconds, and its receipt is missing (prepare not yet
+ * reached) or pending (not yet claimed). A skipped, failed or injected
+ * receipt means it is done: nothing to wait for.
+ */
+function startPending(area: StateArea, run: HookRun, input: HookInput, settings: HookSettings, last: {source: string; generation: number; at: string}): boolean {
+  if (run.now().getTime() - Date.parse(last.at) >= 5_000) return false;
+  const id = receiptIdFor(eventKey(settings.scenario, run.host, last.source, eventId(run.host, input.session_id, last.source, last.generation)));
+  try {
+    const receipt = readReceipt(area, id);
+    return receipt === null || receipt.state === 'pending';
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,5 @@
 import {spawn, spawnSync} from 'node:child_process';
+import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
@@ -113,6 +114,23 @@ describe.each([
     expect(resume).toMatchObject({status: 0, stdout: '', stderr: ''});
     expect(receipts(s.knowledge).map((x) => [x.lifecycle, x.state, x.reason]).sort()).toEqual([['resume', 'skipped', 'already_delivered'], ['startup', 'injected', null]]);
     injected(hook(['session-start', '--host', host], fixture(host, 'session-start', s, {source: 'clear'}), s.env).stdout, 'SessionStart');
+  });
+});
+
+describe('the first prompt and a session start that has not finished', () => {
+  it('waits briefly for it, then recalls without dedup', () => {
+    const s = setup();
+    // A session start that began a moment ago and has not reached its claim: its state, no receipt yet.
+    const folder = path.join(s.knowledge, '.state/hosts/codex');
+    fs.mkdirSync(folder, {recursive: true, mode: 0o700});
+    const sid = 'still-starting';
+    const file = path.join(folder, `${createHash('sha256').update(sid).digest('hex')}.json`);
+    const now = new Date().toISOString().replace('Z', '000+00:00');
+    fs.writeFileSync(file, JSON.stringify({version: 1, scenario: 'demo', receipt_id: null, generation: 1, delivered_generation: null, last_event: {source: 'startup', generation: 1, at: now}, updated_at: now}), {mode: 0o600});
+    const r = hook(['user-prompt-submit', '--host', 'codex'], fixture('codex', 'user-prompt-submit', s, {session_id: sid, prompt: 'quota warnings on the account page'}), s.env);
+    expect({status: r.status, stderr: r.stderr}).toEqual({status: 0, stderr: ''});
+    expect(injected(r.stdout, 'UserPromptSubmit')).toContain('Quota warnings come from the account page.');
+    expect(r.ms).toBeGreaterThanOrEqual(550); // it waited for the session start, up to 600 ms
   });
 });
 
