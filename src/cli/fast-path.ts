@@ -39,7 +39,7 @@ const SPECS: Record<string, Spec> = {
     required: ['integration', 'lifecycle'],
     args: 0,
     run: (f) =>
-      prepare({knowledge: str(f.knowledge), scenario: str(f.scenario), integration: str(f.integration)!, lifecycle: str(f.lifecycle)!, enabled: f.enabled === true, eventId: str(f['event-id']), handoff: str(f.handoff), maxBytes: num(f['max-bytes']) ?? 4096, lockTimeout: lock(f)}),
+      prepare({knowledge: str(f.knowledge), scenario: str(f.scenario), integration: str(f.integration)!, lifecycle: str(f.lifecycle)!, enabled: f.enabled === true, eventId: str(f['event-id']), handoff: str(f.handoff), maxBytes: num(f['max-bytes']), lockTimeout: lock(f)}),
   },
   'bootstrap claim': {
     flags: {...writing, outcome: {type: 'string', check: (v) => v === 'injected' || v === 'failed'}},
@@ -51,13 +51,13 @@ const SPECS: Record<string, Spec> = {
     flags: {...store, handoff: text, 'max-bytes': maxBytes},
     required: [],
     args: 0,
-    run: (f) => render({knowledge: str(f.knowledge), scenario: str(f.scenario), handoff: str(f.handoff), maxBytes: num(f['max-bytes']) ?? 4096}),
+    run: (f) => render({knowledge: str(f.knowledge), scenario: str(f.scenario), handoff: str(f.handoff), maxBytes: num(f['max-bytes'])}),
   },
   recall: {
     flags: {...store, query: {type: 'string', char: 'q', check: (v) => v.length > 0}, receipt: text, 'max-bytes': maxBytes},
     required: ['query'],
     args: 0,
-    run: (f) => recall({knowledge: str(f.knowledge), scenario: str(f.scenario), query: str(f.query)!, receipt: str(f.receipt), maxBytes: num(f['max-bytes']) ?? 4096}),
+    run: (f) => recall({knowledge: str(f.knowledge), scenario: str(f.scenario), query: str(f.query)!, receipt: str(f.receipt), maxBytes: num(f['max-bytes'])}),
   },
 };
 

@@ -1,6 +1,6 @@
 import {jsonEqual} from '../canonical/index.js';
 import {fail} from '../errors.js';
-import {BOOTSTRAP_LIMITS, renderPackage, type PackageCandidate, type PackageItem, type RenderedPackage} from '../model/bootstrap-render.js';
+import {BOOTSTRAP_LIMITS, maxBytesProblem, renderPackage, type PackageCandidate, type PackageItem, type RenderedPackage} from '../model/bootstrap-render.js';
 import {
   assertReceiptId,
   BOOTSTRAP_PACKAGE_SCHEMA,
@@ -58,11 +58,11 @@ export interface PrepareResult extends Omit<RenderResult, 'status'> {
   receipt: {receipt_id: string; state: ReceiptState; stored: boolean};
 }
 
-function maxBytesOf(value: number | undefined): number {
+/** The byte limit asked for, or the default; anything else is USAGE (exit 2). */
+export function maxBytesOf(value: number | undefined): number {
   const n = value ?? BOOTSTRAP_LIMITS.defaultBytes;
-  if (!Number.isSafeInteger(n) || n < BOOTSTRAP_LIMITS.minBytes || n > BOOTSTRAP_LIMITS.maxBytes) {
-    fail('USAGE', `--max-bytes must be an integer from ${BOOTSTRAP_LIMITS.minBytes} to ${BOOTSTRAP_LIMITS.maxBytes}, got ${String(value)}`);
-  }
+  const problem = maxBytesProblem(n);
+  if (problem) fail('USAGE', problem);
   return n;
 }
 

@@ -1,7 +1,7 @@
 import {jsonEqual, stableDigest, type JsonValue} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {isSecretKind} from '../model/bootstrap-text.js';
-import {CURATION_LIMITS, handoffIdProblem, parseHandoffRef, type Curation, type CurationTag, type HandoffRevision} from '../model/curation.js';
+import {CURATION_LIMITS, emptyCuration, handoffIdProblem, parseHandoffRef, type Curation, type CurationCause, type CurationEntry, type CurationTag, type HandoffRevision} from '../model/curation.js';
 import {isoTimestamp} from '../model/records.js';
 import {assertScenarioName, readInputJson, type ScenarioStore} from '../store/index.js';
 import {lockTimeout, now, openKnowledge, openScenario, type StoreOptions} from './context.js';
@@ -17,9 +17,15 @@ export interface TagResult {
   tags: number;
 }
 
-/** The tags before history entry `seq` (none before the first). */
-function previousTags(store: ScenarioStore, seq: number): CurationTag[] {
-  return seq > 1 ? (store.readCurationEntry(seq - 1)?.curation.tags ?? []) : [];
+/**
+ * The last change the curation records, with the curation before it, when
+ * it has `cause`: a command run again after a crash (or straight after
+ * itself) finds its own change already made and answers as it did.
+ */
+function lastChange(store: ScenarioStore, current: Curation, completed: CurationEntry | null, cause: CurationCause): {before: Curation} | null {
+  const last = completed ?? (current.seq > 0 ? store.readCurationEntry(current.seq) : null);
+  if (last?.cause !== cause) return null;
+  return {before: (last.seq > 1 ? store.readCurationEntry(last.seq - 1)?.curation : null) ?? emptyCuration(store.scenario)};
 }
 
 /** Find a component by exact digest in the scenario's stored bundles, the active one first. */
@@ -59,9 +65,8 @@ export async function tagRm(options: StoreOptions & {digest: string}): Promise<T
     const {curation: current, completed} = store.settleCuration();
     const tag = current.tags.find((t) => t.component_digest === options.digest);
     // The same removal, cut short after its history entry and completed just now: done, as an uninterrupted run.
-    const last = completed ?? (current.seq > 0 ? store.readCurationEntry(current.seq) : null);
-    const removed = last?.cause === 'tag-rm' ? previousTags(store, last.seq).find((t) => t.component_digest === options.digest) : undefined;
-    if (!tag && removed && !current.tags.some((t) => t.component_digest === options.digest)) return {status: 'untagged' as const, scenario: store.scenario, tag: removed, tags: current.tags.length};
+    const removed = tag ? undefined : lastChange(store, current, completed, 'tag-rm')?.before.tags.find((t) => t.component_digest === options.digest);
+    if (removed) return {status: 'untagged' as const, scenario: store.scenario, tag: removed, tags: current.tags.length};
     if (!tag) fail('COMPONENT_NOT_FOUND', `component ${options.digest} is not tagged in scenario "${store.scenario}" (autoctx tag list shows the tags)`, {scenario: store.scenario});
     const next = store.changeCuration((c) => ({...c, tags: c.tags.filter((t) => t !== tag && t.component_digest !== tag.component_digest)}), 'tag-rm', isoTimestamp(now(options)));
     return {status: 'untagged' as const, scenario: store.scenario, tag, tags: next.tags.length};
@@ -103,9 +108,8 @@ async function changeScope(options: StoreOptions & {name: string}, list: ScopeLi
     const has = current[list].includes(options.name);
     if (has === (op === 'add')) {
       // The same change, cut short after its history entry and completed now (or just made): done, as an uninterrupted run.
-      const last = completed ?? (current.seq > 0 ? store.readCurationEntry(current.seq) : null);
-      const before = last && last.seq > 1 ? (store.readCurationEntry(last.seq - 1)?.curation[list] ?? []) : [];
-      if (last?.cause === `${list === 'references' ? 'reference' : 'grant'}-${op}` && before.includes(options.name) === (op === 'rm')) return result(current, 'updated');
+      const last = lastChange(store, current, completed, `${list === 'references' ? 'reference' : 'grant'}-${op}`);
+      if (last && last.before[list].includes(options.name) === (op === 'rm')) return result(current, 'updated');
       if (op === 'rm') fail('INVALID_INPUT', `scenario "${store.scenario}" has no ${list === 'references' ? 'reference to' : 'grant for'} "${options.name}"`);
       fail('INVALID_INPUT', `scenario "${store.scenario}" already ${list === 'references' ? 'refers to' : 'grants'} "${options.name}" (a scenario is named once)`);
     }

@@ -5,7 +5,7 @@ import type * as jsoncModule from 'jsonc-parser';
 import {fail} from '../errors.js';
 import {appendElement, jsonc, removeElement, removeMember, replaceElement, setMember, setPath} from './json-text-edit.js';
 import {isFile, readConfigText, writeConfigText} from '../store/config-files.js';
-import {KnowledgeStore, userConfigPath, type HookSettings} from '../store/index.js';
+import {KnowledgeStore, readUserConfig, userConfigPath, type HookSettings} from '../store/index.js';
 
 
 export type HookHost = 'claude-code' | 'codex';
@@ -138,17 +138,14 @@ function editUserConfig(file: string, location: HookLocation, value: HookSetting
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
+/** The hook settings in the user configuration, read and schema-checked as the hook reads them (CONFIG_INVALID otherwise). */
 function configuredProjects(env: NodeJS.ProcessEnv): Record<string, HookSettings> {
-  const text = readConfigText(userConfigPath(env));
-  const value = text === null ? null : (jsonc.parse(text) as {hooks?: {projects?: Record<string, HookSettings>}} | null);
-  return value?.hooks?.projects ?? {};
+  return readUserConfig(env).hooks?.projects ?? {};
 }
 
 function currentSettings(location: HookLocation, env: NodeJS.ProcessEnv): HookSettings | undefined {
-  const text = readConfigText(userConfigPath(env));
-  if (text === null) return undefined;
-  const value = jsonc.parse(text) as {hooks?: {projects?: Record<string, HookSettings>; user?: HookSettings}} | null;
-  return 'project' in location ? value?.hooks?.projects?.[location.project] : value?.hooks?.user;
+  const hooks = readUserConfig(env).hooks;
+  return 'project' in location ? hooks?.projects?.[location.project] : hooks?.user;
 }
 
 function checkLocation(location: HookLocation): void {

@@ -1,10 +1,10 @@
 import MiniSearch from 'minisearch';
 import {compareUtf16} from '../canonical/index.js';
 import {fail} from '../errors.js';
-import {BOOTSTRAP_LIMITS, renderPackage, type PackageItem} from '../model/bootstrap-render.js';
+import {renderPackage, type PackageItem} from '../model/bootstrap-render.js';
 import {isSecretKind} from '../model/bootstrap-text.js';
 import type {BundleComponent} from '../model/component.js';
-import {deliveredReceipt} from './bootstrap.js';
+import {deliveredReceipt, maxBytesOf} from './bootstrap.js';
 import {componentCandidate, participants, type ReferenceCounts} from './bootstrap-select.js';
 import {now, openKnowledge, type StoreOptions} from './context.js';
 
@@ -61,8 +61,7 @@ interface Doc {
 export function recall(options: RecallOptions): RecallResult {
   const query = options.query;
   if (typeof query !== 'string' || query.trim() === '' || query.length > RECALL_QUERY_MAX) fail('USAGE', `--query must be non-blank text of at most ${RECALL_QUERY_MAX} characters`);
-  const maxBytes = options.maxBytes ?? BOOTSTRAP_LIMITS.defaultBytes;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < BOOTSTRAP_LIMITS.minBytes || maxBytes > BOOTSTRAP_LIMITS.maxBytes) fail('USAGE', `--max-bytes must be an integer from ${BOOTSTRAP_LIMITS.minBytes} to ${BOOTSTRAP_LIMITS.maxBytes}, got ${String(options.maxBytes)}`);
+  const maxBytes = maxBytesOf(options.maxBytes);
   const knowledge = openKnowledge(options);
   const scenario = knowledge.resolveScenario(options.scenario);
   const receipt = deliveredReceipt(knowledge, scenario, options.receipt, now(options));

@@ -1,7 +1,7 @@
 import {randomBytes} from 'node:crypto';
 import {canonicalJson, sha256Hex} from '../canonical/index.js';
 import {fail} from '../errors.js';
-import {BOOTSTRAP_LIMITS, type PackageItem} from './bootstrap-render.js';
+import {maxBytesProblem, type PackageItem} from './bootstrap-render.js';
 
 /** The eligibility profile, and the schema of prepare's answer (autoctx's own names). */
 export const BOOTSTRAP_PROFILE = 'autoctx.scenario-bootstrap.v1';
@@ -68,10 +68,7 @@ export function requestProblem(r: {integration: string; lifecycle: string; event
   if (!/^[\x21-\x7e]{1,64}$/.test(r.integration)) return '--integration must be 1 to 64 printable ASCII characters without spaces';
   if (!(BOOTSTRAP_LIFECYCLES as readonly string[]).includes(r.lifecycle)) return `--lifecycle must be one of ${BOOTSTRAP_LIFECYCLES.join(', ')}`;
   if (r.event_id !== null && !/^[\x20-\x7e]{1,512}$/.test(r.event_id)) return '--event-id must be 1 to 512 printable ASCII characters';
-  if (!Number.isSafeInteger(r.max_bytes) || r.max_bytes < BOOTSTRAP_LIMITS.minBytes || r.max_bytes > BOOTSTRAP_LIMITS.maxBytes) {
-    return `--max-bytes must be an integer from ${BOOTSTRAP_LIMITS.minBytes} to ${BOOTSTRAP_LIMITS.maxBytes}, got ${String(r.max_bytes)}`;
-  }
-  return null;
+  return maxBytesProblem(r.max_bytes);
 }
 
 /** The event's key (B.5): the raw id is never stored. */

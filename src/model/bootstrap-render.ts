@@ -13,6 +13,12 @@ export const BOOTSTRAP_LIMITS = {
   minShortenedBody: 64,
 } as const;
 
+/** What is wrong with a byte limit, or null: a whole number from 512 to 8,192 (the flag's name in the message). */
+export function maxBytesProblem(n: unknown): string | null {
+  if (typeof n === 'number' && Number.isSafeInteger(n) && n >= BOOTSTRAP_LIMITS.minBytes && n <= BOOTSTRAP_LIMITS.maxBytes) return null;
+  return `--max-bytes must be an integer from ${BOOTSTRAP_LIMITS.minBytes} to ${BOOTSTRAP_LIMITS.maxBytes}, got ${String(n)}`;
+}
+
 export const TRUNCATION_MARK = '\u2026';
 const MARK_BYTES = 3;
 export const BEGIN_MARKER = 'AUTOCTX_HISTORY_BEGIN_V1';
