@@ -169,6 +169,7 @@ export const VERIFY_FINDINGS = {
   NEVER_SERVED: 'warning',
   TERMINAL_PENDING: 'warning',
   FOREIGN_POINTER_MOVE: 'note',
+  ELEMENT_STATES: 'note',
   REPLAY_ONLY: 'note',
 } as const;
 

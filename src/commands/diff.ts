@@ -25,7 +25,8 @@ export default class Diff extends ScenarioCommand {
       ...changes.flatMap((c, i) => {
         const d = diffs[i]!;
         const sign = d.change === 'added' ? '+' : d.change === 'removed' ? '-' : '~';
-        const head = `${sign} ${c.component_kind}/${c.component_key}  ${short(c.comparison_component_digest)} -> ${short(c.tested_component_digest)}  (+${d.added_lines} -${d.removed_lines})`;
+        const states = d.comparison_state !== null && d.tested_state !== null && d.comparison_state !== d.tested_state ? `  ${d.comparison_state} -> ${d.tested_state}` : d.change === 'added' && d.tested_state !== 'PRESENT' ? `  (${d.tested_state})` : d.change === 'removed' && d.comparison_state !== 'PRESENT' ? `  (was ${d.comparison_state})` : '';
+        const head = `${sign} ${c.component_kind}/${c.component_key}  ${short(c.comparison_component_digest)} -> ${short(c.tested_component_digest)}${states}  (+${d.added_lines} -${d.removed_lines})`;
         if (flags.stat) return [`  ${head}`];
         if (d.patch === null) return ['', paint.bold(head), '  (the two texts are too different to diff line by line in time)'];
         return ['', paint.bold(head), ...d.patch.trimEnd().split('\n').map(colour)];

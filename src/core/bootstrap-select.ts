@@ -1,3 +1,4 @@
+import {isPresent} from '../model/element-state.js';
 import {prettyJson, stableDigest} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {isSecretKind} from '../model/bootstrap-text.js';
@@ -33,7 +34,7 @@ function serving(store: ScenarioStore): {bundle_digest: string; components: read
   if (!active) return null;
   const bundle = store.readBundle(active.bundle_digest);
   if (!bundle) fail('CORRUPT_FILE', `${store.guard.relative(store.paths.bundle(active.bundle_digest))} is missing: the active bundle of "${store.scenario}" cannot be read`);
-  return {bundle_digest: bundle.digest, components: bundle.components};
+  return {bundle_digest: bundle.digest, components: bundle.components.filter(isPresent)}; // a non-present component is never rendered or recalled
 }
 
 /**

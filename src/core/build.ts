@@ -2,7 +2,6 @@ import {componentFileName} from '../store/file-names.js';
 import {harnessRuntimeFiles} from '../model/harness-runtime.js';
 import {fail} from '../errors.js';
 import {createBundle, type ContextBundle} from '../model/bundle.js';
-import {componentDigest} from '../model/component.js';
 import type {BundleSource} from '../store/index.js';
 
 export interface BundleHeader {
@@ -47,17 +46,18 @@ function checkSourceKeys(source: BundleSource): void {
 export function bundleFromSource(source: BundleSource, fallback: BundleHeader): ContextBundle {
   const header = source.header ?? fallback;
   checkSourceKeys(source);
-  for (const c of source.components) {
-    if (c.digest === undefined) continue;
-    const actual = componentDigest({kind: c.kind, key: c.key, content: c.content, media_type: c.media_type ?? 'text/plain'});
-    if (actual !== c.digest) fail('DIGEST_MISMATCH', `${source.origin}: component digest mismatch for ${c.kind}/${c.key}: recorded ${c.digest}, content hashes to ${actual}`);
-  }
-  const bundle = createBundle({
+  const built = createBundle({
     scenario: header.scenario,
     evaluator_epoch: header.evaluator_epoch,
     parent_digest: header.parent_digest,
-    components: source.components.map(({kind, key, content, media_type}) => ({kind, key, content, ...(media_type !== undefined ? {media_type} : {})})),
+    components: source.components.map(({kind, key, content, media_type, state}) => ({kind, key, content, ...(media_type !== undefined ? {media_type} : {}), ...(state !== undefined ? {state} : {})})),
   });
+  for (const c of source.components) {
+    if (c.digest === undefined) continue;
+    const actual = built.components.find((x) => x.kind === c.kind && x.key === c.key)!.digest;
+    if (actual !== c.digest) fail('DIGEST_MISMATCH', `${source.origin}: component digest mismatch for ${c.kind}/${c.key}: recorded ${c.digest}, content hashes to ${actual}`);
+  }
+  const bundle = built;
   if (source.header?.digest !== undefined && source.header.digest !== bundle.digest) {
     fail('DIGEST_MISMATCH', `${source.origin}: manifest digest mismatch: recorded ${source.header.digest}, manifest hashes to ${bundle.digest}`);
   }

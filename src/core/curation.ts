@@ -33,7 +33,7 @@ function findComponent(store: ScenarioStore, digest: string): CurationTag | null
   const active = store.readActive()?.bundle_digest;
   const order = store.listBundleDigests();
   for (const b of active !== undefined ? [active, ...order.filter((d) => d !== active)] : order) {
-    const c = store.readBundleOutline(b)?.components.find((x) => x.digest === digest);
+    const c = store.readBundleOutline(b)?.components.find((x) => x.digest === digest && x.state === undefined); // a non-present component is never tagged
     if (c) return {component_digest: digest, kind: c.kind, key: c.key};
   }
   return null;

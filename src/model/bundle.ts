@@ -3,6 +3,7 @@ import {fail} from '../errors.js';
 import {componentDigest, createEscapedComponent, type BundleComponent, type ComponentInput} from './component.js';
 import {escapeComponent, manifestBodyText, type EscapedComponent} from './component-text.js';
 import {isComponentKind} from './kinds.js';
+import {isNonPresentState} from './element-state.js';
 
 export const BUNDLE_SCHEMA_VERSION = 1;
 export const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
@@ -37,10 +38,12 @@ export function compareComponents(a: {kind: string; key: string}, b: {kind: stri
  */
 export function bundleDigest(b: Omit<ContextBundle, 'digest'>, escaped?: ReadonlyArray<EscapedComponent | undefined>): string {
   const parts = b.components.map((c, i) => ({escaped: escaped?.[i] ?? escapeComponent(c), digest: c.digest}));
-  const text = parts.every((p) => p.escaped !== undefined && p.digest.isWellFormed()) ? manifestBodyText(b, parts as Array<{escaped: EscapedComponent; digest: string}>) : undefined;
+  const states = b.components.some((c) => c.state !== undefined);
+  const text = !states && parts.every((p) => p.escaped !== undefined && p.digest.isWellFormed()) ? manifestBodyText(b, parts as Array<{escaped: EscapedComponent; digest: string}>) : undefined;
   if (text !== undefined) return sha256Hex(text);
   return stableDigest({
-    components: b.components.map((c) => ({content: c.content, digest: c.digest, key: c.key, kind: c.kind, media_type: c.media_type})),
+    // A non-present component's state is part of the manifest text, as it is written (a present one has no state key).
+    components: b.components.map((c) => ({content: c.content, digest: c.digest, key: c.key, kind: c.kind, media_type: c.media_type, ...(c.state !== undefined ? {state: c.state} : {})})),
     evaluator_epoch: b.evaluator_epoch,
     parent_digest: b.parent_digest,
     scenario: b.scenario,
@@ -83,6 +86,7 @@ export function createBundle(input: BundleInput): ContextBundle {
 
 const MANIFEST_KEYS = ['components', 'digest', 'evaluator_epoch', 'parent_digest', 'scenario', 'schema_version'];
 const COMPONENT_KEYS = ['content', 'digest', 'key', 'kind', 'media_type'];
+const STATED_COMPONENT_KEYS = [...COMPONENT_KEYS, 'state'];
 
 function exactKeys(value: object, keys: readonly string[], what: string): void {
   const actual = Object.keys(value).sort();
@@ -109,10 +113,12 @@ export function validateBundle(value: unknown): ContextBundle {
   const components: BundleComponent[] = m.components.map((raw, i) => {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail('SCHEMA_VIOLATION', `invalid shape: component ${i} must be an object`);
     const c = raw as Record<string, unknown>;
-    exactKeys(c, COMPONENT_KEYS, `component ${i}`);
+    exactKeys(c, 'state' in c ? STATED_COMPONENT_KEYS : COMPONENT_KEYS, `component ${i}`);
     if (!isComponentKind(c.kind)) fail('UNKNOWN_KIND', `invalid shape: unknown component kind "${String(c.kind)}"`);
     if (typeof c.digest !== 'string') fail('SCHEMA_VIOLATION', `component ${i} digest must be a string`);
-    const {component: built, escaped} = createEscapedComponent({kind: c.kind, key: c.key as string, content: c.content as string, media_type: c.media_type as string});
+    // A present component is written with no state field: "PRESENT" spelled out is another text of the same bundle, refused.
+    if ('state' in c && !isNonPresentState(c.state)) fail('SCHEMA_VIOLATION', `component ${i} state must be ABSENT, UNVERSIONED or INCLUDED (a present component has no state field), not ${JSON.stringify(c.state)}`);
+    const {component: built, escaped} = createEscapedComponent({kind: c.kind, key: c.key as string, content: c.content as string, media_type: c.media_type as string, ...('state' in c ? {state: c.state as string} : {})});
     escapes.push(escaped);
     if (built.digest !== c.digest) {
       fail('DIGEST_MISMATCH', `component digest mismatch for ${built.kind}/${built.key}: recorded ${c.digest}, content hashes to ${built.digest}`);
@@ -137,9 +143,14 @@ export function validateBundle(value: unknown): ContextBundle {
   return {...body, digest};
 }
 
-/** Find a component by kind and key. */
+/** Find a present component by kind and key (a non-present one is one the bundle lacks, or that the host supplies). */
 export function findComponent(bundle: ContextBundle, kind: string, key: string): BundleComponent | undefined {
-  return bundle.components.find((c) => c.kind === kind && c.key === key);
+  return bundle.components.find((c) => c.kind === kind && c.key === key && c.state === undefined);
+}
+
+/** Whether a bundle uses element states, which the Python implementation cannot read. */
+export function usesElementStates(bundle: {components: ReadonlyArray<{state?: unknown}>}): boolean {
+  return bundle.components.some((c) => c.state !== undefined);
 }
 
 export {componentDigest};

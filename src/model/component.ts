@@ -2,6 +2,7 @@ import {canonicalJson, sha256Hex, stableDigest} from '../canonical/index.js';
 import {componentBodyText, escapeComponent, type EscapedComponent} from './component-text.js';
 import {fail} from '../errors.js';
 import {isComponentKind, type ComponentKind} from './kinds.js';
+import {isNonPresentState, nonPresentDigest, type NonPresentState} from './element-state.js';
 
 /** One piece of context: its kind, key, text content and media type, plus its digest. */
 export interface BundleComponent {
@@ -10,6 +11,8 @@ export interface BundleComponent {
   content: string;
   media_type: string;
   digest: string;
+  /** Absent for a present component (element-state.ts). */
+  state?: NonPresentState;
 }
 
 export interface ComponentInput {
@@ -17,6 +20,7 @@ export interface ComponentInput {
   key: string;
   content: string;
   media_type?: string;
+  state?: string | undefined;
 }
 
 /** Digest over {content, key, kind, media_type}, as the reference defines it. */
@@ -48,6 +52,12 @@ export function createEscapedComponent(input: ComponentInput): {component: Bundl
   if (typeof input.content !== 'string') fail('SCHEMA_VIOLATION', `component ${input.kind}/${input.key} content must be a string`);
   if (typeof mediaType !== 'string' || isBlank(mediaType)) fail('SCHEMA_VIOLATION', `component ${input.kind}/${input.key} has a blank media_type`);
   const base = {kind: input.kind, key: input.key, content: input.content, media_type: mediaType};
+  if (input.state !== undefined && input.state !== 'PRESENT') {
+    const state = input.state;
+    if (!isNonPresentState(state)) fail('SCHEMA_VIOLATION', `component ${input.kind}/${input.key} has unknown state ${JSON.stringify(state)} (PRESENT, ABSENT, UNVERSIONED or INCLUDED)`);
+    if (input.content !== '') fail('SCHEMA_VIOLATION', `component ${input.kind}/${input.key} is ${state}: a non-present component has empty content`);
+    return {component: {...base, digest: nonPresentDigest({...base, state}), state}, escaped: undefined};
+  }
   const {digest, escaped} = digestWithEscape(base);
   return {component: {...base, digest}, escaped};
 }

@@ -55,7 +55,7 @@ export function harnessSource(c: {key: string; content: string; media_type: stri
 export function harnessRuntime(bundle: {components: ReadonlyArray<Pick<ContextBundle['components'][number], 'kind' | 'key' | 'content' | 'media_type'>>}): {files: RuntimeFile[]} | {problem: string; key: string} {
   const files: RuntimeFile[] = [];
   for (const c of bundle.components) {
-    if (c.kind !== 'harness_validator') continue;
+    if (c.kind !== 'harness_validator' || (c as {state?: unknown}).state !== undefined) continue;
     const s = harnessSource(c);
     if ('problem' in s) return {problem: s.problem, key: c.key};
     if (!isPythonBlank(s.source)) files.push({key: c.key, text: `${pythonRstrip(s.source)}\n`});

@@ -1,3 +1,4 @@
+import {ELEMENT_STATES_FILE, elementStatesFile} from './element-states-file.js';
 import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,11 +59,17 @@ export function materializeBundle(bundle: ContextBundle, dir: string): string[] 
   // Each file is a flushed temporary file renamed into place: rename(2) replaces a name, it never writes through it.
   const write = (file: string, text: string) => fs.renameSync(writeTemp(file, text), file);
   for (const c of bundle.components) {
+    if (c.state !== undefined) continue; // a non-present component has no file: element_states.json declares it
     const rel = path.join(c.kind, componentFileName(c.key, c.media_type));
     fs.mkdirSync(path.join(target, c.kind), {recursive: true});
     if (c.content.length > LARGE_STRING) writeInPieces(path.join(target, rel), textPieces(c.content));
     else write(path.join(target, rel), c.content);
     files.push(rel);
+  }
+  const states = elementStatesFile(bundle.components);
+  if (states !== null) {
+    write(path.join(target, ELEMENT_STATES_FILE), states);
+    files.push(ELEMENT_STATES_FILE);
   }
   const manifest = path.join(target, 'manifest.json');
   if (bundle.components.some((c) => c.content.length > LARGE_STRING)) writeInPieces(manifest, prettyJsonPieces(bundle));

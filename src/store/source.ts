@@ -6,6 +6,7 @@ import {type ComponentInput} from '../model/component.js';
 import {isComponentKind, mediaTypeForExtension} from '../model/kinds.js';
 import {decodeKey, extensionForMediaType} from './file-names.js';
 import {readInputFile, readStdinLimited} from './input-files.js';
+import {ELEMENT_STATES_FILE, readElementStates} from './element-states-file.js';
 
 /** Bundle material read from SRC: components and, for a manifest-shaped JSON, its header. */
 export interface BundleSource {
@@ -103,6 +104,13 @@ function fromDirectory(dir: string): BundleSource {
       components.push({kind: entry.name, key, content, media_type: mediaType});
     }
   }
+  for (const e of readElementStates(dir)) {
+    const id = `${e.kind}\u0000${e.key}`;
+    const file = seen.get(id);
+    if (file) fail('DUPLICATE_COMPONENT', `${path.join(dir, ELEMENT_STATES_FILE)} declares ${e.kind}/${e.key} ${e.state}, but ${file} is that component's file (a non-present component has none)`, {file});
+    seen.set(id, ELEMENT_STATES_FILE);
+    components.push({kind: e.kind, key: e.key, content: '', media_type: e.media_type, state: e.state});
+  }
   if (components.length === 0) fail('INVALID_INPUT', `${dir} holds no component folders (<kind>/<key>.<ext>)`, {file: dir});
   return {origin: dir, components};
 }
@@ -124,12 +132,13 @@ function fromManifestJson(bytes: Buffer, origin: string): BundleSource {
   const components = (m.components as unknown[]).map((raw, i) => {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) bad(`components[${i}] must be an object`);
     const c = raw as Record<string, unknown>;
-    const extraC = Object.keys(c).filter((k) => !['kind', 'key', 'content', 'media_type', 'digest'].includes(k));
+    const extraC = Object.keys(c).filter((k) => !['kind', 'key', 'content', 'media_type', 'digest', 'state'].includes(k));
     if (extraC.length) bad(`components[${i}] has unexpected property "${extraC[0]}"`);
     for (const k of ['kind', 'key', 'content'] as const) if (typeof c[k] !== 'string') bad(`components[${i}].${k} must be a string`);
     if (c.media_type !== undefined && typeof c.media_type !== 'string') bad(`components[${i}].media_type must be a string`);
     if (c.digest !== undefined && typeof c.digest !== 'string') bad(`components[${i}].digest must be a string`);
-    return {kind: c.kind as string, key: c.key as string, content: c.content as string, media_type: (c.media_type as string | undefined) ?? 'text/plain', ...(c.digest !== undefined ? {digest: c.digest as string} : {})};
+    if (c.state !== undefined && typeof c.state !== 'string') bad(`components[${i}].state must be a string`);
+    return {kind: c.kind as string, key: c.key as string, content: c.content as string, media_type: (c.media_type as string | undefined) ?? 'text/plain', ...(c.digest !== undefined ? {digest: c.digest as string} : {}), ...(c.state !== undefined ? {state: c.state as string} : {})};
   });
   return {
     origin,

@@ -34,7 +34,7 @@ export function readBundleOutline(ctx: KindContext, digest: string): BundleOutli
   const fast = withBytes(ctx.guard, ctx.paths.bundle(digest), (bytes) => ({outline: outlineFromBytes(bytes, digest)}));
   if (fast?.outline) return fast.outline;
   const b = readBundle(ctx, digest);
-  return b && {...b, components: b.components.map(({kind, key, media_type, digest: d}) => ({kind, key, media_type, digest: d}))};
+  return b && {...b, components: b.components.map(({kind, key, media_type, digest: d, state}) => ({kind, key, media_type, digest: d, ...(state !== undefined ? {state} : {})}))};
 }
 
 /** The manifest's JSON as stored, without re-hashing it (for the texts of a manifest already verified). */
@@ -55,6 +55,10 @@ export function listBundleDigests(ctx: KindContext): string[] {
 /** verify: a manifest that re-hashed to its name joins the outlines the other checks use; one labelled for another scenario is a warning. */
 export function verifyBundle(c: Findings, digest: string, outline: BundleOutline): void {
   if (outline.scenario !== c.store.scenario) c.warn(c.store.paths.bundle(digest), 'SCENARIO_LABEL', `bundle ${digest} is labelled for scenario "${outline.scenario}"`);
+  const stated = outline.components.filter((x) => x.state !== undefined);
+  if (stated.length > 0) {
+    c.note(c.store.paths.bundle(digest), 'ELEMENT_STATES', `bundle ${digest} has ${stated.length} non-present component${stated.length === 1 ? '' : 's'} (${stated.slice(0, 3).map((x) => `${x.kind}/${x.key} ${x.state}`).join(', ')}${stated.length > 3 ? ', …' : ''}): an autoctx extension, which the Python implementation cannot read`);
+  }
   c.bundles.set(digest, outline);
 }
 

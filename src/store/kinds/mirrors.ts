@@ -10,7 +10,7 @@ export type MirrorName = (typeof MIRRORED)[number];
 
 /** The text a mirror holds for a bundle, or null when the bundle has no such component. */
 export function mirrorText(bundle: ContextBundle | null, name: MirrorName): string | null {
-  const c = bundle?.components.find((x) => x.kind === name && x.key === name);
+  const c = bundle?.components.find((x) => x.kind === name && x.key === name && x.state === undefined); // a non-present component is never mirrored
   return c ? `${pythonRstrip(c.content)}\n` : null; // as the Python implementation writes it (str.rstrip)
 }
 
