@@ -1,3 +1,4 @@
+import {scopeLines} from '../cli/release-view.js';
 import {status} from '../core/status.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
@@ -22,6 +23,7 @@ export default class Status extends ScenarioCommand {
               const why = c.rationale ? `  ${c.rationale.length > 80 ? `${c.rationale.slice(0, 79)}…` : c.rationale}` : '';
               return `  ${short(c.bundle_digest)}  ${c.lifecycle.padEnd(10)} ${numbers}  ${paint.dim(c.updated_at)}${why}`;
             }),
+            ...s.releases.flatMap((r) => scopeLines(r, short).map((l) => `  ${l}`)),
             ...(s.repairable.length > 0
               ? [paint.yellow(`  an interrupted command left work to complete: run autoctx repair${s.scenario ? ` --scenario ${JSON.stringify(s.scenario)}` : ''}`), ...s.repairable.map((r) => `    ${short(r.slice(0, 64))}${r.slice(64)}`)]
               : []),

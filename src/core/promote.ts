@@ -230,3 +230,37 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   if (staleActive !== undefined) await terminateStale(store, options, candidate, record, staleActive);
   return outcome!;
 }
+
+/**
+ * What a CANARY needs (spec 003: a canary serves real sessions, so it needs
+ * everything ACTIVE needs but the final swap): a confirmed comparison of this
+ * bundle against the bundle active.json names now, that replays from the
+ * persisted evidence, with serveability, the recomputed diff, one cohort and
+ * the bound pre_promotion audit passing. Returns the first blocker, or null.
+ * Nothing is written.
+ */
+export async function canaryEvidence(store: ScenarioStore, digest: string, options: {timeoutSeconds?: number | undefined}): Promise<{code: string; detail: string} | null> {
+  const auditTimeout = evaluatorTimeout(options.timeoutSeconds);
+  const candidate = store.requireBundle(digest);
+  const record = store.readRecord(digest);
+  if (!record || !record.comparison) return {code: 'EVALUATION_MISSING', detail: `bundle ${digest} has no recorded comparison: propose, screen and confirm it against the active bundle first`};
+  if (record.lifecycle !== 'confirmed' || record.comparison.decision !== 'confirmed') return {code: 'EVALUATION_NOT_CONFIRMED', detail: `candidate ${digest} is ${record.lifecycle}, its comparison ${record.comparison.decision}: a canary needs a confirmed comparison`};
+  const active = store.requireActive();
+  if (candidate.parent_digest !== active.bundle_digest) {
+    return {code: 'EVALUATION_NOT_FOR_BUNDLE_HASH', detail: `the confirmed comparison on record compares ${digest} with ${candidate.parent_digest ?? 'nothing'}, not with the bundle active.json names now (${active.bundle_digest})`};
+  }
+  try {
+    const parent = store.requireBundle(candidate.parent_digest);
+    const {diff} = checkGates(store, candidate, parent, record);
+    const plan = store.readPlan(digest);
+    const bound = plan?.additions.audit?.command ?? null;
+    if (bound !== null) {
+      const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, auditTimeout);
+      if (audit.outcome !== 'advisory') return {code: 'AUDIT_HOLD', detail: `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}`};
+    }
+  } catch (error) {
+    if (error instanceof AutoctxError && ![1, 7, 9].includes(error.exitCode)) return {code: error.code, detail: error.message};
+    throw error;
+  }
+  return null;
+}

@@ -1,3 +1,5 @@
+import {listReleaseScopes} from '../store/kinds/release-receipt.js';
+import {registryState, settleRegistry} from '../store/kinds/release-registry.js';
 import path from 'node:path';
 import {indexHandoff} from './curation.js';
 import {isSafeSegment} from '../store/index.js';
@@ -78,6 +80,16 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       } catch (error) {
         if (!isAutoctxError(error)) throw error;
         remaining.push(`${rel(store.paths.curation)}: ${error.message}; left as it is`);
+      }
+      // A transition cut short after its receipt: the registry is written from the receipt.
+      for (const scope of listReleaseScopes(store)) {
+        try {
+          const done = settleRegistry(store, registryState(store, scope));
+          if (done) actions.push(`completed ${rel(store.paths.releaseRegistry(scope))} from ${rel(store.paths.releaseReceipt(scope, done.seq))}, a transition cut short after its receipt`);
+        } catch (error) {
+          if (!isAutoctxError(error)) throw error;
+          remaining.push(`${rel(store.paths.releaseRegistry(scope))}: ${error.message}; left as it is`);
+        }
       }
       const active = store.readActive();
       const unrecorded = active ? store.pointerProblem(active) : null;

@@ -1,3 +1,4 @@
+import {releaseStatus, type ScopeSummary} from './release.js';
 import {LIFECYCLES, type Lifecycle} from '../model/lifecycle.js';
 import type {CandidateRecord, ComparisonResult} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
@@ -24,6 +25,8 @@ export interface ScenarioStatus {
   details: CandidateStatus[];
   /** What an interrupted command left that autoctx repair (or the same command again) completes. */
   repairable: string[];
+  /** Each release scope's releases and states (empty when the scenario names no release). */
+  releases: ScopeSummary[];
 }
 
 export interface StatusResult {
@@ -80,6 +83,8 @@ export function status(options: StoreOptions): StatusResult {
       if (why) repairable.push(`${digest}: ${why}`);
     }
     details.sort((x, y) => (x.updated_at < y.updated_at ? 1 : x.updated_at > y.updated_at ? -1 : x.bundle_digest < y.bundle_digest ? -1 : 1));
+    const releases = a ? releaseStatus(store) : [];
+    for (const r of releases) if (r.registry_pending) repairable.push(`release registry of scope ${r.scope}: one transition behind its receipts (a transition cut short)`);
     const ordered: Partial<Record<Lifecycle, string[]>> = {};
     for (const l of LIFECYCLES) if (candidates[l]) ordered[l] = candidates[l];
     return {
@@ -88,6 +93,7 @@ export function status(options: StoreOptions): StatusResult {
       candidates: ordered,
       details,
       repairable,
+      releases,
     };
   });
   return {status: 'ok', scenarios};

@@ -4,6 +4,7 @@ import {isAutoctxError} from '../errors.js';
 import {type CandidateRecord} from '../model/records.js';
 import {Findings, type VerifyIssue} from '../store/findings.js';
 import {verifyActive} from '../store/kinds/active-pointer.js';
+import {verifyReleases} from './verify-releases.js';
 import {verifyBundle} from '../store/kinds/bundle.js';
 import {verifyCampaignOfPlan, verifyCampaigns} from '../store/kinds/campaign-ledger.js';
 import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../store/kinds/candidate-record.js';
@@ -174,6 +175,7 @@ function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void 
       verifyHandoffs(c, curation);
     }
   });
+  guarded(c, where, () => verifyReleases(c));
 }
 
 type VerifyOptions = StoreOptions & {replayTolerance?: boolean};

@@ -54,6 +54,11 @@ export function ledgerSegment(runId: string): string {
 }
 
 const DIGEST = /^[0-9a-f]{64}$/;
+const RELEASE_FILE_SEGMENT = /^[A-Za-z0-9._-]{1,64}$/;
+function scopeSegment(scope: string): string {
+  if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(scope)) fail('INVALID_NAME', `not a scope: ${JSON.stringify(scope)}`);
+  return scope;
+}
 function digestSegment(digest: string): string {
   if (!DIGEST.test(digest)) fail('INVALID_DIGEST', `not a bundle digest: ${JSON.stringify(digest)}`);
   return digest;
@@ -151,6 +156,34 @@ export class ScenarioPaths {
   }
   get handoffsDir(): string {
     return path.join(this.bootstrapDir, 'handoffs');
+  }
+  /** Releases (autoctx addition): descriptors, one registry per scope, transition receipts per scope. */
+  get releasesDir(): string {
+    return path.join(this.contextDir, 'releases');
+  }
+  get releaseVersionsDir(): string {
+    return path.join(this.releasesDir, 'versions');
+  }
+  /** A descriptor's file: the version lowercased, so that two names equal under case folding are one file on every file system. */
+  releaseVersion(version: string): string {
+    if (!RELEASE_FILE_SEGMENT.test(version) || /^\.+$/.test(version)) fail('INVALID_NAME', `not a version name: ${JSON.stringify(version)}`);
+    return path.join(this.releaseVersionsDir, `${version.toLowerCase()}.json`);
+  }
+  get releaseRegistryDir(): string {
+    return path.join(this.releasesDir, 'registry');
+  }
+  releaseRegistry(scope: string): string {
+    return path.join(this.releaseRegistryDir, `${scopeSegment(scope)}.json`);
+  }
+  get releaseReceiptsDir(): string {
+    return path.join(this.releasesDir, 'receipts');
+  }
+  releaseReceiptDir(scope: string): string {
+    return path.join(this.releaseReceiptsDir, scopeSegment(scope));
+  }
+  releaseReceipt(scope: string, seq: number): string {
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999) fail('INVALID_INPUT', `not a receipt position: ${seq}`);
+    return path.join(this.releaseReceiptDir(scope), `${String(seq).padStart(6, '0')}.json`);
   }
   handoffDir(id: string): string {
     if (!isSafeSegment(id)) fail('INVALID_NAME', `not a handoff id: ${JSON.stringify(id)}`);

@@ -1,0 +1,43 @@
+import {versionKey, type TransitionReceipt} from '../model/release.js';
+import type {Findings} from '../store/findings.js';
+import {pointerMoves} from '../store/kinds/active-pointer.js';
+import {verifyDescriptors} from '../store/kinds/release-descriptor.js';
+import {listReleaseScopes, verifyReceipts} from '../store/kinds/release-receipt.js';
+import {verifyRegistry} from '../store/kinds/release-registry.js';
+import {exists} from '../store/fs.js';
+
+/**
+ * verify: releases. Each scope's receipts (numbered, chained, each applied
+ * one starting from the registry the one before left), each descriptor (its
+ * bundle verified, one name per bundle and per case-folded name, rollback
+ * targets that served), each registry (the one its newest applied receipt
+ * wrote, the ACTIVE rule, known releases), and every receipt naming a
+ * release with the bundle its descriptor names.
+ */
+export function verifyReleases(c: Findings): void {
+  const {store} = c;
+  if (!exists(store.paths.releasesDir)) return;
+  // Each pointer record was checked (and any problem reported) by the pointer's own checks; here a record that cannot be read is left out.
+  const served = new Set(pointerMoves(store, (_file, fn) => {
+    try {
+      return fn();
+    } catch {
+      return undefined;
+    }
+  }).map((m) => m.to));
+  const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
+  for (const scope of listReleaseScopes(store)) receipts.set(scope, verifyReceipts(c, scope));
+  const servedIn = (target: {version: string; bundle_digest: string}, scope: string) =>
+    scope === 'global' ? served.has(target.bundle_digest) : (receipts.get(scope) ?? []).some((r) => r?.applied && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(target.version));
+  const descriptors = verifyDescriptors(c, servedIn);
+  for (const [scope, list] of receipts) {
+    verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)));
+    for (const r of list) {
+      if (!r || r.version === null) continue;
+      const file = store.paths.releaseReceipt(scope, r.seq);
+      const d = descriptors.get(versionKey(r.version));
+      if (!d) c.error(file, 'MISSING_RELEASE', `${c.rel(file)} names release ${r.version}, which has no descriptor`);
+      else if (d.bundle_digest !== r.bundle_digest) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)} names release ${r.version} with bundle ${r.bundle_digest}, but its descriptor names ${d.bundle_digest}`);
+    }
+  }
+}
