@@ -23,7 +23,7 @@ import {applyTransition, effectiveState, releaseGate, sortedReleases, type Setti
 import type {ScenarioStore} from '../store/index.js';
 import {readFixtures} from '../store/index.js';
 import {readInputFile} from '../store/input-files.js';
-import {pointerMoves} from '../store/kinds/active-pointer.js';
+import {pointerHistory} from '../store/kinds/active-pointer.js';
 import {createDescriptor, listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import {createReceipt, listReleaseScopes} from '../store/kinds/release-receipt.js';
 import {registryState, settleRegistry, swapRegistry, type RegistryState} from '../store/kinds/release-registry.js';
@@ -64,9 +64,9 @@ function allDescriptors(store: ScenarioStore): ReleaseDescriptor[] {
   });
 }
 
-/** The bundles a recorded pointer move made active: they have served in the global scope. */
+/** The bundles a recorded pointer move made active (moves that served: a move recorded but cut short before the pointer is not one). */
 function servedGlobally(store: ScenarioStore): Set<string> {
-  return new Set(pointerMoves(store).map((m) => m.to));
+  return new Set(pointerHistory(store, store.requireActive()).chain.map((m) => m.to));
 }
 
 /** Whether a version was made ACTIVE in a scope other than global by an applied receipt. */
@@ -473,10 +473,13 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
   }
   const at = () => isoTimestamp(now(options));
   /** Under the lock: complete a change cut short, re-check the swap, decide, write the receipt, then the registry. */
+  const again = (view: ScopeView, r: TransitionReceipt) => resultOf(store, r, {d, scope, requested, to, decision: {from: r.from_state!, blockers: [], deprecate: r.deprecated_versions}, before: r.registry_before, dryRun});
   const commit = (decide_: (view: ScopeView) => Decision, promotionId: string | null, afterPromotion: boolean) =>
     store.withLock(lockTimeout(options), () => {
       const view = scopeView(store, scope);
       settleRegistry(store, view.state);
+      const repeated = repeatOf(view, d, {requested, to, rationale, settings});
+      if (repeated) return again(view, repeated);
       if (!afterPromotion) staleIfMoved(expect, view.state.digest, scope);
       const decision = decide_(view);
       const next = decision.blockers.length === 0 ? normalized(applyTransition(view.state.registry, {version: d.version, to, settings, deprecate: decision.deprecate}), view) : null;
@@ -486,6 +489,19 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
       return resultOf(store, receipt, {d, scope, requested, to, decision, before: view.state.digest, dryRun});
     });
   if (to === 'ACTIVE' && scope === GLOBAL_SCOPE) {
+    // The same transition done before (its receipt written; a registry cut short is completed first): answered as it was.
+    const repeated = await store.withLock(lockTimeout(options), () => {
+      const view = scopeView(store, scope);
+      settleRegistry(store, view.state);
+      return repeatOf(view, d, {requested, to, rationale, settings});
+    });
+    if (repeated) return again(first, repeated);
+    const adopted = unrecordedPromotion(store, first, d);
+    if (adopted) {
+      // A run cut short between its promotion and its receipt: promote finishes the move (mirrors, lifecycles), the receipt records it.
+      await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, ...(options.now ? {now: options.now} : {})});
+      return commit(() => ({from: 'CANARY', blockers: [], deprecate: adopted.deprecate}), adopted.promotion_id, true);
+    }
     const pre = decide(first, d, to, null);
     if (pre.blockers.length > 0) return commit((view) => decide(view, d, to, null), null, false);
     let promotionId: string | null;
@@ -506,6 +522,38 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     return commit(() => ({from: 'CANARY', blockers: [], deprecate: pre.deprecate}), promotionId, true);
   }
   return commit((view) => decide(view, d, to, evidence), null, false);
+}
+
+/**
+ * The same transition run again after it was done (a re-run after a crash,
+ * or a script that repeats itself): the newest receipt of the scope applied
+ * it, with the same request and rationale, and nothing has changed since.
+ * It is answered as it was; nothing is written.
+ */
+function repeatOf(view: ScopeView, d: ReleaseDescriptor, t: {requested: string; to: ReleaseState; rationale: string; settings: SettingsChange}): TransitionReceipt | null {
+  const last = view.state.receipts.at(-1);
+  if (!last || !last.applied || last.action !== 'transition' || last.version === null || versionKey(last.version) !== versionKey(d.version)) return null;
+  if (last.requested_state !== t.requested || last.target_state !== t.to || last.rationale !== t.rationale || view.state.digest !== last.registry_after) return null;
+  if (stateIn(view, d) !== t.to) return null;
+  const unchanged = applyTransition(view.state.registry, {version: d.version, to: t.to, settings: t.settings, deprecate: []});
+  return jsonEqual(normalized(unchanged, view).releases as never, view.state.registry.releases as never) ? last : null;
+}
+
+/**
+ * The global ACTIVE's promotion made but not recorded (a transition cut short
+ * after promote): active.json names this release's bundle through a
+ * promotion, the registry still holds it as CANARY, and no receipt names that
+ * promotion.
+ */
+function unrecordedPromotion(store: ScenarioStore, view: ScopeView, d: ReleaseDescriptor): {promotion_id: string; deprecate: string[]} | null {
+  const active = store.requireActive();
+  if (active.bundle_digest !== d.bundle_digest || active.promotion_id === null) return null;
+  if (view.state.registry.releases[versionKey(d.version)]?.state !== 'CANARY') return null;
+  if (view.state.receipts.some((r) => r.promotion_id === active.promotion_id)) return null;
+  const promotion = store.readPromotion(active.promotion_id);
+  if (!promotion || promotion.candidate_digest !== d.bundle_digest) return null;
+  const before = view.descriptors.find((x) => x.bundle_digest === promotion.incumbent_digest);
+  return {promotion_id: active.promotion_id, deprecate: before ? [before.version] : []};
 }
 
 // ---- runnable set ----
@@ -552,6 +600,11 @@ export async function releaseRunnable(options: RunnableOptions): Promise<Runnabl
   return store.withLock(lockTimeout(options), () => {
     const state = registryState(store, scope);
     settleRegistry(store, state);
+    const last = state.receipts.at(-1);
+    // The same change run again (after a crash, say): the newest receipt made it and nothing changed since; answered as it was.
+    if (last?.action === 'runnable' && last.rationale === options.rationale.trim() && last.registry_after === state.digest && jsonEqual(last.registry!.runnable as never, {versions, default_version: defaultVersion} as never)) {
+      return {status: 'applied', scenario: store.scenario, scope, runnable: last.registry!.runnable, receipt_seq: last.seq, registry_before: last.registry_before, registry_after: last.registry_after!};
+    }
     staleIfMoved(expect, state.digest, scope);
     const seq = state.receipts.length + 1;
     const next: Registry = {...state.registry, runnable: {versions, default_version: defaultVersion}};

@@ -1,6 +1,6 @@
 import {versionKey, type TransitionReceipt} from '../model/release.js';
 import type {Findings} from '../store/findings.js';
-import {pointerMoves} from '../store/kinds/active-pointer.js';
+import {pointerHistory, pointerMoves, readActive} from '../store/kinds/active-pointer.js';
 import {verifyDescriptors} from '../store/kinds/release-descriptor.js';
 import {listReleaseScopes, verifyReceipts} from '../store/kinds/release-receipt.js';
 import {verifyRegistry} from '../store/kinds/release-registry.js';
@@ -18,13 +18,15 @@ export function verifyReleases(c: Findings): void {
   const {store} = c;
   if (!exists(store.paths.releasesDir)) return;
   // Each pointer record was checked (and any problem reported) by the pointer's own checks; here a record that cannot be read is left out.
-  const served = new Set(pointerMoves(store, (_file, fn) => {
+  const quiet = <T>(_file: string, fn: () => T): T | undefined => {
     try {
       return fn();
     } catch {
       return undefined;
     }
-  }).map((m) => m.to));
+  };
+  const active = quiet(store.paths.active, () => readActive(store));
+  const served = new Set((active ? pointerHistory(store, active, undefined, quiet).chain : pointerMoves(store, quiet)).map((m) => m.to));
   const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
   for (const scope of listReleaseScopes(store)) receipts.set(scope, verifyReceipts(c, scope));
   const servedIn = (target: {version: string; bundle_digest: string}, scope: string) =>

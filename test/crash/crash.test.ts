@@ -109,6 +109,36 @@ const prepared = () =>
     receiptId = cli(k, PREPARE).json.receipt.receipt_id;
   });
 
+/** A confirmed candidate, the baseline named v1 and the candidate v2 (DRAFT); and v2 as a CANARY. */
+const released = () =>
+  template('released', (k) => {
+    fs.cpSync(confirmed(), k, {recursive: true});
+    const active = JSON.parse(fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+    expect(cli(k, ['release', 'name', 'v1', active]).status).toBe(0);
+    expect(cli(k, ['release', 'name', 'v2', candidate, '--rollback-target', 'v1']).status).toBe(0);
+  });
+const canaried = () =>
+  template('canaried', (k) => {
+    fs.cpSync(released(), k, {recursive: true});
+    expect(cli(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'shadow']).status).toBe(0);
+    expect(cli(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'canary']).status).toBe(0);
+  });
+
+/** Descriptors, registries and receipts, without the times and digests of times a re-run writes anew. */
+function releaseState(k: string): unknown {
+  const dir = path.join(k, 'demo/context_bundles/releases');
+  if (!fs.existsSync(dir)) return null;
+  return (fs.readdirSync(dir, {recursive: true}) as string[])
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile() && !/\.tmp$/.test(f))
+    .sort()
+    .map((f) => {
+      const doc = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+      if (f.startsWith('versions')) return [f, {...doc, created_at: null}];
+      if (f.startsWith('registry')) return [f, {releases: doc.releases, runnable: doc.runnable, receipt: doc.receipt?.seq}];
+      return [f, {seq: doc.seq, version: doc.version, from: doc.from_state, to: doc.target_state, applied: doc.applied, blockers: doc.blockers.map((b: {code: string}) => b.code), promoted: doc.promotion_id !== null, releases: doc.registry?.releases ?? null}];
+    });
+}
+
 /** The bootstrap curation and receipts, without the times a re-run writes anew. */
 function bootstrapState(k: string): unknown {
   const read = (dir: string) =>
@@ -140,6 +170,7 @@ function state(k: string): unknown {
   };
   return {
     bootstrap: bootstrapState(k),
+    releases: releaseState(k),
     active: active.bundle_digest,
     runtime: files('runtime'),
     // The mirrors too: a re-run that finds the move done brings them in line.
@@ -188,6 +219,10 @@ const scenarios: Scenario[] = [
   {name: 'handoff write (the next revision)', from: tagged, args: () => ['handoff', 'write', '--id', 'notes', '--from', handoff2]},
   {name: 'bootstrap prepare (a receipt in the state area)', from: tagged, args: () => PREPARE},
   {name: 'bootstrap claim', from: prepared, args: () => ['bootstrap', 'claim', receiptId, '--outcome', 'injected'], rerun: [0, 6]},
+  {name: 'release name', from: confirmed, args: () => ['release', 'name', 'v2', candidate]},
+  {name: 'release transition (a receipt, then the registry)', from: released, args: () => ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '5', '--rationale', 'crash']},
+  {name: 'release transition to ACTIVE (the promotion, then the receipt)', from: canaried, args: () => ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'crash']},
+  {name: 'release runnable', from: released, args: () => ['release', 'runnable', 'v1', 'v2', '--default', 'v1', '--rationale', 'crash']},
 ];
 
 describe('crash injection: SIGKILL before and after every durable write', () => {

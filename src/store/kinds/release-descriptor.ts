@@ -57,6 +57,7 @@ export function verifyDescriptors(c: Findings, served: (target: ReleaseDescripto
   const out = new Map<string, ReleaseDescriptor>();
   if (!isDirectory(store.paths.releaseVersionsDir)) return out;
   for (const e of listDir(store.guard, store.paths.releaseVersionsDir)) {
+    if (e.name.startsWith('.')) continue; // a temporary file a crash left: the leftover check names it
     const file = `${store.paths.releaseVersionsDir}/${e.name}`;
     if (!e.isFile() || !FILE.test(e.name)) {
       // A name that is not lowercase is another spelling of a version: on a case-insensitive file system it would be the same file.
