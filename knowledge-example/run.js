@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The quick start: builds a fresh, git-ignored knowledge tree in
 // knowledge-example/knowledge from the source material beside this file and
-// runs the whole pipeline: init → propose → confirm → promote for the better
+// runs the whole pipeline: init → propose → confirm → release (shadow, canary, ACTIVE = promote) for the better
 // candidate, the worse one rejected, then status, log, replay, verify and a
 // rollback; then the bootstrap package: two tags, a handoff, render and
 // recall. Safe to run again: it starts from scratch.
@@ -44,7 +44,15 @@ const b = better.bundle_digest.slice(0, 12);
 const w = worse.bundle_digest.slice(0, 12);
 autoctx(['diff', b, better.parent_digest.slice(0, 12)]);
 autoctx(['confirm', b, ...evaluate]);
-autoctx(['promote', b]);
+// Releases: name the baseline and the candidate, then shadow, canary and ACTIVE through the gate (ACTIVE is the promotion).
+autoctx(['release', 'name', 'v1', better.parent_digest.slice(0, 12)]);
+autoctx(['release', 'name', 'v2', b, '--parent-version', 'v1', '--rollback-target', 'v1', '--golden-inputs', rel('demo', 'fixtures.jsonl')]);
+autoctx(['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '5', '--rationale', 'try it beside the baseline']);
+autoctx(['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'ten percent of users']);
+const registry = autoctx(['release', 'list'], {json: true}).scopes[0].registry_digest;
+autoctx(['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'the canary held', '--expect-registry', registry]);
+autoctx(['release', 'list']);
+autoctx(['release', 'history']);
 autoctx(['confirm', w, ...evaluate], {expect: [3]});
 autoctx(['status']);
 autoctx(['log']);

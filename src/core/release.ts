@@ -5,6 +5,7 @@ import {AutoctxError, fail} from '../errors.js';
 import {isoTimestamp} from '../model/records.js';
 import {
   assertVersionName,
+  descriptorDigest,
   canonicalState,
   GLOBAL_SCOPE,
   isRunnable,
@@ -188,7 +189,7 @@ export async function releaseName(options: NameOptions): Promise<NameResult> {
       const hasServed = scopeState === null ? served.has(target.bundle_digest) : servedInScope(scopeState, target.version);
       if (!hasServed) fail('ROLLBACK_TARGET_NOT_SERVED', `rollback target ${t} has never served in scope ${scope}: ${scope === GLOBAL_SCOPE ? `no recorded pointer move made bundle ${target.bundle_digest} active` : 'no applied transition made it ACTIVE there'}`, {version: t});
     }
-    const descriptor: ReleaseDescriptor = {
+    const body: Omit<ReleaseDescriptor, 'digest'> = {
       schema_version: 1,
       scenario: store.scenario,
       version: options.version,
@@ -203,9 +204,10 @@ export async function releaseName(options: NameOptions): Promise<NameResult> {
       actor,
       created_at: isoTimestamp(now(options)),
     };
+    const descriptor: ReleaseDescriptor = {...body, digest: descriptorDigest(body)};
     if (existing) {
       // The same name again: the same descriptor (but for who and when) is the run before, answered as it was; anything else is refused.
-      const same = jsonEqual({...existing, actor: '', created_at: ''} as never, {...descriptor, actor: '', created_at: ''} as never);
+      const same = jsonEqual({...existing, actor: '', created_at: '', digest: ''} as never, {...descriptor, actor: '', created_at: '', digest: ''} as never);
       if (same) return {status: 'named', scenario: store.scenario, version: existing.version, bundle_digest: digest, already_named: true, descriptor: existing};
       fail('VERSION_EXISTS', `release ${existing.version} already exists${existing.version !== options.version ? ` (names are compared case-insensitively: ${options.version} is ${existing.version})` : ''}, naming bundle ${existing.bundle_digest}; descriptors are immutable, give the new one another name`, {version: existing.version});
     }
@@ -478,9 +480,10 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     store.withLock(lockTimeout(options), () => {
       const view = scopeView(store, scope);
       settleRegistry(store, view.state);
+      // With --expect-registry the script's expectation decides: a registry that moved is STALE_REGISTRY, even for the same request.
+      if (!afterPromotion) staleIfMoved(expect, view.state.digest, scope);
       const repeated = repeatOf(view, d, {requested, to, rationale, settings});
       if (repeated) return again(view, repeated);
-      if (!afterPromotion) staleIfMoved(expect, view.state.digest, scope);
       const decision = decide_(view);
       const next = decision.blockers.length === 0 ? normalized(applyTransition(view.state.registry, {version: d.version, to, settings, deprecate: decision.deprecate}), view) : null;
       const receipt = receiptFor(store, view.state, {d, requested, to, decision, actor, at: at(), rationale, next, promotionId});
@@ -493,6 +496,7 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     const repeated = await store.withLock(lockTimeout(options), () => {
       const view = scopeView(store, scope);
       settleRegistry(store, view.state);
+      staleIfMoved(expect, view.state.digest, scope);
       return repeatOf(view, d, {requested, to, rationale, settings});
     });
     if (repeated) return again(first, repeated);
@@ -600,12 +604,12 @@ export async function releaseRunnable(options: RunnableOptions): Promise<Runnabl
   return store.withLock(lockTimeout(options), () => {
     const state = registryState(store, scope);
     settleRegistry(store, state);
+    staleIfMoved(expect, state.digest, scope);
     const last = state.receipts.at(-1);
     // The same change run again (after a crash, say): the newest receipt made it and nothing changed since; answered as it was.
     if (last?.action === 'runnable' && last.rationale === options.rationale.trim() && last.registry_after === state.digest && jsonEqual(last.registry!.runnable as never, {versions, default_version: defaultVersion} as never)) {
       return {status: 'applied', scenario: store.scenario, scope, runnable: last.registry!.runnable, receipt_seq: last.seq, registry_before: last.registry_before, registry_after: last.registry_after!};
     }
-    staleIfMoved(expect, state.digest, scope);
     const seq = state.receipts.length + 1;
     const next: Registry = {...state.registry, runnable: {versions, default_version: defaultVersion}};
     const previous = state.receipts.at(-1) ?? null;

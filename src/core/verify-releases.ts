@@ -32,13 +32,18 @@ export function verifyReleases(c: Findings): void {
   const servedIn = (target: {version: string; bundle_digest: string}, scope: string) =>
     scope === 'global' ? served.has(target.bundle_digest) : (receipts.get(scope) ?? []).some((r) => r?.applied && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(target.version));
   const descriptors = verifyDescriptors(c, servedIn);
+  /** A release named but without its descriptor: the error names the descriptor's file, and what names it. */
+  const missing = (version: string, by: string) => {
+    const file = store.paths.releaseVersion(version);
+    c.error(file, 'MISSING_RELEASE', `${c.rel(file)} is missing: ${c.rel(by)} names release ${version}`);
+  };
   for (const [scope, list] of receipts) {
-    verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)));
+    verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing);
     for (const r of list) {
       if (!r || r.version === null) continue;
       const file = store.paths.releaseReceipt(scope, r.seq);
       const d = descriptors.get(versionKey(r.version));
-      if (!d) c.error(file, 'MISSING_RELEASE', `${c.rel(file)} names release ${r.version}, which has no descriptor`);
+      if (!d) missing(r.version, file);
       else if (d.bundle_digest !== r.bundle_digest) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)} names release ${r.version} with bundle ${r.bundle_digest}, but its descriptor names ${d.bundle_digest}`);
     }
   }

@@ -148,6 +148,13 @@ export interface ReleaseDescriptor {
   golden_inputs: Array<{name: string; sha256: string; bytes: number}>;
   actor: string;
   created_at: string;
+  /** SHA-256 of the canonical JSON of the descriptor without this field: an edit by hand is found. */
+  digest: string;
+}
+
+export function descriptorDigest(d: Omit<ReleaseDescriptor, 'digest'> & {digest?: string}): string {
+  const {digest: _digest, ...rest} = d;
+  return stableDigest(rest as never);
 }
 
 export interface Blocker {

@@ -45,6 +45,10 @@ beforeAll(async () => {
   if (handoff.status !== 0) throw new Error(handoff.stdout + handoff.stderr);
   const prepared = runCli(['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--event-id', 'e1', '--handoff', 'notes@1', '--knowledge', knowledge, '--json']);
   if (prepared.status !== 0) throw new Error(prepared.stdout + prepared.stderr);
+  // A named release (the baseline, v1), so that the release cases meet a real descriptor.
+  const active = JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest as string;
+  const named = runCli(['release', 'name', 'v1', active, '--knowledge', knowledge, '--json']);
+  if (named.status !== 0) throw new Error(named.stdout + named.stderr);
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
@@ -124,6 +128,32 @@ const cases: Case[] = [
   [`hook install: both --project and --user`, ['hook', 'install', '--host', 'codex', '--project', '/tmp', '--user', '--scenario', 'demo'], 'USAGE', 2],
   [`hook install: neither --project nor --user`, ['hook', 'install', '--host', 'codex', '--scenario', 'demo'], 'USAGE', 2],
   [`hook install: a scenario the tree lacks`, ['hook', 'install', '--host', 'codex', '--project', '/tmp/autoctx-no-such-project', '--scenario', 'nope'], 'SCENARIO_NOT_FOUND', 2],
+  [`release name: a name with a space`, ['release', 'name', 'v 2', PREFIX], 'INVALID_NAME', 2],
+  [`release name: an ambiguous digest`, ['release', 'name', 'v2', PREFIX], 'AMBIGUOUS_DIGEST', 2],
+  [`release name: an unknown parent`, ['release', 'name', 'v2', '{candidate0}', '--parent-version', 'v0'], 'VERSION_NOT_FOUND', 2],
+  [`release name: a rollback target twice`, ['release', 'name', 'v2', PREFIX, '--rollback-target', 'v1', 'V1'], 'USAGE', 2],
+  [`release name: golden inputs that are not fixtures`, ['release', 'name', 'v2', PREFIX, '--golden-inputs', '{malformed}'], 'INVALID_JSON', 2],
+  [`release name: missing golden inputs`, ['release', 'name', 'v2', PREFIX, '--golden-inputs', '{missing}'], 'INPUT_NOT_FOUND', 2],
+  [`release name: a second name for one bundle`, ['release', 'name', 'v2', '{active}'], 'DIGEST_ALREADY_NAMED', 2],
+  [`release name: v1 again, as V1`, ['release', 'name', 'V1', '{active}'], 'VERSION_EXISTS', 2],
+  [`release name: an unknown rollback target`, ['release', 'name', 'v2', '{candidate0}', '--rollback-target', 'v9'], 'VERSION_NOT_FOUND', 2],
+  [`release name: a bad scope`, ['release', 'name', 'v2', PREFIX, '--scope', 'eu/west'], 'INVALID_NAME', 2],
+  [`release show: unknown release`, ['release', 'show', 'v9'], 'VERSION_NOT_FOUND', 2],
+  [`release transition: no rationale`, ['release', 'transition', 'v1', '--to', 'SHADOW'], 'USAGE', 2],
+  [`release transition: a blank rationale`, ['release', 'transition', 'v1', '--to', 'SHADOW', '--rationale', ' '], 'USAGE', 2],
+  [`release transition: an unknown state`, ['release', 'transition', 'v1', '--to', 'LIVE', '--rationale', 'x'], 'INVALID_INPUT', 2],
+  [`release transition: canary settings for a shadow`, ['release', 'transition', 'v1', '--to', 'SHADOW', '--canary-percent', '5', '--rationale', 'x'], 'USAGE', 2],
+  [`release transition: a percentage over 100`, ['release', 'transition', 'v1', '--to', 'CANARY', '--canary-percent', '101', '--rationale', 'x'], 'USAGE', 2],
+  [`release transition: three decimals`, ['release', 'transition', 'v1', '--to', 'SHADOW', '--shadow-percent', '0.125', '--rationale', 'x'], 'USAGE', 2],
+  [`release transition: a negative daily cap`, ['release', 'transition', 'v1', '--to', 'SHADOW', '--shadow-daily-cap', '-1', '--rationale', 'x'], 'USAGE', 2],
+  [`release transition: a short --expect-registry`, ['release', 'transition', 'v1', '--to', 'SHADOW', '--expect-registry', 'abc', '--rationale', 'x'], 'INVALID_DIGEST', 2],
+  [`release transition: a stale --expect-registry`, ['release', 'transition', 'v1', '--to', 'SHADOW', '--expect-registry', '0'.repeat(64), '--rationale', 'x'], 'STALE_REGISTRY', 6],
+  [`release transition: unknown release`, ['release', 'transition', 'v9', '--to', 'SHADOW', '--rationale', 'x'], 'VERSION_NOT_FOUND', 2],
+  [`release transition: an actor with a newline`, ['release', 'transition', 'v1', '--to', 'SHADOW', '--rationale', 'x', '--actor', 'a\nb'], 'USAGE', 2],
+  [`release runnable: neither versions nor --all`, ['release', 'runnable', '--rationale', 'x'], 'USAGE', 2],
+  [`release runnable: a default outside the set`, ['release', 'runnable', 'v1', '--default', 'v2', '--rationale', 'x'], 'USAGE', 2],
+  [`release runnable: an unknown release`, ['release', 'runnable', 'v7', '--rationale', 'x'], 'VERSION_NOT_FOUND', 2],
+  [`release history: a bad scope`, ['release', 'history', '--scope', '.x'], 'INVALID_NAME', 2],
   [`unknown flag`, ['status', '--frobnicate'], 'USAGE', 2],
   [`missing required flag`, ['propose'], 'USAGE', 2],
 ];
@@ -131,6 +161,8 @@ const cases: Case[] = [
 describe('bad input: one clear line, a stable code, the documented exit code, and knowledge/ unchanged', () => {
   it.each(cases)('%s', (_name, args, code, exit) => {
     const fill = (a: string) => a.replace(/^\{(\w+)\}$/, (_m, k: string) => (k === 'out' ? path.join(dir, 'out') : files[k]!));
+    files.active ??= JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+    files.candidate0 ??= fs.readdirSync(path.join(knowledge, 'demo/context_bundles/candidates')).sort()[0]!;
     const argv = [...args.map(fill), ...(args[0] === 'bundle' && args[1] === 'build' ? [] : ['--knowledge', knowledge])];
     const before = treeHash(dir);
     const r = runCli([...argv, '--json']);

@@ -121,6 +121,15 @@ export function historyTree(more = false): Tree {
       fs.writeFileSync(file, JSON.stringify({summary, owner: 'support-lead'}));
       must(t.cli(['handoff', 'write', '--id', 'release-notes', '--from', file]));
     }
+    // Releases (issue 16): descriptors, a blocked and an applied transition in the global scope, a scope of its own with a runnable set.
+    must(t.cli(['release', 'name', 'v1', active]));
+    must(t.cli(['release', 'name', 'v2', a, '--rollback-target', 'v1', '--golden-inputs', FIXTURES_12, '--vocabulary-version', 'dict-3', '--model-profile', 'fast']));
+    must(t.cli(['release', 'transition', 'v1', '--to', 'DEPRECATED', '--rationale', 'nothing else serves']), 3);
+    must(t.cli(['release', 'transition', 'v2', '--to', 'RETIRED', '--rationale', 'superseded by the rollover']));
+    must(t.cli(['release', 'runnable', '--all', '--rationale', 'every release runs here']));
+    must(t.cli(['release', 'name', 'v3', r]));
+    must(t.cli(['release', 'transition', 'v3', '--to', 'SHADOW', '--scope', 'EU', '--shadow-percent', '5', '--rationale', 'try it in eu']));
+    must(t.cli(['release', 'runnable', 'v1', 'v3', '--default', 'v1', '--scope', 'eu', '--rationale', 'what the eu build ships']));
   }
   return t;
 }

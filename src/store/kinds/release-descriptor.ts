@@ -1,5 +1,5 @@
 import {fail} from '../../errors.js';
-import {versionKey, versionNameProblem, type ReleaseDescriptor} from '../../model/release.js';
+import {descriptorDigest, versionKey, versionNameProblem, type ReleaseDescriptor} from '../../model/release.js';
 import {readDocument} from '../documents.js';
 import {isDirectory, listDir} from '../fs.js';
 import type {Findings} from '../findings.js';
@@ -20,6 +20,7 @@ function check(ctx: KindContext, d: ReleaseDescriptor, key: string): ReleaseDesc
   const problem = versionNameProblem(d.version);
   if (problem) fail('INVALID_NAME', `version ${JSON.stringify(d.version)}: ${problem}`);
   if (versionKey(d.version) !== key) fail('DIGEST_MISMATCH', `names version ${JSON.stringify(d.version)} but is stored as ${key}.json`);
+  if (descriptorDigest(d) !== d.digest) fail('DIGEST_MISMATCH', `its digest ${d.digest} is not the digest of its content (${descriptorDigest(d)}): edited by hand`);
   for (const v of [...d.rollback_targets, ...(d.parent_version ? [d.parent_version] : [])]) {
     const p = versionNameProblem(v);
     if (p) fail('INVALID_NAME', `names version ${JSON.stringify(v)}: ${p}`);
@@ -75,10 +76,14 @@ export function verifyDescriptors(c: Findings, served: (target: ReleaseDescripto
     const other = byDigest.get(d.bundle_digest);
     if (other !== undefined) c.error(file, 'DUPLICATE_VERSION', `${c.rel(file)}: release ${d.version} names bundle ${d.bundle_digest}, which release ${out.get(other)!.version} already names`);
     else byDigest.set(d.bundle_digest, key);
-    if (d.parent_version !== null && !out.has(versionKey(d.parent_version))) c.error(file, 'MISSING_RELEASE', `${c.rel(file)}: parent version ${d.parent_version} has no descriptor`);
+    const lost = (v: string, what: string) => {
+      const gone = store.paths.releaseVersion(v);
+      c.error(gone, 'MISSING_RELEASE', `${c.rel(gone)} is missing: ${c.rel(file)} names ${v} as its ${what}`);
+    };
+    if (d.parent_version !== null && !out.has(versionKey(d.parent_version))) lost(d.parent_version, 'parent version');
     for (const t of d.rollback_targets) {
       const target = out.get(versionKey(t));
-      if (!target) c.error(file, 'MISSING_RELEASE', `${c.rel(file)}: rollback target ${t} has no descriptor`);
+      if (!target) lost(t, 'rollback target');
       else if (!served(target, d.rollback_scope)) c.error(file, 'ROLLBACK_NOT_SERVED', `${c.rel(file)}: rollback target ${t} (bundle ${target.bundle_digest}) has never served in scope ${d.rollback_scope}`);
     }
   }

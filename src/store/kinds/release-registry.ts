@@ -81,7 +81,7 @@ export function registryDigestOf(r: Registry): string {
  * behind it after a crash: a warning), keeps the ACTIVE rule, and names only
  * releases that have descriptors.
  */
-export function verifyRegistry(c: Findings, scope: string, receipts: Array<TransitionReceipt | undefined>, known: (version: string) => boolean): Registry | undefined {
+export function verifyRegistry(c: Findings, scope: string, receipts: Array<TransitionReceipt | undefined>, known: (version: string) => boolean, missing: (version: string, by: string) => void): Registry | undefined {
   const {store} = c;
   const file = store.paths.releaseRegistry(scope);
   const present = exists(file);
@@ -104,6 +104,12 @@ export function verifyRegistry(c: Findings, scope: string, receipts: Array<Trans
   } else {
     c.both(file, store.paths.releaseReceipt(scope, applied.seq), 'REGISTRY_MISMATCH', `${c.rel(file)} is not the registry its newest applied receipt (${applied.seq}) wrote: edited by hand`);
   }
-  if (registry) for (const r of Object.values(registry.releases)) if (!known(r.version)) c.error(file, 'MISSING_RELEASE', `${c.rel(file)} names release ${r.version}, which has no descriptor`);
+  if (registry) for (const r of Object.values(registry.releases)) if (!known(r.version)) missing(r.version, file);
+  // The receipt the registry says wrote it must be there: a lost newest receipt is named, not only the mismatch it leaves.
+  const seq = stored?.receipt?.seq;
+  if (seq !== undefined && seq > receipts.length) {
+    const lost = store.paths.releaseReceipt(scope, seq);
+    c.error(lost, 'MISSING_RECEIPT', `${c.rel(lost)} is missing: ${c.rel(file)} was written by receipt ${seq}`);
+  }
   return registry;
 }
