@@ -51,6 +51,10 @@ export function readRelease(store: ScenarioStore, version: string): ReleaseDescr
     fail('INTEGRITY', `${rel}: release ${d.version} names bundle ${d.bundle_digest}, which the scenario does not hold; run autoctx verify`, {file: rel});
   }
   for (const key of listDescriptorKeys(store)) {
+    if (key !== versionKey(d.version) && versionKey(key) === versionKey(d.version)) {
+      // Another spelling of the name stored beside it (a case-sensitive file system allows it): two descriptors claim one name.
+      fail('INTEGRITY', `two descriptors claim release ${d.version} (${key}.json beside ${versionKey(d.version)}.json); run autoctx verify`);
+    }
     if (key === versionKey(d.version)) continue;
     const other = readDescriptor(store, key);
     if (other && other.bundle_digest === d.bundle_digest) fail('INTEGRITY', `releases ${d.version} and ${other.version} both name bundle ${d.bundle_digest}; run autoctx verify`);
@@ -59,7 +63,8 @@ export function readRelease(store: ScenarioStore, version: string): ReleaseDescr
 }
 
 function allDescriptors(store: ScenarioStore): ReleaseDescriptor[] {
-  return listDescriptorKeys(store).flatMap((k) => {
+  // Only the lowercased file names are descriptors; another spelling is refused where a release is read, and named by verify.
+  return listDescriptorKeys(store).filter((k) => k === versionKey(k)).flatMap((k) => {
     const d = readDescriptor(store, k);
     return d ? [d] : [];
   });

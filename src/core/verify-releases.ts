@@ -1,3 +1,4 @@
+import type {CandidateRecord} from '../model/records.js';
 import {versionKey, type TransitionReceipt} from '../model/release.js';
 import type {Findings} from '../store/findings.js';
 import {pointerHistory, pointerMoves, readActive} from '../store/kinds/active-pointer.js';
@@ -14,7 +15,7 @@ import {exists} from '../store/fs.js';
  * wrote, the ACTIVE rule, known releases), and every receipt naming a
  * release with the bundle its descriptor names.
  */
-export function verifyReleases(c: Findings): void {
+export function verifyReleases(c: Findings, records: Map<string, CandidateRecord>): void {
   const {store} = c;
   if (!exists(store.paths.releasesDir)) return;
   // Each pointer record was checked (and any problem reported) by the pointer's own checks; here a record that cannot be read is left out.
@@ -26,7 +27,7 @@ export function verifyReleases(c: Findings): void {
     }
   };
   const active = quiet(store.paths.active, () => readActive(store));
-  const served = new Set((active ? pointerHistory(store, active, undefined, quiet).chain : pointerMoves(store, quiet)).map((m) => m.to));
+  const served = new Set((active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet)).map((m) => m.to));
   const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
   for (const scope of listReleaseScopes(store)) receipts.set(scope, verifyReceipts(c, scope));
   const servedIn = (target: {version: string; bundle_digest: string}, scope: string) =>

@@ -175,7 +175,7 @@ function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void 
       verifyHandoffs(c, curation);
     }
   });
-  guarded(c, where, () => verifyReleases(c));
+  guarded(c, where, () => verifyReleases(c, records));
 }
 
 type VerifyOptions = StoreOptions & {replayTolerance?: boolean};

@@ -271,6 +271,7 @@ describe('release names', () => {
     const v = cli(k, ['verify']);
     expect(v.status).toBe(8);
     expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('DUPLICATE_VERSION');
+    expect(cli(k, ['release', 'show', 'v2']).json.error.code).toBe('INTEGRITY');
     fs.rmSync(path.join(dir, 'V2.json'));
     fs.rmSync(path.join(k, `demo/context_bundles/bundles/${a}.json`));
     expect(cli(k, ['release', 'show', 'v2']).json.error.code).toBe('INTEGRITY');

@@ -66,15 +66,19 @@ describe('element states in source folders, materialize and diff', () => {
   });
 
   it('never tags, renders or recalls a non-present component; verify notes the extension', async () => {
-    const {knowledge, proposed} = await tree();
+    const {dir, knowledge, proposed} = await tree();
     const absent = nonPresentDigest({kind: 'hints', key: 'hints', media_type: 'text/markdown', state: 'ABSENT'});
     const before = treeHash(knowledge);
     expect(await code(tagAdd({knowledge, scenario: 'demo', digest: absent}))).toBe('COMPONENT_NOT_FOUND');
     expect(treeHash(knowledge)).toBe(before);
-    const r = render({knowledge, scenario: 'demo', lifecycle: 'startup'});
-    expect(JSON.stringify(r)).not.toContain(absent);
-    const found = recall({knowledge, scenario: 'demo', query: 'dictionary hints'});
-    expect(JSON.stringify(found)).not.toContain(absent);
+    // A scenario whose serving bundle itself lacks its hints: a query naming them finds the playbook only, never the absent hints.
+    const from = writeSource(path.join(dir, 'stated'), {'playbook/playbook.md': 'Hints live in the playbook now: read the hints first.\n', 'tool_guidance/notes.md': 'Ship notes every Friday.\n', 'tool_guidance/sync.md': 'Restart the sync client.\n', 'element_states.json': states([{kind: 'hints', key: 'hints', state: 'ABSENT', media_type: 'text/markdown'}])});
+    await init({knowledge, scenario: 'stated', from});
+    const found = recall({knowledge, scenario: 'stated', query: 'hints'});
+    expect(found.items.map((i) => `${i.component_kind}/${i.component_key}`)).toEqual(["playbook/playbook"]);
+    expect(JSON.stringify(render({knowledge, scenario: 'stated'}))).not.toContain(absent);
+    expect(fs.existsSync(path.join(knowledge, 'stated/hints.md'))).toBe(false); // never mirrored
+    expect(fs.existsSync(path.join(knowledge, 'stated/playbook.md'))).toBe(true);
     const v = await verify({knowledge, scenario: 'demo'});
     expect(v.errors).toEqual([]);
     expect(v.notes.filter((n) => n.code === 'ELEMENT_STATES').map((n) => n.file)).toEqual([`demo/context_bundles/bundles/${proposed.bundle_digest}.json`]);

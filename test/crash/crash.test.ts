@@ -133,7 +133,7 @@ function releaseState(k: string): unknown {
     .sort()
     .map((f) => {
       const doc = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
-      if (f.startsWith('versions')) return [f, {...doc, created_at: null}];
+      if (f.startsWith('versions')) return [f, {...doc, created_at: null, digest: null}];
       if (f.startsWith('registry')) return [f, {releases: doc.releases, runnable: doc.runnable, receipt: doc.receipt?.seq}];
       return [f, {seq: doc.seq, version: doc.version, from: doc.from_state, to: doc.target_state, applied: doc.applied, blockers: doc.blockers.map((b: {code: string}) => b.code), promoted: doc.promotion_id !== null, releases: doc.registry?.releases ?? null}];
     });

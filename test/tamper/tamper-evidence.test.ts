@@ -95,5 +95,5 @@ describe('tamper evidence', () => {
     } finally {
       fs.rmSync(t.dir, {recursive: true, force: true});
     }
-  }, 600_000);
+  }, 900_000);
 });
