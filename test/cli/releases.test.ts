@@ -8,7 +8,7 @@ import {RELEASE_STATES, TRANSITIONS, type ReleaseState} from '../../src/model/re
 import {runCli} from '../helpers/cli.js';
 import {AUDIT, evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {tempDir, treeHash} from '../helpers/tree.js';
+import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
 const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
 const rel = {receipts: 'releases/receipts/global', registry: 'releases/registry/global.json'};
@@ -31,6 +31,11 @@ function copy(from: string, label: string): string {
   const dir = path.join(tempDir(`autoctx-release-${label}-`), 'knowledge');
   fs.cpSync(from, dir, {recursive: true});
   return dir;
+}
+/** Propose, in a copied tree, a candidate with this playbook (and the baseline's roles). */
+function proposeIn(knowledge: string, name: string, playbook: string): string {
+  const src = writeSource(path.join(path.dirname(knowledge), name), {...CANDIDATE, 'playbook/playbook.md': playbook});
+  return must(knowledge, ['propose', '--from', src]).bundle_digest as string;
 }
 const receiptsOf = (knowledge: string, scope = 'global') => {
   const dir = path.join(knowledge, 'demo/context_bundles/releases/receipts', scope);
@@ -107,12 +112,7 @@ describe('every cell of the transition table, applied and blocked, with its rece
 describe('the gate\'s evidence', () => {
   it('refuses a CANARY without a confirmed comparison against the bundle active.json names now', () => {
     const k = copy(templates.get('SHADOW')!, 'no-evidence');
-    const src = path.join(path.dirname(k), 'other');
-    fs.mkdirSync(path.join(src, 'playbook'), {recursive: true});
-    fs.writeFileSync(path.join(src, 'playbook/playbook.md'), 'Be brief.\n');
-    fs.mkdirSync(path.join(src, 'routing_config'));
-    fs.writeFileSync(path.join(src, 'routing_config/roles.json'), '{"model_competitor": "small"}');
-    const c = must(k, ['propose', '--from', src]).bundle_digest;
+    const c = proposeIn(k, 'other', 'Be brief.\n');
     must(k, ['release', 'name', 'v3', c]);
     must(k, ['release', 'transition', 'v3', '--to', 'SHADOW', '--rationale', 's']);
     const none = cli(k, ['release', 'transition', 'v3', '--to', 'CANARY', '--rationale', 'c']);
@@ -152,12 +152,7 @@ describe('the gate\'s evidence', () => {
     expect(Object.values(registry.releases).map((x) => (x as {state: string}).state)).not.toContain('ACTIVE');
     // A canary whose comparison is against a bundle that no longer serves: promote exits 6 (and rejects it as stale); so does the transition, with a blocked receipt.
     const k2 = copy(templates.get('CANARY')!, 'stale');
-    const src = path.join(path.dirname(k2), 'third');
-    fs.mkdirSync(path.join(src, 'playbook'), {recursive: true});
-    fs.writeFileSync(path.join(src, 'playbook/playbook.md'), 'Be helpful, precise and kind.\n');
-    fs.mkdirSync(path.join(src, 'routing_config'));
-    fs.writeFileSync(path.join(src, 'routing_config/roles.json'), '{"model_competitor": "small"}');
-    const c = must(k2, ['propose', '--from', src]).bundle_digest;
+    const c = proposeIn(k2, 'third', 'Be helpful, precise and kind.\n');
     must(k2, ['confirm', c, ...evalArgs()], 0, fakeEnv(path.dirname(k2)));
     must(k2, ['promote', c]);
     const stale = cli(k2, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
@@ -279,10 +274,7 @@ describe('release names', () => {
 
   it('records golden inputs by digest and shows the descriptor', () => {
     const k = copy(templates.get('DRAFT')!, 'golden');
-    const src = path.join(path.dirname(k), 'golden-src');
-    fs.mkdirSync(path.join(src, 'playbook'), {recursive: true});
-    fs.writeFileSync(path.join(src, 'playbook/playbook.md'), 'Golden.\n');
-    const c = must(k, ['propose', '--from', src]).bundle_digest;
+    const c = proposeIn(k, 'golden-src', 'Golden.\n');
     const fixtures = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12.jsonl');
     const r = must(k, ['release', 'name', 'v3', c, '--parent-version', 'V2', '--golden-inputs', fixtures, '--vocabulary-version', 'dict-3', '--compatible-vocabulary', 'dict-2', 'dict-1', '--model-profile', 'fast']);
     expect(resultSchemaProblem('result-release-name', r)).toBeNull();
