@@ -269,6 +269,8 @@ export const RESULT_EXIT = {
   applied: EXIT.OK,
   allowed: EXIT.OK,
   blocked: EXIT.REJECTED,
+  sampled: EXIT.OK,
+  not_sampled: EXIT.OK,
   confirmed: EXIT.OK,
   exported: EXIT.OK,
   initialized: EXIT.OK,

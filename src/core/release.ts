@@ -80,23 +80,23 @@ function servedInScope(state: RegistryState, version: string): boolean {
   return state.receipts.some((r) => r.applied && r.action === 'transition' && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(version));
 }
 
-interface ScopeView {
+export interface ScopeView {
   state: RegistryState;
   activeDigest: string;
   served: Set<string>;
   descriptors: ReleaseDescriptor[];
 }
 
-function scopeView(store: ScenarioStore, scope: string): ScopeView {
+export function scopeView(store: ScenarioStore, scope: string): ScopeView {
   return {state: registryState(store, scope), activeDigest: store.requireActive().bundle_digest, served: servedGlobally(store), descriptors: allDescriptors(store)};
 }
 
-function stateIn(view: ScopeView, d: ReleaseDescriptor): ReleaseState {
+export function stateIn(view: ScopeView, d: ReleaseDescriptor): ReleaseState {
   return effectiveState(view.state.scope, view.state.registry.releases[versionKey(d.version)], {isGlobalActive: d.bundle_digest === view.activeDigest, servedGlobally: view.served.has(d.bundle_digest)});
 }
 
 /** The scope's ACTIVE: its registry's ACTIVE release; in the global scope, and in a scope that has none, the bundle active.json names. */
-function scopeActive(view: ScopeView): {version: string | null; bundle_digest: string} {
+export function scopeActive(view: ScopeView): {version: string | null; bundle_digest: string} {
   if (view.state.scope !== GLOBAL_SCOPE) {
     const own = Object.values(view.state.registry.releases).find((r) => r.state === 'ACTIVE');
     const d = own && view.descriptors.find((x) => versionKey(x.version) === versionKey(own.version));
@@ -321,6 +321,7 @@ export interface TransitionOptions extends StoreOptions {
   canaryBasisPoints?: number | undefined;
   canaryTenants?: string[] | undefined;
   canaryResourceFamilies?: string[] | undefined;
+  canarySalt?: string | undefined;
   shadowBasisPoints?: number | undefined;
   shadowDailyCap?: number | undefined;
   actor?: string | undefined;
@@ -362,9 +363,9 @@ function checkTransition(options: TransitionOptions): {to: ReleaseState; scope: 
   if (to === null) fail('INVALID_INPUT', `unknown state ${JSON.stringify(options.to)}: one of ${RELEASE_STATES.join(', ')} (older names accepted: ${Object.keys(STATE_ALIASES).join(', ')})`);
   const scope = normalizeScope(options.scope);
   const expect = parseExpect(options.expectRegistry);
-  const canary = options.canaryBasisPoints !== undefined || options.canaryTenants !== undefined || options.canaryResourceFamilies !== undefined;
+  const canary = options.canaryBasisPoints !== undefined || options.canaryTenants !== undefined || options.canaryResourceFamilies !== undefined || options.canarySalt !== undefined;
   const shadow = options.shadowBasisPoints !== undefined || options.shadowDailyCap !== undefined;
-  if (canary && to !== 'CANARY') fail('USAGE', `--canary-percent, --canary-tenants and --canary-resource-families set a canary; this transition is to ${to}`);
+  if (canary && to !== 'CANARY') fail('USAGE', `--canary-percent, --canary-tenants, --canary-resource-families and --canary-salt set a canary; this transition is to ${to}`);
   if (shadow && to !== 'SHADOW') fail('USAGE', `--shadow-percent and --shadow-daily-cap set a shadow run; this transition is to ${to}`);
   if (options.shadowDailyCap !== undefined && (!Number.isSafeInteger(options.shadowDailyCap) || options.shadowDailyCap < 0)) fail('USAGE', '--shadow-daily-cap must be a whole number, 0 or more');
   const settings: SettingsChange = {};
@@ -373,6 +374,7 @@ function checkTransition(options: TransitionOptions): {to: ReleaseState; scope: 
       ...(options.canaryBasisPoints !== undefined ? {basis_points: options.canaryBasisPoints} : {}),
       ...(options.canaryTenants !== undefined ? {tenants: nonBlankList(options.canaryTenants, '--canary-tenants')} : {}),
       ...(options.canaryResourceFamilies !== undefined ? {resource_families: nonBlankList(options.canaryResourceFamilies, '--canary-resource-families')} : {}),
+      ...(options.canarySalt !== undefined ? {salt: nonBlankList([options.canarySalt], '--canary-salt')[0]!} : {}),
     };
   }
   if (shadow) settings.shadow = {...(options.shadowBasisPoints !== undefined ? {basis_points: options.shadowBasisPoints} : {}), ...(options.shadowDailyCap !== undefined ? {daily_cap: options.shadowDailyCap} : {})};

@@ -42,16 +42,18 @@ export function releaseGate(g: GateInput): Blocker[] {
 }
 
 export interface SettingsChange {
-  canary?: {basis_points?: number | null; tenants?: string[]; resource_families?: string[]} | undefined;
+  canary?: {basis_points?: number | null; tenants?: string[]; resource_families?: string[]; salt?: string} | undefined;
   shadow?: {basis_points?: number; daily_cap?: number} | undefined;
 }
 
 function canaryOf(existing: CanarySettings | null, change: SettingsChange['canary']): CanarySettings {
   const base = existing ?? {basis_points: null, tenants: [], resource_families: []};
+  const salt = change?.salt ?? base.salt;
   return {
     basis_points: change?.basis_points !== undefined ? change.basis_points : base.basis_points,
     tenants: change?.tenants ?? base.tenants,
     resource_families: change?.resource_families ?? base.resource_families,
+    ...(salt !== undefined ? {salt} : {}),
   };
 }
 

@@ -101,6 +101,8 @@ export interface CanarySettings {
   basis_points: number | null;
   tenants: string[];
   resource_families: string[];
+  /** What salts the cohort instead of the release's version (to keep a cohort across releases on purpose); absent: the version. */
+  salt?: string;
 }
 
 export interface ShadowSettings {

@@ -26,6 +26,7 @@ export type SchemaName =
   | 'release-descriptor'
   | 'release-registry'
   | 'release-receipt'
+  | 'shadow-counter'
   | 'bootstrap-receipt'
   | 'host-state'
   | 'negative-result'

@@ -1,0 +1,133 @@
+import {fail, isAutoctxError} from '../errors.js';
+import {isRunnable, normalizeScope, versionKey, GLOBAL_SCOPE} from '../model/release.js';
+import {decideRoute, type RouteDecision, type RouteRequest, type RouteSnapshot, type SnapshotCanary} from '../model/routing.js';
+import type {ScenarioStore} from '../store/index.js';
+import {openScenario, type StoreOptions} from './context.js';
+import {scopeActive, scopeView, stateIn} from './release.js';
+
+/** The longest a long-running router serves a snapshot before it looks again: an emergency rollback reaches it within this. */
+export const SNAPSHOT_MAX_AGE_MS = 1000;
+
+const FIELD_MAX = 512;
+
+/** A requester field: one line of at most 512 characters (absent: left out). */
+function checkRequest(r: RouteRequest): RouteRequest {
+  const out: RouteRequest = {};
+  for (const k of ['user', 'session', 'event', 'tenant', 'resourceAddress', 'resourceId'] as const) {
+    const v = r[k];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v.length > FIELD_MAX || /[\u0000-\u001f\u007f]/.test(v) || !v.isWellFormed()) fail('USAGE', `the request's ${k} must be one line of at most ${FIELD_MAX} characters`);
+    if (v !== '') out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * What routing reads, loaded once: the scope's ACTIVE (its own release, else
+ * active.json's) and its canaries in version order. A registry that does not
+ * verify against its receipts is not used: routing then serves active.json's
+ * bundle, and says why.
+ */
+export function routeSnapshot(store: ScenarioStore, scope: string): RouteSnapshot {
+  const active = store.requireActive();
+  try {
+    const view = scopeView(store, scope);
+    const own = scopeActive(view);
+    const registry = view.state.registry;
+    const named = view.descriptors.find((d) => d.bundle_digest === active.bundle_digest);
+    // The scope's own ACTIVE serves only where it can run; else the global one does.
+    const scoped = scope !== GLOBAL_SCOPE && own.bundle_digest !== active.bundle_digest && own.version !== null && isRunnable(registry, own.version);
+    const canaries: SnapshotCanary[] = view.descriptors
+      .filter((d) => stateIn(view, d) === 'CANARY')
+      .sort((a, b) => (versionKey(a.version) < versionKey(b.version) ? -1 : 1))
+      .map((d) => {
+        const c = registry.releases[versionKey(d.version)]?.canary;
+        return {version: d.version, bundle_digest: d.bundle_digest, basis_points: c?.basis_points ?? null, tenants: c?.tenants ?? [], resource_families: c?.resource_families ?? [], salt: c?.salt ?? versionKey(d.version), runnable: isRunnable(registry, d.version)};
+      });
+    return {
+      scenario: store.scenario,
+      scope,
+      active: scoped ? {version: own.version, bundle_digest: own.bundle_digest, source: 'scope'} : {version: named?.version ?? null, bundle_digest: active.bundle_digest, source: 'global'},
+      canaries,
+      registry_problem: null,
+    };
+  } catch (error) {
+    if (!isAutoctxError(error) || error.exitCode !== 8) throw error;
+    return {scenario: store.scenario, scope, active: {version: null, bundle_digest: active.bundle_digest, source: 'global'}, canaries: [], registry_problem: error.message};
+  }
+}
+
+export interface RouteOptions extends StoreOptions, RouteRequest {
+  scope?: string | undefined;
+}
+
+export interface RouteResult extends RouteDecision {
+  status: 'ok';
+  active_source: 'scope' | 'global';
+  registry_problem: string | null;
+}
+
+/** `autoctx route`: the bundle that serves one request, with its version, state and the reason. */
+export function route(options: RouteOptions): RouteResult {
+  const request = checkRequest(options);
+  const scope = normalizeScope(options.scope);
+  const store = openScenario(options);
+  const snapshot = routeSnapshot(store, scope);
+  return {status: 'ok', ...decideRoute(snapshot, request), active_source: snapshot.active.source, registry_problem: snapshot.registry_problem};
+}
+
+export interface RouterOptions extends StoreOptions {
+  scope?: string | undefined;
+  /** Milliseconds now (tests inject a clock). */
+  clock?: () => number;
+  /** Told once per version when a canary this deployment cannot run is passed over; called after the decision, never in its way. */
+  onNotRunnable?: (version: string) => void;
+}
+
+export interface Router {
+  route(request: RouteRequest): RouteDecision;
+  /** The snapshot in use, and when it was loaded (ms). */
+  snapshot(): {snapshot: RouteSnapshot; loaded_at: number};
+}
+
+/**
+ * A router for a long-running host: decisions in memory over a snapshot,
+ * which is loaded again when it is a second old or more at a decision. The
+ * same answer as `autoctx route`.
+ */
+export function openRouter(options: RouterOptions): Router {
+  const scope = normalizeScope(options.scope);
+  const store = openScenario(options);
+  const clock = options.clock ?? Date.now;
+  let snap = routeSnapshot(store, scope);
+  let loaded = clock();
+  const reported = new Set<string>();
+  const report = (versions: readonly string[]) => {
+    const fresh = versions.filter((v) => !reported.has(v));
+    if (fresh.length === 0 || !options.onNotRunnable) return;
+    for (const v of fresh) reported.add(v);
+    const tell = options.onNotRunnable;
+    queueMicrotask(() => {
+      for (const v of fresh) {
+        try {
+          tell(v);
+        } catch {
+          // a reporter's failure is its own: routing goes on
+        }
+      }
+    });
+  };
+  return {
+    route(request) {
+      const now = clock();
+      if (now - loaded >= SNAPSHOT_MAX_AGE_MS) {
+        snap = routeSnapshot(store, scope);
+        loaded = now;
+      }
+      const decision = decideRoute(snap, checkRequest(request));
+      if (decision.not_runnable.length > 0) report(decision.not_runnable);
+      return decision;
+    },
+    snapshot: () => ({snapshot: snap, loaded_at: loaded}),
+  };
+}
