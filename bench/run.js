@@ -457,6 +457,56 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
   });
 }
 
+// 12. Routing (issue 17): the in-process decision against one SHA-256 of the same input, and `autoctx route` as a whole process.
+//     A base that predates it has no such rows.
+if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
+  const {decideRoute, bucketText, CANARY_ALGORITHM} = await load('dist/public/release.js');
+  const {hash} = await import('node:crypto');
+  const snapshot = {
+    scenario: 'demo',
+    scope: 'global',
+    active: {version: 'v1', bundle_digest: 'a'.repeat(64), source: 'global'},
+    canaries: [{version: 'v2', bundle_digest: 'b'.repeat(64), basis_points: 1000, tenants: ['acme', 'globex'], resource_families: ['repo:acme/'], salt: 'v2', runnable: true}],
+    registry_problem: null,
+  };
+  const users = Array.from({length: 1000}, (_, i) => `user-${i}@example.test`);
+  const texts = users.map((u) => bucketText(CANARY_ALGORITHM, ['global', 'demo', 'v2', 'user', u]));
+  let sink = 0;
+  const decideMs = timeIt(() => {
+    for (const user of users) sink += decideRoute(snapshot, {user, tenant: 'acme', resourceAddress: 'repo:acme/api'}).state === 'CANARY' ? 1 : 0;
+  }, {runs: 200, warmup: 20});
+  const hashMs = timeIt(() => {
+    for (const t of texts) sink += hash('sha256', t, 'buffer')[0];
+  }, {runs: 200, warmup: 20});
+  rows.push({
+    measure: 'route decision in process / one sha256 of its input',
+    value: `${(decideMs / hashMs).toFixed(2)}x (${((decideMs / users.length) * 1000).toFixed(2)} µs / ${((hashMs / users.length) * 1000).toFixed(2)} µs)`,
+    target: '<= 3x',
+    ok: decideMs / hashMs <= 3,
+    metric: decideMs / hashMs,
+    better: 'lower',
+    command: `decideRoute(snapshot with a tenant- and resource-filtered 10% canary, {user, tenant, resourceAddress}) vs crypto.hash('sha256', the bucket text) for 1,000 users (median of 200; ${sink > 0 ? 'results used' : ''})`,
+  });
+  const rk2 = path.join(work, 'route-knowledge');
+  await init({knowledge: rk2, scenario: 'demo', from: path.join(root, 'knowledge-example/demo/baseline')});
+  const {releaseName} = await load('dist/core/release.js');
+  const activeDigest = JSON.parse(fs.readFileSync(path.join(rk2, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+  await releaseName({knowledge: rk2, version: 'v1', digest: activeDigest, actor: 'bench'});
+  const [nodeMs3, routeMs] = timeCommands([
+    [process.execPath, ['-e', '0']],
+    [process.execPath, [path.join(root, 'bin/run.js'), 'route', '--user', 'alice', '--json', '--knowledge', rk2]],
+  ]);
+  rows.push({
+    measure: 'autoctx route, whole process / node -e 0',
+    value: `${(routeMs / nodeMs3).toFixed(2)}x (${routeMs.toFixed(0)} ms / ${nodeMs3.toFixed(0)} ms)`,
+    target: '<= 2.5x',
+    ok: routeMs / nodeMs3 <= 2.5,
+    metric: routeMs / nodeMs3,
+    better: 'lower',
+    command: 'node bin/run.js route --user alice --json on the quick start\'s baseline named v1  vs  node -e 0 (median of 15, interleaved)',
+  });
+}
+
 // 8. Peak memory of the 100 MiB case: propose, materialize and verify a bundle with one 100 MiB component.
 const mem = path.join(work, 'memory');
 const peakOf = (args) => {
