@@ -35,11 +35,11 @@ const lock = (f: Record<string, string | boolean>) => num(f['lock-timeout']) ?? 
 
 const SPECS: Record<string, Spec> = {
   'bootstrap prepare': {
-    flags: {...writing, integration: text, lifecycle: {type: 'string', check: (v) => (BOOTSTRAP_LIFECYCLES as readonly string[]).includes(v)}, enabled: {type: 'boolean'}, 'event-id': text, handoff: text, 'max-bytes': maxBytes},
+    flags: {...writing, integration: text, lifecycle: {type: 'string', check: (v) => (BOOTSTRAP_LIFECYCLES as readonly string[]).includes(v)}, enabled: {type: 'boolean'}, 'event-id': text, handoff: text, 'max-bytes': maxBytes, user: text, session: text},
     required: ['integration', 'lifecycle'],
     args: 0,
     run: (f) =>
-      prepare({knowledge: str(f.knowledge), scenario: str(f.scenario), integration: str(f.integration)!, lifecycle: str(f.lifecycle)!, enabled: f.enabled === true, eventId: str(f['event-id']), handoff: str(f.handoff), maxBytes: num(f['max-bytes']), lockTimeout: lock(f)}),
+      prepare({knowledge: str(f.knowledge), scenario: str(f.scenario), integration: str(f.integration)!, lifecycle: str(f.lifecycle)!, enabled: f.enabled === true, eventId: str(f['event-id']), handoff: str(f.handoff), maxBytes: num(f['max-bytes']), user: str(f.user), session: str(f.session), lockTimeout: lock(f)}),
   },
   'bootstrap claim': {
     flags: {...writing, outcome: {type: 'string', check: (v) => v === 'injected' || v === 'failed'}},
@@ -48,16 +48,16 @@ const SPECS: Record<string, Spec> = {
     run: (f, a) => claim({knowledge: str(f.knowledge), scenario: str(f.scenario), receipt: a[0]!, outcome: str(f.outcome)!, lockTimeout: lock(f)}),
   },
   'bootstrap render': {
-    flags: {...store, handoff: text, 'max-bytes': maxBytes},
+    flags: {...store, handoff: text, 'max-bytes': maxBytes, user: text, session: text},
     required: [],
     args: 0,
-    run: (f) => render({knowledge: str(f.knowledge), scenario: str(f.scenario), handoff: str(f.handoff), maxBytes: num(f['max-bytes'])}),
+    run: (f) => render({knowledge: str(f.knowledge), scenario: str(f.scenario), handoff: str(f.handoff), maxBytes: num(f['max-bytes']), user: str(f.user), session: str(f.session)}),
   },
   recall: {
-    flags: {...store, query: {type: 'string', char: 'q', check: (v) => v.length > 0}, receipt: text, 'max-bytes': maxBytes},
+    flags: {...store, query: {type: 'string', char: 'q', check: (v) => v.length > 0}, receipt: text, 'max-bytes': maxBytes, user: text, session: text},
     required: ['query'],
     args: 0,
-    run: (f) => recall({knowledge: str(f.knowledge), scenario: str(f.scenario), query: str(f.query)!, receipt: str(f.receipt), maxBytes: num(f['max-bytes'])}),
+    run: (f) => recall({knowledge: str(f.knowledge), scenario: str(f.scenario), query: str(f.query)!, receipt: str(f.receipt), maxBytes: num(f['max-bytes']), user: str(f.user), session: str(f.session)}),
   },
 };
 

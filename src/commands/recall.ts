@@ -11,12 +11,14 @@ export default class Recall extends ScenarioCommand {
   static override flags = {
     query: Flags.string({char: 'q', summary: 'The query text.', required: true, helpValue: 'Q'}),
     receipt: Flags.string({summary: 'A bootstrap receipt id: what it delivered whole is not recalled again.', helpValue: 'R'}),
+    user: Flags.string({summary: 'The user the session is for (routing picks the bundle recalled from).', helpValue: 'U'}),
+    session: Flags.string({summary: 'The session id (routing\'s requester when no user is given).', helpValue: 'ID'}),
     'max-bytes': integerFlag('max-bytes', {summary: 'The answer\'s byte limit (UTF-8), 512 to 8192.', min: 512, max: 8192, default: 4096, helpValue: 'N'}),
   };
 
   async run() {
     const {flags} = await this.parse(Recall);
-    const result = recall({knowledge: flags.knowledge, scenario: flags.scenario, query: flags.query, receipt: flags.receipt, maxBytes: flags['max-bytes']});
+    const result = recall({knowledge: flags.knowledge, scenario: flags.scenario, query: flags.query, receipt: flags.receipt, maxBytes: flags['max-bytes'], user: flags.user, session: flags.session});
     return this.done(result, () => [...packageSummary(result), ...(result.deduplicated > 0 ? [`(${result.deduplicated} already delivered at session start, left out)`] : [])]);
   }
 }

@@ -28,12 +28,12 @@ export interface ReferenceCounts {
   ungranted: number;
 }
 
-/** The bundle serving a scenario's sessions: the active one (canary routing comes with releases). */
-function serving(store: ScenarioStore): {bundle_digest: string; components: readonly BundleComponent[]} | null {
-  const active = store.readActive();
-  if (!active) return null;
-  const bundle = store.readBundle(active.bundle_digest);
-  if (!bundle) fail('CORRUPT_FILE', `${store.guard.relative(store.paths.bundle(active.bundle_digest))} is missing: the active bundle of "${store.scenario}" cannot be read`);
+/** The bundle serving a scenario's sessions: the one routing chose for the session (`digest`), else the active one. */
+function serving(store: ScenarioStore, digest?: string): {bundle_digest: string; components: readonly BundleComponent[]} | null {
+  const chosen = digest ?? store.readActive()?.bundle_digest;
+  if (chosen === undefined) return null;
+  const bundle = store.readBundle(chosen);
+  if (!bundle) fail('CORRUPT_FILE', `${store.guard.relative(store.paths.bundle(chosen))} is missing: the serving bundle of "${store.scenario}" cannot be read`);
   return {bundle_digest: bundle.digest, components: bundle.components.filter(isPresent)}; // a non-present component is never rendered or recalled
 }
 
@@ -42,9 +42,9 @@ function serving(store: ScenarioStore): {bundle_digest: string; components: read
  * and grants it read access. An ungranted or missing reference is skipped
  * and counted, not fatal (the public implementation refuses the request).
  */
-export function participants(knowledge: KnowledgeStore, scenario: string): {participants: Participant[]; references: ReferenceCounts} {
+export function participants(knowledge: KnowledgeStore, scenario: string, servingDigest?: string): {participants: Participant[]; references: ReferenceCounts} {
   const store = knowledge.scenario(scenario);
-  const own = serving(store);
+  const own = serving(store, servingDigest);
   if (!own) fail('NOT_INITIALIZED', `scenario "${scenario}" has no active bundle; run autoctx init first`, {scenario});
   const curation = store.readCuration();
   const out: Participant[] = [{scenario, store, curation, ...own}];

@@ -24,11 +24,18 @@ import {pruneReceipts, readReceipt, writeReceipt} from '../store/kinds/bootstrap
 import {pruneHostStates} from '../store/kinds/host-state.js';
 import {componentCandidate, handoffCandidate, participants, selectCandidates, type Participant, type ReferenceCounts} from './bootstrap-select.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
+import {checkRequest, servingFor} from './route.js';
+import type {Serving} from '../model/routing.js';
 
 export interface RenderOptions extends StoreOptions {
   /** An exact handoff, "ID@N". */
   handoff?: string | undefined;
   maxBytes?: number | undefined;
+  /** Who the session is for routing: the user if known, else the session id (neither: the scope's ACTIVE). */
+  user?: string | undefined;
+  session?: string | undefined;
+  /** The bundle this session was pinned to by an earlier delivery (hooks). */
+  pinned?: Serving | null | undefined;
 }
 
 export interface RenderResult extends RenderedPackage {
@@ -37,6 +44,8 @@ export interface RenderResult extends RenderedPackage {
   profile: typeof BOOTSTRAP_PROFILE;
   scenario: string;
   references: ReferenceCounts;
+  /** The bundle the package was rendered from (null: nothing was rendered, as for a disabled request). */
+  routing: Serving | null;
 }
 
 export interface PrepareOptions extends RenderOptions {
@@ -66,9 +75,9 @@ export function maxBytesOf(value: number | undefined): number {
   return n;
 }
 
-function packageFields(scenario: string, rendered: RenderedPackage, references: ReferenceCounts): Omit<RenderResult, 'status'> {
+function packageFields(scenario: string, rendered: RenderedPackage, references: ReferenceCounts, routing: Serving | null): Omit<RenderResult, 'status'> {
   const {content, content_bytes, package_digest, items, truncated, omitted} = rendered;
-  return {schema: BOOTSTRAP_PACKAGE_SCHEMA, profile: BOOTSTRAP_PROFILE, scenario, content, content_bytes, package_digest, items, truncated, omitted, references};
+  return {schema: BOOTSTRAP_PACKAGE_SCHEMA, profile: BOOTSTRAP_PROFILE, scenario, content, content_bytes, package_digest, items, truncated, omitted, references, routing};
 }
 
 const NO_REFERENCES: ReferenceCounts = {declared: 0, considered: 0, participating: 0, missing: 0, ungranted: 0};
@@ -77,11 +86,13 @@ const NO_REFERENCES: ReferenceCounts = {declared: 0, considered: 0, participatin
 export function render(options: RenderOptions): RenderResult {
   const maxBytes = maxBytesOf(options.maxBytes);
   const handoff = options.handoff !== undefined ? parseHandoffRef(options.handoff) : null;
+  const who = checkRequest({user: options.user, session: options.session});
   const knowledge = openKnowledge(options);
   const scenario = knowledge.resolveScenario(options.scenario);
-  const {participants: list, references} = participants(knowledge, scenario);
+  const routing = servingFor(knowledge.scenario(scenario), {...who, pinned: options.pinned});
+  const {participants: list, references} = participants(knowledge, scenario, routing.bundle_digest);
   const rendered = renderPackage(selectCandidates(list, handoff), {maxBytes});
-  return {status: rendered.content === null ? 'empty' : 'ready', ...packageFields(scenario, rendered, references)};
+  return {status: rendered.content === null ? 'empty' : 'ready', ...packageFields(scenario, rendered, references, routing)};
 }
 
 /** Validate a prepare's flags into a request (before anything is read, locked or pruned). */
@@ -150,9 +161,9 @@ function receiptOf(request: BootstrapRequest, key: string | null, at: string, fi
   };
 }
 
-function answer(request: BootstrapRequest, status: PackageStatus, reason: PackageReason, receipt: BootstrapReceipt, stored: boolean, rendered: RenderedPackage | null, references: ReferenceCounts): PrepareResult {
+function answer(request: BootstrapRequest, status: PackageStatus, reason: PackageReason, receipt: BootstrapReceipt, stored: boolean, rendered: RenderedPackage | null, references: ReferenceCounts, routing: Serving | null = null): PrepareResult {
   const empty: RenderedPackage = {content: null, content_bytes: 0, package_digest: null, items: [], truncated: false, omitted: 0};
-  const fields = packageFields(request.scenario, status === 'ready' ? rendered! : {...empty, truncated: status === 'empty' ? (rendered?.truncated ?? false) : false, omitted: status === 'empty' ? (rendered?.omitted ?? 0) : 0}, references);
+  const fields = packageFields(request.scenario, status === 'ready' ? rendered! : {...empty, truncated: status === 'empty' ? (rendered?.truncated ?? false) : false, omitted: status === 'empty' ? (rendered?.omitted ?? 0) : 0}, references, routing);
   return {...fields, status, reason, receipt: {receipt_id: receipt.receipt_id, state: receipt.state, stored}};
 }
 
@@ -165,6 +176,7 @@ function answer(request: BootstrapRequest, status: PackageStatus, reason: Packag
  * prepares of one event meet one receipt.
  */
 export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
+  const who = checkRequest({user: options.user, session: options.session});
   const knowledge = openKnowledge(options);
   const scenario = knowledge.resolveScenario(options.scenario);
   const request = requestOf(options, scenario);
@@ -187,12 +199,13 @@ export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
       return answer(request, 'skipped', 'already_delivered', receipt, key !== null, null, NO_REFERENCES);
     }
     if (existing) return retry(knowledge, area, request, existing, at);
-    const {participants: list, references} = participants(knowledge, scenario);
+    const routing = servingFor(knowledge.scenario(scenario), {...who, pinned: options.pinned});
+    const {participants: list, references} = participants(knowledge, scenario, routing.bundle_digest);
     const rendered = renderPackage(selectCandidates(list, request.handoff), {maxBytes: request.max_bytes});
     if (rendered.content === null) {
-      const receipt = receiptOf(request, key, at(), {state: 'skipped', reason: 'no_eligible_context', truncated: rendered.truncated});
+      const receipt = receiptOf(request, key, at(), {state: 'skipped', reason: 'no_eligible_context', truncated: rendered.truncated, routing});
       if (key !== null) writeReceipt(area, receipt);
-      return answer(request, 'empty', 'no_eligible_context', receipt, key !== null, rendered, references);
+      return answer(request, 'empty', 'no_eligible_context', receipt, key !== null, rendered, references, routing);
     }
     const cited = new Set(rendered.items.map((i) => i.scenario));
     const receipt = receiptOf(request, key, at(), {
@@ -203,9 +216,10 @@ export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
       truncated: rendered.truncated,
       items: rendered.items,
       sources: list.filter((p) => cited.has(p.scenario)).map((p) => ({scenario: p.scenario, bundle_digest: p.bundle_digest})),
+      routing,
     });
     writeReceipt(area, receipt);
-    return answer(request, 'ready', null, receipt, true, rendered, references);
+    return answer(request, 'ready', null, receipt, true, rendered, references, routing);
   });
 }
 
@@ -228,15 +242,18 @@ function assertSameRequest(existing: BootstrapReceipt | null, request: Bootstrap
 
 function retry(knowledge: KnowledgeStore, area: StateArea, request: BootstrapRequest, existing: BootstrapReceipt, at: () => string): PrepareResult {
   assertSameRequest(existing, request);
-  const {participants: list, references} = participants(knowledge, request.scenario);
-  if (existing.state !== 'pending') return answer(request, 'skipped', 'already_delivered', existing, true, null, references);
+  // The retry of an event renders from the bundle its receipt was built from: one event, one bundle.
+  const pinned = existing.routing ?? null;
+  const routing = pinned && knowledge.scenario(request.scenario).readBundle(pinned.bundle_digest) ? pinned : null;
+  const {participants: list, references} = participants(knowledge, request.scenario, routing?.bundle_digest);
+  if (existing.state !== 'pending') return answer(request, 'skipped', 'already_delivered', existing, true, null, references, routing);
   const rendered = rebuild(knowledge, list, existing);
   if (!rendered) {
     const failed = {...existing, state: 'failed' as const, reason: 'preparation_failed' as const, updated_at: at()};
     writeReceipt(area, failed);
     return answer(request, 'skipped', 'preparation_failed', failed, true, null, references);
   }
-  return answer(request, 'ready', null, existing, true, {...rendered, truncated: existing.truncated}, references);
+  return answer(request, 'ready', null, existing, true, {...rendered, truncated: existing.truncated}, references, routing);
 }
 
 export interface ClaimOptions extends StoreOptions {

@@ -1,3 +1,5 @@
+import {checkRequest, servingFor} from './route.js';
+import type {Serving} from '../model/routing.js';
 import MiniSearch from 'minisearch';
 import {compareUtf16} from '../canonical/index.js';
 import {fail} from '../errors.js';
@@ -22,6 +24,10 @@ export interface RecallOptions extends StoreOptions {
   /** A bootstrap receipt: its fully delivered components are not recalled again. */
   receipt?: string | undefined;
   maxBytes?: number | undefined;
+  /** Who the session is for routing (see bootstrap render), and the bundle it was pinned to. */
+  user?: string | undefined;
+  session?: string | undefined;
+  pinned?: Serving | null | undefined;
 }
 
 export type RecalledItem = PackageItem & {score: number};
@@ -42,6 +48,8 @@ export interface RecallResult {
   deduplicated: number;
   receipt_used: boolean;
   references: ReferenceCounts;
+  /** The bundle recalled from: the session's pinned one when given (the hooks pass it), else routing's pick. */
+  routing: Serving;
 }
 
 interface Doc {
@@ -62,11 +70,13 @@ export function recall(options: RecallOptions): RecallResult {
   const query = options.query;
   if (typeof query !== 'string' || query.trim() === '' || query.length > RECALL_QUERY_MAX) fail('USAGE', `--query must be non-blank text of at most ${RECALL_QUERY_MAX} characters`);
   const maxBytes = maxBytesOf(options.maxBytes);
+  const who = checkRequest({user: options.user, session: options.session});
   const knowledge = openKnowledge(options);
   const scenario = knowledge.resolveScenario(options.scenario);
   const receipt = deliveredReceipt(knowledge, scenario, options.receipt, now(options));
   const delivered = new Set((receipt?.items ?? []).filter((i) => i.kind === 'component' && !i.truncated).map((i) => `${i.scenario}\0${i.component_digest}`));
-  const {participants: list, references} = participants(knowledge, scenario);
+  const routing = servingFor(knowledge.scenario(scenario), {...who, pinned: options.pinned});
+  const {participants: list, references} = participants(knowledge, scenario, routing.bundle_digest);
   const docs: Doc[] = [];
   for (const p of list) for (const component of p.components) if (!isSecretKind(component.kind, component.key)) docs.push({id: docs.length, scenario: p.scenario, component});
   const index = new MiniSearch<{id: number; content: string; key: string; kind: string}>({fields: ['content', 'key', 'kind'], storeFields: []});
@@ -83,7 +93,7 @@ export function recall(options: RecallOptions): RecallResult {
     .sort((a, b) => b.score - a.score || compareUtf16(a.doc.scenario, b.doc.scenario) || compareUtf16(a.doc.component.kind, b.doc.component.kind) || compareUtf16(a.doc.component.key, b.doc.component.key));
   const best = ranked[0]?.score ?? null;
   const sufficient = best !== null && best >= RECALL_MIN_SCORE;
-  const base = {scenario, sufficient, min_score: RECALL_MIN_SCORE, best_score: best, deduplicated, receipt_used: receipt !== null, references};
+  const base = {scenario, sufficient, min_score: RECALL_MIN_SCORE, best_score: best, deduplicated, receipt_used: receipt !== null, references, routing};
   if (!sufficient) return {...base, status: best === null ? 'empty' : 'insufficient', content: null, content_bytes: 0, package_digest: null, items: [], truncated: false, omitted: 0};
   const eligible = ranked.filter((r) => r.score >= RECALL_MIN_SCORE);
   const rendered = renderPackage(

@@ -1,9 +1,10 @@
 import {fail, isAutoctxError} from '../errors.js';
 import {isRunnable, normalizeScope, versionKey, GLOBAL_SCOPE} from '../model/release.js';
-import {decideRoute, type RouteDecision, type RouteRequest, type RouteSnapshot, type SnapshotCanary} from '../model/routing.js';
+import {decideRoute, type RouteDecision, type RouteRequest, type RouteSnapshot, type Serving, type SnapshotCanary} from '../model/routing.js';
+import {exists} from '../store/fs.js';
 import type {ScenarioStore} from '../store/index.js';
 import {openScenario, type StoreOptions} from './context.js';
-import {scopeActive, scopeView, stateIn} from './release.js';
+import {scopeActive, scopeView, stateIn} from './release-view.js';
 
 /** The longest a long-running router serves a snapshot before it looks again: an emergency rollback reaches it within this. */
 export const SNAPSHOT_MAX_AGE_MS = 1000;
@@ -11,7 +12,7 @@ export const SNAPSHOT_MAX_AGE_MS = 1000;
 const FIELD_MAX = 512;
 
 /** A requester field: one line of at most 512 characters (absent: left out). */
-function checkRequest(r: RouteRequest): RouteRequest {
+export function checkRequest(r: RouteRequest): RouteRequest {
   const out: RouteRequest = {};
   for (const k of ['user', 'session', 'event', 'tenant', 'resourceAddress', 'resourceId'] as const) {
     const v = r[k];
@@ -55,6 +56,21 @@ export function routeSnapshot(store: ScenarioStore, scope: string): RouteSnapsho
     if (!isAutoctxError(error) || error.exitCode !== 8) throw error;
     return {scenario: store.scenario, scope, active: {version: null, bundle_digest: active.bundle_digest, source: 'global'}, canaries: [], registry_problem: error.message};
   }
+}
+
+export type {Serving} from '../model/routing.js';
+
+/**
+ * The bundle that serves a session's delivery (spec 003 pins a bundle to an
+ * event): the one it was pinned to, while the store holds it; else what
+ * routing picks for its user, else its session id. A tree that names no
+ * release is served by active.json without reading further.
+ */
+export function servingFor(store: ScenarioStore, who: {user?: string | undefined; session?: string | undefined; pinned?: Serving | null | undefined}): Serving {
+  if (who.pinned && store.readBundle(who.pinned.bundle_digest)) return {...who.pinned, reason: 'pinned'};
+  if (!exists(store.paths.releasesDir)) return {bundle_digest: store.requireActive().bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};
+  const d = decideRoute(routeSnapshot(store, GLOBAL_SCOPE), checkRequest({user: who.user, session: who.session}));
+  return {bundle_digest: d.bundle_digest, version: d.version, state: d.state, reason: d.reason};
 }
 
 export interface RouteOptions extends StoreOptions, RouteRequest {

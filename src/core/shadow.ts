@@ -3,7 +3,7 @@ import {DEFAULT_SHADOW, isRunnable, normalizeScope, versionKey} from '../model/r
 import {shadowBucket, SHADOW_ALGORITHM} from '../model/routing.js';
 import {pruneCounters, readCounter, writeCounter} from '../store/kinds/shadow-counter.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
-import {scopeView, stateIn} from './release.js';
+import {scopeView, stateIn} from './release-view.js';
 
 export interface ShadowOptions extends StoreOptions {
   event: string;

@@ -75,3 +75,9 @@ export function hookOutputLine(event: HookEvent, context: string): string | null
   if (inner.hookEventName !== event || inner.additionalContext !== context || line.includes('\n')) return null;
   return `${line}\n`;
 }
+
+/** The user a session runs for, when the environment says ($AUTOCTX_USER): routing's requester before the session id. */
+export function hookUser(): string | undefined {
+  const u = process.env.AUTOCTX_USER;
+  return u !== undefined && u !== '' && u.length <= 512 && !/[\u0000-\u001f\u007f]/.test(u) ? u : undefined;
+}

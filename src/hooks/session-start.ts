@@ -3,7 +3,7 @@ import {isAutoctxError} from '../errors.js';
 import {isoTimestamp} from '../model/records.js';
 import {readHostState, writeHostState, type Host, type HostState} from '../store/kinds/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
-import {eventId, hookOutputLine, type HookInput} from './host-io.js';
+import {eventId, hookOutputLine, hookUser, type HookInput} from './host-io.js';
 import type {HookOutcome, HookRun} from './run.js';
 
 /** Sources that begin a new lifecycle generation; resume and fork continue the current one. */
@@ -44,6 +44,7 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
       generation,
       delivered_generation: state?.delivered_generation ?? null,
       last_event: retry ? last : {source, generation, at: isoTimestamp(now)},
+      ...(state?.routing ? {routing: state.routing} : {}),
       updated_at: isoTimestamp(now),
     };
     writeHostState(area, host, input.session_id, next);
@@ -58,6 +59,10 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
     eventId: eventId(host, input.session_id, source, identity.generation),
     maxBytes: settings.max_bytes,
     alreadyHeld: identity.held,
+    // Routing for the session (the user if known, else the session id), pinned to the bundle its first delivery used.
+    user: hookUser(),
+    session: input.session_id,
+    pinned: identity.state.routing ?? null,
     lockTimeout: run.secondsLeft(),
   });
   const counts = {items: result.items.length, content_bytes: result.content_bytes, truncated: result.truncated};
@@ -79,7 +84,7 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
   try {
     await area.withLock(run.secondsLeft(), () => {
       const state = readHostState(area, host, input.session_id, scenario) ?? identity.state;
-      writeHostState(area, host, input.session_id, {...state, receipt_id: receipt, delivered_generation: identity.generation, updated_at: isoTimestamp(run.now())});
+      writeHostState(area, host, input.session_id, {...state, receipt_id: receipt, delivered_generation: identity.generation, ...(result.routing ? {routing: result.routing} : {}), updated_at: isoTimestamp(run.now())});
     });
   } catch (error) {
     if (!isAutoctxError(error)) throw error;

@@ -2,7 +2,7 @@ import {recall} from '../core/recall.js';
 import {isoTimestamp} from '../model/records.js';
 import {readHostState, writeHostState} from '../store/kinds/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
-import {eventId, hookOutputLine, type HookInput} from './host-io.js';
+import {eventId, hookOutputLine, hookUser, type HookInput} from './host-io.js';
 import {eventKey, receiptIdFor} from '../model/bootstrap-receipt.js';
 import {readReceipt} from '../store/kinds/bootstrap-receipt.js';
 import type {HookOutcome, HookRun} from './run.js';
@@ -35,7 +35,8 @@ export async function userPromptSubmit(run: HookRun, input: HookInput, settings:
     });
   }
   const query = input.prompt!.slice(0, 8192);
-  const result = recall({knowledge: settings.knowledge, scenario: settings.scenario, query, receipt, maxBytes: settings.max_bytes});
+  // The session's pinned bundle (its first delivery's): a canary change or rollback mid-session does not split it.
+  const result = recall({knowledge: settings.knowledge, scenario: settings.scenario, query, receipt, maxBytes: settings.max_bytes, user: hookUser(), session: input.session_id, pinned: state?.routing ?? null});
   const counts = {items: result.items.length, content_bytes: result.content_bytes, truncated: result.truncated, deduplicated: result.deduplicated};
   if (result.status !== 'ready') return {outcome: result.status, ...counts};
   const line = hookOutputLine('UserPromptSubmit', result.content!);

@@ -1,3 +1,4 @@
+import type {Serving} from './routing.js';
 import {randomBytes} from 'node:crypto';
 import {canonicalJson, sha256Hex} from '../canonical/index.js';
 import {fail} from '../errors.js';
@@ -49,6 +50,8 @@ export interface BootstrapReceipt {
   items: PackageItem[];
   /** The bundle each participating scenario served when the package was built: a retry rebuilds from exactly these. */
   sources: Array<{scenario: string; bundle_digest: string}>;
+  /** The bundle routing chose for the session, which the package was built from (receipts before routing have none). */
+  routing?: Serving;
   created_at: string;
   updated_at: string;
 }

@@ -134,3 +134,11 @@ export function decideRoute(s: RouteSnapshot, r: RouteRequest): RouteDecision {
 export function shadowBucket(scope: string, scenario: string, salt: string, event: string): number {
   return bucketOf(SHADOW_ALGORITHM, [scope, scenario, salt, event]);
 }
+
+/** The bundle a delivery renders from, and why: routing's answer for the session, or the one the session was pinned to. */
+export interface Serving {
+  bundle_digest: string;
+  version: string | null;
+  state: 'ACTIVE' | 'CANARY';
+  reason: RouteReason | 'pinned';
+}

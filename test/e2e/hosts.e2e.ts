@@ -54,8 +54,12 @@ function run(cmd: string, args: string[], options: {cwd: string; env: NodeJS.Pro
   });
 }
 
-/** A scratch machine: HOME, the autoctx configuration, a project, the example tree with two tags. */
-function machine(name: string) {
+/**
+ * A scratch machine: HOME, the autoctx configuration, a project, the example tree with two tags.
+ * With `canary`, the tags are the better candidate's, which is confirmed and released as a
+ * canary for every session (issue 17): only routing brings them to a session.
+ */
+function machine(name: string, canary = false) {
   const root = tempDir(`autoctx-e2e-${name}-`);
   const home = path.join(root, 'home');
   const project = path.join(root, 'project');
@@ -68,13 +72,23 @@ function machine(name: string) {
     if (r.status !== 0) throw new Error(`autoctx ${args.join(' ')}: ${r.stdout}${r.stderr}`);
     return r.stdout;
   };
-  const src = path.join(PROJECT_ROOT, 'knowledge-example/demo/candidate-better');
-  autoctx(['init', '--scenario', 'demo', '--from', src, '--knowledge', knowledge]);
-  const active = JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest as string;
-  const components = JSON.parse(autoctx(['bundle', 'show', active, '--knowledge', knowledge, '--json'])).manifest.components as Array<{kind: string; digest: string; content: string}>;
+  const example = (...p: string[]) => path.join(PROJECT_ROOT, 'knowledge-example', ...p);
+  const src = example('demo/candidate-better');
+  autoctx(['init', '--scenario', 'demo', '--from', canary ? example('demo/baseline') : src, '--knowledge', knowledge]);
+  let served = JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest as string;
+  if (canary) {
+    const baseline = served;
+    served = JSON.parse(autoctx(['propose', '--from', src, '--knowledge', knowledge, '--json'])).bundle_digest as string;
+    autoctx(['confirm', served, '--evaluator', `node ${example('evaluator.js')}`, '--evaluator-mode', 'persistent', '--fixtures', example('demo/fixtures.jsonl'), '--quiet', '--knowledge', knowledge]);
+    autoctx(['release', 'name', 'v1', baseline, '--knowledge', knowledge]);
+    autoctx(['release', 'name', 'v2', served, '--knowledge', knowledge]);
+    autoctx(['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'shadow', '--knowledge', knowledge]);
+    autoctx(['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'every session', '--knowledge', knowledge]);
+  }
+  const components = JSON.parse(autoctx(['bundle', 'show', served, '--knowledge', knowledge, '--json'])).manifest.components as Array<{kind: string; digest: string; content: string}>;
   const tagged = components.filter((c) => c.kind === 'playbook' || c.kind === 'hints');
   for (const c of tagged) autoctx(['tag', 'add', c.digest, '--knowledge', knowledge]);
-  const rendered = JSON.parse(autoctx(['bootstrap', 'render', '--knowledge', knowledge, '--json'])).content as string;
+  const rendered = JSON.parse(autoctx(['bootstrap', 'render', '--session', 'any', '--knowledge', knowledge, '--json'])).content as string;
   return {root, home, project, knowledge, env, autoctx, tagged, rendered};
 }
 
@@ -165,6 +179,22 @@ describe('Claude Code 2.1.328', () => {
   });
 });
 
+describe('Claude Code 2.1.328, routed', () => {
+  it('delivers the canary\'s curated context to a session in its share, and pins the session to it', async () => {
+    const m = machine('claude-canary', true);
+    m.autoctx(['hook', 'install', '--host', 'claude-code', '--project', m.project, '--knowledge', m.knowledge, '--scenario', 'demo']);
+    m.autoctx(['hook', 'enable', '--project', m.project]);
+    const env = {...m.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${fake.port}`, ANTHROPIC_API_KEY: 'sk-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1'};
+    const from = fake.requests.length;
+    const first = await run(CLAUDE, ['-p', PROMPT, '--output-format', 'json'], {cwd: m.project, env});
+    expect({status: first.status}).toEqual({status: 0});
+    assertDelivered(bodiesSince(from), m);
+    expect(receipts(m.knowledge).map((r) => [r.state, r.routing?.version, r.routing?.state])).toEqual([['injected', 'v2', 'CANARY']]);
+    const states = fs.readdirSync(path.join(m.knowledge, '.state/hosts/claude-code')).map((f) => JSON.parse(fs.readFileSync(path.join(m.knowledge, '.state/hosts/claude-code', f), 'utf8')));
+    expect(states.map((s) => s.routing?.version)).toEqual(['v2']);
+  });
+});
+
 describe('codex-cli 0.169.0', () => {
   function codexHome(m: ReturnType<typeof machine>): string {
     const home = path.join(m.root, 'codex-home');
@@ -231,5 +261,18 @@ describe('codex-cli 0.169.0', () => {
     const broken = await run(CODEX, [...trusted, PROMPT], {cwd: m.project, env});
     expect(broken.status).toBe(0);
     expect(count(bodiesSince(before), BEGIN)).toBe(0);
+  });
+  it('routed: delivers the canary\'s curated context to a session in its share, and pins the session to it', async () => {
+    const m = machine('codex-canary', true);
+    const env = {...m.env, CODEX_HOME: codexHome(m), FAKE_API_KEY: 'sk-fake'};
+    m.autoctx(['hook', 'install', '--host', 'codex', '--project', m.project, '--knowledge', m.knowledge, '--scenario', 'demo']);
+    m.autoctx(['hook', 'enable', '--project', m.project]);
+    const from = fake.requests.length;
+    const first = await run(CODEX, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', PROMPT], {cwd: m.project, env});
+    expect(first.status).toBe(0);
+    assertDelivered(bodiesSince(from), m);
+    expect(receipts(m.knowledge).map((r) => [r.state, r.routing?.version, r.routing?.state])).toEqual([['injected', 'v2', 'CANARY']]);
+    const states = fs.readdirSync(path.join(m.knowledge, '.state/hosts/codex')).map((f) => JSON.parse(fs.readFileSync(path.join(m.knowledge, '.state/hosts/codex', f), 'utf8')));
+    expect(states.map((s) => s.routing?.version)).toEqual(['v2']);
   });
 });

@@ -15,6 +15,8 @@ export default class BootstrapPrepare extends WritingCommand {
     enabled: Flags.boolean({summary: 'Opt in (off by default; the hooks pass their configured opt-in).', default: false}),
     'event-id': Flags.string({summary: 'A stable id of the host event (hashed, never stored): makes retries idempotent.', helpValue: 'E'}),
     handoff: Flags.string({summary: 'An exact handoff revision to put first, ID@N.', helpValue: 'ID@N'}),
+    user: Flags.string({summary: 'The user the session is for (routing: a canary member gets the canary\'s curated context).', helpValue: 'U'}),
+    session: Flags.string({summary: 'The session id (routing\'s requester when no user is given).', helpValue: 'ID'}),
     'max-bytes': integerFlag('max-bytes', {summary: 'The package\'s byte limit (UTF-8), 512 to 8192.', min: 512, max: 8192, default: 4096, helpValue: 'N'}),
   };
 
@@ -28,7 +30,7 @@ export default class BootstrapPrepare extends WritingCommand {
       enabled: flags.enabled,
       eventId: flags['event-id'],
       handoff: flags.handoff,
-      maxBytes: flags['max-bytes'],
+      maxBytes: flags['max-bytes'], user: flags.user, session: flags.session,
       lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [...packageSummary(result), `receipt ${result.receipt.receipt_id} ${result.receipt.state}${result.receipt.stored ? '' : ' (not stored)'}${result.reason ? `, ${result.reason.replace(/_/g, ' ')}` : ''}`]);

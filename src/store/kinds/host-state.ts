@@ -1,3 +1,4 @@
+import type {Serving} from '../../model/routing.js';
 import fs from 'node:fs';
 import {sha256Hex} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
@@ -24,6 +25,8 @@ export interface HostState {
   generation: number;
   delivered_generation: number | null;
   last_event: {source: string; generation: number; at: string} | null;
+  /** The bundle routing chose for this session at its first delivery: later hooks of the session render from it. */
+  routing?: Serving;
   updated_at: string;
 }
 

@@ -1,0 +1,97 @@
+import {fail} from '../errors.js';
+import {GLOBAL_SCOPE, assertVersionName, versionKey, type Registry, type ReleaseDescriptor, type ReleaseState} from '../model/release.js';
+import {effectiveState, sortedReleases} from '../model/release-gate.js';
+import type {ScenarioStore} from '../store/index.js';
+import {pointerHistory} from '../store/kinds/active-pointer.js';
+import {listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
+import {registryState, type RegistryState} from '../store/kinds/release-registry.js';
+
+/**
+ * Reading releases, checked: a descriptor as every reader takes it, and a
+ * scope's view (its registry in force, what serves, what has served, every
+ * descriptor) with the state each release is in. No writes; routing and
+ * delivery read releases through this module alone.
+ */
+
+/**
+ * A release descriptor, checked on read: it exists, its bundle exists and
+ * verifies, and no other descriptor claims its name (under case folding)
+ * with another bundle, or its bundle under another name.
+ */
+export function readRelease(store: ScenarioStore, version: string): ReleaseDescriptor {
+  assertVersionName(version);
+  const d = readDescriptor(store, version);
+  if (!d) fail('VERSION_NOT_FOUND', `scenario "${store.scenario}" has no release ${version} (autoctx release list shows them)`, {version});
+  if (!store.readBundle(d.bundle_digest)) {
+    const rel = store.guard.relative(store.paths.releaseVersion(d.version));
+    fail('INTEGRITY', `${rel}: release ${d.version} names bundle ${d.bundle_digest}, which the scenario does not hold; run autoctx verify`, {file: rel});
+  }
+  for (const key of listDescriptorKeys(store)) {
+    if (key !== versionKey(d.version) && versionKey(key) === versionKey(d.version)) {
+      // Another spelling of the name stored beside it (a case-sensitive file system allows it): two descriptors claim one name.
+      fail('INTEGRITY', `two descriptors claim release ${d.version} (${key}.json beside ${versionKey(d.version)}.json); run autoctx verify`);
+    }
+    if (key === versionKey(d.version)) continue;
+    const other = readDescriptor(store, key);
+    if (other && other.bundle_digest === d.bundle_digest) fail('INTEGRITY', `releases ${d.version} and ${other.version} both name bundle ${d.bundle_digest}; run autoctx verify`);
+  }
+  return d;
+}
+
+export function allDescriptors(store: ScenarioStore): ReleaseDescriptor[] {
+  // Only the lowercased file names are descriptors; another spelling is refused where a release is read, and named by verify.
+  return listDescriptorKeys(store).filter((k) => k === versionKey(k)).flatMap((k) => {
+    const d = readDescriptor(store, k);
+    return d ? [d] : [];
+  });
+}
+
+/** The bundles a recorded pointer move made active (moves that served: a move recorded but cut short before the pointer is not one). */
+export function servedGlobally(store: ScenarioStore): Set<string> {
+  return new Set(pointerHistory(store, store.requireActive()).chain.map((m) => m.to));
+}
+
+/** Whether a version was made ACTIVE in a scope other than global by an applied receipt. */
+export function servedInScope(state: RegistryState, version: string): boolean {
+  return state.receipts.some((r) => r.applied && r.action === 'transition' && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(version));
+}
+
+export interface ScopeView {
+  state: RegistryState;
+  activeDigest: string;
+  served: Set<string>;
+  descriptors: ReleaseDescriptor[];
+}
+
+export function scopeView(store: ScenarioStore, scope: string): ScopeView {
+  return {state: registryState(store, scope), activeDigest: store.requireActive().bundle_digest, served: servedGlobally(store), descriptors: allDescriptors(store)};
+}
+
+export function stateIn(view: ScopeView, d: ReleaseDescriptor): ReleaseState {
+  return effectiveState(view.state.scope, view.state.registry.releases[versionKey(d.version)], {isGlobalActive: d.bundle_digest === view.activeDigest, servedGlobally: view.served.has(d.bundle_digest)});
+}
+
+/** The scope's ACTIVE: its registry's ACTIVE release; in the global scope, and in a scope that has none, the bundle active.json names. */
+export function scopeActive(view: ScopeView): {version: string | null; bundle_digest: string} {
+  if (view.state.scope !== GLOBAL_SCOPE) {
+    const own = Object.values(view.state.registry.releases).find((r) => r.state === 'ACTIVE');
+    const d = own && view.descriptors.find((x) => versionKey(x.version) === versionKey(own.version));
+    if (d) return {version: d.version, bundle_digest: d.bundle_digest};
+  }
+  const named = view.descriptors.find((x) => x.bundle_digest === view.activeDigest);
+  return {version: named?.version ?? null, bundle_digest: view.activeDigest};
+}
+
+/** In the global scope, a served release that is not active can only be DEPRECATED or RETIRED: entries left behind by a promotion outside the registry are brought in line. */
+export function normalized(registry: Registry, view: ScopeView): Registry {
+  if (registry.scope !== GLOBAL_SCOPE) return registry;
+  const releases = {...registry.releases};
+  for (const [key, r] of Object.entries(releases)) {
+    const d = view.descriptors.find((x) => versionKey(x.version) === key);
+    if (!d) continue;
+    if (d.bundle_digest === view.activeDigest) delete releases[key];
+    else if (view.served.has(d.bundle_digest) && r.state !== 'RETIRED' && r.state !== 'DEPRECATED') releases[key] = {version: r.version, state: 'DEPRECATED', canary: null, shadow: null};
+  }
+  return {...registry, releases: sortedReleases(releases)};
+}
+

@@ -1,0 +1,122 @@
+import {spawnSync} from 'node:child_process';
+import {createHash} from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import {beforeAll, describe, expect, it} from '@jest/globals';
+import {PROJECT_ROOT} from '../helpers/paths.js';
+import {runCli} from '../helpers/cli.js';
+import {evalArgs, fakeEnv} from '../helpers/pipeline.js';
+import {tempDir, writeSource} from '../helpers/tree.js';
+
+/**
+ * Delivery follows routing, pinned per session (issue 17 §4), through the
+ * hook as the hosts run it: a session in the canary's share gets the canary's
+ * curated context, and keeps its bundle for the rest of the session when the
+ * canary is pulled; a new session is routed afresh.
+ */
+const HOOK = path.join(PROJECT_ROOT, 'bin/autoctx-hook.js');
+const FIXTURES = path.join(PROJECT_ROOT, 'test/fixtures/hosts');
+const ACTIVE_PLAYBOOK = 'Check the sync icon first.\n';
+const CANARY_PLAYBOOK = 'Check the sync icon, then the quota page.\n';
+let dir: string;
+let template: string;
+
+function must(knowledge: string, args: string[], env?: NodeJS.ProcessEnv) {
+  const r = runCli([...args, '--knowledge', knowledge, '--json'], {env});
+  if (r.status !== 0) throw new Error(`${args.join(' ')} → ${r.status}: ${r.stdout}${r.stderr}`);
+  return r.json;
+}
+
+beforeAll(() => {
+  dir = tempDir('autoctx-hook-routing-');
+  template = path.join(dir, 'template');
+  // Other components, so that recall's scores mean something (and are the same on both sides).
+  const roles = {'routing_config/roles.json': '{"model_competitor": "small"}', 'tool_guidance/search.md': 'Search the help centre before answering.\n', 'hints/printers.md': 'Printers are out of scope.\n'};
+  must(template, ['init', '--scenario', 'demo', '--from', writeSource(path.join(dir, 'base'), {'playbook/playbook.md': ACTIVE_PLAYBOOK, ...roles})]);
+  const canary = must(template, ['propose', '--from', writeSource(path.join(dir, 'cand'), {'playbook/playbook.md': CANARY_PLAYBOOK, ...roles})]).bundle_digest as string;
+  must(template, ['confirm', canary, ...evalArgs()], fakeEnv(dir));
+  const active = JSON.parse(fs.readFileSync(path.join(template, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest as string;
+  // Both playbooks are tagged: the bundle that serves a session decides which of them it gets.
+  for (const b of [active, canary]) must(template, ['tag', 'add', must(template, ['bundle', 'show', b]).manifest.components.find((c: {kind: string}) => c.kind === 'playbook').digest]);
+  must(template, ['release', 'name', 'v1', active]);
+  must(template, ['release', 'name', 'v2', canary]);
+  must(template, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's']);
+  must(template, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '50', '--rationale', 'half the sessions']);
+}, 120_000);
+
+function setup(host: string) {
+  const root = path.join(dir, `case-${host}-${Math.random().toString(16).slice(2)}`);
+  const knowledge = path.join(root, 'knowledge');
+  const project = path.join(root, 'project');
+  fs.mkdirSync(project, {recursive: true});
+  fs.cpSync(template, knowledge, {recursive: true});
+  const cfg = path.join(root, 'config');
+  fs.mkdirSync(path.join(cfg, 'autoctx'), {recursive: true});
+  fs.writeFileSync(path.join(cfg, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[project]: {knowledge, scenario: 'demo', enabled: true}}}}));
+  return {knowledge, project, env: {XDG_CONFIG_HOME: cfg, HOME: root, PATH: process.env.PATH}};
+}
+
+function hook(host: string, event: 'session-start' | 'user-prompt-submit', s: ReturnType<typeof setup>, fields: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): string | null {
+  const shape = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${host}.${event}.json`), 'utf8'));
+  const r = spawnSync(process.execPath, [HOOK, event, '--host', host], {input: JSON.stringify({...shape, cwd: s.project, ...fields}), encoding: 'utf8', env: {...s.env, ...env}});
+  expect(r.status).toBe(0);
+  return r.stdout === '' ? null : (JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string);
+}
+
+/** A session id routing puts in the canary (or outside it), as `autoctx route --session` says. */
+function sessionWhere(knowledge: string, inCanary: boolean, prefix: string): string {
+  for (let i = 0; i < 200; i++) {
+    const id = `${prefix}-${i}`;
+    if ((must(knowledge, ['route', '--session', id]).state === 'CANARY') === inCanary) return id;
+  }
+  throw new Error('no such session in 200 tries');
+}
+
+const hostState = (knowledge: string, host: string, session: string) => JSON.parse(fs.readFileSync(path.join(knowledge, '.state/hosts', host, `${createHash('sha256').update(session).digest('hex')}.json`), 'utf8'));
+
+describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned per session', (host) => {
+  it('gives a canary session the canary\'s curated context and an ACTIVE session the active one, recorded with the receipt and the host state', () => {
+    const s = setup(host);
+    const inside = sessionWhere(s.knowledge, true, 'in');
+    const outside = sessionWhere(s.knowledge, false, 'out');
+    const canary = hook(host, 'session-start', s, {session_id: inside, source: 'startup'})!;
+    expect(canary).toContain(CANARY_PLAYBOOK.trim());
+    expect(canary).not.toContain(ACTIVE_PLAYBOOK.trim());
+    const active = hook(host, 'session-start', s, {session_id: outside, source: 'startup'})!;
+    expect(active).toContain(ACTIVE_PLAYBOOK.trim());
+    expect(active).not.toContain(CANARY_PLAYBOOK.trim());
+    expect(hostState(s.knowledge, host, inside).routing).toMatchObject({version: 'v2', state: 'CANARY', reason: 'canary'});
+    expect(hostState(s.knowledge, host, outside).routing).toMatchObject({version: 'v1', state: 'ACTIVE'});
+    const receipts = fs.readdirSync(path.join(s.knowledge, '.state/bootstrap/receipts')).map((f) => JSON.parse(fs.readFileSync(path.join(s.knowledge, '.state/bootstrap/receipts', f), 'utf8')));
+    expect(receipts.map((r) => r.routing.version).sort()).toEqual(['v1', 'v2']);
+  });
+
+  it('keeps a session on its bundle when the canary is pulled mid-session; a new session is routed afresh', () => {
+    const s = setup(host);
+    const inside = sessionWhere(s.knowledge, true, 'pin');
+    expect(hook(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
+    must(s.knowledge, ['release', 'transition', 'v2', '--to', 'DEPRECATED', '--rationale', 'pull the canary']);
+    // The prompts, and a cleared context, of the same session: still the canary's bundle. (The first prompt
+    // drops what the session start delivered whole, so the playbook comes back from the second.)
+    const first = hook(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'the quota page'});
+    expect(first ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
+    const second = hook(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'check the sync icon, then the quota page'});
+    expect(second).toContain(CANARY_PLAYBOOK.trim());
+    expect(second).not.toContain(ACTIVE_PLAYBOOK.trim());
+    expect(hook(host, 'session-start', s, {session_id: inside, source: 'clear'})).toContain(CANARY_PLAYBOOK.trim());
+    // The same id would be in the share, but there is no canary now: a new session gets ACTIVE.
+    expect(hook(host, 'session-start', s, {session_id: `${inside}-new`, source: 'startup'})).toContain(ACTIVE_PLAYBOOK.trim());
+    expect(must(s.knowledge, ['route', '--session', inside]).state).toBe('ACTIVE');
+  });
+
+  it('routes by the user when $AUTOCTX_USER names one, before the session id', () => {
+    const s = setup(host);
+    const user = (() => {
+      for (let i = 0; i < 200; i++) if (must(s.knowledge, ['route', '--user', `u-${i}`]).state === 'CANARY') return `u-${i}`;
+      throw new Error('no canary user');
+    })();
+    const outside = sessionWhere(s.knowledge, false, 'user');
+    expect(hook(host, 'session-start', s, {session_id: outside, source: 'startup'}, {AUTOCTX_USER: user})).toContain(CANARY_PLAYBOOK.trim());
+    expect(hostState(s.knowledge, host, outside).routing).toMatchObject({version: 'v2', state: 'CANARY'});
+  });
+});
