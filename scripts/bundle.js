@@ -75,7 +75,14 @@ const fast = await build({...shared, entryPoints: {fast: path.join(root, 'dist/c
 const oclifInFast = Object.keys(fast.metafile.inputs).filter((f) => f.includes('@oclif'));
 if (oclifInFast.length > 0) throw new Error(`dist/bundle/fast.js must not hold oclif: ${oclifInFast.join(', ')}`);
 // The agent-host hook entry point (bin/autoctx-hook.js): no oclif, no CLI.
-const hook = await build({...shared, entryPoints: {hook: path.join(root, 'dist/hooks/main.js')}});
+// It takes the validators of the documents it reads only (scripts/build-validators.js, HOOK_SCHEMAS).
+const hookValidators = {
+  name: 'hook-validators',
+  setup(b) {
+    b.onResolve({filter: /[/\\]validators\.generated\.js$/}, (args) => ({path: path.join(path.dirname(path.resolve(args.resolveDir, args.path)), 'validators.hook.generated.js')}));
+  },
+};
+const hook = await build({...shared, plugins: [...shared.plugins, hookValidators], entryPoints: {hook: path.join(root, 'dist/hooks/main.js')}});
 const cliInHook = Object.keys(hook.metafile.inputs).filter((f) => f.includes('@oclif') || /dist[/\\](cli|commands)[/\\]/.test(f));
 if (cliInHook.length > 0) throw new Error(`dist/bundle/hook.js must not hold oclif or the CLI: ${cliInHook.join(', ')}`);
 if (process.env.BUNDLE_META) writeFileSync("/tmp/meta.json", JSON.stringify(r.metafile));

@@ -15,7 +15,14 @@ export const BUCKETS = 10_000;
 
 /** The text hashed for a bucket: canonical JSON of [algorithm, …parts] (unambiguous whatever the parts hold). */
 export function bucketText(algorithm: string, parts: readonly string[]): string {
-  return canonicalJson([algorithm, ...parts]);
+  // For well-formed strings JSON.stringify spells a string as canonical JSON does (a test holds the two equal);
+  // anything else goes to the general encoder, which refuses a lone surrogate.
+  let text = `[${JSON.stringify(algorithm)}`;
+  for (const p of parts) {
+    if (typeof p !== 'string' || !p.isWellFormed()) return canonicalJson([algorithm, ...parts]);
+    text += `,${JSON.stringify(p)}`;
+  }
+  return `${text}]`;
 }
 
 export function bucketOf(algorithm: string, parts: readonly string[]): number {
@@ -93,9 +100,13 @@ function resourceMatches(families: readonly string[], r: RouteRequest): boolean 
  * requester serves it. Otherwise the scope's ACTIVE does, with the reason the
  * last canary gave.
  */
+/** One decision, every field written out (a spread of a shared base costs more than the hash: the bench row watches it). */
+function decision(s: RouteSnapshot, bundle: string, version: string | null, state: 'ACTIVE' | 'CANARY', reason: RouteReason, requester: RequesterKind | null, bucket: number | null, notRunnable: string[]): RouteDecision {
+  return {algorithm: CANARY_ALGORITHM, scenario: s.scenario, scope: s.scope, bundle_digest: bundle, version, state, reason, requester, bucket, not_runnable: notRunnable};
+}
+
 export function decideRoute(s: RouteSnapshot, r: RouteRequest): RouteDecision {
-  const base = {algorithm: CANARY_ALGORITHM, scenario: s.scenario, scope: s.scope} as const;
-  const active = (reason: RouteReason, requester: RequesterKind | null, bucket: number | null, notRunnable: string[]): RouteDecision => ({...base, bundle_digest: s.active.bundle_digest, version: s.active.version, state: 'ACTIVE', reason, requester, bucket, not_runnable: notRunnable});
+  const active = (reason: RouteReason, requester: RequesterKind | null, bucket: number | null, notRunnable: string[]): RouteDecision => decision(s, s.active.bundle_digest, s.active.version, 'ACTIVE', reason, requester, bucket, notRunnable);
   if (s.registry_problem !== null) return active('registry_integrity', null, null, []);
   const who = requesterOf(r);
   let reason: RouteReason = 'active';
@@ -124,7 +135,7 @@ export function decideRoute(s: RouteSnapshot, r: RouteRequest): RouteDecision {
       continue;
     }
     bucket = bucketOf(CANARY_ALGORITHM, [s.scope, s.scenario, c.salt, who.kind, who.id]);
-    if (c.basis_points === null || bucket < c.basis_points) return {...base, bundle_digest: c.bundle_digest, version: c.version, state: 'CANARY', reason: 'canary', requester: who.kind, bucket, not_runnable: notRunnable};
+    if (c.basis_points === null || bucket < c.basis_points) return decision(s, c.bundle_digest, c.version, 'CANARY', 'canary', who.kind, bucket, notRunnable);
     reason = 'outside_share';
   }
   return active(reason, who?.kind ?? null, bucket, notRunnable);

@@ -124,6 +124,19 @@ const canaried = () =>
     expect(cli(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'canary']).status).toBe(0);
   });
 
+/** v2 as a SHADOW release sampling every event, five a day. */
+const shadowed = () =>
+  template('shadowed', (k) => {
+    fs.cpSync(released(), k, {recursive: true});
+    expect(cli(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '100', '--shadow-daily-cap', '5', '--rationale', 'shadow']).status).toBe(0);
+  });
+
+/** The shadow counters: each day's count, read back through their schema by the next sample. */
+function shadowCounts(k: string): number[] {
+  const dir = path.join(k, '.state/shadow');
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).count as number) : [];
+}
+
 /** Descriptors, registries and receipts, without the times and digests of times a re-run writes anew. */
 function releaseState(k: string): unknown {
   const dir = path.join(k, 'demo/context_bundles/releases');
@@ -196,6 +209,8 @@ interface Scenario {
   args: () => string[];
   /** Exit codes a re-run may end with: a claim made durable before the kill is claimed once (exit 6 when run again). */
   rerun?: number[];
+  /** A further check of the tree after the re-run. */
+  after?: (k: string) => void;
 }
 
 const scenarios: Scenario[] = [
@@ -223,6 +238,8 @@ const scenarios: Scenario[] = [
   {name: 'release transition (a receipt, then the registry)', from: released, args: () => ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '5', '--rationale', 'crash']},
   {name: 'release transition to ACTIVE (the promotion, then the receipt)', from: canaried, args: () => ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'crash']},
   {name: 'release runnable', from: released, args: () => ['release', 'runnable', 'v1', 'v2', '--default', 'v1', '--rationale', 'crash']},
+  // A sample consumed before the kill is counted: the re-run takes a second (the count is at least the uninterrupted one's, never corrupt).
+  {name: 'shadow sample --consume (a counter in the state area)', from: shadowed, args: () => ['shadow', 'sample', '--event', 'crash-event', '--consume'], after: (k) => expect([1, 2]).toContain(Math.max(...shadowCounts(k)))},
 ];
 
 describe('crash injection: SIGKILL before and after every durable write', () => {
@@ -251,6 +268,7 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
       if (s.rerun) expect([point, s.rerun.includes(again.status!)]).toEqual([point, true]);
       else expect([point, again.status]).toEqual([point, expected.status]);
       expect([point, state(k)]).toEqual([point, state(clean)]);
+      s.after?.(k);
       // A writing command sweeps only the folders it writes into (issue 20: nothing walks the tree);
       // what the crash left elsewhere verify reports, each file by name, and repair removes.
       const after = verify({knowledge: k});

@@ -4,6 +4,7 @@ import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
 import {bucketOf, bucketText, decideRoute, type RouteRequest, type RouteSnapshot} from '../../src/model/routing.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
+import {canonicalJson} from '../../src/canonical/index.js';
 
 interface Vectors {
   buckets: Array<{algorithm: string; parts: string[]; hashed_text: string; bucket: number}>;
@@ -31,6 +32,16 @@ describe('routing against the committed vectors (docs/vectors/routing.v1.json, c
     for (const v of vectors.decisions) expect(decideRoute(v.snapshot, v.request)).toEqual(v.decision);
     // The vectors hold every reason but one that needs a broken tree (they do hold that too).
     expect(new Set(vectors.decisions.map((v) => (v.decision as {reason: string}).reason))).toEqual(new Set(['canary', 'outside_share', 'no_requester', 'tenant_filtered', 'resource_filtered', 'not_runnable', 'registry_integrity']));
+  });
+});
+
+describe('the bucket text', () => {
+  it('is canonical JSON of the array, for any strings (property), and refuses a lone surrogate', () => {
+    fc.assert(fc.property(fc.array(fc.string({unit: 'grapheme'}), {maxLength: 6}), (parts) => expect(bucketText('a', parts)).toBe(canonicalJson(['a', ...parts]))), {numRuns: 2000});
+    fc.assert(fc.property(fc.array(fc.string({unit: 'binary'}), {maxLength: 6}), (parts) => {
+      if (parts.every((p) => p.isWellFormed())) expect(bucketText('a', parts)).toBe(canonicalJson(['a', ...parts]));
+      else expect(() => bucketText('a', parts)).toThrow();
+    }), {numRuns: 2000});
   });
 });
 
