@@ -496,6 +496,48 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
     [process.execPath, ['-e', '0']],
     [process.execPath, [path.join(root, 'bin/run.js'), 'route', '--user', 'alice', '--json', '--knowledge', rk2]],
   ]);
+  // The hook's session start on a tree with a 50% canary (issue 17: routing included): the baseline v1 ACTIVE,
+  // the better candidate confirmed and released as v2; each playbook tagged, so either bundle gives a package.
+  const ck = path.join(work, 'canary-knowledge');
+  const ex = (...p) => path.join(root, 'knowledge-example', ...p);
+  const cliIn = (...a) => {
+    const r = spawnSync(process.execPath, [path.join(root, 'bin/run.js'), ...a, '--knowledge', ck], {encoding: 'utf8'});
+    if (r.status !== 0) throw new Error(`${a.join(' ')}: ${r.stdout}${r.stderr}`);
+    return r.stdout;
+  };
+  cliIn('init', '--scenario', 'demo', '--from', ex('demo/baseline'));
+  const cBase = JSON.parse(fs.readFileSync(path.join(ck, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+  const cCand = JSON.parse(cliIn('propose', '--from', ex('demo/candidate-better'), '--json')).bundle_digest;
+  cliIn('confirm', cCand, '--evaluator', `node ${ex('evaluator.js')}`, '--evaluator-mode', 'persistent', '--fixtures', ex('demo/fixtures.jsonl'), '--quiet');
+  cliIn('release', 'name', 'v1', cBase);
+  cliIn('release', 'name', 'v2', cCand);
+  cliIn('release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'bench');
+  cliIn('release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '50', '--rationale', 'bench');
+  for (const d of [cBase, cCand]) cliIn('tag', 'add', JSON.parse(cliIn('bundle', 'show', d, '--json')).manifest.components.find((x) => x.kind === 'playbook').digest);
+  const cfgDir = path.join(work, 'hook-config-canary');
+  fs.mkdirSync(path.join(cfgDir, 'autoctx'), {recursive: true});
+  fs.writeFileSync(path.join(cfgDir, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[work]: {knowledge: ck, scenario: 'demo', enabled: true}}}}));
+  const canaryTimes = [[], []];
+  for (let r = 0; r < 17; r++) {
+    const input = JSON.stringify({session_id: `bench-canary-${r}`, cwd: work, hook_event_name: 'SessionStart', source: 'startup'});
+    for (const [i, args] of [[0, ['-e', '0']], [1, [path.join(root, 'bin/autoctx-hook.js'), 'session-start', '--host', 'claude-code']]]) {
+      const s0 = performance.now();
+      const p = spawnSync(process.execPath, args, {input, env: {...process.env, XDG_CONFIG_HOME: cfgDir}, encoding: 'utf8'});
+      const ms = performance.now() - s0;
+      if (p.status !== 0 || (i === 1 && !p.stdout.startsWith('{"hookSpecificOutput"'))) throw new Error(`hook bench run failed: ${p.stdout}${p.stderr}`);
+      if (r >= 2) canaryTimes[i].push(ms);
+    }
+  }
+  const [cn0, cHook] = canaryTimes.map(median);
+  rows.push({
+    measure: 'hook session-start, whole process / node -e 0 (routed, a 50% canary)',
+    value: `${(cHook / cn0).toFixed(2)}x (${cHook.toFixed(0)} ms / ${cn0.toFixed(0)} ms)`,
+    target: '<= 2x',
+    ok: cHook / cn0 <= 2,
+    metric: cHook / cn0,
+    better: 'lower',
+    command: 'node bin/autoctx-hook.js session-start on the quick start\'s baseline (v1 ACTIVE) with the better candidate a 50% canary (v2), a new session each run  vs  node -e 0 (median of 15, interleaved)',
+  });
   rows.push({
     measure: 'autoctx route, whole process / node -e 0',
     value: `${(routeMs / nodeMs3).toFixed(2)}x (${routeMs.toFixed(0)} ms / ${nodeMs3.toFixed(0)} ms)`,

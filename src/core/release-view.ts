@@ -2,7 +2,7 @@ import {fail} from '../errors.js';
 import {GLOBAL_SCOPE, assertVersionName, versionKey, type Registry, type ReleaseDescriptor, type ReleaseState} from '../model/release.js';
 import {effectiveState, sortedReleases} from '../model/release-gate.js';
 import type {ScenarioStore} from '../store/index.js';
-import {pointerHistory} from '../store/kinds/active-pointer.js';
+import {pointerHistory, pointerMoves} from '../store/kinds/active-pointer.js';
 import {listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import {registryState, type RegistryState} from '../store/kinds/release-registry.js';
 
@@ -63,8 +63,21 @@ export interface ScopeView {
   descriptors: ReleaseDescriptor[];
 }
 
-export function scopeView(store: ScenarioStore, scope: string): ScopeView {
-  return {state: registryState(store, scope), activeDigest: store.requireActive().bundle_digest, served: servedGlobally(store), descriptors: allDescriptors(store)};
+export function scopeView(store: ScenarioStore, scope: string, served: () => Set<string> = () => servedGlobally(store)): ScopeView {
+  return {state: registryState(store, scope), activeDigest: store.requireActive().bundle_digest, served: served(), descriptors: allDescriptors(store)};
+}
+
+/**
+ * What routing needs to know of what has served: the targets of recorded
+ * promotions, rollbacks and rollovers, and what serves now. A release can
+ * only be in CANARY by the gate, which never admits an init's baseline, so
+ * for telling a canary from a release that has served since, the candidate
+ * records (the init) need not be read; a promotion cut short before its
+ * pointer counts as served here, which routes its sessions to ACTIVE until
+ * the transition is completed.
+ */
+export function servedForRouting(store: ScenarioStore): Set<string> {
+  return new Set([...pointerMoves(store, undefined, undefined, []).map((m) => m.to), store.requireActive().bundle_digest]);
 }
 
 export function stateIn(view: ScopeView, d: ReleaseDescriptor): ReleaseState {

@@ -4,7 +4,8 @@ import {decideRoute, type RouteDecision, type RouteRequest, type RouteSnapshot, 
 import {exists} from '../store/fs.js';
 import type {ScenarioStore} from '../store/index.js';
 import {openScenario, type StoreOptions} from './context.js';
-import {scopeActive, scopeView, stateIn} from './release-view.js';
+import {allDescriptors, scopeActive, scopeView, servedForRouting, stateIn} from './release-view.js';
+import {readRegistryFile} from '../store/kinds/release-registry.js';
 
 /** The longest a long-running router serves a snapshot before it looks again: an emergency rollback reaches it within this. */
 export const SNAPSHOT_MAX_AGE_MS = 1000;
@@ -32,7 +33,7 @@ export function checkRequest(r: RouteRequest): RouteRequest {
 export function routeSnapshot(store: ScenarioStore, scope: string): RouteSnapshot {
   const active = store.requireActive();
   try {
-    const view = scopeView(store, scope);
+    const view = scopeView(store, scope, () => servedForRouting(store));
     const own = scopeActive(view);
     const registry = view.state.registry;
     const named = view.descriptors.find((d) => d.bundle_digest === active.bundle_digest);
@@ -69,6 +70,19 @@ export type {Serving} from '../model/routing.js';
 export function servingFor(store: ScenarioStore, who: {user?: string | undefined; session?: string | undefined; pinned?: Serving | null | undefined}): Serving {
   if (who.pinned && store.readBundle(who.pinned.bundle_digest)) return {...who.pinned, reason: 'pinned'};
   if (!exists(store.paths.releasesDir)) return {bundle_digest: store.requireActive().bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};
+  // Without a CANARY in the global registry every session gets active.json's bundle, whatever else the registry holds,
+  // and so would a registry that does not verify: the receipts need not be read to know that.
+  let stored: ReturnType<typeof readRegistryFile> = null;
+  try {
+    stored = readRegistryFile(store, GLOBAL_SCOPE);
+  } catch (error) {
+    if (!isAutoctxError(error) || error.exitCode !== 8) throw error;
+  }
+  if (!stored || !Object.values(stored.releases).some((r) => r.state === 'CANARY')) {
+    const digest = store.requireActive().bundle_digest;
+    const named = allDescriptors(store).find((d) => d.bundle_digest === digest);
+    return {bundle_digest: digest, version: named?.version ?? null, state: 'ACTIVE', reason: 'active'};
+  }
   const d = decideRoute(routeSnapshot(store, GLOBAL_SCOPE), checkRequest({user: who.user, session: who.session}));
   return {bundle_digest: d.bundle_digest, version: d.version, state: d.state, reason: d.reason};
 }
