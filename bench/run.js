@@ -410,19 +410,7 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
     };
     const on = cfg(true);
     const off = cfg(false);
-    const hookBin = path.join(root, 'bin/autoctx-hook.js');
-    const times = [[], [], []];
-    for (let r = 0; r < 17; r++) {
-      const input = JSON.stringify({session_id: `bench-${r}`, cwd: work, hook_event_name: 'SessionStart', source: 'startup'});
-      for (const [i, args, env] of [[0, ['-e', '0'], process.env], [1, [hookBin, 'session-start', '--host', 'claude-code'], on], [2, [hookBin, 'session-start', '--host', 'claude-code'], off]]) {
-        const s0 = performance.now();
-        const p = spawnSync(process.execPath, args, {input, env, encoding: 'utf8'});
-        const ms = performance.now() - s0;
-        if (p.status !== 0 || (i === 1 && !p.stdout.startsWith('{"hookSpecificOutput"'))) throw new Error(`hook bench run failed: ${p.stdout}${p.stderr}`);
-        if (r >= 2) times[i].push(ms);
-      }
-    }
-    const [n0, ready, disabled] = times.map(median);
+    const [n0, ready, disabled] = hookTimes([on, off], 'bench', [true, false]);
     for (const [label, ms] of [['ready package', ready], ['disabled', disabled]]) {
       rows.push({
         measure: `hook session-start, whole process / node -e 0 (${label})`,
@@ -517,18 +505,7 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
   const cfgDir = path.join(work, 'hook-config-canary');
   fs.mkdirSync(path.join(cfgDir, 'autoctx'), {recursive: true});
   fs.writeFileSync(path.join(cfgDir, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[work]: {knowledge: ck, scenario: 'demo', enabled: true}}}}));
-  const canaryTimes = [[], []];
-  for (let r = 0; r < 17; r++) {
-    const input = JSON.stringify({session_id: `bench-canary-${r}`, cwd: work, hook_event_name: 'SessionStart', source: 'startup'});
-    for (const [i, args] of [[0, ['-e', '0']], [1, [path.join(root, 'bin/autoctx-hook.js'), 'session-start', '--host', 'claude-code']]]) {
-      const s0 = performance.now();
-      const p = spawnSync(process.execPath, args, {input, env: {...process.env, XDG_CONFIG_HOME: cfgDir}, encoding: 'utf8'});
-      const ms = performance.now() - s0;
-      if (p.status !== 0 || (i === 1 && !p.stdout.startsWith('{"hookSpecificOutput"'))) throw new Error(`hook bench run failed: ${p.stdout}${p.stderr}`);
-      if (r >= 2) canaryTimes[i].push(ms);
-    }
-  }
-  const [cn0, cHook] = canaryTimes.map(median);
+  const [cn0, cHook] = hookTimes([{...process.env, XDG_CONFIG_HOME: cfgDir}], 'bench-canary', [true]);
   rows.push({
     measure: 'hook session-start, whole process / node -e 0 (routed, a 50% canary)',
     value: `${(cHook / cn0).toFixed(2)}x (${cHook.toFixed(0)} ms / ${cn0.toFixed(0)} ms)`,
@@ -547,6 +524,26 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
     better: 'lower',
     command: 'node bin/run.js route --user alice --json on the quick start\'s baseline named v1  vs  node -e 0 (median of 15, interleaved)',
   });
+}
+
+/**
+ * Medians of 15 runs (after 2 warm-ups) of `node -e 0`, then of the hook's session start with each environment
+ * (a new session each run), interleaved; `packaged[i]`: that environment's run must print a package.
+ */
+function hookTimes(envs, prefix, packaged) {
+  const hookBin = path.join(root, 'bin/autoctx-hook.js');
+  const times = [[], ...envs.map(() => [])];
+  for (let r = 0; r < 17; r++) {
+    const input = JSON.stringify({session_id: `${prefix}-${r}`, cwd: work, hook_event_name: 'SessionStart', source: 'startup'});
+    for (const [i, args, env] of [[0, ['-e', '0'], process.env], ...envs.map((e, j) => [j + 1, [hookBin, 'session-start', '--host', 'claude-code'], e])]) {
+      const s0 = performance.now();
+      const p = spawnSync(process.execPath, args, {input, env, encoding: 'utf8'});
+      const ms = performance.now() - s0;
+      if (p.status !== 0 || (i > 0 && packaged[i - 1] && !p.stdout.startsWith('{"hookSpecificOutput"'))) throw new Error(`hook bench run failed: ${p.stdout}${p.stderr}`);
+      if (r >= 2) times[i].push(ms);
+    }
+  }
+  return times.map(median);
 }
 
 // 8. Peak memory of the 100 MiB case: propose, materialize and verify a bundle with one 100 MiB component.

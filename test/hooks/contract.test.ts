@@ -7,6 +7,7 @@ import {hookOutputLine} from '../../src/hooks/host-io.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
+import {hookCase, type HookCase} from '../helpers/hook-case.js';
 
 /**
  * The hook as the hosts run it: bin/autoctx-hook.js as its own process, the
@@ -29,23 +30,8 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
-interface Setup {
-  knowledge: string;
-  project: string;
-  env: NodeJS.ProcessEnv;
-}
-
-function setup(settings: Record<string, unknown> = {}, config?: string): Setup {
-  const root = path.join(dir, `case-${Math.random().toString(16).slice(2)}`);
-  const knowledge = path.join(root, 'knowledge');
-  const project = path.join(root, 'project');
-  fs.mkdirSync(project, {recursive: true});
-  fs.cpSync(template, knowledge, {recursive: true});
-  const cfg = path.join(root, 'config');
-  fs.mkdirSync(path.join(cfg, 'autoctx'), {recursive: true});
-  fs.writeFileSync(path.join(cfg, 'autoctx/config.json'), config ?? JSON.stringify({schema_version: 1, hooks: {projects: {[project]: {knowledge, scenario: 'demo', enabled: true, ...settings}}}}));
-  return {knowledge, project, env: {XDG_CONFIG_HOME: cfg, HOME: root, PATH: process.env.PATH}};
-}
+type Setup = HookCase;
+const setup = (settings: Record<string, unknown> = {}, config?: string): Setup => hookCase(dir, template, settings, config);
 
 function fixture(host: string, event: string, s: Setup, extra: Record<string, unknown> = {}): string {
   const shape = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${host}.${event}.json`), 'utf8'));

@@ -7,6 +7,7 @@ import {PROJECT_ROOT} from '../helpers/paths.js';
 import {runCli} from '../helpers/cli.js';
 import {evalArgs, fakeEnv} from '../helpers/pipeline.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
+import {hookCase} from '../helpers/hook-case.js';
 
 /**
  * Delivery follows routing, pinned per session (issue 17 §4), through the
@@ -44,17 +45,7 @@ beforeAll(() => {
   must(template, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '50', '--rationale', 'half the sessions']);
 }, 120_000);
 
-function setup(host: string) {
-  const root = path.join(dir, `case-${host}-${Math.random().toString(16).slice(2)}`);
-  const knowledge = path.join(root, 'knowledge');
-  const project = path.join(root, 'project');
-  fs.mkdirSync(project, {recursive: true});
-  fs.cpSync(template, knowledge, {recursive: true});
-  const cfg = path.join(root, 'config');
-  fs.mkdirSync(path.join(cfg, 'autoctx'), {recursive: true});
-  fs.writeFileSync(path.join(cfg, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[project]: {knowledge, scenario: 'demo', enabled: true}}}}));
-  return {knowledge, project, env: {XDG_CONFIG_HOME: cfg, HOME: root, PATH: process.env.PATH}};
-}
+const setup = (_host: string) => hookCase(dir, template);
 
 function hook(host: string, event: 'session-start' | 'user-prompt-submit', s: ReturnType<typeof setup>, fields: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): string | null {
   const shape = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${host}.${event}.json`), 'utf8'));
