@@ -182,6 +182,23 @@ describe('the registry', () => {
     expect(must(k, ['verify']).errors).toEqual([]);
   }, 120_000);
 
+  it('--dry-run runs the gate, promote\'s gates for the global ACTIVE included, and writes nothing', () => {
+    const k = copy(templates.get('CANARY')!, 'dry');
+    const before = treeHash(k);
+    expect(must(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'x', '--dry-run'])).toMatchObject({status: 'allowed', dry_run: true, receipt_seq: null});
+    const blocked = cli(k, ['release', 'transition', 'v2', '--to', 'DRAFT', '--rationale', 'x', '--dry-run']);
+    expect({exit: blocked.status, codes: blocked.json.blockers.map((b: {code: string}) => b.code)}).toEqual({exit: 3, codes: ['ILLEGAL_STATE_TRANSITION']});
+    expect(treeHash(k)).toBe(before);
+    const d = copy(templates.get('SHADOW')!, 'dry-evidence');
+    const src = proposeIn(d, 'dry-src', 'Be quick.\n');
+    must(d, ['release', 'name', 'v5', src]);
+    must(d, ['release', 'transition', 'v5', '--to', 'SHADOW', '--rationale', 's']);
+    const hash = treeHash(d);
+    const none = cli(d, ['release', 'transition', 'v5', '--to', 'CANARY', '--rationale', 'x', '--dry-run']);
+    expect({exit: none.status, codes: none.json.blockers.map((b: {code: string}) => b.code)}).toEqual({exit: 3, codes: ['EVALUATION_MISSING']});
+    expect(treeHash(d)).toBe(hash);
+  });
+
   it('refuses a lost swap before anything is written, and names the digest to expect', () => {
     const k = copy(templates.get('SHADOW')!, 'stale');
     const before = treeHash(k);
