@@ -67,6 +67,14 @@ export function scopeView(store: ScenarioStore, scope: string, served: () => Set
   return {state: registryState(store, scope), activeDigest: store.requireActive().bundle_digest, served: served(), descriptors: allDescriptors(store)};
 }
 
+/** Views of several scopes at once: what serves, what has served and the descriptors are read once for all of them. */
+export function scopeViews(store: ScenarioStore, scopes: readonly string[]): ScopeView[] {
+  const activeDigest = store.requireActive().bundle_digest;
+  const served = servedGlobally(store);
+  const descriptors = allDescriptors(store);
+  return scopes.map((scope) => ({state: registryState(store, scope), activeDigest, served, descriptors}));
+}
+
 /**
  * What routing needs to know of what has served: the targets of recorded
  * promotions, rollbacks and rollovers, and what serves now. A release can

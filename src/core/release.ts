@@ -18,6 +18,7 @@ import {
   type ReleaseDescriptor,
   type ReleaseState,
   sealReceipt,
+  type ReceiptCore,
   type TransitionReceipt,
 } from '../model/release.js';
 import {applyTransition, releaseGate, type SettingsChange} from '../model/release-gate.js';
@@ -31,7 +32,7 @@ import {resolveActor} from './actor.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {canaryEvidence, promote} from './promote.js';
 import {resolveDigest} from './resolve.js';
-import {allDescriptors, normalized, readRelease, scopeActive, scopeView, servedGlobally, servedInScope, stateIn, type ScopeView} from './release-view.js';
+import {allDescriptors, normalized, readRelease, scopeActive, scopeView, scopeViews, servedGlobally, servedInScope, stateIn, type ScopeView} from './release-view.js';
 
 export {readRelease, scopeActive, scopeView, stateIn, type ScopeView} from './release-view.js';
 
@@ -162,8 +163,8 @@ export interface ScopeSummary {
   receipts: number;
 }
 
-function summarize(store: ScenarioStore, scope: string): ScopeSummary {
-  const view = scopeView(store, scope);
+function summarize(view: ScopeView): ScopeSummary {
+  const scope = view.state.scope;
   const releases = view.descriptors.map((d) => {
     const entry = view.state.registry.releases[versionKey(d.version)];
     const state = stateIn(view, d);
@@ -187,13 +188,13 @@ export function releaseList(options: StoreOptions & {scope?: string | undefined}
   const only = options.scope === undefined ? undefined : normalizeScope(options.scope);
   const store = openScenario(options);
   const scopes = only !== undefined ? [only] : releaseScopes(store);
-  return {status: 'ok', scenario: store.scenario, scopes: scopes.map((s) => summarize(store, s))};
+  return {status: 'ok', scenario: store.scenario, scopes: scopeViews(store, scopes).map(summarize)};
 }
 
 /** What status shows of releases: each scope that has any, or the global ACTIVE's name when releases exist. */
 export function releaseStatus(store: ScenarioStore): ScopeSummary[] {
   if (listDescriptorKeys(store).length === 0 && listReleaseScopes(store).length === 0) return [];
-  return releaseScopes(store).map((s) => summarize(store, s));
+  return scopeViews(store, releaseScopes(store)).map(summarize);
 }
 
 export interface ShowResult {
@@ -207,7 +208,7 @@ export function releaseShow(options: StoreOptions & {version: string}): ShowResu
   assertVersionName(options.version);
   const store = openScenario(options);
   const descriptor = readRelease(store, options.version);
-  const states = releaseScopes(store).map((scope) => ({scope, state: stateIn(scopeView(store, scope), descriptor)}));
+  const states = scopeViews(store, releaseScopes(store)).map((view) => ({scope: view.state.scope, state: stateIn(view, descriptor)}));
   return {status: 'ok', scenario: store.scenario, descriptor, states};
 }
 
@@ -328,14 +329,14 @@ function needsEvidence(view: ScopeView, d: ReleaseDescriptor, to: ReleaseState, 
   return !view.served.has(d.bundle_digest);
 }
 
-function receiptFor(store: ScenarioStore, state: RegistryState, t: {d: ReleaseDescriptor; requested: string; to: ReleaseState; decision: Decision; actor: string; at: string; rationale: string; next: Registry | null; promotionId: string | null}): TransitionReceipt {
-  const seq = state.receipts.length + 1;
+/** The next receipt of a scope: numbered after, and chained to, the newest; starting from the registry in force; sealed with the registry it writes (null: blocked). */
+function nextReceipt(store: ScenarioStore, state: RegistryState, fields: Omit<ReceiptCore, 'schema_version' | 'seq' | 'scenario' | 'scope' | 'registry_before' | 'previous_receipt_sha256'>, next: Registry | null): TransitionReceipt {
   const previous = state.receipts.at(-1) ?? null;
-  return sealReceipt({
-    schema_version: 1,
-    seq,
-    scenario: store.scenario,
-    scope: state.scope,
+  return sealReceipt({schema_version: 1, seq: state.receipts.length + 1, scenario: store.scenario, scope: state.scope, ...fields, registry_before: state.digest, previous_receipt_sha256: previous ? stableDigest(previous as never) : null}, next);
+}
+
+function receiptFor(store: ScenarioStore, state: RegistryState, t: {d: ReleaseDescriptor; requested: string; to: ReleaseState; decision: Decision; actor: string; at: string; rationale: string; next: Registry | null; promotionId: string | null}): TransitionReceipt {
+  return nextReceipt(store, state, {
     action: 'transition',
     version: t.d.version,
     bundle_digest: t.d.bundle_digest,
@@ -349,8 +350,6 @@ function receiptFor(store: ScenarioStore, state: RegistryState, t: {d: ReleaseDe
     rationale: t.rationale,
     deprecated_versions: t.next !== null ? t.decision.deprecate : [],
     promotion_id: t.promotionId,
-    registry_before: state.digest,
-    previous_receipt_sha256: previous ? stableDigest(previous as never) : null,
   }, t.next);
 }
 
@@ -537,13 +536,10 @@ export async function releaseRunnable(options: RunnableOptions): Promise<Runnabl
     }
     const seq = state.receipts.length + 1;
     const next: Registry = {...state.registry, runnable: {versions, default_version: defaultVersion}};
-    const previous = state.receipts.at(-1) ?? null;
-    const receipt = sealReceipt(
-      {
-        schema_version: 1, seq, scenario: store.scenario, scope, action: 'runnable', version: null, bundle_digest: null, actor, at: isoTimestamp(now(options)),
-        from_state: null, requested_state: null, target_state: null, applied: true, blockers: [], rationale: options.rationale.trim(), deprecated_versions: [], promotion_id: null,
-        registry_before: state.digest, previous_receipt_sha256: previous ? stableDigest(previous as never) : null,
-      },
+    const receipt = nextReceipt(
+      store,
+      state,
+      {action: 'runnable', version: null, bundle_digest: null, actor, at: isoTimestamp(now(options)), from_state: null, requested_state: null, target_state: null, applied: true, blockers: [], rationale: options.rationale.trim(), deprecated_versions: [], promotion_id: null},
       next,
     );
     createReceipt(store, receipt);
