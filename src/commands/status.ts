@@ -24,6 +24,11 @@ export default class Status extends ScenarioCommand {
               return `  ${short(c.bundle_digest)}  ${c.lifecycle.padEnd(10)} ${numbers}  ${paint.dim(c.updated_at)}${why}`;
             }),
             ...s.releases.flatMap((r) => scopeLines(r, short).map((l) => `  ${l}`)),
+            ...s.rollbacks.map((v) =>
+              v.status === 'EXPIRED_UNAPPROVED'
+                ? paint.red(`  emergency rollback ${v.execution_key} by ${v.actor} (${v.scope}) was never approved: its window closed ${v.approval_deadline}`)
+                : paint.yellow(`  emergency rollback ${v.execution_key} by ${v.actor} (${v.scope}) awaits a second approver until ${v.approval_deadline}: autoctx rollback approve ${v.execution_key}`),
+            ),
             ...(s.repairable.length > 0
               ? [paint.yellow(`  an interrupted command left work to complete: run autoctx repair${s.scenario ? ` --scenario ${JSON.stringify(s.scenario)}` : ''}`), ...s.repairable.map((r) => `    ${short(r.slice(0, 64))}${r.slice(64)}`)]
               : []),

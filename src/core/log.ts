@@ -1,3 +1,5 @@
+import {GLOBAL_SCOPE} from '../model/release.js';
+import {listExecutionKeys, readExecution} from '../store/kinds/rollback-execution.js';
 import type {PointerMove} from '../model/pointer-history.js';
 import {fail} from '../errors.js';
 import type {CandidateRecord} from '../model/records.js';
@@ -91,6 +93,10 @@ export function log(options: LogOptions): LogResult {
   for (const id of store.listRollbackIds()) {
     const r = store.readRollback(id);
     if (r) entries.push({type: 'rollback', id, at: r.rolled_back_at, from_digest: r.from_digest, to_digest: r.to_digest, rationale: r.rationale, served: of('rollback', id)});
+  }
+  for (const key of listExecutionKeys(store)) {
+    const r = readExecution(store, key);
+    if (r && r.scope === GLOBAL_SCOPE && r.status !== 'REFUSED') entries.push({type: 'rollback', id: key, at: r.executed_at, from_digest: r.from_digest!, to_digest: r.to_digest!, rationale: r.emergency ? `emergency: ${r.rationale}` : r.rationale, served: of('rollback', key)});
   }
   for (const id of store.listRolloverIds()) {
     const r = store.readRollover(id);

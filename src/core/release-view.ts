@@ -53,7 +53,7 @@ export function servedGlobally(store: ScenarioStore): Set<string> {
 
 /** Whether a version was made ACTIVE in a scope other than global by an applied receipt. */
 export function servedInScope(state: RegistryState, version: string): boolean {
-  return state.receipts.some((r) => r.applied && r.action === 'transition' && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(version));
+  return state.receipts.some((r) => r.applied && r.action !== 'runnable' && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(version));
 }
 
 export interface ScopeView {

@@ -1,3 +1,5 @@
+import {executionKey} from '../model/rollback-execution.js';
+import {readExecution} from '../store/kinds/rollback-execution.js';
 import {fail, isAutoctxError} from '../errors.js';
 import {isRunnable, normalizeScope, versionKey, GLOBAL_SCOPE} from '../model/release.js';
 import {decideRoute, type RouteDecision, type RouteRequest, type RouteSnapshot, type Serving, type SnapshotCanary} from '../model/routing.js';
@@ -62,13 +64,32 @@ export function routeSnapshot(store: ScenarioStore, scope: string): RouteSnapsho
 export type {Serving} from '../model/routing.js';
 
 /**
+ * Whether what serves now is an emergency rollback away from this bundle:
+ * active.json is a rollback from it, and the execution that wrote it (its key
+ * follows from the pointer) is an emergency one. A session pinned to that
+ * bundle leaves it at its next hook; any other change keeps the pin.
+ */
+export function emergencyRollbackOf(store: ScenarioStore, digest: string): boolean {
+  const active = store.readActive();
+  if (!active || active.bundle_digest === digest || active.promotion_id !== null || active.rollback_target_digest !== digest || !active.rationale.startsWith('rollback: ')) return false;
+  const key = executionKey({scope: GLOBAL_SCOPE, scenario: store.scenario, from_digest: digest, to_digest: active.bundle_digest, executed_at: active.activated_at});
+  try {
+    const r = readExecution(store, key);
+    return r !== null && r.emergency && r.status !== 'REFUSED' && r.from_activated_at !== null;
+  } catch (error) {
+    if (!isAutoctxError(error)) throw error;
+    return false;
+  }
+}
+
+/**
  * The bundle that serves a session's delivery (spec 003 pins a bundle to an
  * event): the one it was pinned to, while the store holds it; else what
  * routing picks for its user, else its session id. A tree that names no
  * release is served by active.json without reading further.
  */
 export function servingFor(store: ScenarioStore, who: {user?: string | undefined; session?: string | undefined; pinned?: Serving | null | undefined}): Serving {
-  if (who.pinned && store.readBundle(who.pinned.bundle_digest)) return {...who.pinned, reason: 'pinned'};
+  if (who.pinned && store.readBundle(who.pinned.bundle_digest) && !emergencyRollbackOf(store, who.pinned.bundle_digest)) return {...who.pinned, reason: 'pinned'};
   if (!exists(store.paths.releasesDir)) return {bundle_digest: store.requireActive().bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};
   // Without a CANARY in the global registry every session gets active.json's bundle, whatever else the registry holds,
   // and so would a registry that does not verify: the receipts need not be read to know that.

@@ -1,8 +1,10 @@
 import {releaseStatus, type ScopeSummary} from './release.js';
+import {rollbackStatus, type ExecutionView} from './rollback-records.js';
+import {DEFAULT_APPROVAL_WINDOW_DAYS} from '../model/rollback-execution.js';
 import {LIFECYCLES, type Lifecycle} from '../model/lifecycle.js';
 import type {CandidateRecord, ComparisonResult} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
-import {openKnowledge, type StoreOptions} from './context.js';
+import {now, openKnowledge, type StoreOptions} from './context.js';
 
 /** One candidate as status shows it: where it stands, what its comparison says, and since when. */
 export interface CandidateStatus {
@@ -27,6 +29,8 @@ export interface ScenarioStatus {
   repairable: string[];
   /** Each release scope's releases and states (empty when the scenario names no release). */
   releases: ScopeSummary[];
+  /** Emergency rollbacks awaiting their second approver, and those whose window closed unapproved. */
+  rollbacks: ExecutionView[];
 }
 
 export interface StatusResult {
@@ -57,6 +61,8 @@ function interrupted(store: ScenarioStore, digest: string, record: CandidateReco
 export function status(options: StoreOptions): StatusResult {
   const knowledge = openKnowledge(options);
   const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
+  const windowDays = knowledge.approvalWindowDays() ?? DEFAULT_APPROVAL_WINDOW_DAYS;
+  const at = now(options);
   const scenarios = names.map((name): ScenarioStatus => {
     const store = knowledge.scenario(name);
     const a = store.readActive();
@@ -94,6 +100,7 @@ export function status(options: StoreOptions): StatusResult {
       details,
       repairable,
       releases,
+      rollbacks: rollbackStatus(store, at, windowDays),
     };
   });
   return {status: 'ok', scenarios};

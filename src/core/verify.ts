@@ -5,6 +5,8 @@ import {type CandidateRecord} from '../model/records.js';
 import {Findings, type VerifyIssue} from '../store/findings.js';
 import {verifyActive} from '../store/kinds/active-pointer.js';
 import {verifyReleases} from './verify-releases.js';
+import {verifyRollbacks} from './verify-rollbacks.js';
+import {DEFAULT_APPROVAL_WINDOW_DAYS} from '../model/rollback-execution.js';
 import {verifyBundle} from '../store/kinds/bundle.js';
 import {verifyCampaignOfPlan, verifyCampaigns} from '../store/kinds/campaign-ledger.js';
 import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../store/kinds/candidate-record.js';
@@ -20,7 +22,7 @@ import {verifyManifestDiff} from '../store/kinds/manifest-diff.js';
 import {verifyEvidence} from '../store/kinds/matched-evidence.js';
 import {verifyForeignLedgers, verifyNegativeResult} from '../store/kinds/negative-result.js';
 import {verifyMarkers} from '../store/kinds/terminal-markers.js';
-import {openKnowledge, type StoreOptions} from './context.js';
+import {now, openKnowledge, type StoreOptions} from './context.js';
 import {replayCandidate} from './replay.js';
 import {checkManifest, checkManifests, manifestOutline, type ManifestCheck} from './verify-manifests.js';
 
@@ -176,6 +178,7 @@ function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void 
     }
   });
   guarded(c, where, () => verifyReleases(c, records));
+  guarded(c, where, () => verifyRollbacks(c, records));
 }
 
 type VerifyOptions = StoreOptions & {replayTolerance?: boolean};
@@ -202,7 +205,14 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
     const message = `scenario folders ${group.map((g) => `"${g}"`).join(' and ')} are the same name after Unicode normalization (NFC): a person, or a file system that normalizes, cannot tell them apart; rename one of them`;
     for (const name of group) result.errors.push({severity: 'error', code: 'SCENARIO_COLLISION', file: name, message});
   }
-  return {result, checkers: names.map((name) => new Findings(knowledge.scenario(name), options.replayTolerance === true))};
+  let windowDays = DEFAULT_APPROVAL_WINDOW_DAYS;
+  try {
+    windowDays = knowledge.approvalWindowDays() ?? DEFAULT_APPROVAL_WINDOW_DAYS;
+  } catch {
+    // A malformed autoctx.config.json fails the commands that read it; verify judges by the default window.
+  }
+  const at = now(options);
+  return {result, checkers: names.map((name) => new Findings(knowledge.scenario(name), options.replayTolerance === true, at, windowDays))};
 }
 
 function add(result: VerifyResult, c: Findings): void {

@@ -1,5 +1,6 @@
 import {jsonEqual} from '../canonical/index.js';
 import {rolloverRationale, type ActivePointer, type PromotionRecord, type RollbackRecord, type RolloverRecord} from './records.js';
+import {executionPointer, type RollbackExecution} from './rollback-execution.js';
 
 /**
  * The history of the serving pointer. Every way active.json changes leaves a
@@ -50,6 +51,11 @@ export function rollbackPointer(r: RollbackRecord): ActivePointer {
 
 export function rollbackMove(r: RollbackRecord): PointerMove {
   return {kind: 'rollback', id: r.rollback_id, to: r.to_digest, to_epoch: r.evaluator_epoch, from: r.from_digest, from_activated_at: r.from_activated_at, at: r.rolled_back_at, pointer: rollbackPointer(r)};
+}
+
+/** An executed rollback of the global scope (the rollback service's record): a pointer move like the older records. */
+export function executionMove(r: RollbackExecution): PointerMove {
+  return {kind: 'rollback', id: r.execution_key, to: r.to_digest!, to_epoch: r.evaluator_epoch!, from: r.from_digest, from_activated_at: r.from_activated_at, at: r.executed_at, pointer: executionPointer(r)};
 }
 
 /** autoctx's rollover keeps the bundle it moved away from as the rollback target (the Python implementation keeps none). */
@@ -180,6 +186,7 @@ export function resolvePointerHistory(active: ActivePointer, moves: readonly Poi
   }
   const chain: PointerMove[] = [head];
   const seen = new Set<PointerMove>([head]);
+  const rollbacks: PointerMove[] = [];
   for (let cur = head; cur.kind !== 'init'; ) {
     const pred = predecessor(cur, all);
     if (!pred || seen.has(pred)) {
@@ -187,12 +194,18 @@ export function resolvePointerHistory(active: ActivePointer, moves: readonly Poi
       problems.push({code: 'HISTORY_GAP', move: cur, message: `${describe(cur)} moved away from ${from}, but no earlier recorded move made it active: a pointer move is missing from the record`});
       break;
     }
-    if (cur.kind === 'rollback' && (pred.from === null || pred.from !== cur.to)) {
-      problems.push({code: 'ROLLBACK_NOT_SERVED', move: cur, message: `${describe(cur)} restored ${cur.to}, which is not the bundle that served before ${cur.from ?? '?'} (${pred.from ?? 'none: it was the first'})`});
-    }
+    if (cur.kind === 'rollback') rollbacks.push(cur);
     chain.unshift(pred);
     seen.add(pred);
     cur = pred;
+  }
+  // A rollback restores a bundle that served before the one it moved away from (the recorded target, or one declared with --to).
+  for (const rb of rollbacks) {
+    const at = chain.indexOf(rb);
+    if (!chain.slice(0, Math.max(0, at - 1)).some((m) => m.to === rb.to)) {
+      const pred = chain[at - 1];
+      problems.push({code: 'ROLLBACK_NOT_SERVED', move: rb, message: `${describe(rb)} restored ${rb.to}, which had not served before ${rb.from ?? '?'}${pred && pred.kind === 'init' ? ' (it was the first)' : ''}`});
+    }
   }
   if (head.foreign && problems.length > 0) {
     // Another implementation's move is accepted only where its own files prove it; here they do not.

@@ -169,7 +169,9 @@ export interface TransitionReceipt {
   seq: number;
   scenario: string;
   scope: string;
-  action: 'transition' | 'runnable';
+  action: 'transition' | 'runnable' | 'rollback';
+  /** A rollback receipt: the execution it carries out. */
+  execution_key?: string;
   version: string | null;
   bundle_digest: string | null;
   actor: string;

@@ -27,6 +27,9 @@ export class Findings {
   constructor(
     readonly store: ScenarioStore,
     readonly replayTolerance = false,
+    /** The time verify judges by (emergency rollbacks' approval windows), and the window in days. */
+    readonly at: Date = new Date(),
+    readonly approvalWindowDays = 7,
   ) {}
 
   rel(file: string): string {

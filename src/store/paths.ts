@@ -227,6 +227,18 @@ export class ScenarioPaths {
     if (!/^[0-9a-f]{32}$/.test(id)) fail('INVALID_INPUT', `not a rollback id: ${JSON.stringify(id)}`);
     return path.join(this.rollbacksDir, `${id}.json`);
   }
+  /** An execution of the rollback service (RBX-…), beside the older pointer-move records. */
+  rollbackExecution(key: string): string {
+    if (!/^RBX-\d{14}-[0-9a-f]{8}$/.test(key)) fail('INVALID_INPUT', `not a rollback execution key: ${JSON.stringify(key)} (RBX-<14 digits>-<8 hex>)`);
+    return path.join(this.rollbacksDir, `${key}.json`);
+  }
+  get rollbackApprovalsDir(): string {
+    return path.join(this.rollbacksDir, 'approvals');
+  }
+  rollbackApproval(key: string): string {
+    this.rollbackExecution(key);
+    return path.join(this.rollbackApprovalsDir, `${key}.json`);
+  }
   get rolloversDir(): string {
     return path.join(this.contextDir, 'rollovers');
   }

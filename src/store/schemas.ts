@@ -17,6 +17,8 @@ export type SchemaName =
   | 'evidence-seal'
   | 'promotion'
   | 'rollback'
+  | 'rollback-execution'
+  | 'rollback-approval'
   | 'rollover'
   | 'record-history-entry'
   | 'record-histories'

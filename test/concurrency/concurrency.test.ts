@@ -139,7 +139,7 @@ describe('concurrent use', () => {
     // Another writer takes the lock over once its heartbeat is stale.
     const taker = await run(['rollback', '--rationale', 'x', '--knowledge', k, '--json', '--lock-timeout', '10'], {AUTOCTX_LOCK_STALE_MS: '2000'});
     await new Promise<void>((resolve) => a.on('close', () => resolve()));
-    expect(JSON.parse(taker.stdout).error.code).toBe('NO_ROLLBACK_TARGET'); // it got the lock; nothing to roll back to
+    expect(JSON.parse(taker.stdout).status).toBe('refused'); // it got the lock; nothing to roll back to (the refusal is recorded)
     expect(out.trim().split('\n')).toEqual(['held', 'LOCK_LOST']);
     expect(fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8')).toBe(before);
   });

@@ -162,11 +162,15 @@ describe('rollback', () => {
     expect(treeHash(knowledge)).toBe(before);
   });
 
-  it('refuses when the active bundle has no rollback target', async () => {
+  it('refuses when the active bundle has no rollback target: the refusal is recorded, nothing else changes', async () => {
     await setUp();
-    const before = treeHash(knowledge);
-    await expect(rollback({knowledge, rationale: 'x'})).rejects.toMatchObject({code: 'NO_ROLLBACK_TARGET', exitCode: 2});
-    expect(treeHash(knowledge)).toBe(before);
+    const records = (rel: string) => /^demo\/context_bundles\/rollbacks(\/RBX-[^/]+\.json)?$/.test(rel);
+    const before = treeHash(knowledge, records);
+    const r = await rollback({knowledge, rationale: 'x'});
+    expect(r).toMatchObject({status: 'refused', execution_status: 'REFUSED', bundle_digest: null});
+    expect(r.conditions.find((c) => c.code === 'TARGET_DECLARED')).toMatchObject({passed: false});
+    expect(treeHash(knowledge, records)).toBe(before);
+    expect(fs.readdirSync(path.join(knowledge, 'demo/context_bundles/rollbacks'))).toEqual([`${r.execution_key}.json`]);
   });
 });
 

@@ -22,12 +22,14 @@ export function removeTempDirs(): void {
  * Hash of a whole tree: every file's path and bytes, every folder, every link
  * and its target. Equal hashes mean nothing was created, changed or removed.
  */
-export function treeHash(root: string): string {
+/** A digest of every entry under root; `except` names files (relative paths) left out, for "nothing else changed" checks. */
+export function treeHash(root: string, except: (rel: string) => boolean = () => false): string {
   const h = createHash('sha256');
   const visit = (dir: string) => {
     for (const name of fs.readdirSync(dir).sort()) {
       const p = path.join(dir, name);
       const rel = path.relative(root, p);
+      if (except(rel)) continue;
       const st = fs.lstatSync(p);
       if (st.isSymbolicLink()) h.update(`L ${rel} -> ${fs.readlinkSync(p)}\n`);
       else if (st.isDirectory()) {

@@ -6,7 +6,7 @@ import {planBindingDigest, boundPlanFrom} from '../../src/model/evaluator-plan.j
 import {createMatchedTrial, evidenceSeal, sortEvidence, type MatchedTrial} from '../../src/model/trial.js';
 import {evaluateMatchedTrials} from '../../src/model/comparison.js';
 import {createBundle} from '../../src/model/bundle.js';
-import {rollbackId} from '../../src/model/records.js';
+import {executionKey} from '../../src/model/rollback-execution.js';
 import {evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {copySampleKnowledge, treeHash} from '../helpers/tree.js';
 import {runCli} from '../helpers/cli.js';
@@ -226,9 +226,9 @@ describe('§2 the pointer has a history', () => {
     const dir = t.file('rollbacks');
     const [file] = fs.readdirSync(dir);
     const rb = JSON.parse(fs.readFileSync(path.join(dir, file!), 'utf8'));
-    const id = rollbackId(rb.from_digest, rb.from_activated_at, w);
+    const id = executionKey({...rb, to_digest: w});
     fs.rmSync(path.join(dir, file!));
-    write(t, `rollbacks/${id}.json`, {...rb, rollback_id: id, to_digest: w});
+    write(t, `rollbacks/${id}.json`, {...rb, execution_key: id, to_digest: w});
     write(t, 'active.json', {...json(t, 'active.json'), bundle_digest: w});
     const v = verifyOf(t);
     expect(v.status).toBe(8);

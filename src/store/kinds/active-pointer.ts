@@ -5,8 +5,10 @@ import {readDocument} from '../documents.js';
 import type {KindContext} from './context.js';
 import type {CandidateRecord} from '../../model/records.js';
 import type {Findings} from '../findings.js';
+import {listExecutionKeys, readExecution} from './rollback-execution.js';
+import {GLOBAL_SCOPE} from '../../model/release.js';
 import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from './history.js';
-import {initMove, promotionMove, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove} from '../../model/pointer-history.js';
+import {executionMove, initMove, promotionMove, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove} from '../../model/pointer-history.js';
 import {listCandidateDigests, readRecord} from './candidate-record.js';
 import {readBundleTexts} from './bundle.js';
 import {verifyMirrors} from './mirrors.js';
@@ -53,6 +55,10 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
     const r = read(ctx.paths.rollback(id), () => readRollback(ctx, id));
     if (r) moves.push(rollbackMove(r));
   }
+  for (const key of listExecutionKeys(ctx)) {
+    const r = read(ctx.paths.rollbackExecution(key), () => readExecution(ctx, key));
+    if (r && r.scope === GLOBAL_SCOPE && r.status !== 'REFUSED') moves.push(executionMove(r));
+  }
   const rolledOver = new Set<string>();
   for (const id of listRolloverIds(ctx)) {
     const r = read(ctx.paths.rollover(id), () => readRollover(ctx, id));
@@ -96,7 +102,7 @@ export function pointerProblem(ctx: KindContext, active: ActivePointer): string 
 export function moveFile(ctx: KindContext, move: PointerMove): string {
   if (move.foreign) return ctx.paths.active;
   if (move.kind === 'promotion') return ctx.paths.promotion(move.id);
-  if (move.kind === 'rollback') return ctx.paths.rollback(move.id);
+  if (move.kind === 'rollback') return move.id.startsWith('RBX-') ? ctx.paths.rollbackExecution(move.id) : ctx.paths.rollback(move.id);
   if (move.kind === 'rollover') return ctx.paths.rollover(move.id);
   return ctx.paths.record(move.to);
 }
@@ -112,7 +118,7 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
   const active = c.attempt(file, () => readActive(store));
   if (active === null) {
     // An init interrupted before its pointer: one parentless bundle, no history. The same init completes it.
-    const interruptedInit = c.bundles.size <= 1 && [...c.bundles.values()].every((b) => b.parent_digest === null) && listPromotionIds(store).length === 0 && listRollbackIds(store).length === 0;
+    const interruptedInit = c.bundles.size <= 1 && [...c.bundles.values()].every((b) => b.parent_digest === null) && listPromotionIds(store).length === 0 && listRollbackIds(store).length === 0 && listExecutionKeys(store).length === 0;
     if (interruptedInit) c.warn(file, 'INIT_INCOMPLETE', `${c.rel(file)} is missing: an interrupted init (running the same init again completes it)`);
     else c.error(file, 'MISSING_POINTER', `${c.rel(file)} is missing: the scenario serves no bundle`);
     return undefined;

@@ -32,7 +32,9 @@ function check(ctx: KindContext, r: TransitionReceipt, scope: string, seq: numbe
   } else {
     if (r.registry !== null || r.blockers.length === 0 || r.registry_after !== r.registry_before) fail('DIGEST_MISMATCH', 'a blocked receipt names its blockers and changes no registry');
   }
-  if ((r.action === 'transition') !== (r.version !== null && r.bundle_digest !== null && r.target_state !== null && r.from_state !== null)) fail('DIGEST_MISMATCH', 'a transition receipt names its version, bundle and states; a runnable-set receipt none');
+  if ((r.action !== 'runnable') !== (r.version !== null && r.bundle_digest !== null && r.target_state !== null && r.from_state !== null)) fail('DIGEST_MISMATCH', 'a transition or rollback receipt names its version, bundle and states; a runnable-set receipt none');
+  if ((r.action === 'rollback') !== (r.execution_key !== undefined)) fail('DIGEST_MISMATCH', 'exactly a rollback receipt names the execution (RBX-…) it carries out');
+  if (r.action === 'rollback' && (!r.applied || r.target_state !== 'ACTIVE')) fail('DIGEST_MISMATCH', 'a rollback receipt is applied and makes its version ACTIVE (a refused rollback writes only its execution record)');
   return r;
 }
 

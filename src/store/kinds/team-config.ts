@@ -21,20 +21,29 @@ export interface EvaluationDefaults {
 
 interface TeamConfig {
   schema_version: 1;
+  rollback?: {approval_window_days?: number};
   defaults?: EvaluationDefaults;
   scenarios?: Record<string, EvaluationDefaults>;
 }
 
-/** The defaults for one scenario (its section over `defaults`), file paths made absolute; {} without a file. */
-export function readEvaluationDefaults(guard: RootGuard, file: string, scenario: string): EvaluationDefaults {
-  let config: TeamConfig | null;
+function readConfig(guard: RootGuard, file: string): TeamConfig | null {
   try {
-    config = readDocument<TeamConfig>(guard, file, TEAM_CONFIG_SCHEMA);
+    return readDocument<TeamConfig>(guard, file, TEAM_CONFIG_SCHEMA);
   } catch (error) {
     // A config a person edits is input: its mistake is exit 2, and names the file, as any bad input does.
     if (!isAutoctxError(error)) throw error;
     fail('CONFIG_INVALID', error.message.startsWith(guard.relative(file)) ? error.message : `${guard.relative(file)}: ${error.message}`, {file: guard.relative(file)});
   }
+}
+
+/** The emergency rollback's approval window in days (rollback.approval_window_days), or undefined for the default. */
+export function readApprovalWindowDays(guard: RootGuard, file: string): number | undefined {
+  return readConfig(guard, file)?.rollback?.approval_window_days;
+}
+
+/** The defaults for one scenario (its section over `defaults`), file paths made absolute; {} without a file. */
+export function readEvaluationDefaults(guard: RootGuard, file: string, scenario: string): EvaluationDefaults {
+  const config = readConfig(guard, file);
   if (!config) return {};
   const merged: EvaluationDefaults = {...config.defaults, ...config.scenarios?.[scenario]};
   const root = path.dirname(file);

@@ -1,0 +1,66 @@
+import type {CandidateRecord} from '../model/records.js';
+import {GLOBAL_SCOPE, versionKey} from '../model/release.js';
+import {approvalProblem, derivedStatus} from '../model/rollback-execution.js';
+import type {Findings} from '../store/findings.js';
+import {readReceipts} from '../store/kinds/release-receipt.js';
+import {executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
+
+/**
+ * verify: the rollback service's records. Each execution reads back (its key
+ * is the one its fields give; its status agrees with its conditions), names
+ * bundles the scenario holds, and, executed outside the global scope, was
+ * carried out by exactly one rollback receipt of its scope (in the global
+ * scope the pointer history checks it as a move). Each approval is bound to
+ * the exact bytes of an emergency execution, by someone else, in its window.
+ * An emergency execution past its window without an approval is flagged.
+ */
+export function verifyRollbacks(c: Findings, _records: Map<string, CandidateRecord>): void {
+  const {store} = c;
+  const keys = new Set(listExecutionKeys(store));
+  const receiptsOf = new Map<string, ReturnType<typeof readReceipts> | null>();
+  const receipts = (scope: string) => {
+    if (!receiptsOf.has(scope)) {
+      try {
+        receiptsOf.set(scope, readReceipts(store, scope));
+      } catch {
+        receiptsOf.set(scope, null); // the receipts' own checks report it
+      }
+    }
+    return receiptsOf.get(scope)!;
+  };
+  for (const key of keys) {
+    const file = store.paths.rollbackExecution(key);
+    const r = c.attempt(file, () => readExecution(store, key));
+    if (!r) continue;
+    for (const d of [r.from_digest, r.to_digest]) if (d !== null && r.status !== 'REFUSED' && !c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, whose manifest ${c.rel(store.paths.bundle(d))} is missing or invalid`);
+    const to = r.to_digest !== null ? c.bundle(r.to_digest) : undefined;
+    if (to && r.status !== 'REFUSED' && to.evaluator_epoch !== r.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the restored bundle's`);
+    if (r.scope !== GLOBAL_SCOPE && r.status !== 'REFUSED') {
+      const list = receipts(r.scope);
+      if (list) {
+        const carried = list.filter((x) => x.execution_key === key);
+        if (carried.length === 0) c.warn(file, 'MOVE_PENDING', `${c.rel(file)}: this rollback of scope ${r.scope} was recorded but no rollback receipt carried it out (an interrupted command; running it again completes it)`);
+        else if (carried.length > 1) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)} was carried out by ${carried.length} receipts of scope ${r.scope}`);
+        else {
+          const x = carried[0]!;
+          const before = list.filter((y) => y.seq < x.seq);
+          const served = before.some((y) => y.applied && y.action !== 'runnable' && y.target_state === 'ACTIVE' && y.version !== null && r.to_version !== null && versionKey(y.version) === versionKey(r.to_version));
+          if (x.version === null || r.to_version === null || versionKey(x.version) !== versionKey(r.to_version) || x.bundle_digest !== r.to_digest || x.registry_before !== r.registry_before) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)}: receipt ${x.seq} of scope ${r.scope} carries out another rollback than this record's`);
+          else if (!served) c.error(file, 'ROLLBACK_NOT_SERVED', `${c.rel(file)} restored ${r.to_version} in scope ${r.scope}, which had not served there before`);
+        }
+      }
+    }
+    const approvalFile = store.paths.rollbackApproval(key);
+    const approval = c.attempt(approvalFile, () => readApproval(store, key));
+    if (approval) {
+      const problem = approvalProblem(r, executionSha256(store, key)!, approval, c.approvalWindowDays);
+      if (problem) c.error(approvalFile, 'APPROVAL_MISMATCH', `${c.rel(approvalFile)}: ${problem}`);
+    }
+    if (derivedStatus(r, approval ?? null, c.at, c.approvalWindowDays) === 'EXPIRED_UNAPPROVED') c.warn(file, 'EXPIRED_UNAPPROVED', `${c.rel(file)}: emergency rollback ${key} by ${r.actor} was not approved within ${c.approvalWindowDays} days`);
+  }
+  for (const key of listApprovalKeys(store)) {
+    if (keys.has(key)) continue;
+    const file = store.paths.rollbackApproval(key);
+    c.error(file, 'APPROVAL_MISMATCH', `${c.rel(file)} approves ${key}, which has no execution record ${c.rel(store.paths.rollbackExecution(key))}`);
+  }
+}
