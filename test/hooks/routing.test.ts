@@ -100,6 +100,23 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     expect(must(s.knowledge, ['route', '--session', inside]).state).toBe('ACTIVE');
   });
 
+  it('keeps a session on its ACTIVE bundle through an ordinary rollback, and moves it at the next hook after an emergency rollback of that bundle', () => {
+    const s = setup(host);
+    must(s.knowledge, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
+    const session = 'rolled-back-session';
+    expect(hook(host, 'session-start', s, {session_id: session, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
+    must(s.knowledge, ['rollback', '--rationale', 'ordinary']);
+    const pinned = hook(host, 'user-prompt-submit', s, {session_id: session, prompt: 'check the sync icon first'});
+    expect(pinned ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
+    expect(hostState(s.knowledge, host, session).routing).toMatchObject({version: 'v2'});
+    must(s.knowledge, ['rollback', '--rationale', 'forward again']);
+    must(s.knowledge, ['rollback', '--emergency', '--rationale', 'v2 leaks', '--actor', 'oncall']);
+    const after = hook(host, 'user-prompt-submit', s, {session_id: session, prompt: 'check the sync icon first'})!;
+    expect(after).toContain(ACTIVE_PLAYBOOK.trim());
+    expect(after).not.toContain(CANARY_PLAYBOOK.trim());
+    expect(hook(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(ACTIVE_PLAYBOOK.trim());
+  });
+
   it('routes by the user when $AUTOCTX_USER names one, before the session id', () => {
     const s = setup(host);
     const user = (() => {

@@ -1,0 +1,273 @@
+import {spawn} from 'node:child_process';
+import {createHash} from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import {beforeAll, describe, expect, it} from '@jest/globals';
+import {rollback} from '../../src/core/rollback.js';
+import {rollbackApprove, rollbackShow} from '../../src/core/rollback-records.js';
+import {status} from '../../src/core/status.js';
+import {verify} from '../../src/core/verify.js';
+import {resultSchemaProblem} from '../../src/store/result-schemas.js';
+import {runCli} from '../helpers/cli.js';
+import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
+import {PROJECT_ROOT} from '../helpers/paths.js';
+import {tempDir, treeHash} from '../helpers/tree.js';
+
+/**
+ * The rollback service (issue 18, parts 1 and 2): every condition, refused
+ * and executed, with its record; the emergency path and its second
+ * approver; expiry by an injected clock; scopes.
+ */
+let t: Tree;
+/** v1 the baseline, v2 (declares v1) promoted and serving, v3 confirmed, never served. */
+let template: string;
+/** The same, and in scope eu: v2 ACTIVE, then v3 (declares v2 for eu) ACTIVE in its place. */
+let scoped: string;
+
+const ROLLBACKS = 'demo/context_bundles/rollbacks';
+const DAY = 86_400_000;
+
+function cli(knowledge: string, args: string[], env?: NodeJS.ProcessEnv) {
+  return runCli([...args, '--knowledge', knowledge, '--json'], {env});
+}
+function must(knowledge: string, args: string[], exit = 0, env?: NodeJS.ProcessEnv) {
+  const r = cli(knowledge, args, env);
+  if (r.status !== exit) throw new Error(`${args.join(' ')} → ${r.status}: ${r.stdout}${r.stderr}`);
+  return r.json;
+}
+function copy(from: string, label: string): string {
+  const dir = path.join(tempDir(`autoctx-rbx-${label}-`), 'knowledge');
+  fs.cpSync(from, dir, {recursive: true});
+  return dir;
+}
+/** Everything but the execution records (and their folder): a refusal writes its record and nothing else. */
+const besideRecords = (knowledge: string) => treeHash(knowledge, (rel) => rel === ROLLBACKS || (rel.startsWith(`${ROLLBACKS}/RBX-`) && rel.endsWith('.json')));
+const records = (knowledge: string) => (fs.existsSync(path.join(knowledge, ROLLBACKS)) ? fs.readdirSync(path.join(knowledge, ROLLBACKS)).filter((f) => f.startsWith('RBX-')).sort() : []);
+const activeOf = (knowledge: string) => JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8'));
+const stateOf = (knowledge: string, version: string, scope = 'global') => must(knowledge, ['release', 'show', version]).states.find((s: {scope: string}) => s.scope === scope)?.state;
+const failed = (r: {conditions: Array<{code: string; passed: boolean}>}) => r.conditions.filter((c) => !c.passed).map((c) => c.code);
+
+let a: string;
+let b: string;
+
+beforeAll(() => {
+  t = makeTree();
+  a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  b = t.propose('other', {'playbook/playbook.md': 'Be helpful, precise and kind.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  must(t.knowledge, ['confirm', a, ...evalArgs()], 0, fakeEnv(t.dir));
+  must(t.knowledge, ['confirm', b, ...evalArgs()], 0, fakeEnv(t.dir, {FAKE_DELTA: '0.5', FAKE_NOISE: '0.01'}));
+  must(t.knowledge, ['release', 'name', 'v1', t.baseline]);
+  must(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1']);
+  must(t.knowledge, ['release', 'name', 'v3', b]);
+  template = copy(t.knowledge, 'template');
+  must(template, ['promote', a]);
+  // Scope eu: v2 becomes ACTIVE there (v2 and v3 are confirmed against the bundle active.json names: the baseline).
+  scoped = copy(t.knowledge, 'scoped');
+  for (const [v, to] of [['v2', 'SHADOW'], ['v2', 'CANARY'], ['v2', 'ACTIVE']]) must(scoped, ['release', 'transition', v!, '--to', to!, '--scope', 'eu', '--rationale', `${v} ${to}`]);
+}, 180_000);
+
+describe('rollback in the global scope', () => {
+  it('executes to the recorded target: every condition passed and recorded, v2 DEPRECATED, v1 ACTIVE, verify clean', () => {
+    const k = copy(template, 'executed');
+    const r = must(k, ['rollback', '--rationale', 'quality dropped', '--actor', 'alice']);
+    expect(resultSchemaProblem('result-rollback', r)).toBeNull();
+    expect(r).toMatchObject({status: 'rolled_back', execution_status: 'EXECUTED', scope: 'global', from_version: 'v2', to_version: 'v1', bundle_digest: t.baseline, emergency: false});
+    expect(r.execution_key).toMatch(/^RBX-\d{14}-[0-9a-f]{8}$/);
+    expect(r.conditions.map((c: {code: string; passed: boolean}) => [c.code, c.passed])).toEqual([
+      ['FROM_IS_ACTIVE', true],
+      ['TARGET_DECLARED', true],
+      ['TARGET_SERVED', true],
+      ['TARGET_NOT_RETIRED', true],
+      ['TARGET_VERIFIES', true],
+      ['TARGET_RUNNABLE', true],
+      ['RATIONALE_GIVEN', true],
+    ]);
+    expect(activeOf(k)).toMatchObject({bundle_digest: t.baseline, rollback_target_digest: a, promotion_id: null, rationale: 'rollback: quality dropped'});
+    expect([stateOf(k, 'v1'), stateOf(k, 'v2')]).toEqual(['ACTIVE', 'DEPRECATED']);
+    const stored = JSON.parse(fs.readFileSync(path.join(k, ROLLBACKS, `${r.execution_key}.json`), 'utf8'));
+    expect(stored).toMatchObject({status: 'EXECUTED', actor: 'alice', rationale: 'quality dropped', conditions: r.conditions});
+    const shown = must(k, ['rollback', 'show', r.execution_key]);
+    expect(resultSchemaProblem('result-rollback-show', shown)).toBeNull();
+    expect(shown.view.status).toBe('EXECUTED');
+    expect(must(k, ['verify']).errors).toEqual([]);
+  });
+
+  it('with --to: a declared target executes; an undeclared one is refused (exit 3), recorded, and nothing else changes', () => {
+    const k = copy(template, 'to');
+    const before = besideRecords(k);
+    const refused = cli(k, ['rollback', '--to', 'v3', '--rationale', 'try v3']);
+    expect(refused.status).toBe(3);
+    expect(refused.json).toMatchObject({status: 'refused', execution_status: 'REFUSED', to_version: 'v3'});
+    expect(failed(refused.json)).toEqual(['TARGET_DECLARED', 'TARGET_SERVED']);
+    expect(besideRecords(k)).toBe(before);
+    expect(records(k)).toEqual([`${refused.json.execution_key}.json`]);
+    const done = must(k, ['rollback', '--to', 'V1', '--reason', 'back to v1']);
+    expect(done).toMatchObject({status: 'rolled_back', to_version: 'v1', bundle_digest: t.baseline});
+    expect(must(k, ['rollback', 'list']).executions.map((e: {status: string}) => e.status)).toEqual(['REFUSED', 'EXECUTED']);
+    expect(must(k, ['verify']).errors).toEqual([]);
+  });
+
+  it('refuses a RETIRED target, a target outside the runnable set, a target that does not verify, and a blank rationale: each recorded with its failed condition', () => {
+    const cases: Array<[string, (k: string) => void, string[], string[]]> = [
+      ['retired', (k) => must(k, ['release', 'transition', 'v1', '--to', 'RETIRED', '--rationale', 'gone']), ['--rationale', 'r'], ['TARGET_NOT_RETIRED']],
+      ['not runnable', (k) => must(k, ['release', 'runnable', 'v2', '--rationale', 'only v2 ships']), ['--rationale', 'r'], ['TARGET_RUNNABLE']],
+      [
+        'does not verify',
+        (k) => {
+          // The target's manifest edited by hand: a tampered descriptor is an integrity error (exit 8) before any condition.
+          const file = path.join(k, `demo/context_bundles/bundles/${t.baseline}.json`);
+          fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('Be helpful.', 'Be helpless.'));
+        },
+        ['--rationale', 'r'],
+        ['TARGET_VERIFIES'],
+      ],
+      ['blank rationale', () => {}, ['--rationale', '   '], ['RATIONALE_GIVEN']],
+    ];
+    for (const [label, prepare, args, codes] of cases) {
+      const k = copy(template, label.replace(/ /g, '-'));
+      prepare(k);
+      const before = besideRecords(k);
+      const r = cli(k, ['rollback', ...args]);
+      expect([label, r.status, r.json.status, failed(r.json)]).toEqual([label, 3, 'refused', codes]);
+      expect(besideRecords(k)).toBe(before);
+      expect(activeOf(k).bundle_digest).toBe(a);
+    }
+  });
+
+  it('--expect-active: a bundle that is not active is exit 6 with nothing written; a re-run after the rollback reports it', () => {
+    const k = copy(template, 'expect');
+    const before = treeHash(k);
+    expect(cli(k, ['rollback', '--rationale', 'x', '--expect-active', t.baseline]).json.error.code).toBe('ACTIVE_MOVED');
+    expect(treeHash(k)).toBe(before);
+    const first = must(k, ['rollback', '--rationale', 'x', '--expect-active', a]);
+    const after = treeHash(k);
+    const again = must(k, ['rollback', '--rationale', 'x', '--expect-active', a.slice(0, 12)]);
+    expect(again).toMatchObject({already_done: true, execution_key: first.execution_key});
+    expect(treeHash(k)).toBe(after);
+  });
+});
+
+describe('emergency rollback and the second approver', () => {
+  it('executes at once and awaits approval; the executor, a second approval and an ordinary rollback are refused (exit 3, nothing written)', () => {
+    const k = copy(template, 'emergency');
+    const r = must(k, ['rollback', '--emergency', '--rationale', 'citations gone', '--actor', 'alice']);
+    expect(r).toMatchObject({status: 'rolled_back', execution_status: 'AWAITING_APPROVAL', emergency: true, bundle_digest: t.baseline});
+    expect(activeOf(k).bundle_digest).toBe(t.baseline);
+    const key = r.execution_key;
+    expect(must(k, ['status']).scenarios[0].rollbacks.map((v: {execution_key: string; status: string}) => [v.execution_key, v.status])).toEqual([[key, 'AWAITING_APPROVAL']]);
+    let before = treeHash(k);
+    const self = cli(k, ['rollback', 'approve', key, '--actor', 'alice']);
+    expect([self.status, self.json.error.code]).toEqual([3, 'APPROVER_MUST_DIFFER']);
+    expect(treeHash(k)).toBe(before);
+    const ok = must(k, ['rollback', 'approve', key, '--actor', 'bob']);
+    expect(resultSchemaProblem('result-rollback-approve', ok)).toBeNull();
+    const bytes = fs.readFileSync(path.join(k, ROLLBACKS, `${key}.json`));
+    expect(ok).toMatchObject({status: 'approved', approved_by: 'bob', execution_sha256: createHash('sha256').update(bytes).digest('hex')});
+    expect(must(k, ['rollback', 'show', key]).view).toMatchObject({status: 'APPROVED', approved_by: 'bob'});
+    expect(must(k, ['status']).scenarios[0].rollbacks).toEqual([]);
+    before = treeHash(k);
+    const twice = cli(k, ['rollback', 'approve', key, '--actor', 'carol']);
+    expect([twice.status, twice.json.error.code]).toEqual([3, 'ALREADY_APPROVED']);
+    expect(treeHash(k)).toBe(before);
+    const ordinary = must(k, ['rollback', '--rationale', 'undo', '--actor', 'carol']);
+    const none = cli(k, ['rollback', 'approve', ordinary.execution_key, '--actor', 'bob']);
+    expect([none.status, none.json.error.code]).toEqual([3, 'NOT_AWAITING_APPROVAL']);
+    expect(must(k, ['verify']).errors).toEqual([]);
+  });
+
+  it('of 8 concurrent approvals by different principals exactly one is written', async () => {
+    const k = copy(template, 'concurrent');
+    const key = must(k, ['rollback', '--emergency', '--rationale', 'stop', '--actor', 'alice']).execution_key;
+    const bin = path.join(PROJECT_ROOT, 'bin/run.js');
+    const runs = await Promise.all(
+      Array.from({length: 8}, (_, i) =>
+        new Promise<{code: number | null; out: string}>((resolve) => {
+          const child = spawn(process.execPath, [bin, 'rollback', 'approve', key, '--actor', `approver-${i}`, '--knowledge', k, '--json'], {stdio: ['ignore', 'pipe', 'ignore']});
+          let out = '';
+          child.stdout.on('data', (d) => (out += d));
+          child.on('close', (code) => resolve({code, out}));
+        }),
+      ),
+    );
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 3, 3, 3, 3, 3, 3, 3]);
+    expect(runs.filter((r) => r.code === 3).every((r) => JSON.parse(r.out).error.code === 'ALREADY_APPROVED')).toBe(true);
+    expect(fs.readdirSync(path.join(k, ROLLBACKS, 'approvals'))).toEqual([`${key}.json`]);
+  });
+
+  it('expires unapproved after the window (injected clock): approve is refused, show, status and verify flag it', async () => {
+    const k = copy(template, 'expiry');
+    const t0 = new Date('2026-12-02T10:00:00Z');
+    const r = await rollback({knowledge: k, rationale: 'stop', emergency: true, actor: 'alice', now: () => t0});
+    const at = (days: number) => () => new Date(t0.getTime() + days * DAY);
+    expect(rollbackShow({knowledge: k, key: r.execution_key, now: at(6.9)}).view.status).toBe('AWAITING_APPROVAL');
+    expect(rollbackShow({knowledge: k, key: r.execution_key, now: at(7.01)}).view.status).toBe('EXPIRED_UNAPPROVED');
+    expect(status({knowledge: k, now: at(8)}).scenarios[0]!.rollbacks.map((v) => v.status)).toEqual(['EXPIRED_UNAPPROVED']);
+    expect(verify({knowledge: k, now: at(8)}).warnings.map((w) => w.code)).toContain('EXPIRED_UNAPPROVED');
+    expect(verify({knowledge: k, now: at(1)}).warnings.map((w) => w.code)).not.toContain('EXPIRED_UNAPPROVED');
+    const before = treeHash(k);
+    await expect(rollbackApprove({knowledge: k, key: r.execution_key, actor: 'bob', now: at(8)})).rejects.toMatchObject({code: 'APPROVAL_EXPIRED', exitCode: 3});
+    expect(treeHash(k)).toBe(before);
+    // A team's shorter window (autoctx.config.json) applies to reads and approvals alike.
+    fs.writeFileSync(path.join(k, 'autoctx.config.json'), JSON.stringify({schema_version: 1, rollback: {approval_window_days: 1}}));
+    expect(rollbackShow({knowledge: k, key: r.execution_key, now: at(2)}).view.status).toBe('EXPIRED_UNAPPROVED');
+    fs.writeFileSync(path.join(k, 'autoctx.config.json'), JSON.stringify({schema_version: 1, rollback: {approval_window_days: 30}}));
+    await expect(rollbackApprove({knowledge: k, key: r.execution_key, actor: 'bob', now: at(8)})).resolves.toMatchObject({status: 'approved'});
+  });
+
+  it('an approval written by hand is caught by verify: a self-approval, one bound to other bytes, a record edited after approval, one without its record', () => {
+    const k = copy(template, 'forged');
+    const key = must(k, ['rollback', '--emergency', '--rationale', 'stop', '--actor', 'alice']).execution_key;
+    const recordFile = path.join(k, ROLLBACKS, `${key}.json`);
+    const sha = createHash('sha256').update(fs.readFileSync(recordFile)).digest('hex');
+    const approvalFile = path.join(k, ROLLBACKS, 'approvals', `${key}.json`);
+    fs.mkdirSync(path.dirname(approvalFile), {recursive: true});
+    const approval = {schema_version: 1, execution_key: key, execution_sha256: sha, approved_by: 'bob', approved_at: new Date().toISOString().replace('Z', '000+00:00')};
+    const cases: Array<[string, object]> = [
+      ['self-approval', {...approval, approved_by: 'alice'}],
+      ['other bytes', {...approval, execution_sha256: '0'.repeat(64)}],
+      ['dated before the execution', {...approval, approved_at: '2020-01-01T00:00:00.000000+00:00'}],
+    ];
+    for (const [label, forged] of cases) {
+      fs.writeFileSync(approvalFile, JSON.stringify(forged));
+      const v = verify({knowledge: k});
+      expect([label, v.errors.map((e) => `${e.code} ${path.basename(e.file)}`)]).toEqual([label, [`APPROVAL_MISMATCH ${key}.json`]]);
+      expect([label, cli(k, ['rollback', 'show', key]).status]).toEqual([label, 8]);
+    }
+    fs.writeFileSync(approvalFile, JSON.stringify(approval));
+    expect(verify({knowledge: k}).errors).toEqual([]);
+    // The approved record edited afterwards (its rationale): the approval no longer binds it.
+    const record = JSON.parse(fs.readFileSync(recordFile, 'utf8'));
+    fs.writeFileSync(recordFile, `${JSON.stringify({...record, rationale: 'something else'}, null, 2)}\n`);
+    expect(verify({knowledge: k}).errors.map((e) => e.code)).toContain('APPROVAL_MISMATCH');
+    // An approval of an execution that does not exist.
+    const orphan = path.join(k, ROLLBACKS, 'approvals', 'RBX-20260101000000-0123abcd.json');
+    fs.writeFileSync(orphan, JSON.stringify({...approval, execution_key: 'RBX-20260101000000-0123abcd'}));
+    expect(verify({knowledge: k}).errors.map((e) => `${e.code} ${path.basename(e.file)}`)).toContain('APPROVAL_MISMATCH RBX-20260101000000-0123abcd.json');
+  });
+});
+
+describe('rollback in another scope', () => {
+  it('FROM_IS_ACTIVE fails in a scope without an ACTIVE of its own', () => {
+    const k = copy(template, 'no-own');
+    const r = cli(k, ['rollback', '--scope', 'us', '--rationale', 'r']);
+    expect([r.status, failed(r.json)[0]]).toEqual([3, 'FROM_IS_ACTIVE']);
+  });
+
+  it('restores the release the ACTIVE replaced through a rollback receipt; with --to, the one its descriptor declares for the scope', () => {
+    const k = copy(scoped, 'eu');
+    for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) must(k, ['release', 'transition', 'v3', '--to', to, '--scope', 'eu', '--rationale', `v3 ${to}`]);
+    expect([stateOf(k, 'v2', 'eu'), stateOf(k, 'v3', 'eu')]).toEqual(['DEPRECATED', 'ACTIVE']);
+    const globalBefore = fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8');
+    const r = must(k, ['rollback', '--scope', 'EU', '--rationale', 'v3 misroutes']);
+    expect(r).toMatchObject({status: 'rolled_back', scope: 'eu', from_version: 'v3', to_version: 'v2', execution_status: 'EXECUTED'});
+    expect([stateOf(k, 'v2', 'eu'), stateOf(k, 'v3', 'eu')]).toEqual(['ACTIVE', 'DEPRECATED']);
+    expect(fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8')).toBe(globalBefore);
+    const receipt = must(k, ['release', 'history', '--scope', 'eu']).receipts.at(-1);
+    expect(receipt).toMatchObject({action: 'rollback', execution_key: r.execution_key, version: 'v2', target_state: 'ACTIVE', deprecated_versions: ['v3'], applied: true});
+    expect(must(k, ['route', '--scope', 'eu', '--user', 'u1']).version).toBe('v2');
+    expect(must(k, ['verify']).errors).toEqual([]);
+    // Back again with --to: v2 declares v1 for the global scope only, so --to v1 is refused in eu.
+    const to = cli(k, ['rollback', '--scope', 'eu', '--to', 'v1', '--rationale', 'r']);
+    expect([to.status, failed(to.json)]).toEqual([3, ['TARGET_DECLARED', 'TARGET_SERVED']]);
+  });
+});
