@@ -160,6 +160,7 @@ export const VERIFY_FINDINGS = {
   MISSING_RECEIPT: 'error',
   RECEIPT_MISMATCH: 'error',
   APPROVAL_MISMATCH: 'error',
+  MISSING_ROLLBACK_RECORD: 'error',
   MISSING_REGISTRY: 'error',
   REGISTRY_MISMATCH: 'error',
   UNSAFE_PATH: 'error',

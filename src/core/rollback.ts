@@ -281,6 +281,12 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
       }
     }
     const facts = scope === GLOBAL_SCOPE ? decideGlobal(store, settled, active, options.to) : decideScoped(store, settled, options.to);
+    if (expected !== undefined && scope !== GLOBAL_SCOPE && facts.fromDigest !== expected) {
+      // The same rollback done before (a re-run after a crash, or a script repeating itself): the newest receipt carried it out.
+      const last = settled.state.receipts.at(-1);
+      const done = last?.execution_key !== undefined ? readExecution(store, last.execution_key) : null;
+      if (done && done.from_digest === expected && done.to_digest === facts.fromDigest) return resultOf(done, true);
+    }
     if (expected !== undefined && scope !== GLOBAL_SCOPE && facts.fromDigest !== expected) fail('ACTIVE_MOVED', `expected ${expected} to be ACTIVE in scope ${scope}, but it is ${facts.fromDigest ?? 'none'}`, {active: facts.fromDigest});
     const target = targetConditions(store, facts);
     const conditions = [facts.fromOk, facts.target.declared, ...target.conditions, condition('RATIONALE_GIVEN', rationale !== '', rationale !== '' ? 'a rationale is given' : 'the rationale is blank')];

@@ -2,7 +2,7 @@ import type {CandidateRecord} from '../model/records.js';
 import {GLOBAL_SCOPE, versionKey} from '../model/release.js';
 import {approvalProblem, derivedStatus} from '../model/rollback-execution.js';
 import type {Findings} from '../store/findings.js';
-import {readReceipts} from '../store/kinds/release-receipt.js';
+import {listReleaseScopes, readReceipts} from '../store/kinds/release-receipt.js';
 import {executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
 
 /**
@@ -57,6 +57,13 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
       if (problem) c.error(approvalFile, 'APPROVAL_MISMATCH', `${c.rel(approvalFile)}: ${problem}`);
     }
     if (derivedStatus(r, approval ?? null, c.at, c.approvalWindowDays) === 'EXPIRED_UNAPPROVED') c.warn(file, 'EXPIRED_UNAPPROVED', `${c.rel(file)}: emergency rollback ${key} by ${r.actor} was not approved within ${c.approvalWindowDays} days`);
+  }
+  for (const scope of listReleaseScopes(store)) {
+    for (const x of receipts(scope) ?? []) {
+      if (x.execution_key === undefined || keys.has(x.execution_key)) continue;
+      const file = store.paths.rollbackExecution(x.execution_key);
+      c.error(file, 'MISSING_ROLLBACK_RECORD', `${c.rel(file)} is missing: receipt ${x.seq} of scope ${scope} carried out that rollback`);
+    }
   }
   for (const key of listApprovalKeys(store)) {
     if (keys.has(key)) continue;

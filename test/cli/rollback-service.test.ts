@@ -266,6 +266,15 @@ describe('rollback in another scope', () => {
     expect(receipt).toMatchObject({action: 'rollback', execution_key: r.execution_key, version: 'v2', target_state: 'ACTIVE', deprecated_versions: ['v3'], applied: true});
     expect(must(k, ['route', '--scope', 'eu', '--user', 'u1']).version).toBe('v2');
     expect(must(k, ['verify']).errors).toEqual([]);
+    // The record is bound by the receipt that carried it out: deleting it is an error naming it; editing it, too.
+    const file = path.join(k, ROLLBACKS, `${r.execution_key}.json`);
+    const gone = copy(k, 'eu-deleted');
+    fs.rmSync(path.join(gone, ROLLBACKS, `${r.execution_key}.json`));
+    expect(verify({knowledge: gone}).errors.map((e) => `${e.code} ${path.basename(e.file)}`)).toEqual([`MISSING_ROLLBACK_RECORD ${r.execution_key}.json`]);
+    const edited = copy(k, 'eu-edited');
+    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fs.writeFileSync(path.join(edited, ROLLBACKS, `${r.execution_key}.json`), JSON.stringify({...record, registry_before: '0'.repeat(64)}));
+    expect(verify({knowledge: edited}).errors.map((e) => e.code)).toEqual(['RECEIPT_MISMATCH']);
     // Back again with --to: v2 declares v1 for the global scope only, so --to v1 is refused in eu.
     const to = cli(k, ['rollback', '--scope', 'eu', '--to', 'v1', '--rationale', 'r']);
     expect([to.status, failed(to.json)]).toEqual([3, ['TARGET_DECLARED', 'TARGET_SERVED']]);

@@ -124,6 +124,40 @@ const canaried = () =>
     expect(cli(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'canary']).status).toBe(0);
   });
 
+/** An emergency rollback of the promoted candidate by alice, awaiting its second approver. */
+let executionKey = '';
+const emergency = () =>
+  template('emergency', (k) => {
+    fs.cpSync(promoted(), k, {recursive: true});
+    executionKey = cli(k, ['rollback', '--emergency', '--rationale', 'stop', '--actor', 'alice']).json.execution_key;
+  });
+
+/** Scope eu: v2 ACTIVE there, then v3 (a second confirmed candidate) ACTIVE in its place. */
+const cand3 = writeSource(path.join(root, 'src-cand3'), {'playbook/playbook.md': 'Be helpful, precise and kind.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+let thirdDigest = '';
+const scopedTwo = () =>
+  template('scoped-two', (k) => {
+    fs.cpSync(released(), k, {recursive: true});
+    const third = cli(k, ['propose', '--from', cand3, '--run-id', 'third']).json.bundle_digest;
+    expect(cli(k, ['confirm', third, ...evaluation], {FAKE_DELTA: '0.5', FAKE_NOISE: '0.01'}).json.status).toBe('confirmed');
+    expect(cli(k, ['release', 'name', 'v3', third]).status).toBe(0);
+    thirdDigest = third;
+    for (const v of ['v2', 'v3']) for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) expect(cli(k, ['release', 'transition', v, '--to', to, '--scope', 'eu', '--rationale', `${v} ${to}`]).status).toBe(0);
+  });
+
+/** The rollback service's records: executions (without their keys and times) and approvals. */
+function rollbackState(k: string): unknown {
+  const dir = path.join(k, 'demo/context_bundles/rollbacks');
+  if (!fs.existsSync(dir)) return null;
+  const read = (f: string) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+  const executions = fs.readdirSync(dir).filter((f) => /^RBX-.*\.json$/.test(f)).map((f) => {
+    const r = read(f);
+    return {status: r.status, scope: r.scope, emergency: r.emergency, from: r.from_digest, to: r.to_digest, actor: r.actor, conditions: r.conditions};
+  });
+  const approvals = fs.existsSync(path.join(dir, 'approvals')) ? fs.readdirSync(path.join(dir, 'approvals')).filter((f) => f.endsWith('.json')).map((f) => read(`approvals/${f}`).approved_by) : [];
+  return {executions, approvals, legacy: fs.readdirSync(dir).filter((f) => /^[0-9a-f]{32}\.json$/.test(f)).length};
+}
+
 /** v2 as a SHADOW release sampling every event, five a day. */
 const shadowed = () =>
   template('shadowed', (k) => {
@@ -184,6 +218,7 @@ function state(k: string): unknown {
   return {
     bootstrap: bootstrapState(k),
     releases: releaseState(k),
+    rollbacks: rollbackState(k),
     active: active.bundle_digest,
     runtime: files('runtime'),
     // The mirrors too: a re-run that finds the move done brings them in line.
@@ -220,6 +255,10 @@ const scenarios: Scenario[] = [
   {name: 'confirm with a campaign (reservations)', from: proposed, args: () => ['confirm', candidate, ...evaluation, '--campaign', 'crash-campaign']},
   {name: 'promote', from: confirmed, args: () => ['promote', candidate]},
   {name: 'rollback', from: promoted, args: () => ['rollback', '--rationale', 'crash test', '--expect-active', candidate]},
+  {name: 'rollback --emergency', from: promoted, args: () => ['rollback', '--emergency', '--rationale', 'crash test', '--actor', 'alice', '--expect-active', candidate]},
+  {name: 'rollback --scope (the record, a rollback receipt, then the registry)', from: scopedTwo, args: () => ['rollback', '--scope', 'eu', '--rationale', 'crash test', '--expect-active', (scopedTwo(), thirdDigest)]},
+  // An approval made durable before the kill is made once: the re-run is refused (ALREADY_APPROVED, exit 3).
+  {name: 'rollback approve', from: emergency, args: () => ['rollback', 'approve', executionKey, '--actor', 'bob'], rerun: [0, 3]},
   {name: 'epoch rollover', from: initialized, args: () => ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']},
   {name: 'trials ingest', from: exported, args: () => ['trials', 'ingest', candidate, path.join(root, 'results.jsonl')]},
   {name: 'reject', from: confirmed, args: () => ['reject', candidate, '--rationale', 'crash test']},

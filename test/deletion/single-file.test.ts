@@ -15,7 +15,11 @@ const SAFE_TO_LOSE: Array<[RegExp, string]> = [
   [/^demo\/(playbook|hints)\.md$/, 'mirrors of the active bundle, for people and legacy readers: repair rewrites them from the manifest'],
   [/^demo\/negative_result_ledgers\/context-bundle-[0-9a-f]{64}\.json$/, 'the discoverable copy of a negative result: a warning that repair restores from the candidate\'s own'],
   [/^demo\/context_bundles\/runtime\/[0-9a-f]{64}\/harness\/[A-Za-z_][A-Za-z0-9_]*\.py$/, 'a harness validator\'s runtime file: it derives from the manifest, a warning that repair writes back'],
+  [/^demo\/context_bundles\/rollbacks\/approvals\/RBX-\d{14}-[0-9a-f]{8}\.json$/, 'an emergency rollback\'s approval: its loss makes the rollback read AWAITING_APPROVAL again (EXPIRED_UNAPPROVED once its window closed), which status and verify show: less approved, never more'],
 ];
+
+/** A refused rollback's record changed nothing else: a tree without it is one in which the refusal was never attempted (docs/guarantees.md says so). */
+const refusedRecord = (file: string) => /\/rollbacks\/RBX-[^/]+\.json$/.test(file) && JSON.parse(fs.readFileSync(file, 'utf8')).status === 'REFUSED';
 
 /** A tree with a promotion, a rejection, two rollbacks, an epoch rollover and a campaign. */
 const fullTree = () => historyTree(true);
@@ -58,7 +62,7 @@ describe('single-file deletion, exhaustively', () => {
       const movedTo: string | null = move ? (move.candidate_digest ?? move.to_digest) : null;
       fs.rmSync(path.join(copy, rel));
       const r = verify({knowledge: copy});
-      const safe = SAFE_TO_LOSE.find(([re]) => re.test(rel));
+      const safe = SAFE_TO_LOSE.find(([re]) => re.test(rel)) ?? (refusedRecord(path.join(t.knowledge, rel)) ? [/refused/, 'a refused rollback'] : undefined);
       const named = r.errors.some((e) => e.file === rel || e.message.includes(rel) || (movedTo !== null && HISTORY_CODES.has(e.code) && e.message.includes(movedTo)));
       summary.push(`${rel}: ${r.errors.map((e) => e.code).join(',') || `(${r.warnings.map((w) => w.code).join(',')})`}`);
       if (safe) outcome.push(`${rel}: ${r.errors.length === 0 ? 'safe' : `errors ${r.errors.map((e) => e.code).join(',')}`}`);

@@ -109,6 +109,11 @@ export function historyTree(more = false): Tree {
   must(t.cli(['plan', 'export', r, '--engine', 'remote-v1', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', path.join(t.dir, 'retried-units.jsonl'), '--rebind']));
   if (more) {
     must(t.cli(['rollback', '--rationale', 'the review cleared it']));
+    // The rollback service (issue 18): an emergency rollback approved by a second principal, then undone.
+    const emergency = t.cli(['rollback', '--emergency', '--rationale', 'citations dropped', '--actor', 'alice']);
+    must(emergency);
+    must(t.cli(['rollback', 'approve', emergency.json.execution_key, '--actor', 'bob']));
+    must(t.cli(['rollback', '--rationale', 'the citations are back']));
     must(t.cli(['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']));
     // Bootstrap curation (issue 14): two tags, a reference, a grant, a handoff with two revisions.
     const active = JSON.parse(t.read('active.json')).bundle_digest;
@@ -130,6 +135,8 @@ export function historyTree(more = false): Tree {
     must(t.cli(['release', 'name', 'v3', r]));
     must(t.cli(['release', 'transition', 'v3', '--to', 'SHADOW', '--scope', 'EU', '--shadow-percent', '5', '--rationale', 'try it in eu']));
     must(t.cli(['release', 'runnable', 'v1', 'v3', '--default', 'v1', '--scope', 'eu', '--rationale', 'what the eu build ships']));
+    // A refused rollback is recorded too: v2, the recorded target, is RETIRED.
+    must(t.cli(['rollback', '--rationale', 'back to v2']), 3);
   }
   return t;
 }
