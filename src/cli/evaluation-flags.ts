@@ -1,3 +1,4 @@
+import {signingKeyFlag} from './release-flags.js';
 import * as Flags from '@oclif/core/flags';
 import {evaluateCandidate, type EvaluateOptions, type EvaluateResult, type ProgressEvent} from '../core/evaluate.js';
 import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/defaults.js';
@@ -23,6 +24,7 @@ export const evaluationFlags = {
   'campaign-policy': sourceFlag('campaign-policy', {summary: 'Campaign policy JSON (first use; later it must equal the stored one).'}),
   rebind: Flags.boolean({summary: 'Bind this evaluator and plan in place of the bound ones; allowed only while no trial is recorded (the old plan is kept in superseded_plans/).'}),
   quiet: Flags.boolean({summary: 'No progress lines on stderr.'}),
+  'signing-key': signingKeyFlag,
 };
 
 export type EvaluationFlags = {
@@ -40,6 +42,7 @@ export type EvaluationFlags = {
   audit?: string | undefined;
   campaign?: string | undefined;
   'campaign-policy'?: string | undefined;
+  'signing-key'?: string | undefined;
   quiet: boolean;
   rebind?: boolean | undefined;
   'lock-timeout': number;
@@ -82,6 +85,7 @@ export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm',
     campaignPolicyFile: flags['campaign-policy'],
     rebind: flags.rebind,
     lockTimeout: flags['lock-timeout'],
+    signingKey: flags['signing-key'],
     onProgress,
   };
 }

@@ -13,3 +13,7 @@ export function percentFlag(name: string, summary: string): Interfaces.OptionFla
 }
 
 export const listFlag = (summary: string, helpValue: string) => Flags.string({summary, helpValue, multiple: true});
+
+/** Flags of the commands that sign (ARCHITECTURE §10.3). */
+export const signingKeyFlag = Flags.string({summary: 'The signing key: an unencrypted Ed25519 or RSA private key file, or a .pub file whose key ssh-agent holds (default: $AUTOCTX_SIGNING_KEY, else signing_key in the user config).', helpValue: 'FILE'});
+export const allowedSignersFlag = Flags.string({summary: 'The trust anchor: an allowed_signers file kept outside the repository (default: $AUTOCTX_ALLOWED_SIGNERS). The tree\'s own file must equal it or descend from it through signed changes.', helpValue: 'FILE'});

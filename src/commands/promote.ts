@@ -1,3 +1,4 @@
+import {allowedSignersFlag, signingKeyFlag} from '../cli/release-flags.js';
 import {promote} from '../core/promote.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {digestArg, secondsFlag, textFlag} from '../cli/flags.js';
@@ -11,6 +12,8 @@ export default class Promote extends WritingCommand {
   static override examples = ['<%= config.bin %> promote bb5f26ed', '<%= config.bin %> promote bb5f26ed --rationale "better triage" --json'];
   static override args = {candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix.')};
   static override flags = {
+    'signing-key': signingKeyFlag,
+    'allowed-signers': allowedSignersFlag,
     rationale: textFlag('rationale', {summary: 'Why it is promoted (default: the comparison reason).'}),
     audit: textFlag('audit', {summary: 'The audit command; must equal the one bound at evaluation (it is used anyway).', helpValue: 'CMD'}),
     timeout: secondsFlag('timeout', {summary: `Seconds for the audit (default ${DEFAULT_EVALUATOR_TIMEOUT_SECONDS}).`}),
@@ -26,6 +29,8 @@ export default class Promote extends WritingCommand {
       audit: flags.audit,
       timeoutSeconds: flags.timeout,
       lockTimeout: flags['lock-timeout'],
+      signingKey: flags['signing-key'],
+      allowedSigners: flags['allowed-signers'],
     });
     if (result.status === 'rejected') return this.done(result, () => [`${paint.red('rejected')} ${short(result.bundle_digest)}: ${result.reason}`]);
     return this.done(result, () => [

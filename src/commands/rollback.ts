@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags';
 import {rollback} from '../core/rollback.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {digestFlag} from '../cli/flags.js';
-import {actorFlag, scopeFlag} from '../cli/release-flags.js';
+import {actorFlag, scopeFlag, signingKeyFlag, allowedSignersFlag} from '../cli/release-flags.js';
 import {paint, short} from '../cli/style.js';
 
 export default class Rollback extends WritingCommand {
@@ -16,6 +16,8 @@ export default class Rollback extends WritingCommand {
     '<%= config.bin %> rollback --rationale "bad deploy" --expect-active 6d9bc734 --json',
   ];
   static override flags = {
+    'signing-key': signingKeyFlag,
+    'allowed-signers': allowedSignersFlag,
     rationale: Flags.string({summary: 'Why the rollback is needed (recorded; a blank one is refused and recorded).', helpValue: 'TEXT', required: true, aliases: ['reason']}),
     to: Flags.string({summary: 'The release to restore: one the ACTIVE release\'s descriptor declares (default: the recorded rollback target).', helpValue: 'VERSION'}),
     scope: scopeFlag,
@@ -36,6 +38,8 @@ export default class Rollback extends WritingCommand {
       actor: flags.actor,
       expectActive: flags['expect-active'],
       lockTimeout: flags['lock-timeout'],
+      signingKey: flags['signing-key'],
+      allowedSigners: flags['allowed-signers'],
     });
     const move = `${result.from_version ?? short(result.from_digest ?? 'none')} -> ${result.to_version ?? (result.bundle_digest ? short(result.bundle_digest) : 'no target')}`;
     return this.done(result, () => [

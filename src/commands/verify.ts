@@ -2,6 +2,7 @@ import {verifyInParallel} from '../core/verify.js';
 import * as Flags from '@oclif/core/flags';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint} from '../cli/style.js';
+import {allowedSignersFlag} from '../cli/release-flags.js';
 
 export default class Verify extends ScenarioCommand {
   static override summary = 'Re-hash and re-check every file of the knowledge tree.';
@@ -9,12 +10,13 @@ export default class Verify extends ScenarioCommand {
     'Checks every manifest digest, every file against its schema and digests, and every pointer against the files it names. Exit 0 when clean (warnings name states an interrupted run leaves behind; notes name what was accepted on another implementation\'s files alone), exit 8 with the list of problems otherwise.';
   static override examples = ['<%= config.bin %> verify', '<%= config.bin %> verify --scenario support --json'];
   static override flags = {
+    'allowed-signers': allowedSignersFlag,
     'replay-tolerance': Flags.boolean({description: 'accept a replay that matches only within the cross-runtime tolerance (16 ULP or 1e-12 of the half-width), as for records another implementation wrote; by default a replay must be bit for bit'}),
   };
 
   async run() {
     const {flags} = await this.parse(Verify);
-    const result = await verifyInParallel({knowledge: flags.knowledge, scenario: flags.scenario, replayTolerance: flags['replay-tolerance']});
+    const result = await verifyInParallel({knowledge: flags.knowledge, scenario: flags.scenario, replayTolerance: flags['replay-tolerance'], allowedSigners: flags['allowed-signers']});
     return this.done(
       result,
       () => [

@@ -7,6 +7,9 @@ export interface StoreOptions {
   scenario?: string | undefined;
   lockTimeout?: number | undefined;
   now?: () => Date;
+  /** Signing (ARCHITECTURE §10.3): --signing-key and the --allowed-signers anchor, for the commands that sign or check signatures. */
+  signingKey?: string | undefined;
+  allowedSigners?: string | undefined;
 }
 
 import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS, DEFAULT_LOCK_TIMEOUT_SECONDS} from './defaults.js';

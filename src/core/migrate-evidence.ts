@@ -1,3 +1,4 @@
+import {prepareSigning, signingInputs} from './signing.js';
 import {jsonEqual} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {evaluateMatchedTrials} from '../model/comparison.js';
@@ -59,7 +60,9 @@ function migrationProblem(store: ScenarioStore, digest: string, record: Candidat
  * then be promoted. Evidence already in schema 2 is left as it is.
  */
 export async function migrateEvidence(options: MigrateOptions): Promise<MigrateResult> {
+  const inputs = signingInputs(options);
   const store = openScenario(options);
+  prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
   const digest = resolveDigest(store, options.candidate);
   const first = store.readRecord(digest);
   if (!first) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);

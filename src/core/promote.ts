@@ -1,3 +1,5 @@
+import {prepareSigning, signingInputs} from './signing.js';
+import {requireSignedSeal} from './trust-gates.js';
 import {randomBytes} from 'node:crypto';
 import {jsonEqual, stableDigest} from '../canonical/index.js';
 import {AutoctxError, fail} from '../errors.js';
@@ -133,9 +135,13 @@ function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: Cont
 export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   const auditTimeout = evaluatorTimeout(options.timeoutSeconds);
   lockTimeout(options);
+  const inputs = signingInputs(options);
   const store = openScenario(options);
   const digest = resolveDigest(store, options.candidate);
   const candidate = store.requireBundle(digest);
+  // In a signed tree (or with an anchor): the trust is checked, the key is ready, and the candidate's trial seal must carry a valid signature.
+  const signing = prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
+  if (signing.trust) requireSignedSeal(store, signing.trust, digest);
   const record = store.readRecord(digest);
   if (!record) fail('NOT_CONFIRMED', `bundle ${digest} is not a candidate`);
   const active = store.requireActive();

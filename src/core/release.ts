@@ -28,6 +28,8 @@ import {readInputFile} from '../store/input-files.js';
 import {createDescriptor, listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import {createReceipt, listReleaseScopes} from '../store/kinds/release-receipt.js';
 import {registryState, settleRegistry, swapRegistry, type RegistryState} from '../store/kinds/release-registry.js';
+import {prepareSigning, signingInputs} from './signing.js';
+import {requireSignedSeal} from './trust-gates.js';
 import {resolveActor} from './actor.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {canaryEvidence, promote} from './promote.js';
@@ -386,9 +388,14 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
   const requested = options.to.trim();
   const rationale = options.rationale.trim();
   const dryRun = options.dryRun === true;
+  const inputs = signingInputs(options);
   const store = openScenario(options);
   const actor = resolveActor(options.actor, store.paths.dir);
+  // A receipt to ACTIVE or CANARY is signed in a signed tree, by the actor's key (a blocked one is not).
+  const signing = to === 'ACTIVE' || to === 'CANARY' ? prepareSigning(store, options, {actor, role: 'sign'}, inputs) : null;
   const d = readRelease(store, options.version);
+  // CANARY serves real sessions: in a signed tree its evidence must be signed, as promote requires for ACTIVE.
+  if (signing?.trust && to === 'CANARY') requireSignedSeal(store, signing.trust, d.bundle_digest);
   const first = scopeView(store, scope);
   staleIfMoved(expect, first.state.digest, scope);
   const evidence = needsEvidence(first, d, to, dryRun) ? await canaryEvidence(store, d.bundle_digest, {timeoutSeconds: options.timeoutSeconds}) : null;
@@ -427,14 +434,14 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     const adopted = unrecordedPromotion(store, first, d);
     if (adopted) {
       // A run cut short between its promotion and its receipt: promote finishes the move (mirrors, lifecycles), the receipt records it.
-      await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, ...(options.now ? {now: options.now} : {})});
+      await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
       return commit(() => ({from: 'CANARY', blockers: [], deprecate: adopted.deprecate}), adopted.promotion_id, true);
     }
     const pre = decide(first, d, to, null);
     if (pre.blockers.length > 0) return commit((view) => decide(view, d, to, null), null, false);
     let promotionId: string | null;
     try {
-      const promoted = await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, ...(options.now ? {now: options.now} : {})});
+      const promoted = await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
       if (promoted.status === 'rejected') {
         return commit((view) => ({...decide(view, d, to, null), blockers: [{code: 'PROMOTION_REJECTED', detail: promoted.reason ?? 'promote rejected the candidate'}]}), null, false);
       }

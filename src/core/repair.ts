@@ -1,3 +1,4 @@
+import {readSigningStart} from '../store/kinds/signing-records.js';
 import {listReleaseScopes} from '../store/kinds/release-receipt.js';
 import {registryState, settleRegistry} from '../store/kinds/release-registry.js';
 import path from 'node:path';
@@ -44,6 +45,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
   for (const dir of sweepAbandonedEvaluationFolders()) actions.push(`removed ${dir}, the evaluation folder of a run that died`);
   for (const name of names) {
     const store = knowledge.scenario(name);
+    const signed = readSigningStart(store) !== null;
     await store.withLock(lockTimeout(options), () => {
       const rel = (p: string) => path.relative(knowledge.root, p);
       for (const entry of store.walk()) {
@@ -147,7 +149,11 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         const stored = evidence && !evidence.legacy ? store.readEvidenceSeal(digest) : null;
         const seal = evidence && stored ? compareWithSeal(stored.trial_digests, evidence.trials) : null;
         const unsealed = seal ? seal.unsealed > 0 : evidence !== null && !evidence.legacy && evidence.trials.length > 0 && record.comparison === null && plan !== null && !plan.upstream;
-        if (evidence && unsealed) {
+        if (evidence && unsealed && signed) {
+          // In a signed tree a seal is a signature over trials a run observed: repair observed none, so it reports them.
+          remaining.push(`${rel(store.paths.matchedTrials(digest))} holds trials recorded after its seal; in a signed tree repair does not seal what it did not observe: run the same confirm again (with the signing key) to seal them`);
+          continue; // nor does it decide on them
+        } else if (evidence && unsealed) {
           store.writeEvidenceSeal(digest, evidence.trials, planBinding(store, digest));
           actions.push(`sealed the trials of ${rel(store.paths.matchedTrials(digest))} recorded after its seal`);
         }

@@ -4,6 +4,8 @@ import {DEFAULT_APPROVAL_WINDOW_DAYS, EXECUTION_KEY, approvalDeadline, approvalP
 import type {ScenarioStore} from '../store/index.js';
 import {createApproval, executionSha256, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
 import {checkActor, resolveActor} from './actor.js';
+import {prepareSigning, signingInputs} from './signing.js';
+import {requireSigned} from './trust-gates.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 
 /** The rollback service's records as readers see them: show, list, approve, and what status says of them. */
@@ -131,9 +133,13 @@ export async function rollbackApprove(options: StoreOptions & {key: string; acto
   requireKey(options.key);
   if (options.actor !== undefined) checkActor(options.actor);
   lockTimeout(options);
+  const inputs = signingInputs(options);
   const {store, windowDays} = openWithWindow(options);
   const approver = resolveActor(options.actor, store.paths.dir);
-  requireExecution(store, options.key);
+  const executed = requireExecution(store, options.key);
+  // In a signed tree (or with an anchor): the approver's key must list the approver role, and the record approved must carry its executor's valid signature.
+  const signing = prepareSigning(store, options, {actor: approver, role: 'approve'}, inputs);
+  if (signing.trust) requireSigned(store, signing.trust, {file: store.paths.rollbackExecution(executed.execution_key), kind: 'rollback-execution', at: executed.executed_at, principal: executed.actor});
   return store.withLock(lockTimeout(options), () => {
     const r = requireExecution(store, options.key);
     const at = now(options);

@@ -10,6 +10,7 @@ import {createReceipt} from '../store/kinds/release-receipt.js';
 import {settleRegistry, swapRegistry} from '../store/kinds/release-registry.js';
 import {createExecution, listExecutionKeys, readExecution} from '../store/kinds/rollback-execution.js';
 import {resolveActor} from './actor.js';
+import {prepareSigning, signingInputs} from './signing.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
 import {nextReceipt} from './release.js';
@@ -242,8 +243,11 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
   const scope = normalizeScope(options.scope);
   if (options.to !== undefined) assertVersionName(options.to, 'rollback target');
   lockTimeout(options);
+  const inputs = signingInputs(options);
   const store = openScenario(options);
   const actor = resolveActor(options.actor, store.paths.dir);
+  // In a signed tree the execution record (and a rollback receipt) is signed by the actor's key.
+  prepareSigning(store, options, {actor, role: 'sign'}, inputs);
   if (options.to !== undefined && !readDescriptor(store, options.to)) fail('VERSION_NOT_FOUND', `scenario "${store.scenario}" has no release ${options.to} (autoctx release list shows them)`, {version: options.to});
   const expected = options.expectActive !== undefined ? resolveDigest(store, options.expectActive) : undefined;
   const emergency = options.emergency === true;

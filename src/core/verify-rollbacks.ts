@@ -1,6 +1,7 @@
 import type {CandidateRecord} from '../model/records.js';
-import {GLOBAL_SCOPE, versionKey} from '../model/release.js';
-import {approvalProblem, derivedStatus} from '../model/rollback-execution.js';
+import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor} from '../model/release.js';
+import {ROLLBACK_CONDITIONS, approvalProblem, derivedStatus} from '../model/rollback-execution.js';
+import {listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import type {Findings} from '../store/findings.js';
 import {listReleaseScopes, readReceipts} from '../store/kinds/release-receipt.js';
 import {executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
@@ -17,6 +18,15 @@ import {executionSha256, listApprovalKeys, listExecutionKeys, readApproval, read
 export function verifyRollbacks(c: Findings, _records: Map<string, CandidateRecord>): void {
   const {store} = c;
   const keys = new Set(listExecutionKeys(store));
+  let descriptorsRead: ReleaseDescriptor[] | null = null;
+  const allDescriptors = () => (descriptorsRead ??= listDescriptorKeys(store).flatMap((k) => {
+    try {
+      const d = readDescriptor(store, k);
+      return d ? [d] : [];
+    } catch {
+      return []; // the descriptors' own checks report it
+    }
+  }));
   const receiptsOf = new Map<string, ReturnType<typeof readReceipts> | null>();
   const receipts = (scope: string) => {
     if (!receiptsOf.has(scope)) {
@@ -33,6 +43,12 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     const r = c.attempt(file, () => readExecution(store, key));
     if (!r) continue;
     for (const d of [r.from_digest, r.to_digest]) if (d !== null && r.status !== 'REFUSED' && !c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, whose manifest ${c.rel(store.paths.bundle(d))} is missing or invalid`);
+    // The names it records are the names the descriptors give those bundles, and the conditions are the seven, in order.
+    const descriptors = allDescriptors();
+    const nameOf = (d: string | null) => (d === null ? null : (descriptors.find((x) => x.bundle_digest === d)?.version ?? null));
+    if (r.from_version !== nameOf(r.from_digest) || r.to_version !== nameOf(r.to_digest)) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: the versions it names are not the releases of the bundles it names`);
+    if (r.requested_target !== null && (r.to_version === null || versionKey(r.requested_target) !== versionKey(r.to_version))) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: it was asked for ${r.requested_target}, but names ${r.to_version ?? 'no target'}`);
+    if (r.conditions.map((x) => x.code).join() !== Object.keys(ROLLBACK_CONDITIONS).join()) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: its conditions are not the seven every rollback checks, in order`);
     const to = r.to_digest !== null ? c.bundle(r.to_digest) : undefined;
     if (to && r.status !== 'REFUSED' && to.evaluator_epoch !== r.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the restored bundle's`);
     if (r.scope !== GLOBAL_SCOPE && r.status !== 'REFUSED') {

@@ -6,6 +6,8 @@ import {Findings, type VerifyIssue} from '../store/findings.js';
 import {verifyActive} from '../store/kinds/active-pointer.js';
 import {verifyReleases} from './verify-releases.js';
 import {verifyRollbacks} from './verify-rollbacks.js';
+import {verifySignatures} from './verify-signatures.js';
+import {readAnchor} from './trust.js';
 import {DEFAULT_APPROVAL_WINDOW_DAYS} from '../model/rollback-execution.js';
 import {verifyBundle} from '../store/kinds/bundle.js';
 import {verifyCampaignOfPlan, verifyCampaigns} from '../store/kinds/campaign-ledger.js';
@@ -179,9 +181,10 @@ function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void 
   });
   guarded(c, where, () => verifyReleases(c, records));
   guarded(c, where, () => verifyRollbacks(c, records));
+  guarded(c, where, () => verifySignatures(c, c.anchor));
 }
 
-type VerifyOptions = StoreOptions & {replayTolerance?: boolean};
+type VerifyOptions = StoreOptions & {replayTolerance?: boolean; allowedSigners?: string | undefined};
 
 /** The root-level checks (the .gitignore, entries verify cannot account for), then one Findings per scenario. */
 function start(options: VerifyOptions): {result: VerifyResult; checkers: Findings[]} {
@@ -212,7 +215,8 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
     // A malformed autoctx.config.json fails the commands that read it; verify judges by the default window.
   }
   const at = now(options);
-  return {result, checkers: names.map((name) => new Findings(knowledge.scenario(name), options.replayTolerance === true, at, windowDays))};
+  const anchor = readAnchor(options.allowedSigners);
+  return {result, checkers: names.map((name) => new Findings(knowledge.scenario(name), options.replayTolerance === true, at, windowDays, anchor))};
 }
 
 function add(result: VerifyResult, c: Findings): void {

@@ -62,7 +62,7 @@ export function requireDocument<T>(guard: RootGuard, file: string, schema: Schem
 }
 
 /** Validate before writing: autoctx never writes a document its own readers would refuse. */
-function serialize(schema: SchemaName, value: unknown, what: string): WriteData {
+export function serialize(schema: SchemaName, value: unknown, what: string): WriteData {
   assertSchema(schema, value, what);
   // A manifest with a very long component is written in pieces, never as one string.
   if (schema === 'manifest' && (value as {components: {content: string}[]}).components.some((c) => c.content.length > LARGE_STRING)) return () => prettyJsonPieces(value);

@@ -30,6 +30,8 @@ export class Findings {
     /** The time verify judges by (emergency rollbacks' approval windows), and the window in days. */
     readonly at: Date = new Date(),
     readonly approvalWindowDays = 7,
+    /** The allowed signers anchor given to verify (never taken from the tree), or null. */
+    readonly anchor: string | null = null,
   ) {}
 
   rel(file: string): string {

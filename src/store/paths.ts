@@ -84,6 +84,23 @@ export class ScenarioPaths {
     this.candidatesDir = path.join(this.contextDir, 'candidates');
   }
 
+  /** The scenario's own allowed signers (git's allowed_signers format), changed only through signed changes. */
+  get allowedSigners(): string {
+    return path.join(this.dir, 'allowed_signers');
+  }
+  get signingDir(): string {
+    return path.join(this.contextDir, 'signing');
+  }
+  get signingStart(): string {
+    return path.join(this.signingDir, 'start.json');
+  }
+  get signersChangesDir(): string {
+    return path.join(this.signingDir, 'signers');
+  }
+  signersChange(seq: number): string {
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999_999) fail('INVALID_INPUT', `not a signers change number: ${seq}`);
+    return path.join(this.signersChangesDir, `${String(seq).padStart(6, '0')}.json`);
+  }
   get active(): string {
     return path.join(this.contextDir, 'active.json');
   }

@@ -54,6 +54,8 @@ export type {StoredSeal} from './kinds/evidence-seal.js';
 export class ScenarioStore implements KindContext {
   readonly paths: ScenarioPaths;
   readonly writer: LockedWriter;
+  /** Signs the records that carry signatures (null: this use of the store signs nothing). */
+  signer: ((kind: string, digest: string) => string) | null = null;
   private lock: StoreLock | undefined;
 
   constructor(

@@ -19,6 +19,8 @@ export type SchemaName =
   | 'rollback'
   | 'rollback-execution'
   | 'rollback-approval'
+  | 'signing-start'
+  | 'signers-change'
   | 'rollover'
   | 'record-history-entry'
   | 'record-histories'

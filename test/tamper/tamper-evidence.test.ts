@@ -9,7 +9,7 @@ import {historyTree} from '../helpers/pipeline.js';
  * Fields that no digest, seal or replay covers. docs/guarantees.md lists the
  * same names; the test checks that it does.
  */
-const UNPROTECTED_FIELDS = ['activated_at', 'created_at', 'updated_at', 'promoted_at', 'rolled_back_at', 'generated_at', 'adopted_at', 'written_at', 'rationale', 'source_run_id', 'source_generation'];
+const UNPROTECTED_FIELDS = ['activated_at', 'created_at', 'updated_at', 'promoted_at', 'rolled_back_at', 'generated_at', 'adopted_at', 'written_at', 'rationale', 'source_run_id', 'source_generation', 'actor', 'detail', 'approved_by', 'approved_at'];
 const WORKER = path.join(PROJECT_ROOT, 'test/tamper/flip-worker.js');
 
 interface Tally {

@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {integerFlag, secondsFlag, textFlag} from '../../cli/flags.js';
-import {actorFlag, expectRegistryFlag, listFlag, percentFlag, scopeFlag} from '../../cli/release-flags.js';
+import {actorFlag, expectRegistryFlag, listFlag, percentFlag, scopeFlag, signingKeyFlag, allowedSignersFlag} from '../../cli/release-flags.js';
 import {paint, short} from '../../cli/style.js';
 import {releaseTransition} from '../../core/release.js';
 
@@ -17,6 +17,8 @@ export default class ReleaseTransition extends WritingCommand {
   ];
   static override args = {version: Args.string({description: 'The release name (any case).', required: true})};
   static override flags = {
+    'signing-key': signingKeyFlag,
+    'allowed-signers': allowedSignersFlag,
     to: Flags.string({summary: 'The target state (canonical or older name).', helpValue: 'STATE', required: true}),
     rationale: textFlag('rationale', {summary: 'Why (recorded in the receipt).', required: true}),
     scope: scopeFlag,
@@ -52,6 +54,8 @@ export default class ReleaseTransition extends WritingCommand {
       dryRun: flags['dry-run'],
       timeoutSeconds: flags.timeout,
       lockTimeout: flags['lock-timeout'],
+      signingKey: flags['signing-key'],
+      allowedSigners: flags['allowed-signers'],
     });
     const move = `${result.version} ${result.from_state} -> ${result.target_state}${result.requested_state.toUpperCase() !== result.target_state ? ` (as ${result.requested_state})` : ''} in ${result.scope}`;
     return this.done(result, () => [

@@ -1,3 +1,4 @@
+import {signingKeyFlag} from '../../cli/release-flags.js';
 import {WritingCommand} from '../../cli/base-command.js';
 import {digestArg, sourceFlag} from '../../cli/flags.js';
 import {paint, short} from '../../cli/style.js';
@@ -10,12 +11,13 @@ export default class TrialsMigrate extends WritingCommand {
   static override examples = ['<%= config.bin %> trials migrate 6d9bc734 --policy policy.json'];
   static override args = {candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix.')};
   static override flags = {
+    'signing-key': signingKeyFlag,
     policy: sourceFlag('policy', {summary: 'The confirmation policy the evidence was recorded under (JSON; missing fields take the defaults).', required: true}),
   };
 
   async run() {
     const {args, flags} = await this.parse(TrialsMigrate);
-    const r = await migrateEvidence({knowledge: flags.knowledge, scenario: flags.scenario, candidate: args.candidate, policyFile: flags.policy, lockTimeout: flags['lock-timeout']});
+    const r = await migrateEvidence({knowledge: flags.knowledge, scenario: flags.scenario, candidate: args.candidate, policyFile: flags.policy, lockTimeout: flags['lock-timeout'], signingKey: flags['signing-key']});
     return this.done(r, () => [
       r.status === 'migrated'
         ? `${paint.green('migrated')} ${short(r.candidate_digest)}: ${r.trials} trials to schema 2 under policy ${short(r.confirmation_policy_digest)}, after a replay that reproduced its ${r.lifecycle} record${r.bit_exact ? ' bit for bit' : ' within the cross-runtime tolerance'}`

@@ -11,6 +11,7 @@ import type {ContextBundle} from '../../model/bundle.js';
 import {campaignSegment, evaluatorFiles, pausePoint, readFixtures, readInputJson, type ScenarioStore} from '../../store/index.js';
 import {loadCampaign, loadCampaignPolicy, reserveCandidate, reserveFixturePlan} from '../campaign.js';
 import {lockTimeout, now, openScenario} from '../context.js';
+import {prepareSigning, signingInputs} from '../signing.js';
 import {resolveDigest} from '../resolve.js';
 import {lifecycleFor} from './lifecycle.js';
 import {trialPlanProblems} from '../../model/plan-binding.js';
@@ -174,7 +175,10 @@ function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, e
  */
 export async function prepareRun(options: PrepareOptions): Promise<Run> {
   if (options.request?.campaign !== undefined) campaignSegment(options.request.campaign); // a blank id is refused before anything else
+  const inputs = signingInputs(options);
   const store = openScenario(options);
+  // In a signed tree the seals this run writes are signed: the key is checked before anything is locked or written.
+  prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
   const digest = resolveDigest(store, options.candidate);
   const candidate = store.requireBundle(digest);
   const record = store.readRecord(digest);

@@ -9,4 +9,6 @@ export interface KindContext {
   readonly scenario: string;
   /** The scenario's locked writer: every write refuses to run without the scenario lock. */
   readonly writer: LockedWriter;
+  /** Signs the records ARCHITECTURE §10.3 names, when this use of the store signs (null: it does not). */
+  readonly signer?: ((kind: string, digest: string) => string) | null;
 }

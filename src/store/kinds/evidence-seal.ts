@@ -4,6 +4,8 @@ import {readDocument} from '../documents.js';
 import type {KindContext} from './context.js';
 import {planBindingDigest, type BoundPlan} from '../../model/evaluator-plan.js';
 import type {Findings} from '../findings.js';
+import {isoTimestamp} from '../../model/records.js';
+import {replaceSigned} from './signatures.js';
 
 /**
  * candidates/<digest>/evidence_seal.json: the digest of every trial as
@@ -33,7 +35,10 @@ export function readEvidenceSeal(ctx: KindContext, digest: string): StoredSeal |
  * by verify and sealed by the next run or by repair.
  */
 export function writeEvidenceSeal(ctx: KindContext, digest: string, trials: readonly MatchedTrial[], planBinding: string | null, digestOf?: (t: MatchedTrial) => string): void {
-  ctx.writer.replaceDocument(ctx.paths.evidenceSeal(digest), SEAL_SCHEMA, evidenceSeal(digest, trials, planBinding, digestOf));
+  const seal = evidenceSeal(digest, trials, planBinding, digestOf);
+  // In a signed tree the seal carries the time it was made: the signed time its key is checked at.
+  if (ctx.signer) replaceSigned(ctx, ctx.paths.evidenceSeal(digest), SEAL_SCHEMA, {...seal, sealed_at: isoTimestamp(new Date())}, 'trial-seal');
+  else ctx.writer.replaceDocument(ctx.paths.evidenceSeal(digest), SEAL_SCHEMA, seal);
 }
 
 /** How a seal's plan binding stands against the plan bound now: null when it agrees. */

@@ -7,6 +7,7 @@ import type {KindContext} from './context.js';
 import {rollbackId, rolloverId} from '../../model/records.js';
 import {checkPolicy, type Findings} from '../findings.js';
 import {readManifestDiff} from './manifest-diff.js';
+import {createSigned} from './signatures.js';
 
 /** promotions/, rollbacks/ and rollovers/<id>.json: one immutable record per pointer move of that kind. */
 export const PROMOTION_SCHEMA = 'promotion' as const;
@@ -38,6 +39,10 @@ export function readPromotion(ctx: KindContext, id: string): PromotionRecord | n
 }
 
 export function writePromotion(ctx: KindContext, record: PromotionRecord): boolean {
+  if (ctx.signer) {
+    createSigned(ctx, ctx.paths.promotion(record.promotion_id), PROMOTION_SCHEMA, record, 'promotion');
+    return true;
+  }
   return ctx.writer.createDocument(ctx.paths.promotion(record.promotion_id), PROMOTION_SCHEMA, record);
 }
 

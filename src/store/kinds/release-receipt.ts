@@ -5,6 +5,7 @@ import {readDocument} from '../documents.js';
 import {isDirectory, listDir} from '../fs.js';
 import type {Findings} from '../findings.js';
 import type {KindContext} from './context.js';
+import {createSigned} from './signatures.js';
 
 /**
  * context_bundles/releases/receipts/<scope>/<seq>.json (autoctx addition):
@@ -71,9 +72,15 @@ export function readReceipts(ctx: KindContext, scope: string): TransitionReceipt
   return out;
 }
 
+/** The receipts a signed tree signs: applied ones that make a release ACTIVE or CANARY (rollbacks included). */
+export function signedReceipt(r: TransitionReceipt): boolean {
+  return r.applied && (r.target_state === 'ACTIVE' || r.target_state === 'CANARY');
+}
+
 /** Under the scenario lock: write the next receipt (immutable). */
 export function createReceipt(ctx: KindContext, r: TransitionReceipt): void {
-  ctx.writer.createDocument(ctx.paths.releaseReceipt(r.scope, r.seq), RECEIPT_SCHEMA, r);
+  if (signedReceipt(r)) createSigned(ctx, ctx.paths.releaseReceipt(r.scope, r.seq), RECEIPT_SCHEMA, r, 'release-receipt');
+  else ctx.writer.createDocument(ctx.paths.releaseReceipt(r.scope, r.seq), RECEIPT_SCHEMA, r);
 }
 
 /**

@@ -4,6 +4,7 @@ import {EXECUTION_KEY, executionKey, type RollbackApproval, type RollbackExecuti
 import {readDocument} from '../documents.js';
 import {listDir, readBytes} from '../fs.js';
 import type {KindContext} from './context.js';
+import {createSigned} from './signatures.js';
 
 /**
  * context_bundles/rollbacks/RBX-….json and rollbacks/approvals/RBX-….json
@@ -48,7 +49,7 @@ export function executionSha256(ctx: KindContext, key: string): string | null {
 /** Under the scenario lock: the record, immutable. */
 export function createExecution(ctx: KindContext, r: RollbackExecution): void {
   if (!EXECUTION_KEY.test(r.execution_key)) throw new Error(`internal: bad execution key ${r.execution_key}`);
-  ctx.writer.createDocument(ctx.paths.rollbackExecution(r.execution_key), EXECUTION_SCHEMA, r);
+  createSigned(ctx, ctx.paths.rollbackExecution(r.execution_key), EXECUTION_SCHEMA, r, 'rollback-execution');
 }
 
 export function readApproval(ctx: KindContext, key: string): RollbackApproval | null {
@@ -68,5 +69,5 @@ export function listApprovalKeys(ctx: KindContext): string[] {
 
 /** Under the scenario lock: the approval, immutable (a second one of the same record is refused by the caller first). */
 export function createApproval(ctx: KindContext, a: RollbackApproval): void {
-  ctx.writer.createDocument(ctx.paths.rollbackApproval(a.execution_key), APPROVAL_SCHEMA, a);
+  createSigned(ctx, ctx.paths.rollbackApproval(a.execution_key), APPROVAL_SCHEMA, a, 'rollback-approval');
 }
