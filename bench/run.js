@@ -546,6 +546,61 @@ function hookTimes(envs, prefix, packaged) {
   return times.map(median);
 }
 
+// 13. Signatures (issue 18): verify of the example tree signed, as a ratio to the same tree unsigned
+// (in one process, interleaved), and the time to sign one record through ssh-keygen -Y sign.
+{
+  const {verify} = await load('dist/core/verify.js');
+  const {signingStart} = await load('dist/core/signing-history.js');
+  const {rollback} = await load('dist/core/rollback.js');
+  const {signDigest} = await load('dist/core/signing-key.js');
+  const unsignedTree = path.join(work, 'sig-unsigned', 'knowledge');
+  const signedTree = path.join(work, 'sig-signed', 'knowledge');
+  for (const k of [unsignedTree, signedTree]) fs.cpSync(path.join(root, 'knowledge-example/knowledge'), k, {recursive: true});
+  const keyFile = path.join(work, 'sig-key');
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bench', '-f', keyFile]);
+  const signers = path.join(work, 'sig-allowed');
+  fs.writeFileSync(signers, `bench@x ${fs.readFileSync(`${keyFile}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ')}\n`);
+  await signingStart({knowledge: signedTree, from: signers, signingKey: keyFile, actor: 'bench@x'});
+  // Records made under signing: two rollbacks (execution records, signed), on both trees alike.
+  for (const k of [unsignedTree, signedTree]) for (const why of ['bench one', 'bench two']) await rollback({knowledge: k, rationale: why, actor: 'bench@x', ...(k === signedTree ? {signingKey: keyFile} : {})});
+  const check = verify({knowledge: signedTree, allowedSigners: signers});
+  if (check.errors.length > 0) throw new Error(`the signed bench tree has errors: ${check.errors[0].code}`);
+  const times = {unsigned: [], signed: []};
+  for (let i = 0; i < 15; i++) {
+    for (const [name, k, anchor] of [['unsigned', unsignedTree, undefined], ['signed', signedTree, signers]]) {
+      const t0 = performance.now();
+      verify({knowledge: k, allowedSigners: anchor});
+      times[name].push(performance.now() - t0);
+    }
+  }
+  const signedRatio = median(times.signed) / median(times.unsigned);
+  rows.push({
+    measure: 'verify of the example tree signed / unsigned',
+    value: `${signedRatio.toFixed(2)}x (${median(times.signed).toFixed(1)} ms / ${median(times.unsigned).toFixed(1)} ms)`,
+    target: '<= 1.5x',
+    ok: signedRatio <= 1.5,
+    metric: signedRatio,
+    better: 'lower',
+    command: 'verify({knowledge, allowedSigners}) in process over the example tree with signing started and two signed rollbacks  vs  the same tree unsigned (median of 15, interleaved)',
+  });
+  const key = {file: keyFile, agent: false};
+  const signTimes = [];
+  for (let i = 0; i < 15; i++) {
+    const t0 = performance.now();
+    signDigest(key, 'rollback-execution', 'a'.repeat(64));
+    signTimes.push(performance.now() - t0);
+  }
+  rows.push({
+    measure: 'sign one record (ssh-keygen -Y sign, Ed25519)',
+    value: `${median(signTimes).toFixed(1)} ms`,
+    target: 'shown',
+    ok: true,
+    metric: median(signTimes),
+    better: 'lower',
+    command: 'signDigest: one ssh-keygen -Y sign -n autoctx process per record, from an unencrypted key file (median of 15)',
+  });
+}
+
 // 8. Peak memory of the 100 MiB case: propose, materialize and verify a bundle with one 100 MiB component.
 const mem = path.join(work, 'memory');
 const peakOf = (args) => {

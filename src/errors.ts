@@ -179,6 +179,8 @@ export const VERIFY_FINDINGS = {
   INIT_INCOMPLETE: 'warning',
   LEFTOVER_LOCK: 'warning',
   LEFTOVER_TEMP: 'warning',
+  ORPHAN_SIGNATURE: 'warning',
+  SIGNING_PENDING: 'warning',
   LIFECYCLE_PENDING: 'warning',
   MISSING_LEDGER_COPY: 'warning',
   MISSING_RECORD: 'warning',

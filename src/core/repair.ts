@@ -1,3 +1,4 @@
+import {exists} from '../store/fs.js';
 import {readSigningStart} from '../store/kinds/signing-records.js';
 import {listReleaseScopes} from '../store/kinds/release-receipt.js';
 import {registryState, settleRegistry} from '../store/kinds/release-registry.js';
@@ -53,6 +54,9 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         if (leftover === 'temp' || leftover === 'upstream-temp' || leftover === 'stale-lock') {
           store.removeLeftover(entry.path);
           actions.push(`removed ${rel(entry.path)}`);
+        } else if (entry.kind === 'file' && entry.path.endsWith('.sig') && !exists(entry.path.slice(0, -4))) {
+          store.removeLeftover(entry.path);
+          actions.push(`removed ${rel(entry.path)}, a signature whose record a crash cut short`);
         } else if (leftover === 'lock' && store.removeAbandonedLock(entry.path)) {
           actions.push(`removed ${rel(entry.path)}, a lock its owner left when it died`);
         }

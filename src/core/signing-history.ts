@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import {sha256Hex} from '../canonical/index.js';
 import {fail} from '../errors.js';
@@ -6,6 +5,7 @@ import {parseAllowedSigners, principalAllowed} from '../model/allowed-signers.js
 import {isoTimestamp} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
 import {readBytes} from '../store/fs.js';
+import {readInputText} from '../store/inputs.js';
 import {listChangeSeqs, readAllowedSignersText, readSignersChange, readSigningStart, writeSignersChange, writeSigningStart} from '../store/kinds/signing-records.js';
 import {resolveActor} from './actor.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
@@ -36,12 +36,7 @@ export interface SigningHistoryResult {
 }
 
 function readFrom(file: string): string {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.resolve(file), 'utf8');
-  } catch {
-    fail('INPUT_NOT_FOUND', `the allowed signers file ${file} cannot be read (--from)`, {file});
-  }
+  const text = readInputText(path.resolve(file));
   if (parseAllowedSigners(text, file).length === 0) fail('INVALID_INPUT', `${file} lists no signer`, {file});
   return text;
 }

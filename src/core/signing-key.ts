@@ -1,10 +1,10 @@
 import {spawnSync} from 'node:child_process';
 import {createPublicKey} from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import {fail} from '../errors.js';
 import {NAMESPACE, signedMessage} from '../model/sshsig.js';
 import {readUserConfig} from '../store/user-config.js';
+import {readInputText} from '../store/inputs.js';
 
 /**
  * The signing key (ARCHITECTURE §10.3): --signing-key, else
@@ -39,12 +39,7 @@ export function encryptedKey(text: string): boolean {
 }
 
 export function checkSigningKey(file: string, env: NodeJS.ProcessEnv = process.env): SigningKey {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    fail('INPUT_NOT_FOUND', `signing key ${file} cannot be read (give --signing-key FILE, or set signing_key in the user config)`, {file});
-  }
+  const text = readInputText(file);
   if (/^(ssh-ed25519|ssh-rsa) [A-Za-z0-9+/=]+/.test(text.trim())) {
     if (!env.SSH_AUTH_SOCK) fail('SIGNING_KEY_UNAVAILABLE', `signing key ${file} is a public key, and no ssh-agent is reachable ($SSH_AUTH_SOCK is unset) to sign with its private half`, {file});
     return {file, agent: true};
@@ -66,7 +61,7 @@ export function signDigest(key: SigningKey, kind: string, digest: string, env: N
 
 /** The public key (SSH wire form) of a signing key: from the .pub file, the OpenSSH private key's header, or a PEM key. */
 export function publicKeyOf(key: SigningKey): Buffer {
-  const text = fs.readFileSync(key.file, 'utf8');
+  const text = readInputText(key.file);
   if (key.agent) return Buffer.from(text.trim().split(/\s+/)[1]!, 'base64');
   const m = /-----BEGIN OPENSSH PRIVATE KEY-----([\s\S]*?)-----END OPENSSH PRIVATE KEY-----/.exec(text);
   if (m) {

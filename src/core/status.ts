@@ -61,7 +61,13 @@ function interrupted(store: ScenarioStore, digest: string, record: CandidateReco
 export function status(options: StoreOptions): StatusResult {
   const knowledge = openKnowledge(options);
   const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
-  const windowDays = knowledge.approvalWindowDays() ?? DEFAULT_APPROVAL_WINDOW_DAYS;
+  // status reads the window but does not fail on a malformed config (the commands that use it do).
+  let windowDays = DEFAULT_APPROVAL_WINDOW_DAYS;
+  try {
+    windowDays = knowledge.approvalWindowDays() ?? DEFAULT_APPROVAL_WINDOW_DAYS;
+  } catch {
+    windowDays = DEFAULT_APPROVAL_WINDOW_DAYS;
+  }
   const at = now(options);
   const scenarios = names.map((name): ScenarioStatus => {
     const store = knowledge.scenario(name);

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import {sha256Hex} from '../canonical/index.js';
 import {fail} from '../errors.js';
@@ -9,6 +8,7 @@ import type {ScenarioStore} from '../store/index.js';
 import {readSignature, type SignedKind} from '../store/kinds/signatures.js';
 import {listChangeSeqs, readAllowedSignersText, readSignersChange, readSigningStart, type SigningStart} from '../store/kinds/signing-records.js';
 import {readBytes} from '../store/fs.js';
+import {readInputText} from '../store/inputs.js';
 
 /**
  * The trust a scenario's signatures are checked against (ARCHITECTURE
@@ -32,18 +32,15 @@ export interface Trust {
   /** Records made before signing started, by file (relative to the scenario folder) and SHA-256. */
   unsigned: Map<string, string>;
   problems: TrustProblem[];
+  /** The file lags its signed history after a crash (a warning; the trust is the history's last version). */
+  pending?: string;
 }
 
 /** The anchor's text: --allowed-signers FILE, else $AUTOCTX_ALLOWED_SIGNERS; null without one. A malformed or missing file is exit 2. */
 export function readAnchor(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
   const file = given ?? env.AUTOCTX_ALLOWED_SIGNERS;
   if (file === undefined || file === '') return null;
-  let text: string;
-  try {
-    text = fs.readFileSync(path.resolve(file), 'utf8');
-  } catch {
-    fail('INPUT_NOT_FOUND', `the allowed signers file ${file} cannot be read (--allowed-signers or $AUTOCTX_ALLOWED_SIGNERS)`, {file});
-  }
+  const text = readInputText(path.resolve(file));
   parseAllowedSigners(text, file);
   return text;
 }
@@ -118,7 +115,10 @@ export function loadTrust(store: ScenarioStore, anchor: string | null): Trust {
     versions.push(c.allowed_signers);
     current = next;
   }
-  if (text === null) problems.push({file: store.paths.allowedSigners, code: 'MISSING_ALLOWED_SIGNERS', message: `${rel(store, store.paths.allowedSigners)} is missing, but signing started in ${rel(store, store.paths.signingStart)}`});
+  // The file is written after the record that makes it a version: a crash in between leaves it one version behind (or absent at the start).
+  const behind = (text === null && versions.length === 1) || (text !== null && versions.length > 1 && sha256Hex(text) === sha256Hex(versions.at(-2)!));
+  if (behind) trust.pending = `${rel(store, store.paths.allowedSigners)} is ${text === null ? 'missing' : 'one version behind'} its signed history (a signing command cut short); the same command run again writes it`;
+  else if (text === null) problems.push({file: store.paths.allowedSigners, code: 'MISSING_ALLOWED_SIGNERS', message: `${rel(store, store.paths.allowedSigners)} is missing, but signing started in ${rel(store, store.paths.signingStart)}`});
   else if (sha256Hex(text) !== sha256Hex(versions.at(-1)!)) problems.push({file: store.paths.allowedSigners, code: 'ALLOWED_SIGNERS_MISMATCH', message: `${rel(store, store.paths.allowedSigners)} is not the version its signed history ends with: it was changed by hand, without a signed change (autoctx signing signers)`});
   if (anchor !== null && !versions.some((v) => sha256Hex(v) === sha256Hex(anchor))) {
     problems.push({file: store.paths.allowedSigners, code: 'ALLOWED_SIGNERS_NOT_ANCHORED', message: `${rel(store, store.paths.allowedSigners)} neither equals the anchor given nor descends from it through signed changes: the tree's keys are not the ones the anchor trusts`});

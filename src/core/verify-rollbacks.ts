@@ -3,6 +3,8 @@ import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor} from '../model/release
 import {ROLLBACK_CONDITIONS, approvalProblem, derivedStatus} from '../model/rollback-execution.js';
 import {listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import type {Findings} from '../store/findings.js';
+import {pointerMoves} from '../store/kinds/active-pointer.js';
+import type {PointerMove} from '../model/pointer-history.js';
 import {listReleaseScopes, readReceipts} from '../store/kinds/release-receipt.js';
 import {executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
 
@@ -18,6 +20,14 @@ import {executionSha256, listApprovalKeys, listExecutionKeys, readApproval, read
 export function verifyRollbacks(c: Findings, _records: Map<string, CandidateRecord>): void {
   const {store} = c;
   const keys = new Set(listExecutionKeys(store));
+  let moves: PointerMove[] | null = null;
+  const movedTo = () => (moves ??= pointerMoves(store, (_f, fn) => {
+    try {
+      return fn();
+    } catch {
+      return undefined; // each record's own checks report it
+    }
+  }));
   let descriptorsRead: ReleaseDescriptor[] | null = null;
   const allDescriptors = () => (descriptorsRead ??= listDescriptorKeys(store).flatMap((k) => {
     try {
@@ -45,12 +55,21 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     for (const d of [r.from_digest, r.to_digest]) if (d !== null && r.status !== 'REFUSED' && !c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, whose manifest ${c.rel(store.paths.bundle(d))} is missing or invalid`);
     // The names it records are the names the descriptors give those bundles, and the conditions are the seven, in order.
     const descriptors = allDescriptors();
-    const nameOf = (d: string | null) => (d === null ? null : (descriptors.find((x) => x.bundle_digest === d)?.version ?? null));
-    if (r.from_version !== nameOf(r.from_digest) || r.to_version !== nameOf(r.to_digest)) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: the versions it names are not the releases of the bundles it names`);
+    // A bundle may be named after the rollback (null then); a name recorded must be its descriptor's, and the descriptor must exist.
+    for (const [version, digest] of [[r.from_version, r.from_digest], [r.to_version, r.to_digest]] as const) {
+      if (version === null) continue;
+      const d = descriptors.find((x) => versionKey(x.version) === versionKey(version));
+      if (!d) {
+        const missing = store.paths.releaseVersion(version);
+        c.error(missing, 'MISSING_RELEASE', `${c.rel(missing)} is missing: ${c.rel(file)} names release ${version}`);
+      } else if (d.version !== version || d.bundle_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: release ${version} is not the release of bundle ${digest ?? 'none'} it names`);
+    }
     if (r.requested_target !== null && (r.to_version === null || versionKey(r.requested_target) !== versionKey(r.to_version))) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: it was asked for ${r.requested_target}, but names ${r.to_version ?? 'no target'}`);
     if (r.conditions.map((x) => x.code).join() !== Object.keys(ROLLBACK_CONDITIONS).join()) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: its conditions are not the seven every rollback checks, in order`);
     const to = r.to_digest !== null ? c.bundle(r.to_digest) : undefined;
-    if (to && r.status !== 'REFUSED' && to.evaluator_epoch !== r.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the restored bundle's`);
+    if (to && to.evaluator_epoch !== r.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the ${r.status === 'REFUSED' ? 'target' : 'restored'} bundle's`);
+    // In the global scope the pointer it moved (or was refused) from is one a recorded move wrote: its bundle, at that time.
+    if (r.scope === GLOBAL_SCOPE && r.from_digest !== null && !movedTo().some((m) => m.to === r.from_digest && (m.pointer?.activated_at ?? m.at) === r.from_activated_at)) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: no recorded move made ${r.from_digest} active at ${r.from_activated_at ?? 'the time it names'}`);
     if (r.scope !== GLOBAL_SCOPE && r.status !== 'REFUSED') {
       const list = receipts(r.scope);
       if (list) {

@@ -74,10 +74,16 @@ export function signatureProblems(store: ScenarioStore, trust: Trust, records: r
  */
 export function verifySignatures(c: Findings, anchor: string | null): void {
   const {store} = c;
-  const trust = c.attempt(store.paths.signingStart, () => loadTrust(store, anchor));
+  // Counted as checked only when the signing history exists (attempt counts what it reads).
+  let trust: Trust | undefined;
+  c.attempt(store.paths.signingStart, () => {
+    trust = loadTrust(store, anchor);
+    return trust.start ? trust : null;
+  });
   if (!trust) return;
   const records = signedRecords(store);
   for (const p of signatureProblems(store, trust, records)) c.error(p.file, p.code, p.message);
+  if (trust.pending) c.warn(store.paths.allowedSigners, 'SIGNING_PENDING', trust.pending);
   // Every signature, and the signing history, counts as a file verify checked.
   for (const f of [store.paths.allowedSigners, `${store.paths.signingStart}.sig`, ...records.map((r) => `${r.file}.sig`), ...listChangeSeqs(store).flatMap((n) => [store.paths.signersChange(n), `${store.paths.signersChange(n)}.sig`])]) c.attempt(f, () => readBytes(store.guard, f));
   if (trust.start && anchor === null) c.note(store.paths.allowedSigners, 'SELF_ANCHORED', `${c.rel(store.paths.allowedSigners)}: the signatures were checked against the tree's own allowed_signers; anyone who can write the tree can replace its keys. Give the anchor kept outside the repository: --allowed-signers FILE or $AUTOCTX_ALLOWED_SIGNERS`);

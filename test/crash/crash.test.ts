@@ -1,3 +1,4 @@
+import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
@@ -145,6 +146,56 @@ const scopedTwo = () =>
     for (const v of ['v2', 'v3']) for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) expect(cli(k, ['release', 'transition', v, '--to', to, '--scope', 'eu', '--rationale', `${v} ${to}`]).status).toBe(0);
   });
 
+/** Keys for the signed scenarios: alice signs, bob approves. */
+function keygen(name: string): string {
+  const file = path.join(root, `key-${name}`);
+  if (!fs.existsSync(file)) {
+    const r = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', file], {encoding: 'utf8'});
+    if (r.status !== 0) throw new Error(r.stderr);
+  }
+  return file;
+}
+const signers = () => {
+  const file = path.join(root, 'allowed_signers');
+  if (!fs.existsSync(file)) {
+    const pub = (n: string) => fs.readFileSync(`${keygen(n)}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
+    fs.writeFileSync(file, `alice@x namespaces="autoctx" ${pub('alice')}\nbob@x namespaces="autoctx,autoctx-approver" ${pub('bob')}\n`);
+  }
+  return file;
+};
+const signersNext = () => {
+  const file = path.join(root, 'allowed_signers.next');
+  if (!fs.existsSync(file)) fs.writeFileSync(file, `${fs.readFileSync(signers(), 'utf8')}carol@x ${fs.readFileSync(`${keygen('bob')}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ')}\n`);
+  return file;
+};
+/** The promoted tree, signing started by alice. */
+const signedPromoted = () =>
+  template('signed-promoted', (k) => {
+    fs.cpSync(promoted(), k, {recursive: true});
+    expect(cli(k, ['signing', 'start', '--from', signers(), '--signing-key', keygen('alice'), '--actor', 'alice@x']).status).toBe(0);
+  });
+let signedKey = '';
+const signedEmergency = () =>
+  template('signed-emergency', (k) => {
+    fs.cpSync(signedPromoted(), k, {recursive: true});
+    signedKey = cli(k, ['rollback', '--emergency', '--rationale', 'stop', '--actor', 'alice@x', '--signing-key', keygen('alice')]).json.execution_key;
+  });
+
+/** The signing history and the signatures (counted per folder: a re-run signs records of its own time). */
+function signingState(k: string): unknown {
+  const dir = path.join(k, 'demo/context_bundles');
+  const allowed = path.join(k, 'demo/allowed_signers');
+  // A signature written before its record, the record then cut short, is a leftover (ORPHAN_SIGNATURE) that repair removes.
+  const sigs = fs.existsSync(dir) ? (fs.readdirSync(dir, {recursive: true}) as string[]).filter((f) => f.endsWith('.sig') && fs.existsSync(path.join(dir, f.slice(0, -4)))).map((f) => path.dirname(f)).sort() : [];
+  const start = path.join(dir, 'signing/start.json');
+  return {
+    allowed: fs.existsSync(allowed) ? fs.readFileSync(allowed, 'utf8') : null,
+    start: fs.existsSync(start) ? JSON.parse(fs.readFileSync(start, 'utf8')).unsigned.length : null,
+    changes: fs.existsSync(path.join(dir, 'signing/signers')) ? fs.readdirSync(path.join(dir, 'signing/signers')).filter((f) => f.endsWith('.json')).length : 0,
+    sigs,
+  };
+}
+
 /** The rollback service's records: executions (without their keys and times) and approvals. */
 function rollbackState(k: string): unknown {
   const dir = path.join(k, 'demo/context_bundles/rollbacks');
@@ -219,6 +270,7 @@ function state(k: string): unknown {
     bootstrap: bootstrapState(k),
     releases: releaseState(k),
     rollbacks: rollbackState(k),
+    signing: signingState(k),
     active: active.bundle_digest,
     runtime: files('runtime'),
     // The mirrors too: a re-run that finds the move done brings them in line.
@@ -259,6 +311,10 @@ const scenarios: Scenario[] = [
   {name: 'rollback --scope (the record, a rollback receipt, then the registry)', from: scopedTwo, args: () => ['rollback', '--scope', 'eu', '--rationale', 'crash test', '--expect-active', (scopedTwo(), thirdDigest)]},
   // An approval made durable before the kill is made once: the re-run is refused (ALREADY_APPROVED, exit 3).
   {name: 'rollback approve', from: emergency, args: () => ['rollback', 'approve', executionKey, '--actor', 'bob'], rerun: [0, 3]},
+  {name: 'signing start (the signed start record, then allowed_signers)', from: promoted, args: () => ['signing', 'start', '--from', signers(), '--signing-key', keygen('alice'), '--actor', 'alice@x']},
+  {name: 'signing signers (a signed change, then allowed_signers)', from: signedPromoted, args: () => ['signing', 'signers', '--from', signersNext(), '--signing-key', keygen('alice'), '--actor', 'alice@x']},
+  {name: 'rollback, signed (the signature, the record, the pointer)', from: signedPromoted, args: () => ['rollback', '--rationale', 'crash test', '--actor', 'alice@x', '--signing-key', keygen('alice'), '--expect-active', candidate]},
+  {name: 'rollback approve, signed', from: signedEmergency, args: () => ['rollback', 'approve', signedKey, '--actor', 'bob@x', '--signing-key', keygen('bob')], rerun: [0, 3]},
   {name: 'epoch rollover', from: initialized, args: () => ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']},
   {name: 'trials ingest', from: exported, args: () => ['trials', 'ingest', candidate, path.join(root, 'results.jsonl')]},
   {name: 'reject', from: confirmed, args: () => ['reject', candidate, '--rationale', 'crash test']},
