@@ -294,6 +294,7 @@ export const RESULT_EXIT = {
   blocked: EXIT.REJECTED,
   refused: EXIT.REJECTED,
   started: EXIT.OK,
+  sealed: EXIT.OK,
   approved: EXIT.OK,
   sampled: EXIT.OK,
   not_sampled: EXIT.OK,

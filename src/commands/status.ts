@@ -24,6 +24,7 @@ export default class Status extends ScenarioCommand {
               return `  ${short(c.bundle_digest)}  ${c.lifecycle.padEnd(10)} ${numbers}  ${paint.dim(c.updated_at)}${why}`;
             }),
             ...s.releases.flatMap((r) => scopeLines(r, short).map((l) => `  ${l}`)),
+            ...(s.evidence.packages > 0 ? [`  evidence on this machine: ${s.evidence.packages} package(s), ${s.evidence.uninspected} uninspected${Object.keys(s.evidence.verdicts).length ? `; ${Object.entries(s.evidence.verdicts).map(([v, n]) => `${n} ${v}`).join(', ')}` : ''}`] : []),
             ...s.rollbacks.map((v) =>
               v.status === 'EXPIRED_UNAPPROVED'
                 ? paint.red(`  emergency rollback ${v.execution_key} by ${v.actor} (${v.scope}) was never approved: its window closed ${v.approval_deadline}`)

@@ -1,5 +1,6 @@
 import {releaseStatus, type ScopeSummary} from './release.js';
 import {rollbackStatus, type ExecutionView} from './rollback-records.js';
+import {evidenceSummary} from './inspect.js';
 import {DEFAULT_APPROVAL_WINDOW_DAYS} from '../model/rollback-execution.js';
 import {LIFECYCLES, type Lifecycle} from '../model/lifecycle.js';
 import type {CandidateRecord, ComparisonResult} from '../model/records.js';
@@ -31,6 +32,8 @@ export interface ScenarioStatus {
   releases: ScopeSummary[];
   /** Emergency rollbacks awaiting their second approver, and those whose window closed unapproved. */
   rollbacks: ExecutionView[];
+  /** This machine's delivery evidence packages of the scenario, and their latest inspections. */
+  evidence: {packages: number; uninspected: number; verdicts: Record<string, number>};
 }
 
 export interface StatusResult {
@@ -107,6 +110,7 @@ export function status(options: StoreOptions): StatusResult {
       repairable,
       releases,
       rollbacks: rollbackStatus(store, at, windowDays),
+      evidence: evidenceSummary(knowledge.state(), name),
     };
   });
   return {status: 'ok', scenarios};

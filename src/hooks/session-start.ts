@@ -1,3 +1,5 @@
+import {sealDelivery} from '../core/evidence.js';
+import {KnowledgeStore} from '../store/index.js';
 import {claim, prepare} from '../core/bootstrap.js';
 import {isAutoctxError} from '../errors.js';
 import {isoTimestamp} from '../model/records.js';
@@ -85,6 +87,8 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
     await area.withLock(run.secondsLeft(), () => {
       const state = readHostState(area, host, input.session_id, scenario) ?? identity.state;
       writeHostState(area, host, input.session_id, {...state, receipt_id: receipt, delivered_generation: identity.generation, ...(result.routing ? {routing: result.routing} : {}), updated_at: isoTimestamp(run.now())});
+      // The delivery's evidence, under the same rules as autoctx evidence seal: the exact context injected and its receipt.
+      sealDelivery(KnowledgeStore.open(settings.knowledge), area, {scenario, content: result.content!, receipt: {receipt_id: receipt, state: 'injected', package_digest: result.package_digest, items: result.items}, bundleDigest: result.routing?.bundle_digest ?? activeDigestOf(settings), version: result.routing?.version ?? null, at: run.now()});
     });
   } catch (error) {
     if (!isAutoctxError(error)) throw error;
@@ -100,4 +104,9 @@ async function claimFailed(run: HookRun, settings: HookSettings, receipt: string
   } catch {
     // Already terminal, or the lock not had: nothing more to do within the budget.
   }
+}
+
+/** The bundle a delivery without routing came from: the one active.json names. */
+function activeDigestOf(settings: HookSettings): string {
+  return KnowledgeStore.open(settings.knowledge).scenario(settings.scenario).requireActive().bundle_digest;
 }

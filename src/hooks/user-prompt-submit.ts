@@ -1,3 +1,7 @@
+import {createHash} from 'node:crypto';
+import {isAutoctxError} from '../errors.js';
+import {sealDelivery} from '../core/evidence.js';
+import {KnowledgeStore} from '../store/index.js';
 import {recall} from '../core/recall.js';
 import {isoTimestamp} from '../model/records.js';
 import {readHostState, writeHostState} from '../store/kinds/host-state.js';
@@ -42,6 +46,17 @@ export async function userPromptSubmit(run: HookRun, input: HookInput, settings:
   const line = hookOutputLine('UserPromptSubmit', result.content!);
   if (line === null) return {outcome: 'invalid_package', ...counts};
   run.write(line);
+  // The recalled context's evidence: it has no receipt, so its correlation id derives from the delivery (never the raw session id).
+  try {
+    await area.withLock(run.secondsLeft(), () => {
+      const at = run.now();
+      const correlation = `recall-${createHash('sha256').update(JSON.stringify([host, input.session_id, result.package_digest, at.toISOString()])).digest('hex').slice(0, 32)}`;
+      sealDelivery(KnowledgeStore.open(settings.knowledge), area, {scenario: settings.scenario, content: result.content!, receipt: {receipt_id: correlation, state: 'recalled', package_digest: result.package_digest, items: result.items}, bundleDigest: result.routing?.bundle_digest ?? KnowledgeStore.open(settings.knowledge).scenario(settings.scenario).requireActive().bundle_digest, version: result.routing?.version ?? null, at});
+    });
+  } catch (error) {
+    if (!isAutoctxError(error)) throw error;
+    return {outcome: 'recalled_not_sealed', ...counts};
+  }
   return {outcome: 'recalled', ...counts};
 }
 
