@@ -43,11 +43,13 @@ export function sealLocked(area: StateArea, input: PackageInput, activeDigest: s
   const decision = sampleDelivery(readSampling(area, input.scenario), input.scenario, activeDigest, input.correlation_id, samplingOf());
   let id: string | null = null;
   if (decision.sealed) {
-    const sealedAt = isoTimestamp(at);
-    id = packageId(input, sealedAt);
-    const body = {schema_version: 1 as const, package_id: id, source, sealed_at: sealedAt, package: input};
-    const pkg: EvidencePackage = {...body, digest: packageDigest(body)};
-    writePackage(area, pkg);
+    id = packageId(input);
+    // The same delivery sealed again (a re-run after a crash): one package, as it was first sealed.
+    if (!readPackage(area, input.scenario, id)) {
+      const body = {schema_version: 1 as const, package_id: id, source, sealed_at: isoTimestamp(at), package: input};
+      const pkg: EvidencePackage = {...body, digest: packageDigest(body)};
+      writePackage(area, pkg);
+    }
   }
   writeSampling(area, decision.next);
   return {status: decision.sealed ? 'sealed' : 'not_sampled', scenario: input.scenario, package_id: id, reason: decision.reason, since_change: decision.next.since_change};

@@ -44,9 +44,9 @@ export function packageDigest(p: Omit<EvidencePackage, 'digest'> & {digest?: str
   return stableDigest(rest as never);
 }
 
-/** A package's id: derived from what it holds and when, so that one delivery sealed twice is one package. */
-export function packageId(input: PackageInput, sealedAt: string): string {
-  return stableDigest({correlation_id: input.correlation_id, scenario: input.scenario, sealed_at: sealedAt, input: stableDigest(input as never)} as never).slice(0, 32);
+/** A package's id: derived from what it holds, so that one delivery sealed twice (a re-run after a crash) is one package. */
+export function packageId(input: PackageInput): string {
+  return stableDigest({correlation_id: input.correlation_id, scenario: input.scenario, input: stableDigest(input as never)} as never).slice(0, 32);
 }
 
 export const SAMPLING_ALGORITHM = 'autoctx-evidence-v1';

@@ -361,8 +361,10 @@ export function createImmutable(
 export function removeFile(guard: RootGuard, target: string, options: WriteOptions = {}): void {
   guard.check(target);
   options.beforePublish?.();
+  faultPoint('before', target);
   fs.rmSync(target, {force: true, recursive: true});
   fsyncDir(path.dirname(target));
+  faultPoint('after', target);
 }
 
 export interface TreeEntry {

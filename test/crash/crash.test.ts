@@ -181,6 +181,25 @@ const signedEmergency = () =>
     signedKey = cli(k, ['rollback', '--emergency', '--rationale', 'stop', '--actor', 'alice@x', '--signing-key', keygen('alice')]).json.execution_key;
   });
 
+/** An evidence package of the baseline (its playbook as a components-layout system prompt). */
+const evidencePackage = (n = 9) => {
+  const file = path.join(root, `evidence-package-${n}.json`);
+  const baseline = JSON.parse(fs.readFileSync(path.join(initialized(), 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+  fs.writeFileSync(file, JSON.stringify({schema: 'autoctx.evidence-package.v1', scenario: 'demo', correlation_id: `crash-${n}`, bundle_digest: baseline, layout: 'autoctx-components-v1', system_prompt: 'Be helpful.\n', user_prompt: 'hello'}));
+  return file;
+};
+/** Two sealed packages, not yet inspected. */
+const sealedEvidence = () =>
+  template('sealed-evidence', (k) => {
+    fs.cpSync(initialized(), k, {recursive: true});
+    for (let i = 0; i < 2; i++) expect(cli(k, ['evidence', 'seal', '--from', evidencePackage(i)]).json.status).toBe('sealed');
+  });
+function evidenceFiles(k: string, sub: string): string[] {
+  const dir = path.join(k, '.state/evidence');
+  return fs.existsSync(dir) ? (fs.readdirSync(dir, {recursive: true}) as string[]).filter((f) => f.includes(`${sub}/`) && f.endsWith('.json')).sort() : [];
+}
+const inspections = (k: string) => evidenceFiles(k, 'inspections').map((f) => JSON.parse(fs.readFileSync(path.join(k, '.state/evidence', f), 'utf8')).verdict);
+
 /** The signing history and the signatures (counted per folder: a re-run signs records of its own time). */
 function signingState(k: string): unknown {
   const dir = path.join(k, 'demo/context_bundles');
@@ -315,6 +334,9 @@ const scenarios: Scenario[] = [
   {name: 'signing signers (a signed change, then allowed_signers)', from: signedPromoted, args: () => ['signing', 'signers', '--from', signersNext(), '--signing-key', keygen('alice'), '--actor', 'alice@x']},
   {name: 'rollback, signed (the signature, the record, the pointer)', from: signedPromoted, args: () => ['rollback', '--rationale', 'crash test', '--actor', 'alice@x', '--signing-key', keygen('alice'), '--expect-active', candidate]},
   {name: 'rollback approve, signed', from: signedEmergency, args: () => ['rollback', 'approve', signedKey, '--actor', 'bob@x', '--signing-key', keygen('bob')], rerun: [0, 3]},
+  {name: 'evidence seal (a package and the sampling counter in the state area)', from: initialized, args: () => ['evidence', 'seal', '--from', evidencePackage()], after: (k) => expect(evidenceFiles(k, 'packages')).toHaveLength(1)},
+  {name: 'inspect run (the inspections in the state area)', from: sealedEvidence, args: () => ['inspect', 'run'], after: (k) => expect(inspections(k)).toEqual(['PASS', 'PASS'])},
+  {name: 'evidence prune', from: sealedEvidence, args: () => ['evidence', 'prune', '--now', '2099-01-01T00:00:00Z'], after: (k) => expect(evidenceFiles(k, 'packages')).toEqual([])},
   {name: 'epoch rollover', from: initialized, args: () => ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']},
   {name: 'trials ingest', from: exported, args: () => ['trials', 'ingest', candidate, path.join(root, 'results.jsonl')]},
   {name: 'reject', from: confirmed, args: () => ['reject', candidate, '--rationale', 'crash test']},
