@@ -554,16 +554,17 @@ if (fs.existsSync(path.join(root, 'dist/core/signing-history.js'))) {
   const {signingStart} = await load('dist/core/signing-history.js');
   const {rollback} = await load('dist/core/rollback.js');
   const {signDigest} = await load('dist/core/signing-key.js');
+  // The cold-start row's tree (the quick start's baseline and two proposals), twice.
   const unsignedTree = path.join(work, 'sig-unsigned', 'knowledge');
   const signedTree = path.join(work, 'sig-signed', 'knowledge');
-  for (const k of [unsignedTree, signedTree]) fs.cpSync(path.join(root, 'knowledge-example/knowledge'), k, {recursive: true});
+  for (const k of [unsignedTree, signedTree]) fs.cpSync(knowledge, k, {recursive: true});
   const keyFile = path.join(work, 'sig-key');
   spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bench', '-f', keyFile]);
   const signers = path.join(work, 'sig-allowed');
   fs.writeFileSync(signers, `bench@x ${fs.readFileSync(`${keyFile}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ')}\n`);
   await signingStart({knowledge: signedTree, from: signers, signingKey: keyFile, actor: 'bench@x'});
-  // Records made under signing: two rollbacks (execution records, signed), on both trees alike.
-  for (const k of [unsignedTree, signedTree]) for (const why of ['bench one', 'bench two']) await rollback({knowledge: k, rationale: why, actor: 'bench@x', ...(k === signedTree ? {signingKey: keyFile} : {})});
+  // Records made under signing, on both trees alike: three rollback executions (refused: the baseline has no target), signed on one.
+  for (const k of [unsignedTree, signedTree]) for (const why of ['bench one', 'bench two', 'bench three']) await rollback({knowledge: k, rationale: why, actor: 'bench@x', ...(k === signedTree ? {signingKey: keyFile} : {})});
   const check = verify({knowledge: signedTree, allowedSigners: signers});
   if (check.errors.length > 0) throw new Error(`the signed bench tree has errors: ${check.errors[0].code}`);
   const times = {unsigned: [], signed: []};
@@ -582,7 +583,7 @@ if (fs.existsSync(path.join(root, 'dist/core/signing-history.js'))) {
     ok: signedRatio <= 1.5,
     metric: signedRatio,
     better: 'lower',
-    command: 'verify({knowledge, allowedSigners}) in process over the example tree with signing started and two signed rollbacks  vs  the same tree unsigned (median of 15, interleaved)',
+    command: 'verify({knowledge, allowedSigners}) in process over the quick start\'s baseline and two proposals with signing started and three signed rollback records  vs  the same tree unsigned (median of 15, interleaved)',
   });
   const key = {file: keyFile, agent: false};
   const signTimes = [];
@@ -599,6 +600,43 @@ if (fs.existsSync(path.join(root, 'dist/core/signing-history.js'))) {
     metric: median(signTimes),
     better: 'lower',
     command: 'signDigest: one ssh-keygen -Y sign -n autoctx process per record, from an unencrypted key file (median of 15)',
+  });
+}
+
+// 14. The prompt inspector (issue 19): packages per second over packages of the example's size (its
+// bootstrap package, sealed as the hooks seal it), in one process.
+if (fs.existsSync(path.join(root, 'dist/core/inspect.js'))) {
+  const {evidenceSeal} = await load('dist/core/evidence.js');
+  const {inspectRun} = await load('dist/core/inspect.js');
+  const {render} = await load('dist/core/bootstrap.js');
+  const ik = path.join(work, 'inspect', 'knowledge');
+  fs.cpSync(knowledge, ik, {recursive: true});
+  // The quick start tags the serving playbook and hints: the package the hook delivers.
+  const {tagAdd} = await load('dist/core/curation.js');
+  const activeBundle = JSON.parse(fs.readFileSync(path.join(ik, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+  const served = JSON.parse(fs.readFileSync(path.join(ik, `demo/context_bundles/bundles/${activeBundle}.json`), 'utf8')).components;
+  for (const kind of ['playbook', 'hints']) await tagAdd({knowledge: ik, digest: served.find((c) => c.kind === kind).digest});
+  const content = render({knowledge: ik, scenario: 'demo'}).content;
+  const active = JSON.parse(fs.readFileSync(path.join(ik, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+  const count = 600;
+  for (let i = 0; i < count; i++) {
+    const file = path.join(work, 'inspect', `p${i}.json`);
+    fs.writeFileSync(file, JSON.stringify({schema: 'autoctx.evidence-package.v1', scenario: 'demo', correlation_id: `bench-${i}`, bundle_digest: active, layout: 'autoctx-bootstrap-v1', system_prompt: '', user_prompt: content}));
+    await evidenceSeal({knowledge: ik, from: file});
+  }
+  const t0 = performance.now();
+  const r = await inspectRun({knowledge: ik, batch: count});
+  const ms = performance.now() - t0;
+  if (r.inspected.length !== count || r.inspected.some((x) => x.verdict !== 'PASS')) throw new Error('the inspector bench packages did not all PASS');
+  const perSecond = count / (ms / 1000);
+  rows.push({
+    measure: 'prompt inspector throughput, packages of the example\'s size',
+    value: `${perSecond.toFixed(0)} packages/s (${count} in ${ms.toFixed(0)} ms, ${Buffer.byteLength(content)} bytes each)`,
+    target: '>= 500/s',
+    ok: perSecond >= 500,
+    metric: perSecond,
+    better: 'higher',
+    command: 'inspectRun({batch: 600}) in process over 600 sealed copies of the example\'s bootstrap package: read, integrity check, inspect against the bundle, write the result',
   });
 }
 

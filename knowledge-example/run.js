@@ -4,9 +4,12 @@
 // runs the whole pipeline: init → propose → confirm → release (shadow, canary, ACTIVE = promote) for the better
 // candidate, the worse one rejected, then status, log, replay, verify and a
 // rollback; then the bootstrap package: two tags, a handoff, render and
-// recall. Safe to run again: it starts from scratch.
+// recall; a canary delivery through the hook, sealed and inspected, an edited copy that fails
+// inspection, signing keys and an emergency rollback approved by a second signer. Safe to run
+// again: it starts from scratch.
 import {spawnSync} from 'node:child_process';
-import {rmSync} from 'node:fs';
+import {mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 
@@ -49,6 +52,20 @@ autoctx(['release', 'name', 'v1', better.parent_digest.slice(0, 12)]);
 autoctx(['release', 'name', 'v2', b, '--parent-version', 'v1', '--rollback-target', 'v1', '--golden-inputs', rel('demo', 'fixtures.jsonl')]);
 autoctx(['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '5', '--rationale', 'try it beside the baseline']);
 autoctx(['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'ten percent of users']);
+// The canary reaches an agent: tag the candidate's texts, then a Claude Code session in the canary's share starts
+// through autoctx's hook (enabled for this folder in a throwaway user config), which delivers v2's package and seals it.
+const candidate = autoctx(['bundle', 'show', b], {json: true}).manifest.components;
+for (const kind of ['playbook', 'hints']) autoctx(['tag', 'add', candidate.find((c) => c.kind === kind).digest]);
+let session = '';
+for (let i = 0; session === ''; i++) if (autoctx(['route', '--session', `example-${i}`], {json: true}).state === 'CANARY') session = `example-${i}`;
+const userConfig = mkdtempSync(path.join(os.tmpdir(), 'autoctx-example-'));
+mkdirSync(path.join(userConfig, 'autoctx'));
+writeFileSync(path.join(userConfig, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[here]: {knowledge, scenario: 'demo', enabled: true}}}}));
+console.log(`\n$ echo '{"hook_event_name":"SessionStart","session_id":"${session}","source":"startup",…}' | node bin/autoctx-hook.js session-start --host claude-code`);
+const delivered = spawnSync(process.execPath, [path.join(here, '..', 'bin', 'autoctx-hook.js'), 'session-start', '--host', 'claude-code'], {input: JSON.stringify({hook_event_name: 'SessionStart', session_id: session, cwd: here, source: 'startup', transcript_path: '/dev/null'}), encoding: 'utf8', env: {...process.env, XDG_CONFIG_HOME: userConfig}});
+const context = JSON.parse(delivered.stdout).hookSpecificOutput.additionalContext;
+console.log(`(${Buffer.byteLength(context)} bytes of v2's context delivered to ${session}, and sealed)`);
+autoctx(['inspect', 'run']);
 const registry = autoctx(['release', 'list'], {json: true}).scopes[0].registry_digest;
 autoctx(['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'the canary held', '--expect-registry', registry]);
 autoctx(['release', 'list']);
@@ -61,10 +78,33 @@ autoctx(['verify']);
 autoctx(['rollback', '--rationale', 'show that a rollback is one command', '--expect-active', b]);
 autoctx(['rollback', '--rationale', 'and that it can be undone']);
 
-// Bootstrap context: tag two components of the serving bundle, write a handoff, render the package, recall.
-const serving = autoctx(['bundle', 'show', b], {json: true}).manifest.components;
-for (const kind of ['playbook', 'hints']) autoctx(['tag', 'add', serving.find((c) => c.kind === kind).digest]);
+// Bootstrap context (the serving bundle's playbook and hints are tagged above): write a handoff, render the package, recall.
 autoctx(['handoff', 'write', '--id', 'release-notes', '--from', rel('demo', 'handoff.json')]);
 autoctx(['bootstrap', 'render', '--handoff', 'release-notes@1']);
 autoctx(['recall', '--query', 'old settings path']);
+
+// Delivery evidence: the canary's delivery, edited after the fact and sealed as another host would, fails inspection.
+const sealed = readdirSync(path.join(knowledge, '.state/evidence'), {recursive: true}).find((f) => f.includes('packages/') && f.endsWith('.json'));
+const original = JSON.parse(readFileSync(path.join(knowledge, '.state/evidence', sealed), 'utf8')).package;
+const editedFile = path.join(userConfig, 'edited-delivery.json');
+writeFileSync(editedFile, JSON.stringify({...original, correlation_id: 'edited-copy', user_prompt: original.user_prompt.replace('tray icon', 'menu bar')}));
+autoctx(['evidence', 'seal', '--from', path.relative(process.cwd(), editedFile)]);
+autoctx(['inspect', 'run']);
+
+// Signing keys make approvals real: two keys made here (a team keeps them in CI secrets), the anchor kept outside the tree.
+const key = (name) => {
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', path.join(userConfig, name)]);
+  return readFileSync(path.join(userConfig, `${name}.pub`), 'utf8').trim().split(' ').slice(0, 2).join(' ');
+};
+const anchor = path.join(userConfig, 'allowed_signers');
+writeFileSync(anchor, `alice@example.com namespaces="autoctx" ${key('alice')}\nbob@example.com namespaces="autoctx,autoctx-approver" ${key('bob')}\n`);
+const signer = (name) => path.relative(process.cwd(), path.join(userConfig, name));
+autoctx(['signing', 'start', '--from', path.relative(process.cwd(), anchor), '--signing-key', signer('alice'), '--actor', 'alice@example.com']);
+// An emergency rollback executes at once, signed by alice; bob, the second signer with the approver role, approves it.
+const emergency = autoctx(['rollback', '--emergency', '--rationale', 'the canary playbook sends users to the wrong menu', '--actor', 'alice@example.com', '--signing-key', signer('alice')], {json: true});
+console.log(`\n(emergency rollback ${emergency.execution_key}: ${emergency.execution_status})`);
+autoctx(['rollback', 'approve', emergency.execution_key, '--actor', 'bob@example.com', '--signing-key', signer('bob'), '--allowed-signers', path.relative(process.cwd(), anchor)]);
+autoctx(['rollback', 'list']);
+autoctx(['verify', '--allowed-signers', path.relative(process.cwd(), anchor)]);
+rmSync(userConfig, {recursive: true, force: true});
 console.log(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Explore it with: npx autoctx status --knowledge ${path.relative(process.cwd(), knowledge)}`);
