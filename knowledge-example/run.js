@@ -61,7 +61,7 @@ for (let i = 0; session === ''; i++) if (autoctx(['route', '--session', `example
 const userConfig = mkdtempSync(path.join(os.tmpdir(), 'autoctx-example-'));
 mkdirSync(path.join(userConfig, 'autoctx'));
 writeFileSync(path.join(userConfig, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[here]: {knowledge, scenario: 'demo', enabled: true}}}}));
-console.log(`\n$ echo '{"hook_event_name":"SessionStart","session_id":"${session}","source":"startup",…}' | node bin/autoctx-hook.js session-start --host claude-code`);
+console.log(`\n# what Claude Code runs at session start: echo '{"hook_event_name":"SessionStart","session_id":"${session}","source":"startup",…}' | node bin/autoctx-hook.js session-start --host claude-code`);
 const delivered = spawnSync(process.execPath, [path.join(here, '..', 'bin', 'autoctx-hook.js'), 'session-start', '--host', 'claude-code'], {input: JSON.stringify({hook_event_name: 'SessionStart', session_id: session, cwd: here, source: 'startup', transcript_path: '/dev/null'}), encoding: 'utf8', env: {...process.env, XDG_CONFIG_HOME: userConfig}});
 const context = JSON.parse(delivered.stdout).hookSpecificOutput.additionalContext;
 console.log(`(${Buffer.byteLength(context)} bytes of v2's context delivered to ${session}, and sealed)`);
@@ -104,6 +104,8 @@ autoctx(['signing', 'start', '--from', path.relative(process.cwd(), anchor), '--
 const emergency = autoctx(['rollback', '--emergency', '--rationale', 'the canary playbook sends users to the wrong menu', '--actor', 'alice@example.com', '--signing-key', signer('alice')], {json: true});
 console.log(`\n(emergency rollback ${emergency.execution_key}: ${emergency.execution_status})`);
 autoctx(['rollback', 'approve', emergency.execution_key, '--actor', 'bob@example.com', '--signing-key', signer('bob'), '--allowed-signers', path.relative(process.cwd(), anchor)]);
+// The fix is in: roll forward again (an ordinary rollback undoes the emergency one), signed as well.
+autoctx(['rollback', '--rationale', 'the menu is fixed in the canary playbook', '--actor', 'alice@example.com', '--signing-key', signer('alice')]);
 autoctx(['rollback', 'list']);
 autoctx(['verify', '--allowed-signers', path.relative(process.cwd(), anchor)]);
 rmSync(userConfig, {recursive: true, force: true});

@@ -61,7 +61,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
       const d = descriptors.find((x) => versionKey(x.version) === versionKey(version));
       if (!d) {
         const missing = store.paths.releaseVersion(version);
-        c.error(missing, 'MISSING_RELEASE', `${c.rel(missing)} is missing: ${c.rel(file)} names release ${version}`);
+        // Named against both: the descriptor a deletion lost, and the record whose name no descriptor gives.
+        c.both(missing, file, 'MISSING_RELEASE', `${c.rel(missing)} is missing: ${c.rel(file)} names release ${version}`);
       } else if (d.version !== version || d.bundle_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: release ${version} is not the release of bundle ${digest ?? 'none'} it names`);
     }
     if (r.requested_target !== null && (r.to_version === null || versionKey(r.requested_target) !== versionKey(r.to_version))) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: it was asked for ${r.requested_target}, but names ${r.to_version ?? 'no target'}`);

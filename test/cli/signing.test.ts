@@ -200,6 +200,27 @@ describe('a signed tree', () => {
     expect(treeHash(k)).toBe(before);
   });
 
+  it('signs through ssh-agent with a .pub file, the private key never on disk for autoctx, never a prompt', () => {
+    const k = copy(signed, 'agent');
+    const agent = spawnSync('ssh-agent', ['-s'], {encoding: 'utf8'});
+    const sock = /SSH_AUTH_SOCK=([^;]+);/.exec(agent.stdout)![1]!;
+    const pid = /SSH_AGENT_PID=(\d+);/.exec(agent.stdout)![1]!;
+    try {
+      const env = {SSH_AUTH_SOCK: sock};
+      expect(spawnSync('ssh-add', [key('alice')], {env: {...process.env, ...env}, encoding: 'utf8'}).status).toBe(0);
+      const r = must(k, ['rollback', '--rationale', 'through the agent', '--actor', 'alice@x', '--signing-key', `${key('alice')}.pub`], 0, env);
+      expect(fs.existsSync(path.join(k, CB, 'rollbacks', `${r.execution_key}.json.sig`))).toBe(true);
+      expect(errorsOf(k)).toEqual([]);
+      // Without an agent, a .pub key is refused before anything is written.
+      const before = treeHash(k);
+      const none = cli(k, ['rollback', '--rationale', 'no agent', '--actor', 'alice@x', '--signing-key', `${key('alice')}.pub`], {SSH_AUTH_SOCK: ''});
+      expect([none.status, none.json.error.code]).toEqual([2, 'SIGNING_KEY_UNAVAILABLE']);
+      expect(treeHash(k)).toBe(before);
+    } finally {
+      process.kill(Number(pid));
+    }
+  });
+
   it('a signing key that is encrypted, missing, or none at all is refused before anything is written (exit 2); a malformed allowed_signers too', () => {
     const k = copy(signed, 'keys');
     keygen('locked', ['-N', 'secret']);

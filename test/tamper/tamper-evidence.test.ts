@@ -95,5 +95,5 @@ describe('tamper evidence', () => {
     } finally {
       fs.rmSync(t.dir, {recursive: true, force: true});
     }
-  }, 900_000);
+  }, 1_800_000);
 });
