@@ -53,13 +53,18 @@ function requireKey(options: SigningHistoryOptions): SigningKey {
   return key;
 }
 
-export async function signingStart(options: SigningHistoryOptions): Promise<SigningHistoryResult> {
+/** Every input of a signing-history command, checked before anything is locked or written. */
+function inputsOf(options: SigningHistoryOptions) {
   const text = readFrom(options.from);
   const key = requireKey(options);
   const anchor = readAnchor(options.allowedSigners);
   lockTimeout(options);
   const store = openScenario(options);
-  const actor = resolveActor(options.actor, store.paths.dir);
+  return {text, key, anchor, store, actor: resolveActor(options.actor, store.paths.dir)};
+}
+
+export async function signingStart(options: SigningHistoryOptions): Promise<SigningHistoryResult> {
+  const {text, key, anchor, store, actor} = inputsOf(options);
   keyActs(key, text, actor, options.from);
   if (anchor !== null && sha256Hex(anchor) !== sha256Hex(text)) fail('INVALID_INPUT', `--from ${options.from} is not the anchor given: signing starts with the allowed signers the anchor holds`);
   return store.withLock(lockTimeout(options), () => {
@@ -84,12 +89,7 @@ export async function signingStart(options: SigningHistoryOptions): Promise<Sign
 }
 
 export async function signingSigners(options: SigningHistoryOptions): Promise<SigningHistoryResult> {
-  const text = readFrom(options.from);
-  const key = requireKey(options);
-  const anchor = readAnchor(options.allowedSigners);
-  lockTimeout(options);
-  const store = openScenario(options);
-  const actor = resolveActor(options.actor, store.paths.dir);
+  const {text, key, anchor, store, actor} = inputsOf(options);
   return store.withLock(lockTimeout(options), () => {
     if (!readSigningStart(store)) fail('INVALID_INPUT', `signing has not started in scenario "${store.scenario}"; run autoctx signing start`);
     const seqs = listChangeSeqs(store);

@@ -8,7 +8,7 @@ import {rollbackApprove, rollbackShow} from '../../src/core/rollback-records.js'
 import {status} from '../../src/core/status.js';
 import {verify} from '../../src/core/verify.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {runCli} from '../helpers/cli.js';
+import {cliIn, copyTree, mustIn} from '../helpers/knowledge-cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
@@ -27,19 +27,9 @@ let scoped: string;
 const ROLLBACKS = 'demo/context_bundles/rollbacks';
 const DAY = 86_400_000;
 
-function cli(knowledge: string, args: string[], env?: NodeJS.ProcessEnv) {
-  return runCli([...args, '--knowledge', knowledge, '--json'], {env});
-}
-function must(knowledge: string, args: string[], exit = 0, env?: NodeJS.ProcessEnv) {
-  const r = cli(knowledge, args, env);
-  if (r.status !== exit) throw new Error(`${args.join(' ')} → ${r.status}: ${r.stdout}${r.stderr}`);
-  return r.json;
-}
-function copy(from: string, label: string): string {
-  const dir = path.join(tempDir(`autoctx-rbx-${label}-`), 'knowledge');
-  fs.cpSync(from, dir, {recursive: true});
-  return dir;
-}
+const cli = cliIn;
+const must = mustIn;
+const copy = (from: string, label: string) => copyTree(from, 'autoctx-rbx', label);
 /** Everything but the execution records (and their folder): a refusal writes its record and nothing else. */
 const besideRecords = (knowledge: string) => treeHash(knowledge, (rel) => rel === ROLLBACKS || (rel.startsWith(`${ROLLBACKS}/RBX-`) && rel.endsWith('.json')));
 const records = (knowledge: string) => (fs.existsSync(path.join(knowledge, ROLLBACKS)) ? fs.readdirSync(path.join(knowledge, ROLLBACKS)).filter((f) => f.startsWith('RBX-')).sort() : []);

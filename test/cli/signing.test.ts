@@ -8,7 +8,7 @@ import {signatureProblems, signedRecords} from '../../src/core/verify-signatures
 import {verify} from '../../src/core/verify.js';
 import {KnowledgeStore} from '../../src/store/index.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {runCli} from '../helpers/cli.js';
+import {cliIn, copyTree, mustIn} from '../helpers/knowledge-cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
 
@@ -31,19 +31,9 @@ function keygen(name: string, extra: string[] = []): string {
   if (r.status !== 0) throw new Error(r.stderr);
   return fs.readFileSync(`${file}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
 }
-function cli(knowledge: string, args: string[], env?: NodeJS.ProcessEnv) {
-  return runCli([...args, '--knowledge', knowledge, '--json'], {env});
-}
-function must(knowledge: string, args: string[], exit = 0, env?: NodeJS.ProcessEnv) {
-  const r = cli(knowledge, args, env);
-  if (r.status !== exit) throw new Error(`${args.join(' ')} → ${r.status}: ${r.stdout}${r.stderr}`);
-  return r.json;
-}
-function copy(from: string, label: string): string {
-  const dir = path.join(tempDir(`autoctx-signed-${label}-`), 'knowledge');
-  fs.cpSync(from, dir, {recursive: true});
-  return dir;
-}
+const cli = cliIn;
+const must = mustIn;
+const copy = (from: string, label: string) => copyTree(from, 'autoctx-signed', label);
 const key = (name: string) => path.join(keys, name);
 const errorsOf = (knowledge: string, anchored = true) => verify({knowledge, allowedSigners: anchored ? anchor : undefined}).errors.map((e) => `${e.code} ${e.file.replace(`${CB}/`, '')}`);
 const sign = (name: string, kind: string, file: string) => {
