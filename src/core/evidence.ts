@@ -1,4 +1,4 @@
-import {fail} from '../errors.js';
+import {fail, isAutoctxError} from '../errors.js';
 import {BOOTSTRAP_LAYOUT, DEFAULT_SAMPLING, MAX_PROMPT_BYTES, PACKAGE_SCHEMA_ID, expiresAt, packageDigest, packageId, sampleDelivery, type EvidencePackage, type PackageInput, type SamplingSettings} from '../model/evidence.js';
 import {isoTimestamp} from '../model/records.js';
 import {assertSchema, readInputJson, type KnowledgeStore, type StateArea} from '../store/index.js';
@@ -29,9 +29,10 @@ function checkInput(value: unknown, what: string): PackageInput {
   return p;
 }
 
-/** The scenario's sampling settings: defaults (the team file may narrow the percentage later). */
-function samplingOf(): SamplingSettings {
-  return DEFAULT_SAMPLING;
+/** The sampling settings: the team's (autoctx.config.json "evidence"), over the defaults. */
+export function samplingOf(knowledge: KnowledgeStore): SamplingSettings {
+  const e = knowledge.evidenceSettings();
+  return {window: e.window ?? DEFAULT_SAMPLING.window, percent: e.percent ?? DEFAULT_SAMPLING.percent};
 }
 
 /**
@@ -39,8 +40,8 @@ function samplingOf(): SamplingSettings {
  * seal the package. The window restarts whenever the bundle active.json
  * names differs from the one it began with.
  */
-export function sealLocked(area: StateArea, input: PackageInput, activeDigest: string, at: Date, source: 'seal' | 'hook'): SealResult {
-  const decision = sampleDelivery(readSampling(area, input.scenario), input.scenario, activeDigest, input.correlation_id, samplingOf());
+export function sealLocked(area: StateArea, input: PackageInput, activeDigest: string, at: Date, source: 'seal' | 'hook', settings: SamplingSettings = DEFAULT_SAMPLING): SealResult {
+  const decision = sampleDelivery(readSampling(area, input.scenario), input.scenario, activeDigest, input.correlation_id, settings);
   let id: string | null = null;
   if (decision.sealed) {
     id = packageId(input);
@@ -63,8 +64,9 @@ export async function evidenceSeal(options: StoreOptions & {from: string}): Prom
   const store = knowledge.scenario(knowledge.resolveScenario(input.scenario));
   if (!store.readBundle(input.bundle_digest)) fail('DIGEST_NOT_FOUND', `${options.from}: scenario "${input.scenario}" holds no bundle ${input.bundle_digest}`, {file: options.from});
   const active = store.requireActive();
+  const settings = samplingOf(knowledge);
   const area = knowledge.state();
-  return area.withLock(lockTimeout(options), () => sealLocked(area, input, active.bundle_digest, now(options), 'seal'));
+  return area.withLock(lockTimeout(options), () => sealLocked(area, input, active.bundle_digest, now(options), 'seal', settings));
 }
 
 /**
@@ -85,7 +87,14 @@ export function sealDelivery(knowledge: KnowledgeStore, area: StateArea, d: {sce
     user_prompt: d.content,
     metadata: {receipt: d.receipt},
   };
-  return sealLocked(area, input, active.bundle_digest, d.at, 'hook');
+  let settings = DEFAULT_SAMPLING;
+  try {
+    settings = samplingOf(knowledge);
+  } catch (error) {
+    // A hook fails open: a malformed team file fails the commands that read it, and the hook seals by the defaults.
+    if (!isAutoctxError(error)) throw error;
+  }
+  return sealLocked(area, input, active.bundle_digest, d.at, 'hook', settings);
 }
 
 export interface PruneResult {

@@ -83,10 +83,11 @@ export function inspectOne(store: ScenarioStore, area: StateArea, id: string, at
 export async function inspectRun(options: StoreOptions & {batch?: number | undefined; samplePercent?: number | undefined}): Promise<InspectRunResult> {
   const batch = options.batch ?? 50;
   if (!Number.isSafeInteger(batch) || batch < 1 || batch > 100_000) fail('USAGE', '--batch must be a whole number from 1 to 100000');
-  const percent = options.samplePercent ?? 100;
-  if (!Number.isSafeInteger(percent) || percent < 1 || percent > 100) fail('USAGE', '--sample-percent must be a whole number from 1 to 100');
+  if (options.samplePercent !== undefined && (!Number.isSafeInteger(options.samplePercent) || options.samplePercent < 1 || options.samplePercent > 100)) fail('USAGE', '--sample-percent must be a whole number from 1 to 100');
   lockTimeout(options);
   const knowledge = openKnowledge(options);
+  // The flag, else the team's setting (autoctx.config.json "evidence.inspection_percent"), else 100.
+  const percent = options.samplePercent ?? knowledge.evidenceSettings().inspection_percent ?? 100;
   const store = knowledge.scenario(knowledge.resolveScenario(options.scenario));
   const area = knowledge.state();
   return area.withLock(lockTimeout(options), () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import {fail} from '../errors.js';
 import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './fs.js';
 import {readGitignore, updateGitignore, type GitignoreState} from './kinds/gitignore.js';
-import {readApprovalWindowDays, readEvaluationDefaults, type EvaluationDefaults} from './kinds/team-config.js';
+import {readApprovalWindowDays, readEvaluationDefaults, readEvidenceSettings, type EvaluationDefaults, type EvidenceSettings} from './kinds/team-config.js';
 import {assertScenarioName, isScenarioName, RootPaths, STATE_DIR_NAME} from './paths.js';
 import {ScenarioStore} from './scenario-store.js';
 import {StateArea} from './state-area.js';
@@ -140,6 +140,11 @@ export class KnowledgeStore {
   /** The team's approval window for emergency rollbacks, in days (undefined: the default). */
   approvalWindowDays(): number | undefined {
     return readApprovalWindowDays(this.guard, this.paths.teamConfig);
+  }
+
+  /** The team's delivery evidence settings (autoctx.config.json "evidence"), {} for the defaults. */
+  evidenceSettings(): EvidenceSettings {
+    return readEvidenceSettings(this.guard, this.paths.teamConfig);
   }
 
   /** The per-machine state area, knowledge/.state/. */

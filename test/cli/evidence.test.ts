@@ -128,6 +128,27 @@ describe('evidence seal', () => {
   });
 });
 
+describe('the team\'s evidence settings (autoctx.config.json)', () => {
+  it('set the window, the percentage and the inspection share; a malformed section is exit 2 for the commands that read it', async () => {
+    const k = copy('settings');
+    const config = (evidence: object) => fs.writeFileSync(path.join(k, 'autoctx.config.json'), JSON.stringify({schema_version: 1, evidence}));
+    config({window: 0, percent: 100});
+    expect(await evidenceSeal({knowledge: k, from: pkgFile(pkg({user_prompt: rendered(k)}))})).toMatchObject({status: 'sealed', reason: 'percent'});
+    config({window: 0, percent: 1, inspection_percent: 1});
+    const answers = [];
+    for (let i = 0; i < 30; i++) answers.push((await evidenceSeal({knowledge: k, from: pkgFile(pkg({user_prompt: 'x', layout: 'vendor-x'}))})).status);
+    expect(answers.filter((a) => a === 'not_sampled').length).toBeGreaterThan(20);
+    const inspected = (await inspectRun({knowledge: k})).inspected.map((i) => i.verdict);
+    // One percent of the packages, by stable hash of their ids: nearly all are left NOT_SAMPLED (at the default 100, none is).
+    expect(inspected.filter((v) => v === 'NOT_SAMPLED').length).toBeGreaterThan(inspected.length - 4);
+    config({window: -1});
+    const before = treeHash(k);
+    const r = cli(k, ['evidence', 'seal', '--from', pkgFile(pkg({user_prompt: 'x'}))]);
+    expect([r.status, r.json.error.code]).toEqual([2, 'CONFIG_INVALID']);
+    expect(treeHash(k)).toBe(before);
+  });
+});
+
 describe('the prompt inspector', () => {
   it('PASS for a delivery that is the bundle\'s own package, FAIL for an edited one, PASS for a truncated one', async () => {
     const k = copy('verdicts');

@@ -22,6 +22,7 @@ export interface EvaluationDefaults {
 interface TeamConfig {
   schema_version: 1;
   rollback?: {approval_window_days?: number};
+  evidence?: EvidenceSettings;
   defaults?: EvaluationDefaults;
   scenarios?: Record<string, EvaluationDefaults>;
 }
@@ -34,6 +35,17 @@ function readConfig(guard: RootGuard, file: string): TeamConfig | null {
     if (!isAutoctxError(error)) throw error;
     fail('CONFIG_INVALID', error.message.startsWith(guard.relative(file)) ? error.message : `${guard.relative(file)}: ${error.message}`, {file: guard.relative(file)});
   }
+}
+
+export interface EvidenceSettings {
+  window?: number;
+  percent?: number;
+  inspection_percent?: number;
+}
+
+/** The team's evidence sampling and inspection settings ({} without a file or section). */
+export function readEvidenceSettings(guard: RootGuard, file: string): EvidenceSettings {
+  return readConfig(guard, file)?.evidence ?? {};
 }
 
 /** The emergency rollback's approval window in days (rollback.approval_window_days), or undefined for the default. */
