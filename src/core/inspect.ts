@@ -1,7 +1,7 @@
 import {prettyJson} from '../canonical/index.js';
 import {fail, isAutoctxError} from '../errors.js';
 import type {ContextBundle} from '../model/bundle.js';
-import {inspectionSampled} from '../model/evidence.js';
+import {inspectionSampled, type EvidencePackage} from '../model/evidence.js';
 import {INSPECTOR, INSPECTOR_VERSION, errorInspection, inspect, type InspectorLookup, type Verdict} from '../model/inspector.js';
 import {isoTimestamp} from '../model/records.js';
 import type {ScenarioStore, StateArea} from '../store/index.js';
@@ -59,11 +59,12 @@ function lookupFor(store: ScenarioStore, claimed: ContextBundle): InspectorLooku
 }
 
 /** Inspect one package against the bundle it claims; a package or bundle that does not read back is ERROR. */
-export function inspectOne(store: ScenarioStore, area: StateArea, id: string, at: Date): StoredInspection {
+export function inspectOne(store: ScenarioStore, area: StateArea, id: string, at: Date, read?: EvidencePackage | null): StoredInspection {
   let digest = '0'.repeat(64);
   let result;
   try {
-    const p = readPackage(area, store.scenario, id);
+    // The package as the caller read it under this lock, else read (and checked) here.
+    const p = read ?? readPackage(area, store.scenario, id);
     if (!p) fail('INPUT_NOT_FOUND', `no package ${id}`);
     digest = p.digest;
     let bundle: ContextBundle | null = null;
@@ -93,7 +94,7 @@ export async function inspectRun(options: StoreOptions & {batch?: number | undef
   return area.withLock(lockTimeout(options), () => {
     const at = now(options);
     // Oldest first: by the time each was sealed, then by id.
-    const waiting: Array<{id: string; sealedAt: string}> = [];
+    const waiting: Array<{id: string; sealedAt: string; pkg: EvidencePackage | null}> = [];
     for (const id of listPackageIds(area, store.scenario)) {
       let p;
       let i;
@@ -101,15 +102,15 @@ export async function inspectRun(options: StoreOptions & {batch?: number | undef
         p = readPackage(area, store.scenario, id);
         i = readInspection(area, store.scenario, id);
       } catch {
-        if (!readInspectionQuiet(area, store.scenario, id)) waiting.push({id, sealedAt: ''}); // inspected as ERROR
+        if (!readInspectionQuiet(area, store.scenario, id)) waiting.push({id, sealedAt: '', pkg: null}); // inspected as ERROR
         continue;
       }
-      if (p && due(i, p.digest)) waiting.push({id, sealedAt: p.sealed_at});
+      if (p && due(i, p.digest)) waiting.push({id, sealedAt: p.sealed_at, pkg: p});
     }
     waiting.sort((a, b) => (a.sealedAt < b.sealedAt ? -1 : a.sealedAt > b.sealedAt ? 1 : a.id < b.id ? -1 : 1));
     const inspected: InspectRunResult['inspected'] = [];
-    for (const {id} of waiting.slice(0, batch)) {
-      const r: StoredInspection = inspectionSampled(id, percent) ? inspectOne(store, area, id, at) : {...inspectOne(store, area, id, at), verdict: 'NOT_SAMPLED', findings: [], matched: 0, mismatched: 0, unverifiable: 0};
+    for (const {id, pkg} of waiting.slice(0, batch)) {
+      const r: StoredInspection = inspectionSampled(id, percent) ? inspectOne(store, area, id, at, pkg) : {schema_version: 1, package_id: id, package_digest: pkg?.digest ?? '0'.repeat(64), inspector_version: INSPECTOR, checked_against: `${pkg?.package.layout ?? 'unknown'}@${(pkg?.package.bundle_digest ?? '').slice(0, 12)}`, verdict: 'NOT_SAMPLED', findings: [], matched: 0, mismatched: 0, unverifiable: 0, inspected_at: isoTimestamp(at)};
       writeInspection(area, store.scenario, r);
       inspected.push({package_id: id, verdict: r.verdict});
     }

@@ -1,7 +1,7 @@
-import {fail} from '../errors.js';
+import {fail, isAutoctxError} from '../errors.js';
 import {isoTimestamp} from '../model/records.js';
 import {DEFAULT_APPROVAL_WINDOW_DAYS, EXECUTION_KEY, approvalDeadline, approvalProblem, derivedStatus, type ExecutionStatus, type RollbackApproval, type RollbackExecution} from '../model/rollback-execution.js';
-import type {ScenarioStore} from '../store/index.js';
+import type {KnowledgeStore, ScenarioStore} from '../store/index.js';
 import {createApproval, executionSha256, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
 import {checkActor, resolveActor} from './actor.js';
 import {prepareSigning, signingInputs} from './signing.js';
@@ -27,10 +27,25 @@ export interface ExecutionView {
   approved_by: string | null;
 }
 
+/**
+ * The emergency rollbacks' approval window in days: the team's, else the
+ * default. The rollback commands fail on a malformed autoctx.config.json
+ * (CONFIG_INVALID, exit 2); status and verify, which only report, judge by
+ * the default then (`lenient`).
+ */
+export function approvalWindowOf(knowledge: KnowledgeStore, lenient = false): number {
+  try {
+    return knowledge.approvalWindowDays() ?? DEFAULT_APPROVAL_WINDOW_DAYS;
+  } catch (error) {
+    if (!lenient || !isAutoctxError(error)) throw error;
+    return DEFAULT_APPROVAL_WINDOW_DAYS;
+  }
+}
+
 function openWithWindow(options: StoreOptions): {store: ScenarioStore; windowDays: number} {
   const k = openKnowledge(options);
   const store = k.scenario(k.resolveScenario(options.scenario));
-  return {store, windowDays: k.approvalWindowDays() ?? DEFAULT_APPROVAL_WINDOW_DAYS};
+  return {store, windowDays: approvalWindowOf(k)};
 }
 
 function viewOf(r: RollbackExecution, approval: RollbackApproval | null, at: Date, windowDays: number): ExecutionView {

@@ -1,7 +1,6 @@
 import {releaseStatus, type ScopeSummary} from './release.js';
-import {rollbackStatus, type ExecutionView} from './rollback-records.js';
+import {approvalWindowOf, rollbackStatus, type ExecutionView} from './rollback-records.js';
 import {evidenceSummary} from './inspect.js';
-import {DEFAULT_APPROVAL_WINDOW_DAYS} from '../model/rollback-execution.js';
 import {LIFECYCLES, type Lifecycle} from '../model/lifecycle.js';
 import type {CandidateRecord, ComparisonResult} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
@@ -64,13 +63,7 @@ function interrupted(store: ScenarioStore, digest: string, record: CandidateReco
 export function status(options: StoreOptions): StatusResult {
   const knowledge = openKnowledge(options);
   const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
-  // status reads the window but does not fail on a malformed config (the commands that use it do).
-  let windowDays = DEFAULT_APPROVAL_WINDOW_DAYS;
-  try {
-    windowDays = knowledge.approvalWindowDays() ?? DEFAULT_APPROVAL_WINDOW_DAYS;
-  } catch {
-    windowDays = DEFAULT_APPROVAL_WINDOW_DAYS;
-  }
+  const windowDays = approvalWindowOf(knowledge, true);
   const at = now(options);
   const scenarios = names.map((name): ScenarioStatus => {
     const store = knowledge.scenario(name);

@@ -8,7 +8,7 @@ import {verifyReleases} from './verify-releases.js';
 import {verifyRollbacks} from './verify-rollbacks.js';
 import {verifySignatures} from './verify-signatures.js';
 import {readAnchor} from './trust.js';
-import {DEFAULT_APPROVAL_WINDOW_DAYS} from '../model/rollback-execution.js';
+import {approvalWindowOf} from './rollback-records.js';
 import {verifyBundle} from '../store/kinds/bundle.js';
 import {verifyCampaignOfPlan, verifyCampaigns} from '../store/kinds/campaign-ledger.js';
 import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../store/kinds/candidate-record.js';
@@ -208,12 +208,7 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
     const message = `scenario folders ${group.map((g) => `"${g}"`).join(' and ')} are the same name after Unicode normalization (NFC): a person, or a file system that normalizes, cannot tell them apart; rename one of them`;
     for (const name of group) result.errors.push({severity: 'error', code: 'SCENARIO_COLLISION', file: name, message});
   }
-  let windowDays = DEFAULT_APPROVAL_WINDOW_DAYS;
-  try {
-    windowDays = knowledge.approvalWindowDays() ?? DEFAULT_APPROVAL_WINDOW_DAYS;
-  } catch {
-    // A malformed autoctx.config.json fails the commands that read it; verify judges by the default window.
-  }
+  const windowDays = approvalWindowOf(knowledge, true);
   const at = now(options);
   const anchor = readAnchor(options.allowedSigners);
   return {result, checkers: names.map((name) => new Findings(knowledge.scenario(name), options.replayTolerance === true, at, windowDays, anchor))};
