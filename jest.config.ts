@@ -9,6 +9,7 @@ const config: Config = {
     // generated at build time into dist/ (npm test builds first)
     '^\\./validators\\.generated\\.js$': '<rootDir>/dist/store/validators.generated.js',
     '^\\./result-validators\\.generated\\.js$': '<rootDir>/dist/store/result-validators.generated.js',
+    '^\\./literal-scan\\.generated\\.js$': '<rootDir>/dist/canonical/literal-scan.generated.js',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {'^.+\\.ts$': ['ts-jest', {useESM: true, tsconfig: 'tsconfig.test.json'}]},

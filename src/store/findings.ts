@@ -1,3 +1,4 @@
+import type {Dirent} from 'node:fs';
 import path from 'node:path';
 import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
 import type {BundleOutline} from '../model/bundle.js';
@@ -43,8 +44,9 @@ export class Findings {
   /** The scenario's entries, walked once per verify; later reads of files the walk did not find touch no disk. */
   entries(): TreeEntry[] {
     if (!this.tree) {
-      this.tree = this.store.walk();
-      this.store.guard.useSnapshot(this.store.paths.dir, this.tree.filter((e) => e.kind === 'file').map((e) => e.path));
+      const listings = new Map<string, Dirent[]>();
+      this.tree = this.store.walk(listings);
+      this.store.guard.useSnapshot(this.store.paths.dir, this.tree, listings);
     }
     return this.tree;
   }

@@ -42,21 +42,51 @@ export class RootGuard {
     return real;
   }
 
-  private snapshot: {dir: string; files: Set<string>} | null = null;
+  private snapshot: {dir: string; prefix: string; files: Set<string>; entries: Set<string>; listings: ReadonlyMap<string, fs.Dirent[]>} | null = null;
 
   /**
-   * For a read-only pass (verify): the regular files a walk found under dir,
-   * reached through real folders only. Reads of them skip the link checks, and
-   * reads of other paths under dir find nothing without touching the disk.
+   * For a read-only pass (verify): what a walk found under dir, reached
+   * through real folders only: its regular files, every entry, and each
+   * folder's sorted listing. Reads of those files skip the link checks;
+   * reads, listings and existence checks of other paths under dir are
+   * answered from the walk without touching the disk.
    */
-  useSnapshot(dir: string, files: Iterable<string>): void {
-    this.snapshot = {dir: path.resolve(dir), files: new Set(files)};
+  useSnapshot(dir: string, walked: readonly TreeEntry[], listings: ReadonlyMap<string, fs.Dirent[]>): void {
+    const abs = path.resolve(dir);
+    const files = new Set<string>();
+    const entries = new Set<string>();
+    for (const e of walked) {
+      entries.add(e.path);
+      if (e.kind === 'file') files.add(e.path);
+    }
+    this.snapshot = {dir: abs, prefix: abs + path.sep, files, entries, listings};
   }
 
   /** True when a snapshot says that p does not exist. */
   knownAbsent(p: string): boolean {
     const s = this.snapshot;
-    return s !== null && p.startsWith(s.dir + path.sep) && !s.files.has(p);
+    return s !== null && p.startsWith(s.prefix) && !s.files.has(p);
+  }
+
+  /** Whether anything (a file, a folder, a link) stands at p: from the snapshot when it covers p. */
+  present(p: string): boolean {
+    const s = this.snapshot;
+    if (s !== null && p.startsWith(s.prefix)) return s.entries.has(p);
+    return exists(p);
+  }
+
+  /**
+   * A folder's sorted listing from the snapshot: undefined when the snapshot
+   * does not cover dir or a link stands there (the disk decides), [] when
+   * nothing is there, 'file' when a file is.
+   */
+  listed(dir: string): fs.Dirent[] | 'file' | undefined {
+    const s = this.snapshot;
+    if (s === null || (dir !== s.dir && !dir.startsWith(s.prefix))) return undefined;
+    const listing = s.listings.get(dir);
+    if (listing !== undefined) return listing;
+    if (s.files.has(dir)) return 'file';
+    return s.entries.has(dir) ? undefined : [];
   }
 
   /** Refuse a path that is not lexically under the root or resolves outside it. */
@@ -161,6 +191,9 @@ export function withBytes<T>(guard: RootGuard, p: string, use: (bytes: Uint8Arra
 
 /** Entries of a directory, sorted; empty when it does not exist. */
 export function listDir(guard: RootGuard, dir: string): fs.Dirent[] {
+  const listed = guard.listed(dir);
+  if (listed === 'file') fail('CORRUPT_FILE', `${guard.relative(dir)} is not a directory`, {file: guard.relative(dir)});
+  if (listed !== undefined) return listed;
   guard.check(dir);
   try {
     return fs.readdirSync(dir, {withFileTypes: true}).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -372,8 +405,8 @@ export interface TreeEntry {
   kind: 'file' | 'dir' | 'symlink' | 'other';
 }
 
-/** Every entry below dir (not following links), depth first, sorted. */
-export function walkTree(guard: RootGuard, dir: string): TreeEntry[] {
+/** Every entry below dir (not following links), depth first, sorted; `listings` receives each folder's sorted entries. */
+export function walkTree(guard: RootGuard, dir: string, listings?: Map<string, fs.Dirent[]>): TreeEntry[] {
   guard.check(dir);
   const out: TreeEntry[] = [];
   const visit = (d: string) => {
@@ -385,8 +418,9 @@ export function walkTree(guard: RootGuard, dir: string): TreeEntry[] {
       throw error;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    listings?.set(d, entries);
     for (const e of entries) {
-      const p = path.join(d, e.name);
+      const p = `${d}${path.sep}${e.name}`;
       if (e.isSymbolicLink()) out.push({path: p, kind: 'symlink'});
       else if (e.isDirectory()) {
         out.push({path: p, kind: 'dir'});

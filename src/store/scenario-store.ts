@@ -1,3 +1,4 @@
+import type {Dirent} from 'node:fs';
 import {fail} from '../errors.js';
 import type {BundleOutline, ContextBundle} from '../model/bundle.js';
 import type {ManifestDiff} from '../model/diff.js';
@@ -488,8 +489,8 @@ export class ScenarioStore implements KindContext {
   }
 
   /** Every entry of the scenario folder, links not followed. */
-  walk(): TreeEntry[] {
-    return walkTree(this.guard, this.paths.dir);
+  walk(listings?: Map<string, Dirent[]>): TreeEntry[] {
+    return walkTree(this.guard, this.paths.dir, listings);
   }
 
   /** Where a path really leads, to tell links inside the root from links out of it. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import {fail} from '../../errors.js';
 import {validateBundle, type ContextBundle} from '../../model/bundle.js';
 import {readDocument} from '../documents.js';
-import {exists, listDir, withBytes} from '../fs.js';
+import {listDir, withBytes} from '../fs.js';
 import {outlineFromBytes} from '../../model/bundle-outline.js';
 import type {KindContext} from './context.js';
 import type {BundleOutline} from '../../model/bundle.js';
@@ -13,7 +13,7 @@ export const BUNDLE_SCHEMA = 'manifest' as const;
 const HEX64 = /^[0-9a-f]{64}$/;
 
 export function hasBundle(ctx: KindContext, digest: string): boolean {
-  return exists(ctx.paths.bundle(digest));
+  return ctx.guard.present(ctx.paths.bundle(digest));
 }
 
 export function readBundle(ctx: KindContext, digest: string): ContextBundle | null {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import {fail} from '../../errors.js';
 import type {CandidateRecord} from '../../model/records.js';
 import {readDocument} from '../documents.js';
-import {exists, listDir} from '../fs.js';
+import {listDir} from '../fs.js';
 import type {KindContext} from './context.js';
 import {checkPolicy, type Findings} from '../findings.js';
 import {interruptedBaseline} from './history.js';
@@ -54,7 +54,7 @@ export function verifyRecord(c: Findings, digest: string): CandidateRecord | nul
   if (record === null) {
     // propose writes the diff, then the manifest, then the record: only those may be there without it.
     const evaluated = ['evaluatorPlan', 'matchedTrials', 'evidenceSeal', 'negativeResult', 'causalAttribution', 'staleTerminalization'] as const;
-    const present = evaluated.map((k) => store.paths[k](digest)).filter((f) => exists(f));
+    const present = evaluated.map((k) => store.paths[k](digest)).filter((f) => store.guard.present(f));
     if (present.length > 0) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing, but the candidate was evaluated (${present.map((f) => path.basename(f)).join(', ')}): the record of its decision was deleted`);
     else if (bundle?.parent_digest === null && !interruptedBaseline(store, digest, c.attempt(store.paths.active, () => store.readActive()) ?? null)) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing: the record of a baseline that init or a rollover made active was deleted`);
     else c.warn(recordFile, 'MISSING_RECORD', `${c.rel(recordFile)} is missing (an interrupted propose; running it again completes it)`);
@@ -133,7 +133,7 @@ export function verifyLifecycle(c: Findings, digest: string, record: CandidateRe
     c.error(file, 'LIFECYCLE_MISMATCH', `${c.rel(file)} says "${record.lifecycle}", but ${why}: a lifecycle a run never writes (allowed: ${allowed.join(', ')})`);
   }
   const negative = c.store.paths.negativeResult(digest);
-  if (record.lifecycle === 'rejected' || !exists(negative)) return;
+  if (record.lifecycle === 'rejected' || !c.store.guard.present(negative)) return;
   if (record.lifecycle === 'active' || record.lifecycle === 'superseded') c.both(file, negative, 'LIFECYCLE_MISMATCH', `${c.rel(file)} says "${record.lifecycle}", but ${c.rel(negative)} says it was rejected`);
   else c.warn(file, 'TERMINAL_PENDING', `${c.rel(file)} says "${record.lifecycle}" beside ${c.rel(negative)}: a rejection interrupted before its record (running the same command again, or autoctx repair, completes it)`);
 }
