@@ -26,44 +26,65 @@ export function manifestOutline(check: ManifestCheck): BundleOutline | null {
 }
 
 /**
- * Below this many bytes of manifests a second thread costs more than it saves:
- * starting it and loading its modules takes about 50 ms, and two threads check
- * manifests only about 1.3 times as fast as one (they share the memory
- * bandwidth), measured on a 2-core machine (docs/performance.md).
+ * Below this many bytes of manifests a helper thread is not worth starting:
+ * it takes about 50 ms to start and load its modules, during which the main
+ * thread has checked most of a small scenario's manifests itself
+ * (docs/performance.md).
  */
-export const PARALLEL_BYTES = 48 << 20;
+export const PARALLEL_BYTES = 24 << 20;
 
 /**
  * Check manifests on this thread and, when there are enough of them and a
- * second core, half of them on a worker thread at the same time: re-hashing
- * the component texts is most of verify's work. The result is in the order of
- * `digests` and equal to checking them one by one here; a worker that fails
- * in any way leaves its half to this thread.
+ * second core, on a helper thread at the same time: both take the next
+ * manifest from one shared queue (an atomic counter), so neither waits for
+ * the other however long the helper takes to start. The helper takes only
+ * the fast path (src/store/kinds/bundle-fast.ts) and only manifests this
+ * thread's walk found as regular files; whatever it does not return, a
+ * manifest that needs the general reader or a helper that failed in any way,
+ * is checked here. The result is in the order of `digests` and equal to
+ * checking them one by one here.
  */
 export async function checkManifests(store: ScenarioStore, digests: readonly string[]): Promise<ManifestCheck[]> {
-  // AUTOCTX_VERIFY_THREADS (a testing aid): 1 for one thread, 2 for two whatever the size.
+  // AUTOCTX_VERIFY_THREADS (a testing aid): 1 for one thread, 2 for two whatever the size, 'helper' for
+  // two with the helper taking every manifest it can before this thread takes any.
   const threads = process.env.AUTOCTX_VERIFY_THREADS;
-  const alone = threads === '1' || digests.length < 2 || os.availableParallelism() < 2;
-  if (alone || (threads !== '2' && store.manifestBytes(digests) < PARALLEL_BYTES)) {
+  const forced = threads === '2' || threads === 'helper';
+  const alone = threads === '1' || digests.length < 2 || (!forced && os.availableParallelism() < 2);
+  if (alone || (!forced && store.manifestBytes(digests) < PARALLEL_BYTES)) {
     return digests.map((d) => checkManifest(store, d));
   }
-  const theirs = digests.filter((_, i) => i % 2 === 1);
-  let answer: Promise<ManifestCheck[] | undefined>;
+  const claims = new Int32Array(new SharedArrayBuffer(4));
+  const files = digests.map((d) => {
+    const file = store.paths.bundle(d);
+    return store.guard.walkedFile(file) ? file : '';
+  });
+  let answer: Promise<unknown>;
   let worker: Worker | undefined;
   try {
-    worker = new Worker(new URL('./verify-worker.js', import.meta.url), {workerData: {root: store.guard.root, scenario: store.scenario, digests: theirs}});
+    worker = new Worker(new URL('./verify-worker.js', import.meta.url), {workerData: {root: store.guard.root, files, digests, claims: claims.buffer}});
     const w = worker;
     answer = new Promise((resolve) => {
-      w.once('message', (m: unknown) => resolve(Array.isArray(m) ? (m as ManifestCheck[]) : undefined));
+      w.once('message', resolve);
       w.once('error', () => resolve(undefined));
       w.once('exit', () => resolve(undefined));
     });
   } catch {
     answer = Promise.resolve(undefined);
   }
-  const mine = digests.filter((_, i) => i % 2 === 0).map((d) => checkManifest(store, d));
-  const done = await answer;
+  const checks: Array<ManifestCheck | undefined> = Array.from({length: digests.length}, () => undefined);
+  if (threads === 'helper') await answer;
+  for (;;) {
+    const i = Atomics.add(claims, 0, 1);
+    if (i >= digests.length) break;
+    checks[i] = checkManifest(store, digests[i]!);
+  }
+  const theirs = await answer;
   await worker?.terminate();
-  const other = done && done.length === theirs.length && done.every((c, i) => c.digest === theirs[i]) ? done : theirs.map((d) => checkManifest(store, d));
-  return digests.map((_, i) => (i % 2 === 0 ? mine[i / 2]! : other[(i - 1) / 2]!));
+  if (Array.isArray(theirs)) {
+    for (const item of theirs as Array<[number, BundleOutline]>) {
+      const [i, outline] = item;
+      if (Number.isInteger(i) && i >= 0 && i < digests.length && checks[i] === undefined && outline?.digest === digests[i]) checks[i] = {digest: digests[i]!, outline};
+    }
+  }
+  return checks.map((c, i) => c ?? checkManifest(store, digests[i]!));
 }

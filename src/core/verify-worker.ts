@@ -1,12 +1,10 @@
-// The worker thread of verify: checks its half of a scenario's manifests (verify-manifests.ts).
+// The helper thread of verify: takes manifests from the queue it shares with the main thread (verify-manifests.ts).
 import {parentPort, workerData} from 'node:worker_threads';
-import {KnowledgeStore} from '../store/index.js';
-import {checkManifest} from './verify-manifests.js';
+import {claimOutlines} from '../store/kinds/bundle-fast.js';
 
-const {root, scenario, digests} = workerData as {root: string; scenario: string; digests: string[]};
+const {root, files, digests, claims} = workerData as {root: string; files: string[]; digests: string[]; claims: SharedArrayBuffer};
 try {
-  const store = KnowledgeStore.open(root).scenario(scenario);
-  parentPort!.postMessage(digests.map((d) => checkManifest(store, d)));
+  parentPort!.postMessage(claimOutlines(root, files, digests, new Int32Array(claims)));
 } catch (error) {
-  parentPort!.postMessage({failed: String(error)}); // the main thread checks this half itself
+  parentPort!.postMessage({failed: String(error)}); // the main thread checks what this thread claimed itself
 }

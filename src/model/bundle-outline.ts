@@ -54,6 +54,20 @@ function put(at: number, text: string): number {
   return at + scratch.write(text, at, 'utf8');
 }
 
+/**
+ * A component's canonical text after its content, `,"key":…,"kind":…,"media_type":…}`,
+ * as bytes, kept by key: the bundles of one scenario repeat the same keys.
+ */
+const tails = new Map<string, {kind: string; media_type: string; bytes: Buffer}>();
+function tailOf(key: string, kind: string, media_type: string): Buffer {
+  const known = tails.get(key);
+  if (known !== undefined && known.kind === kind && known.media_type === media_type) return known.bytes;
+  if (tails.size >= 4096) tails.clear();
+  const bytes = Buffer.from(`,"key":${JSON.stringify(key)},"kind":"${kind}","media_type":${JSON.stringify(media_type)}}`, 'utf8');
+  tails.set(key, {kind, media_type, bytes});
+  return bytes;
+}
+
 const plain = (v: unknown): v is string => typeof v === 'string' && v.length <= LARGE_STRING && v.isWellFormed();
 const nonBlank = (v: unknown): v is string => plain(v) && v.trim().length > 0;
 
@@ -84,8 +98,7 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
     at = putBytes(at, i === 0 ? CONTENT_OPEN : NEXT_CONTENT_OPEN);
     room(at, end - start);
     at += buf.copy(scratch, at, start, end);
-    const tail = `,"key":${JSON.stringify(c.key)},"kind":"${c.kind}","media_type":${JSON.stringify(c.media_type)}}`;
-    const tailEnd = put(at, tail);
+    const tailEnd = putBytes(at, tailOf(c.key, c.kind, c.media_type));
     const digest = hash('sha256', scratch.subarray(from, tailEnd), 'hex');
     if (digest !== c.digest) return null; // (a digest computed here is 64 lowercase hex: equality checks its spelling too)
     const outline = {kind: c.kind, key: c.key, media_type: c.media_type, digest};

@@ -1,5 +1,4 @@
 import type {Dirent} from 'node:fs';
-import path from 'node:path';
 import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
 import type {BundleOutline} from '../model/bundle.js';
 import type {TreeEntry} from './fs.js';
@@ -36,7 +35,8 @@ export class Findings {
   ) {}
 
   rel(file: string): string {
-    return path.relative(this.store.guard.root, file);
+    const rel = this.store.guard.relative(file);
+    return rel === '.' ? '' : rel;
   }
 
   private tree: TreeEntry[] | undefined;

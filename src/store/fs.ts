@@ -20,6 +20,12 @@ export class RootGuard {
   }
 
   relative(p: string): string {
+    // Most paths are the root, a separator and normalized segments (the store builds them): a slice.
+    const sep = path.sep;
+    if (p.startsWith(this.root) && p.charAt(this.root.length) === sep && p.length > this.root.length + 1) {
+      const rest = p.slice(this.root.length + 1);
+      if (!rest.includes(`${sep}${sep}`) && !rest.endsWith(sep) && !`${sep}${rest}${sep}`.includes(`${sep}.`)) return rest;
+    }
     return path.relative(this.root, p) || '.';
   }
 
@@ -60,6 +66,11 @@ export class RootGuard {
       if (e.kind === 'file') files.add(e.path);
     }
     this.snapshot = {dir: abs, prefix: abs + path.sep, files, entries, listings};
+  }
+
+  /** True when the snapshot found p as a regular file reached through real folders. */
+  walkedFile(p: string): boolean {
+    return this.snapshot?.files.has(p) === true;
   }
 
   /** True when a snapshot says that p does not exist. */

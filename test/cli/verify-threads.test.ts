@@ -1,14 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import {Worker} from 'node:worker_threads';
 import {describe, expect, it} from '@jest/globals';
 import {init} from '../../src/core/init.js';
 import {propose} from '../../src/core/propose.js';
 import {verify} from '../../src/core/verify.js';
+import {claimOutlines} from '../../src/store/kinds/bundle-fast.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
-// `autoctx verify` checks a large scenario's manifests on two threads. Whatever the split, its
-// answer must be the one-thread answer: the same errors, warnings and counts, in the same order.
+// `autoctx verify` checks a large scenario's manifests on two threads, which take them from one
+// queue. Whatever the split (the helper thread taking all it can, or none), its answer must be the
+// one-thread answer: the same errors, warnings and counts, in the same order.
 
 describe('verify on two threads', () => {
   it('gives the answer of one thread, on a clean tree and on one damaged in both halves', async () => {
@@ -22,15 +25,17 @@ describe('verify on two threads', () => {
       const inProcess = verify({knowledge});
       const one = runCli(['verify', '--knowledge', knowledge, '--json'], {env: {AUTOCTX_VERIFY_THREADS: '1'}});
       const two = runCli(['verify', '--knowledge', knowledge, '--json'], {env: {AUTOCTX_VERIFY_THREADS: '2'}});
-      return {inProcess, one, two};
+      const helper = runCli(['verify', '--knowledge', knowledge, '--json'], {env: {AUTOCTX_VERIFY_THREADS: 'helper'}});
+      return {inProcess, one, two, helper};
     };
     const clean = answers();
     expect(clean.inProcess).toMatchObject({status: 'ok', bundles_checked: 12, errors: []});
-    expect([clean.one.status, clean.two.status]).toEqual([0, 0]);
+    expect([clean.one.status, clean.two.status, clean.helper.status]).toEqual([0, 0, 0]);
     expect(clean.two.json).toEqual(clean.one.json);
+    expect(clean.helper.json).toEqual(clean.one.json);
     expect(clean.two.json).toEqual(JSON.parse(JSON.stringify(clean.inProcess)));
 
-    // Damage manifests that fall to each thread (the digests are split alternately, in order).
+    // Damage manifests (with 'helper', every one the helper reads: it hands the damaged ones back).
     const bundles = path.join(knowledge, 'demo/context_bundles/bundles');
     const names = fs.readdirSync(bundles).sort();
     const edit = (name: string, fn: (m: any) => void) => {
@@ -45,8 +50,37 @@ describe('verify on two threads', () => {
     fs.writeFileSync(path.join(bundles, names[10]!), '{"truncated": ');
     const damaged = answers();
     expect(damaged.inProcess.errors.map((e) => e.file)).toEqual(expect.arrayContaining([2, 5, 7, 10].map((i) => `demo/context_bundles/bundles/${names[i]}`)));
-    expect([damaged.one.status, damaged.two.status]).toEqual([8, 8]);
+    expect([damaged.one.status, damaged.two.status, damaged.helper.status]).toEqual([8, 8, 8]);
     expect(damaged.two.json).toEqual(damaged.one.json);
+    expect(damaged.helper.json).toEqual(damaged.one.json);
     expect(damaged.two.json).toEqual(JSON.parse(JSON.stringify(damaged.inProcess)));
+  }, 60_000);
+
+  it('has a helper that checks the manifests it claims, hands back the damaged ones, and loads from both builds', async () => {
+    const dir = tempDir();
+    const knowledge = path.join(dir, 'knowledge');
+    const source = (i: number) => writeSource(path.join(dir, `src-${i}`), {'playbook/playbook.md': `Step ${i}.\n`});
+    await init({knowledge, scenario: 'demo', from: source(0)});
+    for (let i = 1; i < 6; i++) await propose({knowledge, from: source(i), runId: `r${i}`});
+    const bundles = path.join(fs.realpathSync(knowledge), 'demo/context_bundles/bundles');
+    const names = fs.readdirSync(bundles).sort();
+    const digests = names.map((n) => n.slice(0, 64));
+    const files = names.map((n) => path.join(bundles, n));
+    fs.writeFileSync(files[3]!, fs.readFileSync(files[3]!, 'utf8').replace('Step', 'Stop'));
+    const expected = [0, 1, 2, 4, 5];
+    const claims = () => new Int32Array(new SharedArrayBuffer(4));
+    const inProcess = claimOutlines(fs.realpathSync(knowledge), files, digests, claims());
+    expect(inProcess.map(([i, o]) => [i, o.digest])).toEqual(expected.map((i) => [i, digests[i]]));
+    // A manifest the walk did not find as a file ('') is left to the main thread.
+    expect(claimOutlines(fs.realpathSync(knowledge), files.map((f, i) => (i === 0 ? '' : f)), digests, claims()).map(([i]) => i)).toEqual([1, 2, 4, 5]);
+    for (const build of ['dist/core/verify-worker.js', 'dist/bundle/verify-worker.js']) {
+      const worker = new Worker(path.resolve(build), {workerData: {root: fs.realpathSync(knowledge), files, digests, claims: claims().buffer}});
+      const answer = await new Promise((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      await worker.terminate();
+      expect([build, (answer as Array<[number, {digest: string}]>).map(([i, o]) => [i, o.digest])]).toEqual([build, expected.map((i) => [i, digests[i]])]);
+    }
   }, 60_000);
 });
