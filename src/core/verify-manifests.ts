@@ -34,52 +34,83 @@ export function manifestOutline(check: ManifestCheck): BundleOutline | null {
 export const PARALLEL_BYTES = 24 << 20;
 
 /**
- * Check manifests on this thread and, when there are enough of them and a
- * second core, on a helper thread at the same time: both take the next
- * manifest from one shared queue (an atomic counter), so neither waits for
- * the other however long the helper takes to start. The helper takes only
- * the fast path (src/store/kinds/bundle-fast.ts) and only manifests this
- * thread's walk found as regular files; whatever it does not return, a
- * manifest that needs the general reader or a helper that failed in any way,
- * is checked here. The result is in the order of `digests` and equal to
- * checking them one by one here.
+ * verify's helper thread, started before verify walks the tree so that it
+ * has started and loaded its modules by the time there are manifests to
+ * check; it waits for them (a message) and is stopped unused when there are
+ * too few.
  */
-export async function checkManifests(store: ScenarioStore, digests: readonly string[]): Promise<ManifestCheck[]> {
-  // AUTOCTX_VERIFY_THREADS (a testing aid): 1 for one thread, 2 for two whatever the size, 'helper' for
-  // two with the helper taking every manifest it can before this thread takes any.
-  const threads = process.env.AUTOCTX_VERIFY_THREADS;
-  const forced = threads === '2' || threads === 'helper';
-  const alone = threads === '1' || digests.length < 2 || (!forced && os.availableParallelism() < 2);
-  if (alone || (!forced && store.manifestBytes(digests) < PARALLEL_BYTES)) {
-    return digests.map((d) => checkManifest(store, d));
-  }
-  const claims = new Int32Array(new SharedArrayBuffer(4));
-  const files = digests.map((d) => {
-    const file = store.paths.bundle(d);
-    return store.guard.walkedFile(file) ? file : '';
-  });
-  let answer: Promise<unknown>;
-  let worker: Worker | undefined;
-  try {
-    worker = new Worker(new URL('./verify-worker.js', import.meta.url), {workerData: {root: store.guard.root, files, digests, claims: claims.buffer}});
-    const w = worker;
-    answer = new Promise((resolve) => {
+export class ManifestHelper {
+  private readonly worker: Worker;
+  readonly answer: Promise<unknown>;
+  /** Whether it was handed a scenario. */
+  used = false;
+
+  private constructor() {
+    this.worker = new Worker(new URL('./verify-worker.js', import.meta.url));
+    const w = this.worker;
+    this.answer = new Promise((resolve) => {
       w.once('message', resolve);
       w.once('error', () => resolve(undefined));
       w.once('exit', () => resolve(undefined));
     });
-  } catch {
-    answer = Promise.resolve(undefined);
   }
+
+  /** A helper when a second core is there (and AUTOCTX_VERIFY_THREADS is not 1), else null. */
+  static start(): ManifestHelper | null {
+    const threads = process.env.AUTOCTX_VERIFY_THREADS;
+    if (threads === '1' || (threads !== '2' && threads !== 'helper' && os.availableParallelism() < 2)) return null;
+    try {
+      return new ManifestHelper();
+    } catch {
+      return null;
+    }
+  }
+
+  /** Hand it one scenario's manifests (once). */
+  take(work: {root: string; files: string[]; digests: readonly string[]; claims: SharedArrayBuffer}): boolean {
+    if (this.used) return false;
+    this.used = true;
+    this.worker.postMessage(work);
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+/**
+ * Check manifests on this thread and, when there are enough of them and a
+ * helper thread, on it at the same time: both take the next manifest from one
+ * shared queue (an atomic counter), so neither waits for the other however
+ * long the helper takes to start. The helper takes only the fast path
+ * (src/store/kinds/bundle-fast.ts) and only manifests this thread's walk
+ * found as regular files; whatever it does not return, a manifest that needs
+ * the general reader or a helper that failed in any way, is checked here.
+ * The result is in the order of `digests` and equal to checking them one by
+ * one here.
+ */
+export async function checkManifests(store: ScenarioStore, digests: readonly string[], helper: ManifestHelper | null): Promise<ManifestCheck[]> {
+  // AUTOCTX_VERIFY_THREADS (a testing aid): 1 for one thread, 2 for two whatever the size, 'helper' for
+  // two with the helper taking every manifest it can before this thread takes any.
+  const threads = process.env.AUTOCTX_VERIFY_THREADS;
+  const forced = threads === '2' || threads === 'helper';
+  const claims = new Int32Array(new SharedArrayBuffer(4));
+  const files = () =>
+    digests.map((d) => {
+      const file = store.paths.bundle(d);
+      return store.guard.walkedFile(file) ? file : '';
+    });
+  const helping = helper !== null && digests.length >= 2 && (forced || store.manifestBytes(digests) >= PARALLEL_BYTES) && helper.take({root: store.guard.root, files: files(), digests, claims: claims.buffer});
+  if (!helping) return digests.map((d) => checkManifest(store, d));
   const checks: Array<ManifestCheck | undefined> = Array.from({length: digests.length}, () => undefined);
-  if (threads === 'helper') await answer;
+  if (threads === 'helper') await helper.answer;
   for (;;) {
     const i = Atomics.add(claims, 0, 1);
     if (i >= digests.length) break;
     checks[i] = checkManifest(store, digests[i]!);
   }
-  const theirs = await answer;
-  await worker?.terminate();
+  const theirs = await helper.answer;
   if (Array.isArray(theirs)) {
     for (const item of theirs as Array<[number, BundleOutline]>) {
       const [i, outline] = item;

@@ -26,7 +26,7 @@ import {verifyForeignLedgers, verifyNegativeResult} from '../store/kinds/negativ
 import {verifyMarkers} from '../store/kinds/terminal-markers.js';
 import {now, openKnowledge, type StoreOptions} from './context.js';
 import {replayCandidate} from './replay.js';
-import {checkManifest, checkManifests, manifestOutline, type ManifestCheck} from './verify-manifests.js';
+import {checkManifest, checkManifests, ManifestHelper, manifestOutline, type ManifestCheck} from './verify-manifests.js';
 
 export type {VerifyIssue} from '../store/findings.js';
 
@@ -243,10 +243,19 @@ export function verify(options: VerifyOptions): VerifyResult {
 
 /** verify, with a large scenario's manifests checked on two threads (verify-manifests.ts): the same result, sooner. */
 export async function verifyInParallel(options: VerifyOptions): Promise<VerifyResult> {
-  const {result, checkers} = start(options);
-  for (const c of checkers) {
-    verifyScenario(c, await checkManifests(c.store, manifestDigests(c)));
-    add(result, c);
+  let helper = ManifestHelper.start(); // before the walk: it starts while this thread reads the tree
+  try {
+    const {result, checkers} = start(options);
+    for (const [i, c] of checkers.entries()) {
+      verifyScenario(c, await checkManifests(c.store, manifestDigests(c), helper));
+      add(result, c);
+      if (helper?.used && i < checkers.length - 1) {
+        await helper.stop(); // one scenario each: the next large one gets a new helper
+        helper = ManifestHelper.start();
+      }
+    }
+    return settle(result);
+  } finally {
+    await helper?.stop();
   }
-  return settle(result);
 }

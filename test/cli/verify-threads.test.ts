@@ -74,10 +74,11 @@ describe('verify on two threads', () => {
     // A manifest the walk did not find as a file ('') is left to the main thread.
     expect(claimOutlines(fs.realpathSync(knowledge), files.map((f, i) => (i === 0 ? '' : f)), digests, claims()).map(([i]) => i)).toEqual([1, 2, 4, 5]);
     for (const build of ['dist/core/verify-worker.js', 'dist/bundle/verify-worker.js']) {
-      const worker = new Worker(path.resolve(build), {workerData: {root: fs.realpathSync(knowledge), files, digests, claims: claims().buffer}});
+      const worker = new Worker(path.resolve(build));
       const answer = await new Promise((resolve, reject) => {
         worker.once('message', resolve);
         worker.once('error', reject);
+        worker.postMessage({root: fs.realpathSync(knowledge), files, digests, claims: claims().buffer});
       });
       await worker.terminate();
       expect([build, (answer as Array<[number, {digest: string}]>).map(([i, o]) => [i, o.digest])]).toEqual([build, expected.map((i) => [i, digests[i]])]);
