@@ -3,6 +3,7 @@ import {Worker} from 'node:worker_threads';
 import {AutoctxError, isAutoctxError, type ErrorCode} from '../errors.js';
 import {type BundleOutline} from '../model/bundle.js';
 import {type ScenarioStore} from '../store/index.js';
+import {unpackOutline, type PackedOutline} from '../store/kinds/bundle-fast.js';
 
 export type {BundleOutline} from '../model/bundle.js';
 
@@ -112,8 +113,8 @@ export async function checkManifests(store: ScenarioStore, digests: readonly str
   }
   const theirs = await helper.answer;
   if (Array.isArray(theirs)) {
-    for (const item of theirs as Array<[number, BundleOutline]>) {
-      const [i, outline] = item;
+    for (const packed of theirs as PackedOutline[]) {
+      const [i, outline] = unpackOutline(packed);
       if (Number.isInteger(i) && i >= 0 && i < digests.length && checks[i] === undefined && outline?.digest === digests[i]) checks[i] = {digest: digests[i]!, outline};
     }
   }

@@ -168,6 +168,7 @@ function readFile(guard: RootGuard, p: string, reuse: boolean): Buffer | null {
   try {
     const st = fs.fstatSync(fd);
     if (st.isDirectory()) directory();
+    const regular = st.isFile();
     if (reuse && st.size < SCRATCH_LIMIT) bytes = scratch.length > st.size ? scratch : (scratch = Buffer.allocUnsafe(Math.max(st.size + 1, scratch.length * 2)));
     else bytes = Buffer.allocUnsafe(st.size + 1); // one byte more, to see the end without a second buffer
     for (;;) {
@@ -176,9 +177,11 @@ function readFile(guard: RootGuard, p: string, reuse: boolean): Buffer | null {
         bytes.copy(grown, 0, 0, length);
         bytes = grown;
       }
-      const n = fs.readSync(fd, bytes, length, bytes.length - length, null);
-      if (n === 0) break;
+      const wanted = bytes.length - length;
+      const n = fs.readSync(fd, bytes, length, wanted, null);
       length += n;
+      // A regular file that gave all its size and less than asked is at its end: no second read to find it.
+      if (n === 0 || (regular && n < wanted && length >= st.size)) break;
     }
   } finally {
     fs.closeSync(fd);

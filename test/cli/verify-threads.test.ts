@@ -5,7 +5,9 @@ import {describe, expect, it} from '@jest/globals';
 import {init} from '../../src/core/init.js';
 import {propose} from '../../src/core/propose.js';
 import {verify} from '../../src/core/verify.js';
-import {claimOutlines} from '../../src/store/kinds/bundle-fast.js';
+import fc from 'fast-check';
+import {claimOutlines, packOutline, unpackOutline} from '../../src/store/kinds/bundle-fast.js';
+import {COMPONENT_KINDS} from '../../src/model/kinds.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
@@ -70,9 +72,9 @@ describe('verify on two threads', () => {
     const expected = [0, 1, 2, 4, 5];
     const claims = () => new Int32Array(new SharedArrayBuffer(4));
     const inProcess = claimOutlines(fs.realpathSync(knowledge), files, digests, claims());
-    expect(inProcess.map(([i, o]) => [i, o.digest])).toEqual(expected.map((i) => [i, digests[i]]));
+    expect(inProcess.map((p) => unpackOutline(p)).map(([i, o]) => [i, o.digest])).toEqual(expected.map((i) => [i, digests[i]]));
     // A manifest the walk did not find as a file ('') is left to the main thread.
-    expect(claimOutlines(fs.realpathSync(knowledge), files.map((f, i) => (i === 0 ? '' : f)), digests, claims()).map(([i]) => i)).toEqual([1, 2, 4, 5]);
+    expect(claimOutlines(fs.realpathSync(knowledge), files.map((f, i) => (i === 0 ? '' : f)), digests, claims()).map((p) => p[0])).toEqual([1, 2, 4, 5]);
     for (const build of ['dist/core/verify-worker.js', 'dist/bundle/verify-worker.js']) {
       const worker = new Worker(path.resolve(build));
       const answer = await new Promise((resolve, reject) => {
@@ -81,7 +83,26 @@ describe('verify on two threads', () => {
         worker.postMessage({root: fs.realpathSync(knowledge), files, digests, claims: claims().buffer});
       });
       await worker.terminate();
-      expect([build, (answer as Array<[number, {digest: string}]>).map(([i, o]) => [i, o.digest])]).toEqual([build, expected.map((i) => [i, digests[i]])]);
+      expect([build, (answer as Parameters<typeof unpackOutline>[0][]).map((p) => unpackOutline(p)).map(([i, o]) => [i, o.digest])]).toEqual([build, expected.map((i) => [i, digests[i]])]);
     }
   }, 60_000);
+
+  it('passes outlines between the threads packed, and unpacks them as they were', () => {
+    const hex = fc.stringMatching(/^[0-9a-f]{64}$/);
+    const text = fc.string({unit: 'binary', minLength: 1, maxLength: 12});
+    const outline = fc.record({
+      schema_version: fc.constant(1 as const),
+      scenario: text,
+      evaluator_epoch: text,
+      parent_digest: fc.option(hex, {nil: null}),
+      digest: hex,
+      components: fc.array(fc.record({kind: fc.constantFrom(...COMPONENT_KINDS), key: text, media_type: text, digest: hex}), {maxLength: 8}),
+    });
+    fc.assert(
+      fc.property(fc.nat(), outline, (i, o) => {
+        expect(unpackOutline(structuredClone(packOutline(i, o)))).toEqual([i, o]);
+      }),
+      {numRuns: 300, seed: 2031},
+    );
+  });
 });
