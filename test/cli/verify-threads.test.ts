@@ -6,7 +6,7 @@ import {init} from '../../src/core/init.js';
 import {propose} from '../../src/core/propose.js';
 import {verify} from '../../src/core/verify.js';
 import fc from 'fast-check';
-import {claimOutlines, packOutline, unpackOutline} from '../../src/store/kinds/bundle-fast.js';
+import {claimOutlines, packOutline, unpackOutline, warmUp} from '../../src/store/kinds/bundle-fast.js';
 import {COMPONENT_KINDS} from '../../src/model/kinds.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
@@ -104,5 +104,12 @@ describe('verify on two threads', () => {
       }),
       {numRuns: 300, seed: 2031},
     );
+  });
+
+  it('warms the helper up until its work comes, and no longer', () => {
+    let asked = 0;
+    expect(warmUp(() => (++asked === 3 ? 'work' : undefined))).toBe('work');
+    expect(asked).toBe(3);
+    expect(warmUp(() => undefined)).toBeUndefined(); // nothing came: it stops on its own
   });
 });
