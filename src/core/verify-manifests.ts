@@ -56,10 +56,23 @@ export class ManifestHelper {
     });
   }
 
-  /** A helper when a second core is there (and AUTOCTX_VERIFY_THREADS is not 1), else null. */
-  static start(): ManifestHelper | null {
+  /**
+   * A helper for a scenario whose manifests come to PARALLEL_BYTES or more,
+   * when there is a second core (and AUTOCTX_VERIFY_THREADS is not 1); else
+   * null. Asked before the walk: it lists the manifests and measures them.
+   */
+  static startFor(store: ScenarioStore): ManifestHelper | null {
     const threads = process.env.AUTOCTX_VERIFY_THREADS;
-    if (threads === '1' || (threads !== '2' && threads !== 'helper' && os.availableParallelism() < 2)) return null;
+    if (threads === '1') return null;
+    if (threads !== '2' && threads !== 'helper') {
+      if (os.availableParallelism() < 2) return null;
+      try {
+        const digests = store.listBundleDigests();
+        if (digests.length < 2 || store.manifestBytes(digests) < PARALLEL_BYTES) return null;
+      } catch {
+        return null; // the walk names what is wrong with the folder
+      }
+    }
     try {
       return new ManifestHelper();
     } catch {
@@ -75,8 +88,10 @@ export class ManifestHelper {
     return true;
   }
 
-  async stop(): Promise<void> {
-    await this.worker.terminate();
+  /** Stop it without waiting (a thread still starting can take tens of milliseconds to stop). */
+  stop(): void {
+    this.worker.unref();
+    void this.worker.terminate();
   }
 }
 
@@ -95,14 +110,13 @@ export async function checkManifests(store: ScenarioStore, digests: readonly str
   // AUTOCTX_VERIFY_THREADS (a testing aid): 1 for one thread, 2 for two whatever the size, 'helper' for
   // two with the helper taking every manifest it can before this thread takes any.
   const threads = process.env.AUTOCTX_VERIFY_THREADS;
-  const forced = threads === '2' || threads === 'helper';
   const claims = new Int32Array(new SharedArrayBuffer(4));
   const files = () =>
     digests.map((d) => {
       const file = store.paths.bundle(d);
       return store.guard.walkedFile(file) ? file : '';
     });
-  const helping = helper !== null && digests.length >= 2 && (forced || store.manifestBytes(digests) >= PARALLEL_BYTES) && helper.take({root: store.guard.root, files: files(), digests, claims: claims.buffer});
+  const helping = helper !== null && digests.length >= 2 && helper.take({root: store.guard.root, files: files(), digests, claims: claims.buffer});
   if (!helping) return digests.map((d) => checkManifest(store, d));
   const checks: Array<ManifestCheck | undefined> = Array.from({length: digests.length}, () => undefined);
   if (threads === 'helper') await helper.answer;

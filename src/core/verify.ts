@@ -243,19 +243,15 @@ export function verify(options: VerifyOptions): VerifyResult {
 
 /** verify, with a large scenario's manifests checked on two threads (verify-manifests.ts): the same result, sooner. */
 export async function verifyInParallel(options: VerifyOptions): Promise<VerifyResult> {
-  let helper = ManifestHelper.start(); // before the walk: it starts while this thread reads the tree
-  try {
-    const {result, checkers} = start(options);
-    for (const [i, c] of checkers.entries()) {
+  const {result, checkers} = start(options);
+  for (const c of checkers) {
+    const helper = ManifestHelper.startFor(c.store); // before the walk: it starts while this thread reads the tree
+    try {
       verifyScenario(c, await checkManifests(c.store, manifestDigests(c), helper));
-      add(result, c);
-      if (helper?.used && i < checkers.length - 1) {
-        await helper.stop(); // one scenario each: the next large one gets a new helper
-        helper = ManifestHelper.start();
-      }
+    } finally {
+      helper?.stop();
     }
-    return settle(result);
-  } finally {
-    await helper?.stop();
+    add(result, c);
   }
+  return settle(result);
 }
