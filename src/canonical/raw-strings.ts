@@ -41,7 +41,7 @@ let scanner: {memory: WebAssembly.Memory; scan: (n: number, out: number, max: nu
 
 function scanLiterals(buf: Buffer): Uint32Array | null {
   scanner ??= (() => {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(literalScan));
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(literalScan)));
     return {memory: instance.exports.memory as WebAssembly.Memory, scan: instance.exports.scan as (n: number, out: number, max: number) => number};
   })();
   const n = buf.length;
