@@ -186,7 +186,8 @@ describe('emergency rollback and the second approver', () => {
 
   it('expires unapproved after the window (injected clock): approve is refused, show, status and verify flag it', async () => {
     const k = copy(template, 'expiry');
-    const t0 = new Date('2026-12-02T10:00:00Z');
+    // After every move the template recorded (at the real time it was built), whatever the date the suite runs on.
+    const t0 = new Date(Date.now() + 60_000);
     const r = await rollback({knowledge: k, rationale: 'stop', emergency: true, actor: 'alice', now: () => t0});
     const at = (days: number) => () => new Date(t0.getTime() + days * DAY);
     expect(rollbackShow({knowledge: k, key: r.execution_key, now: at(6.9)}).view.status).toBe('AWAITING_APPROVAL');

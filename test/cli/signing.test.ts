@@ -94,7 +94,7 @@ describe('a signed tree', () => {
     const record = path.join(k, CB, 'rollbacks', `${r.execution_key}.json`);
     const approval = path.join(k, CB, 'rollbacks/approvals', `${r.execution_key}.json`);
     fs.mkdirSync(path.dirname(approval), {recursive: true});
-    fs.writeFileSync(approval, `${JSON.stringify({schema_version: 1, execution_key: r.execution_key, execution_sha256: createHash('sha256').update(fs.readFileSync(record)).digest('hex'), approved_by: 'bob@x', approved_at: '2026-12-02T12:00:00.000000+00:00'}, null, 2)}\n`);
+    fs.writeFileSync(approval, `${JSON.stringify({schema_version: 1, execution_key: r.execution_key, execution_sha256: createHash('sha256').update(fs.readFileSync(record)).digest('hex'), approved_by: 'bob@x', approved_at: new Date().toISOString().replace('Z', '000+00:00')}, null, 2)}\n`);
     expect(errorsOf(k)).toEqual([`MISSING_SIGNATURE rollbacks/approvals/${r.execution_key}.json.sig`]);
     sign('mallory', 'rollback-approval', approval);
     expect(errorsOf(k)).toEqual([`BAD_SIGNATURE rollbacks/approvals/${r.execution_key}.json`]);
