@@ -1,9 +1,11 @@
 import os from 'node:os';
-import {Worker} from 'node:worker_threads';
+import {fileURLToPath} from 'node:url';
+import {MessageChannel, receiveMessageOnPort, Worker, type MessagePort} from 'node:worker_threads';
 import {AutoctxError, isAutoctxError, type ErrorCode} from '../errors.js';
 import {type BundleOutline} from '../model/bundle.js';
 import {type ScenarioStore} from '../store/index.js';
-import {unpackOutline, type PackedOutline} from '../store/kinds/bundle-fast.js';
+import {exists} from '../store/fs.js';
+import {FREE, HELPER, LEFT, MAIN, POSTED, unpackOutline, type PackedOutline} from '../store/kinds/bundle-fast.js';
 
 export type {BundleOutline} from '../model/bundle.js';
 
@@ -42,6 +44,18 @@ function estimatedBytes(store: ScenarioStore, digests: readonly string[]): numbe
 }
 
 /**
+ * The helper's code: the bundled one (one file) when this module runs from
+ * the compiled tree beside it, which starts about 30 ms sooner than loading
+ * the compiled modules one by one; else the one beside this module (the
+ * bundle itself, or tests run from the sources).
+ */
+function workerFile(): URL {
+  const here = new URL('./verify-worker.js', import.meta.url);
+  const bundled = new URL('../bundle/verify-worker.js', import.meta.url);
+  return here.pathname.endsWith('/dist/core/verify-worker.js') && exists(fileURLToPath(bundled)) ? bundled : here;
+}
+
+/**
  * verify's helper thread, started before verify walks the tree so that it
  * has started and loaded its modules by the time there are manifests to
  * check; it waits for them (a message) and is stopped unused when there are
@@ -54,7 +68,7 @@ export class ManifestHelper {
   used = false;
 
   private constructor() {
-    this.worker = new Worker(new URL('./verify-worker.js', import.meta.url));
+    this.worker = new Worker(workerFile());
     const w = this.worker;
     this.answer = new Promise((resolve) => {
       w.once('message', resolve);
@@ -87,12 +101,17 @@ export class ManifestHelper {
     }
   }
 
-  /** Hand it one scenario's manifests (once). */
-  take(work: {root: string; files: string[]; digests: readonly string[]; claims: SharedArrayBuffer}): boolean {
-    if (this.used) return false;
+  /**
+   * Hand it one scenario's manifests (once): it posts the outlines it checks
+   * on the returned port, which this thread reads without waiting for its
+   * event loop (receiveMessageOnPort).
+   */
+  take(work: {root: string; files: string[]; digests: readonly string[]; queue: SharedArrayBuffer}): MessagePort | null {
+    if (this.used) return null;
     this.used = true;
-    this.worker.postMessage(work);
-    return true;
+    const {port1, port2} = new MessageChannel();
+    this.worker.postMessage({...work, port: port2}, [port2]);
+    return port1;
   }
 
   /** Stop it without waiting (a thread still starting can take tens of milliseconds to stop). */
@@ -102,42 +121,131 @@ export class ManifestHelper {
   }
 }
 
+/** How long this thread waits for a manifest the helper is checking before it checks it itself (a helper that hangs or died). */
+const HELPER_PATIENCE_MS = 2000;
+
 /**
- * Check manifests on this thread and, when there are enough of them and a
- * helper thread, on it at the same time: both take the next manifest from one
- * shared queue (an atomic counter), so neither waits for the other however
- * long the helper takes to start. The helper takes only the fast path
+ * One scenario's manifests, each checked once, when first asked for: on this
+ * thread, or by the helper, which takes them from the other end of a shared
+ * queue (claimOutlines) meanwhile. verify checks the candidates first and
+ * asks for each manifest as a candidate needs it, so that the helper checks
+ * manifests while this thread checks candidates; the answers are the same
+ * whichever thread checked what. The helper takes only the fast path
  * (src/store/kinds/bundle-fast.ts) and only manifests this thread's walk
- * found as regular files; whatever it does not return, a manifest that needs
- * the general reader or a helper that failed in any way, is checked here.
- * The result is in the order of `digests` and equal to checking them one by
- * one here.
+ * found as regular files; whatever it leaves (a manifest that needs the
+ * general reader, a failure, a helper that never started or stopped
+ * answering) is checked here.
  */
-export async function checkManifests(store: ScenarioStore, digests: readonly string[], helper: ManifestHelper | null): Promise<ManifestCheck[]> {
-  // AUTOCTX_VERIFY_THREADS (a testing aid): 1 for one thread, 2 for two whatever the size, 'helper' for
-  // two with the helper taking every manifest it can before this thread takes any.
-  const threads = process.env.AUTOCTX_VERIFY_THREADS;
-  const claims = new Int32Array(new SharedArrayBuffer(4));
-  const files = () =>
-    digests.map((d) => {
+export class ManifestChecks {
+  private readonly checks: Array<ManifestCheck | undefined>;
+  private readonly index = new Map<string, number>();
+  private queue: Int32Array | null = null;
+  private port: MessagePort | null = null;
+
+  private constructor(
+    private readonly store: ScenarioStore,
+    readonly digests: readonly string[],
+  ) {
+    this.checks = Array.from({length: digests.length}, () => undefined);
+    digests.forEach((d, i) => this.index.set(d, i));
+  }
+
+  /**
+   * The manifests of `digests`, shared with the helper when there is one and
+   * at least two of them. AUTOCTX_VERIFY_THREADS=helper (a testing aid) waits
+   * for the helper to take every manifest it can before this thread asks for any.
+   */
+  /** Checked on this thread alone. */
+  static sync(store: ScenarioStore, digests: readonly string[]): ManifestChecks {
+    return new ManifestChecks(store, digests);
+  }
+
+  static async open(store: ScenarioStore, digests: readonly string[], helper: ManifestHelper | null): Promise<ManifestChecks> {
+    const checks = new ManifestChecks(store, digests);
+    if (helper === null || digests.length < 2) return checks;
+    const queue = new Int32Array(new SharedArrayBuffer(4 * (digests.length + 1)));
+    const files = digests.map((d) => {
       const file = store.paths.bundle(d);
       return store.guard.walkedFile(file) ? file : '';
     });
-  const helping = helper !== null && digests.length >= 2 && helper.take({root: store.guard.root, files: files(), digests, claims: claims.buffer});
-  if (!helping) return digests.map((d) => checkManifest(store, d));
-  const checks: Array<ManifestCheck | undefined> = Array.from({length: digests.length}, () => undefined);
-  if (threads === 'helper') await helper.answer;
-  for (;;) {
-    const i = Atomics.add(claims, 0, 1);
-    if (i >= digests.length) break;
-    checks[i] = checkManifest(store, digests[i]!);
+    const port = helper.take({root: store.guard.root, files, digests, queue: queue.buffer});
+    if (port === null) return checks;
+    port.unref();
+    checks.queue = queue;
+    checks.port = port;
+    if (process.env.AUTOCTX_VERIFY_THREADS === 'helper') await helper.answer;
+    return checks;
   }
-  const theirs = await helper.answer;
-  if (Array.isArray(theirs)) {
-    for (const packed of theirs as PackedOutline[]) {
-      const [i, outline] = unpackOutline(packed);
-      if (Number.isInteger(i) && i >= 0 && i < digests.length && checks[i] === undefined && outline?.digest === digests[i]) checks[i] = {digest: digests[i]!, outline};
+
+  /** The outline of manifest `digest` when it verified; undefined when it did not, or is not one of this scenario's. */
+  outline(digest: string): BundleOutline | undefined {
+    const i = this.index.get(digest);
+    if (i === undefined) return undefined;
+    const check = this.at(i);
+    return 'error' in check ? undefined : (check.outline ?? undefined);
+  }
+
+  /**
+   * Whether asking for `digest`'s outline, and its parent's, would take no
+   * work on this thread now: each is checked already (by either thread), or
+   * is not a manifest of this scenario.
+   */
+  ready(digest: string): boolean {
+    this.receive();
+    const known = (d: string) => {
+      const i = this.index.get(d);
+      return i === undefined ? true : this.checks[i] !== undefined;
+    };
+    if (!known(digest)) return false;
+    const parent = this.outline(digest)?.parent_digest;
+    return !parent || known(parent);
+  }
+
+  /** Every manifest's check, in the order of `digests`; the helper's part is over when this returns. */
+  all(): ManifestCheck[] {
+    const all = this.digests.map((_, i) => this.at(i));
+    this.port?.close();
+    this.port = null;
+    this.queue = null;
+    return all;
+  }
+
+  private at(i: number): ManifestCheck {
+    const known = this.checks[i];
+    if (known !== undefined) return known;
+    const q = this.queue;
+    if (q !== null && Atomics.compareExchange(q, 1 + i, FREE, MAIN) !== FREE) this.awaitHelper(q, i);
+    return (this.checks[i] ??= checkManifest(this.store, this.digests[i]!));
+  }
+
+  /** Wait until the helper has posted or left manifest i, taking in the outlines it posted meanwhile. */
+  private awaitHelper(q: Int32Array, i: number): void {
+    const until = performance.now() + HELPER_PATIENCE_MS;
+    for (;;) {
+      this.receive();
+      if (this.checks[i] !== undefined) return;
+      const state = Atomics.load(q, 1 + i);
+      // Its outline is posted before its state says so: taken in now, or it was not this manifest's.
+      if (state === POSTED) {
+        this.receive();
+        return;
+      }
+      if (state !== HELPER) return; // left to this thread
+      const left = until - performance.now();
+      if (left <= 0) return;
+      Atomics.wait(q, 1 + i, HELPER, Math.min(left, 50));
     }
   }
-  return checks.map((c, i) => c ?? checkManifest(store, digests[i]!));
+
+  /** Take in every outline the helper has posted so far; how many came. */
+  private receive(): number {
+    if (this.port === null) return 0;
+    let count = 0;
+    for (let m = receiveMessageOnPort(this.port); m !== undefined; m = receiveMessageOnPort(this.port)) {
+      count++;
+      const [i, outline] = unpackOutline(m.message as PackedOutline);
+      if (Number.isInteger(i) && i >= 0 && i < this.digests.length && this.checks[i] === undefined && outline?.digest === this.digests[i]) this.checks[i] = {digest: this.digests[i]!, outline};
+    }
+    return count;
+  }
 }

@@ -2,13 +2,16 @@
 import {parentPort, receiveMessageOnPort, type MessagePort} from 'node:worker_threads';
 import {claimOutlines, warmUp} from '../store/kinds/bundle-fast.js';
 
-type Work = {root: string; files: string[]; digests: string[]; claims: SharedArrayBuffer};
+type Work = {root: string; files: string[]; digests: string[]; queue: SharedArrayBuffer; port: MessagePort};
 
 function run(work: Work): void {
   try {
-    parentPort!.postMessage(claimOutlines(work.root, work.files, work.digests, new Int32Array(work.claims)));
+    claimOutlines(work.root, work.files, work.digests, new Int32Array(work.queue), (packed) => work.port.postMessage(packed));
+    parentPort!.postMessage('done');
   } catch (error) {
-    parentPort!.postMessage({failed: String(error)}); // the main thread checks what this thread claimed itself
+    parentPort!.postMessage({failed: String(error)}); // the main thread checks whatever this thread left
+  } finally {
+    work.port.close();
   }
 }
 

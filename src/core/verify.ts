@@ -2,7 +2,7 @@ import path from 'node:path';
 import {jsonEqual} from '../canonical/index.js';
 import {isAutoctxError} from '../errors.js';
 import {type CandidateRecord} from '../model/records.js';
-import {Findings, type VerifyIssue} from '../store/findings.js';
+import {Findings, type Mark, type VerifyIssue} from '../store/findings.js';
 import {verifyActive} from '../store/kinds/active-pointer.js';
 import {verifyReleases} from './verify-releases.js';
 import {verifyRollbacks} from './verify-rollbacks.js';
@@ -26,7 +26,7 @@ import {verifyForeignLedgers, verifyNegativeResult} from '../store/kinds/negativ
 import {verifyMarkers} from '../store/kinds/terminal-markers.js';
 import {now, openKnowledge, type StoreOptions} from './context.js';
 import {replayCandidate} from './replay.js';
-import {checkManifest, checkManifests, ManifestHelper, manifestOutline, type ManifestCheck} from './verify-manifests.js';
+import {ManifestChecks, ManifestHelper, manifestOutline} from './verify-manifests.js';
 
 export type {VerifyIssue} from '../store/findings.js';
 
@@ -146,25 +146,53 @@ function manifestDigests(c: Findings): string[] {
   return digests;
 }
 
-function verifyScenario(c: Findings, manifests: readonly ManifestCheck[]): void {
+/**
+ * The candidates are checked before the manifests' own findings are
+ * recorded, asking for each manifest as a candidate needs it, so that a
+ * helper thread checks the others meanwhile; the manifests' findings are then
+ * put before the candidates', and every answer is the one of checking the
+ * manifests first.
+ */
+function verifyScenario(c: Findings, manifests: ManifestChecks): void {
   const where = c.store.paths.contextDir;
-  guarded(c, where, () => {
-    for (const check of manifests) {
-      const outline = c.attempt(c.store.paths.bundle(check.digest), () => manifestOutline(check));
-      if (outline) verifyBundle(c, check.digest, outline);
-    }
-  });
+  const mark = c.mark();
   const records = new Map<string, CandidateRecord>();
-  guarded(c, where, () => {
-    const adoption = verifyAdoption(c);
-    const histories = {kept: false};
-    for (const digest of c.store.listCandidateDigests()) {
-      const r = checkCandidate(c, digest, adoption, histories);
-      if (r) records.set(digest, r);
-    }
-    // Once for the scenario, not once per candidate that keeps a history.
-    if (adoption === null && histories.kept) c.error(c.store.paths.historyAdoption, 'MISSING_RECORD_HISTORY', `${c.rel(c.store.paths.historyAdoption)} is missing, but candidates keep record histories`);
-  });
+  c.withOutlines(
+    (digest) => manifests.outline(digest),
+    () =>
+      guarded(c, where, () => {
+        const adoption = verifyAdoption(c);
+        const histories = {kept: false};
+        const digests = c.store.listCandidateDigests();
+        // From the front, and, whenever the helper has checked the manifests it needs, the next from the back;
+        // each candidate's findings are then put in the order of the list, as if they had been checked in it.
+        const found: Array<CandidateRecord | undefined> = [];
+        const blocks: Array<[Mark, Mark]> = [];
+        const start = c.mark();
+        for (let front = 0, back = digests.length - 1; front <= back; ) {
+          const i = manifests.ready(digests[back]!) ? back-- : front++;
+          const before = c.mark();
+          guarded(c, where, () => {
+            found[i] = checkCandidate(c, digests[i]!, adoption, histories);
+          });
+          blocks[i] = [before, c.mark()];
+        }
+        c.arrange(start, blocks);
+        digests.forEach((d, i) => {
+          if (found[i]) records.set(d, found[i]);
+        });
+        // Once for the scenario, not once per candidate that keeps a history.
+        if (adoption === null && histories.kept) c.error(c.store.paths.historyAdoption, 'MISSING_RECORD_HISTORY', `${c.rel(c.store.paths.historyAdoption)} is missing, but candidates keep record histories`);
+      }),
+  );
+  c.reportBefore(mark, () =>
+    guarded(c, where, () => {
+      for (const check of manifests.all()) {
+        const outline = c.attempt(c.store.paths.bundle(check.digest), () => manifestOutline(check));
+        if (outline) verifyBundle(c, check.digest, outline);
+      }
+    }),
+  );
   guarded(c, where, () => checkUnrecordedBundles(c, [...records.keys(), ...c.store.listCandidateDigests()]));
   guarded(c, where, () => verifyHarnessRuntime(c));
   guarded(c, where, () => verifyActive(c, records));
@@ -235,7 +263,7 @@ function settle(result: VerifyResult): VerifyResult {
 export function verify(options: VerifyOptions): VerifyResult {
   const {result, checkers} = start(options);
   for (const c of checkers) {
-    verifyScenario(c, manifestDigests(c).map((d) => checkManifest(c.store, d)));
+    verifyScenario(c, ManifestChecks.sync(c.store, manifestDigests(c)));
     add(result, c);
   }
   return settle(result);
@@ -247,7 +275,7 @@ export async function verifyInParallel(options: VerifyOptions): Promise<VerifyRe
   for (const c of checkers) {
     const helper = ManifestHelper.startFor(c.store); // before the walk: it starts while this thread reads the tree
     try {
-      verifyScenario(c, await checkManifests(c.store, manifestDigests(c), helper));
+      verifyScenario(c, await ManifestChecks.open(c.store, manifestDigests(c), helper));
     } finally {
       helper?.stop();
     }

@@ -12,6 +12,13 @@ export interface VerifyIssue {
   message: string;
 }
 
+/** The lengths of the three lists of findings at one moment. */
+export interface Mark {
+  errors: number;
+  warnings: number;
+  notes: number;
+}
+
 /**
  * What verify found in one scenario: the document kinds' checks report here,
  * and every check runs even after a failure. It collects; it never prints.
@@ -87,7 +94,57 @@ export class Findings {
 
   bundle(digest: string | null | undefined): BundleOutline | undefined {
     if (!digest) return undefined;
-    return this.bundles.get(digest);
+    return this.bundles.get(digest) ?? this.outlines?.(digest);
+  }
+
+  private outlines: ((digest: string) => BundleOutline | undefined) | undefined;
+
+  /**
+   * Answer bundle() from `source` until `fn` returns (manifests checked when
+   * first asked for, before their own findings are recorded), then as before.
+   */
+  withOutlines(source: (digest: string) => BundleOutline | undefined, fn: () => void): void {
+    this.outlines = source;
+    try {
+      fn();
+    } finally {
+      this.outlines = undefined;
+    }
+  }
+
+  /** Where the findings stand now, for reportBefore. */
+  mark(): Mark {
+    return {errors: this.errors.length, warnings: this.warnings.length, notes: this.notes.length};
+  }
+
+  /**
+   * Put what was reported since `mark` in the order of `blocks`: the findings
+   * of each of several checks run in another order, each between its two
+   * marks, with nothing reported outside them.
+   */
+  arrange(mark: Mark, blocks: ReadonlyArray<readonly [Mark, Mark] | undefined>): void {
+    const order = (list: VerifyIssue[], key: keyof Mark) => {
+      const since = list.splice(mark[key]);
+      for (const block of blocks) if (block) for (let k = block[0][key]; k < block[1][key]; k++) list.push(since[k - mark[key]]!);
+    };
+    order(this.errors, 'errors');
+    order(this.warnings, 'warnings');
+    order(this.notes, 'notes');
+  }
+
+  /** Run `fn`, and put what it reports at `mark`, before what was reported since: as if it had run then. */
+  reportBefore(mark: Mark, fn: () => void): void {
+    const end = this.mark();
+    fn();
+    const move = (list: VerifyIssue[], at: number, from: number) => {
+      const added = list.splice(from);
+      const after = list.splice(at);
+      for (const x of added) list.push(x);
+      for (const x of after) list.push(x);
+    };
+    move(this.errors, mark.errors, end.errors);
+    move(this.warnings, mark.warnings, end.warnings);
+    move(this.notes, mark.notes, end.notes);
   }
 
   /** Report one problem against both files it sets against each other. */

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {Worker} from 'node:worker_threads';
+import {MessageChannel, receiveMessageOnPort, Worker} from 'node:worker_threads';
 import {describe, expect, it} from '@jest/globals';
 import {init} from '../../src/core/init.js';
 import {propose} from '../../src/core/propose.js';
 import {verify} from '../../src/core/verify.js';
 import fc from 'fast-check';
-import {claimOutlines, packOutline, unpackOutline, warmUp} from '../../src/store/kinds/bundle-fast.js';
+import {claimOutlines, FREE, LEFT, MAIN, packOutline, POSTED, unpackOutline, warmUp} from '../../src/store/kinds/bundle-fast.js';
 import {COMPONENT_KINDS} from '../../src/model/kinds.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
@@ -70,20 +70,40 @@ describe('verify on two threads', () => {
     const files = names.map((n) => path.join(bundles, n));
     fs.writeFileSync(files[3]!, fs.readFileSync(files[3]!, 'utf8').replace('Step', 'Stop'));
     const expected = [0, 1, 2, 4, 5];
-    const claims = () => new Int32Array(new SharedArrayBuffer(4));
-    const inProcess = claimOutlines(fs.realpathSync(knowledge), files, digests, claims());
-    expect(inProcess.map((p) => unpackOutline(p)).map(([i, o]) => [i, o.digest])).toEqual(expected.map((i) => [i, digests[i]]));
-    // A manifest the walk did not find as a file ('') is left to the main thread.
-    expect(claimOutlines(fs.realpathSync(knowledge), files.map((f, i) => (i === 0 ? '' : f)), digests, claims()).map((p) => p[0])).toEqual([1, 2, 4, 5]);
+    const root = fs.realpathSync(knowledge);
+    const queue = () => new Int32Array(new SharedArrayBuffer(4 * (digests.length + 1)));
+    const claimed = (q: Int32Array, list: readonly string[]) => {
+      const posted: number[] = [];
+      claimOutlines(root, list, digests, q, (p) => {
+        const [i, o] = unpackOutline(p);
+        expect(o.digest).toBe(digests[i]);
+        posted.push(i);
+      });
+      return posted;
+    };
+    // It takes them from the last one back, posts the outline of each that passed, and leaves the damaged one.
+    const q = queue();
+    expect(claimed(q, files)).toEqual([...expected].reverse());
+    expect([...q.subarray(1)]).toEqual([POSTED, POSTED, POSTED, LEFT, POSTED, POSTED]);
+    // One the main thread claimed, or one the walk did not find as a file (''), is not its to take.
+    const taken = queue();
+    Atomics.store(taken, 1 + 4, MAIN);
+    expect(claimed(taken, files.map((f, i) => (i === 0 ? '' : f)))).toEqual([5, 2, 1]);
+    expect([...taken.subarray(1)]).toEqual([FREE, POSTED, POSTED, LEFT, MAIN, POSTED]);
     for (const build of ['dist/core/verify-worker.js', 'dist/bundle/verify-worker.js']) {
       const worker = new Worker(path.resolve(build));
+      const {port1, port2} = new MessageChannel();
       const answer = await new Promise((resolve, reject) => {
         worker.once('message', resolve);
         worker.once('error', reject);
-        worker.postMessage({root: fs.realpathSync(knowledge), files, digests, claims: claims().buffer});
+        worker.postMessage({root, files, digests, queue: queue().buffer, port: port2}, [port2]);
       });
       await worker.terminate();
-      expect([build, (answer as Parameters<typeof unpackOutline>[0][]).map((p) => unpackOutline(p)).map(([i, o]) => [i, o.digest])]).toEqual([build, expected.map((i) => [i, digests[i]])]);
+      // What it posted is on the port before its answer (as the main thread of verify takes it in).
+      const posted: number[] = [];
+      for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) posted.push(unpackOutline(m.message)[0]);
+      port1.close();
+      expect([build, answer, posted]).toEqual([build, 'done', [...expected].reverse()]);
     }
   }, 60_000);
 

@@ -6,17 +6,6 @@ import {prettyJson} from '../../canonical/index.js';
 import {RootGuard, withBytes} from '../fs.js';
 
 /**
- * The manifests a helper thread of verify takes from a shared queue
- * (src/core/verify-manifests.ts): each claimed by one atomic increment of
- * `claims[0]`, read and checked on the fast path only (outlineFromBytes).
- * `files[i]` is a manifest the main thread's walk found as a regular file
- * reached through real folders, or '' for one it did not (left to the main
- * thread). Only outlines whose every check passed are returned (packed), by index;
- * anything else, a failure included, is left to the main thread's general
- * reader, which names the problem. Light on imports: a helper thread loads
- * only this, the fast path and the file helpers.
- */
-/**
  * An outline as it crosses between threads: a few strings and arrays of
  * numbers instead of an object per component, which a structured clone
  * rebuilds one by one (for 300 manifests of 50 components, 7 to 30 ms on the
@@ -48,20 +37,52 @@ export function unpackOutline(p: PackedOutline): [number, BundleOutline] {
   return [index, {schema_version: 1, scenario, evaluator_epoch, parent_digest, components, digest}];
 }
 
-export function claimOutlines(root: string, files: readonly string[], digests: readonly string[], claims: Int32Array): PackedOutline[] {
+/**
+ * The queue the main thread of verify and its helper share
+ * (src/core/verify-manifests.ts), in one Int32Array over shared memory:
+ * `[0]` counts the helper's turns, `[1 + i]` is manifest i's state. Either
+ * thread claims a manifest by moving its state from FREE, once.
+ */
+export const FREE = 0;
+/** Claimed by the main thread, which checks it itself. */
+export const MAIN = 1;
+/** Claimed by the helper, being checked. */
+export const HELPER = 2;
+/** Checked by the helper, its outline posted (the message is on the port before the state says so). */
+export const POSTED = 3;
+/** Claimed by the helper and left: not on the fast path, or a failure; the main thread checks it. */
+export const LEFT = 4;
+
+/**
+ * The helper's side of the queue: it takes the manifests from the last one
+ * back (the main thread asks for them from the first, as it checks the
+ * candidates in the same order), checks each on the fast path only
+ * (outlineFromBytes) and posts the outline of each that passed, packed, on
+ * `post`; anything else, a failure included, it leaves to the main thread's
+ * general reader, which names the problem. `files[i]` is a manifest the main
+ * thread's walk found as a regular file reached through real folders, or ''
+ * for one it did not (the main thread's). Light on imports: a helper thread
+ * loads only this, the fast path and the file helpers.
+ */
+export function claimOutlines(root: string, files: readonly string[], digests: readonly string[], queue: Int32Array, post: (packed: PackedOutline) => void): void {
   const guard = new RootGuard(root);
   guard.useSnapshot(guard.root, files.filter((f) => f !== '').map((f) => ({path: f, kind: 'file' as const})), new Map());
-  const out: PackedOutline[] = [];
+  const n = digests.length;
   for (;;) {
-    const i = Atomics.add(claims, 0, 1);
-    if (i >= digests.length) return out;
-    if (files[i] === '') continue;
+    const turn = Atomics.add(queue, 0, 1);
+    if (turn >= n) return;
+    const i = n - 1 - turn;
+    if (files[i] === '' || Atomics.compareExchange(queue, 1 + i, FREE, HELPER) !== FREE) continue;
+    let packed: PackedOutline | null = null;
     try {
       const outline = withBytes(guard, files[i]!, (bytes) => outlineFromBytes(bytes, digests[i]!));
-      if (outline) out.push(packOutline(i, outline));
+      if (outline) packed = packOutline(i, outline);
     } catch {
       // the main thread reads it again, and names the problem
     }
+    if (packed) post(packed);
+    Atomics.store(queue, 1 + i, packed ? POSTED : LEFT);
+    Atomics.notify(queue, 1 + i);
   }
 }
 
