@@ -153,7 +153,8 @@ export class ManifestChecks {
   /**
    * The manifests of `digests`, shared with the helper when there is one and
    * at least two of them. AUTOCTX_VERIFY_THREADS=helper (a testing aid) waits
-   * for the helper to take every manifest it can before this thread asks for any.
+   * for the helper to take every manifest it can, and checks the rest, before
+   * verify checks any candidate (which it then takes in reverse order).
    */
   /** Checked on this thread alone. */
   static sync(store: ScenarioStore, digests: readonly string[]): ManifestChecks {
@@ -173,7 +174,11 @@ export class ManifestChecks {
     port.unref();
     checks.queue = queue;
     checks.port = port;
-    if (process.env.AUTOCTX_VERIFY_THREADS === 'helper') await helper.answer;
+    if (process.env.AUTOCTX_VERIFY_THREADS === 'helper') {
+      // Every manifest checked before any candidate: verify then takes every candidate from the back.
+      await helper.answer;
+      digests.forEach((_, i) => checks.at(i));
+    }
     return checks;
   }
 

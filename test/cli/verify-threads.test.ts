@@ -56,6 +56,34 @@ describe('verify on two threads', () => {
     expect(damaged.two.json).toEqual(damaged.one.json);
     expect(damaged.helper.json).toEqual(damaged.one.json);
     expect(damaged.two.json).toEqual(JSON.parse(JSON.stringify(damaged.inProcess)));
+
+    // Damage candidates as well, in both halves of the list: the main thread checks them out of order
+    // (from the back whenever the helper has their manifests), and reports them in the list's order.
+    const candidates = path.join(knowledge, 'demo/context_bundles/candidates');
+    const listed = fs.readdirSync(candidates).sort();
+    const rewrite = (file: string, fn: (v: any) => void) => {
+      const v = JSON.parse(fs.readFileSync(file, 'utf8'));
+      fn(v);
+      fs.writeFileSync(file, `${JSON.stringify(v, null, 2)}\n`);
+    };
+    rewrite(path.join(candidates, listed[1]!, 'record.json'), (r) => (r.evaluator_epoch = 'another-epoch'));
+    rewrite(path.join(candidates, listed[9]!, 'record.json'), (r) => (r.evaluator_epoch = 'another-epoch'));
+    const withDiff = listed.filter((d) => fs.existsSync(path.join(candidates, d, 'manifest_diff.json')));
+    rewrite(path.join(candidates, withDiff[3]!, 'manifest_diff.json'), (d) => (d.evaluator_epoch = 'another-epoch'));
+    // A history that is a file, not a folder: a refusal inside that candidate's checks, which no longer skips the ones after it.
+    const history = path.join(candidates, listed[6]!, 'record_history');
+    fs.rmSync(history, {recursive: true});
+    fs.writeFileSync(history, 'not a folder\n');
+    const both = answers();
+    expect([both.one.status, both.two.status, both.helper.status]).toEqual([8, 8, 8]);
+    expect(both.two.json).toEqual(both.one.json);
+    expect(both.helper.json).toEqual(both.one.json);
+    expect(both.two.json).toEqual(JSON.parse(JSON.stringify(both.inProcess)));
+    const inCandidates = both.inProcess.errors.map((e) => e.file).filter((f) => f.startsWith('demo/context_bundles/candidates/'));
+    const order = inCandidates.map((f) => listed.indexOf(f.split('/')[3]!));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    // Each is found, the one after the refused history (listed[9]) included.
+    for (const d of [listed[1]!, withDiff[3]!, listed[6]!, listed[9]!]) expect([d, inCandidates.some((f) => f.includes(d))]).toEqual([d, true]);
   }, 60_000);
 
   it('has a helper that checks the manifests it claims, hands back the damaged ones, and loads from both builds', async () => {
