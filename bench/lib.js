@@ -1,5 +1,7 @@
 // Small timing helpers for `npm run bench`: medians of repeated runs, measured in one process.
 import {spawnSync} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import {performance} from 'node:perf_hooks';
 
 export function median(values) {
@@ -43,4 +45,50 @@ export function printTable(rows) {
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const c of cells) console.log(line(c));
+}
+
+/** Median milliseconds of each (async) function over `runs` rounds after one unmeasured round, interleaved. */
+export async function alternate(fns, runs = 7) {
+  const times = fns.map(() => []);
+  for (let r = 0; r < runs + 1; r++)
+    for (const [i, fn] of fns.entries()) {
+      const s = performance.now();
+      await fn();
+      if (r > 0) times[i].push(performance.now() - s);
+    }
+  return times.map(median);
+}
+
+/**
+ * verify's bench tree: a baseline and 999 proposals, each revision changing
+ * every one of `componentCount` components of about 2 KB of Markdown (one
+ * line break in 70 characters), with `init` and `propose` of the autoctx that
+ * builds it. Returns every file of the tree.
+ */
+export async function makeVerifyTree({init, propose, tree, source, componentCount}) {
+  const kinds = ['playbook', 'hints', 'prompt_fragment', 'tool_guidance', 'completion_check'];
+  const writeSource = (i) => {
+    for (let j = 0; j < componentCount; j++) {
+      const kind = kinds[j % kinds.length];
+      fs.mkdirSync(path.join(source, kind), {recursive: true});
+      const file = j < kinds.length ? `${kind}.md` : `part-${String(j).padStart(2, '0')}.md`;
+      fs.writeFileSync(path.join(source, kind, file), `${kind} ${i}.${j}: ${'Check the disk before restarting a service; write down what you saw.\n'.repeat(28)}`);
+    }
+  };
+  writeSource(0);
+  await init({knowledge: tree, scenario: 'demo', from: source});
+  for (let i = 1; i < 1000; i++) {
+    writeSource(i);
+    await propose({knowledge: tree, from: source, runId: `r${i}`});
+  }
+  const files = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, {withFileTypes: true})) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else files.push(p);
+    }
+  };
+  walk(tree);
+  return files;
 }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {createHash} from 'node:crypto';
-import {median, printTable, timeCommands, timeIt} from './lib.js';
+import {alternate, makeVerifyTree, median, printTable, timeCommands, timeIt} from './lib.js';
 
 const argv = process.argv.slice(2);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -207,31 +207,7 @@ rows.push({
 // (4 components of 2 KB), where the fixed start-up of Node and oclif dominates and which shows that cost.
 const verifyTree = async (name, componentCount) => {
   const vk = path.join(work, `${name}-tree`);
-  const vsrc = path.join(work, `${name}-src`);
-  const kinds = ['playbook', 'hints', 'prompt_fragment', 'tool_guidance', 'completion_check'];
-  const writeSource = (i) => {
-    for (let j = 0; j < componentCount; j++) {
-      const kind = kinds[j % kinds.length];
-      fs.mkdirSync(path.join(vsrc, kind), {recursive: true});
-      const file = j < kinds.length ? `${kind}.md` : `part-${String(j).padStart(2, '0')}.md`;
-      fs.writeFileSync(path.join(vsrc, kind, file), `${kind} ${i}.${j}: ${'Check the disk before restarting a service; write down what you saw.\n'.repeat(28)}`);
-    }
-  };
-  writeSource(0);
-  await init({knowledge: vk, scenario: 'demo', from: vsrc});
-  for (let i = 1; i < 1000; i++) {
-    writeSource(i);
-    await propose({knowledge: vk, from: vsrc, runId: `r${i}`});
-  }
-  const files = [];
-  const walkFiles = (d) => {
-    for (const e of fs.readdirSync(d, {withFileTypes: true})) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walkFiles(p);
-      else files.push(p);
-    }
-  };
-  walkFiles(vk);
+  const files = await makeVerifyTree({init, propose, tree: vk, source: path.join(work, `${name}-src`), componentCount});
   const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
   const listFile = path.join(work, `${name}-files.txt`);
   fs.writeFileSync(listFile, files.join('\0'));
@@ -242,16 +218,6 @@ const verifyTree = async (name, componentCount) => {
   const inProcess = async () => {
     const r = await verifyInParallel({knowledge: vk});
     if (r.errors.length > 0) throw new Error(`the verify bench tree has errors: ${r.errors[0].code}`);
-  };
-  const alternate = async (fns, runs = 7) => {
-    const times = fns.map(() => []);
-    for (let r = 0; r < runs + 1; r++)
-      for (const [i, fn] of fns.entries()) {
-        const s = performance.now();
-        await fn();
-        if (r > 0) times[i].push(performance.now() - s);
-      }
-    return times.map(median);
   };
   const [floorMs, inProcessMs] = await alternate([floor, inProcess]);
   const [verifyMs, shaMs] = timeCommands(
