@@ -150,17 +150,17 @@ export class ManifestChecks {
     digests.forEach((d, i) => this.index.set(d, i));
   }
 
+  /** Checked on this thread alone. */
+  static sync(store: ScenarioStore, digests: readonly string[]): ManifestChecks {
+    return new ManifestChecks(store, digests);
+  }
+
   /**
    * The manifests of `digests`, shared with the helper when there is one and
    * at least two of them. AUTOCTX_VERIFY_THREADS=helper (a testing aid) waits
    * for the helper to take every manifest it can, and checks the rest, before
    * verify checks any candidate (which it then takes in reverse order).
    */
-  /** Checked on this thread alone. */
-  static sync(store: ScenarioStore, digests: readonly string[]): ManifestChecks {
-    return new ManifestChecks(store, digests);
-  }
-
   static async open(store: ScenarioStore, digests: readonly string[], helper: ManifestHelper | null): Promise<ManifestChecks> {
     const checks = new ManifestChecks(store, digests);
     if (helper === null || digests.length < 2) return checks;
@@ -242,15 +242,12 @@ export class ManifestChecks {
     }
   }
 
-  /** Take in every outline the helper has posted so far; how many came. */
-  private receive(): number {
-    if (this.port === null) return 0;
-    let count = 0;
+  /** Take in every outline the helper has posted so far. */
+  private receive(): void {
+    if (this.port === null) return;
     for (let m = receiveMessageOnPort(this.port); m !== undefined; m = receiveMessageOnPort(this.port)) {
-      count++;
       const [i, outline] = unpackOutline(m.message as PackedOutline);
       if (Number.isInteger(i) && i >= 0 && i < this.digests.length && this.checks[i] === undefined && outline?.digest === this.digests[i]) this.checks[i] = {digest: this.digests[i]!, outline};
     }
-    return count;
   }
 }

@@ -112,7 +112,7 @@ export class Findings {
     }
   }
 
-  /** Where the findings stand now, for reportBefore. */
+  /** Where the findings stand now, for arrange and reportBefore. */
   mark(): Mark {
     return {errors: this.errors.length, warnings: this.warnings.length, notes: this.notes.length};
   }
@@ -136,15 +136,7 @@ export class Findings {
   reportBefore(mark: Mark, fn: () => void): void {
     const end = this.mark();
     fn();
-    const move = (list: VerifyIssue[], at: number, from: number) => {
-      const added = list.splice(from);
-      const after = list.splice(at);
-      for (const x of added) list.push(x);
-      for (const x of after) list.push(x);
-    };
-    move(this.errors, mark.errors, end.errors);
-    move(this.warnings, mark.warnings, end.warnings);
-    move(this.notes, mark.notes, end.notes);
+    this.arrange(mark, [[end, this.mark()], [mark, end]]);
   }
 
   /** Report one problem against both files it sets against each other. */

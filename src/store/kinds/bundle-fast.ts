@@ -55,8 +55,8 @@ export const LEFT = 4;
 
 /**
  * The helper's side of the queue: it takes the manifests from the last one
- * back (the main thread asks for them from the first, as it checks the
- * candidates in the same order), checks each on the fast path only
+ * back (the main thread, checking candidates, asks for theirs mostly from the
+ * first), checks each on the fast path only
  * (outlineFromBytes) and posts the outline of each that passed, packed, on
  * `post`; anything else, a failure included, it leaves to the main thread's
  * general reader, which names the problem. `files[i]` is a manifest the main
