@@ -10,6 +10,7 @@ const config: Config = {
     '^\\./validators\\.generated\\.js$': '<rootDir>/dist/store/validators.generated.js',
     '^\\./result-validators\\.generated\\.js$': '<rootDir>/dist/store/result-validators.generated.js',
     '^\\./literal-scan\\.generated\\.js$': '<rootDir>/dist/canonical/literal-scan.generated.js',
+    '^\\./key-order\\.generated\\.js$': '<rootDir>/dist/canonical/key-order.generated.js',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {'^.+\\.ts$': ['ts-jest', {useESM: true, tsconfig: 'tsconfig.test.json'}]},

@@ -5,7 +5,10 @@ import {readFileSync, writeFileSync} from 'node:fs';
 import wabtModule from 'wabt';
 
 const wabt = await wabtModule();
-for (const [source, target] of [['src/canonical/literal-scan.wat', 'dist/canonical/literal-scan.generated.js']]) {
+for (const [source, target] of [
+  ['src/canonical/literal-scan.wat', 'dist/canonical/literal-scan.generated.js'],
+  ['src/canonical/key-order.wat', 'dist/canonical/key-order.generated.js'],
+]) {
   const parsed = wabt.parseWat(source, readFileSync(source, 'utf8'), {simd: true});
   parsed.validate();
   const {buffer} = parsed.toBinary({});

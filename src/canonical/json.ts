@@ -1,5 +1,6 @@
 import {createHash, hash} from 'node:crypto';
 import {fail} from '../errors.js';
+import {sortKeys, sortKeysDigest} from './key-order.js';
 
 /** Any JSON value autoctx hashes or stores. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | {[key: string]: JsonValue};
@@ -149,76 +150,45 @@ function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: 
   h.update('}');
 }
 
-/** Thrown by the fast encoder for an object it cannot reorder by building a copy (integer-like keys, or "__proto__"). */
-const UNORDERABLE = Symbol('unorderable');
-const INTEGER_KEY = /^(?:0|[1-9][0-9]*)$/;
-
 /**
- * The value JSON.stringify writes canonically: the value itself when every
- * object is plain with its keys already in UTF-16 order (as parsed canonical
- * files are); otherwise a copy in which each object out of order is rebuilt
- * with its keys inserted in that order (JavaScript enumerates string keys in
- * insertion order), sharing everything that was in order. One pass, no
- * string built. Throws REFUSED for what canonical JSON rejects; LARGE, when
- * `hashing`, for a string long enough to be hashed in pieces; UNORDERABLE for
- * an object out of order whose keys insertion cannot order (integer-like keys
- * are always enumerated first, and "__proto__" cannot be assigned).
+ * Checks a value for canonical JSON in one pass, building nothing: every
+ * object plain, every number finite and every integer safe, every string and
+ * key well formed, nesting within MAX_DEPTH. Returns whether every object's
+ * keys are already in UTF-16 order (as in parsed canonical files), when
+ * JSON.stringify's text of the value is its canonical JSON. Throws REFUSED
+ * for what canonical JSON rejects, and LARGE, when `hashing`, for a string
+ * long enough to be hashed in pieces.
  */
-function ordered(value: unknown, depth: number, hashing: boolean): unknown {
+function inKeyOrder(value: unknown, depth: number, hashing: boolean): boolean {
   switch (typeof value) {
     case 'string':
       if (!value.isWellFormed()) throw REFUSED;
       if (value.length > LARGE_STRING && hashing) throw LARGE;
-      return value;
+      return true;
     case 'number':
       if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) throw REFUSED;
-      return value;
+      return true;
     case 'boolean':
-      return value;
+      return true;
     case 'object': {
-      if (value === null) return value;
+      if (value === null) return true;
       if (depth >= MAX_DEPTH) throw REFUSED;
+      let inOrder = true;
       if (Array.isArray(value)) {
-        let copy: unknown[] | null = null;
-        for (let i = 0; i < value.length; i++) {
-          const item: unknown = value[i];
-          const done = ordered(item, depth + 1, hashing);
-          if (copy === null && done !== item) copy = value.slice(0, i);
-          if (copy !== null) copy.push(done);
-        }
-        return copy ?? value;
+        for (let i = 0; i < value.length; i++) if (!inKeyOrder(value[i], depth + 1, hashing)) inOrder = false;
+        return inOrder;
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) throw REFUSED;
       const record = value as Record<string, unknown>;
       const keys = Object.keys(record);
-      let inOrder = true;
-      // The values as they are to be written, made only once one differs or a key is out of order.
-      let values: unknown[] | null = null;
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
         if (!key.isWellFormed()) throw REFUSED;
-        const item = record[key];
-        const done = ordered(item, depth + 1, hashing);
-        if (i > 0 && inOrder && !(keys[i - 1]! < key)) inOrder = false;
-        if (values === null && (done !== item || !inOrder)) {
-          values = new Array<unknown>(keys.length);
-          for (let j = 0; j < i; j++) values[j] = record[keys[j]!];
-        }
-        if (values !== null) values[i] = done;
+        if (i > 0 && !(keys[i - 1]! < key)) inOrder = false;
+        if (!inKeyOrder(record[key], depth + 1, hashing)) inOrder = false;
       }
-      if (values === null) return value;
-      const out: Record<string, unknown> = {};
-      if (inOrder) {
-        for (let i = 0; i < keys.length; i++) {
-          if (keys[i] === '__proto__') throw UNORDERABLE; // an assignment would set the prototype
-          out[keys[i]!] = values[i];
-        }
-        return out;
-      }
-      const order = orderOf(keys);
-      for (let j = 0; j < order.length; j++) out[keys[order[j]!]!] = values[order[j]!];
-      return out;
+      return inOrder;
     }
     default:
       throw REFUSED; // undefined, functions, symbols, bigints
@@ -226,47 +196,19 @@ function ordered(value: unknown, depth: number, hashing: boolean): unknown {
 }
 
 /**
- * The positions of keys in UTF-16 order. Objects of a few shapes come over
- * and over (rows of a table, and the objects inside them), so the order of
- * each key list is kept, found by its first key and compared key by key.
+ * The hot path: one check of the value, then JSON.stringify of the value
+ * itself. When some object is out of key order, the text's members are put
+ * in order by key-order.ts; if that cannot (a key with an escape), the value
+ * is written again with its keys sorted.
  */
-const orders = new Map<string, Array<{keys: string[]; order: number[]}>>();
-let ordersHeld = 0;
-function orderOf(keys: string[]): number[] {
-  const first = keys[0]!;
-  const known = orders.get(first);
-  if (known) {
-    for (const entry of known) {
-      if (entry.keys.length !== keys.length) continue;
-      let same = true;
-      for (let i = 1; i < keys.length && same; i++) same = keys[i] === entry.keys[i];
-      if (same) return entry.order;
-    }
-  }
-  const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
-  for (const i of order) if (keys[i] === '__proto__' || INTEGER_KEY.test(keys[i]!)) throw UNORDERABLE;
-  if (++ordersHeld > 1024) {
-    orders.clear(); // many shapes: start again rather than hold them all
-    ordersHeld = 1;
-  }
-  if (known) {
-    if (known.length < 16) known.push({keys, order});
-  }
-  else orders.set(first, [{keys, order}]);
-  return order;
+function fast(value: unknown): string {
+  const inOrder = inKeyOrder(value, 0, false);
+  const text = JSON.stringify(value);
+  if (inOrder) return text;
+  return sortKeys(text) ?? sorted(value);
 }
 
-/** The hot path: no path strings; one JSON.stringify of the value in canonical key order. */
-function fast(value: unknown, hashing = false): string {
-  try {
-    return JSON.stringify(ordered(value, 0, hashing));
-  } catch (error) {
-    if (error !== UNORDERABLE) throw error;
-  }
-  return sorted(value);
-}
-
-/** String building with keys sorted (the default sort is UTF-16 code-unit order); values were checked by ordered(). */
+/** String building with keys sorted (the default sort is UTF-16 code-unit order); values were checked by inKeyOrder(). */
 function sorted(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) {
@@ -312,9 +254,9 @@ export function sha256Hex(data: string | Uint8Array): string {
 
 /** SHA-256 of the UTF-8 bytes of the canonical JSON, as bare lowercase hex. */
 export function stableDigest(value: unknown): string {
-  let text: string;
+  let inOrder: boolean;
   try {
-    text = fast(value, true);
+    inOrder = inKeyOrder(value, 0, true);
   } catch (error) {
     if (error === REFUSED) return sha256Hex(canonicalJson(value)); // names the problem
     if (error !== LARGE) throw error;
@@ -322,7 +264,9 @@ export function stableDigest(value: unknown): string {
     hashCanonical(value, h, 0);
     return h.digest('hex');
   }
-  return sha256Hex(text);
+  const text = JSON.stringify(value);
+  if (inOrder) return sha256Hex(text);
+  return sortKeysDigest(text) ?? sha256Hex(sorted(value));
 }
 
 /** True when two JSON values have the same canonical form. */
