@@ -65,11 +65,13 @@
 
   ;; Sorts the member records [$base, $top) by key (Shell's sort, Knuth's gaps:
   ;; in place, no recursion, and fast enough for objects of many keys), then
-  ;; writes the members in that order, comma between, to scratch and copies
-  ;; them back over the object's inside, which begins after the brace at $open.
+  ;; puts the members in that order, comma between, over the object's inside,
+  ;; which begins after the brace at $open: all but the longest through
+  ;; scratch, the longest moved straight to its place.
   (func $sortMembers (param $open i32) (param $base i32) (param $top i32) (param $tmp i32) (param $scratch i32)
     (local $k i32) (local $gap i32) (local $i i32) (local $j i32) (local $from i32) (local $at i32)
     (local $r i32) (local $out i32) (local $start i32) (local $len i32)
+    (local $big i32) (local $bigLen i32) (local $split i32)
     (local.set $k (i32.div_u (i32.sub (local.get $top) (local.get $base)) (i32.const 12)))
     (local.set $gap (i32.const 1))
     (block $grown
@@ -106,6 +108,21 @@
             (br $pass)))
         (local.set $gap (i32.div_u (local.get $gap) (i32.const 3)))
         (br $gaps)))
+    ;; the longest member is moved once, where it lies, rather than through scratch
+    ;; (the outer object of a large value is mostly one member)
+    (local.set $r (local.get $base))
+    (block $found
+      (loop $longest
+        (br_if $found (i32.ge_u (local.get $r) (local.get $top)))
+        ;; a member runs from its key's opening quote to the comma or brace after its value
+        (local.set $len (i32.sub (i32.load offset=8 (local.get $r)) (i32.sub (i32.load (local.get $r)) (i32.const 1))))
+        (if (i32.gt_u (local.get $len) (local.get $bigLen))
+          (then
+            (local.set $big (local.get $r))
+            (local.set $bigLen (local.get $len))))
+        (local.set $r (i32.add (local.get $r) (i32.const 12)))
+        (br $longest)))
+    ;; the inside in order, commas included, but for the longest member's bytes; where they go
     (local.set $out (local.get $scratch))
     (local.set $r (local.get $base))
     (block $written
@@ -115,14 +132,24 @@
           (then
             (i32.store8 (local.get $out) (i32.const 0x2c))
             (local.set $out (i32.add (local.get $out) (i32.const 1)))))
-        ;; a member runs from its key's opening quote to the comma or brace after its value
         (local.set $start (i32.sub (i32.load (local.get $r)) (i32.const 1)))
         (local.set $len (i32.sub (i32.load offset=8 (local.get $r)) (local.get $start)))
-        (memory.copy (local.get $out) (local.get $start) (local.get $len))
-        (local.set $out (i32.add (local.get $out) (local.get $len)))
+        (if (i32.eq (local.get $r) (local.get $big))
+          (then (local.set $split (i32.sub (local.get $out) (local.get $scratch))))
+          (else
+            (memory.copy (local.get $out) (local.get $start) (local.get $len))
+            (local.set $out (i32.add (local.get $out) (local.get $len)))))
         (local.set $r (i32.add (local.get $r) (i32.const 12)))
         (br $members)))
-    (memory.copy (i32.add (local.get $open) (i32.const 1)) (local.get $scratch) (i32.sub (local.get $out) (local.get $scratch))))
+    ;; the longest to its place (memory.copy allows overlap), then what goes before and after it
+    (local.set $at (i32.add (i32.add (local.get $open) (i32.const 1)) (local.get $split)))
+    (local.set $start (i32.sub (i32.load (local.get $big)) (i32.const 1)))
+    (if (i32.ne (local.get $at) (local.get $start))
+      (then (memory.copy (local.get $at) (local.get $start) (local.get $bigLen))))
+    (memory.copy (i32.add (local.get $open) (i32.const 1)) (local.get $scratch) (local.get $split))
+    (memory.copy (i32.add (local.get $at) (local.get $bigLen))
+      (i32.add (local.get $scratch) (local.get $split))
+      (i32.sub (i32.sub (local.get $out) (local.get $scratch)) (local.get $split))))
 
   (func (export "reorder")
     (param $n i32) (param $members i32) (param $membersEnd i32) (param $frames i32) (param $framesEnd i32) (param $scratch i32)
