@@ -39,27 +39,52 @@ function instance(): Sorter {
 
 /** Texts shorter than this are laid out for three bytes per character, which saves measuring them first. */
 const SHORT = 1 << 16;
+/** Member records laid out at first; an object with more members than this open at once takes a second run. */
+const FEW_RECORDS = 1 << 12;
+
+/**
+ * Where each part of the sorter's memory goes, for a text of at most `room`
+ * bytes and `records` member records: the text and 16 bytes the scan may read
+ * past it; the records; the frames and the record being placed; scratch as
+ * large as the text.
+ */
+function layout(room: number, records: number) {
+  const members = (room + 16 + 7) & ~7;
+  const membersEnd = members + 12 * records;
+  const frames = membersEnd;
+  const framesEnd = frames + 12 * MAX_FRAMES;
+  const scratch = framesEnd + 16;
+  return {members, membersEnd, frames, framesEnd, scratch, need: scratch + room};
+}
+
+/** Grows the sorter's memory to at least `need` bytes; what it holds stays. */
+function reserve(s: Sorter, need: number): void {
+  if (s.view.length >= need) return;
+  s.memory.grow(Math.ceil((need - s.view.length) / 65536));
+  s.view = Buffer.from(s.memory.buffer);
+}
 
 /** Runs the sorter over the text; `use` gets memory and the text's length in bytes, in order (valid only during the call). */
 function sortedBytes<T>(text: string, use: (view: Buffer, n: number) => T): T | null {
   const s = (sorter ??= instance());
   const room = text.length < SHORT ? 3 * text.length : Buffer.byteLength(text, 'utf8');
-  // The text and 16 bytes the scan may read past it; a record for every member
-  // that can be open at once (a member takes at least five bytes with its comma);
-  // the frames and the record being placed; scratch as large as the text.
-  const members = (room + 16 + 7) & ~7;
-  const membersEnd = members + 12 * (Math.floor(room / 5) + 2);
-  const frames = membersEnd;
-  const framesEnd = frames + 12 * MAX_FRAMES;
-  const scratch = framesEnd + 16;
-  const need = scratch + room;
-  if (s.view.length < need) {
-    s.memory.grow(Math.ceil((need - s.view.length) / 65536));
-    s.view = Buffer.from(s.memory.buffer);
-  }
+  // A member takes at least five bytes with its comma: no more can be open at once.
+  const most = Math.floor(room / 5) + 2;
+  let records = Math.min(most, FEW_RECORDS);
+  reserve(s, layout(room, records).need);
   const n = s.view.write(text, 0, 'utf8');
   try {
-    return s.reorder(n, members, membersEnd, frames, framesEnd, scratch) === 0 ? use(s.view, n) : null;
+    for (;;) {
+      const at = layout(room, records);
+      reserve(s, at.need);
+      const result = s.reorder(n, at.members, at.membersEnd, at.frames, at.framesEnd, at.scratch);
+      // Out of records: run again with room for all. The objects sorted so far are in order now, so they stay as they are.
+      if (result === -2 && records < most) {
+        records = most;
+        continue;
+      }
+      return result === 0 ? use(s.view, n) : null;
+    }
   } finally {
     if (s.view.length > KEEP_BYTES) sorter = undefined;
   }
