@@ -160,6 +160,7 @@ function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: 
  * long enough to be hashed in pieces.
  */
 function inKeyOrder(value: unknown, depth: number, hashing: boolean): boolean {
+  visited++;
   switch (typeof value) {
     case 'string':
       if (!value.isWellFormed()) throw REFUSED;
@@ -195,17 +196,27 @@ function inKeyOrder(value: unknown, depth: number, hashing: boolean): boolean {
   }
 }
 
+/** Values and members inKeyOrder has visited since it was last reset. */
+let visited = 0;
+
+/**
+ * Values out of order of at least this many values and members are sorted by
+ * key-order.ts; smaller ones are written again with their keys sorted, which
+ * costs about as much for them and spares a short-lived process (a hook)
+ * compiling the module (about 1 ms).
+ */
+const SORT_IN_MEMORY = 256;
+
 /**
  * The hot path: one check of the value, then JSON.stringify of the value
  * itself. When some object is out of key order, the text's members are put
- * in order by key-order.ts; if that cannot (a key with an escape), the value
- * is written again with its keys sorted.
+ * in order by key-order.ts; for a short text, or if that cannot (a key with
+ * an escape), the value is written again with its keys sorted.
  */
 function fast(value: unknown): string {
-  const inOrder = inKeyOrder(value, 0, false);
-  const text = JSON.stringify(value);
-  if (inOrder) return text;
-  return sortKeys(text) ?? sorted(value);
+  visited = 0;
+  if (inKeyOrder(value, 0, false)) return JSON.stringify(value);
+  return (visited >= SORT_IN_MEMORY ? sortKeys(JSON.stringify(value)) : null) ?? sorted(value);
 }
 
 /** String building with keys sorted (the default sort is UTF-16 code-unit order); values were checked by inKeyOrder(). */
@@ -255,6 +266,7 @@ export function sha256Hex(data: string | Uint8Array): string {
 /** SHA-256 of the UTF-8 bytes of the canonical JSON, as bare lowercase hex. */
 export function stableDigest(value: unknown): string {
   let inOrder: boolean;
+  visited = 0;
   try {
     inOrder = inKeyOrder(value, 0, true);
   } catch (error) {
@@ -264,9 +276,8 @@ export function stableDigest(value: unknown): string {
     hashCanonical(value, h, 0);
     return h.digest('hex');
   }
-  const text = JSON.stringify(value);
-  if (inOrder) return sha256Hex(text);
-  return sortKeysDigest(text) ?? sha256Hex(sorted(value));
+  if (inOrder) return sha256Hex(JSON.stringify(value));
+  return (visited >= SORT_IN_MEMORY ? sortKeysDigest(JSON.stringify(value)) : null) ?? sha256Hex(sorted(value));
 }
 
 /** True when two JSON values have the same canonical form. */
