@@ -178,8 +178,10 @@ export class ScenarioStore implements KindContext {
       if (this.swept.has(dir) || !dir.startsWith(this.paths.dir)) continue;
       this.swept.add(dir);
       for (const entry of listDir(this.guard, dir)) {
+        // Every temp name ends so (tempPath): a folder of thousands of bundles costs one test a name.
+        if (!entry.name.endsWith('.tmp') || !entry.isFile()) continue;
         const file = path.join(dir, entry.name);
-        if (entry.isFile() && leftoverKind(file, 'file') === 'temp') this.writer.remove(file);
+        if (leftoverKind(file, 'file') === 'temp') this.writer.remove(file);
       }
     }
   }
