@@ -16,7 +16,8 @@
 ;;                          (1 an object, 2 out of order);
 ;;   framesEnd              12 bytes for the record being placed while sorting;
 ;;   scratch                as many bytes as the text, where an object's
-;;                          members are put in order before they are copied back.
+;;                          members but its longest are put in order before
+;;                          they are copied back around it.
 ;; Returns 0 when the text is sorted, or
 ;;   -1  a key holds an escape (its bytes do not sort as its characters): the
 ;;       caller sorts some other way;

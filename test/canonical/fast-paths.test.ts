@@ -6,19 +6,10 @@ import {jsonValues} from '../helpers/arbitraries.js';
 import {bundleDigest, createBundle, validateBundle} from '../../src/model/bundle.js';
 import {componentDigest} from '../../src/model/component.js';
 import {manifestDiff} from '../../src/model/diff.js';
+import {canonicalOracle as oracle} from '../helpers/canonical-oracle.js';
 
 // The hashing fast paths (a value already in key order goes to JSON.stringify whole; a manifest's
 // contents are escaped once for both digests) must give the bytes of the plain definition.
-
-/** Canonical JSON by its definition, independent of src/: sorted keys, JSON.stringify for leaves. */
-function oracle(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(oracle).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const keys = Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${oracle((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
 
 const text = fc.oneof(fc.string({unit: 'grapheme'}), fc.string({unit: 'binary'}).filter((s) => s.isWellFormed()), fc.constantFrom('', '"\\\n\t\u0000\u001f\u007f\u2028', '\u{1F600}é'));
 const keyText = fc.oneof(text, fc.constantFrom('0', '1', '9', '10', '4294967294', '4294967295', '-1', '01', '__proto__', 'toJSON'));

@@ -3,18 +3,11 @@ import {createHash} from 'node:crypto';
 import fc from 'fast-check';
 import {canonicalJson, MAX_DEPTH, stableDigest} from '../../src/canonical/index.js';
 import {sortKeys, sortKeysDigest} from '../../src/canonical/key-order.js';
+import {canonicalOracle as oracle} from '../helpers/canonical-oracle.js';
 
 // key-order.wat puts the members of every object in JSON.stringify's text in key order, in place.
 // Held here to the definition, written independently of src/: UTF-16 order of the keys.
 
-function oracle(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(oracle).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const keys = Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${oracle((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Object from entries in the given order (defineProperty, so that "__proto__" is an own key). */
