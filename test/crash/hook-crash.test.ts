@@ -5,6 +5,7 @@ import {afterAll, describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
+import {CASE_BUDGET_MS} from '../helpers/hook-case.js';
 
 /**
  * The hook's session start killed before and after each of its durable
@@ -17,6 +18,7 @@ import {tempDir, writeSource} from '../helpers/tree.js';
  */
 const root = tempDir('autoctx-hook-crash-');
 afterAll(() => fs.rmSync(root, {recursive: true, force: true}));
+// The most budget the configuration allows: what is asserted is delivery and recovery, not speed (see CASE_BUDGET_MS).
 const HOOK = path.join(PROJECT_ROOT, 'bin/autoctx-hook.js');
 
 function setup(name: string) {
@@ -28,7 +30,7 @@ function setup(name: string) {
   const digest = runCli(['bundle', 'show', active, '--knowledge', knowledge, '--json']).json.manifest.components[0].digest;
   expect(runCli(['tag', 'add', digest, '--knowledge', knowledge]).status).toBe(0);
   fs.mkdirSync(path.join(dir, 'config/autoctx'), {recursive: true});
-  fs.writeFileSync(path.join(dir, 'config/autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[dir]: {knowledge, scenario: 'demo', enabled: true}}}}));
+  fs.writeFileSync(path.join(dir, 'config/autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[dir]: {knowledge, scenario: 'demo', enabled: true, budget_ms: CASE_BUDGET_MS}}}}));
   const stdin = JSON.stringify({session_id: 'crash-session', cwd: dir, hook_event_name: 'SessionStart', source: 'startup'});
   const env = (extra: NodeJS.ProcessEnv = {}) => ({PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), ...extra});
   const hook = (extra?: NodeJS.ProcessEnv) => spawnSync(process.execPath, [HOOK, 'session-start', '--host', 'claude-code'], {input: stdin, encoding: 'utf8', env: env(extra)});

@@ -8,6 +8,15 @@ export interface HookCase {
 }
 
 /**
+ * The budget a case runs with unless it sets its own: the most the
+ * configuration allows (just under the installed 5 s timeout). These tests
+ * assert what a hook delivers, not how fast; on a loaded CI machine a run's
+ * fsyncs can stall past the 2 s default, and a hook past its budget rightly
+ * prints nothing. The budget's own behaviour is tested with a budget set.
+ */
+export const CASE_BUDGET_MS = 4500;
+
+/**
  * A fresh case for the hook as the hosts run it: a copy of `template` as the
  * knowledge tree, a project folder, and a per-user configuration that enables
  * the hook for that project (or the `config` text given), under `dir`.
@@ -20,6 +29,6 @@ export function hookCase(dir: string, template: string, settings: Record<string,
   fs.cpSync(template, knowledge, {recursive: true});
   const cfg = path.join(root, 'config');
   fs.mkdirSync(path.join(cfg, 'autoctx'), {recursive: true});
-  fs.writeFileSync(path.join(cfg, 'autoctx/config.json'), config ?? JSON.stringify({schema_version: 1, hooks: {projects: {[project]: {knowledge, scenario: 'demo', enabled: true, ...settings}}}}));
+  fs.writeFileSync(path.join(cfg, 'autoctx/config.json'), config ?? JSON.stringify({schema_version: 1, hooks: {projects: {[project]: {knowledge, scenario: 'demo', enabled: true, budget_ms: CASE_BUDGET_MS, ...settings}}}}));
   return {knowledge, project, env: {XDG_CONFIG_HOME: cfg, HOME: root, PATH: process.env.PATH}};
 }

@@ -51,7 +51,21 @@ function hook(host: string, event: 'session-start' | 'user-prompt-submit', s: Re
   const shape = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${host}.${event}.json`), 'utf8'));
   const r = spawnSync(process.execPath, [HOOK, event, '--host', host], {input: JSON.stringify({...shape, cwd: s.project, ...fields}), encoding: 'utf8', env: {...s.env, ...env}});
   expect(r.status).toBe(0);
-  return r.stdout === '' ? null : (JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string);
+  if (r.stdout === '') {
+    // Nothing delivered: keep the hook's one diagnostic line (its outcome and elapsed time) for a failure to name.
+    diagnostics.push(`${event} ${String(fields.session_id)}: ${r.stderr.trim() || '(no diagnostic: a quiet outcome)'}`);
+    return null;
+  }
+  return JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string;
+}
+
+const diagnostics: string[] = [];
+
+/** The context a hook run delivered; a run that delivered nothing fails naming the hook's own diagnostic. */
+function delivered(...args: Parameters<typeof hook>): string {
+  const context = hook(...args);
+  if (context === null) throw new Error(`the hook delivered nothing: ${diagnostics.at(-1)}`);
+  return context;
 }
 
 /** A session id routing puts in the canary (or outside it), as `autoctx route --session` says. */
@@ -70,10 +84,10 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'in');
     const outside = sessionWhere(s.knowledge, false, 'out');
-    const canary = hook(host, 'session-start', s, {session_id: inside, source: 'startup'})!;
+    const canary = delivered(host, 'session-start', s, {session_id: inside, source: 'startup'});
     expect(canary).toContain(CANARY_PLAYBOOK.trim());
     expect(canary).not.toContain(ACTIVE_PLAYBOOK.trim());
-    const active = hook(host, 'session-start', s, {session_id: outside, source: 'startup'})!;
+    const active = delivered(host, 'session-start', s, {session_id: outside, source: 'startup'});
     expect(active).toContain(ACTIVE_PLAYBOOK.trim());
     expect(active).not.toContain(CANARY_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, inside).routing).toMatchObject({version: 'v2', state: 'CANARY', reason: 'canary'});
@@ -85,18 +99,18 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
   it('keeps a session on its bundle when the canary is pulled mid-session; a new session is routed afresh', () => {
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'pin');
-    expect(hook(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
     must(s.knowledge, ['release', 'transition', 'v2', '--to', 'DEPRECATED', '--rationale', 'pull the canary']);
     // The prompts, and a cleared context, of the same session: still the canary's bundle. (The first prompt
     // drops what the session start delivered whole, so the playbook comes back from the second.)
     const first = hook(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'the quota page'});
     expect(first ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
-    const second = hook(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'check the sync icon, then the quota page'});
+    const second = delivered(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'check the sync icon, then the quota page'});
     expect(second).toContain(CANARY_PLAYBOOK.trim());
     expect(second).not.toContain(ACTIVE_PLAYBOOK.trim());
-    expect(hook(host, 'session-start', s, {session_id: inside, source: 'clear'})).toContain(CANARY_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'clear'})).toContain(CANARY_PLAYBOOK.trim());
     // The same id would be in the share, but there is no canary now: a new session gets ACTIVE.
-    expect(hook(host, 'session-start', s, {session_id: `${inside}-new`, source: 'startup'})).toContain(ACTIVE_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: `${inside}-new`, source: 'startup'})).toContain(ACTIVE_PLAYBOOK.trim());
     expect(must(s.knowledge, ['route', '--session', inside]).state).toBe('ACTIVE');
   });
 
@@ -104,17 +118,17 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     const s = setup(host);
     must(s.knowledge, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
     const session = 'rolled-back-session';
-    expect(hook(host, 'session-start', s, {session_id: session, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: session, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
     must(s.knowledge, ['rollback', '--rationale', 'ordinary']);
     const pinned = hook(host, 'user-prompt-submit', s, {session_id: session, prompt: 'check the sync icon first'});
     expect(pinned ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, session).routing).toMatchObject({version: 'v2'});
     must(s.knowledge, ['rollback', '--rationale', 'forward again']);
     must(s.knowledge, ['rollback', '--emergency', '--rationale', 'v2 leaks', '--actor', 'oncall']);
-    const after = hook(host, 'user-prompt-submit', s, {session_id: session, prompt: 'check the sync icon first'})!;
+    const after = delivered(host, 'user-prompt-submit', s, {session_id: session, prompt: 'check the sync icon first'});
     expect(after).toContain(ACTIVE_PLAYBOOK.trim());
     expect(after).not.toContain(CANARY_PLAYBOOK.trim());
-    expect(hook(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(ACTIVE_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(ACTIVE_PLAYBOOK.trim());
   });
 
   it('routes by the user when $AUTOCTX_USER names one, before the session id', () => {
@@ -124,7 +138,7 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
       throw new Error('no canary user');
     })();
     const outside = sessionWhere(s.knowledge, false, 'user');
-    expect(hook(host, 'session-start', s, {session_id: outside, source: 'startup'}, {AUTOCTX_USER: user})).toContain(CANARY_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: outside, source: 'startup'}, {AUTOCTX_USER: user})).toContain(CANARY_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, outside).routing).toMatchObject({version: 'v2', state: 'CANARY'});
   });
 });
