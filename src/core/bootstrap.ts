@@ -22,6 +22,7 @@ import {isoTimestamp} from '../model/records.js';
 import type {KnowledgeStore, StateArea} from '../store/index.js';
 import {pruneReceipts, readReceipt, writeReceipt} from '../store/kinds/bootstrap-receipt.js';
 import {pruneHostStates} from '../store/kinds/host-state.js';
+import {housekeepingDue, recordHousekeeping} from '../store/kinds/housekeeping.js';
 import {componentCandidate, handoffCandidate, participants, selectCandidates, type Participant, type ReferenceCounts} from './bootstrap-select.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 import {checkRequest, servingFor} from './route.js';
@@ -187,9 +188,11 @@ export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
   if (key !== null && request.enabled) assertSameRequest(readReceipt(area, receiptIdFor(key)), request);
   const run = (fn: () => PrepareResult) => (request.enabled || key !== null ? area.withLock(lockTimeout(options), fn) : Promise.resolve(fn()));
   return run(() => {
-    if (area.locked) {
+    // At most once a day (.state/housekeeping.json): a prune stats every receipt and session state.
+    if (area.locked && housekeepingDue(area, 'pruned_at', now(options))) {
       pruneReceipts(area, now(options));
       pruneHostStates(area, now(options));
+      recordHousekeeping(area, 'pruned_at', now(options));
     }
     const existing = key !== null ? readReceipt(area, receiptIdFor(key)) : null;
     if (!request.enabled) return disabled(area, request, key, existing, at);

@@ -192,5 +192,11 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       }
     });
   }
+  // The state area's leftovers: writing commands and hooks sweep only the folders they write into.
+  const area = knowledge.state();
+  if (area.exists()) {
+    const removed = await area.withLock(lockTimeout(options), () => area.sweepAll());
+    for (const file of removed) actions.push(`removed ${path.relative(knowledge.root, file)}`);
+  }
   return {status: 'repaired', scenarios: names, actions, remaining};
 }

@@ -37,6 +37,7 @@ export type SchemaName =
   | 'shadow-counter'
   | 'bootstrap-receipt'
   | 'host-state'
+  | 'housekeeping'
   | 'negative-result'
   | 'evaluator-plan'
   | 'false-promotion'

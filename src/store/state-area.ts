@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import {fail} from '../errors.js';
+import {fail, isAutoctxError} from '../errors.js';
+import {housekeepingDue, recordHousekeeping} from './kinds/housekeeping.js';
 import {readDocument} from './documents.js';
 import {exists, isDirectory, mkdirDurable, readBytes, walkTree, type RootGuard} from './fs.js';
 import {StoreLock} from './lock.js';
@@ -9,7 +10,7 @@ import type {SchemaName} from './schemas.js';
 import type {JsonValue} from '../canonical/index.js';
 
 export const STATE_DIR_MODE = 0o700;
-/** The state areas this process has swept for leftovers. */
+/** The state areas whose housekeeping this process has looked at. */
 const SWEPT = new Set<string>();
 export const STATE_FILE_MODE = 0o600;
 
@@ -59,20 +60,50 @@ export class StateArea {
     await lock.acquire({timeoutSeconds});
     this.lock = lock;
     try {
-      // Temporary files an interrupted writer left: only ever created under this lock, so none belongs to a live writer.
-      // Once per process and area: a hook takes this lock several times in one run, and the area grows with receipts.
-      if (!SWEPT.has(this.dir)) {
-        SWEPT.add(this.dir);
-        for (const e of walkTree(this.guard, this.dir)) if (e.kind === 'file' && leftoverKind(e.path, 'file') === 'temp') this.writer.remove(e.path);
-      }
-      return await this.writer.transaction(() => {
+      const result = await this.writer.transaction(() => {
         if (readBytes(this.guard, this.paths.stateGitignore)?.toString('utf8') !== STATE_GITIGNORE) this.writer.replace(this.paths.stateGitignore, STATE_GITIGNORE);
         return fn();
       });
+      // Housekeeping only after the step succeeded, as in a scenario store: a step that fails changes nothing.
+      this.housekeeping();
+      return result;
     } finally {
       this.lock = undefined;
       await lock.releaseLock();
     }
+  }
+
+  /**
+   * Once a day, and looked at once per process: remove the temporary files
+   * a killed writer left anywhere in the area (.state/housekeeping.json says
+   * when it last ran). They are only ever made under this lock, so none
+   * belongs to a live writer, and none is ever read. Not every time: the
+   * area grows with receipts, sessions and sealed evidence, and a hook is a
+   * new process each time. Best effort: the step itself has succeeded.
+   */
+  private housekeeping(): void {
+    if (SWEPT.has(this.dir)) return;
+    SWEPT.add(this.dir);
+    const now = new Date();
+    try {
+      if (!housekeepingDue(this, 'swept_at', now)) return;
+      this.sweepAll();
+      recordHousekeeping(this, 'swept_at', now);
+    } catch (error) {
+      if (!isAutoctxError(error)) throw error;
+    }
+  }
+
+  /** Under the state lock: remove every temporary file an interrupted writer left anywhere in the area (daily, and repair); the paths removed. */
+  sweepAll(): string[] {
+    if (!this.lock) fail('INTERNAL', 'internal: a sweep of the state area without its lock');
+    const removed: string[] = [];
+    for (const e of walkTree(this.guard, this.dir)) {
+      if (e.kind !== 'file' || leftoverKind(e.path, 'file') !== 'temp') continue;
+      this.writer.remove(e.path);
+      removed.push(e.path);
+    }
+    return removed;
   }
 
   /** Whether this process holds the state lock now. */

@@ -295,14 +295,19 @@ describe('receipts', () => {
     expect(fs.existsSync(path.join(knowledge, `.state/bootstrap/receipts/${ready.receipt.receipt_id}.json`))).toBe(true);
   });
 
-  it('prunes receipts older than 30 days on the next prepare (an injected clock)', async () => {
+  it('prunes receipts older than 30 days at the first prepare of a day (an injected clock)', async () => {
     const knowledge = await root({demo: demoFiles});
     await tagAdd({knowledge, digest: D.playbook});
     const t0 = new Date('2026-10-01T00:00:00Z');
+    const hours = (h: number) => new Date(t0.getTime() + h * 3_600_000);
     const old = await prep(knowledge, {enabled: true, eventId: 'old', now: () => t0});
     const file = path.join(knowledge, `.state/bootstrap/receipts/${old.receipt.receipt_id}.json`);
-    await prep(knowledge, {enabled: true, eventId: 'new', now: () => new Date(t0.getTime() + 29 * 86_400_000)});
+    await prep(knowledge, {enabled: true, eventId: 'new', now: () => hours(29 * 24 + 12)});
     expect(fs.existsSync(file)).toBe(true);
+    // Expired, but pruned less than a day ago: kept until the next day's first prepare (.state/housekeeping.json).
+    await prep(knowledge, {enabled: true, eventId: 'next', now: () => hours(30 * 24 + 1)});
+    expect(fs.existsSync(file)).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(knowledge, '.state/housekeeping.json'), 'utf8')).pruned_at).toBe('2026-10-30T12:00:00.000000+00:00');
     // Bad input is refused before anything is pruned.
     expect(await code(prep(knowledge, {enabled: true, eventId: 'x', maxBytes: 10, now: () => new Date(t0.getTime() + 31 * 86_400_000)}))).toBe('USAGE 2');
     expect(fs.existsSync(file)).toBe(true);
