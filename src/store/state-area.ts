@@ -11,7 +11,7 @@ import type {JsonValue} from '../canonical/index.js';
 
 export const STATE_DIR_MODE = 0o700;
 /** The state areas whose housekeeping this process has looked at. */
-const SWEPT = new Set<string>();
+const HOUSEKEPT = new Set<string>();
 export const STATE_FILE_MODE = 0o600;
 
 /** What the state area's own .gitignore holds: everything in it stays out of git. */
@@ -82,8 +82,8 @@ export class StateArea {
    * new process each time. Best effort: the step itself has succeeded.
    */
   private housekeeping(): void {
-    if (SWEPT.has(this.dir)) return;
-    SWEPT.add(this.dir);
+    if (HOUSEKEPT.has(this.dir)) return;
+    HOUSEKEPT.add(this.dir);
     const now = new Date();
     try {
       if (!housekeepingDue(this, 'swept_at', now)) return;
