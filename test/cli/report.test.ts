@@ -2,19 +2,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
-import puppeteer, {type Browser} from 'puppeteer-core';
+import type {Browser} from 'puppeteer-core';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
+import {launchBrowser} from '../helpers/browser.js';
 import {runCliProcess} from '../helpers/cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
 
-// Issue 13: autoctx report writes Markdown (a PR comment, a CI summary) and a self-contained HTML page
-// whose plot is checked in a real headless browser: Chromium from Debian's packages, driven by puppeteer-core.
-/** Debian's Chromium; CI installs it (.ci/run). Missing, the test fails saying so: it is never skipped. */
-function chromium(): string {
-  for (const p of [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((x): x is string => !!x)) if (fs.existsSync(p)) return p;
-  throw new Error('Chromium is not installed: apt-get install chromium (or set CHROMIUM_PATH); .ci/run installs it');
-}
+// autoctx report writes Markdown (a PR comment, a CI summary) and a self-contained HTML page
+// whose plot is checked in a real headless browser (test/helpers/browser.ts), driven by puppeteer-core.
 
 let t: Tree;
 let c: string;
@@ -23,7 +19,7 @@ beforeAll(async () => {
   t = makeTree();
   c = t.propose('c', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
   expect(t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir, {FAKE_NOISE: '0.05'})).json.status).toBe('confirmed');
-  browser = await puppeteer.launch({executablePath: chromium(), headless: true, args: ['--no-sandbox', '--disable-gpu']});
+  browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
