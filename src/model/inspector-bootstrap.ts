@@ -133,11 +133,13 @@ function checkItem(b: Block, scenario: string, bundle: ContextBundle, lookup: In
 
 const ITEM_FIELDS = ['kind', 'scenario', 'component_kind', 'component_key', 'component_digest', 'handoff_id', 'revision', 'handoff_digest', 'truncated'] as const;
 
+/** An item as a receipt records it: the citation's fields, and a recall's score (not part of the package's bytes). */
 function isPackageItem(v: unknown): v is PackageItem {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const o = v as Record<string, unknown>;
   const nullableString = (x: unknown) => x === null || typeof x === 'string';
-  return Object.keys(o).length === ITEM_FIELDS.length && (o.kind === 'component' || o.kind === 'handoff') && typeof o.scenario === 'string' && nullableString(o.component_kind) && nullableString(o.component_key) && nullableString(o.component_digest) && nullableString(o.handoff_id) && (o.revision === null || Number.isSafeInteger(o.revision)) && nullableString(o.handoff_digest) && typeof o.truncated === 'boolean';
+  const extra = Object.keys(o).filter((k) => !(ITEM_FIELDS as readonly string[]).includes(k));
+  return Object.keys(o).length - extra.length === ITEM_FIELDS.length && extra.every((k) => k === 'score' && typeof o.score === 'number') && (o.kind === 'component' || o.kind === 'handoff') && typeof o.scenario === 'string' && nullableString(o.component_kind) && nullableString(o.component_key) && nullableString(o.component_digest) && nullableString(o.handoff_id) && (o.revision === null || Number.isSafeInteger(o.revision)) && nullableString(o.handoff_digest) && typeof o.truncated === 'boolean';
 }
 
 /** The receipt a package carries as metadata.receipt: null when none, 'malformed' when it is not one. */
