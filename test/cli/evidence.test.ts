@@ -48,8 +48,8 @@ function rendered(knowledge: string, maxBytes?: number): string {
   return delivery(knowledge, maxBytes).user_prompt;
 }
 /** That package as a delivery seals it: the text, and the receipt that names its items (metadata.receipt, as the hooks seal it). */
-function delivery(knowledge: string, maxBytes?: number): {user_prompt: string; metadata: {receipt: {package_digest: string; items: unknown[]}}} {
-  const r = must(knowledge, ['bootstrap', 'render', ...(maxBytes ? ['--max-bytes', String(maxBytes)] : [])]);
+function delivery(knowledge: string, maxBytes?: number, handoff?: string): {user_prompt: string; metadata: {receipt: {package_digest: string; items: unknown[]}}} {
+  const r = must(knowledge, ['bootstrap', 'render', ...(maxBytes ? ['--max-bytes', String(maxBytes)] : []), ...(handoff ? ['--handoff', handoff] : [])]);
   return {user_prompt: r.content, metadata: {receipt: {package_digest: r.package_digest, items: r.items}}};
 }
 function pkg(fields: Record<string, unknown>) {
@@ -194,6 +194,18 @@ describe('the prompt inspector', () => {
     // Without a receipt naming its items, a package is never PASS: its last item could have been dropped.
     const bare = await sealAndInspect(k, {user_prompt: text});
     expect(bare).toMatchObject({verdict: 'INCOMPLETE', matched: 2, findings: [expect.objectContaining({code: 'UNVERIFIABLE', check: 'item_list', subject: 'package'})]});
+  });
+
+  it('a handoff item is checked against the revision it cites', async () => {
+    const k = copy('handoff');
+    const h = path.join(tempDir('autoctx-handoff-'), 'h.json');
+    fs.writeFileSync(h, JSON.stringify({summary: 'Call the customer back about the quota page.', next: ['check the sync icon']}));
+    must(k, ['handoff', 'write', '--id', 'notes', '--from', h]);
+    const d = delivery(k, undefined, 'notes@1');
+    expect(d.user_prompt).toContain('handoff="notes" revision=1');
+    expect(await sealAndInspect(k, d)).toMatchObject({verdict: 'PASS', matched: 3});
+    const edited = await sealAndInspect(k, {...d, user_prompt: d.user_prompt.replace('Call the customer', 'Never call the customer')});
+    expect(edited.findings.map((f) => `${f.code} ${f.check} ${f.subject}`)).toEqual(['MISMATCH cited_item handoff notes@1', 'MISMATCH item_list package']);
   });
 
   it('a package sealed with its delivery receipt\'s id as correlation id is checked against the receipt stored on this machine', async () => {
