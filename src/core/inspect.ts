@@ -6,6 +6,7 @@ import {INSPECTOR, INSPECTOR_VERSION, errorInspection, inspect, type InspectorLo
 import {isoTimestamp} from '../model/records.js';
 import type {ScenarioStore, StateArea} from '../store/index.js';
 import {listPackageIds, readInspection, readPackage, writeInspection, type StoredInspection} from '../store/kinds/evidence-package.js';
+import {readReceipt} from '../store/kinds/bootstrap-receipt.js';
 import {readHandoff} from '../store/kinds/handoff.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 
@@ -34,7 +35,7 @@ function due(i: StoredInspection | null, digest: string): boolean {
   return i === null || i.package_digest !== digest || versionOf(i.inspector_version) < INSPECTOR_VERSION;
 }
 
-function lookupFor(store: ScenarioStore, claimed: ContextBundle): InspectorLookup {
+function lookupFor(store: ScenarioStore, area: StateArea, claimed: ContextBundle): InspectorLookup {
   let others: ContextBundle[] | null = null;
   const bundles = () => (others ??= store.listBundleDigests().filter((d) => d !== claimed.digest).flatMap((d) => {
     try {
@@ -53,7 +54,14 @@ function lookupFor(store: ScenarioStore, claimed: ContextBundle): InspectorLooku
         return null;
       }
     },
-    inOtherBundle: (digest) => bundles().some((b) => b.components.some((c) => c.digest === digest)),
+    otherComponent: (digest) => bundles().flatMap((b) => b.components).find((c) => c.digest === digest && c.state === undefined) ?? null,
+    receipt(id) {
+      try {
+        return readReceipt(area, id);
+      } catch {
+        return null; // unreadable: the package is checked against what it carries
+      }
+    },
     textsOf: (kind, key) => bundles().flatMap((b) => b.components.filter((c) => c.kind === kind && c.key === key && c.state === undefined && c.content !== '').map((c) => c.content)),
   };
 }
@@ -73,7 +81,7 @@ export function inspectOne(store: ScenarioStore, area: StateArea, id: string, at
     } catch (error) {
       if (!isAutoctxError(error)) throw error;
     }
-    result = bundle ? inspect(p, bundle, lookupFor(store, bundle)) : errorInspection(p.package.layout ?? 'unknown', p.package.bundle_digest, `the bundle it claims, ${p.package.bundle_digest.slice(0, 12)}, is not in the scenario or does not verify`);
+    result = bundle ? inspect(p, bundle, lookupFor(store, area, bundle)) : errorInspection(p.package.layout ?? 'unknown', p.package.bundle_digest, `the bundle it claims, ${p.package.bundle_digest.slice(0, 12)}, is not in the scenario or does not verify`);
   } catch (error) {
     if (!isAutoctxError(error)) throw error;
     result = errorInspection('unknown', digest, `the package does not read back: ${error.message}`);

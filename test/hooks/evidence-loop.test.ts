@@ -54,9 +54,9 @@ beforeAll(() => {
   must(template, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '50', '--rationale', 'half the sessions', '--actor', 'alice@x', '--signing-key', path.join(keys, 'alice'), '--allowed-signers', anchor]);
 }, 120_000);
 
-function hook(host: string, s: ReturnType<typeof hookCase>, fields: Record<string, unknown>): string | null {
-  const shape = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${host}.session-start.json`), 'utf8'));
-  const r = spawnSync(process.execPath, [HOOK, 'session-start', '--host', host], {input: JSON.stringify({...shape, cwd: s.project, ...fields}), encoding: 'utf8', env: s.env});
+function hook(host: string, s: ReturnType<typeof hookCase>, fields: Record<string, unknown>, event: 'session-start' | 'user-prompt-submit' = 'session-start'): string | null {
+  const shape = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${host}.${event}.json`), 'utf8'));
+  const r = spawnSync(process.execPath, [HOOK, event, '--host', host], {input: JSON.stringify({...shape, cwd: s.project, ...fields}), encoding: 'utf8', env: s.env});
   expect(r.status).toBe(0);
   return r.stdout === '' ? null : (JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string);
 }
@@ -94,5 +94,20 @@ describe('the evidence loop', () => {
     must(s.knowledge, ['rollback', 'approve', rb.execution_key, '--actor', 'bob@x', '--signing-key', path.join(keys, 'bob'), '--allowed-signers', anchor]);
     expect(must(s.knowledge, ['rollback', 'show', rb.execution_key]).view.status).toBe('APPROVED');
     expect(must(s.knowledge, ['verify', '--allowed-signers', anchor]).errors).toEqual([]);
+  });
+
+  it('both hooks\' deliveries (the bootstrap and the recalled package, each with its receipt) are inspected PASS', () => {
+    const s = hookCase(dir, template);
+    for (const host of ['claude-code', 'codex']) {
+      const session = `both-${host}`;
+      expect(hook(host, s, {session_id: session, source: 'startup'})).not.toBeNull();
+      // The first prompt drops what the session start delivered whole; the second recalls it.
+      hook(host, s, {session_id: session, prompt: 'the sync icon and the quota page'}, 'user-prompt-submit');
+      const recalled = hook(host, s, {session_id: session, prompt: 'check the sync icon, then the quota page'}, 'user-prompt-submit');
+      expect(recalled).toContain('# autoctx recalled context');
+    }
+    const verdicts = (must(s.knowledge, ['inspect', 'run']).inspected as Array<{verdict: string}>).map((i) => i.verdict);
+    expect(verdicts.length).toBeGreaterThanOrEqual(4);
+    expect(verdicts.filter((v) => v !== 'PASS')).toEqual([]);
   });
 });
