@@ -199,3 +199,43 @@ describe('failing open: nothing on stdout, exit 0, one content-free line on stde
     expect(hookOutputLine('UserPromptSubmit', 'ok')).toBe('{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ok"}}\n');
   });
 });
+
+describe('a host that never closes the hook\'s stdin', () => {
+  /** Run the hook with `input` written on stdin and stdin left open; how it ended, or null if it was still alive after `waitMs`. */
+  async function openStdin(args: string[], input: string, env: NodeJS.ProcessEnv, waitMs: number) {
+    const child = spawn(process.execPath, [HOOK, ...args], {env, stdio: ['pipe', 'pipe', 'pipe']});
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += String(d)));
+    child.stderr!.on('data', (d) => (stderr += String(d)));
+    child.stdin!.on('error', () => {});
+    if (input !== '') child.stdin!.write(input);
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([
+      new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c))),
+      new Promise<'alive'>((resolve) => (timer = setTimeout(() => resolve('alive'), waitMs))),
+    ]);
+    clearTimeout(timer);
+    const alive = code === 'alive';
+    child.stdin!.end();
+    if (alive) child.kill('SIGKILL');
+    return alive ? null : {status: code, stdout, stderr};
+  }
+
+  // The hook's hard stop is under the host's 5 s timeout; 15 s leaves room for a loaded machine, and a hook that waits for stdin to close never ends within it.
+  it('does not wait for it: nothing sent, it says invalid_input and exits while stdin is still open', async () => {
+    const s = setup();
+    const r = await openStdin(['session-start', '--host', 'claude-code'], '', s.env, 15_000);
+    expect(r).not.toBeNull();
+    expect({status: r!.status, stdout: r!.stdout}).toEqual({status: 0, stdout: ''});
+    expect(JSON.parse(r!.stderr.trim()).outcome).toBe('invalid_input');
+  }, 30_000);
+
+  it('does not wait for it: the whole event sent, it delivers and exits while stdin is still open', async () => {
+    const s = setup();
+    const r = await openStdin(['session-start', '--host', 'codex'], fixture('codex', 'session-start', s, {source: 'startup'}), s.env, 15_000);
+    expect(r).not.toBeNull();
+    expect({status: r!.status, stderr: r!.stderr}).toEqual({status: 0, stderr: ''});
+    expect(injected(r!.stdout, 'SessionStart')).toContain('Check the sync icon first.');
+  }, 30_000);
+});
