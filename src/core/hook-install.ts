@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -7,7 +6,7 @@ import {fail} from '../errors.js';
 import {appendElement, jsonc, removeElement, removeMember, replaceElement, setMember, setPath} from './json-text-edit.js';
 import {jsonTextProblem} from './json-text-check.js';
 import {isFile, readConfigText, writeConfigText} from '../store/config-files.js';
-import {KnowledgeStore, readUserConfig, userConfigPath, type HookSettings} from '../store/index.js';
+import {KnowledgeStore, readUserConfig, userConfigPath, userConfigText, type HookSettings} from '../store/index.js';
 
 
 export type HookHost = 'claude-code' | 'codex';
@@ -181,12 +180,7 @@ function editUserConfig(file: string, location: HookLocation, value: HookSetting
 /** The user configuration as the hook reads it, once its text is one autoctx may edit (no key twice: the hook reads the last copy, an edit would change the first). */
 function editableUserConfig(env: NodeJS.ProcessEnv) {
   const file = userConfigPath(env);
-  let text: string | null = null;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    // Missing, or not readable: readUserConfig says which.
-  }
+  const text = userConfigText(env);
   if (text !== null) checkEditable(file, text);
   return readUserConfig(env);
 }

@@ -47,6 +47,15 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'autoctx', 'config.json');
 }
 
+/** The configuration's text as readUserConfig reads it (through a link), or null when it cannot be read (readUserConfig says why). */
+export function userConfigText(env: NodeJS.ProcessEnv = process.env): string | null {
+  try {
+    return fs.readFileSync(userConfigPath(env), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 /** The user's settings ({schema_version: 1} without a file); a malformed file is CONFIG_INVALID naming it. */
 export function readUserConfig(env: NodeJS.ProcessEnv = process.env): UserConfig {
   const file = userConfigPath(env);
