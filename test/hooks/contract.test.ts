@@ -151,6 +151,8 @@ describe('failing open: nothing on stdout, exit 0, one content-free line on stde
     ['a malformed configuration', (s) => (fs.writeFileSync(path.join(s.env.XDG_CONFIG_HOME!, 'autoctx/config.json'), '{'), {}), 'invalid_config'],
     ['a relative knowledge root', (s) => (fs.writeFileSync(path.join(s.env.XDG_CONFIG_HOME!, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {user: {knowledge: 'knowledge', scenario: 'demo', enabled: true}}})), {}), 'invalid_config'],
     ['stdin that is not JSON', () => ({stdin: '{not json'}), 'invalid_input'],
+    ['a session id with a control character', (s) => ({stdin: start(s, {session_id: 'a\u0001b'})}), 'invalid_input'],
+    ['a session id with a line separator', (s) => ({stdin: start(s, {session_id: 'a\u2028b'})}), 'invalid_input'],
     ['stdin of another event', (s) => ({stdin: start(s, {hook_event_name: 'Stop'})}), 'invalid_input'],
     ['a source the host never sends', (s) => ({stdin: fixture('codex', 'session-start', s, {source: 'fork'})}), 'invalid_input'],
     ['a missing tree', (s) => (fs.rmSync(s.knowledge, {recursive: true}), {}), 'tree_unavailable'],
