@@ -1,5 +1,8 @@
 import {jsonc} from './json-text-edit.js';
 
+/** jsonc-parser's token kinds (its SyntaxKind, a const enum its typings declare but isolated modules cannot read). */
+const TOKEN = {openBrace: 1, closeBrace: 2, openBracket: 3, closeBracket: 4, comma: 5, string: 10, eof: 17} as const;
+
 /** Deeper than this, a settings file is not one a person keeps (autoctx's own JSON reader stops at the same depth). */
 export const MAX_SETTINGS_DEPTH = 256;
 
@@ -16,22 +19,22 @@ export function jsonTextProblem(text: string): string | null {
   type Frame = {keys: Set<string> | null; wantKey: boolean; at: string};
   const stack: Frame[] = [];
   let path = '';
-  for (let token = scanner.scan(); token !== jsonc.SyntaxKind.EOF; token = scanner.scan()) {
+  for (let token: number = scanner.scan(); token !== TOKEN.eof; token = scanner.scan()) {
     const top = stack.at(-1);
     switch (token) {
-      case jsonc.SyntaxKind.OpenBraceToken:
-      case jsonc.SyntaxKind.OpenBracketToken:
+      case TOKEN.openBrace:
+      case TOKEN.openBracket:
         if (stack.length >= MAX_SETTINGS_DEPTH) return `nesting deeper than ${MAX_SETTINGS_DEPTH} levels`;
-        stack.push({keys: token === jsonc.SyntaxKind.OpenBraceToken ? new Set() : null, wantKey: true, at: path});
+        stack.push({keys: token === TOKEN.openBrace ? new Set() : null, wantKey: true, at: path});
         break;
-      case jsonc.SyntaxKind.CloseBraceToken:
-      case jsonc.SyntaxKind.CloseBracketToken:
+      case TOKEN.closeBrace:
+      case TOKEN.closeBracket:
         path = stack.pop()?.at ?? '';
         break;
-      case jsonc.SyntaxKind.CommaToken:
+      case TOKEN.comma:
         if (top) top.wantKey = true;
         break;
-      case jsonc.SyntaxKind.StringLiteral:
+      case TOKEN.string:
         if (top?.keys && top.wantKey) {
           const key = scanner.getTokenValue();
           path = `${top.at}${top.at === '' ? '' : '.'}${key}`;
