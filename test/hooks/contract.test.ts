@@ -166,6 +166,30 @@ describe('failing open: nothing on stdout, exit 0, one content-free line on stde
     expect(diagnostic(r)).toBe(outcome);
   });
 
+  it('a state area the hook may not write: permission_denied, not internal', () => {
+    const s = setup();
+    const state = path.join(s.knowledge, '.state');
+    // The hook runs as someone who may read the tree but not write its state area: as root, the user nobody (root
+    // writes anywhere); otherwise this user, with the folder made read-only.
+    const root = process.getuid?.() === 0;
+    const caseRoot = path.dirname(s.knowledge);
+    if (root) for (const d of [dir, caseRoot]) fs.chmodSync(d, 0o755);
+    if (root) spawnSync('chmod', ['-R', 'a+rX', caseRoot]);
+    else fs.chmodSync(state, 0o555);
+    try {
+      const before = treeHash(s.knowledge);
+      const command = root ? 'setpriv' : process.execPath;
+      const args = [...(root ? ['--reuid', '65534', '--regid', '65534', '--clear-groups', process.execPath] : []), HOOK, 'session-start', '--host', 'claude-code'];
+      const r = spawnSync(command, args, {input: start(s), encoding: 'utf8', env: s.env});
+      expect({status: r.status, stdout: r.stdout}).toEqual({status: 0, stdout: ''});
+      expect(diagnostic(r)).toBe('permission_denied');
+      expect(treeHash(s.knowledge)).toBe(before);
+    } finally {
+      if (!root) fs.chmodSync(state, 0o755);
+      fs.chmodSync(dir, 0o700);
+    }
+  });
+
   it('a lock not had within the budget: nothing printed, exit 0, inside the budget', async () => {
     const s = setup({budget_ms: 400});
     // Another process holds the state area's lock for longer than the budget.
