@@ -55,8 +55,10 @@ export abstract class AutoctxCommand extends Command {
 
   override async catch(error: Error & {exitCode?: number}): Promise<void> {
     // A flag refused while parsing is reported here, in one line: oclif would add a warning that the command never parsed (outside NODE_ENV=production).
-    (this as unknown as {parsed: boolean}).parsed = true;
-    const e = toAutoctxError(error);
+    const self = this as unknown as {parsed: boolean};
+    const whileParsing = !self.parsed;
+    self.parsed = true;
+    const e = toAutoctxError(error, whileParsing);
     process.exitCode = e.exitCode;
     if (process.env.AUTOCTX_DEBUG && !isAutoctxError(error)) process.stderr.write(`${error.stack ?? error}\n`);
     if (this.jsonEnabled()) this.logJson(errorEnvelope(e));

@@ -2,15 +2,19 @@ import {AutoctxError, environmentError, isAutoctxError} from '../errors.js';
 
 // How an error reaches the user, shared by the oclif commands and the fast path (no oclif here).
 
-/** Map anything thrown to a typed error: ours as is, a refusing environment as exit 9, oclif's parse errors as USAGE, the rest INTERNAL. */
-export function toAutoctxError(error: unknown): AutoctxError {
+/**
+ * Map anything thrown to a typed error: ours as is, a refusing environment as exit 9, oclif's parse errors as USAGE, the rest INTERNAL.
+ * `whileParsing`: the command line was still being read, so an oclif error (a flag given without its value, twice, or
+ * with a value outside its choices: plain CLIErrors, without `parse`) is the user's, not a bug.
+ */
+export function toAutoctxError(error: unknown, whileParsing = false): AutoctxError {
   // A flag's own check raised a typed error; oclif wrapped its message in lines of its own.
   if (isAutoctxError(error)) return error.message.includes('\n') ? new AutoctxError(error.code, firstLine(error.message), error.data) : error;
   const environment = environmentError(error);
   if (environment) return environment;
   const e = error as {message?: string; oclif?: {exit?: number}; code?: string; parse?: unknown};
   // oclif's parser errors (unknown flag, missing argument, failed validation) carry `parse`.
-  if (e?.oclif?.exit === 2 || e?.parse !== undefined) {
+  if (e?.oclif?.exit === 2 || e?.parse !== undefined || (whileParsing && e?.oclif !== undefined)) {
     return new AutoctxError('USAGE', firstLine(e.message ?? 'invalid invocation'));
   }
   return new AutoctxError('INTERNAL', `unexpected error (this is a bug): ${firstLine(e?.message ?? String(error))}`);

@@ -4,8 +4,9 @@ import {fileURLToPath} from 'node:url';
 import type * as jsoncModule from 'jsonc-parser';
 import {fail} from '../errors.js';
 import {appendElement, jsonc, removeElement, removeMember, replaceElement, setMember, setPath} from './json-text-edit.js';
+import {jsonTextProblem} from './json-text-check.js';
 import {isFile, readConfigText, writeConfigText} from '../store/config-files.js';
-import {KnowledgeStore, readUserConfig, userConfigPath, type HookSettings} from '../store/index.js';
+import {KnowledgeStore, readUserConfig, userConfigPath, userConfigText, type HookSettings} from '../store/index.js';
 
 
 export type HookHost = 'claude-code' | 'codex';
@@ -56,15 +57,31 @@ interface Group {
   hooks?: Handler[];
 }
 
-function parseHooksFile(file: string, text: string | null): {text: string; hooks: Record<string, Group[]>} {
-  if (text === null) return {text: '{}\n', hooks: {}};
+/** A hand-kept JSON file autoctx may edit: refused (CONFIG_INVALID, naming it) when its readers could disagree on it or a parser could not finish it. */
+function checkEditable(file: string, text: string): void {
+  const problem = jsonTextProblem(text);
+  if (problem !== null) fail('CONFIG_INVALID', `${file}: ${problem}; autoctx leaves such a file alone (fix it or move it aside)`, {file});
+}
+
+function parseHooksFile(file: string, text: string | null): {text: string; hooks: Record<string, Group[]>; present: boolean} {
+  if (text === null) return {text: '{}\n', hooks: {}, present: false};
+  checkEditable(file, text);
   const errors: jsoncModule.ParseError[] = [];
   const value = jsonc.parse(text, errors, {allowTrailingComma: false, disallowComments: false});
   if (errors.length > 0 || value === null || typeof value !== 'object' || Array.isArray(value)) fail('CONFIG_INVALID', `${file} cannot be parsed as a JSON object; autoctx does not touch a file it cannot read (fix it or move it aside)`, {file});
+  const present = (value as {hooks?: unknown}).hooks !== undefined;
   const hooks = (value as {hooks?: unknown}).hooks ?? {};
   if (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks)) fail('CONFIG_INVALID', `${file}: "hooks" is not an object`, {file});
   for (const [event, groups] of Object.entries(hooks)) if (!Array.isArray(groups)) fail('CONFIG_INVALID', `${file}: hooks.${event} is not a list`, {file});
-  return {text, hooks: hooks as Record<string, Group[]>};
+  return {text, hooks: hooks as Record<string, Group[]>, present};
+}
+
+/** The parts of a hooks file install fills that are there and empty: `"hooks": {}`, an event's `[]`. */
+type FoundEmpty = 'hooks' | 'SessionStart' | 'UserPromptSubmit';
+function emptyParts(parsed: {hooks: Record<string, Group[]>; present: boolean}): FoundEmpty[] {
+  const parts: FoundEmpty[] = parsed.present && Object.keys(parsed.hooks).length === 0 ? ['hooks'] : [];
+  for (const [event] of EVENTS) if (parsed.hooks[event]?.length === 0) parts.push(event);
+  return parts;
 }
 
 /** Whether a handler is autoctx's hook for this host and verb (any installation of it). */
@@ -77,13 +94,22 @@ function desiredGroup(event: string, host: HookHost, verb: string): Group {
   return event === 'SessionStart' ? {matcher: SESSION_START_MATCHER, hooks: [handler]} : {hooks: [handler]};
 }
 
-/** The text of the hooks file with autoctx's two entries merged in (or taken out), everything else byte for byte. */
-function editHooks(file: string, current: string | null, host: HookHost, mode: 'install' | 'uninstall'): {text: string; changed: string[]} {
-  let {text, hooks} = parseHooksFile(file, current);
+/**
+ * The text of the hooks file with autoctx's two entries merged in (or taken out), everything else byte for byte.
+ * Install says which parts it found empty and whether any entry of autoctx's was there already; uninstall takes out
+ * an event's list or "hooks" that autoctx's entries leave empty, except those `keep` names (found empty by install):
+ * install then uninstall gives the file's bytes back.
+ */
+function editHooks(file: string, current: string | null, host: HookHost, mode: 'install' | 'uninstall', keep: readonly string[] = []): {text: string; changed: string[]; foundEmpty: FoundEmpty[]; hadOurs: boolean} {
+  const parsed = parseHooksFile(file, current);
+  let {text, hooks} = parsed;
+  const foundEmpty = emptyParts(parsed);
+  let hadOurs = false;
   const changed: string[] = [];
   for (const [event, verb] of EVENTS) {
     const groups = hooks[event] ?? [];
     const at = groups.findIndex((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurs(h, host, verb)));
+    if (at >= 0) hadOurs = true;
     if (mode === 'install') {
       const want = desiredGroup(event, host, verb);
       if (at >= 0 && JSON.stringify(groups[at]) === JSON.stringify(want)) continue;
@@ -93,14 +119,15 @@ function editHooks(file: string, current: string | null, host: HookHost, mode: '
       const group = groups[at]!;
       const rest = (group.hooks ?? []).filter((h) => !isOurs(h, host, verb));
       text = rest.length === 0 ? removeElement(text, ['hooks', event], at) : setMember(text, ['hooks', event, at], 'hooks', rest);
-      // A list (and a hooks object) that held only autoctx's entries goes with them.
-      if (rest.length === 0 && groups.length === 1) text = removeMember(text, ['hooks'], event);
-      if (Object.keys(parseHooksFile(file, text).hooks).length === 0) text = removeMember(text, [], 'hooks');
+      // A list (and a hooks object) that held only autoctx's entries goes with them, unless it was there, empty, before.
+      if (rest.length === 0 && groups.length === 1 && !keep.includes(event)) text = removeMember(text, ['hooks'], event);
+      if (Object.keys(parseHooksFile(file, text).hooks).length === 0 && !keep.includes('hooks')) text = removeMember(text, [], 'hooks');
       changed.push(`removed ${event}`);
     }
     hooks = parseHooksFile(file, text).hooks;
   }
-  return {text: text.endsWith('\n') ? text : `${text}\n`, changed};
+  // A file without a final newline keeps it so: uninstall gives the bytes back.
+  return {text, changed, foundEmpty, hadOurs};
 }
 
 /** The layer files other than the target that already register autoctx's hook for this host. */
@@ -122,6 +149,17 @@ export interface HookInstallResult {
   notes: string[];
 }
 
+/** Settings with one host's found-empty parts set (`parts` undefined: as they are; empty: none), the field left out when no host has any. */
+function withFoundEmpty(settings: HookSettings, host: HookHost, parts: readonly string[] | undefined): HookSettings {
+  if (parts === undefined) return settings;
+  const {found_empty: before, ...rest} = settings;
+  const order: FoundEmpty[] = ['hooks', 'SessionStart', 'UserPromptSubmit'];
+  const mine = order.filter((p) => parts.includes(p));
+  const found: NonNullable<HookSettings['found_empty']> = {...before, [host]: mine};
+  if (mine.length === 0) delete found[host];
+  return Object.keys(found).length > 0 ? {...rest, found_empty: found} : rest;
+}
+
 function settingsKey(location: HookLocation): string {
   return 'project' in location ? location.project : '(user)';
 }
@@ -130,6 +168,7 @@ function settingsKey(location: HookLocation): string {
 function editUserConfig(file: string, location: HookLocation, value: HookSettings | undefined): string {
   const current = readConfigText(file);
   let text = current ?? '{\n  "schema_version": 1\n}\n';
+  checkEditable(file, text);
   const errors: jsoncModule.ParseError[] = [];
   const parsed = jsonc.parse(text, errors);
   if (errors.length > 0 || parsed === null || typeof parsed !== 'object') fail('CONFIG_INVALID', `${file} cannot be parsed as a JSON object; autoctx does not touch a file it cannot read`, {file});
@@ -138,13 +177,21 @@ function editUserConfig(file: string, location: HookLocation, value: HookSetting
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
+/** The user configuration as the hook reads it, once its text is one autoctx may edit (no key twice: the hook reads the last copy, an edit would change the first). */
+function editableUserConfig(env: NodeJS.ProcessEnv) {
+  const file = userConfigPath(env);
+  const text = userConfigText(env);
+  if (text !== null) checkEditable(file, text);
+  return readUserConfig(env);
+}
+
 /** The hook settings in the user configuration, read and schema-checked as the hook reads them (CONFIG_INVALID otherwise). */
 function configuredProjects(env: NodeJS.ProcessEnv): Record<string, HookSettings> {
-  return readUserConfig(env).hooks?.projects ?? {};
+  return editableUserConfig(env).hooks?.projects ?? {};
 }
 
 function currentSettings(location: HookLocation, env: NodeJS.ProcessEnv): HookSettings | undefined {
-  const hooks = readUserConfig(env).hooks;
+  const hooks = editableUserConfig(env).hooks;
   return 'project' in location ? hooks?.projects?.[location.project] : hooks?.user;
 }
 
@@ -172,7 +219,9 @@ export function hookInstall(options: {host: HookHost; location: HookLocation; kn
   const current = readConfigText(target);
   const hooks = editHooks(target, current, options.host, 'install');
   const existing = currentSettings(options.location, env);
-  const settings: HookSettings = {...existing, knowledge, scenario: options.scenario, enabled: existing?.enabled === true};
+  // What this install found empty (with what an earlier one found, while its entries are still there) is kept for uninstall.
+  const found = hooks.changed.length === 0 ? undefined : [...new Set([...(hooks.hadOurs ? (existing?.found_empty?.[options.host] ?? []) : []), ...hooks.foundEmpty])];
+  const settings: HookSettings = withFoundEmpty({...existing, knowledge, scenario: options.scenario, enabled: existing?.enabled === true}, options.host, found);
   const configFile = userConfigPath(env);
   const configText = editUserConfig(configFile, options.location, settings);
   const configChanged = configText !== readConfigText(configFile);
@@ -193,10 +242,16 @@ export function hookUninstall(options: {host: HookHost; location: HookLocation; 
   checkLocation(options.location);
   const {target} = hookFiles(options.host, options.location, env);
   const current = readConfigText(target);
-  const hooks = current === null ? {text: '', changed: []} : editHooks(target, current, options.host, 'uninstall');
   const existing = currentSettings(options.location, env);
-  const res: HookInstallResult = {status: hooks.changed.length === 0 ? 'unchanged' : options.dryRun ? 'planned' : 'uninstalled', host: options.host, file: target, changes: hooks.changed, settings: {config: userConfigPath(env), key: settingsKey(options.location), enabled: existing?.enabled === true}, notes: []};
+  const keep = existing?.found_empty?.[options.host] ?? [];
+  const hooks = current === null ? {text: '', changed: []} : editHooks(target, current, options.host, 'uninstall', keep);
+  // Once autoctx's entries are out, what install found empty is forgotten: the next install looks again.
+  const configFile = userConfigPath(env);
+  const configText = hooks.changed.length > 0 && existing?.found_empty?.[options.host] !== undefined ? editUserConfig(configFile, options.location, withFoundEmpty(existing, options.host, [])) : null;
+  const changes = [...hooks.changed, ...(configText !== null ? [`settings for ${settingsKey(options.location)} in ${configFile}`] : [])];
+  const res: HookInstallResult = {status: hooks.changed.length === 0 ? 'unchanged' : options.dryRun ? 'planned' : 'uninstalled', host: options.host, file: target, changes, settings: {config: configFile, key: settingsKey(options.location), enabled: existing?.enabled === true}, notes: []};
   if (!options.dryRun && hooks.changed.length > 0) writeConfigText(target, hooks.text);
+  if (!options.dryRun && configText !== null) writeConfigText(configFile, configText, {private: true});
   return res;
 }
 

@@ -57,7 +57,7 @@ function requireKey(options: SigningHistoryOptions): SigningKey {
 function inputsOf(options: SigningHistoryOptions) {
   const text = readFrom(options.from);
   const key = requireKey(options);
-  const anchor = readAnchor(options.allowedSigners);
+  const anchor = readAnchor(options.allowedSigners, options.knowledge);
   lockTimeout(options);
   const store = openScenario(options);
   return {text, key, anchor, store, actor: resolveActor(options.actor, store.paths.dir)};

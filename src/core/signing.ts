@@ -18,6 +18,8 @@ import {loadTrust, readAnchor, type Trust} from './trust.js';
 export interface SigningOptions {
   signingKey?: string | undefined;
   allowedSigners?: string | undefined;
+  /** The --knowledge given: an anchor inside the root is refused. */
+  knowledge?: string | undefined;
 }
 
 export interface Signing {
@@ -28,7 +30,7 @@ export interface Signing {
 
 /** Every input checked (the anchor file, the key file), nothing read from the tree yet. */
 export function signingInputs(options: SigningOptions): {anchor: string | null; key: SigningKey | null} {
-  return {anchor: readAnchor(options.allowedSigners), key: resolveSigningKey(options.signingKey)};
+  return {anchor: readAnchor(options.allowedSigners, options.knowledge), key: resolveSigningKey(options.signingKey)};
 }
 
 export function prepareSigning(store: ScenarioStore, options: SigningOptions, who: {actor: string | null; role: 'sign' | 'approve'}, inputs = signingInputs(options)): Signing {

@@ -8,7 +8,8 @@ import type {ScenarioStore} from '../store/index.js';
 import {readSignature, type SignedKind} from '../store/kinds/signatures.js';
 import {listChangeSeqs, readAllowedSignersText, readSignersChange, readSigningStart, type SigningStart} from '../store/kinds/signing-records.js';
 import {readBytes} from '../store/fs.js';
-import {readInputText} from '../store/inputs.js';
+import {isInsideFolder, readInputText} from '../store/inputs.js';
+import {knowledgeRootFrom} from '../store/index.js';
 
 /**
  * The trust a scenario's signatures are checked against (ARCHITECTURE
@@ -36,10 +37,18 @@ export interface Trust {
   pending?: string;
 }
 
-/** The anchor's text: --allowed-signers FILE, else $AUTOCTX_ALLOWED_SIGNERS; null without one. A malformed or missing file is exit 2. */
-export function readAnchor(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
+/**
+ * The anchor's text: --allowed-signers FILE, else $AUTOCTX_ALLOWED_SIGNERS; null without one. A malformed or missing
+ * file is exit 2; so is one inside the knowledge root (`knowledge`: the --knowledge given, resolved as every command
+ * resolves it), links resolved: whoever can write the tree could rewrite it, so it would anchor nothing.
+ */
+export function readAnchor(given: string | undefined, knowledge: string | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
   const file = given ?? env.AUTOCTX_ALLOWED_SIGNERS;
   if (file === undefined || file === '') return null;
+  const root = knowledgeRootFrom(knowledge, env);
+  if (isInsideFolder(file, root)) {
+    fail('INPUT_UNSAFE', `the trust anchor ${file} (${given !== undefined ? '--allowed-signers' : '$AUTOCTX_ALLOWED_SIGNERS'}) is inside the knowledge root ${root}: whoever can write the tree could rewrite it; keep the anchor outside the repository`, {file});
+  }
   const text = readInputText(path.resolve(file));
   parseAllowedSigners(text, file);
   return text;

@@ -238,7 +238,7 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
   }
   const windowDays = approvalWindowOf(knowledge, true);
   const at = now(options);
-  const anchor = readAnchor(options.allowedSigners);
+  const anchor = readAnchor(options.allowedSigners, options.knowledge);
   return {result, checkers: names.map((name) => new Findings(knowledge.scenario(name), options.replayTolerance === true, at, windowDays, anchor))};
 }
 

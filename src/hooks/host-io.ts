@@ -46,6 +46,8 @@ export function parseHookInput(text: string, host: Host, event: HookEvent): Hook
   const v = value as Record<string, unknown>;
   if (v.hook_event_name !== event) throw new HookInputError('hook_event_name is not the event this hook serves');
   if (typeof v.session_id !== 'string' || v.session_id.trim() === '' || v.session_id.length > 512) throw new HookInputError('session_id is missing or too long');
+  // An identifier, never text to show or store: a control character is bad input from the host, not a setting to fix.
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v.session_id)) throw new HookInputError('session_id holds a control character');
   if (typeof v.cwd !== 'string' || !v.cwd.startsWith('/')) throw new HookInputError('cwd is missing or not absolute');
   let source: string | null = null;
   let prompt: string | null = null;

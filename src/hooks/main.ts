@@ -4,7 +4,10 @@ import {STDIN_LIMIT} from './host-io.js';
 /** Outcomes that are not failures: nothing is written on stderr for them. */
 const QUIET = new Set(['injected', 'recalled', 'disabled', 'not_configured', 'empty', 'already_delivered', 'insufficient']);
 
-/** Read stdin whole (a TTY is no input), up to the limit and the deadline. */
+/**
+ * Read stdin whole (a TTY is no input), up to the limit and the deadline. Then stdin is let go: a host that
+ * never closes it must not keep the hook alive past its answer (a paused pipe still holds the process).
+ */
 function readStdin(deadline: number): Promise<string> {
   if (process.stdin.isTTY) return Promise.resolve('');
   return new Promise((resolve) => {
@@ -13,7 +16,9 @@ function readStdin(deadline: number): Promise<string> {
     const done = () => {
       clearTimeout(timer);
       process.stdin.removeAllListeners();
+      process.stdin.on('error', () => {});
       process.stdin.pause();
+      process.stdin.destroy();
       resolve(Buffer.concat(chunks).toString('utf8'));
     };
     const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
@@ -46,4 +51,6 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   if (!QUIET.has(result.outcome)) process.stderr.write(`${JSON.stringify({component: 'autoctx.hook', ...result, elapsed_ms: Date.now() - started})}\n`);
   clearTimeout(stop);
   process.exitCode = 0;
+  // Whatever still holds the process (a handle a library left open) ends at the hard stop, quietly: the answer is out.
+  setTimeout(() => process.exit(0), Math.max(0, started + INSTALLED_TIMEOUT_S * 1000 - 400 - Date.now())).unref();
 }

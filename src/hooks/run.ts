@@ -1,4 +1,4 @@
-import {isAutoctxError} from '../errors.js';
+import {environmentError, isAutoctxError} from '../errors.js';
 import {hookSettingsFor, KnowledgeStore, readUserConfig} from '../store/index.js';
 import {HOSTS, type Host} from '../store/kinds/host-state.js';
 import {HookInputError, parseHookInput, STDIN_LIMIT, type HookEvent} from './host-io.js';
@@ -82,8 +82,8 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     try {
       // The project: Claude Code names it; otherwise the session's folder (the nearest listed ancestor).
       found = hookSettingsFor(readUserConfig(io.env), (args.host === 'claude-code' && io.env.CLAUDE_PROJECT_DIR) || input.cwd);
-    } catch {
-      return {event, outcome: 'invalid_config'};
+    } catch (error) {
+      return {event, outcome: environmentError(error) ? outcomeOfError(error) : 'invalid_config'};
     }
     if (!found) return {event, outcome: 'not_configured'};
     const {settings} = found;
@@ -94,13 +94,24 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     const outcome = args.event === 'SessionStart' ? await sessionStart(r, input, settings, area) : await userPromptSubmit(r, input, settings, area);
     return {event, ...outcome};
   } catch (error) {
-    if (error instanceof HookInputError) return {event, outcome: 'invalid_input'};
-    if (isAutoctxError(error)) return {event, outcome: outcomeOf(error.code)};
-    return {event, outcome: 'internal'};
+    return {event, outcome: outcomeOfError(error)};
   }
 }
 
+/**
+ * The outcome a failed run reports: bad host input, the environment refusing (permission_denied, no_space,
+ * read_only_fs, too_many_open_files: what a person can fix on the machine), a typed error's group, else internal.
+ */
+export function outcomeOfError(error: unknown): string {
+  if (error instanceof HookInputError) return 'invalid_input';
+  const environment = environmentError(error);
+  if (environment) return environment.code.toLowerCase();
+  if (isAutoctxError(error)) return outcomeOf(error.code);
+  return 'internal';
+}
+
 function outcomeOf(code: string): string {
+  if (code === 'PERMISSION_DENIED' || code === 'NO_SPACE' || code === 'READ_ONLY_FS' || code === 'TOO_MANY_OPEN_FILES') return code.toLowerCase();
   if (code === 'LOCKED' || code === 'LOCK_LOST') return 'locked';
   if (code === 'KNOWLEDGE_NOT_FOUND' || code === 'SCENARIO_NOT_FOUND' || code === 'NOT_INITIALIZED' || code === 'INVALID_NAME') return 'tree_unavailable';
   if (code === 'CORRUPT_FILE' || code === 'INTEGRITY' || code === 'IMMUTABLE_CONFLICT' || code === 'UNSAFE_PATH') return 'tree_broken';

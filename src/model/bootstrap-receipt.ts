@@ -66,9 +66,12 @@ export function assertReceiptId(text: string): void {
   if (!isReceiptId(text)) fail('INVALID_INPUT', `not a receipt id: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} (a receipt id is "bcr_" and 32 lowercase hex digits)`);
 }
 
+/** An integration's name (claude-code, codex, my-host.v2): never a path, a space or a control character. */
+const INTEGRATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
 /** Problems with a request's own fields, as one line, or null (B.1). */
 export function requestProblem(r: {integration: string; lifecycle: string; event_id: string | null; max_bytes: number}): string | null {
-  if (!/^[\x21-\x7e]{1,64}$/.test(r.integration)) return '--integration must be 1 to 64 printable ASCII characters without spaces';
+  if (!INTEGRATION_NAME.test(r.integration) || r.integration.includes('..')) return `--integration must be a name: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, no "..", got ${JSON.stringify(r.integration.slice(0, 80))}`;
   if (!(BOOTSTRAP_LIFECYCLES as readonly string[]).includes(r.lifecycle)) return `--lifecycle must be one of ${BOOTSTRAP_LIFECYCLES.join(', ')}`;
   if (r.event_id !== null && !/^[\x20-\x7e]{1,512}$/.test(r.event_id)) return '--event-id must be 1 to 512 printable ASCII characters';
   return maxBytesProblem(r.max_bytes);

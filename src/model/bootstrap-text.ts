@@ -5,6 +5,7 @@
  * the same bytes on every machine: the format characters are a fixed table
  * (Unicode 17.0, general category Cf), not the running engine's idea of them.
  */
+import {caseFold, namesSecret} from './secret-kind.js';
 
 /** Unicode 17.0 general category Cf, as inclusive ranges. Cc is U+0000–U+001F and U+007F–U+009F. */
 const FORMAT_RANGES: ReadonlyArray<readonly [number, number]> = [
@@ -81,22 +82,12 @@ export function bodyChunks(body: string): Chunks {
   return {text, bytes};
 }
 
-/** Markers of secret material, matched as substrings of the normalized kind and key (B.9, v2). */
-export const SECRET_MARKERS = ['secret', 'credential', 'password', 'token', 'apikey', 'accesskey', 'privatekey'] as const;
-
 /**
- * Full case folding as Unicode's CaseFolding (C+F) defines it, for what this
- * check needs: upper then lower case, one character at a time, except where
- * that round trip and the folding part ways (dotless i stays itself; capital
- * sharp s folds to "ss"). test/model/bootstrap-text.test.ts checks the ASCII
- * letters and digits it leaves against Python's str.casefold for every code
- * point Python knows.
+ * Markers of secret material, matched as substrings of the kind's and key's skeletons (B.9, v2; secret-kind.ts):
+ * with the common spellings passwd, passphrase and privkey. Not pwd (also the shell's print-working-directory,
+ * a tool's name) and not pass alone (passage, compass, bypass).
  */
-function caseFold(text: string): string {
-  let out = '';
-  for (const ch of text) out += ch === '\u0131' ? ch : ch === '\u1e9e' ? 'ss' : ch.toUpperCase().toLowerCase();
-  return out;
-}
+export const SECRET_MARKERS = ['secret', 'credential', 'password', 'passwd', 'passphrase', 'token', 'apikey', 'accesskey', 'privatekey', 'privkey'] as const;
 
 /** NFKC, then full case folding, then only letters and digits: what secret markers are looked for in. */
 export function normalizeKind(text: string): string {
@@ -106,12 +97,9 @@ export function normalizeKind(text: string): string {
   return out;
 }
 
-/** Whether a component's kind or key names secret material (so it is never rendered or recalled). */
+/** Whether a component's kind or key names secret material (so it is never rendered or recalled): secret-kind.ts says how names are read. */
 export function isSecretKind(...names: string[]): boolean {
-  return names.some((name) => {
-    const n = normalizeKind(name);
-    return SECRET_MARKERS.some((m) => n.includes(m));
-  });
+  return names.some((name) => namesSecret(name, SECRET_MARKERS));
 }
 
 /** A JSON string with every character outside printable ASCII escaped: citations read the same in any terminal. */

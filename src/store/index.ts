@@ -15,4 +15,4 @@ export {sweepAbandonedEvaluationFolders} from './materialize.js';
 export {evaluatorFiles} from './input-files.js';
 export type {RunJournal} from './kinds/run-journal.js';
 export type {EvaluationDefaults} from './kinds/team-config.js';
-export {hookSettingsFor, readUserConfig, userConfigPath, type HookSettings, type UserConfig} from './user-config.js';
+export {hookSettingsFor, readUserConfig, userConfigPath, userConfigText, type HookSettings, type UserConfig} from './user-config.js';

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import fs from 'node:fs';
 import {inputPathProblem, readInputFile, readStdinLimited} from './input-files.js';
 import {decodeUtf8, parseJson, withOrigin, type JsonValue} from '../canonical/index.js';
 import {fail} from '../errors.js';
@@ -37,4 +39,32 @@ export function readFixtures(file: string): Fixture[] {
 /** Why an input path cannot be used, or null (input-files.ts). Links are followed except for bundle sources. */
 export function inputProblem(file: string, follow = true): string | null {
   return inputPathProblem(file, follow);
+}
+
+/**
+ * Whether `file` is inside the folder `root`, both with every link resolved
+ * (a file that does not exist yet: its nearest existing ancestor resolved).
+ * A root that does not exist holds nothing.
+ */
+export function isInsideFolder(file: string, root: string): boolean {
+  const real = (p: string): string | null => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      const parent = path.dirname(p);
+      if (parent === p) return null;
+      const up = real(parent);
+      return up === null ? null : path.join(up, path.basename(p));
+    }
+  };
+  let top: string;
+  try {
+    top = fs.realpathSync(root);
+  } catch {
+    return false;
+  }
+  const at = real(path.resolve(file));
+  if (at === null) return false;
+  const rel = path.relative(top, at);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }

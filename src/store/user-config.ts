@@ -24,6 +24,8 @@ export interface HookSettings {
   enabled?: boolean;
   max_bytes?: number;
   budget_ms?: number;
+  /** Written by hook install: per host, the parts of its hooks file that were there, empty, before (uninstall leaves them). */
+  found_empty?: Partial<Record<'claude-code' | 'codex', Array<'hooks' | 'SessionStart' | 'UserPromptSubmit'>>>;
 }
 
 /**
@@ -45,6 +47,15 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'autoctx', 'config.json');
 }
 
+/** The configuration's text as readUserConfig reads it (through a link), or null when it cannot be read (readUserConfig says why). */
+export function userConfigText(env: NodeJS.ProcessEnv = process.env): string | null {
+  try {
+    return fs.readFileSync(userConfigPath(env), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 /** The user's settings ({schema_version: 1} without a file); a malformed file is CONFIG_INVALID naming it. */
 export function readUserConfig(env: NodeJS.ProcessEnv = process.env): UserConfig {
   const file = userConfigPath(env);
@@ -53,6 +64,8 @@ export function readUserConfig(env: NodeJS.ProcessEnv = process.env): UserConfig
     bytes = fs.readFileSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {schema_version: 1};
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') notAFolder(file);
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') fail('CONFIG_INVALID', `${file} is a folder, not a file`, {file});
     throw error;
   }
   let value: unknown;
@@ -64,4 +77,9 @@ export function readUserConfig(env: NodeJS.ProcessEnv = process.env): UserConfig
   const problem = schemaProblem('user-config', value);
   if (problem) fail('CONFIG_INVALID', `${file}: ${problem}`, {file});
   return value as UserConfig;
+}
+
+/** A file where a folder on the path to `file` should be (say ~/.config/autoctx linked to a file): CONFIG_INVALID naming it. */
+export function notAFolder(file: string): never {
+  fail('CONFIG_INVALID', `${file}: a part of its path that must be a folder is not one (a file, or a link to one); move it aside`, {file});
 }

@@ -120,6 +120,7 @@ const cases: Case[] = [
   [`bootstrap prepare: byte limit out of range`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--max-bytes', '100000'], 'USAGE', 2],
   [`bootstrap prepare: unknown lifecycle`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'boot'], 'USAGE', 2],
   [`bootstrap prepare: integration with a space`, ['bootstrap', 'prepare', '--integration', 'claude code', '--lifecycle', 'startup', '--enabled'], 'USAGE', 2],
+  ...['nope/../x', '../x', '..', 'a/b', 'a\\b', '.hidden', '-x', 'x'.repeat(65), 'cl\u0430ude'].map((name): [string, string[], string, number] => [`bootstrap prepare: integration ${JSON.stringify(name)}, with an event id`, ['bootstrap', 'prepare', '--integration', name, '--lifecycle', 'startup', '--enabled', '--event-id', 'e-integration'], 'USAGE', 2]),
   [`bootstrap prepare: event id with a control character`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--event-id', 'a\u0007b'], 'USAGE', 2],
   [`bootstrap prepare: the same event with another byte limit`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--event-id', 'e1', '--handoff', 'notes@1', '--max-bytes', '2048'], 'BOOTSTRAP_REQUEST_MISMATCH', 2],
   [`bootstrap prepare: the same event with another handoff`, ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--event-id', 'e1'], 'BOOTSTRAP_REQUEST_MISMATCH', 2],

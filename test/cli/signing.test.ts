@@ -232,6 +232,33 @@ describe('a signed tree', () => {
     }
   });
 
+  it('an anchor inside the knowledge root (given, from the environment, or through a link) is refused before anything is read or written', () => {
+    const k = copy(signed, 'anchor-inside');
+    const inTree = path.join(k, 'demo/extra_signers');
+    fs.copyFileSync(anchor, inTree);
+    const link = path.join(path.dirname(k), 'outside-link');
+    fs.symlinkSync(path.join(k, CB, '..', 'allowed_signers'), link);
+    const before = treeHash(k);
+    const commands = [
+      ['verify'],
+      ['promote', a, '--signing-key', key('alice')],
+      ['rollback', '--rationale', 'r', '--actor', 'alice@x', '--signing-key', key('alice')],
+      ['signing', 'signers', '--from', anchor, '--signing-key', key('alice'), '--actor', 'alice@x'],
+    ];
+    for (const file of [path.join(k, 'demo/allowed_signers'), inTree, link, path.join(k, 'demo', '..', 'demo', 'extra_signers')]) {
+      for (const args of commands) {
+        for (const [extra, env] of [[['--allowed-signers', file], {}], [[], {AUTOCTX_ALLOWED_SIGNERS: file}]] as Array<[string[], NodeJS.ProcessEnv]>) {
+          const r = cli(k, [...args, ...extra], {AUTOCTX_SIGNING_KEY: '', ...env});
+          expect([file, args[0], r.status, r.json?.error?.code]).toEqual([file, args[0], 2, 'INPUT_UNSAFE']);
+          expect(r.json.error.message).toMatch(/inside the knowledge root/);
+        }
+      }
+    }
+    expect(treeHash(k)).toBe(before);
+    // The same file outside the root is the anchor it always was.
+    expect(cli(k, ['verify', '--allowed-signers', anchor]).status).toBe(0);
+  });
+
   it('repair never seals trials it did not observe in a signed tree: it reports them, and the run again seals them', () => {
     const k = copy(signed, 'repair');
     const src = path.join(tempDir('autoctx-r-'), 'r');

@@ -315,6 +315,27 @@ describe('receipts', () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
+  it('a clock that jumps ahead prunes nothing by itself: a retried event finds its receipt and is not delivered again', async () => {
+    const knowledge = await root({demo: demoFiles});
+    await tagAdd({knowledge, digest: D.playbook});
+    const t0 = new Date('2026-10-01T00:00:00Z');
+    const days = (d: number) => new Date(t0.getTime() + d * 86_400_000);
+    const first = await prep(knowledge, {enabled: true, eventId: 'e', now: () => t0});
+    expect(first.status).toBe('ready');
+    await claim({knowledge, receipt: first.receipt.receipt_id, outcome: 'injected', now: () => t0});
+    const file = path.join(knowledge, `.state/bootstrap/receipts/${first.receipt.receipt_id}.json`);
+    // The clock 31 days ahead: the day's first prepare prunes, judged at the newest recorded time (t0), not the clock.
+    await prep(knowledge, {enabled: true, eventId: 'other', now: () => days(31)});
+    expect(fs.existsSync(file)).toBe(true);
+    for (const at of [days(31), days(0.01)]) {
+      const again = await prep(knowledge, {enabled: true, eventId: 'e', now: () => at});
+      expect([again.status, again.reason, again.receipt.receipt_id]).toEqual(['skipped', 'already_delivered', first.receipt.receipt_id]);
+    }
+    // A clock that stays ahead and records there is time that passed: the next day's prune judges at day 31.
+    await prep(knowledge, {enabled: true, eventId: 'later', now: () => days(32.5)});
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
   it('stores no content: every byte of the receipts after a full run holds no body, query, raw event id or handoff text', async () => {
     const knowledge = await root({demo: demoFiles});
     const dir = path.dirname(knowledge);

@@ -151,6 +151,8 @@ describe('failing open: nothing on stdout, exit 0, one content-free line on stde
     ['a malformed configuration', (s) => (fs.writeFileSync(path.join(s.env.XDG_CONFIG_HOME!, 'autoctx/config.json'), '{'), {}), 'invalid_config'],
     ['a relative knowledge root', (s) => (fs.writeFileSync(path.join(s.env.XDG_CONFIG_HOME!, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {user: {knowledge: 'knowledge', scenario: 'demo', enabled: true}}})), {}), 'invalid_config'],
     ['stdin that is not JSON', () => ({stdin: '{not json'}), 'invalid_input'],
+    ['a session id with a control character', (s) => ({stdin: start(s, {session_id: 'a\u0001b'})}), 'invalid_input'],
+    ['a session id with a line separator', (s) => ({stdin: start(s, {session_id: 'a\u2028b'})}), 'invalid_input'],
     ['stdin of another event', (s) => ({stdin: start(s, {hook_event_name: 'Stop'})}), 'invalid_input'],
     ['a source the host never sends', (s) => ({stdin: fixture('codex', 'session-start', s, {source: 'fork'})}), 'invalid_input'],
     ['a missing tree', (s) => (fs.rmSync(s.knowledge, {recursive: true}), {}), 'tree_unavailable'],
@@ -162,6 +164,30 @@ describe('failing open: nothing on stdout, exit 0, one content-free line on stde
     const r = hook(['session-start', '--host', host], stdin ?? start(s), env ?? s.env);
     expect({status: r.status, stdout: r.stdout}).toEqual({status: 0, stdout: ''});
     expect(diagnostic(r)).toBe(outcome);
+  });
+
+  it('a state area the hook may not write: permission_denied, not internal', () => {
+    const s = setup();
+    const state = path.join(s.knowledge, '.state');
+    // The hook runs as someone who may read the tree but not write its state area: as root, the user nobody (root
+    // writes anywhere); otherwise this user, with the folder made read-only.
+    const root = process.getuid?.() === 0;
+    const caseRoot = path.dirname(s.knowledge);
+    if (root) for (const d of [dir, caseRoot]) fs.chmodSync(d, 0o755);
+    if (root) spawnSync('chmod', ['-R', 'a+rX', caseRoot]);
+    else fs.chmodSync(state, 0o555);
+    try {
+      const before = treeHash(s.knowledge);
+      const command = root ? 'setpriv' : process.execPath;
+      const args = [...(root ? ['--reuid', '65534', '--regid', '65534', '--clear-groups', process.execPath] : []), HOOK, 'session-start', '--host', 'claude-code'];
+      const r = spawnSync(command, args, {input: start(s), encoding: 'utf8', env: s.env});
+      expect({status: r.status, stdout: r.stdout}).toEqual({status: 0, stdout: ''});
+      expect(diagnostic(r)).toBe('permission_denied');
+      expect(treeHash(s.knowledge)).toBe(before);
+    } finally {
+      if (!root) fs.chmodSync(state, 0o755);
+      fs.chmodSync(dir, 0o700);
+    }
   });
 
   it('a lock not had within the budget: nothing printed, exit 0, inside the budget', async () => {
@@ -198,4 +224,44 @@ describe('failing open: nothing on stdout, exit 0, one content-free line on stde
     expect(hookOutputLine('SessionStart', '  \n')).toBeNull();
     expect(hookOutputLine('UserPromptSubmit', 'ok')).toBe('{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"ok"}}\n');
   });
+});
+
+describe('a host that never closes the hook\'s stdin', () => {
+  /** Run the hook with `input` written on stdin and stdin left open; how it ended, or null if it was still alive after `waitMs`. */
+  async function openStdin(args: string[], input: string, env: NodeJS.ProcessEnv, waitMs: number) {
+    const child = spawn(process.execPath, [HOOK, ...args], {env, stdio: ['pipe', 'pipe', 'pipe']});
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += String(d)));
+    child.stderr!.on('data', (d) => (stderr += String(d)));
+    child.stdin!.on('error', () => {});
+    if (input !== '') child.stdin!.write(input);
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([
+      new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c))),
+      new Promise<'alive'>((resolve) => (timer = setTimeout(() => resolve('alive'), waitMs))),
+    ]);
+    clearTimeout(timer);
+    const alive = code === 'alive';
+    child.stdin!.end();
+    if (alive) child.kill('SIGKILL');
+    return alive ? null : {status: code, stdout, stderr};
+  }
+
+  // The hook's hard stop is under the host's 5 s timeout; 15 s leaves room for a loaded machine, and a hook that waits for stdin to close never ends within it.
+  it('does not wait for it: nothing sent, it says invalid_input and exits while stdin is still open', async () => {
+    const s = setup();
+    const r = await openStdin(['session-start', '--host', 'claude-code'], '', s.env, 15_000);
+    expect(r).not.toBeNull();
+    expect({status: r!.status, stdout: r!.stdout}).toEqual({status: 0, stdout: ''});
+    expect(JSON.parse(r!.stderr.trim()).outcome).toBe('invalid_input');
+  }, 30_000);
+
+  it('does not wait for it: the whole event sent, it delivers and exits while stdin is still open', async () => {
+    const s = setup();
+    const r = await openStdin(['session-start', '--host', 'codex'], fixture('codex', 'session-start', s, {source: 'startup'}), s.env, 15_000);
+    expect(r).not.toBeNull();
+    expect({status: r!.status, stderr: r!.stderr}).toEqual({status: 0, stderr: ''});
+    expect(injected(r!.stdout, 'SessionStart')).toContain('Check the sync icon first.');
+  }, 30_000);
 });

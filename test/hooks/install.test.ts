@@ -105,3 +105,110 @@ describe('hook install, uninstall, enable, disable, status', () => {
     expect(p.cli(['hook', 'status', '--project', p.project], 'hook-status')).toMatchObject({enabled: false, settings: null, hooks: [{host: 'codex', event: 'SessionStart', runs: false}]});
   });
 });
+
+describe('hand-kept files autoctx will not edit, and the bytes it gives back', () => {
+  /** A fresh place, run in process: the host's file for --user, and the CLI with that place's environment. */
+  function user(host: 'claude-code' | 'codex') {
+    const root = fs.mkdtempSync(path.join(dir, 'user-'));
+    const env = {HOME: path.join(root, 'home'), XDG_CONFIG_HOME: path.join(root, 'home/.config'), CODEX_HOME: path.join(root, 'home/.codex')};
+    const file = host === 'claude-code' ? path.join(env.HOME, '.claude/settings.json') : path.join(env.CODEX_HOME, 'hooks.json');
+    const config = path.join(env.XDG_CONFIG_HOME, 'autoctx/config.json');
+    const cli = (args: string[]) => runCli([...args, '--json'], {env});
+    const install = ['hook', 'install', '--host', host, '--user', '--knowledge', knowledge, '--scenario', 'demo'];
+    const uninstall = ['hook', 'uninstall', '--host', host, '--user'];
+    return {root, env, file, config, cli, install, uninstall};
+  }
+  const write = (file: string, text: string) => (fs.mkdirSync(path.dirname(file), {recursive: true}), fs.writeFileSync(file, text));
+
+  const duplicated: Array<[string, string]> = [
+    ['"hooks" twice at the top', '{\n  "hooks": {"Stop": []},\n  "hooks": {}\n}\n'],
+    ['an event twice', '{"hooks": {"SessionStart": [], "Stop": [], "SessionStart": []}}'],
+    ['a key twice deep inside', '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "command": "b"}]}]}}'],
+    ['a key twice in another setting', '{"env": {"A": "1", "A": "2"}, "hooks": {}}'],
+  ];
+  it.each(['claude-code', 'codex'] as const)('%s: a settings file with a key given twice, at any depth, is refused by install, uninstall and status, and left as it is', (host) => {
+    for (const [name, text] of duplicated) {
+      const u = user(host);
+      write(u.file, text);
+      for (const args of [u.install, u.uninstall, ['hook', 'status', '--user']]) {
+        const r = u.cli(args);
+        expect([name, args[1], r.status, r.json?.error?.code]).toEqual([name, args[1], 2, 'CONFIG_INVALID']);
+        expect(r.json.error.message).toContain(u.file);
+        expect(r.json.error.message).toMatch(/appears twice/);
+      }
+      expect(fs.readFileSync(u.file, 'utf8')).toBe(text);
+      expect(fs.existsSync(u.config)).toBe(false);
+    }
+  });
+
+  it('autoctx\'s own configuration with a key given twice is refused by install and enable, and left as it is', () => {
+    const u = user('claude-code');
+    const text = '{"schema_version": 1, "hooks": {"user": {"knowledge": "/a", "scenario": "demo"}}, "hooks": {}}\n';
+    write(u.config, text);
+    for (const args of [u.install, ['hook', 'enable', '--user']]) {
+      const r = u.cli(args);
+      expect([args[1], r.status, r.json?.error?.code]).toEqual([args[1], 2, 'CONFIG_INVALID']);
+      expect(r.json.error.message).toContain(u.config);
+    }
+    expect(fs.readFileSync(u.config, 'utf8')).toBe(text);
+    expect(fs.existsSync(u.file)).toBe(false);
+  });
+
+  it('a settings file nested 5,000 deep is a typed refusal, not a crash, and is left as it is', () => {
+    const u = user('claude-code');
+    const text = `{"hooks": {}, "deep": ${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    write(u.file, text);
+    for (const args of [u.install, u.uninstall, ['hook', 'status', '--user']]) {
+      const r = u.cli(args);
+      expect([args[1], r.status, r.json?.error?.code]).toEqual([args[1], 2, 'CONFIG_INVALID']);
+      expect(r.json.error.message).toMatch(/nesting deeper than/);
+    }
+    expect(fs.readFileSync(u.file, 'utf8')).toBe(text);
+  });
+
+  it('~/.config/autoctx that is a file, or a link to one: a typed refusal naming it, and nothing written', () => {
+    for (const link of [false, true]) {
+      const u = user('claude-code');
+      fs.mkdirSync(path.dirname(path.dirname(u.config)), {recursive: true});
+      const target = path.join(u.root, 'a-file');
+      fs.writeFileSync(target, 'x');
+      if (link) fs.symlinkSync(target, path.dirname(u.config));
+      else fs.writeFileSync(path.dirname(u.config), 'x');
+      for (const args of [u.install, ['hook', 'status', '--user'], ['hook', 'enable', '--user']]) {
+        const r = u.cli(args);
+        expect([link, args[1], r.status, r.json?.error?.code]).toEqual([link, args[1], 2, 'CONFIG_INVALID']);
+        expect(r.json.error.message).toContain(u.config);
+      }
+      expect(fs.existsSync(u.file)).toBe(false);
+      expect(fs.readFileSync(target, 'utf8')).toBe('x');
+    }
+  });
+
+  // Shapes a person's file may have: empty parts install fills, other content, comments, tabs, no final newline.
+  const shapes = [
+    '{"hooks": {}}',
+    '{"hooks": {}}\n',
+    '{\n  "hooks": {\n    "SessionStart": []\n  }\n}\n',
+    '{"a": 1, "hooks": {"SessionStart": [], "UserPromptSubmit": []}}\n',
+    '{\n\t"model": "x",\n\t"hooks": {\n\t\t"UserPromptSubmit": [],\n\t\t"Stop": [ {"hooks": [{"type": "command", "command": "echo bye"}]} ]\n\t}\n}',
+    '// mine\n{\n    "hooks": {}, // nothing yet\n    "env": {}\n}\n',
+    '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}}\n',
+    '{}',
+    '{"permissions": {"allow": []}}\n',
+  ];
+  it.each(['claude-code', 'codex'] as const)('%s: install, install again, uninstall gives back the exact bytes, empty parts included', (host) => {
+    for (const shape of shapes) {
+      const u = user(host);
+      write(u.file, shape);
+      expect([shape, u.cli(u.install).json?.status]).toEqual([shape, 'installed']);
+      const installed = [fs.readFileSync(u.file, 'utf8'), fs.readFileSync(u.config, 'utf8')];
+      expect([shape, u.cli(u.install).json?.status]).toEqual([shape, 'unchanged']);
+      expect([fs.readFileSync(u.file, 'utf8'), fs.readFileSync(u.config, 'utf8')]).toEqual(installed);
+      expect(u.cli(['hook', 'status', '--user']).json.hooks).toHaveLength(2);
+      expect([shape, u.cli(u.uninstall).json?.status]).toEqual([shape, 'uninstalled']);
+      expect([shape, fs.readFileSync(u.file, 'utf8')]).toEqual([shape, shape]);
+      // What install found empty is forgotten with the hooks: the settings are as a plain install leaves them.
+      expect(JSON.parse(fs.readFileSync(u.config, 'utf8')).hooks.user).toEqual({knowledge, scenario: 'demo', enabled: false});
+    }
+  });
+});

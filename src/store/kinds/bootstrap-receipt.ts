@@ -1,8 +1,7 @@
 import {fail} from '../../errors.js';
-import {isExpired, isReceiptId, RECEIPT_RETENTION_DAYS, type BootstrapReceipt} from '../../model/bootstrap-receipt.js';
-import fs from 'node:fs';
+import {isExpired, isReceiptId, type BootstrapReceipt} from '../../model/bootstrap-receipt.js';
 import path from 'node:path';
-import {listDir} from '../fs.js';
+import {retentionScan} from './retention.js';
 import type {StateArea} from '../state-area.js';
 
 /**
@@ -34,41 +33,26 @@ export function writeReceipt(area: StateArea, receipt: BootstrapReceipt): void {
 }
 
 /**
- * Under the state lock: remove receipts created more than 30 days before
- * `now`. A receipt that cannot be read is left for a person to look at.
+ * Under the state lock: remove receipts created more than 30 days before the
+ * time retention is judged at (`now`, or the newest receipt's recorded time
+ * when earlier: retention.ts). A receipt that cannot be read is left for a
+ * person to look at.
  */
 export function pruneReceipts(area: StateArea, now: Date): number {
-  const dir = area.file('bootstrap', 'receipts');
+  const idOf = (file: string) => path.basename(file, '.json');
+  const scan = retentionScan(area, area.file('bootstrap', 'receipts'), /^bcr_[0-9a-f]{32}\.json$/, (file) => readReceipt(area, idOf(file))?.updated_at ?? null, now);
   let removed = 0;
-  for (const e of listDir(area.guard, dir)) {
-    const m = /^(bcr_[0-9a-f]{32})\.json$/.exec(e.name);
-    if (!e.isFile() || !m) continue;
-    // A file changed within the period holds a receipt made within it (made at or before its last write): not read.
-    if (!mayBeExpired(path.join(dir, e.name), now)) continue;
+  for (const file of scan?.files ?? []) {
     let receipt: BootstrapReceipt | null = null;
     try {
-      receipt = readReceipt(area, m[1]!);
+      receipt = readReceipt(area, idOf(file));
     } catch {
       continue;
     }
-    if (receipt && isExpired(receipt, now)) {
-      area.writer.remove(receiptFile(area, m[1]!));
+    if (receipt && isExpired(receipt, scan!.at)) {
+      area.writer.remove(receiptFile(area, idOf(file)));
       removed++;
     }
   }
   return removed;
-}
-
-/**
- * Whether a file may hold an expired receipt: last written before the
- * retention period (what it holds was made no later), or after `now` (a
- * clock that is not the file system's: read it to know).
- */
-export function mayBeExpired(file: string, now: Date): boolean {
-  try {
-    const t = fs.statSync(file).mtimeMs;
-    return t < now.getTime() - RECEIPT_RETENTION_DAYS * 86_400_000 || t > now.getTime();
-  } catch {
-    return false;
-  }
 }

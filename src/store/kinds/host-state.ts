@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import {sha256Hex} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
 import {isExpired} from '../../model/bootstrap-receipt.js';
-import {listDir} from '../fs.js';
-import {mayBeExpired} from './bootstrap-receipt.js';
+import {retentionScan} from './retention.js';
 import type {StateArea} from '../state-area.js';
 
 /**
@@ -59,21 +58,20 @@ export function writeHostState(area: StateArea, host: Host, sessionId: string, s
   area.writer.replaceDocument(file, HOST_STATE_SCHEMA, state);
 }
 
-/** Under the state lock: remove session states not changed for 30 days (with the receipts they point at). */
+/** Under the state lock: remove session states not changed for 30 days (judged as receipts are: retention.ts). */
 export function pruneHostStates(area: StateArea, now: Date): number {
   let removed = 0;
+  const read = (file: string) => area.readDocument<HostState>(file, HOST_STATE_SCHEMA);
   for (const host of HOSTS) {
-    for (const e of listDir(area.guard, area.file('hosts', host))) {
-      if (!e.isFile() || !/^[0-9a-f]{64}\.json$/.test(e.name)) continue;
-      const file = area.file('hosts', host, e.name);
-      if (!mayBeExpired(file, now)) continue;
+    const scan = retentionScan(area, area.file('hosts', host), /^[0-9a-f]{64}\.json$/, (file) => read(file)?.updated_at ?? null, now);
+    for (const file of scan?.files ?? []) {
       let state: HostState | null = null;
       try {
-        state = area.readDocument<HostState>(file, HOST_STATE_SCHEMA);
+        state = read(file);
       } catch {
         continue;
       }
-      if (state && isExpired({created_at: state.updated_at}, now)) {
+      if (state && isExpired({created_at: state.updated_at}, scan!.at)) {
         area.writer.remove(file);
         removed++;
       }
