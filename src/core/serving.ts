@@ -1,0 +1,86 @@
+import {GLOBAL_SCOPE, versionKey, type ReleaseState} from '../model/release.js';
+import {applyTransition} from '../model/release-gate.js';
+import type {ScenarioStore} from '../store/index.js';
+import {createReceipt, listReleaseScopes} from '../store/kinds/release-receipt.js';
+import {registryState, settleRegistry, swapRegistry} from '../store/kinds/release-registry.js';
+import {allDescriptors, nextReceipt, normalized, scopeView, stateIn} from './release-view.js';
+
+/**
+ * One rule: a rejected bundle never serves anywhere, neither through
+ * active.json nor as a release's ACTIVE, CANARY or SHADOW in any scope.
+ * "Rejected" is one definition (rejectionOf), read by every reader of what
+ * serves (routing, delivery, shadow sampling, verify) and kept by every
+ * rejection (withdrawRelease first, then the negative result, then the record).
+ */
+
+/** Why a bundle must never serve (its record is rejected, it has a negative result, or a stale rejection), or null. */
+export function rejectionOf(store: ScenarioStore, digest: string): string | null {
+  if (store.readRecord(digest)?.lifecycle === 'rejected') return `candidate ${digest} is rejected`;
+  if (store.readNegativeResult(digest)) return `candidate ${digest} has a negative result`;
+  if (store.readStaleTerminalization(digest)) return `candidate ${digest} was rejected as stale`;
+  return null;
+}
+
+/**
+ * Where a bundle serves as ACTIVE: active.json, or a scope's own ACTIVE
+ * release (each in words). A rejection of such a bundle is refused: only a
+ * rollback stops an ACTIVE serving. Reads the registries in force (a
+ * registry one receipt behind is read as its receipt wrote it).
+ */
+export function activePlaces(store: ScenarioStore, digest: string): string[] {
+  const places: string[] = [];
+  const active = store.readActive();
+  if (active?.bundle_digest === digest) places.push(`active.json names it${active.promotion_id !== null && store.readRecord(digest)?.lifecycle !== 'active' ? ' (a promotion cut short: autoctx repair completes it)' : ''}`);
+  const d = allDescriptors(store).find((x) => x.bundle_digest === digest);
+  if (!d) return places;
+  for (const scope of listReleaseScopes(store)) {
+    if (scope === GLOBAL_SCOPE) continue;
+    if (registryState(store, scope).registry.releases[versionKey(d.version)]?.state === 'ACTIVE') places.push(`release ${d.version} is ACTIVE in scope ${scope}`);
+  }
+  return places;
+}
+
+export interface Withdrawal {
+  scope: string;
+  version: string;
+  from: ReleaseState;
+  to: ReleaseState;
+  receipt_seq: number;
+}
+
+/** What a withdrawn release becomes: a CANARY is DEPRECATED, a SHADOW RETIRED (both in the transition table; neither serves). */
+const WITHDRAWN: Partial<Record<ReleaseState, ReleaseState>> = {CANARY: 'DEPRECATED', SHADOW: 'RETIRED'};
+
+/**
+ * Under the scenario lock: every CANARY and SHADOW of the release that names
+ * this bundle ended, scope by scope, each by an applied transition receipt
+ * written before its registry, as every transition is (a crash between the
+ * two leaves a registry one receipt behind, which the next change or
+ * `autoctx repair` completes). A registry already cut short is completed
+ * first. Returns what was withdrawn; nothing when nothing serves it.
+ */
+export function withdrawRelease(store: ScenarioStore, digest: string, why: {rationale: string; at: string; actor: () => string}): Withdrawal[] {
+  const d = allDescriptors(store).find((x) => x.bundle_digest === digest);
+  if (!d) return [];
+  const out: Withdrawal[] = [];
+  let actor: string | undefined;
+  for (const scope of listReleaseScopes(store)) {
+    let view = scopeView(store, scope);
+    const from = stateIn(view, d);
+    const to = WITHDRAWN[from];
+    if (to === undefined) continue;
+    if (settleRegistry(store, view.state)) view = scopeView(store, scope);
+    const next = normalized(applyTransition(view.state.registry, {version: d.version, to, settings: {}, deprecate: []}), view);
+    actor ??= why.actor();
+    const receipt = nextReceipt(
+      store,
+      view.state,
+      {action: 'transition', version: d.version, bundle_digest: d.bundle_digest, actor, at: why.at, from_state: from, requested_state: to, target_state: to, applied: true, blockers: [], rationale: why.rationale, deprecated_versions: [], promotion_id: null},
+      next,
+    );
+    createReceipt(store, receipt);
+    swapRegistry(store, scope, view.state.digest, receipt.registry!);
+    out.push({scope, version: d.version, from, to, receipt_seq: receipt.seq});
+  }
+  return out;
+}
