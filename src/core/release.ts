@@ -21,7 +21,7 @@ import {
 } from '../model/release.js';
 import {applyTransition, releaseGate, type SettingsChange} from '../model/release-gate.js';
 import type {ScenarioStore} from '../store/index.js';
-import {readFixtures} from '../store/index.js';
+import {pausePoint, readFixtures} from '../store/index.js';
 import {readInputFile} from '../store/input-files.js';
 import {createDescriptor, listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import {createReceipt, listReleaseScopes} from '../store/kinds/release-receipt.js';
@@ -461,6 +461,7 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     // The pointer moved: the release is ACTIVE by active.json; the receipt records the move and the release it deprecated.
     return commit(() => ({from: 'CANARY', blockers: [], deprecate: pre.deprecate}), promotionId, true);
   }
+  pausePoint('transition:before-commit');
   return commit((view) => decide(view, d, to, evidence), null, false);
 }
 
