@@ -66,10 +66,11 @@ export function withdrawRelease(store: ScenarioStore, digest: string, why: {rati
   let actor: string | undefined;
   for (const scope of listReleaseScopes(store)) {
     let view = scopeView(store, scope);
+    // A registry one receipt behind is completed first (a withdrawal cut short after its receipt, re-run, ends here).
+    if (settleRegistry(store, view.state)) view = scopeView(store, scope);
     const from = stateIn(view, d);
     const to = WITHDRAWN[from];
     if (to === undefined) continue;
-    if (settleRegistry(store, view.state)) view = scopeView(store, scope);
     const next = normalized(applyTransition(view.state.registry, {version: d.version, to, settings: {}, deprecate: []}), view);
     actor ??= why.actor();
     const receipt = nextReceipt(

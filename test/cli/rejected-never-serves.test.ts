@@ -186,5 +186,9 @@ describe('every reader of what serves reads the registry in force', () => {
     const pinned = {bundle_digest: v2, version: 'v2', state: 'CANARY', reason: 'canary'} as const;
     const {render} = await import('../../src/core/bootstrap.js');
     expect(render({knowledge: k, user: 'user-1', pinned}).routing?.bundle_digest).toBe(t.baseline);
+    // repair ends both, each by its receipt.
+    expect(must(k, ['repair']).actions).toEqual(expect.arrayContaining([expect.stringContaining('ended the CANARY of release v2'), expect.stringContaining('ended the SHADOW of release v3')]));
+    expect(states(k)).toMatchObject({v2: 'DEPRECATED', v3: 'RETIRED'});
+    expect(errors(k)).toEqual([]);
   });
 });
