@@ -22,7 +22,8 @@ import {evaluatorTimeout, lockTimeout, now, openScenario, type StoreOptions} fro
 import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
 import {pausePoint} from '../store/index.js';
 import {rejectWithNegativeResult} from './terminal.js';
-import {activePlaces} from './serving.js';
+import {activePlaces, endStaleCanaries} from './serving.js';
+import {resolveActor} from './actor.js';
 import {resolveDigest} from './resolve.js';
 
 export interface PromoteOptions extends StoreOptions {
@@ -244,6 +245,8 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     if (!storedDiff) store.writeManifestDiff(diff);
     if (causal) store.writeCausalAttribution(digest, causal);
     store.writePromotion(promotion);
+    // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended first, each by its receipt.
+    endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: () => resolveActor(undefined, store.paths.dir)});
     const pointer: ActivePointer = {
       schema_version: 1,
       bundle_digest: digest,

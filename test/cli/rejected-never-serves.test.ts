@@ -58,15 +58,33 @@ beforeAll(() => {
 }, 180_000);
 
 describe('a rejection ends what serves the bundle, with a receipt', () => {
-  it('a promotion over the bundle a canary was tested against: the canary\'s transition to ACTIVE rejects it as stale and ends the canary', () => {
+  it('a promotion over the bundle a canary was tested against ends the canary, in every scope, each by a receipt, before the pointer moves', () => {
     const k = copy(canaryTree, 'stale');
     must(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'ten percent']);
+    for (const to of ['SHADOW', 'CANARY']) must(k, ['release', 'transition', 'v2', '--to', to, '--scope', 'eu', '--rationale', to]);
     expect(routed(k, v2)).toBeGreaterThan(0);
-    must(k, ['promote', v3]); // unnamed in the registry's eyes: v3 is DRAFT, promoted over v1, the bundle v2 was tested against
+    const promoted = must(k, ['promote', v3]); // v3 is DRAFT: promoted over v1, the bundle v2 was tested against
+    for (const scope of ['global', 'eu']) {
+      expect(states(k, scope)).toMatchObject({v2: 'DEPRECATED'});
+      expect(routed(k, v2, scope)).toBe(0);
+      expect(receipts(k, scope).at(-1)).toMatchObject({version: 'v2', from_state: 'CANARY', target_state: 'DEPRECATED', applied: true, rationale: `withdrawn: promotion ${promoted.promotion_id} replaces ${t.baseline}, the bundle its canary evidence compares with`});
+    }
+    expect(states(k)).toMatchObject({v3: 'ACTIVE'});
+    // Its transition to ACTIVE is blocked by the table (only a rollback makes a DEPRECATED release ACTIVE); nothing serves it.
+    const r = run(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
+    expect([r.status, r.json.blockers.map((b: {code: string}) => b.code)]).toEqual([3, ['ILLEGAL_STATE_TRANSITION']]);
+    expect(errors(k)).toEqual([]);
+  });
+
+  it('a stale rejection of a canary (its transition to ACTIVE after the pointer moved) ends the canary it finds', () => {
+    const k = copy(canaryTree, 'stale-rejection');
+    // The pointer moved by a rollover, not a promotion: the canary stands until its own promotion finds it stale.
+    must(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'ten percent']);
+    must(k, ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']);
     const r = run(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
     expect([r.status, r.json.error.code]).toEqual([6, 'ACTIVE_MOVED']);
     expect(fs.existsSync(path.join(k, `demo/context_bundles/candidates/${v2}/stale_terminalization.json`))).toBe(true);
-    expect(states(k)).toMatchObject({v2: 'DEPRECATED', v3: 'ACTIVE'});
+    expect(states(k)).toMatchObject({v2: 'DEPRECATED'});
     expect(routed(k, v2)).toBe(0);
     const history = receipts(k);
     expect(history.at(-2)).toMatchObject({version: 'v2', from_state: 'CANARY', target_state: 'DEPRECATED', applied: true, rationale: expect.stringMatching(/^withdrawn: its candidate is rejected \(confirmed candidate incumbent .* is stale/)});
