@@ -129,6 +129,34 @@ describe('a rejection ends what serves the bundle, with a receipt', () => {
   });
 });
 
+describe('every kind of rejection keeps the rule', () => {
+  it('an evaluation that rejects a SHADOW\'s bundle RETIRES the SHADOW first', () => {
+    const k = copy(canaryTree, 'evaluated');
+    const worse = path.join(path.dirname(k), 'worse');
+    fs.mkdirSync(path.join(worse, 'playbook'), {recursive: true});
+    fs.writeFileSync(path.join(worse, 'playbook/playbook.md'), 'Be vague.\n');
+    const d = must(k, ['propose', '--from', worse, '--run-id', 'worse']).bundle_digest;
+    must(k, ['release', 'name', 'v4', d]);
+    must(k, ['release', 'transition', 'v4', '--to', 'SHADOW', '--shadow-percent', '100', '--rationale', 'look']);
+    const r = run(k, ['confirm', d, ...evalArgs()], fakeEnv(path.dirname(k), {FAKE_DELTA: '-0.3'}));
+    expect([r.status, r.json.status]).toEqual([3, 'rejected']);
+    expect(states(k)).toMatchObject({v4: 'RETIRED'});
+    expect(receipts(k).at(-1)).toMatchObject({version: 'v4', from_state: 'SHADOW', target_state: 'RETIRED', applied: true});
+    expect(errors(k)).toEqual([]);
+  });
+
+  it('a stale candidate that is a scope\'s ACTIVE is not rejected by promote (exit 6, nothing written)', () => {
+    const k = copy(canaryTree, 'stale-scope-active');
+    for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) must(k, ['release', 'transition', 'v3', '--to', to, '--scope', 'eu', '--rationale', to]);
+    must(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'v2 everywhere']);
+    const r = run(k, ['promote', v3]);
+    expect([r.status, r.json.error.code, r.json.error.message]).toEqual([6, 'ACTIVE_MOVED', expect.stringContaining('the candidate is not rejected, since it serves (release v3 is ACTIVE in scope eu)')]);
+    expect(fs.existsSync(path.join(k, `demo/context_bundles/candidates/${v3}/stale_terminalization.json`))).toBe(false);
+    expect(JSON.parse(fs.readFileSync(path.join(k, `demo/context_bundles/candidates/${v3}/record.json`), 'utf8')).lifecycle).toBe('confirmed');
+    expect(errors(k)).toEqual([]);
+  });
+});
+
 describe('a promotion cut short after active.json: its candidate serves, so it cannot be rejected', () => {
   it('reject is refused (exit 2, nothing written), and repair then completes the promotion', () => {
     const tree = makeTree();
