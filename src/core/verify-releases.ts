@@ -51,7 +51,7 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       const d = descriptors.get(versionKey(r.version));
       if (!d || !SERVING.has(r.state) || !rejected(d.bundle_digest)) continue;
       const file = store.paths.releaseRegistry(scope);
-      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle ${d.bundle_digest} is a rejected candidate: a rejected bundle never serves (autoctx repair ends a CANARY or SHADOW with a receipt; a scope's ACTIVE, autoctx rollback --scope ${scope})`);
+      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle ${d.bundle_digest} is a rejected candidate: a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope} moves the scope away from it` : 'autoctx repair ends it with a receipt'})`);
     }
     for (const r of list) {
       if (!r || r.version === null) continue;

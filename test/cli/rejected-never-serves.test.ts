@@ -213,19 +213,20 @@ describe('every reader of what serves reads the registry in force', () => {
     // A registry chain as an older autoctx left it: v2 CANARY, v3 SHADOW, though both are rejected.
     const store = openScenario({knowledge: k});
     await store.withLock(5, () => {
-      for (const [version, to] of [['v2', 'CANARY'], ['v3', 'SHADOW']] as const) {
-        const view = scopeView(store, 'global');
+      for (const [version, to, scope] of [['v2', 'CANARY', 'global'], ['v3', 'SHADOW', 'global'], ['v2', 'ACTIVE', 'eu']] as const) {
+        const view = scopeView(store, scope);
         const registry = {...view.state.registry, releases: {...view.state.registry.releases, [version]: {version, state: to, canary: null, shadow: null}}};
         const next = normalized(applyTransition(registry, {version, to, settings: to === 'SHADOW' ? {shadow: {basis_points: 10_000}} : {canary: {basis_points: null}}, deprecate: []}), view);
         const receipt = nextReceipt(store, view.state, {action: 'transition', version, bundle_digest: version === 'v2' ? v2 : v3, actor: 'old', at: '2026-01-01T00:00:00Z', from_state: 'SHADOW', requested_state: to, target_state: to, applied: true, blockers: [], rationale: 'old', deprecated_versions: [], promotion_id: null}, next);
         createReceipt(store, receipt);
-        swapRegistry(store, 'global', view.state.digest, receipt.registry!);
+        swapRegistry(store, scope, view.state.digest, receipt.registry!);
       }
     });
     expect(states(k)).toMatchObject({v2: 'CANARY', v3: 'SHADOW'});
     const found = verify({knowledge: k}).errors.filter((e) => e.code === 'REJECTED_SERVING').map((e) => e.message);
-    expect(found).toEqual([expect.stringContaining('release v2 as CANARY'), expect.stringContaining('release v3 as SHADOW')]);
+    expect(found).toEqual([expect.stringContaining('release v2 as ACTIVE in scope eu'), expect.stringContaining('release v2 as CANARY'), expect.stringContaining('release v3 as SHADOW')]);
     expect(routed(k, v2)).toBe(0);
+    expect(must(k, ['route', '--user', 'user-1', '--scope', 'eu'])).toMatchObject({bundle_digest: t.baseline, active_source: 'global'});
     expect(must(k, ['bootstrap', 'render', '--user', 'user-1']).routing.bundle_digest).toBe(t.baseline);
     expect(must(k, ['shadow', 'sample', '--event', 'e-1']).reason).toBe('no_shadow');
     // A session pinned to it before it was rejected leaves it at its next delivery.
@@ -235,6 +236,7 @@ describe('every reader of what serves reads the registry in force', () => {
     // repair ends both, each by its receipt.
     expect(must(k, ['repair']).actions).toEqual(expect.arrayContaining([expect.stringContaining('ended the CANARY of release v2'), expect.stringContaining('ended the SHADOW of release v3')]));
     expect(states(k)).toMatchObject({v2: 'DEPRECATED', v3: 'RETIRED'});
-    expect(errors(k)).toEqual([]);
+    // A scope's ACTIVE is left to a rollback of that scope.
+    expect(errors(k)).toEqual(['REJECTED_SERVING']);
   });
 });
