@@ -174,6 +174,7 @@ export const VERIFY_FINDINGS = {
   MISSING_ALLOWED_SIGNERS: 'error',
   MISSING_REGISTRY: 'error',
   REGISTRY_MISMATCH: 'error',
+  REJECTED_SERVING: 'error',
   UNSAFE_PATH: 'error',
   GITIGNORE_OUTDATED: 'warning',
   INIT_INCOMPLETE: 'warning',

@@ -22,6 +22,8 @@ import {evaluatorTimeout, lockTimeout, now, openScenario, type StoreOptions} fro
 import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
 import {pausePoint} from '../store/index.js';
 import {rejectWithNegativeResult} from './terminal.js';
+import {activePlaces, endStaleCanaries} from './serving.js';
+import {resolveActor} from './actor.js';
 import {resolveDigest} from './resolve.js';
 
 export interface PromoteOptions extends StoreOptions {
@@ -50,6 +52,7 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
   const evidenceDigest =
     evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortEvidence(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
   let served = false;
+  let servesElsewhere: string[] = [];
   await store.withLock(lockTimeout(options), () => {
     // Re-checked under the lock: a candidate that serves (another promote of it won) or is already rejected is left as it is.
     const current = store.readRecord(candidate.digest);
@@ -58,6 +61,9 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
       served = active?.bundle_digest === candidate.digest;
       return;
     }
+    // A rejected bundle never serves: one that is a scope's ACTIVE is not rejected here (only a rollback ends an ACTIVE).
+    servesElsewhere = activePlaces(store, candidate.digest);
+    if (servesElsewhere.length > 0) return;
     record = current;
     const at = isoTimestamp(now(options));
     store.writeStaleTerminalization(candidate.digest, {
@@ -72,6 +78,7 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
     rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at}, 'terminal');
   });
   if (served) fail('ACTIVE_MOVED', `candidate ${candidate.digest} was promoted by another command meanwhile; nothing more was done`, {active: candidate.digest});
+  if (servesElsewhere.length > 0) fail('ACTIVE_MOVED', `${reason}; the candidate is not rejected, since it serves (${servesElsewhere.join('; ')}); nothing was changed`, {active: activeDigest});
   fail('ACTIVE_MOVED', `${reason}; the candidate is rejected as stale (propose it again against the active bundle)`, {active: activeDigest});
 }
 
@@ -97,10 +104,27 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
   return blocked;
 }
 
-/** Every check that needs no lock: the record, the evidence, the replay, serveability, the diff. */
+const negativeProblem = (digest: string) => `candidate ${digest} has a negative_result.json: it was rejected, whatever its record says; nothing was promoted (run autoctx verify)`;
+const changedProblem = (store: ScenarioStore, digest: string, now_: CandidateRecord | null) =>
+  `candidate ${digest} changed while promote checked it (it is now ${now_?.lifecycle ?? 'gone'}${store.readNegativeResult(digest) ? ', with a negative result' : ''}); nothing was promoted`;
+
+/**
+ * Under the lock, what a negative result beside a confirmed record means: a
+ * rejection that went on while promote read (the record is no longer what it
+ * read: CAS_LOST, exit 6), or a rejection cut short between its negative
+ * result and its record (INTEGRITY, exit 8: verify names it, repair completes
+ * it). A rejection writes both under the lock, so only there is the pair read
+ * whole; outside it a rejection half done looks like the second.
+ */
+function refuseRejected(store: ScenarioStore, digest: string, record: CandidateRecord): never {
+  const now_ = store.readRecord(digest);
+  if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison)) fail('CAS_LOST', changedProblem(store, digest, now_));
+  fail('INTEGRITY', negativeProblem(digest));
+}
+
+/** Every check that needs no lock: the record, the evidence, the replay, serveability, the diff. The negative result is the caller's (read under the lock). */
 function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: ContextBundle, record: CandidateRecord) {
   if (!record.comparison || record.comparison.decision !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${candidate.digest} has no confirmed comparison`);
-  if (store.readNegativeResult(candidate.digest)) fail('INTEGRITY', `candidate ${candidate.digest} has a negative_result.json: it was rejected, whatever its record says; nothing was promoted (run autoctx verify)`);
   const evidence = store.readEvidence(candidate.digest);
   if (!evidence || evidence.legacy || !evidence.confirmation_policy) fail('INTEGRITY', `candidate ${candidate.digest} has no schema-2 matched evidence to replay`);
   if (record.confirmation_policy_digest !== evidence.confirmation_policy_digest) fail('INTEGRITY', 'the record and the evidence envelope were decided under different policies');
@@ -144,6 +168,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   if (signing.trust) requireSignedSeal(store, signing.trust, digest);
   const record = store.readRecord(digest);
   if (!record) fail('NOT_CONFIRMED', `bundle ${digest} is not a candidate`);
+  pausePoint('promote:record-read');
   const active = store.requireActive();
   // Already promoted (a re-run after a crash): finish what is left and report it.
   if (active.bundle_digest === digest && active.promotion_id !== null) {
@@ -158,6 +183,8 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   if (record.lifecycle !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${digest} is ${record.lifecycle}, not confirmed; nothing was promoted`);
   if (candidate.parent_digest === null) fail('NOT_CONFIRMED', `bundle ${digest} has no parent`);
   if (store.readStaleTerminalization(digest) || active.bundle_digest !== candidate.parent_digest) await terminateStale(store, options, candidate, record, active.bundle_digest);
+  // A negative result seen outside the lock may be a rejection under way: decided under the lock, never from a half-written pair.
+  if (store.readNegativeResult(digest)) await store.withLock(lockTimeout(options), () => refuseRejected(store, digest, record));
   const parent = store.requireBundle(candidate.parent_digest);
   const {evidence, diff, storedDiff, cohort} = checkGates(store, candidate, parent, record);
   const plan = store.readPlan(digest);
@@ -188,9 +215,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       return;
     }
     const now_ = store.readRecord(digest);
-    if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison) || store.readNegativeResult(digest)) {
-      fail('CAS_LOST', `candidate ${digest} changed while promote checked it (it is now ${now_?.lifecycle ?? 'gone'}${store.readNegativeResult(digest) ? ', with a negative result' : ''}); nothing was promoted`);
-    }
+    if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison) || store.readNegativeResult(digest)) refuseRejected(store, digest, record);
     if (current.bundle_digest !== candidate.parent_digest) {
       staleActive = current.bundle_digest;
       return;
@@ -220,6 +245,8 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     if (!storedDiff) store.writeManifestDiff(diff);
     if (causal) store.writeCausalAttribution(digest, causal);
     store.writePromotion(promotion);
+    // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended first, each by its receipt.
+    endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: () => resolveActor(undefined, store.paths.dir)});
     const pointer: ActivePointer = {
       schema_version: 1,
       bundle_digest: digest,
@@ -256,6 +283,7 @@ export async function canaryEvidence(store: ScenarioStore, digest: string, optio
     return {code: 'EVALUATION_NOT_FOR_BUNDLE_HASH', detail: `the confirmed comparison on record compares ${digest} with ${candidate.parent_digest ?? 'nothing'}, not with the bundle active.json names now (${active.bundle_digest})`};
   }
   try {
+    if (store.readNegativeResult(digest)) fail('INTEGRITY', negativeProblem(digest));
     const parent = store.requireBundle(candidate.parent_digest);
     const {diff} = checkGates(store, candidate, parent, record);
     const plan = store.readPlan(digest);

@@ -1,5 +1,6 @@
 import {fail} from '../errors.js';
-import {GLOBAL_SCOPE, assertVersionName, versionKey, type Registry, type ReleaseDescriptor, type ReleaseState} from '../model/release.js';
+import {stableDigest} from '../canonical/index.js';
+import {GLOBAL_SCOPE, assertVersionName, sealReceipt, versionKey, type ReceiptCore, type Registry, type ReleaseDescriptor, type ReleaseState, type TransitionReceipt} from '../model/release.js';
 import {effectiveState, sortedReleases} from '../model/release-gate.js';
 import type {ScenarioStore} from '../store/index.js';
 import {pointerHistory, pointerMoves} from '../store/kinds/active-pointer.js';
@@ -116,3 +117,9 @@ export function normalized(registry: Registry, view: ScopeView): Registry {
   return {...registry, releases: sortedReleases(releases)};
 }
 
+
+/** The next receipt of a scope: numbered after, and chained to, the newest; starting from the registry in force; sealed with the registry it writes (null: blocked). */
+export function nextReceipt(store: ScenarioStore, state: RegistryState, fields: Omit<ReceiptCore, 'schema_version' | 'seq' | 'scenario' | 'scope' | 'registry_before' | 'previous_receipt_sha256'>, next: Registry | null): TransitionReceipt {
+  const previous = state.receipts.at(-1) ?? null;
+  return sealReceipt({schema_version: 1, seq: state.receipts.length + 1, scenario: store.scenario, scope: state.scope, ...fields, registry_before: state.digest, previous_receipt_sha256: previous ? stableDigest(previous as never) : null}, next);
+}

@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto';
 import path from 'node:path';
-import {jsonEqual, stableDigest} from '../canonical/index.js';
+import {jsonEqual} from '../canonical/index.js';
 import {AutoctxError, fail} from '../errors.js';
 import {isoTimestamp} from '../model/records.js';
 import {
@@ -17,13 +17,11 @@ import {
   type Registry,
   type ReleaseDescriptor,
   type ReleaseState,
-  sealReceipt,
-  type ReceiptCore,
   type TransitionReceipt,
 } from '../model/release.js';
 import {applyTransition, releaseGate, type SettingsChange} from '../model/release-gate.js';
 import type {ScenarioStore} from '../store/index.js';
-import {readFixtures} from '../store/index.js';
+import {pausePoint, readFixtures} from '../store/index.js';
 import {readInputFile} from '../store/input-files.js';
 import {createDescriptor, listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import {createReceipt, listReleaseScopes} from '../store/kinds/release-receipt.js';
@@ -34,9 +32,10 @@ import {resolveActor} from './actor.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {canaryEvidence, promote} from './promote.js';
 import {resolveDigest} from './resolve.js';
-import {allDescriptors, normalized, readRelease, scopeActive, scopeView, scopeViews, servedGlobally, servedInScope, stateIn, type ScopeView} from './release-view.js';
+import {rejectionOf} from './serving.js';
+import {allDescriptors, nextReceipt, normalized, readRelease, scopeActive, scopeView, scopeViews, servedGlobally, servedInScope, stateIn, type ScopeView} from './release-view.js';
 
-export {readRelease, scopeActive, scopeView, stateIn, type ScopeView} from './release-view.js';
+export {nextReceipt, readRelease, scopeActive, scopeView, stateIn, type ScopeView} from './release-view.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 
@@ -323,18 +322,19 @@ function decide(view: ScopeView, d: ReleaseDescriptor, to: ReleaseState, evidenc
   return {from, blockers, deprecate};
 }
 
+/** The blocker for a transition that would make a rejected bundle serve (to SHADOW, CANARY or ACTIVE), or null. The global ACTIVE's is promote's own refusal. */
+function rejectedBlocker(store: ScenarioStore, d: ReleaseDescriptor, to: ReleaseState, scope: string): Blocker | null {
+  if ((to !== 'SHADOW' && to !== 'CANARY' && to !== 'ACTIVE') || (to === 'ACTIVE' && scope === GLOBAL_SCOPE)) return null;
+  const why = rejectionOf(store, d.bundle_digest);
+  return why === null ? null : {code: 'CANDIDATE_REJECTED', detail: `${why}: a rejected bundle never serves, as ${to} or otherwise`};
+}
+
 /** Whether a target needs the canary evidence: CANARY, and ACTIVE outside the global scope unless the bundle served globally. Dry runs of the global ACTIVE check it too (promote's gates, without the swap). */
 function needsEvidence(view: ScopeView, d: ReleaseDescriptor, to: ReleaseState, dryRun: boolean): boolean {
   if (to === 'CANARY') return true;
   if (to !== 'ACTIVE') return false;
   if (view.state.scope === GLOBAL_SCOPE) return dryRun;
   return !view.served.has(d.bundle_digest);
-}
-
-/** The next receipt of a scope: numbered after, and chained to, the newest; starting from the registry in force; sealed with the registry it writes (null: blocked). */
-export function nextReceipt(store: ScenarioStore, state: RegistryState, fields: Omit<ReceiptCore, 'schema_version' | 'seq' | 'scenario' | 'scope' | 'registry_before' | 'previous_receipt_sha256'>, next: Registry | null): TransitionReceipt {
-  const previous = state.receipts.at(-1) ?? null;
-  return sealReceipt({schema_version: 1, seq: state.receipts.length + 1, scenario: store.scenario, scope: state.scope, ...fields, registry_before: state.digest, previous_receipt_sha256: previous ? stableDigest(previous as never) : null}, next);
 }
 
 function receiptFor(store: ScenarioStore, state: RegistryState, t: {d: ReleaseDescriptor; requested: string; to: ReleaseState; decision: Decision; actor: string; at: string; rationale: string; next: Registry | null; promotionId: string | null}): TransitionReceipt {
@@ -401,6 +401,8 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
   const evidence = needsEvidence(first, d, to, dryRun) ? await canaryEvidence(store, d.bundle_digest, {timeoutSeconds: options.timeoutSeconds}) : null;
   if (dryRun) {
     const decision = decide(first, d, to, evidence);
+    const rejected = rejectedBlocker(store, d, to, scope);
+    if (rejected && decision.blockers.every((b) => b.code !== 'ILLEGAL_STATE_TRANSITION')) decision.blockers.push(rejected);
     if (to === 'ACTIVE' && scope === GLOBAL_SCOPE && evidence && decision.blockers.length === 0) decision.blockers.push(evidence);
     return resultOf(store, null, {d, scope, requested, to, decision, before: first.state.digest, dryRun});
   }
@@ -416,6 +418,9 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
       const repeated = repeatOf(view, d, {requested, to, rationale, settings});
       if (repeated) return again(view, repeated);
       const decision = decide_(view);
+      // A rejected bundle never serves: decided here, under the lock, where no rejection is half done (a reject may have run since the evidence was read).
+      const rejected = rejectedBlocker(store, d, to, scope);
+      if (rejected && decision.blockers.every((b) => b.code !== 'ILLEGAL_STATE_TRANSITION')) decision.blockers.push(rejected);
       const next = decision.blockers.length === 0 ? normalized(applyTransition(view.state.registry, {version: d.version, to, settings, deprecate: decision.deprecate}), view) : null;
       const receipt = receiptFor(store, view.state, {d, requested, to, decision, actor, at: at(), rationale, next, promotionId});
       createReceipt(store, receipt);
@@ -456,6 +461,7 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     // The pointer moved: the release is ACTIVE by active.json; the receipt records the move and the release it deprecated.
     return commit(() => ({from: 'CANARY', blockers: [], deprecate: pre.deprecate}), promotionId, true);
   }
+  pausePoint('transition:before-commit');
   return commit((view) => decide(view, d, to, evidence), null, false);
 }
 

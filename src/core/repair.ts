@@ -16,6 +16,8 @@ import {planBindingDigest} from '../model/evaluator-plan.js';
 import {markRejected} from './terminal.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 import {finishPointerMove} from './pointer-move.js';
+import {resolveActor} from './actor.js';
+import {rejectionOf, withdrawRelease} from './serving.js';
 
 /** The plan binding a seal records: that of the bound plan, or none when there is no plan. */
 function planBinding(store: ScenarioStore, digest: string): string | null {
@@ -189,6 +191,18 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         store.writeEvidenceSeal(digest, evidence.trials.map((t) => createMatchedTrial(t)), planBinding(store, digest));
         store.writeRecord({...record, schema_version: 2, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))}, 'repair');
         actions.push(`migrated ${rel(store.paths.matchedTrials(digest))} to schema 2 after a verified replay`);
+      }
+      // A rejected bundle never serves: a CANARY or SHADOW of one (as an older autoctx left it) is ended, each by its receipt.
+      for (const digest of store.listCandidateDigests()) {
+        try {
+          if (rejectionOf(store, digest) === null) continue;
+          for (const w of withdrawRelease(store, digest, {rationale: 'withdrawn by repair: its candidate is rejected', at: isoTimestamp(now(options)), actor: () => resolveActor(undefined, store.paths.dir)})) {
+            actions.push(`ended the ${w.from} of release ${w.version} in scope ${w.scope} (${rel(store.paths.releaseReceipt(w.scope, w.receipt_seq))}): its bundle ${digest} is rejected`);
+          }
+        } catch (error) {
+          if (!isAutoctxError(error)) throw error;
+          remaining.push(`the releases of ${digest}: ${error.message}; left as they are`);
+        }
       }
     });
   }

@@ -8,6 +8,7 @@ import type {ScenarioStore} from '../store/index.js';
 import {openScenario, type StoreOptions} from './context.js';
 import {allDescriptors, scopeActive, scopeView, servedForRouting, stateIn} from './release-view.js';
 import {readRegistryFile} from '../store/kinds/release-registry.js';
+import {rejectionOf} from './serving.js';
 
 /** The longest a long-running router serves a snapshot before it looks again: an emergency rollback reaches it within this. */
 export const SNAPSHOT_MAX_AGE_MS = 1000;
@@ -39,10 +40,11 @@ export function routeSnapshot(store: ScenarioStore, scope: string): RouteSnapsho
     const own = scopeActive(view);
     const registry = view.state.registry;
     const named = view.descriptors.find((d) => d.bundle_digest === active.bundle_digest);
-    // The scope's own ACTIVE serves only where it can run; else the global one does.
-    const scoped = scope !== GLOBAL_SCOPE && own.bundle_digest !== active.bundle_digest && own.version !== null && isRunnable(registry, own.version);
+    // The scope's own ACTIVE serves only where it can run, and never once rejected; else the global one does.
+    const scoped = scope !== GLOBAL_SCOPE && own.bundle_digest !== active.bundle_digest && own.version !== null && isRunnable(registry, own.version) && rejectionOf(store, own.bundle_digest) === null;
+    // A rejected bundle never serves: a CANARY naming one (a registry from before that rule, or edited) is passed over.
     const canaries: SnapshotCanary[] = view.descriptors
-      .filter((d) => stateIn(view, d) === 'CANARY')
+      .filter((d) => stateIn(view, d) === 'CANARY' && rejectionOf(store, d.bundle_digest) === null)
       .sort((a, b) => (versionKey(a.version) < versionKey(b.version) ? -1 : 1))
       .map((d) => {
         const c = registry.releases[versionKey(d.version)]?.canary;
@@ -89,17 +91,22 @@ export function emergencyRollbackOf(store: ScenarioStore, digest: string): boole
  * release is served by active.json without reading further.
  */
 export function servingFor(store: ScenarioStore, who: {user?: string | undefined; session?: string | undefined; pinned?: Serving | null | undefined}): Serving {
-  if (who.pinned && store.readBundle(who.pinned.bundle_digest) && !emergencyRollbackOf(store, who.pinned.bundle_digest)) return {...who.pinned, reason: 'pinned'};
+  // A session keeps its pinned bundle while the store holds it, unless an emergency rollback left it or it was rejected since.
+  if (who.pinned && store.readBundle(who.pinned.bundle_digest) && !emergencyRollbackOf(store, who.pinned.bundle_digest) && rejectionOf(store, who.pinned.bundle_digest) === null) return {...who.pinned, reason: 'pinned'};
   if (!exists(store.paths.releasesDir)) return {bundle_digest: store.requireActive().bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};
-  // Without a CANARY in the global registry every session gets active.json's bundle, whatever else the registry holds,
-  // and so would a registry that does not verify: the receipts need not be read to know that.
+  // Without a CANARY in the global registry in force every session gets active.json's bundle, whatever else the registry holds,
+  // and so would a registry that does not verify: the receipts need not be read to know that. The file is the registry in
+  // force unless a receipt follows the one that wrote it (a transition cut short): then routing's own snapshot decides.
   let stored: ReturnType<typeof readRegistryFile> = null;
+  let broken = false;
   try {
     stored = readRegistryFile(store, GLOBAL_SCOPE);
   } catch (error) {
     if (!isAutoctxError(error) || error.exitCode !== 8) throw error;
+    broken = true;
   }
-  if (!stored || !Object.values(stored.releases).some((r) => r.state === 'CANARY')) {
+  const behind = !broken && exists(store.paths.releaseReceipt(GLOBAL_SCOPE, (stored?.receipt?.seq ?? 0) + 1));
+  if (!behind && (!stored || !Object.values(stored.releases).some((r) => r.state === 'CANARY'))) {
     const digest = store.requireActive().bundle_digest;
     const named = allDescriptors(store).find((d) => d.bundle_digest === digest);
     return {bundle_digest: digest, version: named?.version ?? null, state: 'ACTIVE', reason: 'active'};

@@ -4,6 +4,7 @@ import {shadowBucket, SHADOW_ALGORITHM} from '../model/routing.js';
 import {pruneCounters, readCounter, writeCounter} from '../store/kinds/shadow-counter.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 import {scopeView, stateIn} from './release-view.js';
+import {rejectionOf} from './serving.js';
 
 export interface ShadowOptions extends StoreOptions {
   event: string;
@@ -48,7 +49,8 @@ export async function shadowSample(options: ShadowOptions): Promise<ShadowResult
   const store = knowledge.scenario(knowledge.resolveScenario(options.scenario));
   const view = scopeView(store, scope);
   const date = utcDay(now(options));
-  const shadows = view.descriptors.filter((d) => stateIn(view, d) === 'SHADOW').sort((a, b) => (versionKey(a.version) < versionKey(b.version) ? -1 : 1));
+  // A rejected bundle never serves, not even a shadow run: a SHADOW naming one (a registry from before that rule, or edited) is passed over.
+  const shadows = view.descriptors.filter((d) => stateIn(view, d) === 'SHADOW' && rejectionOf(store, d.bundle_digest) === null).sort((a, b) => (versionKey(a.version) < versionKey(b.version) ? -1 : 1));
   const skipped = shadows.filter((d) => !isRunnable(view.state.registry, d.version)).map((d) => d.version);
   const release = shadows.find((d) => isRunnable(view.state.registry, d.version));
   const settings = release ? (view.state.registry.releases[versionKey(release.version)]?.shadow ?? DEFAULT_SHADOW) : DEFAULT_SHADOW;

@@ -2,8 +2,11 @@ import type {ContextBundle} from '../model/bundle.js';
 import type {NegativeKind, ReservationBinding} from '../model/negative-result.js';
 import type {CandidateRecord, ComparisonResult} from '../model/records.js';
 import type {RecordCause} from '../model/record-history.js';
-import type {ScenarioStore} from '../store/index.js';
+import {pausePoint, type ScenarioStore} from '../store/index.js';
+import {fail} from '../errors.js';
+import {resolveActor} from './actor.js';
 import {negativeResultFor} from './negative.js';
+import {activePlaces, withdrawRelease} from './serving.js';
 
 /** Why a candidate ends: the negative result's kind and reason, and what its record says. */
 export interface Rejection {
@@ -19,11 +22,18 @@ export interface Rejection {
 }
 
 /**
- * The first half of "reject with a negative result": the negative result (and
- * its discoverable copy), bound to the candidate's evidence as it is on disk.
- * Under the scenario lock. Returns the evidence binding digest.
+ * The first half of "reject with a negative result". A rejected bundle never
+ * serves: one that serves as ACTIVE (active.json, or a scope's own ACTIVE) is
+ * refused before anything is written (only a rollback stops an ACTIVE); its
+ * release's CANARY and SHADOW, in every scope, are ended first, each with its
+ * receipt; then the negative result (and its discoverable copy), bound to the
+ * candidate's evidence as it is on disk. Under the scenario lock. Returns the
+ * evidence binding digest.
  */
 export function writeRejection(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection): string | null {
+  const serving = activePlaces(store, candidate.digest);
+  if (serving.length > 0) fail('INVALID_TRANSITION', `bundle ${candidate.digest} serves (${serving.join('; ')}): a rejected bundle never serves, use autoctx rollback to stop serving it; nothing was changed`, {bundle_digest: candidate.digest});
+  withdrawRelease(store, candidate.digest, {rationale: `withdrawn: its candidate is rejected (${r.reason})`, at: r.at, actor: () => resolveActor(undefined, store.paths.dir)});
   const negative = negativeResultFor(store, candidate, record, r.kind, r.reason, {
     ...(r.comparison !== undefined ? {comparison: r.comparison} : {}),
     ...(r.reservationArtifact ? {reservation_artifact: r.reservationArtifact} : {}),
@@ -47,5 +57,6 @@ export function markRejected(store: ScenarioStore, digest: string, r: Pick<Rejec
  */
 export function rejectWithNegativeResult(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection, cause: RecordCause): CandidateRecord {
   writeRejection(store, candidate, record, r);
+  pausePoint('rejection:negative-written');
   return markRejected(store, candidate.digest, r, cause);
 }

@@ -7,6 +7,9 @@ import {listReleaseScopes, verifyReceipts} from '../store/kinds/release-receipt.
 import {verifyRegistry} from '../store/kinds/release-registry.js';
 import {exists} from '../store/fs.js';
 
+/** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
+const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
+
 /**
  * verify: releases. Each scope's receipts (numbered, chained, each applied
  * one starting from the registry the one before left), each descriptor (its
@@ -17,7 +20,6 @@ import {exists} from '../store/fs.js';
  */
 export function verifyReleases(c: Findings, records: Map<string, CandidateRecord>): void {
   const {store} = c;
-  if (!exists(store.paths.releasesDir)) return;
   // Each pointer record was checked (and any problem reported) by the pointer's own checks; here a record that cannot be read is left out.
   const quiet = <T>(_file: string, fn: () => T): T | undefined => {
     try {
@@ -26,7 +28,12 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       return undefined;
     }
   };
+  // One rule: a rejected bundle never serves (its record rejected, a negative result, or a stale rejection).
+  const rejected = (digest: string): boolean =>
+    records.get(digest)?.lifecycle === 'rejected' || quiet('', () => store.readNegativeResult(digest)) != null || quiet('', () => store.readStaleTerminalization(digest)) != null;
   const active = quiet(store.paths.active, () => readActive(store));
+  if (active && rejected(active.bundle_digest)) c.error(store.paths.active, 'REJECTED_SERVING', `${c.rel(store.paths.active)} names bundle ${active.bundle_digest}, whose candidate is rejected: a rejected bundle never serves (autoctx rollback moves the pointer away)`);
+  if (!exists(store.paths.releasesDir)) return;
   const served = new Set((active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet)).map((m) => m.to));
   const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
   for (const scope of listReleaseScopes(store)) receipts.set(scope, verifyReceipts(c, scope));
@@ -39,7 +46,13 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
     c.error(file, 'MISSING_RELEASE', `${c.rel(file)} is missing: ${c.rel(by)} names release ${version}`);
   };
   for (const [scope, list] of receipts) {
-    verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing);
+    const registry = verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing);
+    for (const r of Object.values(registry?.releases ?? {})) {
+      const d = descriptors.get(versionKey(r.version));
+      if (!d || !SERVING.has(r.state) || !rejected(d.bundle_digest)) continue;
+      const file = store.paths.releaseRegistry(scope);
+      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle ${d.bundle_digest} is a rejected candidate: a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope} moves the scope away from it` : 'autoctx repair ends it with a receipt'})`);
+    }
     for (const r of list) {
       if (!r || r.version === null) continue;
       const file = store.paths.releaseReceipt(scope, r.seq);

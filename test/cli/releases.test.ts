@@ -150,14 +150,18 @@ describe('the gate\'s evidence', () => {
     // The registry stores no ACTIVE: v2's state is active.json's.
     const registry = JSON.parse(fs.readFileSync(path.join(k, 'demo/context_bundles', rel.registry), 'utf8'));
     expect(Object.values(registry.releases).map((x) => (x as {state: string}).state)).not.toContain('ACTIVE');
-    // A canary whose comparison is against a bundle that no longer serves: promote exits 6 (and rejects it as stale); so does the transition, with a blocked receipt.
+    // A canary whose comparison is against a bundle that no longer serves: the promotion that replaced that bundle ended the
+    // canary (DEPRECATED, by a receipt), so the transition is blocked by the table; promote of it exits 6 (and rejects it as stale).
     const k2 = copy(templates.get('CANARY')!, 'stale');
     const c = proposeIn(k2, 'third', 'Be helpful, precise and kind.\n');
     must(k2, ['confirm', c, ...evalArgs()], 0, fakeEnv(path.dirname(k2)));
     must(k2, ['promote', c]);
+    expect(receiptsOf(k2).at(-1)).toMatchObject({applied: true, version: 'v2', from_state: 'CANARY', target_state: 'DEPRECATED'});
     const stale = cli(k2, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
-    expect({exit: stale.status, code: stale.json.error?.code}).toEqual({exit: 6, code: 'ACTIVE_MOVED'});
-    expect(receiptsOf(k2).at(-1)).toMatchObject({applied: false, target_state: 'ACTIVE', blockers: [{code: 'ACTIVE_MOVED'}]});
+    expect({exit: stale.status, code: stale.json.blockers?.[0]?.code}).toEqual({exit: 3, code: 'ILLEGAL_STATE_TRANSITION'});
+    expect(receiptsOf(k2).at(-1)).toMatchObject({applied: false, target_state: 'ACTIVE', blockers: [{code: 'ILLEGAL_STATE_TRANSITION'}]});
+    const promoted = cli(k2, ['promote', a]);
+    expect({exit: promoted.status, code: promoted.json.error?.code}).toEqual({exit: 6, code: 'ACTIVE_MOVED'});
     expect(must(k2, ['verify']).errors).toEqual([]);
   }, 120_000);
 });

@@ -340,6 +340,8 @@ const scenarios: Scenario[] = [
   {name: 'epoch rollover', from: initialized, args: () => ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']},
   {name: 'trials ingest', from: exported, args: () => ['trials', 'ingest', candidate, path.join(root, 'results.jsonl')]},
   {name: 'reject', from: confirmed, args: () => ['reject', candidate, '--rationale', 'crash test']},
+  // A rejected bundle never serves: the canary is ended by its receipt (then the registry) before the negative result and the record.
+  {name: 'reject a CANARY\'s bundle (a receipt, the registry, the negative result, the record)', from: canaried, args: () => ['reject', candidate, '--rationale', 'crash test']},
   {name: 'propose with a harness validator (its runtime file)', from: initialized, args: () => ['propose', '--from', candHarness, '--run-id', 'crash-harness']},
   {name: 'confirm --rebind (the old plan kept, the new one bound)', from: typoBound, args: () => ['confirm', candidate, ...evaluation, '--rebind']},
   {name: 'trials migrate (legacy evidence to schema 2)', from: legacy, args: () => ['trials', 'migrate', candidate, '--policy', POLICY_SMALL]},

@@ -131,6 +131,34 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     expect(delivered(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(ACTIVE_PLAYBOOK.trim());
   });
 
+  it('moves a session off its pinned canary when the canary\'s bundle is rejected: a rejected bundle never serves', () => {
+    const s = setup(host);
+    const inside = sessionWhere(s.knowledge, true, 'rejected');
+    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
+    must(s.knowledge, ['reject', must(s.knowledge, ['release', 'show', 'v2']).descriptor.bundle_digest, '--rationale', 'it leaks']);
+    const after = delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
+    expect(after).toContain(ACTIVE_PLAYBOOK.trim());
+    expect(after).not.toContain(CANARY_PLAYBOOK.trim());
+    expect(hostState(s.knowledge, host, inside).routing).toMatchObject({version: 'v1', state: 'ACTIVE'});
+  });
+
+  it('routes by the registry in force when the file lags its receipt (a transition cut short), and pins that choice', () => {
+    const s = setup(host);
+    must(s.knowledge, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back to shadow']);
+    const args = ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'everyone'];
+    const probe = path.join(tempDir('autoctx-hook-probe-'), 'knowledge');
+    fs.cpSync(s.knowledge, probe, {recursive: true});
+    const trace = path.join(path.dirname(probe), 'trace');
+    must(probe, args, {AUTOCTX_FAULT_TRACE: trace});
+    const point = fs.readFileSync(trace, 'utf8').trim().split('\n').map((l) => l.split(' ')).find(([p, file]) => p!.endsWith(':after') && /^\d{6}\.json$/.test(file!))![0]!;
+    expect(runCli([...args, '--knowledge', s.knowledge, '--json'], {env: {AUTOCTX_FAULT: point}}).status).toBeNull();
+    // The file still says SHADOW; the receipt, which every reader takes, says a 100% CANARY.
+    expect(JSON.parse(fs.readFileSync(path.join(s.knowledge, 'demo/context_bundles/releases/registry/global.json'), 'utf8')).releases.v2.state).toBe('SHADOW');
+    const context = delivered(host, 'session-start', s, {session_id: 'behind', source: 'startup'});
+    expect(context).toContain(CANARY_PLAYBOOK.trim());
+    expect(hostState(s.knowledge, host, 'behind').routing).toMatchObject({version: 'v2', state: 'CANARY'});
+  });
+
   it('routes by the user when $AUTOCTX_USER names one, before the session id', () => {
     const s = setup(host);
     const user = (() => {
