@@ -19,7 +19,8 @@ import {sortEvidence, type MatchedTrial} from '../model/trial.js';
 import {loadCampaign, recordCampaignDecision} from './campaign.js';
 import type {ScenarioStore} from '../store/index.js';
 import {evaluatorTimeout, lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
+import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from './pointer-move.js';
+import {promotionMove} from '../model/pointer-history.js';
 import {pausePoint} from '../store/index.js';
 import {rejectWithNegativeResult} from './terminal.js';
 import {resolveDigest} from './resolve.js';
@@ -217,9 +218,6 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       manifest_diff_digest: diff.digest,
       promoted_at: at,
     };
-    if (!storedDiff) store.writeManifestDiff(diff);
-    if (causal) store.writeCausalAttribution(digest, causal);
-    store.writePromotion(promotion);
     const pointer: ActivePointer = {
       schema_version: 1,
       bundle_digest: digest,
@@ -230,6 +228,10 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       rationale: promotion.rationale,
       manifest_diff_digest: diff.digest,
     };
+    prepareMove(store, current, promotionMove(promotion), pointer, now(options));
+    if (!storedDiff) store.writeManifestDiff(diff);
+    if (causal) store.writeCausalAttribution(digest, causal);
+    store.writePromotion(promotion);
     movePointer(store, {expected, pointer, bundle: candidate, at: now(options)});
     outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: promotion.promotion_id, already_promoted: false, causal_attribution: causal !== null};
   });

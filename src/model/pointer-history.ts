@@ -127,16 +127,20 @@ export function moveRationales(pointer: ActivePointer): {active: string | undefi
   return {active: undefined, superseded: `superseded by ${pointer.bundle_digest}`};
 }
 
+/** The id of a foreign move that is active.json itself (one autoctx kept when it moved on has its file's id). */
+export const FOREIGN_HEAD = 'active.json';
+
 /**
- * active.json read as a move of the Python implementation, which records no
+ * active.json (or a pointer autoctx kept in foreign_moves/ when it moved on
+ * from it, under that file's id) read as a move of the Python implementation, which records no
  * rollbacks or rollovers of its own: only its exact rollback form (rationale
  * "rollback: …", no promotion, a rollback target, no diff digest) or rollover
  * form (its rationale, no promotion, no rollback target, a parentless bundle
  * of a new epoch).
  */
-function foreignMove(active: ActivePointer, parentless: (digest: string) => boolean): PointerMove | null {
+export function foreignMove(active: ActivePointer, parentless: (digest: string) => boolean, id = FOREIGN_HEAD): PointerMove | null {
   if (active.promotion_id !== null || active.manifest_diff_digest !== undefined) return null;
-  const base = {id: 'active.json', to: active.bundle_digest, to_epoch: active.evaluator_epoch, from_activated_at: null, at: active.activated_at, pointer: active, foreign: true as const};
+  const base = {id, to: active.bundle_digest, to_epoch: active.evaluator_epoch, from_activated_at: null, at: active.activated_at, pointer: active, foreign: true as const};
   if (active.rationale.startsWith('rollback: ') && active.rollback_target_digest !== null) return {...base, kind: 'rollback', from: active.rollback_target_digest};
   const rollover = ROLLOVER_FORM.exec(active.rationale);
   if (rollover && active.rollback_target_digest === null && rollover[1] !== active.evaluator_epoch && parentless(active.bundle_digest)) return {...base, kind: 'rollover', from: null, from_epoch: rollover[1]!};
@@ -154,7 +158,7 @@ function predecessor(move: PointerMove, moves: readonly PointerMove[]): PointerM
 }
 
 function describe(move: PointerMove): string {
-  if (move.foreign) return `active.json (a ${move.kind} by another implementation)`;
+  if (move.foreign) return move.id === FOREIGN_HEAD ? `active.json (a ${move.kind} by another implementation)` : `the ${move.kind} by another implementation kept as foreign_moves/${move.id}.json`;
   return move.kind === 'init' ? `the init of ${move.to}` : `${move.kind} ${move.id}`;
 }
 

@@ -8,7 +8,8 @@ import type {Findings} from '../findings.js';
 import {listExecutionKeys, readExecution} from './rollback-execution.js';
 import {GLOBAL_SCOPE} from '../../model/release.js';
 import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from './history.js';
-import {executionMove, initMove, promotionMove, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove} from '../../model/pointer-history.js';
+import {executionMove, FOREIGN_HEAD, foreignMove, initMove, promotionMove, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove} from '../../model/pointer-history.js';
+import {foreignMoveId, keepForeignMove, listForeignMoveIds, readForeignMove} from './foreign-move.js';
 import {listCandidateDigests, readRecord} from './candidate-record.js';
 import {readBundleTexts} from './bundle.js';
 import {verifyMirrors} from './mirrors.js';
@@ -72,7 +73,51 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
   const inits = baselines.filter(([digest]) => !rolledOver.has(digest));
   const first = inits.sort(([da, a], [db, b]) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : da < db ? -1 : 1))[0];
   if (first) moves.push(initMove(first[0], first[1].evaluator_epoch, first[1].created_at));
+  // Pointers of another implementation's rollbacks and rollovers, kept when autoctx moved on from them.
+  const parentless = new Set(baselines.map(([digest]) => digest));
+  for (const id of listForeignMoveIds(ctx)) {
+    const m = read(ctx.paths.foreignMove(id), () => {
+      const r = readForeignMove(ctx, id);
+      if (!r) return null;
+      const move = foreignMove(r.pointer, (d) => parentless.has(d), id);
+      if (!move) fail('INVALID_INPUT', `the pointer it keeps is not in the form of another implementation's rollback or rollover`);
+      return move;
+    });
+    if (m) moves.push(m);
+  }
   return moves;
+}
+
+/**
+ * Why moving the pointer from `current` to `next` by the move `planned` (its
+ * record not yet written) would leave a pointer its recorded history does not
+ * vouch for (null: it would not). A current pointer that is another
+ * implementation's move is counted as kept (keepForeignHead), as the move keeps
+ * it. Asked before the move's record is written, so a move that would fail
+ * writes nothing.
+ */
+export function plannedMoveProblem(ctx: KindContext, current: ActivePointer | null, planned: PointerMove, next: ActivePointer): string | null {
+  const baselines = parentlessRecords(ctx, (_f, fn) => fn());
+  const parentless = new Set(baselines.map(([digest]) => digest));
+  const moves = pointerMoves(ctx, undefined, undefined, baselines).filter((m) => !(m.kind === planned.kind && m.id === planned.id));
+  if (current) {
+    const head = resolvePointerHistory(current, moves, (d) => parentless.has(d)).chain.at(-1);
+    if (head?.foreign && head.id === FOREIGN_HEAD) moves.push({...head, id: foreignMoveId(current)});
+  }
+  // A baseline the move makes (a rollover's) is a baseline of the history it leaves.
+  const isBaseline = (d: string) => parentless.has(d) || (planned.kind === 'rollover' && d === planned.to);
+  return resolvePointerHistory(next, [...moves, planned], isBaseline).problems[0]?.message ?? null;
+}
+
+/**
+ * Before the pointer moves on from `current`: if it is another
+ * implementation's rollback or rollover (proven only by its own fields),
+ * keep it in foreign_moves/, so that the move stays on the history once
+ * active.json no longer shows it. Under the scenario lock.
+ */
+export function keepForeignHead(ctx: KindContext, current: ActivePointer, at: string): void {
+  const head = pointerHistory(ctx, current).chain.at(-1);
+  if (head?.foreign && head.id === FOREIGN_HEAD) keepForeignMove(ctx, current, at);
 }
 
 function parentlessRecords(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined, records?: Map<string, CandidateRecord>): Array<[string, CandidateRecord]> {
@@ -100,7 +145,7 @@ export function pointerProblem(ctx: KindContext, active: ActivePointer): string 
 
 /** The file that records a move. */
 export function moveFile(ctx: KindContext, move: PointerMove): string {
-  if (move.foreign) return ctx.paths.active;
+  if (move.foreign) return move.id === FOREIGN_HEAD ? ctx.paths.active : ctx.paths.foreignMove(move.id);
   if (move.kind === 'promotion') return ctx.paths.promotion(move.id);
   if (move.kind === 'rollback') return move.id.startsWith('RBX-') ? ctx.paths.rollbackExecution(move.id) : ctx.paths.rollback(move.id);
   if (move.kind === 'rollover') return ctx.paths.rollover(move.id);
@@ -168,7 +213,8 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
   // Moves that never served, or wait, are named only against a history that holds.
   if (h.problems.length > 0) return false;
   const head = h.chain[h.chain.length - 1];
-  if (head?.foreign) c.note(file, 'FOREIGN_POINTER_MOVE', `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`);
+  for (const m of h.chain) if (m.foreign && m.id !== FOREIGN_HEAD) c.note(moveFile(store, m), 'FOREIGN_POINTER_MOVE', `${c.rel(moveFile(store, m))} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved on from; accepted because its own fields prove the move`);
+  if (head?.foreign && head.id === FOREIGN_HEAD) c.note(file, 'FOREIGN_POINTER_MOVE', `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`);
   for (const m of h.pending) c.warn(moveFile(store, m), 'MOVE_PENDING', `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer did not move (an interrupted command; running it again completes it)`);
   for (const m of h.unserved) c.warn(moveFile(store, m), 'NEVER_SERVED', `${c.rel(moveFile(store, m))}: this ${m.kind} never served (it was recorded, then another move went ahead of it)`);
   const served = new Set(h.chain.map((m) => m.to));
