@@ -106,7 +106,6 @@ function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: Cont
   if (!evidence || evidence.legacy || !evidence.confirmation_policy) fail('INTEGRITY', `candidate ${candidate.digest} has no schema-2 matched evidence to replay`);
   if (record.confirmation_policy_digest !== evidence.confirmation_policy_digest) fail('INTEGRITY', 'the record and the evidence envelope were decided under different policies');
   const plan = store.readPlan(candidate.digest);
-  if (!plan) fail('INTEGRITY', `candidate ${candidate.digest} has evidence but no evaluator_plan.json it was recorded under; nothing was promoted`);
   const problem = store.evidenceProblem(candidate, evidence, plan, record);
   if (problem) fail('INTEGRITY', `${problem}; nothing was promoted (run autoctx verify)`);
   const cohorts = new Set(evidence.trials.map((t) => t.cohort));

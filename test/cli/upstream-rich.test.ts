@@ -3,7 +3,8 @@ import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {runCli} from '../helpers/cli.js';
 import {copyRichKnowledge, treeHash} from '../helpers/tree.js';
-import {RICH_KNOWLEDGE} from '../helpers/paths.js';
+import {RICH_KNOWLEDGE, RICH_LEGACY_POLICY} from '../helpers/paths.js';
+import {FAKE, FIXTURES_12} from '../helpers/pipeline.js';
 
 // test/fixtures/upstream-rich: trees the Python implementation's own store and coordinator wrote
 // (its README says how): a campaign with an audit hold, its own rollbacks, schema-1 evidence.
@@ -37,5 +38,61 @@ describe('a tree whose newest pointer move is the Python implementation\'s own r
     const r = runCli(['epoch', 'rollover', '--evaluator-epoch', 'epoch-2', '--knowledge', k, '--scenario', 'rolled', '--json']);
     expect([r.status, r.json.status]).toEqual([0, 'rolled_over']);
     expect(runCli(['verify', '--knowledge', k, '--scenario', 'rolled', '--json']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+  });
+});
+
+const LEGACY = {confirmed: '847de74de9eadede7ef4669b522ef786d211cc10030b9545beaae5831c607576', rejected: 'b9052894efd4a2a37def6de98f0e36b0536e649c7e389688c455c26bba4382e6'};
+const evaluation = ['--evaluator', `node ${FAKE}`, '--fixtures', FIXTURES_12, '--quiet'];
+
+describe('legacy (schema-1) evidence the Python implementation wrote, with no plan and no diff', () => {
+  it('every evaluation command refuses it before writing anything, naming trials migrate', () => {
+    const k = copyRichKnowledge();
+    const before = treeHash(k);
+    for (const args of [
+      ['confirm', LEGACY.confirmed.slice(0, 12), ...evaluation],
+      ['confirm', LEGACY.confirmed.slice(0, 12), ...evaluation, '--policy', RICH_LEGACY_POLICY],
+      ['screen', LEGACY.rejected.slice(0, 12), ...evaluation, '--policy', RICH_LEGACY_POLICY],
+      ['confirm', LEGACY.confirmed.slice(0, 12), ...evaluation, '--policy', RICH_LEGACY_POLICY, '--campaign', 'c1'],
+    ]) {
+      const r = runCli([...args, '--knowledge', k, '--scenario', 'legacy', '--json']);
+      expect([r.status, r.json.error.code]).toEqual([2, 'INVALID_TRANSITION']);
+      expect(r.json.error.message).toContain(`autoctx trials migrate ${LEGACY.confirmed.slice(0, 12) === args[1] ? LEGACY.confirmed.slice(0, 12) : LEGACY.rejected.slice(0, 12)} --policy FILE`);
+      expect(treeHash(k)).toBe(before);
+    }
+    // The legacy evidence can still be migrated afterwards.
+    expect(runCli(['trials', 'migrate', LEGACY.confirmed.slice(0, 12), '--policy', RICH_LEGACY_POLICY, '--knowledge', k, '--scenario', 'legacy', '--json']).json.status).toBe('migrated');
+  });
+
+  it('verify warns before migration; after trials migrate verify is clean and the confirmed candidate promotes', () => {
+    const k = copyRichKnowledge();
+    const v = runCli(['verify', '--knowledge', k, '--scenario', 'legacy', '--json']);
+    expect([v.status, v.json.errors]).toEqual([0, []]);
+    expect(v.json.warnings.map((w: {code: string}) => w.code)).toEqual(['LEGACY_EVIDENCE', 'LEGACY_EVIDENCE']);
+    const before = treeHash(k);
+    const refused = runCli(['promote', LEGACY.confirmed.slice(0, 12), '--knowledge', k, '--scenario', 'legacy', '--json']);
+    expect(refused.status).toBe(8);
+    expect(treeHash(k)).toBe(before);
+    for (const d of [LEGACY.confirmed, LEGACY.rejected]) {
+      const m = runCli(['trials', 'migrate', d.slice(0, 12), '--policy', RICH_LEGACY_POLICY, '--knowledge', k, '--scenario', 'legacy', '--json']);
+      expect(m.json).toMatchObject({status: 'migrated', bit_exact: true});
+    }
+    expect(runCli(['verify', '--knowledge', k, '--scenario', 'legacy', '--json']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+    const p = runCli(['promote', LEGACY.confirmed.slice(0, 12), '--knowledge', k, '--scenario', 'legacy', '--json']);
+    expect([p.status, p.json.status]).toEqual([0, 'promoted']);
+    expect(active(k, 'legacy').bundle_digest).toBe(LEGACY.confirmed);
+    // The diff the first store never wrote is written at promotion, as upstream's promote does.
+    expect(fs.existsSync(path.join(k, 'legacy/context_bundles/candidates', LEGACY.confirmed, 'manifest_diff.json'))).toBe(true);
+    expect(runCli(['verify', '--knowledge', k, '--scenario', 'legacy', '--json']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+  });
+
+  it('an autoctx candidate that lost its plan and seal is still an error (only candidates that predate autoctx lack them)', () => {
+    const k = copyRichKnowledge();
+    runCli(['trials', 'migrate', LEGACY.confirmed.slice(0, 12), '--policy', RICH_LEGACY_POLICY, '--knowledge', k, '--scenario', 'legacy']);
+    // The scenario now keeps histories; a candidate not listed as predating must have its diff.
+    const adoption = path.join(k, 'legacy/context_bundles/record_histories.json');
+    const doc = JSON.parse(fs.readFileSync(adoption, 'utf8'));
+    fs.writeFileSync(adoption, JSON.stringify({...doc, predating: doc.predating.filter((d: string) => d !== LEGACY.confirmed)}, null, 2));
+    const codes = runCli(['verify', '--knowledge', k, '--scenario', 'legacy', '--json']).json.errors.map((e: {code: string}) => e.code);
+    expect(codes).toEqual(expect.arrayContaining(['MISSING_DIFF', 'MISSING_PLAN']));
   });
 });

@@ -10,6 +10,7 @@ import type {ComparisonSubject} from '../../model/comparison.js';
 import type {CandidateRecord} from '../../model/records.js';
 import type {BoundPlan} from '../../model/evaluator-plan.js';
 import {stoppingRuleProblems, trialPlanProblems} from '../../model/plan-binding.js';
+import {predatesHistories, readAdoption} from './history-adoption.js';
 
 /** candidates/<digest>/matched_trials.json: the schema-2 envelope, or the legacy (schema-1) array. */
 export const EVIDENCE_SCHEMAS = ['matched-trials', 'matched-trials-legacy'] as const;
@@ -77,7 +78,7 @@ export interface EvidenceFacts {
  * readEvidence) so that every problem is named. `plan` is the plan as verify
  * read it (null: absent; undefined: refused).
  */
-export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | null | undefined, record: CandidateRecord | null | undefined): EvidenceFacts | null | undefined {
+export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | null | undefined, record: CandidateRecord | null | undefined, predating = false): EvidenceFacts | null | undefined {
   const file = c.store.paths.matchedTrials(digest);
   let facts: EvidenceFacts | null = null;
   const read = c.attempt(file, () =>
@@ -101,7 +102,7 @@ export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | nu
         const rows = trials as unknown as MatchedTrial[];
         facts.seal = verifySeal(c, digest, rows, plan);
         if (facts.seal && record?.comparison) verifySealedDecision(c, digest, rows, facts.seal, record);
-        if (trials.length > 0 && plan !== undefined) verifyPlanned(c, digest, rows, plan, sound ? doc.confirmation_policy : null);
+        if (trials.length > 0 && plan !== undefined && !(plan === null && predating)) verifyPlanned(c, digest, rows, plan, sound ? doc.confirmation_policy : null);
       }
       return v;
     }),
@@ -150,7 +151,8 @@ function verifyPlanned(c: Findings, digest: string, trials: MatchedTrial[], plan
 export function evidenceProblem(ctx: KindContext, subject: ComparisonSubject, evidence: MatchedEvidence, plan: BoundPlan | null, record: CandidateRecord | null): string | null {
   if (evidence.legacy || evidence.trials.length === 0) return null;
   const digest = subject.digest;
-  if (!plan) return `candidate ${digest} has matched trials but no evaluator_plan.json they were recorded under`;
+  // The Python implementation's first store bound no plans: its candidates are checked by their seal (if autoctx migrated them) and replay.
+  if (!plan) return predatesHistories(readAdoption(ctx), digest) ? sealProblem(ctx, digest, evidence.trials, null) : `candidate ${digest} has matched trials but no evaluator_plan.json they were recorded under`;
   const sealed = sealProblem(ctx, digest, evidence.trials, plan);
   if (sealed) return sealed;
   const seal = readEvidenceSeal(ctx, digest);
