@@ -21,6 +21,7 @@ import type {ScenarioStore} from '../store/index.js';
 import {evaluatorTimeout, lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from './pointer-move.js';
 import {promotionMove} from '../model/pointer-history.js';
+import {planCampaign} from '../store/kinds/campaign-ledger.js';
 import {pausePoint} from '../store/index.js';
 import {rejectWithNegativeResult} from './terminal.js';
 import {resolveDigest} from './resolve.js';
@@ -167,8 +168,10 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, auditTimeout);
     if (audit.outcome !== 'advisory') fail('AUDIT_HOLD', `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the candidate stays confirmed and nothing changed`);
   }
-  if (plan?.additions.campaign_id) {
-    const blocked = await campaignGate(store, options, plan.additions.campaign_id, candidate, record, evidence.trials, evidence.confirmation_policy!, plan.plan_digest);
+  // The campaign the plan ran under: autoctx's plans bind it, the Python implementation's ledger reserves the plan.
+  const campaignId = plan ? planCampaign(store, plan) : null;
+  if (plan && campaignId !== null) {
+    const blocked = await campaignGate(store, options, campaignId, candidate, record, evidence.trials, evidence.confirmation_policy!, plan.plan_digest);
     if (blocked) return {status: 'rejected', reason: blocked, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: null, already_promoted: false, causal_attribution: false};
   }
   const causal = createCausalAttribution(candidate, parent, diff, evidence.trials);

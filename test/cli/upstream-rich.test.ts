@@ -96,3 +96,28 @@ describe('legacy (schema-1) evidence the Python implementation wrote, with no pl
     expect(codes).toEqual(expect.arrayContaining(['MISSING_DIFF', 'MISSING_PLAN']));
   });
 });
+
+const CAMPAIGN = {promoted: '3c51c548b174c505110248e35333ef12325c702066aa4cbcfd10fd402b780231', held: 'bec7a58e2f3eb19a36ebe880affc912f100d9ce68bcdbe85e5eb4007df88e792'};
+
+describe('a campaign the Python implementation ran', () => {
+  it('its confirmation trials run past the ordinary decision (for the campaign\'s blocks) are recognized from its ledger', () => {
+    const k = copyRichKnowledge();
+    const v = runCli(['verify', '--knowledge', k, '--scenario', 'campaign', '--json']);
+    expect([v.status, v.json.errors, v.json.warnings]).toEqual([0, [], []]);
+    // Without the ledger's reservation of the plan nothing proves the campaign: the same trials are not what a run records.
+    const ledger = path.join(k, 'campaign/context_bundles/promotion-risk/run-7/false-promotion.json');
+    fs.renameSync(ledger, `${ledger}.moved`);
+    const codes = runCli(['verify', '--knowledge', k, '--scenario', 'campaign', '--json']).json.errors.map((e: {code: string}) => e.code);
+    expect(codes).toContain('TRIAL_NOT_PLANNED');
+  });
+
+  it('the candidate its audit held promotes through the campaign\'s gate, which authorizes it in the ledger', () => {
+    const k = copyRichKnowledge();
+    const p = runCli(['promote', CAMPAIGN.held.slice(0, 12), '--knowledge', k, '--scenario', 'campaign', '--json']);
+    expect([p.status, p.json.status]).toEqual([0, 'promoted']);
+    const ledger = JSON.parse(fs.readFileSync(path.join(k, 'campaign/context_bundles/promotion-risk/run-7/false-promotion.json'), 'utf8'));
+    expect(ledger.reservations.map((r: {status: string}) => r.status)).toEqual(['authorized', 'authorized']);
+    expect(fs.existsSync(path.join(k, 'campaign/context_bundles/promotion-risk/run-7/reservation-artifacts', `${CAMPAIGN.held}.json`))).toBe(true);
+    expect(runCli(['verify', '--knowledge', k, '--scenario', 'campaign', '--json']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+  });
+});

@@ -11,6 +11,7 @@ import type {CandidateRecord} from '../../model/records.js';
 import type {BoundPlan} from '../../model/evaluator-plan.js';
 import {stoppingRuleProblems, trialPlanProblems} from '../../model/plan-binding.js';
 import {predatesHistories, readAdoption} from './history-adoption.js';
+import {planCampaign} from './campaign-ledger.js';
 
 /** candidates/<digest>/matched_trials.json: the schema-2 envelope, or the legacy (schema-1) array. */
 export const EVIDENCE_SCHEMAS = ['matched-trials', 'matched-trials-legacy'] as const;
@@ -133,7 +134,7 @@ function verifyPlanned(c: Findings, digest: string, trials: MatchedTrial[], plan
   let problems = trialPlanProblems(plan, trials);
   const subject = c.bundle(digest);
   if (problems.length === 0 && policy && subject) {
-    const stopped = c.attempt(file, () => stoppingRuleProblems(subject, plan, trials, policy));
+    const stopped = c.attempt(file, () => stoppingRuleProblems(subject, plan, trials, policy, planCampaign(c.store, plan) !== null));
     problems = stopped ?? [];
   }
   const shown = problems.slice(0, 5);
@@ -163,7 +164,7 @@ export function evidenceProblem(ctx: KindContext, subject: ComparisonSubject, ev
     if (c.screen_pairs + c.confirmation_pairs + c.heldout_pairs > sealedCount) return `the record of ${digest} decided on more pairs than evidence_seal.json seals: the decision was not made by a run`;
   }
   const unplanned = trialPlanProblems(plan, evidence.trials);
-  const problems = unplanned.length > 0 ? unplanned : stoppingRuleProblems(subject, plan, evidence.trials, evidence.confirmation_policy!);
+  const problems = unplanned.length > 0 ? unplanned : stoppingRuleProblems(subject, plan, evidence.trials, evidence.confirmation_policy!, planCampaign(ctx, plan) !== null);
   if (problems.length === 0) return null;
   return `the recorded trials of ${digest} are not what a run of the bound plan records: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`;
 }
