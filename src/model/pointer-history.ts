@@ -147,6 +147,43 @@ export function foreignMove(active: ActivePointer, parentless: (digest: string) 
   return null;
 }
 
+/** A record as the Python implementation's rollback leaves the bundle it rolled back: superseded, "rolled back: <why>". */
+export interface RolledBackRecord {
+  digest: string;
+  rationale: string;
+  updated_at: string;
+}
+
+const ROLLED_BACK = 'rolled back: ';
+
+/**
+ * Rollbacks of the Python implementation that a later move went on from, as
+ * the records it wrote prove them: it keeps no record of a rollback, but
+ * leaves the bundle it rolled back superseded with the rationale "rolled back:
+ * <why>", which no other move writes, and the pointer it restored was the
+ * rollback target of the pointer that had made that bundle active. Each is a
+ * foreign move at the record's updated_at (its pointer itself is gone). A
+ * record that a recorded rollback (autoctx's, or one kept in foreign_moves/ or
+ * active.json) with the same rationale explains proves nothing more.
+ */
+export function recordProvenRollbacks(moves: readonly PointerMove[], records: readonly RolledBackRecord[]): PointerMove[] {
+  const out: PointerMove[] = [];
+  for (const r of records) {
+    if (!r.rationale.startsWith(ROLLED_BACK)) continue;
+    const why = r.rationale.slice(ROLLED_BACK.length);
+    if (moves.some((m) => m.kind === 'rollback' && m.from === r.digest && m.pointer?.rationale === `rollback: ${why}`)) continue;
+    // The pointer that made it active: the newest move to it before the record changed.
+    const made = moves.filter((m) => m.to === r.digest && m.at <= r.updated_at).sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))[0];
+    const to = made?.kind === 'promotion' ? made.pointer!.rollback_target_digest : made?.kind === 'rollback' ? made.from : null;
+    if (!made || !to) continue;
+    out.push({kind: 'rollback', id: `${RECORD_PROOF}${r.digest}`, to, to_epoch: made.to_epoch, from: r.digest, from_activated_at: null, at: r.updated_at, pointer: null, foreign: true});
+  }
+  return out;
+}
+
+/** The id prefix of a foreign rollback proven by the record of the bundle it rolled back. */
+export const RECORD_PROOF = 'record:';
+
 /** The move that made the bundle `move` moved away from active: the newest one that fits, before it. */
 function predecessor(move: PointerMove, moves: readonly PointerMove[]): PointerMove | undefined {
   const before = moves.filter((m) => m !== move && m.at <= move.at);
@@ -158,6 +195,7 @@ function predecessor(move: PointerMove, moves: readonly PointerMove[]): PointerM
 }
 
 function describe(move: PointerMove): string {
+  if (move.foreign && move.id.startsWith(RECORD_PROOF)) return `the rollback by another implementation that the record of ${move.from} shows`;
   if (move.foreign) return move.id === FOREIGN_HEAD ? `active.json (a ${move.kind} by another implementation)` : `the ${move.kind} by another implementation kept as foreign_moves/${move.id}.json`;
   return move.kind === 'init' ? `the init of ${move.to}` : `${move.kind} ${move.id}`;
 }
@@ -220,7 +258,8 @@ export function resolvePointerHistory(active: ActivePointer, moves: readonly Poi
   const unserved: PointerMove[] = [];
   const pending: PointerMove[] = [];
   for (const m of moves) {
-    if (served.has(m) || m.kind === 'init') continue;
+    // Another implementation's moves are proofs, not records: one the history does not run through is no finding of its own.
+    if (served.has(m) || m.kind === 'init' || m.foreign) continue;
     if (m.from === head.to && m.at >= head.at) pending.push(m);
     else unserved.push(m);
   }

@@ -121,3 +121,51 @@ describe('a campaign the Python implementation ran', () => {
     expect(runCli(['verify', '--knowledge', k, '--scenario', 'campaign', '--json']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
   });
 });
+
+const ROLLED_ON = {base: 'b942e1bcd29b62fba3652c68c3e77abaec895b906ff659369d86b9cecd418aef', first: 'bec4e8057a9463980cd11ebb594e88165be00c1e658b4b654177ca6c42ad6722', second: '8fb5783dbaf9d9edcbc0c5dac7778487cfa49598b7bfd1465d583cd3e9ce116d'};
+
+describe('a candidate the Python implementation promoted, rolled back, then moved on from', () => {
+  it('verifies, with a note naming the rollback its records prove; autoctx rolls back over it', () => {
+    const k = copyRichKnowledge();
+    const v = runCli(['verify', '--knowledge', k, '--scenario', 'rolled-on', '--json']);
+    expect([v.status, v.json.errors, v.json.warnings]).toEqual([0, [], []]);
+    expect(v.json.notes).toContainEqual(expect.objectContaining({code: 'FOREIGN_POINTER_MOVE', file: `rolled-on/context_bundles/candidates/${ROLLED_ON.first}/record.json`}));
+    const r = runCli(['rollback', '--knowledge', k, '--scenario', 'rolled-on', '--rationale', 'back to the baseline', '--json']);
+    expect([r.status, r.json.bundle_digest]).toEqual([0, ROLLED_ON.base]);
+    expect(runCli(['verify', '--knowledge', k, '--scenario', 'rolled-on', '--json']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+  });
+
+  it('without the record that proves the rollback, the promotion it undid never served and the record is a mismatch', () => {
+    const k = copyRichKnowledge();
+    const file = path.join(k, 'rolled-on/context_bundles/candidates', ROLLED_ON.first, 'record.json');
+    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fs.writeFileSync(file, JSON.stringify({...record, rationale: 'retired by hand'}, null, 2));
+    const v = runCli(['verify', '--knowledge', k, '--scenario', 'rolled-on', '--json']);
+    expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('LIFECYCLE_MISMATCH');
+  });
+});
+
+describe('every Python-written tree of the compatibility suite', () => {
+  it('verifies with no errors (legacy evidence is a warning until migrated), and status, log and a refused command write nothing', () => {
+    const k = copyRichKnowledge();
+    const before = treeHash(k);
+    const v = runCli(['verify', '--knowledge', k, '--json']);
+    expect([v.status, v.json.errors]).toEqual([0, []]);
+    expect(new Set(v.json.warnings.map((w: {code: string}) => w.code))).toEqual(new Set(['LEGACY_EVIDENCE']));
+    for (const scenario of ['campaign', 'rolled', 'rolled-on', 'legacy']) {
+      expect(runCli(['status', '--knowledge', k, '--scenario', scenario, '--json']).status).toBe(0);
+      expect(runCli(['log', '--knowledge', k, '--scenario', scenario, '--json']).status).toBe(0);
+    }
+    // Refused: a rollback the caller expected from another bundle, a promote of a superseded bundle.
+    expect(runCli(['rollback', '--knowledge', k, '--scenario', 'rolled', '--rationale', 'x', '--expect-active', ROLLED.first.slice(0, 12), '--json']).status).toBe(6);
+    expect(runCli(['promote', ROLLED_ON.first.slice(0, 12), '--knowledge', k, '--scenario', 'rolled-on', '--json']).status).not.toBe(0);
+    expect(treeHash(k)).toBe(before);
+  });
+
+  it('the fixture tree itself is never written by reading commands', () => {
+    const before = treeHash(RICH_KNOWLEDGE);
+    runCli(['verify', '--knowledge', RICH_KNOWLEDGE]);
+    runCli(['status', '--knowledge', RICH_KNOWLEDGE, '--scenario', 'rolled']);
+    expect(treeHash(RICH_KNOWLEDGE)).toBe(before);
+  });
+});

@@ -8,8 +8,11 @@ import type {Findings} from '../findings.js';
 import {listExecutionKeys, readExecution} from './rollback-execution.js';
 import {GLOBAL_SCOPE} from '../../model/release.js';
 import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from './history.js';
-import {executionMove, FOREIGN_HEAD, foreignMove, initMove, promotionMove, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove} from '../../model/pointer-history.js';
+import {executionMove, FOREIGN_HEAD, foreignMove, initMove, promotionMove, RECORD_PROOF, recordProvenRollbacks, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove, type RolledBackRecord} from '../../model/pointer-history.js';
 import {foreignMoveId, keepForeignMove, listForeignMoveIds, readForeignMove} from './foreign-move.js';
+import {predatesHistories, readAdoption, type AdoptionRead} from './history-adoption.js';
+import {listHistorySeqs, readHistoryEntry} from './record-history.js';
+import {jsonEqual} from '../../canonical/index.js';
 import {listCandidateDigests, readRecord} from './candidate-record.js';
 import {readBundleTexts} from './bundle.js';
 import {verifyMirrors} from './mirrors.js';
@@ -46,7 +49,7 @@ export function swapActive(ctx: KindContext, expected: string | null, next: Acti
  * (the first parentless record that no rollover made). `read` reads one record
  * (verify passes its own, which reports a refusal and returns undefined).
  */
-export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined = (_f, fn) => fn(), records?: Map<string, CandidateRecord>, baselines: Array<[string, CandidateRecord]> = parentlessRecords(ctx, read, records)): PointerMove[] {
+export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined = (_f, fn) => fn(), records?: Map<string, CandidateRecord>, baselines: Array<[string, CandidateRecord]> = parentlessRecords(ctx, read, records), rolledBack: readonly RolledBackRecord[] = []): PointerMove[] {
   const moves: PointerMove[] = [];
   for (const id of listPromotionIds(ctx)) {
     const p = read(ctx.paths.promotion(id), () => readPromotion(ctx, id));
@@ -85,7 +88,39 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
     });
     if (m) moves.push(m);
   }
+  // Rollbacks of another implementation that a later move went on from, proven by the records they left.
+  moves.push(...recordProvenRollbacks(moves, rolledBack));
   return moves;
+}
+
+/**
+ * The records that read as a bundle the Python implementation's rollback left
+ * (model/pointer-history.ts recordProvenRollbacks), and that autoctx did not
+ * write: autoctx's own rollback writes the same words, but its record history
+ * names the change, so a lost execution record of autoctx's stays an error.
+ * A record autoctx did not write is one that predates its histories and has
+ * none yet, or one its history took in as found (an `adopt` entry).
+ */
+function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord]>): RolledBackRecord[] {
+  const candidates = all.filter(([, r]) => r.lifecycle === 'superseded' && r.rationale.startsWith('rolled back: '));
+  if (candidates.length === 0) return [];
+  let adoption: AdoptionRead | undefined;
+  try {
+    adoption = readAdoption(ctx);
+  } catch {
+    adoption = undefined;
+  }
+  const foreign = ([digest, r]: [string, CandidateRecord]): boolean => {
+    try {
+      const last = listHistorySeqs(ctx, digest).at(-1);
+      if (last === undefined) return predatesHistories(adoption, digest);
+      const entry = readHistoryEntry(ctx, digest, last);
+      return entry !== null && entry.cause === 'adopt' && jsonEqual(entry.record, r);
+    } catch {
+      return false;
+    }
+  };
+  return candidates.filter(foreign).map(([digest, r]) => ({digest, rationale: r.rationale, updated_at: r.updated_at}));
 }
 
 /**
@@ -97,9 +132,10 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
  * writes nothing.
  */
 export function plannedMoveProblem(ctx: KindContext, current: ActivePointer | null, planned: PointerMove, next: ActivePointer): string | null {
-  const baselines = parentlessRecords(ctx, (_f, fn) => fn());
+  const all = allRecords(ctx, (_f, fn) => fn());
+  const baselines = all.filter(([, r]) => r.parent_digest === null);
   const parentless = new Set(baselines.map(([digest]) => digest));
-  const moves = pointerMoves(ctx, undefined, undefined, baselines).filter((m) => !(m.kind === planned.kind && m.id === planned.id));
+  const moves = pointerMoves(ctx, undefined, undefined, baselines, rolledBackRecords(ctx, all)).filter((m) => !(m.kind === planned.kind && m.id === planned.id));
   if (current) {
     const head = resolvePointerHistory(current, moves, (d) => parentless.has(d)).chain.at(-1);
     if (head?.foreign && head.id === FOREIGN_HEAD) moves.push({...head, id: foreignMoveId(current)});
@@ -120,19 +156,25 @@ export function keepForeignHead(ctx: KindContext, current: ActivePointer, at: st
   if (head?.foreign && head.id === FOREIGN_HEAD) keepForeignMove(ctx, current, at);
 }
 
+function allRecords(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined, records?: Map<string, CandidateRecord>): Array<[string, CandidateRecord]> {
+  return records
+    ? [...records]
+    : listCandidateDigests(ctx).flatMap((d) => {
+        const r = read(ctx.paths.record(d), () => readRecord(ctx, d));
+        return r ? [[d, r] as [string, CandidateRecord]] : [];
+      });
+}
+
 function parentlessRecords(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined, records?: Map<string, CandidateRecord>): Array<[string, CandidateRecord]> {
-  const all: Array<[string, CandidateRecord]> = records ? [...records] : listCandidateDigests(ctx).flatMap((d) => {
-    const r = read(ctx.paths.record(d), () => readRecord(ctx, d));
-    return r ? [[d, r] as [string, CandidateRecord]] : [];
-  });
-  return all.filter(([, r]) => r.parent_digest === null);
+  return allRecords(ctx, read, records).filter(([, r]) => r.parent_digest === null);
 }
 
 /** The pointer's history as the records tell it (model/pointer-history.ts). */
 export function pointerHistory(ctx: KindContext, active: ActivePointer, records?: Map<string, CandidateRecord>, read?: <T>(file: string, fn: () => T) => T | undefined): PointerHistory {
   // The records are read once: for the init among them, and for which bundles are baselines.
-  const baselines = parentlessRecords(ctx, read ?? ((_f, fn) => fn()), records);
-  const moves = pointerMoves(ctx, read, records, baselines);
+  const all = allRecords(ctx, read ?? ((_f, fn) => fn()), records);
+  const baselines = all.filter(([, r]) => r.parent_digest === null);
+  const moves = pointerMoves(ctx, read, records, baselines, rolledBackRecords(ctx, all));
   const parentless = new Set(baselines.map(([digest]) => digest));
   return resolvePointerHistory(active, moves, (d) => parentless.has(d));
 }
@@ -145,6 +187,7 @@ export function pointerProblem(ctx: KindContext, active: ActivePointer): string 
 
 /** The file that records a move. */
 export function moveFile(ctx: KindContext, move: PointerMove): string {
+  if (move.foreign && move.id.startsWith(RECORD_PROOF)) return ctx.paths.record(move.from!);
   if (move.foreign) return move.id === FOREIGN_HEAD ? ctx.paths.active : ctx.paths.foreignMove(move.id);
   if (move.kind === 'promotion') return ctx.paths.promotion(move.id);
   if (move.kind === 'rollback') return move.id.startsWith('RBX-') ? ctx.paths.rollbackExecution(move.id) : ctx.paths.rollback(move.id);
@@ -213,7 +256,12 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
   // Moves that never served, or wait, are named only against a history that holds.
   if (h.problems.length > 0) return false;
   const head = h.chain[h.chain.length - 1];
-  for (const m of h.chain) if (m.foreign && m.id !== FOREIGN_HEAD) c.note(moveFile(store, m), 'FOREIGN_POINTER_MOVE', `${c.rel(moveFile(store, m))} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved on from; accepted because its own fields prove the move`);
+  for (const m of h.chain) {
+    if (!m.foreign || m.id === FOREIGN_HEAD) continue;
+    const proof = moveFile(store, m);
+    if (m.id.startsWith(RECORD_PROOF)) c.note(proof, 'FOREIGN_POINTER_MOVE', `${c.rel(proof)} shows a rollback by another implementation (from ${m.from} back to ${m.to}), which keeps no record of it and which a later move went on from; accepted because the records it wrote prove the move`);
+    else c.note(proof, 'FOREIGN_POINTER_MOVE', `${c.rel(proof)} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved on from; accepted because its own fields prove the move`);
+  }
   if (head?.foreign && head.id === FOREIGN_HEAD) c.note(file, 'FOREIGN_POINTER_MOVE', `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`);
   for (const m of h.pending) c.warn(moveFile(store, m), 'MOVE_PENDING', `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer did not move (an interrupted command; running it again completes it)`);
   for (const m of h.unserved) c.warn(moveFile(store, m), 'NEVER_SERVED', `${c.rel(moveFile(store, m))}: this ${m.kind} never served (it was recorded, then another move went ahead of it)`);
