@@ -152,7 +152,17 @@ export interface RolledBackRecord {
   digest: string;
   rationale: string;
   updated_at: string;
+  evaluator_epoch: string;
 }
+
+/** A baseline's record: the bundle an init or an epoch rollover made active. */
+export interface BaselineRecord {
+  digest: string;
+  evaluator_epoch: string;
+  created_at: string;
+}
+
+const ROLLED_OVER = /^evaluator epoch rolled over to (.+)$/s;
 
 const ROLLED_BACK = 'rolled back: ';
 
@@ -166,9 +176,17 @@ const ROLLED_BACK = 'rolled back: ';
  * record that a recorded rollback (autoctx's, or one kept in foreign_moves/ or
  * active.json) with the same rationale explains proves nothing more.
  */
-export function recordProvenRollbacks(moves: readonly PointerMove[], records: readonly RolledBackRecord[]): PointerMove[] {
+export function recordProvenRollbacks(moves: readonly PointerMove[], records: readonly RolledBackRecord[], baselines: readonly BaselineRecord[] = []): PointerMove[] {
   const out: PointerMove[] = [];
   for (const r of records) {
+    const rolledOver = ROLLED_OVER.exec(r.rationale);
+    if (rolledOver) {
+      // An epoch rollover leaves the old baseline "evaluator epoch rolled over to <epoch>" and writes the new one's record and pointer at one time.
+      const to = baselines.filter((b) => b.evaluator_epoch === rolledOver[1] && b.created_at <= r.updated_at && b.digest !== r.digest).sort((a, b) => (a.created_at < b.created_at ? 1 : -1))[0];
+      if (!to || moves.some((m) => m.to === to.digest && m.kind === 'rollover')) continue;
+      out.push({kind: 'rollover', id: `${RECORD_PROOF}${r.digest}`, to: to.digest, to_epoch: to.evaluator_epoch, from: null, from_epoch: r.evaluator_epoch, from_activated_at: null, at: to.created_at, pointer: null, foreign: true});
+      continue;
+    }
     if (!r.rationale.startsWith(ROLLED_BACK)) continue;
     const why = r.rationale.slice(ROLLED_BACK.length);
     if (moves.some((m) => m.kind === 'rollback' && m.from === r.digest && m.pointer?.rationale === `rollback: ${why}`)) continue;
@@ -195,7 +213,7 @@ function predecessor(move: PointerMove, moves: readonly PointerMove[]): PointerM
 }
 
 function describe(move: PointerMove): string {
-  if (move.foreign && move.id.startsWith(RECORD_PROOF)) return `the rollback by another implementation that the record of ${move.from} shows`;
+  if (move.foreign && move.id.startsWith(RECORD_PROOF)) return `the ${move.kind} by another implementation that the record of ${move.id.slice(RECORD_PROOF.length)} shows`;
   if (move.foreign) return move.id === FOREIGN_HEAD ? `active.json (a ${move.kind} by another implementation)` : `the ${move.kind} by another implementation kept as foreign_moves/${move.id}.json`;
   return move.kind === 'init' ? `the init of ${move.to}` : `${move.kind} ${move.id}`;
 }

@@ -145,6 +145,20 @@ describe('a candidate the Python implementation promoted, rolled back, then move
   });
 });
 
+const ROLLED_OVER = {old: '9a8e7d0280f86e69604cc116181a259d7230f2ad7914e1c5572e6703e89e7f3e', base: 'a3bb23088ef5de29d1c863c96795f07eb50058ff3e6a8d3a129b8b179caca5a2', third: '94302db10c4be32d91f1fdae7cfddede993f6986d297c7173358fa3df285bf7c'};
+
+describe('a tree in which the Python implementation rolled over its epoch and then promoted', () => {
+  it('verifies with a note naming the rollover its records prove, and autoctx rolls back to the new baseline and forth', () => {
+    const k = copyRichKnowledge();
+    const v = runCli(['verify', '--knowledge', k, '--scenario', 'rolled-over', '--json']);
+    expect([v.status, v.json.errors, v.json.warnings]).toEqual([0, [], []]);
+    expect(v.json.notes).toContainEqual(expect.objectContaining({code: 'FOREIGN_POINTER_MOVE', file: `rolled-over/context_bundles/candidates/${ROLLED_OVER.old}/record.json`}));
+    expect(runCli(['rollback', '--knowledge', k, '--scenario', 'rolled-over', '--rationale', 'undo', '--json']).json.bundle_digest).toBe(ROLLED_OVER.base);
+    expect(runCli(['rollback', '--knowledge', k, '--scenario', 'rolled-over', '--rationale', 'redo', '--json']).json.bundle_digest).toBe(ROLLED_OVER.third);
+    expect(runCli(['verify', '--knowledge', k, '--scenario', 'rolled-over', '--json']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+  });
+});
+
 describe('every Python-written tree of the compatibility suite', () => {
   it('verifies with no errors (legacy evidence is a warning until migrated), and status, log and a refused command write nothing', () => {
     const k = copyRichKnowledge();
@@ -152,7 +166,7 @@ describe('every Python-written tree of the compatibility suite', () => {
     const v = runCli(['verify', '--knowledge', k, '--json']);
     expect([v.status, v.json.errors]).toEqual([0, []]);
     expect(new Set(v.json.warnings.map((w: {code: string}) => w.code))).toEqual(new Set(['LEGACY_EVIDENCE']));
-    for (const scenario of ['campaign', 'rolled', 'rolled-on', 'legacy']) {
+    for (const scenario of ['campaign', 'rolled', 'rolled-on', 'rolled-over', 'legacy']) {
       expect(runCli(['status', '--knowledge', k, '--scenario', scenario, '--json']).status).toBe(0);
       expect(runCli(['log', '--knowledge', k, '--scenario', scenario, '--json']).status).toBe(0);
     }

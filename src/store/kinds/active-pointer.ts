@@ -89,7 +89,7 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
     if (m) moves.push(m);
   }
   // Rollbacks of another implementation that a later move went on from, proven by the records they left.
-  moves.push(...recordProvenRollbacks(moves, rolledBack));
+  moves.push(...recordProvenRollbacks(moves, rolledBack, baselines.map(([digest, r]) => ({digest, evaluator_epoch: r.evaluator_epoch, created_at: r.created_at}))));
   return moves;
 }
 
@@ -102,7 +102,7 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
  * none yet, or one its history took in as found (an `adopt` entry).
  */
 function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord]>): RolledBackRecord[] {
-  const candidates = all.filter(([, r]) => r.lifecycle === 'superseded' && r.rationale.startsWith('rolled back: '));
+  const candidates = all.filter(([, r]) => r.lifecycle === 'superseded' && (r.rationale.startsWith('rolled back: ') || r.rationale.startsWith('evaluator epoch rolled over to ')));
   if (candidates.length === 0) return [];
   let adoption: AdoptionRead | undefined;
   try {
@@ -120,7 +120,7 @@ function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord
       return false;
     }
   };
-  return candidates.filter(foreign).map(([digest, r]) => ({digest, rationale: r.rationale, updated_at: r.updated_at}));
+  return candidates.filter(foreign).map(([digest, r]) => ({digest, rationale: r.rationale, updated_at: r.updated_at, evaluator_epoch: r.evaluator_epoch}));
 }
 
 /**
@@ -187,7 +187,7 @@ export function pointerProblem(ctx: KindContext, active: ActivePointer): string 
 
 /** The file that records a move. */
 export function moveFile(ctx: KindContext, move: PointerMove): string {
-  if (move.foreign && move.id.startsWith(RECORD_PROOF)) return ctx.paths.record(move.from!);
+  if (move.foreign && move.id.startsWith(RECORD_PROOF)) return ctx.paths.record(move.id.slice(RECORD_PROOF.length));
   if (move.foreign) return move.id === FOREIGN_HEAD ? ctx.paths.active : ctx.paths.foreignMove(move.id);
   if (move.kind === 'promotion') return ctx.paths.promotion(move.id);
   if (move.kind === 'rollback') return move.id.startsWith('RBX-') ? ctx.paths.rollbackExecution(move.id) : ctx.paths.rollback(move.id);
@@ -259,7 +259,7 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
   for (const m of h.chain) {
     if (!m.foreign || m.id === FOREIGN_HEAD) continue;
     const proof = moveFile(store, m);
-    if (m.id.startsWith(RECORD_PROOF)) c.note(proof, 'FOREIGN_POINTER_MOVE', `${c.rel(proof)} shows a rollback by another implementation (from ${m.from} back to ${m.to}), which keeps no record of it and which a later move went on from; accepted because the records it wrote prove the move`);
+    if (m.id.startsWith(RECORD_PROOF)) c.note(proof, 'FOREIGN_POINTER_MOVE', `${c.rel(proof)} shows ${m.kind === 'rollback' ? `a rollback by another implementation (from ${m.from} back to ${m.to})` : `an epoch rollover by another implementation (to ${m.to}, epoch "${m.to_epoch}")`}, which keeps no record of it and which a later move went on from; accepted because the records it wrote prove the move`);
     else c.note(proof, 'FOREIGN_POINTER_MOVE', `${c.rel(proof)} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved on from; accepted because its own fields prove the move`);
   }
   if (head?.foreign && head.id === FOREIGN_HEAD) c.note(file, 'FOREIGN_POINTER_MOVE', `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`);
