@@ -12,7 +12,6 @@ import {executionMove, FOREIGN_HEAD, foreignMove, initMove, promotionMove, RECOR
 import {foreignMoveId, keepForeignMove, listForeignMoveIds, readForeignMove} from './foreign-move.js';
 import {predatesHistories, readAdoption, type AdoptionRead} from './history-adoption.js';
 import {listHistorySeqs, readHistoryEntry} from './record-history.js';
-import {jsonEqual} from '../../canonical/index.js';
 import {listCandidateDigests, readRecord} from './candidate-record.js';
 import {readBundleTexts} from './bundle.js';
 import {verifyMirrors} from './mirrors.js';
@@ -94,33 +93,40 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
 }
 
 /**
- * The records that read as a bundle the Python implementation's rollback left
- * (model/pointer-history.ts recordProvenRollbacks), and that autoctx did not
- * write: autoctx's own rollback writes the same words, but its record history
- * names the change, so a lost execution record of autoctx's stays an error.
- * A record autoctx did not write is one that predates its histories and has
- * none yet, or one its history took in as found (an `adopt` entry).
+ * The records that read as a bundle the Python implementation's rollback (or
+ * epoch rollover) left (model/pointer-history.ts recordProvenRollbacks), and
+ * that autoctx did not write: autoctx's own moves write the same words, but
+ * its record history names each change, so a lost execution record of
+ * autoctx's stays an error. A record autoctx did not write is one that
+ * predates its histories: as record.json while it has no history yet, and as
+ * the first entry of its history (an `adopt` entry, the record as autoctx
+ * found it) once autoctx changed it.
  */
 function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord]>): RolledBackRecord[] {
-  const candidates = all.filter(([, r]) => r.lifecycle === 'superseded' && (r.rationale.startsWith('rolled back: ') || r.rationale.startsWith('evaluator epoch rolled over to ')));
-  if (candidates.length === 0) return [];
+  const words = (r: CandidateRecord) => r.lifecycle === 'superseded' && (r.rationale.startsWith('rolled back: ') || r.rationale.startsWith('evaluator epoch rolled over to '));
   let adoption: AdoptionRead | undefined;
   try {
     adoption = readAdoption(ctx);
   } catch {
     adoption = undefined;
   }
-  const foreign = ([digest, r]: [string, CandidateRecord]): boolean => {
+  const out: RolledBackRecord[] = [];
+  for (const [digest, record] of all) {
+    if (!predatesHistories(adoption, digest)) continue;
+    let found: CandidateRecord | null = null;
     try {
-      const last = listHistorySeqs(ctx, digest).at(-1);
-      if (last === undefined) return predatesHistories(adoption, digest);
-      const entry = readHistoryEntry(ctx, digest, last);
-      return entry !== null && entry.cause === 'adopt' && jsonEqual(entry.record, r);
+      const first = listHistorySeqs(ctx, digest)[0];
+      if (first === undefined) found = record;
+      else {
+        const entry = readHistoryEntry(ctx, digest, first);
+        if (entry?.cause === 'adopt') found = entry.record;
+      }
     } catch {
-      return false;
+      found = null; // an unreadable history is verify's own finding; it proves nothing here
     }
-  };
-  return candidates.filter(foreign).map(([digest, r]) => ({digest, rationale: r.rationale, updated_at: r.updated_at, evaluator_epoch: r.evaluator_epoch}));
+    if (found && words(found)) out.push({digest, rationale: found.rationale, updated_at: found.updated_at, evaluator_epoch: found.evaluator_epoch});
+  }
+  return out;
 }
 
 /**
