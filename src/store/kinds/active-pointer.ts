@@ -112,7 +112,8 @@ function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord
   }
   const out: RolledBackRecord[] = [];
   for (const [digest, record] of all) {
-    if (!predatesHistories(adoption, digest)) continue;
+    // Only a bundle that served can have been rolled back or rolled over from (and it is never anything but active or superseded after).
+    if ((record.lifecycle !== 'superseded' && record.lifecycle !== 'active') || !predatesHistories(adoption, digest)) continue;
     let found: CandidateRecord | null = null;
     try {
       const first = listHistorySeqs(ctx, digest)[0];
