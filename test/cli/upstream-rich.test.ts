@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {runCli} from '../helpers/cli.js';
-import {copyRichKnowledge, treeHash} from '../helpers/tree.js';
+import {copyRichKnowledge, copySampleKnowledge, treeHash} from '../helpers/tree.js';
 import {RICH_KNOWLEDGE, RICH_LEGACY_POLICY} from '../helpers/paths.js';
 import {FAKE, FIXTURES_12} from '../helpers/pipeline.js';
 
@@ -181,5 +181,33 @@ describe('every Python-written tree of the compatibility suite', () => {
     runCli(['verify', '--knowledge', RICH_KNOWLEDGE]);
     runCli(['status', '--knowledge', RICH_KNOWLEDGE, '--scenario', 'rolled']);
     expect(treeHash(RICH_KNOWLEDGE)).toBe(before);
+  });
+});
+
+describe('a Python rollback after autoctx moves, which autoctx then moved on from', () => {
+  it('is kept in foreign_moves/, and the kept pointer\'s loss is an error', () => {
+    const k = copySampleKnowledge();
+    expect(runCli(['rollback', '--knowledge', k, '--rationale', 'one']).status).toBe(0);
+    expect(runCli(['rollback', '--knowledge', k, '--rationale', 'two']).status).toBe(0);
+    // The Python implementation's rollback, as its store writes it: the pointer, then the two records.
+    const dir = path.join(k, 'demo/context_bundles');
+    const current = active(k, 'demo');
+    const at = new Date().toISOString().replace('Z', '000+00:00');
+    const pointer = {schema_version: 1, bundle_digest: current.rollback_target_digest, evaluator_epoch: current.evaluator_epoch, promotion_id: null, rollback_target_digest: current.bundle_digest, activated_at: at, rationale: 'rollback: python did it'};
+    fs.writeFileSync(path.join(dir, 'active.json'), JSON.stringify(pointer, null, 2));
+    for (const [d, lifecycle, rationale] of [[current.bundle_digest, 'superseded', 'rolled back: python did it'], [current.rollback_target_digest, 'active', 'restored by rollback: python did it']]) {
+      const file = path.join(dir, 'candidates', d, 'record.json');
+      fs.writeFileSync(file, JSON.stringify({...JSON.parse(fs.readFileSync(file, 'utf8')), lifecycle, rationale, updated_at: at}, null, 2));
+    }
+    expect(runCli(['repair', '--knowledge', k]).status).toBe(0); // takes the records another implementation changed into their histories
+    expect(runCli(['verify', '--knowledge', k, '--json']).json.errors).toEqual([]);
+    const r = runCli(['rollback', '--knowledge', k, '--rationale', 'three', '--json']);
+    expect([r.status, r.json.bundle_digest]).toEqual([0, current.bundle_digest]);
+    expect(runCli(['verify', '--knowledge', k, '--json']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+    const kept = files(path.join(dir, 'foreign_moves'));
+    expect(kept).toHaveLength(1);
+    fs.rmSync(path.join(dir, 'foreign_moves', kept[0]!));
+    const codes = runCli(['verify', '--knowledge', k, '--json']).json.errors.map((e: {code: string}) => e.code);
+    expect(codes).toContain('ROLLBACK_NOT_SERVED');
   });
 });
