@@ -206,7 +206,13 @@ describe('a Python rollback after autoctx moves, which autoctx then moved on fro
     expect(runCli(['verify', '--knowledge', k, '--json']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
     const kept = files(path.join(dir, 'foreign_moves'));
     expect(kept).toHaveLength(1);
-    fs.rmSync(path.join(dir, 'foreign_moves', kept[0]!));
+    // Edited, it no longer is the pointer its id names.
+    const keptFile = path.join(dir, 'foreign_moves', kept[0]!);
+    const text = fs.readFileSync(keptFile, 'utf8');
+    fs.writeFileSync(keptFile, text.replace('rollback: python did it', 'rollback: someone else did it'));
+    expect(runCli(['verify', '--knowledge', k, '--json']).json.errors.map((e: {code: string; file: string}) => e.file)).toContain(`demo/context_bundles/foreign_moves/${kept[0]}`);
+    fs.writeFileSync(keptFile, text);
+    fs.rmSync(keptFile);
     const codes = runCli(['verify', '--knowledge', k, '--json']).json.errors.map((e: {code: string}) => e.code);
     expect(codes).toContain('ROLLBACK_NOT_SERVED');
   });
