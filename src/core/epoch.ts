@@ -1,9 +1,9 @@
 import {fail} from '../errors.js';
 import {createBundle} from '../model/bundle.js';
 import {isoTimestamp, rolloverId, rolloverRationale, type CandidateRecord, type RolloverRecord} from '../model/records.js';
-import {rolloverPointer} from '../model/pointer-history.js';
+import {rolloverMove, rolloverPointer} from '../model/pointer-history.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
+import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from './pointer-move.js';
 
 export interface RolloverOptions extends StoreOptions {
   evaluatorEpoch: string;
@@ -51,6 +51,7 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
     };
     const at = rollover.rolled_over_at;
     const rationale = rolloverRationale(active.evaluator_epoch);
+    prepareMove(store, active, rolloverMove(rollover), rolloverPointer(rollover), now(options));
     store.writeRollover(rollover);
     store.writeBundle(bundle);
     const record: CandidateRecord = store.readRecord(bundle.digest) ?? {

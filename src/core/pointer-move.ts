@@ -4,6 +4,8 @@ import {canTransition, type Lifecycle} from '../model/lifecycle.js';
 import {moveRationales} from '../model/pointer-history.js';
 import {isoTimestamp, type ActivePointer} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
+import {keepForeignHead, plannedMoveProblem} from '../store/kinds/active-pointer.js';
+import type {PointerMove} from '../model/pointer-history.js';
 
 /**
  * After the pointer moved, bring lifecycles in line with it: the active
@@ -39,6 +41,9 @@ export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, 
  * mirrors and lifecycles that the next move or `repair` completes.
  */
 export function movePointer(store: ScenarioStore, move: {expected: string | null; pointer: ActivePointer; bundle: ContextBundle; at: Date}): void {
+  // Another implementation's move, which active.json alone proves, is kept before active.json stops showing it.
+  const current = move.expected === null ? null : store.readActive();
+  if (current) keepForeignHead(store, current, isoTimestamp(move.at));
   // The move's own record is durable by now: a pointer its recorded history does not vouch for is never written.
   const problem = store.pointerProblem(move.pointer);
   if (problem) throw new Error(`internal: the pointer about to be written is not what its recorded history wrote: ${problem}`);
@@ -55,4 +60,17 @@ export function movePointer(store: ScenarioStore, move: {expected: string | null
 export function requireRecordedPointer(store: ScenarioStore, active: ActivePointer): void {
   const problem = store.pointerProblem(active);
   if (problem) fail('INTEGRITY', `${problem}; nothing was changed (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
+}
+
+/**
+ * Before a move's record is written: the move from `current` to `next` must
+ * leave a pointer its recorded history vouches for (the move's record
+ * included), else INTEGRITY (exit 8) and nothing is written; then a current
+ * pointer that is another implementation's move is kept (foreign_moves/), so
+ * the record never names a move the history cannot show. Under the scenario lock.
+ */
+export function prepareMove(store: ScenarioStore, current: ActivePointer | null, planned: PointerMove, next: ActivePointer, at: Date): void {
+  const problem = plannedMoveProblem(store, current, planned, next);
+  if (problem) fail('INTEGRITY', `the ${planned.kind} would leave a pointer its recorded history does not vouch for: ${problem}; nothing was changed (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
+  if (current) keepForeignHead(store, current, isoTimestamp(at));
 }

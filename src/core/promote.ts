@@ -19,7 +19,9 @@ import {sortEvidence, type MatchedTrial} from '../model/trial.js';
 import {loadCampaign, recordCampaignDecision} from './campaign.js';
 import type {ScenarioStore} from '../store/index.js';
 import {evaluatorTimeout, lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
+import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from './pointer-move.js';
+import {promotionMove} from '../model/pointer-history.js';
+import {planCampaign} from '../store/kinds/campaign-ledger.js';
 import {pausePoint} from '../store/index.js';
 import {rejectWithNegativeResult} from './terminal.js';
 import {activePlaces, endStaleCanaries} from './serving.js';
@@ -129,7 +131,6 @@ function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: Cont
   if (!evidence || evidence.legacy || !evidence.confirmation_policy) fail('INTEGRITY', `candidate ${candidate.digest} has no schema-2 matched evidence to replay`);
   if (record.confirmation_policy_digest !== evidence.confirmation_policy_digest) fail('INTEGRITY', 'the record and the evidence envelope were decided under different policies');
   const plan = store.readPlan(candidate.digest);
-  if (!plan) fail('INTEGRITY', `candidate ${candidate.digest} has evidence but no evaluator_plan.json it was recorded under; nothing was promoted`);
   const problem = store.evidenceProblem(candidate, evidence, plan, record);
   if (problem) fail('INTEGRITY', `${problem}; nothing was promoted (run autoctx verify)`);
   const cohorts = new Set(evidence.trials.map((t) => t.cohort));
@@ -194,8 +195,10 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, auditTimeout);
     if (audit.outcome !== 'advisory') fail('AUDIT_HOLD', `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the candidate stays confirmed and nothing changed`);
   }
-  if (plan?.additions.campaign_id) {
-    const blocked = await campaignGate(store, options, plan.additions.campaign_id, candidate, record, evidence.trials, evidence.confirmation_policy!, plan.plan_digest);
+  // The campaign the plan ran under: autoctx's plans bind it, the Python implementation's ledger reserves the plan.
+  const campaignId = plan ? planCampaign(store, plan) : null;
+  if (plan && campaignId !== null) {
+    const blocked = await campaignGate(store, options, campaignId, candidate, record, evidence.trials, evidence.confirmation_policy!, plan.plan_digest);
     if (blocked) return {status: 'rejected', reason: blocked, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: null, already_promoted: false, causal_attribution: false};
   }
   const causal = createCausalAttribution(candidate, parent, diff, evidence.trials);
@@ -242,11 +245,6 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       manifest_diff_digest: diff.digest,
       promoted_at: at,
     };
-    if (!storedDiff) store.writeManifestDiff(diff);
-    if (causal) store.writeCausalAttribution(digest, causal);
-    store.writePromotion(promotion);
-    // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended first, each by its receipt.
-    endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: () => resolveActor(undefined, store.paths.dir)});
     const pointer: ActivePointer = {
       schema_version: 1,
       bundle_digest: digest,
@@ -257,6 +255,12 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       rationale: promotion.rationale,
       manifest_diff_digest: diff.digest,
     };
+    prepareMove(store, current, promotionMove(promotion), pointer, now(options));
+    if (!storedDiff) store.writeManifestDiff(diff);
+    if (causal) store.writeCausalAttribution(digest, causal);
+    store.writePromotion(promotion);
+    // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended first, each by its receipt.
+    endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: () => resolveActor(undefined, store.paths.dir)});
     movePointer(store, {expected, pointer, bundle: candidate, at: now(options)});
     outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: promotion.promotion_id, already_promoted: false, causal_attribution: causal !== null};
   });

@@ -12,7 +12,8 @@ import {createExecution, listExecutionKeys, readExecution} from '../store/kinds/
 import {resolveActor} from './actor.js';
 import {prepareSigning, signingInputs} from './signing.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
-import {finishPointerMove, movePointer, requireRecordedPointer} from './pointer-move.js';
+import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from './pointer-move.js';
+import {executionMove} from '../model/pointer-history.js';
 import {nextReceipt} from './release.js';
 import {normalized, readRelease, scopeView, servedInScope, stateIn, type ScopeView} from './release-view.js';
 import {resolveDigest} from './resolve.js';
@@ -318,6 +319,8 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
       conditions,
     };
     if (readExecution(store, record.execution_key) !== null) fail('CAS_LOST', `another rollback was recorded as ${record.execution_key} in the same microsecond; run it again`);
+    // A pointer move its history would not vouch for is refused before its record is written.
+    if (!refused && scope === GLOBAL_SCOPE) prepareMove(store, active, executionMove(record), executionPointer(record), at);
     createExecution(store, record);
     if (!refused) carryOut(store, record, settled, scope === GLOBAL_SCOPE ? store.activeDigest() : null, at);
     return resultOf(record, false);

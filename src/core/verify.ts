@@ -15,7 +15,7 @@ import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../store/kinds/
 import {verifyPlan, verifySupersededPlans} from '../store/kinds/evaluator-plan.js';
 import {verifyHarnessRuntime} from '../store/kinds/harness-runtime.js';
 import {interruptedBaseline, verifyHistory} from '../store/kinds/history.js';
-import {verifyAdoption, type AdoptionRead} from '../store/kinds/history-adoption.js';
+import {predatesHistories, verifyAdoption, type AdoptionRead} from '../store/kinds/history-adoption.js';
 import {verifyCuration, verifyTags} from '../store/kinds/curation.js';
 import {verifyHandoffs} from '../store/kinds/handoff.js';
 import {verifyLeftovers} from '../store/kinds/leftovers.js';
@@ -56,12 +56,13 @@ function checkCandidate(c: Findings, digest: string, adoption: AdoptionRead | un
   // The plan is read and checked once; the evidence and its seal are checked against it.
   const plan = verifyPlan(c, digest);
   verifySupersededPlans(c, digest, plan);
-  const evidence = verifyEvidence(c, digest, plan, record);
+  const predating = predatesHistories(adoption, digest);
+  const evidence = verifyEvidence(c, digest, plan, record, predating);
   verifyNegativeResult(c, digest, plan);
   verifyMarkers(c, digest, diff);
   if (plan) verifyCampaignOfPlan(c, digest, plan.additions.campaign_id ?? null);
   if (record) {
-    verifyDecidedFiles(c, digest, record, {diff, plan, evidence, seal: evidence?.seal});
+    verifyDecidedFiles(c, digest, record, {predating, diff, plan, evidence, seal: evidence?.seal});
     verifyLifecycle(c, digest, record);
   }
   return record ?? undefined;

@@ -78,18 +78,20 @@ export function laneAfter(decision: ComparisonResult | null, heldoutReady: () =>
  * run. Under a campaign a run may go on with confirmation pairs where the
  * decision asks for held-out ones (until the campaign's blocks are ready),
  * which this check allows while confirmation trials remain; a stop for
- * futility is not checked here. Call it on trials that are units of the plan.
+ * futility is not checked here. `campaign` says whether the plan ran under
+ * one (its additions say so for autoctx's plans; for the Python
+ * implementation's, its campaign ledger: store/kinds/campaign-ledger.ts
+ * planCampaign). Call it on trials that are units of the plan.
  *
  * @example
  * stoppingRuleProblems(candidate, plan, trials, policy) // [] for any autoctx run
  */
-export function stoppingRuleProblems(candidate: ComparisonSubject, plan: BoundPlan, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): string[] {
+export function stoppingRuleProblems(candidate: ComparisonSubject, plan: BoundPlan, trials: readonly MatchedTrial[], policy: ConfirmationPolicy, campaign: boolean = plan.additions.campaign_id !== null && plan.additions.campaign_id !== undefined): string[] {
   const order = new Map(plan.plan.units.map((u, index) => [unitKey(u.fixture_digest, u.seed), index]));
   const lanes: Record<TrialLane, MatchedTrial[]> = {screen: [], confirmation: [], heldout: []};
   for (const t of trials) lanes[t.lane].push(t);
   for (const rows of Object.values(lanes)) rows.sort((a, b) => order.get(unitKey(a.fixture_digest, a.seed))! - order.get(unitKey(b.fixture_digest, b.seed))!);
   const next: Record<TrialLane, number> = {screen: 0, confirmation: 0, heldout: 0};
-  const campaign = plan.additions.campaign_id !== null && plan.additions.campaign_id !== undefined;
   // The decision after each trial, kept up to date one trial at a time (equal to evaluateMatchedTrials over the prefix).
   const running = new RunningComparison(candidate, policy);
   let applied = 0;

@@ -263,6 +263,14 @@ export class ScenarioPaths {
     if (!/^[0-9a-f]{32}$/.test(id)) fail('INVALID_INPUT', `not a rollover id: ${JSON.stringify(id)}`);
     return path.join(this.rolloversDir, `${id}.json`);
   }
+  /** Pointers another implementation's rollback or rollover wrote, kept when autoctx moved on from them. */
+  get foreignMovesDir(): string {
+    return path.join(this.contextDir, 'foreign_moves');
+  }
+  foreignMove(id: string): string {
+    if (!/^[0-9a-f]{32}$/.test(id)) fail('INVALID_INPUT', `not a foreign move id: ${JSON.stringify(id)}`);
+    return path.join(this.foreignMovesDir, `${id}.json`);
+  }
   get riskDir(): string {
     return path.join(this.contextDir, 'promotion-risk');
   }

@@ -26,6 +26,7 @@ export type SchemaName =
   | 'evidence-sampling'
   | 'signers-change'
   | 'rollover'
+  | 'foreign-move'
   | 'record-history-entry'
   | 'record-histories'
   | 'curation'

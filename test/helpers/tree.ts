@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {SAMPLE_KNOWLEDGE} from './paths.js';
+import {RICH_KNOWLEDGE, SAMPLE_KNOWLEDGE} from './paths.js';
 
 const made: string[] = [];
 
@@ -45,11 +45,11 @@ export function treeHash(root: string, except: (rel: string) => boolean = () => 
   return h.digest('hex');
 }
 
-/** A writable copy of the tree the Python implementation wrote. */
-export function copySampleKnowledge(): string {
+/** A writable copy of the tree the Python implementation wrote (or of another fixture tree, `from`). */
+export function copySampleKnowledge(from: string = SAMPLE_KNOWLEDGE): string {
   const dir = tempDir('autoctx-sample-');
   const dest = path.join(dir, 'knowledge');
-  fs.cpSync(SAMPLE_KNOWLEDGE, dest, {recursive: true});
+  fs.cpSync(from, dest, {recursive: true});
   const chmod = (p: string) => {
     const st = fs.statSync(p);
     fs.chmodSync(p, st.isDirectory() ? 0o755 : 0o644);
@@ -57,6 +57,11 @@ export function copySampleKnowledge(): string {
   };
   chmod(dest);
   return dest;
+}
+
+/** A writable copy of test/fixtures/upstream-rich/knowledge. */
+export function copyRichKnowledge(): string {
+  return copySampleKnowledge(RICH_KNOWLEDGE);
 }
 
 /** Write a component folder from {"kind/key.ext": content}. */

@@ -2,18 +2,14 @@ import {jsonEqual} from '../../canonical/index.js';
 import {AutoctxError, fail} from '../../errors.js';
 import {createEvaluatorPlan, evaluatorFileChange, planDifference, type BoundPlan, type EvaluatorIdentity} from '../../model/evaluator-plan.js';
 import {assignLanes, checkPlanSize, planDeficits, planUnits} from '../../model/fixtures.js';
-import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../../model/policy.js';
-import {evaluateMatchedTrials} from '../../model/comparison.js';
-import {compareReplay} from '../../model/replay.js';
-import {isoTimestamp, type CandidateRecord} from '../../model/records.js';
-import {createMatchedTrial, type MatchedTrial} from '../../model/trial.js';
+import {DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../../model/policy.js';
+import type {CandidateRecord} from '../../model/records.js';
 import type {ContextBundle} from '../../model/bundle.js';
 import {campaignSegment, evaluatorFiles, pausePoint, readFixtures, readInputJson, type ScenarioStore} from '../../store/index.js';
 import {loadCampaign, loadCampaignPolicy, reserveCandidate, reserveFixturePlan} from '../campaign.js';
-import {lockTimeout, now, openScenario} from '../context.js';
+import {lockTimeout, openScenario} from '../context.js';
 import {prepareSigning, signingInputs} from '../signing.js';
 import {resolveDigest} from '../resolve.js';
-import {lifecycleFor} from './lifecycle.js';
 import {trialPlanProblems} from '../../model/plan-binding.js';
 import type {DriveOptions, Run} from './types.js';
 
@@ -50,26 +46,14 @@ export function loadPolicy(file: string | undefined, bound: BoundPlan | null): C
 }
 
 /**
- * A schema-1 evidence array is rewritten as a schema-2 envelope only after
- * replaying it under the policy reproduces the recorded comparison and
- * lifecycle; otherwise nothing is rewritten and the run fails closed.
+ * Legacy (schema-1) evidence is migrated by `autoctx trials migrate` alone,
+ * under the policy it was recorded with: no evaluation command binds a plan,
+ * a policy or a record over it. Refused before anything is locked or written.
  */
-function checkLegacy(candidate: ContextBundle, record: CandidateRecord, trials: MatchedTrial[], policy: ConfirmationPolicy): void {
-  if (!record.comparison) fail('INTEGRITY', `candidate ${candidate.digest} has legacy evidence but no recorded comparison to verify it against`);
-  const replayed = evaluateMatchedTrials(candidate, trials, policy);
-  const verdict = compareReplay(record.comparison, replayed);
-  const lifecycle = replayed.decision === 'inconclusive' ? 'rejected' : lifecycleFor(replayed.decision, record.lifecycle);
-  if (!verdict.matches) fail('INTEGRITY', `the legacy evidence of ${candidate.digest} does not reproduce the recorded comparison under this policy; nothing was rewritten`);
-  if (lifecycle !== record.lifecycle) fail('INTEGRITY', `the legacy evidence of ${candidate.digest} does not reproduce the terminal lifecycle "${record.lifecycle}"; nothing was rewritten`);
-}
-
-async function migrateLegacy(store: ScenarioStore, options: DriveOptions, candidate: ContextBundle, record: CandidateRecord, trials: MatchedTrial[], policy: ConfirmationPolicy): Promise<void> {
-  checkLegacy(candidate, record, trials, policy);
-  const rekeyed = trials.map((t) => createMatchedTrial(t));
-  await store.withLock(lockTimeout(options), () => {
-    store.writeEvidence(candidate.digest, rekeyed, policy);
-    store.writeRecord({...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))}, 'evaluate');
-  });
+function refuseLegacy(store: ScenarioStore, digest: string, evidence: ReturnType<ScenarioStore['readEvidence']>): void {
+  if (evidence?.legacy) {
+    fail('INVALID_TRANSITION', `candidate ${digest} has legacy (schema-1) evidence with no recorded policy; migrate it first under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE (nothing was written)`, {file: store.guard.relative(store.paths.matchedTrials(digest))});
+  }
 }
 
 /** Bind the requested plan, or check it against the bound one; reserve campaign alpha and fixtures first. */
@@ -111,10 +95,7 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
   }
   let campaign: Run['campaign'] = null;
   let effective = policy;
-  // A legacy migration that cannot succeed is refused before anything (a campaign reservation) is written.
-  if (evidence?.legacy && campaignId === null) checkLegacy(candidate, record, evidence.trials, policy);
   if (campaignId !== null) {
-    if (evidence?.legacy) fail('INTEGRITY', `candidate ${candidate.digest} has legacy (schema-1) evidence; migrate it without a campaign first (autoctx confirm, or repair); nothing was written`);
     const requestedPolicy = loadCampaignPolicy(request.campaignPolicyFile);
     // Alpha first, then the fixture plan: both durable before any evaluation.
     await store.withLock(lockTimeout(options), () => {
@@ -125,7 +106,6 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
     });
   }
   const requested = planWith(effective);
-  if (evidence?.legacy) await migrateLegacy(store, options, candidate, record, evidence.trials, effective);
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
     fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
   }
@@ -186,6 +166,7 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
   if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
   if (candidate.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} has no parent to be compared with`);
   const incumbent = store.requireBundle(candidate.parent_digest);
+  refuseLegacy(store, digest, store.readEvidence(digest));
   // A plan too large to run is refused from its size, before anything is locked or written.
   if (options.request && !store.readPlan(digest)) checkPlanSize(readFixtures(options.request.fixtures).length, options.request.seedsPerFixture ?? 1);
   // One run per candidate at a time: a second waits for the first, then goes on from what it recorded.
@@ -208,6 +189,7 @@ async function prepareLocked(store: ScenarioStore, options: PrepareOptions, dige
   if (!options.request && !bound) fail('INVALID_TRANSITION', `candidate ${digest} has no bound plan yet; run autoctx plan export (or confirm) first`);
   // Edited evidence is refused before anything is reserved or bound.
   const evidence = store.readEvidence(digest);
+  refuseLegacy(store, digest, evidence);
   const edited = evidence && !evidence.legacy ? store.sealProblem(digest, evidence.trials, bound) : null;
   if (edited) fail('INTEGRITY', `${edited}; run autoctx verify`);
   let plan: BoundPlan;
@@ -222,9 +204,9 @@ async function prepareLocked(store: ScenarioStore, options: PrepareOptions, dige
     policy = plan.plan.confirmation_policy;
     if (plan.additions.campaign_id) campaign = {id: plan.additions.campaign_id, policy: loadCampaign(store, plan.additions.campaign_id, undefined).policy};
   }
-  const recorded = evidence?.legacy ? store.readEvidence(digest) : evidence;
+  const recorded = evidence;
   const trials = recorded?.trials ?? [];
-  const problem = recorded && !recorded.legacy ? store.evidenceProblem(candidate, recorded, plan, record) : trialPlanProblems(plan, trials)[0] ?? null;
+  const problem = recorded ? store.evidenceProblem(candidate, recorded, plan, record) : trialPlanProblems(plan, trials)[0] ?? null;
   if (problem) fail('INTEGRITY', `${problem}; run autoctx verify`);
   const planText = store.readPlanText(digest);
   if (planText === null || store.readPlan(digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');

@@ -1,4 +1,6 @@
-import {exists} from '../fs.js';
+import path from 'node:path';
+import {exists, listDir} from '../fs.js';
+import type {BoundPlan} from '../../model/evaluator-plan.js';
 import {fail} from '../../errors.js';
 import type {CampaignFalsePromotionState} from '../../model/campaign.js';
 import {campaignStateDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../../model/evidence-digests.js';
@@ -38,6 +40,34 @@ export function writeReservationArtifact(ctx: KindContext, campaignId: string, d
 }
 
 export {reservationArtifactDigest};
+
+/**
+ * The campaign a plan ran under. autoctx binds it in the plan's additions;
+ * the Python implementation binds none there: its campaign controller
+ * reserves the candidate's fixture plan in the campaign's ledger before any
+ * evaluation, so a plan of upstream's shape ran under the campaign whose
+ * ledger reserves exactly its units (lane, fixture digest, seed, in plan
+ * order) for its candidate, evaluator epoch and cohort. Null: no campaign.
+ * Ledgers that cannot be read are left to verify's own check of them.
+ */
+export function planCampaign(ctx: KindContext, plan: BoundPlan): string | null {
+  if (plan.additions.campaign_id !== null && plan.additions.campaign_id !== undefined) return plan.additions.campaign_id;
+  if (!plan.upstream) return null;
+  const p = plan.plan;
+  const units = JSON.stringify(p.units.map((u) => [u.lane, u.fixture_digest, u.seed]));
+  for (const entry of listDir(ctx.guard, ctx.paths.riskDir)) {
+    if (!entry.isDirectory()) continue;
+    let ledger: StoredCampaign | null = null;
+    try {
+      ledger = readDocument<StoredCampaign>(ctx.guard, path.join(ctx.paths.riskDir, entry.name, 'false-promotion.json'), LEDGER_SCHEMA);
+    } catch {
+      continue;
+    }
+    const reserved = (ledger?.fixture_reservations ?? []).find((f) => f.candidate_digest === p.candidate_digest);
+    if (reserved && reserved.evaluator_epoch === p.evaluator_epoch && reserved.cohort === p.cohort && JSON.stringify(reserved.units.map((u) => [u.lane, u.fixture_digest, u.seed])) === units) return ledger!.campaign_id;
+  }
+  return null;
+}
 
 /** verify: each ledger lives under its own campaign's folder with a matching state digest; each artifact matches its digest and its candidate. */
 export function verifyCampaigns(c: Findings): void {

@@ -70,6 +70,8 @@ export function verifyRecord(c: Findings, digest: string): CandidateRecord | nul
 
 /** What verify found of the files a record may depend on: null absent, undefined refused (reported by its own check). */
 export interface CandidateFiles {
+  /** Written before autoctx kept histories here (predatesHistories): the Python implementation's first store wrote no plan and no diff. */
+  predating: boolean;
   diff: unknown;
   plan: {upstream: boolean} | null | undefined;
   evidence: {legacy: boolean; trials: number} | null | undefined;
@@ -90,17 +92,17 @@ export function verifyDecidedFiles(c: Findings, digest: string, record: Candidat
   const recordFile = store.paths.record(digest);
   const rel = c.rel(recordFile);
   const sealFile = store.paths.evidenceSeal(digest);
-  if (record.parent_digest !== null && files.diff === null) c.both(recordFile, store.paths.manifestDiff(digest), 'MISSING_DIFF', `${rel} is a proposed candidate, but ${c.rel(store.paths.manifestDiff(digest))} is missing`);
+  if (record.parent_digest !== null && files.diff === null && !files.predating) c.both(recordFile, store.paths.manifestDiff(digest), 'MISSING_DIFF', `${rel} is a proposed candidate, but ${c.rel(store.paths.manifestDiff(digest))} is missing`);
   const hasTrials = files.evidence !== null && files.evidence !== undefined && !files.evidence.legacy && files.evidence.trials > 0;
   if (record.comparison === null) {
     if (hasTrials && files.seal === null) c.warn(sealFile, 'UNSEALED_TRIALS', `${c.rel(store.paths.matchedTrials(digest))}: trials recorded before ${c.rel(sealFile)} was first written (an interrupted run; running it again or autoctx repair seals them)`);
     return;
   }
   const decided = `${rel} holds a decision ("${record.comparison.decision}")`;
-  if (files.plan === null) c.both(recordFile, store.paths.evaluatorPlan(digest), 'MISSING_PLAN', `${decided}, but ${c.rel(store.paths.evaluatorPlan(digest))}, the plan it was decided under, is missing`);
+  if (files.plan === null && !files.predating) c.both(recordFile, store.paths.evaluatorPlan(digest), 'MISSING_PLAN', `${decided}, but ${c.rel(store.paths.evaluatorPlan(digest))}, the plan it was decided under, is missing`);
   if (files.evidence === null) c.both(recordFile, store.paths.matchedTrials(digest), 'MISSING_EVIDENCE', `${decided}, but ${c.rel(store.paths.matchedTrials(digest))}, the evidence it was decided from, is missing`);
   if (files.seal !== null || files.evidence === null || files.evidence === undefined) return;
-  if (files.evidence.legacy || files.plan?.upstream) {
+  if (files.evidence.legacy || files.plan?.upstream || (files.plan === null && files.predating)) {
     c.note(recordFile, 'REPLAY_ONLY', `${rel}: written by another implementation, which seals no trials; its evidence is checked by replay alone`);
   } else if (files.plan !== undefined) {
     c.both(recordFile, sealFile, 'MISSING_SEAL', `${decided}, but ${c.rel(sealFile)}, the seal of the trials it was decided from, is missing (runs write it before the record)`);

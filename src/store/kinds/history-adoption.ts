@@ -23,6 +23,17 @@ export function readAdoption(ctx: KindContext): AdoptionRead {
 }
 
 /**
+ * Whether a candidate was written by another implementation (or an earlier
+ * autoctx) before autoctx kept histories in this scenario: the scenario keeps
+ * none yet, or its adoption lists the candidate as predating. Such a
+ * candidate may lack what the Python implementation's first store never wrote
+ * (evaluator_plan.json, manifest_diff.json); an autoctx candidate may not.
+ */
+export function predatesHistories(adoption: AdoptionRead | undefined, digest: string): boolean {
+  return adoption === null || (adoption !== undefined && adoption.predating.has(digest));
+}
+
+/**
  * Before the first entry of any record history in the scenario: write down
  * which candidates already have a record and no history (written by an
  * earlier autoctx or by the Python implementation), so that every other

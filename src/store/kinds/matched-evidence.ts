@@ -10,6 +10,8 @@ import type {ComparisonSubject} from '../../model/comparison.js';
 import type {CandidateRecord} from '../../model/records.js';
 import type {BoundPlan} from '../../model/evaluator-plan.js';
 import {stoppingRuleProblems, trialPlanProblems} from '../../model/plan-binding.js';
+import {predatesHistories, readAdoption} from './history-adoption.js';
+import {planCampaign} from './campaign-ledger.js';
 
 /** candidates/<digest>/matched_trials.json: the schema-2 envelope, or the legacy (schema-1) array. */
 export const EVIDENCE_SCHEMAS = ['matched-trials', 'matched-trials-legacy'] as const;
@@ -77,7 +79,7 @@ export interface EvidenceFacts {
  * readEvidence) so that every problem is named. `plan` is the plan as verify
  * read it (null: absent; undefined: refused).
  */
-export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | null | undefined, record: CandidateRecord | null | undefined): EvidenceFacts | null | undefined {
+export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | null | undefined, record: CandidateRecord | null | undefined, predating = false): EvidenceFacts | null | undefined {
   const file = c.store.paths.matchedTrials(digest);
   let facts: EvidenceFacts | null = null;
   const read = c.attempt(file, () =>
@@ -101,7 +103,7 @@ export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | nu
         const rows = trials as unknown as MatchedTrial[];
         facts.seal = verifySeal(c, digest, rows, plan);
         if (facts.seal && record?.comparison) verifySealedDecision(c, digest, rows, facts.seal, record);
-        if (trials.length > 0 && plan !== undefined) verifyPlanned(c, digest, rows, plan, sound ? doc.confirmation_policy : null);
+        if (trials.length > 0 && plan !== undefined && !(plan === null && predating)) verifyPlanned(c, digest, rows, plan, sound ? doc.confirmation_policy : null);
       }
       return v;
     }),
@@ -132,7 +134,7 @@ function verifyPlanned(c: Findings, digest: string, trials: MatchedTrial[], plan
   let problems = trialPlanProblems(plan, trials);
   const subject = c.bundle(digest);
   if (problems.length === 0 && policy && subject) {
-    const stopped = c.attempt(file, () => stoppingRuleProblems(subject, plan, trials, policy));
+    const stopped = c.attempt(file, () => stoppingRuleProblems(subject, plan, trials, policy, planCampaign(c.store, plan) !== null));
     problems = stopped ?? [];
   }
   const shown = problems.slice(0, 5);
@@ -150,7 +152,8 @@ function verifyPlanned(c: Findings, digest: string, trials: MatchedTrial[], plan
 export function evidenceProblem(ctx: KindContext, subject: ComparisonSubject, evidence: MatchedEvidence, plan: BoundPlan | null, record: CandidateRecord | null): string | null {
   if (evidence.legacy || evidence.trials.length === 0) return null;
   const digest = subject.digest;
-  if (!plan) return `candidate ${digest} has matched trials but no evaluator_plan.json they were recorded under`;
+  // The Python implementation's first store bound no plans: its candidates are checked by their seal (if autoctx migrated them) and replay.
+  if (!plan) return predatesHistories(readAdoption(ctx), digest) ? sealProblem(ctx, digest, evidence.trials, null) : `candidate ${digest} has matched trials but no evaluator_plan.json they were recorded under`;
   const sealed = sealProblem(ctx, digest, evidence.trials, plan);
   if (sealed) return sealed;
   const seal = readEvidenceSeal(ctx, digest);
@@ -161,7 +164,7 @@ export function evidenceProblem(ctx: KindContext, subject: ComparisonSubject, ev
     if (c.screen_pairs + c.confirmation_pairs + c.heldout_pairs > sealedCount) return `the record of ${digest} decided on more pairs than evidence_seal.json seals: the decision was not made by a run`;
   }
   const unplanned = trialPlanProblems(plan, evidence.trials);
-  const problems = unplanned.length > 0 ? unplanned : stoppingRuleProblems(subject, plan, evidence.trials, evidence.confirmation_policy!);
+  const problems = unplanned.length > 0 ? unplanned : stoppingRuleProblems(subject, plan, evidence.trials, evidence.confirmation_policy!, planCampaign(ctx, plan) !== null);
   if (problems.length === 0) return null;
   return `the recorded trials of ${digest} are not what a run of the bound plan records: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`;
 }
