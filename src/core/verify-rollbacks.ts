@@ -1,6 +1,7 @@
 import type {CandidateRecord} from '../model/records.js';
 import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor} from '../model/release.js';
 import {ROLLBACK_CONDITIONS, approvalProblem, derivedStatus} from '../model/rollback-execution.js';
+import {hasServed} from '../model/served.js';
 import {listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import type {Findings} from '../store/findings.js';
 import {pointerMoves} from '../store/kinds/active-pointer.js';
@@ -80,7 +81,7 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
         else {
           const x = carried[0]!;
           const before = list.filter((y) => y.seq < x.seq);
-          const served = before.some((y) => y.applied && y.action !== 'runnable' && y.target_state === 'ACTIVE' && y.version !== null && r.to_version !== null && versionKey(y.version) === versionKey(r.to_version));
+          const served = hasServed(r.scope, {version: r.to_version, bundle_digest: r.to_digest!}, {chain: [], receipts: before});
           if (x.version === null || r.to_version === null || versionKey(x.version) !== versionKey(r.to_version) || x.bundle_digest !== r.to_digest || x.registry_before !== r.registry_before) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)}: receipt ${x.seq} of scope ${r.scope} carries out another rollback than this record's`);
           else if (!served) c.error(file, 'ROLLBACK_NOT_SERVED', `${c.rel(file)} restored ${r.to_version} in scope ${r.scope}, which had not served there before`);
         }

@@ -11,7 +11,7 @@ import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {cliIn, copyTree, mustIn} from '../helpers/knowledge-cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {tempDir, treeHash} from '../helpers/tree.js';
+import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
 /**
  * The rollback service (issue 18, parts 1 and 2): every condition, refused
@@ -94,6 +94,23 @@ describe('rollback in the global scope', () => {
     const done = must(k, ['rollback', '--to', 'V1', '--reason', 'back to v1']);
     expect(done).toMatchObject({status: 'rolled_back', to_version: 'v1', bundle_digest: t.baseline});
     expect(must(k, ['rollback', 'list']).executions.map((e: {status: string}) => e.status)).toEqual(['REFUSED', 'EXECUTED']);
+    expect(must(k, ['verify']).errors).toEqual([]);
+  });
+
+  it('"has served" is one definition: the release that serves now has served, for rollback and for release name alike; a rollback to it is refused as undeclared, never as unserved', () => {
+    const k = copy(template, 'serving');
+    must(k, ['rollback', '--rationale', 'back to v1']);
+    expect(activeOf(k).bundle_digest).toBe(t.baseline);
+    // v1 serves now: release name accepts it as a rollback target that has served in scope global.
+    const c = must(k, ['propose', '--from', writeSource(path.join(path.dirname(k), 'c'), {'playbook/playbook.md': 'Be brief.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'})]).bundle_digest;
+    must(k, ['release', 'name', 'v4', c, '--rollback-target', 'v1']);
+    const before = besideRecords(k);
+    const r = cli(k, ['rollback', '--to', 'v1', '--rationale', 'v1 again']);
+    expect([r.status, r.json.status, failed(r.json)]).toEqual([3, 'refused', ['TARGET_DECLARED']]);
+    const served = r.json.conditions.find((c: {code: string}) => c.code === 'TARGET_SERVED');
+    expect(served).toEqual({code: 'TARGET_SERVED', passed: true, detail: 'v1 has served in scope global'});
+    expect(r.json.conditions.find((c: {code: string}) => c.code === 'TARGET_DECLARED').detail).toBe('v1 is what scope global serves now: a rollback restores another release');
+    expect(besideRecords(k)).toBe(before);
     expect(must(k, ['verify']).errors).toEqual([]);
   });
 
