@@ -69,7 +69,7 @@ function viewOf(r: RollbackExecution, approval: RollbackApproval | null, at: Dat
 function checkedApproval(store: ScenarioStore, r: RollbackExecution, windowDays: number): RollbackApproval | null {
   const a = readApproval(store, r.execution_key);
   if (!a) return null;
-  const problem = approvalProblem(r, executionSha256(store, r.execution_key)!, a, windowDays);
+  const problem = approvalProblem(r, executionSha256(store, r.execution_key)!, a);
   if (problem) {
     const rel = store.guard.relative(store.paths.rollbackApproval(r.execution_key));
     fail('INTEGRITY', `${rel}: ${problem}; run autoctx verify`, {file: rel});

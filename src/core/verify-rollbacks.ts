@@ -1,6 +1,6 @@
 import type {CandidateRecord} from '../model/records.js';
 import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor} from '../model/release.js';
-import {ROLLBACK_CONDITIONS, approvalProblem, derivedStatus} from '../model/rollback-execution.js';
+import {ROLLBACK_CONDITIONS, approvalProblem, approvalSkew, derivedStatus} from '../model/rollback-execution.js';
 import {hasServed} from '../model/served.js';
 import {listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import type {Findings} from '../store/findings.js';
@@ -90,8 +90,10 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     const approvalFile = store.paths.rollbackApproval(key);
     const approval = c.attempt(approvalFile, () => readApproval(store, key));
     if (approval) {
-      const problem = approvalProblem(r, executionSha256(store, key)!, approval, c.approvalWindowDays);
+      const problem = approvalProblem(r, executionSha256(store, key)!, approval);
       if (problem) c.error(approvalFile, 'APPROVAL_MISMATCH', `${c.rel(approvalFile)}: ${problem}`);
+      const skew = problem ? null : approvalSkew(r, approval, c.approvalWindowDays);
+      if (skew) c.note(approvalFile, 'CLOCK_SKEW', `${c.rel(approvalFile)}: ${skew}: the approver's clock and the executor's differ; the approval is bound to the record's exact bytes, which orders it after the execution, and it stands`);
     }
     if (derivedStatus(r, approval ?? null, c.at, c.approvalWindowDays) === 'EXPIRED_UNAPPROVED') c.warn(file, 'EXPIRED_UNAPPROVED', `${c.rel(file)}: emergency rollback ${key} by ${r.actor} was not approved within ${c.approvalWindowDays} days`);
   }
