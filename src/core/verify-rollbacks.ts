@@ -7,7 +7,7 @@ import type {Findings} from '../store/findings.js';
 import {pointerMoves} from '../store/kinds/active-pointer.js';
 import type {PointerMove} from '../model/pointer-history.js';
 import {listReleaseScopes, readReceipts} from '../store/kinds/release-receipt.js';
-import {executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
+import {approvalKeyProblem, executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
 
 /**
  * verify: the rollback service's records. Each execution reads back (its key
@@ -90,7 +90,7 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     const approvalFile = store.paths.rollbackApproval(key);
     const approval = c.attempt(approvalFile, () => readApproval(store, key));
     if (approval) {
-      const problem = approvalProblem(r, executionSha256(store, key)!, approval);
+      const problem = approvalProblem(r, executionSha256(store, key)!, approval) ?? approvalKeyProblem(store, key);
       if (problem) c.error(approvalFile, 'APPROVAL_MISMATCH', `${c.rel(approvalFile)}: ${problem}`);
       const skew = problem ? null : approvalSkew(r, approval, c.approvalWindowDays);
       if (skew) c.note(approvalFile, 'CLOCK_SKEW', `${c.rel(approvalFile)}: ${skew}: the approver's clock and the executor's differ; the approval is bound to the record's exact bytes, which orders it after the execution, and it stands`);
