@@ -55,8 +55,9 @@ function deleteEach(knowledge: string, strict: boolean): string[] {
     const copy = path.join(tempDir('autoctx-delete-'), 'knowledge');
     dirs.push(path.dirname(copy));
     fs.cpSync(knowledge, copy, {recursive: true});
-    // A record of a pointer move lives under a random or derived id: where nothing else names it, its loss is named by the move it recorded.
-    const move = /\/(promotions|rollbacks|rollovers)\//.test(rel) ? JSON.parse(fs.readFileSync(path.join(copy, rel), 'utf8')) : null;
+    // A promotion or rollover record lives under a random or derived id that nothing else names: its loss is named by the move it recorded.
+    // A rollback's execution record is named by the record histories of the two bundles it moved between, so its loss must name it.
+    const move = /\/(promotions|rollovers)\//.test(rel) ? JSON.parse(fs.readFileSync(path.join(copy, rel), 'utf8')) : null;
     const movedTo: string | null = move && !strict ? (move.candidate_digest ?? move.to_digest) : null;
     fs.rmSync(path.join(copy, rel));
     const r = verify({knowledge: copy});

@@ -6,11 +6,10 @@ import type {KindContext} from './context.js';
 import type {CandidateRecord} from '../../model/records.js';
 import type {Findings} from '../findings.js';
 import {listExecutionKeys, readExecution} from './rollback-execution.js';
-import {readRecordHistory} from './record-history.js';
-import {executionKey} from '../../model/rollback-execution.js';
+import {lostExecution} from './lost-moves.js';
 import {GLOBAL_SCOPE} from '../../model/release.js';
 import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from './history.js';
-import {executionMove, initMove, moveRationales, promotionMove, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove} from '../../model/pointer-history.js';
+import {executionMove, initMove, promotionMove, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove} from '../../model/pointer-history.js';
 import {listCandidateDigests, readRecord} from './candidate-record.js';
 import {readBundleTexts} from './bundle.js';
 import {verifyMirrors} from './mirrors.js';
@@ -92,41 +91,12 @@ export function pointerHistory(ctx: KindContext, active: ActivePointer, records?
   const moves = pointerMoves(ctx, read, records, baselines);
   const parentless = new Set(baselines.map(([digest]) => digest));
   const h = resolvePointerHistory(active, moves, (d) => parentless.has(d));
-  const own = h.chain.at(-1)?.foreign ? lostOwnRollback(ctx, active) : null;
-  return own ? {chain: [], problems: [own], unserved: [], pending: []} : h;
-}
-
-/**
- * A pointer in the rollback form that another implementation writes is
- * accepted on its own fields only when autoctx did not write it: autoctx's
- * rollback also changes both records in the same step, and their histories
- * keep that change (cause pointer-move, at the pointer's exact time, with the
- * words the move gives). Such an entry names the execution (its key derives
- * from the pointer), whose loss is then an error, never a note.
- */
-function lostOwnRollback(ctx: KindContext, active: ActivePointer): PointerHistory['problems'][number] | null {
-  const from = active.rollback_target_digest;
-  if (from === null || !active.rationale.startsWith('rollback: ') || active.promotion_id !== null) return null;
-  const words = moveRationales(active);
-  const wrote = (digest: string, rationale: string | undefined) => {
-    let entries;
-    try {
-      entries = readRecordHistory(ctx, digest);
-    } catch {
-      return undefined; // the history's own checks report it
-    }
-    return entries.find((e) => e.cause === 'pointer-move' && e.record.updated_at === active.activated_at && e.record.rationale === rationale);
-  };
-  const entry = wrote(from, words.superseded) ?? wrote(active.bundle_digest, words.active);
-  if (!entry) return null;
-  const key = executionKey({scope: GLOBAL_SCOPE, scenario: ctx.scenario, from_digest: from, to_digest: active.bundle_digest, executed_at: active.activated_at});
-  const entryFile = ctx.guard.relative(ctx.paths.recordHistoryEntry(entry.bundle_digest, entry.seq));
-  const move: PointerMove = {kind: 'rollback', id: key, to: active.bundle_digest, to_epoch: active.evaluator_epoch, from, from_activated_at: null, at: active.activated_at, pointer: active};
-  return {
-    code: 'MISSING_ROLLBACK_RECORD',
-    move,
-    message: `${ctx.guard.relative(ctx.paths.rollbackExecution(key))} is missing: ${entryFile} records the rollback autoctx made from ${from} to ${active.bundle_digest} at ${active.activated_at}, which active.json serves, but its execution record is gone (not another implementation's rollback)`,
-  };
+  const head = h.chain.at(-1);
+  const own = head?.foreign && head.kind === 'rollback' ? lostExecution(ctx, {to: active.bundle_digest, at: active.activated_at, from: head.from}, active) : null;
+  if (own) return {chain: [], problems: [own], unserved: [], pending: []};
+  // A move missing from the middle of the history that was autoctx's own rollback: its record histories name the execution record lost.
+  const lost = h.problems.flatMap((p) => ((p.code === 'HISTORY_GAP' || p.code === 'ROLLBACK_NOT_SERVED') && p.move?.from && p.move.from_activated_at ? [lostExecution(ctx, {to: p.move.from, at: p.move.from_activated_at, from: null}, null)] : [])).filter((p) => p !== null);
+  return lost.length > 0 ? {...h, problems: [...h.problems, ...lost]} : h;
 }
 
 /** Why the pointer cannot be moved on from: it is not what its recorded history wrote (null: it is). */
