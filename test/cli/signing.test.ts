@@ -3,6 +3,8 @@ import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
+import {rollback} from '../../src/core/rollback.js';
+import {rollbackApprove} from '../../src/core/rollback-records.js';
 import {loadTrust} from '../../src/core/trust.js';
 import {signatureProblems, signedRecords} from '../../src/core/verify-signatures.js';
 import {verify} from '../../src/core/verify.js';
@@ -112,6 +114,16 @@ describe('a signed tree', () => {
     fs.rmSync(`${approval}.sig`);
     must(k, ['rollback', 'approve', r.execution_key, '--actor', 'bob@x', '--signing-key', key('bob'), '--allowed-signers', next]);
     expect(verify({knowledge: k, allowedSigners: next}).errors).toEqual([]);
+  });
+
+  it('an approver whose clock is a day behind the executor\'s, in a signed tree: the signed approval stands against the anchor, with a CLOCK_SKEW note (injected clocks)', async () => {
+    const k = copy(signed, 'skew');
+    const t0 = new Date(Date.now() + 60_000);
+    const r = await rollback({knowledge: k, rationale: 'stop', emergency: true, actor: 'alice@x', signingKey: key('alice'), now: () => t0});
+    await rollbackApprove({knowledge: k, key: r.execution_key, actor: 'bob@x', signingKey: key('bob'), allowedSigners: anchor, now: () => new Date(t0.getTime() - 86_400_000)});
+    const v = verify({knowledge: k, allowedSigners: anchor});
+    expect([v.errors, v.notes.map((n) => n.code)]).toEqual([[], ['CLOCK_SKEW']]);
+    expect(must(k, ['rollback', 'show', r.execution_key]).view.status).toBe('APPROVED');
   });
 
   it('catches a forged approval: hand-written in another actor\'s name, unsigned or signed by a key the anchor does not list', () => {
