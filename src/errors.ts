@@ -204,6 +204,7 @@ export const VERIFY_FINDINGS = {
   NEVER_SERVED: 'warning',
   TERMINAL_PENDING: 'warning',
   FOREIGN_POINTER_MOVE: 'note',
+  CLOCK_SKEW: 'note',
   ELEMENT_STATES: 'note',
   SELF_ANCHORED: 'note',
   REPLAY_ONLY: 'note',

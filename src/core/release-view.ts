@@ -47,14 +47,14 @@ export function allDescriptors(store: ScenarioStore): ReleaseDescriptor[] {
   });
 }
 
-/** The bundles a recorded pointer move made active (moves that served: a move recorded but cut short before the pointer is not one). */
-export function servedGlobally(store: ScenarioStore): Set<string> {
-  return new Set(pointerHistory(store, store.requireActive()).chain.map((m) => m.to));
+/** The moves that served in the global scope, oldest first, what serves now included (model/served.ts reads "has served" from them). */
+export function globalChain(store: ScenarioStore): readonly {to: string}[] {
+  return pointerHistory(store, store.requireActive()).chain;
 }
 
-/** Whether a version was made ACTIVE in a scope other than global by an applied receipt. */
-export function servedInScope(state: RegistryState, version: string): boolean {
-  return state.receipts.some((r) => r.applied && r.action !== 'runnable' && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(version));
+/** The bundles a recorded pointer move made active (moves that served: a move recorded but cut short before the pointer is not one). */
+export function servedGlobally(store: ScenarioStore): Set<string> {
+  return new Set(globalChain(store).map((m) => m.to));
 }
 
 export interface ScopeView {

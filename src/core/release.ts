@@ -33,7 +33,8 @@ import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {canaryEvidence, promote} from './promote.js';
 import {resolveDigest} from './resolve.js';
 import {rejectionOf} from './serving.js';
-import {allDescriptors, nextReceipt, normalized, readRelease, scopeActive, scopeView, scopeViews, servedGlobally, servedInScope, stateIn, type ScopeView} from './release-view.js';
+import {allDescriptors, globalChain, nextReceipt, normalized, readRelease, scopeActive, scopeView, scopeViews, stateIn, type ScopeView} from './release-view.js';
+import {hasServed} from '../model/served.js';
 
 export {nextReceipt, readRelease, scopeActive, scopeView, stateIn, type ScopeView} from './release-view.js';
 
@@ -106,13 +107,12 @@ export async function releaseName(options: NameOptions): Promise<NameResult> {
     const descriptors = allDescriptors(store);
     const byKey = (v: string) => descriptors.find((d) => versionKey(d.version) === versionKey(v));
     if (options.parentVersion !== undefined && !byKey(options.parentVersion)) fail('VERSION_NOT_FOUND', `parent version ${options.parentVersion} has no descriptor in scenario "${store.scenario}"`, {version: options.parentVersion});
-    const served = servedGlobally(store);
+    const chain = globalChain(store);
     const scopeState = scope === GLOBAL_SCOPE ? null : registryState(store, scope);
     for (const t of targets) {
       const target = byKey(t);
       if (!target) fail('VERSION_NOT_FOUND', `rollback target ${t} has no descriptor in scenario "${store.scenario}"`, {version: t});
-      const hasServed = scopeState === null ? served.has(target.bundle_digest) : servedInScope(scopeState, target.version);
-      if (!hasServed) fail('ROLLBACK_TARGET_NOT_SERVED', `rollback target ${t} has never served in scope ${scope}: ${scope === GLOBAL_SCOPE ? `no recorded pointer move made bundle ${target.bundle_digest} active` : 'no applied transition made it ACTIVE there'}`, {version: t});
+      if (!hasServed(scope, target, {chain, receipts: scopeState?.receipts ?? []})) fail('ROLLBACK_TARGET_NOT_SERVED', `rollback target ${t} has never served in scope ${scope}: ${scope === GLOBAL_SCOPE ? `no recorded pointer move made bundle ${target.bundle_digest} active` : 'no applied transition made it ACTIVE there'}`, {version: t});
     }
     const body: Omit<ReleaseDescriptor, 'digest'> = {
       schema_version: 1,

@@ -2,9 +2,12 @@ import {fail, isAutoctxError} from '../errors.js';
 import {isoTimestamp} from '../model/records.js';
 import {DEFAULT_APPROVAL_WINDOW_DAYS, EXECUTION_KEY, approvalDeadline, approvalProblem, derivedStatus, type ExecutionStatus, type RollbackApproval, type RollbackExecution} from '../model/rollback-execution.js';
 import type {KnowledgeStore, ScenarioStore} from '../store/index.js';
-import {createApproval, executionSha256, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
+import {approvalKeyProblem, createApproval, executionSha256, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
 import {checkActor, resolveActor} from './actor.js';
 import {prepareSigning, signingInputs} from './signing.js';
+import {publicKeyOf} from './signing-key.js';
+import {fingerprint} from '../model/sshsig.js';
+import {signingKeyOf} from '../store/kinds/signatures.js';
 import {requireSigned} from './trust-gates.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './context.js';
 
@@ -69,7 +72,7 @@ function viewOf(r: RollbackExecution, approval: RollbackApproval | null, at: Dat
 function checkedApproval(store: ScenarioStore, r: RollbackExecution, windowDays: number): RollbackApproval | null {
   const a = readApproval(store, r.execution_key);
   if (!a) return null;
-  const problem = approvalProblem(r, executionSha256(store, r.execution_key)!, a, windowDays);
+  const problem = approvalProblem(r, executionSha256(store, r.execution_key)!, a) ?? approvalKeyProblem(store, r.execution_key);
   if (problem) {
     const rel = store.guard.relative(store.paths.rollbackApproval(r.execution_key));
     fail('INTEGRITY', `${rel}: ${problem}; run autoctx verify`, {file: rel});
@@ -155,6 +158,11 @@ export async function rollbackApprove(options: StoreOptions & {key: string; acto
   // In a signed tree (or with an anchor): the approver's key must list the approver role, and the record approved must carry its executor's valid signature.
   const signing = prepareSigning(store, options, {actor: approver, role: 'approve'}, inputs);
   if (signing.trust) requireSigned(store, signing.trust, {file: store.paths.rollbackExecution(executed.execution_key), kind: 'rollback-execution', at: executed.executed_at, principal: executed.actor});
+  // A different principal is not enough: one key listed under two principals is one person. The approver's key must not be the executor's.
+  const executorKey = signingKeyOf(store, store.paths.rollbackExecution(executed.execution_key));
+  if (signing.key && executorKey?.equals(publicKeyOf(signing.key))) {
+    fail('APPROVER_MUST_DIFFER', `signing key ${signing.key.file} (${fingerprint(executorKey)}) signed ${executed.execution_key} as ${executed.actor}; a different key must approve it, whatever principal it names`, {execution_key: executed.execution_key});
+  }
   return store.withLock(lockTimeout(options), () => {
     const r = requireExecution(store, options.key);
     const at = now(options);

@@ -15,7 +15,8 @@ import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from './pointer-move.js';
 import {executionMove} from '../model/pointer-history.js';
 import {nextReceipt} from './release.js';
-import {normalized, readRelease, scopeView, servedInScope, stateIn, type ScopeView} from './release-view.js';
+import {normalized, readRelease, scopeView, stateIn, type ScopeView} from './release-view.js';
+import {hasServed, madeActive} from '../model/served.js';
 import {resolveDigest} from './resolve.js';
 
 export interface RollbackOptions extends StoreOptions {
@@ -81,7 +82,8 @@ interface Facts {
   fromDigest: string | null;
   fromOk: Condition;
   target: Target;
-  served: (digest: string, version: string | null) => boolean;
+  /** The global pointer's history (empty outside the global scope, where the receipts tell what served). */
+  chain: readonly {to: string}[];
 }
 
 /** The target's own conditions: served, not retired, verifies, runnable. */
@@ -92,7 +94,7 @@ function targetConditions(store: ScenarioStore, f: Facts): {conditions: Conditio
     return {conditions: [condition('TARGET_SERVED', false, none), condition('TARGET_NOT_RETIRED', false, none), condition('TARGET_VERIFIES', false, none), condition('TARGET_RUNNABLE', false, none)], epoch: null};
   }
   const label = target.version ?? `the unnamed bundle ${target.digest.slice(0, 12)}`;
-  const served = f.served(target.digest, target.version);
+  const served = hasServed(view.state.scope, {version: target.version, bundle_digest: target.digest}, {chain: f.chain, receipts: view.state.receipts});
   const out: Condition[] = [condition('TARGET_SERVED', served, served ? `${label} has served in scope ${view.state.scope}` : `${label} has never served in scope ${view.state.scope}`)];
   let descriptor: ReleaseDescriptor | null = null;
   let verifies = true;
@@ -130,13 +132,19 @@ function declaredTarget(view: ScopeView, to: string, fromVersion: string | null,
   return {version: d.version, digest: d.bundle_digest, declared};
 }
 
+/** A target that is what the scope serves now is no rollback: it has served (it serves), but nothing declares it as somewhere to go back to. */
+function notServing(target: Target, serving: string | null, scope: string): Target {
+  if (target.digest === null || target.digest !== serving) return target;
+  const label = target.version ?? `the unnamed bundle ${target.digest.slice(0, 12)}`;
+  return {...target, declared: condition('TARGET_DECLARED', false, `${label} is what scope ${scope} serves now: a rollback restores another release`)};
+}
+
 function nameOf(view: ScopeView, digest: string | null): string | null {
   return digest === null ? null : (view.descriptors.find((x) => x.bundle_digest === digest)?.version ?? null);
 }
 
 function decideGlobal(store: ScenarioStore, view: ScopeView, active: ActivePointer, to: string | undefined): Facts {
   const chain = pointerHistory(store, active).chain;
-  const earlier = new Set(chain.slice(0, -1).map((m) => m.to));
   const fromVersion = nameOf(view, active.bundle_digest);
   let target: Target;
   if (to !== undefined) target = declaredTarget(view, to, fromVersion, store);
@@ -150,8 +158,8 @@ function decideGlobal(store: ScenarioStore, view: ScopeView, active: ActivePoint
     fromVersion,
     fromDigest: active.bundle_digest,
     fromOk: condition('FROM_IS_ACTIVE', true, `${fromVersion ?? 'the unnamed bundle'} ${active.bundle_digest.slice(0, 12)} is what active.json serves`),
-    target,
-    served: (digest) => earlier.has(digest) && digest !== active.bundle_digest,
+    target: notServing(target, active.bundle_digest, view.state.scope),
+    chain,
   };
 }
 
@@ -166,14 +174,14 @@ function decideScoped(store: ScenarioStore, view: ScopeView, to: string | undefi
   let target: Target;
   if (to !== undefined) target = declaredTarget(view, to, from?.version ?? null, store);
   else {
-    const made = from ? [...view.state.receipts].reverse().find((r) => r.applied && r.action !== 'runnable' && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(from.version)) : undefined;
+    const made = from ? [...view.state.receipts].reverse().find((r) => madeActive(r, from.version)) : undefined;
     const previous = made?.deprecated_versions[0];
     const d = previous !== undefined ? view.descriptors.find((x) => versionKey(x.version) === versionKey(previous)) : undefined;
     target = d
       ? {version: d.version, digest: d.bundle_digest, declared: condition('TARGET_DECLARED', true, `receipt ${made!.seq} made ${from!.version} ACTIVE in place of ${d.version}`)}
       : {version: null, digest: null, declared: condition('TARGET_DECLARED', false, from ? `no receipt records what ${from.version} replaced in scope ${scope}` : `scope ${scope} has no ACTIVE release to roll back`)};
   }
-  return {view, fromVersion: from?.version ?? null, fromDigest: from?.bundle_digest ?? null, fromOk, target, served: (_d, version) => version !== null && servedInScope(view.state, version)};
+  return {view, fromVersion: from?.version ?? null, fromDigest: from?.bundle_digest ?? null, fromOk, target: notServing(target, from?.bundle_digest ?? null, scope), chain: []};
 }
 
 /** The executed record whose move has not happened yet: a crash after the record, before the pointer or the registry. */

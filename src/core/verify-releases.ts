@@ -6,6 +6,7 @@ import {verifyDescriptors} from '../store/kinds/release-descriptor.js';
 import {listReleaseScopes, verifyReceipts} from '../store/kinds/release-receipt.js';
 import {verifyRegistry} from '../store/kinds/release-registry.js';
 import {exists} from '../store/fs.js';
+import {hasServed} from '../model/served.js';
 
 /** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
 const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
@@ -34,11 +35,10 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
   const active = quiet(store.paths.active, () => readActive(store));
   if (active && rejected(active.bundle_digest)) c.error(store.paths.active, 'REJECTED_SERVING', `${c.rel(store.paths.active)} names bundle ${active.bundle_digest}, whose candidate is rejected: a rejected bundle never serves (autoctx rollback moves the pointer away)`);
   if (!exists(store.paths.releasesDir)) return;
-  const served = new Set((active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet)).map((m) => m.to));
+  const chain = active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet);
   const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
   for (const scope of listReleaseScopes(store)) receipts.set(scope, verifyReceipts(c, scope));
-  const servedIn = (target: {version: string; bundle_digest: string}, scope: string) =>
-    scope === 'global' ? served.has(target.bundle_digest) : (receipts.get(scope) ?? []).some((r) => r?.applied && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(target.version));
+  const servedIn = (target: {version: string; bundle_digest: string}, scope: string) => hasServed(scope, target, {chain, receipts: receipts.get(scope) ?? []});
   const descriptors = verifyDescriptors(c, servedIn);
   /** A release named but without its descriptor: the error names the descriptor's file, and what names it. */
   const missing = (version: string, by: string) => {
@@ -54,6 +54,7 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle ${d.bundle_digest} is a rejected candidate: a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope} moves the scope away from it` : 'autoctx repair ends it with a receipt'})`);
     }
     for (const r of list) {
+      if (r) followReceipt(c, scope, r, descriptors, missing);
       if (!r || r.version === null) continue;
       const file = store.paths.releaseReceipt(scope, r.seq);
       const d = descriptors.get(versionKey(r.version));
@@ -61,4 +62,16 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       else if (d.bundle_digest !== r.bundle_digest) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)} names release ${r.version} with bundle ${r.bundle_digest}, but its descriptor names ${d.bundle_digest}`);
     }
   }
+}
+
+/** The other documents a receipt names: the promotion it made (which promoted its bundle), the releases it deprecated. */
+function followReceipt(c: Findings, scope: string, r: TransitionReceipt, descriptors: Map<string, unknown>, missing: (version: string, by: string) => void): void {
+  const {store} = c;
+  const file = store.paths.releaseReceipt(scope, r.seq);
+  for (const v of r.deprecated_versions) if (!descriptors.has(versionKey(v))) missing(v, file);
+  if (r.promotion_id === null) return;
+  const promotionFile = store.paths.promotion(r.promotion_id);
+  const p = c.attempt(promotionFile, () => store.readPromotion(r.promotion_id!));
+  if (p === null) c.error(promotionFile, 'MISSING_PROMOTION', `${c.rel(promotionFile)} is missing: ${c.rel(file)} names promotion ${r.promotion_id}`);
+  else if (p && p.candidate_digest !== r.bundle_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)} names promotion ${r.promotion_id}, which promoted ${p.candidate_digest}, not ${r.bundle_digest ?? 'no bundle'}`);
 }

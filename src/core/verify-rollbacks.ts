@@ -1,12 +1,13 @@
 import type {CandidateRecord} from '../model/records.js';
 import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor} from '../model/release.js';
-import {ROLLBACK_CONDITIONS, approvalProblem, derivedStatus} from '../model/rollback-execution.js';
+import {ROLLBACK_CONDITIONS, approvalProblem, approvalSkew, derivedStatus} from '../model/rollback-execution.js';
+import {hasServed} from '../model/served.js';
 import {listDescriptorKeys, readDescriptor} from '../store/kinds/release-descriptor.js';
 import type {Findings} from '../store/findings.js';
 import {pointerMoves} from '../store/kinds/active-pointer.js';
 import type {PointerMove} from '../model/pointer-history.js';
 import {listReleaseScopes, readReceipts} from '../store/kinds/release-receipt.js';
-import {executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
+import {approvalKeyProblem, executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
 
 /**
  * verify: the rollback service's records. Each execution reads back (its key
@@ -80,7 +81,7 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
         else {
           const x = carried[0]!;
           const before = list.filter((y) => y.seq < x.seq);
-          const served = before.some((y) => y.applied && y.action !== 'runnable' && y.target_state === 'ACTIVE' && y.version !== null && r.to_version !== null && versionKey(y.version) === versionKey(r.to_version));
+          const served = hasServed(r.scope, {version: r.to_version, bundle_digest: r.to_digest!}, {chain: [], receipts: before});
           if (x.version === null || r.to_version === null || versionKey(x.version) !== versionKey(r.to_version) || x.bundle_digest !== r.to_digest || x.registry_before !== r.registry_before) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)}: receipt ${x.seq} of scope ${r.scope} carries out another rollback than this record's`);
           else if (!served) c.error(file, 'ROLLBACK_NOT_SERVED', `${c.rel(file)} restored ${r.to_version} in scope ${r.scope}, which had not served there before`);
         }
@@ -89,8 +90,10 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     const approvalFile = store.paths.rollbackApproval(key);
     const approval = c.attempt(approvalFile, () => readApproval(store, key));
     if (approval) {
-      const problem = approvalProblem(r, executionSha256(store, key)!, approval, c.approvalWindowDays);
+      const problem = approvalProblem(r, executionSha256(store, key)!, approval) ?? approvalKeyProblem(store, key);
       if (problem) c.error(approvalFile, 'APPROVAL_MISMATCH', `${c.rel(approvalFile)}: ${problem}`);
+      const skew = problem ? null : approvalSkew(r, approval, c.approvalWindowDays);
+      if (skew) c.note(approvalFile, 'CLOCK_SKEW', `${c.rel(approvalFile)}: ${skew}: the approver's clock and the executor's differ; the approval is bound to the record's exact bytes, which orders it after the execution, and it stands`);
     }
     if (derivedStatus(r, approval ?? null, c.at, c.approvalWindowDays) === 'EXPIRED_UNAPPROVED') c.warn(file, 'EXPIRED_UNAPPROVED', `${c.rel(file)}: emergency rollback ${key} by ${r.actor} was not approved within ${c.approvalWindowDays} days`);
   }

@@ -1,6 +1,8 @@
 import {jsonEqual} from '../canonical/index.js';
 import {rolloverRationale, type ActivePointer, type PromotionRecord, type RollbackRecord, type RolloverRecord} from './records.js';
 import {executionPointer, type RollbackExecution} from './rollback-execution.js';
+import {hasServed} from './served.js';
+import {GLOBAL_SCOPE} from './release.js';
 
 /**
  * The history of the serving pointer. Every way active.json changes leaves a
@@ -72,7 +74,7 @@ export function initMove(digest: string, epoch: string, createdAt: string): Poin
   return {kind: 'init', id: digest, to: digest, to_epoch: epoch, from: null, from_activated_at: null, at: createdAt, pointer: null};
 }
 
-export type HistoryCode = 'POINTER_NOT_RECORDED' | 'HISTORY_GAP' | 'ROLLBACK_NOT_SERVED';
+export type HistoryCode = 'POINTER_NOT_RECORDED' | 'HISTORY_GAP' | 'ROLLBACK_NOT_SERVED' | 'MISSING_ROLLBACK_RECORD';
 
 export interface HistoryProblem {
   code: HistoryCode;
@@ -262,7 +264,7 @@ export function resolvePointerHistory(active: ActivePointer, moves: readonly Poi
   // A rollback restores a bundle that served before the one it moved away from (the recorded target, or one declared with --to).
   for (const rb of rollbacks) {
     const at = chain.indexOf(rb);
-    if (!chain.slice(0, Math.max(0, at - 1)).some((m) => m.to === rb.to)) {
+    if (!hasServed(GLOBAL_SCOPE, {version: null, bundle_digest: rb.to}, {chain: chain.slice(0, Math.max(0, at - 1)), receipts: []})) {
       const pred = chain[at - 1];
       problems.push({code: 'ROLLBACK_NOT_SERVED', move: rb, message: `${describe(rb)} restored ${rb.to}, which had not served before ${rb.from ?? '?'}${pred && pred.kind === 'init' ? ' (it was the first)' : ''}`});
     }

@@ -112,13 +112,27 @@ export function derivedStatus(r: RollbackExecution, approval: RollbackApproval |
   return now.getTime() > approvalDeadline(r, windowDays).getTime() ? 'EXPIRED_UNAPPROVED' : 'AWAITING_APPROVAL';
 }
 
-/** What is wrong with an approval of a record (null: it is bound to it and in time), whoever wrote it. */
-export function approvalProblem(r: RollbackExecution, recordSha256: string, a: RollbackApproval, windowDays: number): string | null {
+/**
+ * What is wrong with an approval of a record (null: it is bound to it),
+ * whoever wrote it. Never a comparison of two times: the executor's and the
+ * approver's clocks are two machines' clocks, and a valid approval must not
+ * become invalid because one of them was off. What orders the approval after
+ * the execution is its binding to the record's exact bytes (execution_sha256);
+ * the window is enforced when approving, by the approver's clock under the
+ * lock. A stamp that reads out of order is a note (approvalSkew).
+ */
+export function approvalProblem(r: RollbackExecution, recordSha256: string, a: RollbackApproval): string | null {
   if (a.execution_key !== r.execution_key) return `it approves ${a.execution_key}, not ${r.execution_key}`;
   if (r.status !== 'AWAITING_APPROVAL') return `${r.execution_key} is ${r.status}: only an emergency rollback awaits an approval`;
   if (a.execution_sha256 !== recordSha256) return `it is bound to another version of ${r.execution_key} (execution_sha256 differs): the record or the approval was edited`;
   if (a.approved_by === r.actor) return `it is a self-approval: ${a.approved_by} executed the rollback`;
-  if (Date.parse(a.approved_at) < Date.parse(r.executed_at)) return 'it is dated before the execution it approves';
-  if (Date.parse(a.approved_at) > approvalDeadline(r, windowDays).getTime()) return `it is dated after the ${windowDays}-day approval window closed`;
+  return null;
+}
+
+/** How an approval's stamp reads against its execution's, when out of order (null: in order): the two machines' clocks differed. */
+export function approvalSkew(r: RollbackExecution, a: RollbackApproval, windowDays: number): string | null {
+  const [approved, executed] = [Date.parse(a.approved_at), Date.parse(r.executed_at)];
+  if (approved < executed) return `approved_at (${a.approved_at}) reads ${((executed - approved) / 1000).toFixed(3)} s before executed_at (${r.executed_at})`;
+  if (approved > approvalDeadline(r, windowDays).getTime()) return `approved_at (${a.approved_at}) reads after the ${windowDays}-day window from executed_at (${r.executed_at})`;
   return null;
 }

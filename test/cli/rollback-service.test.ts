@@ -4,14 +4,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
 import {rollback} from '../../src/core/rollback.js';
-import {rollbackApprove, rollbackShow} from '../../src/core/rollback-records.js';
+import {rollbackApprove, rollbackList, rollbackShow} from '../../src/core/rollback-records.js';
 import {status} from '../../src/core/status.js';
 import {verify} from '../../src/core/verify.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {cliIn, copyTree, mustIn} from '../helpers/knowledge-cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {tempDir, treeHash} from '../helpers/tree.js';
+import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
 /**
  * The rollback service (issue 18, parts 1 and 2): every condition, refused
@@ -94,6 +94,23 @@ describe('rollback in the global scope', () => {
     const done = must(k, ['rollback', '--to', 'V1', '--reason', 'back to v1']);
     expect(done).toMatchObject({status: 'rolled_back', to_version: 'v1', bundle_digest: t.baseline});
     expect(must(k, ['rollback', 'list']).executions.map((e: {status: string}) => e.status)).toEqual(['REFUSED', 'EXECUTED']);
+    expect(must(k, ['verify']).errors).toEqual([]);
+  });
+
+  it('"has served" is one definition: the release that serves now has served, for rollback and for release name alike; a rollback to it is refused as undeclared, never as unserved', () => {
+    const k = copy(template, 'serving');
+    must(k, ['rollback', '--rationale', 'back to v1']);
+    expect(activeOf(k).bundle_digest).toBe(t.baseline);
+    // v1 serves now: release name accepts it as a rollback target that has served in scope global.
+    const c = must(k, ['propose', '--from', writeSource(path.join(path.dirname(k), 'c'), {'playbook/playbook.md': 'Be brief.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'})]).bundle_digest;
+    must(k, ['release', 'name', 'v4', c, '--rollback-target', 'v1']);
+    const before = besideRecords(k);
+    const r = cli(k, ['rollback', '--to', 'v1', '--rationale', 'v1 again']);
+    expect([r.status, r.json.status, failed(r.json)]).toEqual([3, 'refused', ['TARGET_DECLARED']]);
+    const served = r.json.conditions.find((c: {code: string}) => c.code === 'TARGET_SERVED');
+    expect(served).toEqual({code: 'TARGET_SERVED', passed: true, detail: 'v1 has served in scope global'});
+    expect(r.json.conditions.find((c: {code: string}) => c.code === 'TARGET_DECLARED').detail).toBe('v1 is what scope global serves now: a rollback restores another release');
+    expect(besideRecords(k)).toBe(before);
     expect(must(k, ['verify']).errors).toEqual([]);
   });
 
@@ -205,6 +222,36 @@ describe('emergency rollback and the second approver', () => {
     await expect(rollbackApprove({knowledge: k, key: r.execution_key, actor: 'bob', now: at(8)})).resolves.toMatchObject({status: 'approved'});
   });
 
+  it('an approver whose clock is behind the executor\'s (3 s, a day) or ahead: the approval stands for every reader, with a CLOCK_SKEW note, and a second approve is ALREADY_APPROVED (injected clocks)', async () => {
+    // After every move the template recorded (at the real time it was built), whatever the date the suite runs on.
+    const t0 = new Date(Date.now() + 60_000);
+    const iso = (d: Date) => d.toISOString().replace('Z', '000+00:00');
+    for (const [label, skewMs] of [['3 s behind', -3000], ['a day behind', -DAY], ['8 days ahead', 8 * DAY]] as const) {
+      const k = copy(template, `skew-${label.replace(/ /g, '-')}`);
+      const r = await rollback({knowledge: k, rationale: 'stop', emergency: true, actor: 'alice', now: () => t0});
+      const approverClock = new Date(t0.getTime() + skewMs);
+      // A clock a week ahead is refused at approval by that clock (the window is the approver's to check), but a clock behind is not.
+      if (skewMs > 0) {
+        await expect(rollbackApprove({knowledge: k, key: r.execution_key, actor: 'bob', now: () => approverClock})).rejects.toMatchObject({code: 'APPROVAL_EXPIRED'});
+        const approvalFile = path.join(k, ROLLBACKS, 'approvals', `${r.execution_key}.json`);
+        fs.mkdirSync(path.dirname(approvalFile), {recursive: true});
+        const sha = createHash('sha256').update(fs.readFileSync(path.join(k, ROLLBACKS, `${r.execution_key}.json`))).digest('hex');
+        fs.writeFileSync(approvalFile, JSON.stringify({schema_version: 1, execution_key: r.execution_key, execution_sha256: sha, approved_by: 'bob', approved_at: iso(approverClock)}));
+      } else {
+        expect(await rollbackApprove({knowledge: k, key: r.execution_key, actor: 'bob', now: () => approverClock})).toMatchObject({status: 'approved', approved_at: iso(approverClock)});
+      }
+      const later = () => new Date(t0.getTime() + 1000);
+      const v = verify({knowledge: k, now: later});
+      expect([label, v.status, v.errors, v.notes.map((n) => `${n.code} ${path.basename(n.file)}`)]).toEqual([label, 'ok', [], [`CLOCK_SKEW ${r.execution_key}.json`]]);
+      expect([label, rollbackShow({knowledge: k, key: r.execution_key, now: later}).view.status]).toEqual([label, 'APPROVED']);
+      expect([label, rollbackList({knowledge: k, now: later}).executions.map((e) => e.status)]).toEqual([label, ['APPROVED']]);
+      expect([label, status({knowledge: k, now: later}).scenarios[0]!.rollbacks]).toEqual([label, []]);
+      for (const args of [['verify'], ['status'], ['rollback', 'list'], ['rollback', 'show', r.execution_key]]) expect([label, args.join(' '), cli(k, args).status]).toEqual([label, args.join(' '), 0]);
+      const again = cli(k, ['rollback', 'approve', r.execution_key, '--actor', 'carol']);
+      expect([label, again.status, again.json.error.code]).toEqual([label, 3, 'ALREADY_APPROVED']);
+    }
+  });
+
   it('an approval written by hand is caught by verify: a self-approval, one bound to other bytes, a record edited after approval, one without its record', () => {
     const k = copy(template, 'forged');
     const key = must(k, ['rollback', '--emergency', '--rationale', 'stop', '--actor', 'alice']).execution_key;
@@ -216,7 +263,6 @@ describe('emergency rollback and the second approver', () => {
     const cases: Array<[string, object]> = [
       ['self-approval', {...approval, approved_by: 'alice'}],
       ['other bytes', {...approval, execution_sha256: '0'.repeat(64)}],
-      ['dated before the execution', {...approval, approved_at: '2020-01-01T00:00:00.000000+00:00'}],
     ];
     for (const [label, forged] of cases) {
       fs.writeFileSync(approvalFile, JSON.stringify(forged));

@@ -3,6 +3,8 @@ import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
+import {rollback} from '../../src/core/rollback.js';
+import {rollbackApprove} from '../../src/core/rollback-records.js';
 import {loadTrust} from '../../src/core/trust.js';
 import {signatureProblems, signedRecords} from '../../src/core/verify-signatures.js';
 import {verify} from '../../src/core/verify.js';
@@ -88,6 +90,42 @@ describe('a signed tree', () => {
     expect(errorsOf(k)).toEqual([]);
   });
 
+  it('one key listed under two principals cannot approve its own emergency rollback: the approver must be a different KEY; a forged approval signed so is APPROVAL_MISMATCH', () => {
+    const k = copy(signed, 'one-key');
+    const alice = fs.readFileSync(`${key('alice')}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
+    const next = path.join(path.dirname(k), 'signers.next');
+    fs.writeFileSync(next, `${fs.readFileSync(anchor, 'utf8')}alice-approver@x namespaces="autoctx,autoctx-approver" ${alice}\n`);
+    must(k, ['signing', 'signers', '--from', next, '--signing-key', key('alice'), '--actor', 'alice@x', '--allowed-signers', anchor]);
+    const r = must(k, ['rollback', '--emergency', '--rationale', 'stop', '--actor', 'alice@x', '--signing-key', key('alice')]);
+    const before = treeHash(k);
+    const same = cli(k, ['rollback', 'approve', r.execution_key, '--actor', 'alice-approver@x', '--signing-key', key('alice'), '--allowed-signers', next]);
+    expect([same.status, same.json.error.code, same.stdout.trim().split('\n').length]).toEqual([3, 'APPROVER_MUST_DIFFER', 1]);
+    expect(treeHash(k)).toBe(before);
+    // Written by hand and signed by that key in the approver's name: verify and every reader refuse it.
+    const record = path.join(k, CB, 'rollbacks', `${r.execution_key}.json`);
+    const approval = path.join(k, CB, 'rollbacks/approvals', `${r.execution_key}.json`);
+    fs.mkdirSync(path.dirname(approval), {recursive: true});
+    fs.writeFileSync(approval, `${JSON.stringify({schema_version: 1, execution_key: r.execution_key, execution_sha256: createHash('sha256').update(fs.readFileSync(record)).digest('hex'), approved_by: 'alice-approver@x', approved_at: new Date().toISOString().replace('Z', '000+00:00')}, null, 2)}\n`);
+    sign('alice', 'rollback-approval', approval);
+    expect(verify({knowledge: k, allowedSigners: next}).errors.map((e) => `${e.code} ${e.file.replace(`${CB}/`, '')}`)).toEqual([`APPROVAL_MISMATCH rollbacks/approvals/${r.execution_key}.json`]);
+    expect(cli(k, ['rollback', 'show', r.execution_key]).status).toBe(8);
+    // Bob's key approves.
+    fs.rmSync(approval);
+    fs.rmSync(`${approval}.sig`);
+    must(k, ['rollback', 'approve', r.execution_key, '--actor', 'bob@x', '--signing-key', key('bob'), '--allowed-signers', next]);
+    expect(verify({knowledge: k, allowedSigners: next}).errors).toEqual([]);
+  });
+
+  it('an approver whose clock is a day behind the executor\'s, in a signed tree: the signed approval stands against the anchor, with a CLOCK_SKEW note (injected clocks)', async () => {
+    const k = copy(signed, 'skew');
+    const t0 = new Date(Date.now() + 60_000);
+    const r = await rollback({knowledge: k, rationale: 'stop', emergency: true, actor: 'alice@x', signingKey: key('alice'), now: () => t0});
+    await rollbackApprove({knowledge: k, key: r.execution_key, actor: 'bob@x', signingKey: key('bob'), allowedSigners: anchor, now: () => new Date(t0.getTime() - 86_400_000)});
+    const v = verify({knowledge: k, allowedSigners: anchor});
+    expect([v.errors, v.notes.map((n) => n.code)]).toEqual([[], ['CLOCK_SKEW']]);
+    expect(must(k, ['rollback', 'show', r.execution_key]).view.status).toBe('APPROVED');
+  });
+
   it('catches a forged approval: hand-written in another actor\'s name, unsigned or signed by a key the anchor does not list', () => {
     const k = copy(signed, 'forged');
     const r = must(k, ['rollback', '--emergency', '--rationale', 'stop', '--actor', 'alice@x', '--signing-key', key('alice')]);
@@ -98,9 +136,10 @@ describe('a signed tree', () => {
     expect(errorsOf(k)).toEqual([`MISSING_SIGNATURE rollbacks/approvals/${r.execution_key}.json.sig`]);
     sign('mallory', 'rollback-approval', approval);
     expect(errorsOf(k)).toEqual([`BAD_SIGNATURE rollbacks/approvals/${r.execution_key}.json`]);
-    // Signed by alice (in the anchor, but not an approver, and not bob): the actor named is not the signer's principal.
+    // Signed by alice (in the anchor, but not an approver, and not bob): the actor named is not the signer's principal,
+    // and the key is the one that signed the execution (a self-approval by key).
     sign('alice', 'rollback-approval', approval);
-    expect(errorsOf(k)).toEqual([`SIGNER_MISMATCH rollbacks/approvals/${r.execution_key}.json`]);
+    expect(errorsOf(k)).toEqual([`APPROVAL_MISMATCH rollbacks/approvals/${r.execution_key}.json`, `SIGNER_MISMATCH rollbacks/approvals/${r.execution_key}.json`]);
     // A self-approval signed by its executor.
     fs.writeFileSync(approval, fs.readFileSync(approval, 'utf8').replace('bob@x', 'alice@x'));
     sign('alice', 'rollback-approval', approval);

@@ -3,7 +3,8 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/verify.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {historyTree} from '../helpers/pipeline.js';
+import {mustIn} from '../helpers/knowledge-cli.js';
+import {evalArgs, fakeEnv, historyTree, makeTree} from '../helpers/pipeline.js';
 import {tempDir} from '../helpers/tree.js';
 
 /**
@@ -43,6 +44,50 @@ afterAll(() => {
   if (summary.length > 0) process.stdout.write(`single-file deletion: ${summary.length} files\n${summary.map((l) => `  ${l}`).join('\n')}\n`);
 });
 
+/**
+ * Deleting each file of a copy of `knowledge` in turn: what verify then says of it, one line per file.
+ * `strict`: the error must name the deleted file itself (or a message must), never only the move it recorded.
+ */
+function deleteEach(knowledge: string, strict: boolean): string[] {
+  const files = filesOf(knowledge);
+  const outcome: string[] = [];
+  for (const rel of files) {
+    const copy = path.join(tempDir('autoctx-delete-'), 'knowledge');
+    dirs.push(path.dirname(copy));
+    fs.cpSync(knowledge, copy, {recursive: true});
+    // A promotion or rollover record lives under a random or derived id that nothing else names: its loss is named by the move it recorded.
+    // A rollback's execution record is named by the record histories of the two bundles it moved between, so its loss must name it.
+    const move = /\/(promotions|rollovers)\//.test(rel) ? JSON.parse(fs.readFileSync(path.join(copy, rel), 'utf8')) : null;
+    const movedTo: string | null = move && !strict ? (move.candidate_digest ?? move.to_digest) : null;
+    fs.rmSync(path.join(copy, rel));
+    const r = verify({knowledge: copy});
+    const safe = SAFE_TO_LOSE.find(([re]) => re.test(rel)) ?? (refusedRecord(path.join(knowledge, rel)) ? [/refused/, 'a refused rollback'] : undefined);
+    const named = r.errors.some((e) => e.file === rel || e.message.includes(rel) || (movedTo !== null && HISTORY_CODES.has(e.code) && e.message.includes(movedTo)));
+    summary.push(`${rel}: ${r.errors.map((e) => e.code).join(',') || `(${r.warnings.map((w) => w.code).join(',')})`}`);
+    if (safe) outcome.push(`${rel}: ${r.errors.length === 0 ? 'safe' : `errors ${r.errors.map((e) => e.code).join(',')}`}`);
+    else outcome.push(`${rel}: ${named ? 'named' : `NOT NAMED (${r.errors.map((e) => `${e.code} ${e.file}`).join('; ') || 'no errors'})`}`);
+  }
+  expect(outcome.length).toBe(files.length);
+  return outcome.filter((o) => !o.endsWith(': named') && !o.endsWith(': safe'));
+}
+
+/**
+ * v1 the baseline, v2 (declares v1) made ACTIVE by release transitions (a receipt naming its promotion and
+ * the release it deprecated), then rolled back to v1: the newest pointer move is autoctx's own rollback,
+ * whose active.json has the form another implementation's rollback writes.
+ */
+function rolledBackTree(): string {
+  const t = makeTree();
+  dirs.push(t.dir);
+  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  mustIn(t.knowledge, ['confirm', a, ...evalArgs()], 0, fakeEnv(t.dir));
+  mustIn(t.knowledge, ['release', 'name', 'v1', t.baseline]);
+  mustIn(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1']);
+  for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) mustIn(t.knowledge, ['release', 'transition', 'v2', '--to', to, '--rationale', `v2 ${to}`]);
+  mustIn(t.knowledge, ['rollback', '--to', 'v1', '--rationale', 'quality dropped']);
+  return t.knowledge;
+}
+
 describe('single-file deletion, exhaustively', () => {
   it('deleting any one file of a full tree makes verify report an error naming it, except the files docs/guarantees.md lists as safe to lose', () => {
     const t = fullTree();
@@ -52,24 +97,14 @@ describe('single-file deletion, exhaustively', () => {
     for (const want of [/^demo\/context_bundles\/promotions\//, /^demo\/context_bundles\/rollbacks\//, /^demo\/context_bundles\/rollovers\//, /negative_result\.json$/, /false-promotion\.json$/, /reservation-artifacts\//, /evidence_seal\.json$/, /evaluator_plan\.json$/, /\/runtime\/[0-9a-f]{64}\/harness\//, /\/superseded_plans\//]) {
       expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
     }
-    const outcome: string[] = [];
-    for (const rel of files) {
-      const copy = path.join(tempDir('autoctx-delete-'), 'knowledge');
-      dirs.push(path.dirname(copy));
-      fs.cpSync(t.knowledge, copy, {recursive: true});
-      // A record of a pointer move lives under a random or derived id, which nothing else names: its loss is named by the move it recorded.
-      const move = /\/(promotions|rollbacks|rollovers)\//.test(rel) ? JSON.parse(fs.readFileSync(path.join(copy, rel), 'utf8')) : null;
-      const movedTo: string | null = move ? (move.candidate_digest ?? move.to_digest) : null;
-      fs.rmSync(path.join(copy, rel));
-      const r = verify({knowledge: copy});
-      const safe = SAFE_TO_LOSE.find(([re]) => re.test(rel)) ?? (refusedRecord(path.join(t.knowledge, rel)) ? [/refused/, 'a refused rollback'] : undefined);
-      const named = r.errors.some((e) => e.file === rel || e.message.includes(rel) || (movedTo !== null && HISTORY_CODES.has(e.code) && e.message.includes(movedTo)));
-      summary.push(`${rel}: ${r.errors.map((e) => e.code).join(',') || `(${r.warnings.map((w) => w.code).join(',')})`}`);
-      if (safe) outcome.push(`${rel}: ${r.errors.length === 0 ? 'safe' : `errors ${r.errors.map((e) => e.code).join(',')}`}`);
-      else outcome.push(`${rel}: ${named ? 'named' : `NOT NAMED (${r.errors.map((e) => `${e.code} ${e.file}`).join('; ') || 'no errors'})`}`);
-    }
-    expect(outcome.filter((o) => !o.endsWith(': named') && !o.endsWith(': safe'))).toEqual([]);
-    expect(outcome.length).toBe(files.length);
+    expect(deleteEach(t.knowledge, false)).toEqual([]);
+  });
+
+  it('a tree whose newest move is autoctx\'s own rollback: deleting any one file, its execution record included, is an error naming that very file', () => {
+    const k = rolledBackTree();
+    expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: [], notes: []});
+    expect(filesOf(k).filter((f) => /\/rollbacks\/RBX-[^/]+\.json$/.test(f))).toHaveLength(1);
+    expect(deleteEach(k, true)).toEqual([]);
   });
 
   it('docs/guarantees.md lists every file that is safe to lose, with its reason', () => {

@@ -6,6 +6,7 @@ import type {KindContext} from './context.js';
 import type {CandidateRecord} from '../../model/records.js';
 import type {Findings} from '../findings.js';
 import {listExecutionKeys, readExecution} from './rollback-execution.js';
+import {lostExecution} from './lost-moves.js';
 import {GLOBAL_SCOPE} from '../../model/release.js';
 import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from './history.js';
 import {executionMove, FOREIGN_HEAD, foreignMove, initMove, promotionMove, RECORD_PROOF, recordProvenRollbacks, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove, type RolledBackRecord} from '../../model/pointer-history.js';
@@ -183,7 +184,13 @@ export function pointerHistory(ctx: KindContext, active: ActivePointer, records?
   const baselines = all.filter(([, r]) => r.parent_digest === null);
   const moves = pointerMoves(ctx, read, records, baselines, rolledBackRecords(ctx, all));
   const parentless = new Set(baselines.map(([digest]) => digest));
-  return resolvePointerHistory(active, moves, (d) => parentless.has(d));
+  const h = resolvePointerHistory(active, moves, (d) => parentless.has(d));
+  const head = h.chain.at(-1);
+  const own = head?.foreign && head.kind === 'rollback' ? lostExecution(ctx, {to: active.bundle_digest, at: active.activated_at, from: head.from}, active) : null;
+  if (own) return {chain: [], problems: [own], unserved: [], pending: []};
+  // A move missing from the middle of the history that was autoctx's own rollback: its record histories name the execution record lost.
+  const lost = h.problems.flatMap((p) => ((p.code === 'HISTORY_GAP' || p.code === 'ROLLBACK_NOT_SERVED') && p.move?.from && p.move.from_activated_at ? [lostExecution(ctx, {to: p.move.from, at: p.move.from_activated_at, from: null}, null)] : [])).filter((p) => p !== null);
+  return lost.length > 0 ? {...h, problems: [...h.problems, ...lost]} : h;
 }
 
 /** Why the pointer cannot be moved on from: it is not what its recorded history wrote (null: it is). */

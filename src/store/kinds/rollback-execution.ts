@@ -4,7 +4,8 @@ import {EXECUTION_KEY, executionKey, type RollbackApproval, type RollbackExecuti
 import {readDocument} from '../documents.js';
 import {listDir, readBytes} from '../fs.js';
 import type {KindContext} from './context.js';
-import {createSigned} from './signatures.js';
+import {createSigned, signingKeyOf} from './signatures.js';
+import {fingerprint} from '../../model/sshsig.js';
 
 /**
  * context_bundles/rollbacks/RBX-….json and rollbacks/approvals/RBX-….json
@@ -70,4 +71,17 @@ export function listApprovalKeys(ctx: KindContext): string[] {
 /** Under the scenario lock: the approval, immutable (a second one of the same record is refused by the caller first). */
 export function createApproval(ctx: KindContext, a: RollbackApproval): void {
   createSigned(ctx, ctx.paths.rollbackApproval(a.execution_key), APPROVAL_SCHEMA, a, 'rollback-approval');
+}
+
+/**
+ * "The approver differs" means a different key: an approval signed with the
+ * key that signed the execution it approves is a self-approval, whatever
+ * principals that key is listed under (null: different keys, or either is
+ * unsigned, which the signature checks judge).
+ */
+export function approvalKeyProblem(ctx: KindContext, key: string): string | null {
+  const executor = signingKeyOf(ctx, ctx.paths.rollbackExecution(key));
+  const approver = signingKeyOf(ctx, ctx.paths.rollbackApproval(key));
+  if (!executor || !approver || !executor.equals(approver)) return null;
+  return `it is signed by key ${fingerprint(approver)}, the key that signed the execution it approves: a self-approval, whatever principals that key is listed under`;
 }

@@ -1,4 +1,5 @@
 import {sha256Hex} from '../../canonical/index.js';
+import {parseSignature} from '../../model/sshsig.js';
 import {serialize} from '../documents.js';
 import {exists, readBytes} from '../fs.js';
 import type {SchemaName} from '../schemas.js';
@@ -50,4 +51,11 @@ export function createSigned(ctx: KindContext, file: string, schema: SchemaName,
 export function replaceSigned(ctx: KindContext, file: string, schema: SchemaName, value: unknown, kind: SignedKind): void {
   ctx.writer.replaceDocument(file, schema, value);
   if (ctx.signer) ctx.writer.replace(signatureFile(file), ctx.signer(kind, sha256Hex(text(ctx, file, schema, value))));
+}
+
+/** The public key (SSH wire form) a record's signature carries, whether or not it verifies (null: unsigned, or unreadable). */
+export function signingKeyOf(ctx: KindContext, file: string): Buffer | null {
+  const armored = readSignature(ctx, file);
+  const sig = armored === null ? null : parseSignature(armored);
+  return sig === null || typeof sig === 'string' ? null : sig.publicKey;
 }
