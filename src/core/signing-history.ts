@@ -68,6 +68,9 @@ export async function signingStart(options: SigningHistoryOptions): Promise<Sign
   keyActs(key, text, actor, options.from);
   if (anchor !== null && sha256Hex(anchor) !== sha256Hex(text)) fail('INVALID_INPUT', `--from ${options.from} is not the anchor given: signing starts with the allowed signers the anchor holds`);
   return store.withLock(lockTimeout(options), () => {
+    // The signed state chain begins in this step (or in the run again of a start cut short), with a snapshot of the state signing starts from.
+    store.signer = (kind, digest) => signDigest(key, kind, digest);
+    store.chainActor = actor;
     const existing = readSigningStart(store);
     if (existing) {
       // A start cut short after its record: the file it starts with is written from it.
@@ -82,7 +85,6 @@ export async function signingStart(options: SigningHistoryOptions): Promise<Sign
         const bytes = readBytes(store.guard, r.file);
         return bytes ? [{file: path.relative(store.paths.dir, r.file), sha256: sha256Hex(bytes)}] : [];
       });
-    store.signer = (kind, digest) => signDigest(key, kind, digest);
     writeSigningStart(store, {schema_version: 1, scenario: store.scenario, allowed_signers: text, allowed_signers_sha256: sha256Hex(text), actor, started_at: isoTimestamp(now(options)), unsigned});
     return {status: 'started', scenario: store.scenario, allowed_signers_sha256: sha256Hex(text), unsigned: unsigned.length, change_seq: null};
   });
@@ -99,9 +101,15 @@ export async function signingSigners(options: SigningHistoryOptions): Promise<Si
     const trust = loadTrust(store, anchor);
     if (trust.problems.length > 0) fail('INTEGRITY', `${trust.problems[0]!.message}; nothing was written (run autoctx verify)`, {file: store.guard.relative(trust.problems[0]!.file)});
     const current = readAllowedSignersText(store)!;
+    // The same change run again: a key that acts in it names what a run cut short left unchained.
+    if (parseAllowedSigners(current, 'allowed_signers').some((e) => e.key.equals(publicKeyOf(key)) && principalAllowed([e], actor, 'sign'))) {
+      store.signer = (kind, digest) => signDigest(key, kind, digest);
+      store.chainActor = actor;
+    }
     if (sha256Hex(current) === sha256Hex(text)) return {status: 'unchanged', scenario: store.scenario, allowed_signers_sha256: sha256Hex(text), unsigned: 0, change_seq: last?.seq ?? null};
     keyActs(key, current, actor, store.guard.relative(store.paths.allowedSigners));
     store.signer = (kind, digest) => signDigest(key, kind, digest);
+    store.chainActor = actor;
     const seq = seqs.length + 1;
     writeSignersChange(store, {schema_version: 1, seq, scenario: store.scenario, previous_sha256: sha256Hex(current), allowed_signers: text, allowed_signers_sha256: sha256Hex(text), actor, changed_at: isoTimestamp(now(options))});
     return {status: 'updated', scenario: store.scenario, allowed_signers_sha256: sha256Hex(text), unsigned: 0, change_seq: seq};

@@ -34,6 +34,8 @@ export interface Trust {
   problems: TrustProblem[];
   /** The file lags its signed history after a crash (a warning; the trust is the history's last version). */
   pending?: string;
+  /** The anchor is a version of the history but not its newest: a key revoked since is trusted only as far as the tree says (a warning). */
+  anchorBehind?: string;
 }
 
 /** The anchor's text: --allowed-signers FILE, else $AUTOCTX_ALLOWED_SIGNERS; null without one. A malformed or missing file is exit 2. */
@@ -122,6 +124,10 @@ export function loadTrust(store: ScenarioStore, anchor: string | null): Trust {
   else if (sha256Hex(text) !== sha256Hex(versions.at(-1)!)) problems.push({file: store.paths.allowedSigners, code: 'ALLOWED_SIGNERS_MISMATCH', message: `${rel(store, store.paths.allowedSigners)} is not the version its signed history ends with: it was changed by hand, without a signed change (autoctx signing signers)`});
   if (anchor !== null && !versions.some((v) => sha256Hex(v) === sha256Hex(anchor))) {
     problems.push({file: store.paths.allowedSigners, code: 'ALLOWED_SIGNERS_NOT_ANCHORED', message: `${rel(store, store.paths.allowedSigners)} neither equals the anchor given nor descends from it through signed changes: the tree's keys are not the ones the anchor trusts`});
+  }
+  if (anchor !== null) {
+    const at = versions.findIndex((v) => sha256Hex(v) === sha256Hex(anchor));
+    if (at >= 0 && at < versions.length - 1) trust.anchorBehind = `the anchor given is version ${at + 1} of ${versions.length} of the scenario's allowed signers: the signed changes after it (${rel(store, store.paths.signersChange(at + 1))} on) are trusted on the tree's word, so deleting the newest of them with the changes after them would go unseen. Keep the anchor at the newest version (copy ${rel(store, store.paths.allowedSigners)} out of the tree after each autoctx signing signers)`;
   }
   trust.entries = problems.length === 0 ? current : anchor !== null ? (parsed(anchor, 'anchor') as SignerEntry[]) : current;
   return trust;

@@ -4,6 +4,8 @@ import {readBytes} from '../store/fs.js';
 import {listReleaseScopes, readReceipts, signedReceipt} from '../store/kinds/release-receipt.js';
 import {listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
 import type {SignedKind} from '../store/kinds/signatures.js';
+import {listStateChanges} from '../store/kinds/state-chain.js';
+import {stateChainProblems} from './verify-state-chain.js';
 import type {ScenarioStore} from '../store/index.js';
 import {loadTrust, mustBeSigned, signatureProblem, type Trust, type TrustProblem} from './trust.js';
 
@@ -83,8 +85,13 @@ export function verifySignatures(c: Findings, anchor: string | null): void {
   if (!trust) return;
   const records = signedRecords(store);
   for (const p of signatureProblems(store, trust, records)) c.error(p.file, p.code, p.message);
+  for (const p of stateChainProblems(store, trust, records)) {
+    if (p.code === 'CHAIN_PENDING') c.warn(p.file, p.code, p.message);
+    else c.error(p.file, p.code, p.message);
+  }
   if (trust.pending) c.warn(store.paths.allowedSigners, 'SIGNING_PENDING', trust.pending);
+  if (trust.anchorBehind) c.warn(store.paths.allowedSigners, 'ANCHOR_BEHIND', trust.anchorBehind);
   // Every signature, and the signing history, counts as a file verify checked.
-  for (const f of [store.paths.allowedSigners, `${store.paths.signingStart}.sig`, ...records.map((r) => `${r.file}.sig`), ...listChangeSeqs(store).flatMap((n) => [store.paths.signersChange(n), `${store.paths.signersChange(n)}.sig`])]) c.attempt(f, () => readBytes(store.guard, f));
+  for (const f of [store.paths.allowedSigners, `${store.paths.signingStart}.sig`, ...records.map((r) => `${r.file}.sig`), ...listChangeSeqs(store).flatMap((n) => [store.paths.signersChange(n), `${store.paths.signersChange(n)}.sig`]), ...listStateChanges(store).flatMap((e) => [e.file, `${e.file}.sig`])]) c.attempt(f, () => readBytes(store.guard, f));
   if (trust.start && anchor === null) c.note(store.paths.allowedSigners, 'SELF_ANCHORED', `${c.rel(store.paths.allowedSigners)}: the signatures were checked against the tree's own allowed_signers; anyone who can write the tree can replace its keys. Give the anchor kept outside the repository: --allowed-signers FILE or $AUTOCTX_ALLOWED_SIGNERS`);
 }

@@ -19,9 +19,10 @@ export const SIGNED_KINDS = {
   promotion: 'promotions/<id>.json',
   'rollback-execution': 'rollbacks/RBX-….json',
   'rollback-approval': 'rollbacks/approvals/RBX-….json',
-  'release-receipt': 'releases/receipts/<scope>/<seq>.json (applied, to ACTIVE or CANARY)',
+  'release-receipt': 'releases/receipts/<scope>/<seq>.json (every applied one)',
   'signing-start': 'signing/start.json',
   'signers-change': 'signing/signers/<seq>.json',
+  'state-change': 'signing/chain/<sha256>.json',
 } as const;
 export type SignedKind = keyof typeof SIGNED_KINDS;
 
