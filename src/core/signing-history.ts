@@ -12,6 +12,7 @@ import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {publicKeyOf, resolveSigningKey, signDigest, type SigningKey} from './signing-key.js';
 import {loadTrust, readAnchor} from './trust.js';
 import {signedRecords} from './verify-signatures.js';
+import {unsignedPointerMove, walkStateChain} from './verify-state-chain.js';
 
 /**
  * `autoctx signing start` and `autoctx signing signers`: where a scenario's
@@ -94,6 +95,9 @@ export async function signingSigners(options: SigningHistoryOptions): Promise<Si
   const {text, key, anchor, store, actor} = inputsOf(options);
   return store.withLock(lockTimeout(options), () => {
     if (!readSigningStart(store)) fail('INVALID_INPUT', `signing has not started in scenario "${store.scenario}"; run autoctx signing start`);
+    // Its chain entry names what a step cut short left; never a pointer no signed record vouches for.
+    const moved = unsignedPointerMove(store, walkStateChain(store).latest);
+    if (moved) fail('INTEGRITY', `${moved}; nothing was written (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
     const seqs = listChangeSeqs(store);
     const last = seqs.length > 0 ? readSignersChange(store, seqs.at(-1)!) : null;
     // A change cut short after its record: the file is written from it.

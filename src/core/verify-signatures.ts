@@ -40,6 +40,10 @@ export function signedRecords(store: ScenarioStore): SignedRecord[] {
     const seal = quiet(() => JSON.parse(bytes.toString('utf8')) as {sealed_at?: string});
     out.push({file, kind: 'trial-seal', at: seal?.sealed_at ?? null, principal: null, role: 'sign'});
   }
+  for (const id of store.listRolloverIds()) {
+    const r = quiet(() => store.readRollover(id));
+    if (r) out.push({file: store.paths.rollover(id), kind: 'rollover', at: r.rolled_over_at, principal: null, role: 'sign'});
+  }
   for (const key of listExecutionKeys(store)) {
     const r = quiet(() => readExecution(store, key));
     if (r) out.push({file: store.paths.rollbackExecution(key), kind: 'rollback-execution', at: r.executed_at, principal: r.actor, role: 'sign'});

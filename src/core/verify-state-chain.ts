@@ -3,6 +3,7 @@ import {isAutoctxError} from '../errors.js';
 import type {Findings} from '../store/findings.js';
 import {exists, readBytes} from '../store/fs.js';
 import type {ScenarioStore} from '../store/index.js';
+import {moveFile} from '../store/kinds/active-pointer.js';
 import {chainName, listStateChanges, readStateChange, type StoredChange} from '../store/kinds/state-chain.js';
 import {signatureProblem, type Trust, type TrustProblem} from './trust.js';
 import type {SignedRecord} from './verify-signatures.js';
@@ -80,14 +81,20 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
 }
 
 /**
- * In a signed tree, the pointer as another implementation writes it (a
- * rollover or rollback proven only by active.json's own fields) is accepted
- * only if it is what the chain last wrote (it was there when signing began):
- * after that every move is signed. The problem, or null.
+ * In a signed tree active.json is the pointer the newest signed change
+ * wrote. The one exception is a step cut short before its chain entry: the
+ * pointer a signed move record wrote (a promotion, a rollback execution, a
+ * rollover) that the chain does not name yet, whose own signature vouches for
+ * it. Anything else is a move without a signature: by hand, in another
+ * implementation's rollover or rollback form, or an older pointer put back.
+ * The problem, or null.
  */
-export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['latest']): string | null {
+export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['latest'] | Map<string, string | null>): string | null {
   const bytes = readBytes(store.guard, store.paths.active);
-  if (!bytes) return null;
+  if (!bytes || latest.size === 0) return null;
+  const entry = latest.get(chainName(store, store.paths.active));
+  const chained = entry === undefined ? undefined : typeof entry === 'object' && entry !== null ? entry.sha256 : entry;
+  if (chained === sha256Hex(bytes)) return null;
   let head;
   try {
     const history = store.pointerHistory(store.requireActive());
@@ -96,10 +103,16 @@ export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['lat
   } catch {
     return null; // an unreadable pointer is reported by its own check
   }
-  if (!head?.foreign) return null;
-  const chained = latest.get(chainName(store, store.paths.active));
-  if (chained && chained.sha256 === sha256Hex(bytes)) return null;
-  return `${store.guard.relative(store.paths.active)} was moved to ${head.to} in another implementation's ${head.kind} form, which no signed change records: in a signed tree every pointer move is signed. Put back the active.json the newest signed change names${chained?.sha256 ? ` (SHA-256 ${chained.sha256})` : ''} (from git) and move the pointer with autoctx promote, autoctx rollback or autoctx epoch rollover, with --signing-key`;
+  if (!head) return null;
+  const record = head.foreign ? null : head.kind === 'promotion' || head.kind === 'rollover' || (head.kind === 'rollback' && head.id.startsWith('RBX-')) ? moveFile(store, head) : null;
+  if (record !== null && readBytes(store.guard, `${record}.sig`) !== null) {
+    const recordBytes = readBytes(store.guard, record);
+    const named = latest.get(chainName(store, record));
+    const namedDigest = named === undefined ? undefined : typeof named === 'object' && named !== null ? named.sha256 : named;
+    if (recordBytes !== null && namedDigest !== sha256Hex(recordBytes)) return null; // a signed move the chain has not named yet: a step cut short
+  }
+  const form = head.foreign ? `in another implementation's ${head.kind} form, which no signed change records` : `to the pointer of ${head.kind} ${head.id}, but the newest signed change that wrote active.json wrote another (SHA-256 ${chained ?? 'none'}): an older pointer was put back, or the pointer moved without a signed change`;
+  return `${store.guard.relative(store.paths.active)} serves ${head.to} ${form}: in a signed tree every pointer move is signed. Put back the active.json the newest signed change names${chained ? ` (SHA-256 ${chained})` : ''} (from git) and move the pointer with autoctx promote, autoctx rollback or autoctx epoch rollover, with --signing-key`;
 }
 
 /** The chain's findings against a signed tree's trust and its signed records. */

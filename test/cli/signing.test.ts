@@ -434,10 +434,14 @@ describe('a state change without a signature, in a signed tree (the signed state
     const snap = snapshotBut(k, CHAIN);
     const r = must(k, ['rollback', '--rationale', 'bad', '--actor', 'alice@x', '--signing-key', key('alice')]);
     expect(errorsOf(k)).toEqual([]);
+    // Only the pointer put back (the record kept): a signed move undone is a pointer no signed change wrote.
+    const onlyPointer = copy(k, 'undone-pointer');
+    fs.writeFileSync(path.join(onlyPointer, CB, 'active.json'), snap.get(`${CB.replace('/', path.sep)}${path.sep}active.json`)!);
+    expect(errorsOf(onlyPointer)).toEqual(['UNSIGNED_POINTER_MOVE active.json']);
     restore(k, snap, CHAIN);
     const errors = errorsOf(k);
-    expect(errors).toEqual(expect.arrayContaining([`SIGNED_FILE_MISSING rollbacks/${r.execution_key}.json`]));
-    expect(errors.filter((e) => !e.startsWith('SIGNED_FILE_MISSING'))).toEqual([]);
+    expect(errors).toEqual(expect.arrayContaining([`SIGNED_FILE_MISSING rollbacks/${r.execution_key}.json`, 'UNSIGNED_POINTER_MOVE active.json']));
+    expect(errors.filter((e) => !e.startsWith('SIGNED_FILE_MISSING') && !e.startsWith('UNSIGNED_POINTER_MOVE'))).toEqual([]);
   });
 
   it('a signed rejection undone without a key (seal, evidence, negative result and later history deleted, the record set back to proposed) is SIGNED_FILE_MISSING', () => {
@@ -472,5 +476,32 @@ describe('a state change without a signature, in a signed tree (the signed state
     restore(k, snap, CHAIN);
     must(k, ['rollback', '--rationale', 'bob', '--actor', 'bob@x', '--signing-key', key('bob')]);
     expect(errorsOf(k)).toEqual(expect.arrayContaining(['SIGNED_FILE_MISSING signing/signers/000001.json']));
+  });
+
+  it('an epoch rollover is a signed pointer move: refused without a key, its record signed, and a rollover record written by hand is MISSING_SIGNATURE', () => {
+    const k = copy(signed, 'rollover');
+    const before = treeHash(k);
+    const unsigned = cli(k, ['epoch', 'rollover', '--evaluator-epoch', 'epoch-9']);
+    expect([unsigned.status, unsigned.json.error.code]).toEqual([2, 'SIGNING_KEY_REQUIRED']);
+    expect(treeHash(k)).toBe(before);
+    const hand = copy(k, 'rollover-by-hand');
+    must(k, ['epoch', 'rollover', '--evaluator-epoch', 'epoch-9', '--signing-key', key('alice')]);
+    const rollovers = fs.readdirSync(path.join(k, CB, 'rollovers'));
+    expect(rollovers.filter((f) => f.endsWith('.json.sig'))).toHaveLength(1);
+    expect(errorsOf(k)).toEqual([]);
+    // The same move made by hand: every file but the signatures and the chain copied over.
+    restore(hand, snapshotBut(k, /\.sig$|\/signing\/chain\//), /\.sig$|\/signing\/chain\//);
+    expect(errorsOf(hand)).toEqual(expect.arrayContaining([`MISSING_SIGNATURE rollovers/${rollovers.find((f) => f.endsWith('.json'))}.sig`, 'UNSIGNED_POINTER_MOVE active.json']));
+  });
+
+  it('two histories of one signed tree put together without a merge are a fork of the chain (STATE_CHAIN_BROKEN), and each alone verifies', () => {
+    const left = copy(signed, 'fork-left');
+    const right = copy(signed, 'fork-right');
+    must(left, ['rollback', '--rationale', 'left', '--actor', 'alice@x', '--signing-key', key('alice')]);
+    must(right, ['epoch', 'rollover', '--evaluator-epoch', 'epoch-r', '--signing-key', key('alice')]);
+    expect([errorsOf(left), errorsOf(right)]).toEqual([[], []]);
+    for (const f of fs.readdirSync(path.join(right, CB, 'signing/chain'))) fs.copyFileSync(path.join(right, CB, 'signing/chain', f), path.join(left, CB, 'signing/chain', f));
+    expect(errorsOf(left)).toEqual(expect.arrayContaining([expect.stringMatching(/^STATE_CHAIN_BROKEN signing\/chain\/[0-9a-f]{64}\.json$/)]));
+    expect(verify({knowledge: left, allowedSigners: anchor}).errors.find((e) => e.code === 'STATE_CHAIN_BROKEN')!.message).toMatch(/forked/);
   });
 });

@@ -17,6 +17,7 @@ import type {KindContext} from './context.js';
 export const SIGNED_KINDS = {
   'trial-seal': 'candidates/<digest>/evidence_seal.json',
   promotion: 'promotions/<id>.json',
+  rollover: 'rollovers/<id>.json',
   'rollback-execution': 'rollbacks/RBX-….json',
   'rollback-approval': 'rollbacks/approvals/RBX-….json',
   'release-receipt': 'releases/receipts/<scope>/<seq>.json (every applied one)',

@@ -135,7 +135,7 @@ export function signedFilesNow(ctx: KindContext): string[] {
     for (const n of names) if (n.endsWith('.json') && set.has(`${n}.sig`)) out.push(path.join(dir, n));
   };
   const p = ctx.paths;
-  for (const dir of [p.promotionsDir, p.rollbacksDir, path.join(p.rollbacksDir, 'approvals'), p.signersChangesDir]) scan(dir);
+  for (const dir of [p.promotionsDir, p.rolloversDir, p.rollbacksDir, path.join(p.rollbacksDir, 'approvals'), p.signersChangesDir]) scan(dir);
   for (const scope of safeList(path.join(p.releasesDir, 'receipts'))) scan(path.join(p.releasesDir, 'receipts', scope));
   for (const digest of safeList(p.candidatesDir)) {
     const seal = path.join(p.candidatesDir, digest, 'evidence_seal.json');
@@ -185,9 +185,11 @@ export function appendStateChange(ctx: KindContext, actor: string, written: read
   if (!start) return null; // signing has not started: nothing to chain to
   const {head, latest} = chainState(ctx);
   // What a step cut short before its entry left signed but unchained is named by the next signed step (their own signatures vouch for them).
-  const pending = head === null ? [] : signedFilesNow(ctx).filter((f) => {
+  // So is the pointer such a step wrote (a signing command refuses, before its step, a pointer no signed record vouches for).
+  const pending = head === null ? [] : [...signedFilesNow(ctx), ctx.paths.active].filter((f) => {
     const chained = latest.get(chainName(ctx, f));
-    return chained === undefined || chained !== digestOf(ctx, f);
+    const now = digestOf(ctx, f);
+    return now !== null && chained !== now;
   });
   const files = [...new Set([...written, ...pending].filter((f) => chainTracked(ctx, f)))].sort();
   if (head !== null && files.length === 0) return null;
