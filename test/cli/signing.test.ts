@@ -466,6 +466,7 @@ describe('a state change without a signature, in a signed tree (the signed state
     const past = new Date(Date.now() - 86_400_000).toISOString().replace(/[-:]/g, '').slice(0, 8);
     fs.writeFileSync(next, fs.readFileSync(anchor, 'utf8').replace(bobLine, bobLine.replace('namespaces=', `valid-before="${past}Z",namespaces=`)));
     const snap = snapshotBut(k, CHAIN);
+    const chainBefore = fs.readdirSync(path.join(k, CB, 'signing/chain'));
     must(k, ['signing', 'signers', '--from', next, '--signing-key', key('alice'), '--actor', 'alice@x', '--allowed-signers', anchor]);
     // Bob's key is revoked: it signs nothing now.
     expect(cli(k, ['rollback', '--rationale', 'bob', '--actor', 'bob@x', '--signing-key', key('bob')]).json.error.code).toBe('SIGNER_NOT_ACTOR');
@@ -476,6 +477,12 @@ describe('a state change without a signature, in a signed tree (the signed state
     restore(k, snap, CHAIN);
     must(k, ['rollback', '--rationale', 'bob', '--actor', 'bob@x', '--signing-key', key('bob')]);
     expect(errorsOf(k)).toEqual(expect.arrayContaining(['SIGNED_FILE_MISSING signing/signers/000001.json']));
+    // Cut back further (the chain's changes from the signers change on deleted too): only an anchor at the newest version sees it.
+    const truncated = copy(k, 'unrevoked-truncated');
+    restore(truncated, snap, CHAIN);
+    for (const f of fs.readdirSync(path.join(truncated, CB, 'signing/chain'))) if (!chainBefore.includes(f)) fs.rmSync(path.join(truncated, CB, 'signing/chain', f));
+    expect(errorsOf(truncated)).toEqual([]);
+    expect(verify({knowledge: truncated, allowedSigners: next}).errors.map((e) => e.code)).toEqual(['ALLOWED_SIGNERS_NOT_ANCHORED']);
   });
 
   it('an epoch rollover is a signed pointer move: refused without a key, its record signed, and a rollover record written by hand is MISSING_SIGNATURE', () => {
@@ -503,5 +510,11 @@ describe('a state change without a signature, in a signed tree (the signed state
     for (const f of fs.readdirSync(path.join(right, CB, 'signing/chain'))) fs.copyFileSync(path.join(right, CB, 'signing/chain', f), path.join(left, CB, 'signing/chain', f));
     expect(errorsOf(left)).toEqual(expect.arrayContaining([expect.stringMatching(/^STATE_CHAIN_BROKEN signing\/chain\/[0-9a-f]{64}\.json$/)]));
     expect(verify({knowledge: left, allowedSigners: anchor}).errors.find((e) => e.code === 'STATE_CHAIN_BROKEN')!.message).toMatch(/forked/);
+  });
+
+  it('a signed tree whose state chain was deleted is MISSING_STATE_CHAIN', () => {
+    const k = copy(signed, 'no-chain');
+    fs.rmSync(path.join(k, CB, 'signing/chain'), {recursive: true});
+    expect(errorsOf(k)).toEqual(['MISSING_STATE_CHAIN signing/chain']);
   });
 });
