@@ -177,6 +177,7 @@ export const VERIFY_FINDINGS = {
   MISSING_STATE_CHAIN: 'error',
   SIGNED_FILE_MISSING: 'error',
   UNSIGNED_POINTER_MOVE: 'error',
+  CHAIN_BEHIND_ANCHOR: 'error',
   REGISTRY_MISMATCH: 'error',
   UNSAFE_PATH: 'error',
   GITIGNORE_OUTDATED: 'warning',

@@ -2,6 +2,7 @@ import path from 'node:path';
 import {sha256Hex} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {parseAllowedSigners, principalAllowed} from '../model/allowed-signers.js';
+import {anchorSigners} from '../model/anchor-pins.js';
 import {isoTimestamp} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
 import {readBytes} from '../store/fs.js';
@@ -67,7 +68,7 @@ function inputsOf(options: SigningHistoryOptions) {
 export async function signingStart(options: SigningHistoryOptions): Promise<SigningHistoryResult> {
   const {text, key, anchor, store, actor} = inputsOf(options);
   keyActs(key, text, actor, options.from);
-  if (anchor !== null && sha256Hex(anchor) !== sha256Hex(text)) fail('INVALID_INPUT', `--from ${options.from} is not the anchor given: signing starts with the allowed signers the anchor holds`);
+  if (anchor !== null && sha256Hex(anchorSigners(anchor)) !== sha256Hex(text)) fail('INVALID_INPUT', `--from ${options.from} is not the anchor given: signing starts with the allowed signers the anchor holds`);
   return store.withLock(lockTimeout(options), () => {
     // The signed state chain begins in this step (or in the run again of a start cut short), with a snapshot of the state signing starts from.
     store.signer = (kind, digest) => signDigest(key, kind, digest);

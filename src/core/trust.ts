@@ -2,6 +2,7 @@ import path from 'node:path';
 import {sha256Hex} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {parseAllowedSigners, type SignerEntry} from '../model/allowed-signers.js';
+import {anchorSigners} from '../model/anchor-pins.js';
 import {actsAs, checkSignature} from '../model/signature-check.js';
 import {signedMessage} from '../model/sshsig.js';
 import type {ScenarioStore} from '../store/index.js';
@@ -80,7 +81,9 @@ export function signatureProblem(store: ScenarioStore, entries: readonly SignerE
  * principal of the version before; the file equal to the last version; and,
  * with an anchor, the anchor one of those versions.
  */
-export function loadTrust(store: ScenarioStore, anchor: string | null): Trust {
+export function loadTrust(store: ScenarioStore, pinned: string | null): Trust {
+  // The keys of the anchor: its text without the chain pins it may carry.
+  const anchor = pinned === null ? null : anchorSigners(pinned);
   const problems: TrustProblem[] = [];
   const start = readSigningStart(store);
   const text = readAllowedSignersText(store);

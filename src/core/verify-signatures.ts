@@ -6,6 +6,7 @@ import {listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '
 import type {SignedKind} from '../store/kinds/signatures.js';
 import {listStateChanges} from '../store/kinds/state-chain.js';
 import {stateChainProblems} from './verify-state-chain.js';
+import {anchorPins} from '../model/anchor-pins.js';
 import type {ScenarioStore} from '../store/index.js';
 import {loadTrust, mustBeSigned, signatureProblem, type Trust, type TrustProblem} from './trust.js';
 
@@ -89,10 +90,12 @@ export function verifySignatures(c: Findings, anchor: string | null): void {
   if (!trust) return;
   const records = signedRecords(store);
   for (const p of signatureProblems(store, trust, records)) c.error(p.file, p.code, p.message);
-  for (const p of stateChainProblems(store, trust, records)) {
+  const chain = stateChainProblems(store, trust, records, anchor === null ? null : (anchorPins(anchor).get(store.scenario) ?? null));
+  for (const p of chain.findings) {
     if (p.code === 'CHAIN_PENDING') c.warn(p.file, p.code, p.message);
     else c.error(p.file, p.code, p.message);
   }
+  c.chainHead = chain.head;
   if (trust.pending) c.warn(store.paths.allowedSigners, 'SIGNING_PENDING', trust.pending);
   if (trust.anchorBehind) c.warn(store.paths.allowedSigners, 'ANCHOR_BEHIND', trust.anchorBehind);
   // Every signature, and the signing history, counts as a file verify checked.

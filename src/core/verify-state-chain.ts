@@ -21,7 +21,7 @@ import type {SignedRecord} from './verify-signatures.js';
  */
 export interface ChainFinding {
   file: string;
-  code: 'STATE_CHAIN_BROKEN' | 'MISSING_STATE_CHAIN' | 'SIGNED_FILE_MISSING' | 'UNSIGNED_POINTER_MOVE' | 'CHAIN_PENDING' | TrustProblem['code'];
+  code: 'STATE_CHAIN_BROKEN' | 'MISSING_STATE_CHAIN' | 'SIGNED_FILE_MISSING' | 'UNSIGNED_POINTER_MOVE' | 'CHAIN_PENDING' | 'CHAIN_BEHIND_ANCHOR' | TrustProblem['code'];
   message: string;
 }
 
@@ -116,8 +116,8 @@ export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['lat
 }
 
 /** The chain's findings against a signed tree's trust and its signed records. */
-export function stateChainProblems(store: ScenarioStore, trust: Trust, records: readonly SignedRecord[]): ChainFinding[] {
-  if (!trust.start) return [];
+export function stateChainProblems(store: ScenarioStore, trust: Trust, records: readonly SignedRecord[], pinned: string | null = null): {findings: ChainFinding[]; head: string | null} {
+  if (!trust.start) return {findings: [], head: null};
   const rel = (f: string) => store.guard.relative(f);
   const walk = walkStateChain(store);
   const out: ChainFinding[] = [...walk.problems];
@@ -126,7 +126,7 @@ export function stateChainProblems(store: ScenarioStore, trust: Trust, records: 
     // A signing start cut short before its chain began has signed nothing else yet: the start run again begins it.
     if (signedSince.length === 0 && listStateChanges(store).length === 0) out.push({file: store.paths.stateChainDir, code: 'CHAIN_PENDING', message: `${rel(store.paths.stateChainDir)} is missing: a signing start cut short before its chain began (autoctx signing start, run again, begins it)`});
     else out.push({file: store.paths.stateChainDir, code: 'MISSING_STATE_CHAIN', message: `${rel(store.paths.stateChainDir)} is missing, but the tree holds signed records: the signed state chain was deleted (or the tree was signed by an autoctx before the chain; a signed command begins it)`});
-    return out;
+    return {findings: out, head: null};
   }
   for (const e of walk.entries) {
     const problem = signatureProblem(store, trust.entries, e.file, 'state-change', e.change.at, e.change.actor);
@@ -141,7 +141,9 @@ export function stateChainProblems(store: ScenarioStore, trust: Trust, records: 
     const bytes = readBytes(store.guard, r.file);
     if (!chained || (bytes !== null && chained.sha256 !== sha256Hex(bytes))) out.push({file: r.file, code: 'CHAIN_PENDING', message: `${rel(r.file)} is signed, but no change of the signed state chain names it as it is: a command cut short before its chain entry (the next signed command names it), or the chain's newest changes were deleted`});
   }
+  // The anchor's pin: a change the chain must still reach (a truncation past it is seen).
+  if (pinned !== null && !walk.entries.some((e) => e.digest === pinned)) out.push({file: store.paths.stateChainDir, code: 'CHAIN_BEHIND_ANCHOR', message: `the anchor pins change ${pinned} of scenario "${store.scenario}", which its signed state chain (head ${walk.entries.at(-1)?.digest ?? 'none'}) does not reach: its newest changes were deleted (cut back to an earlier signed state), or the tree is not the one the anchor was pinned from`});
   const moved = unsignedPointerMove(store, walk.latest);
   if (moved) out.push({file: store.paths.active, code: 'UNSIGNED_POINTER_MOVE', message: moved});
-  return out;
+  return {findings: out, head: walk.entries.at(-1)?.digest ?? null};
 }

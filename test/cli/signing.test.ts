@@ -472,7 +472,13 @@ describe('a state change without a signature, in a signed tree (the signed state
     expect(cli(k, ['rollback', '--rationale', 'bob', '--actor', 'bob@x', '--signing-key', key('bob')]).json.error.code).toBe('SIGNER_NOT_ACTOR');
     const behind = verify({knowledge: k, allowedSigners: anchor});
     expect([behind.errors, behind.warnings.map((w) => w.code)]).toEqual([[], ['ANCHOR_BEHIND']]);
-    expect(verify({knowledge: k, allowedSigners: next}).warnings).toEqual([]);
+    const current = verify({knowledge: k, allowedSigners: next});
+    expect(current.warnings).toEqual([]);
+    // An anchor may pin the chain's head too (a comment line ssh-keygen ignores): the tree as it is reaches it.
+    const pinned = path.join(tempDir('autoctx-pin-'), 'allowed_signers');
+    fs.writeFileSync(pinned, `${fs.readFileSync(anchor, 'utf8')}# autoctx-chain demo ${current.chain_heads!.demo}\n`);
+    expect(verify({knowledge: k, allowedSigners: pinned}).errors).toEqual([]);
+    expect(resultSchemaProblem('result-verify', JSON.parse(JSON.stringify(current)))).toBeNull();
     // The change deleted and the older allowed_signers put back: bob's key works again, against the original anchor.
     restore(k, snap, CHAIN);
     must(k, ['rollback', '--rationale', 'bob', '--actor', 'bob@x', '--signing-key', key('bob')]);
@@ -483,6 +489,8 @@ describe('a state change without a signature, in a signed tree (the signed state
     for (const f of fs.readdirSync(path.join(truncated, CB, 'signing/chain'))) if (!chainBefore.includes(f)) fs.rmSync(path.join(truncated, CB, 'signing/chain', f));
     expect(errorsOf(truncated)).toEqual([]);
     expect(verify({knowledge: truncated, allowedSigners: next}).errors.map((e) => e.code)).toEqual(['ALLOWED_SIGNERS_NOT_ANCHORED']);
+    // Or an anchor that pins the chain's head (here the original keys and the head after the revocation).
+    expect(verify({knowledge: truncated, allowedSigners: pinned}).errors.map((e) => `${e.code} ${e.file.replace(`${CB}/`, '')}`)).toEqual(['CHAIN_BEHIND_ANCHOR signing/chain']);
   });
 
   it('an epoch rollover is a signed pointer move: refused without a key, its record signed, and a rollover record written by hand is MISSING_SIGNATURE', () => {
