@@ -40,8 +40,10 @@ export function prepareSigning(store: ScenarioStore, options: SigningOptions, wh
     const p = trust.problems[0]!;
     fail('INTEGRITY', `${p.message}; nothing was written (run autoctx verify)`, {file: store.guard.relative(p.file)});
   }
-  // A pointer moved by hand in another implementation's form, after signing began, is never moved on from (or signed over).
-  const moved = unsignedPointerMove(store, walkStateChain(store).latest);
+  // A chain that forked or lost a change is never extended; a pointer no signed change wrote is never moved on from (or signed over).
+  const walk = walkStateChain(store);
+  if (walk.problems.length > 0) fail('INTEGRITY', `${walk.problems[0]!.message}; nothing was written (run autoctx verify)`, {file: store.guard.relative(walk.problems[0]!.file)});
+  const moved = unsignedPointerMove(store, walk.latest);
   if (moved) fail('INTEGRITY', `${moved}; nothing was written (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
   if (!key) fail('SIGNING_KEY_REQUIRED', `scenario "${store.scenario}" is signed: give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config)`);
   const pub = publicKeyOf(key);

@@ -518,6 +518,11 @@ describe('a state change without a signature, in a signed tree (the signed state
     for (const f of fs.readdirSync(path.join(right, CB, 'signing/chain'))) fs.copyFileSync(path.join(right, CB, 'signing/chain', f), path.join(left, CB, 'signing/chain', f));
     expect(errorsOf(left)).toEqual(expect.arrayContaining([expect.stringMatching(/^STATE_CHAIN_BROKEN signing\/chain\/[0-9a-f]{64}\.json$/)]));
     expect(verify({knowledge: left, allowedSigners: anchor}).errors.find((e) => e.code === 'STATE_CHAIN_BROKEN')!.message).toMatch(/forked/);
+    // A forked chain is never extended: a signing command refuses before it writes anything.
+    const before = treeHash(left);
+    const r = cli(left, ['rollback', '--rationale', 'again', '--actor', 'alice@x', '--signing-key', key('alice')]);
+    expect([r.status, r.json.error.code]).toEqual([8, 'INTEGRITY']);
+    expect(treeHash(left)).toBe(before);
   });
 
   it('a signed tree whose state chain was deleted is MISSING_STATE_CHAIN', () => {
