@@ -5,6 +5,7 @@ import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
 import {loadTrust} from '../../src/core/trust.js';
 import {signatureProblems, signedRecords} from '../../src/core/verify-signatures.js';
+import {stateChainProblems} from '../../src/core/verify-state-chain.js';
 import {verify} from '../../src/core/verify.js';
 import {stableDigest} from '../../src/canonical/index.js';
 import {createBundle} from '../../src/model/bundle.js';
@@ -294,6 +295,7 @@ describe('a signed tree', () => {
     expect(signatureProblems(store, trust)).toEqual([]);
     const files = (fs.readdirSync(path.join(k, CB), {recursive: true}) as string[]).filter((f) => fs.existsSync(path.join(k, CB, `${f}.sig`))).map((f) => path.join(k, CB, f));
     expect(files.map((f) => path.basename(path.dirname(f)) + '/' + path.basename(f).replace(/RBX-.*/, 'RBX').replace(/^[0-9a-f]{32}/, 'ID'))).toEqual(expect.arrayContaining([`${a}/evidence_seal.json`, 'promotions/ID.json', 'rollbacks/RBX', 'signing/start.json']));
+    expect(files.filter((f) => f.includes(`${path.sep}signing${path.sep}chain${path.sep}`)).length).toBeGreaterThan(3);
     let flips = 0;
     const missed: string[] = [];
     for (const file of files) {
@@ -306,9 +308,12 @@ describe('a signed tree', () => {
         const detected = (() => {
           try {
             const records = signedRecords(store);
+            const trust = loadTrust(store, fs.readFileSync(anchor, 'utf8'));
+            // A change of the state chain: its name is no longer its digest, or its signature fails.
+            if (file.includes(`${path.sep}chain${path.sep}`)) return stateChainProblems(store, trust, records).findings.some((p) => p.file === file && p.code !== 'CHAIN_PENDING');
             // A record that no longer reads back is refused by its own reader (verify names it), before any signature.
             if (!file.endsWith('start.json') && !records.some((r) => r.file === file)) return true;
-            return signatureProblems(store, loadTrust(store, fs.readFileSync(anchor, 'utf8')), records).some((p) => p.file === file);
+            return signatureProblems(store, trust, records).some((p) => p.file === file);
           } catch {
             return true; // the signing history no longer reads back: its reader refuses it
           }
