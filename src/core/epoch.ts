@@ -4,8 +4,9 @@ import {isoTimestamp, rolloverId, rolloverRationale, type CandidateRecord, type 
 import {rolloverMove, rolloverPointer} from '../model/pointer-history.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from './pointer-move.js';
+import {prepareSigning, signingInputs, type SigningOptions} from './signing.js';
 
-export interface RolloverOptions extends StoreOptions {
+export interface RolloverOptions extends StoreOptions, SigningOptions {
   evaluatorEpoch: string;
 }
 
@@ -25,7 +26,10 @@ export interface RolloverResult {
 export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverResult> {
   const epoch = options.evaluatorEpoch;
   if (typeof epoch !== 'string' || epoch.trim() === '') fail('USAGE', '--evaluator-epoch must be a non-blank string');
+  const inputs = signingInputs(options);
   const store = openScenario(options);
+  // In a signed tree the rollover's record is signed, and its step chained, like any pointer move.
+  prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
   return store.withLock(lockTimeout(options), () => {
     const active = store.requireActive();
     const expected = store.activeDigest();

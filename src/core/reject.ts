@@ -3,6 +3,7 @@ import {isoTimestamp} from '../model/records.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {rejectWithNegativeResult} from './terminal.js';
 import {resolveDigest} from './resolve.js';
+import {prepareSigning, signingInputs, type SigningOptions} from './signing.js';
 
 export interface RejectResult {
   status: 'rejected';
@@ -12,9 +13,12 @@ export interface RejectResult {
 }
 
 /** Abandon a candidate that is not serving: terminal, recorded, with a negative result. */
-export async function reject(options: StoreOptions & {candidate: string; rationale: string}): Promise<RejectResult> {
+export async function reject(options: StoreOptions & SigningOptions & {candidate: string; rationale: string}): Promise<RejectResult> {
   if (typeof options.rationale !== 'string' || options.rationale.trim() === '') fail('USAGE', 'reject needs a non-blank --rationale');
+  const inputs = signingInputs(options);
   const store = openScenario(options);
+  // In a signed tree a rejection is a signed state change.
+  prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
   const digest = resolveDigest(store, options.candidate);
   const bundle = store.requireBundle(digest);
   return store.withLock(lockTimeout(options), () => {

@@ -391,8 +391,8 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
   const inputs = signingInputs(options);
   const store = openScenario(options);
   const actor = resolveActor(options.actor, store.paths.dir);
-  // A receipt to ACTIVE or CANARY is signed in a signed tree, by the actor's key (a blocked one is not).
-  const signing = to === 'ACTIVE' || to === 'CANARY' ? prepareSigning(store, options, {actor, role: 'sign'}, inputs) : null;
+  // In a signed tree every applied receipt is signed by the actor's key, and every step chained (a blocked receipt is not signed itself).
+  const signing = dryRun ? null : prepareSigning(store, options, {actor, role: 'sign'}, inputs);
   const d = readRelease(store, options.version);
   // CANARY serves real sessions: in a signed tree its evidence must be signed, as promote requires for ACTIVE.
   if (signing?.trust && to === 'CANARY') requireSignedSeal(store, signing.trust, d.bundle_digest);
@@ -500,6 +500,8 @@ function unrecordedPromotion(store: ScenarioStore, view: ScopeView, d: ReleaseDe
 // ---- runnable set ----
 
 export interface RunnableOptions extends StoreOptions {
+  signingKey?: string | undefined;
+  allowedSigners?: string | undefined;
   versions?: string[] | undefined;
   all?: boolean | undefined;
   defaultVersion?: string | undefined;
@@ -532,8 +534,11 @@ export async function releaseRunnable(options: RunnableOptions): Promise<Runnabl
   const scope = normalizeScope(options.scope);
   const expect = parseExpect(options.expectRegistry);
   lockTimeout(options);
+  const inputs = signingInputs(options);
   const store = openScenario(options);
   const actor = resolveActor(options.actor, store.paths.dir);
+  // In a signed tree the receipt is signed by the actor's key, like every applied receipt.
+  prepareSigning(store, options, {actor, role: 'sign'}, inputs);
   const canonical = (v: string) => readRelease(store, v).version;
   const versions = options.all === true ? null : list.map(canonical);
   const defaultVersion = options.defaultVersion === undefined ? null : canonical(options.defaultVersion);

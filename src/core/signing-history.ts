@@ -2,6 +2,7 @@ import path from 'node:path';
 import {sha256Hex} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {parseAllowedSigners, principalAllowed} from '../model/allowed-signers.js';
+import {anchorSigners} from '../model/anchor-pins.js';
 import {isoTimestamp} from '../model/records.js';
 import type {ScenarioStore} from '../store/index.js';
 import {readBytes} from '../store/fs.js';
@@ -12,6 +13,7 @@ import {lockTimeout, now, openScenario, type StoreOptions} from './context.js';
 import {publicKeyOf, resolveSigningKey, signDigest, type SigningKey} from './signing-key.js';
 import {loadTrust, readAnchor} from './trust.js';
 import {signedRecords} from './verify-signatures.js';
+import {unsignedPointerMove, walkStateChain} from './verify-state-chain.js';
 
 /**
  * `autoctx signing start` and `autoctx signing signers`: where a scenario's
@@ -66,8 +68,11 @@ function inputsOf(options: SigningHistoryOptions) {
 export async function signingStart(options: SigningHistoryOptions): Promise<SigningHistoryResult> {
   const {text, key, anchor, store, actor} = inputsOf(options);
   keyActs(key, text, actor, options.from);
-  if (anchor !== null && sha256Hex(anchor) !== sha256Hex(text)) fail('INVALID_INPUT', `--from ${options.from} is not the anchor given: signing starts with the allowed signers the anchor holds`);
+  if (anchor !== null && sha256Hex(anchorSigners(anchor)) !== sha256Hex(text)) fail('INVALID_INPUT', `--from ${options.from} is not the anchor given: signing starts with the allowed signers the anchor holds`);
   return store.withLock(lockTimeout(options), () => {
+    // The signed state chain begins in this step (or in the run again of a start cut short), with a snapshot of the state signing starts from.
+    store.signer = (kind, digest) => signDigest(key, kind, digest);
+    store.chainActor = actor;
     const existing = readSigningStart(store);
     if (existing) {
       // A start cut short after its record: the file it starts with is written from it.
@@ -82,7 +87,6 @@ export async function signingStart(options: SigningHistoryOptions): Promise<Sign
         const bytes = readBytes(store.guard, r.file);
         return bytes ? [{file: path.relative(store.paths.dir, r.file), sha256: sha256Hex(bytes)}] : [];
       });
-    store.signer = (kind, digest) => signDigest(key, kind, digest);
     writeSigningStart(store, {schema_version: 1, scenario: store.scenario, allowed_signers: text, allowed_signers_sha256: sha256Hex(text), actor, started_at: isoTimestamp(now(options)), unsigned});
     return {status: 'started', scenario: store.scenario, allowed_signers_sha256: sha256Hex(text), unsigned: unsigned.length, change_seq: null};
   });
@@ -92,6 +96,9 @@ export async function signingSigners(options: SigningHistoryOptions): Promise<Si
   const {text, key, anchor, store, actor} = inputsOf(options);
   return store.withLock(lockTimeout(options), () => {
     if (!readSigningStart(store)) fail('INVALID_INPUT', `signing has not started in scenario "${store.scenario}"; run autoctx signing start`);
+    // Its chain entry names what a step cut short left; never a pointer no signed record vouches for.
+    const moved = unsignedPointerMove(store, walkStateChain(store).latest);
+    if (moved) fail('INTEGRITY', `${moved}; nothing was written (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
     const seqs = listChangeSeqs(store);
     const last = seqs.length > 0 ? readSignersChange(store, seqs.at(-1)!) : null;
     // A change cut short after its record: the file is written from it.
@@ -99,9 +106,15 @@ export async function signingSigners(options: SigningHistoryOptions): Promise<Si
     const trust = loadTrust(store, anchor);
     if (trust.problems.length > 0) fail('INTEGRITY', `${trust.problems[0]!.message}; nothing was written (run autoctx verify)`, {file: store.guard.relative(trust.problems[0]!.file)});
     const current = readAllowedSignersText(store)!;
+    // The same change run again: a key that acts in it names what a run cut short left unchained.
+    if (parseAllowedSigners(current, 'allowed_signers').some((e) => e.key.equals(publicKeyOf(key)) && principalAllowed([e], actor, 'sign'))) {
+      store.signer = (kind, digest) => signDigest(key, kind, digest);
+      store.chainActor = actor;
+    }
     if (sha256Hex(current) === sha256Hex(text)) return {status: 'unchanged', scenario: store.scenario, allowed_signers_sha256: sha256Hex(text), unsigned: 0, change_seq: last?.seq ?? null};
     keyActs(key, current, actor, store.guard.relative(store.paths.allowedSigners));
     store.signer = (kind, digest) => signDigest(key, kind, digest);
+    store.chainActor = actor;
     const seq = seqs.length + 1;
     writeSignersChange(store, {schema_version: 1, seq, scenario: store.scenario, previous_sha256: sha256Hex(current), allowed_signers: text, allowed_signers_sha256: sha256Hex(text), actor, changed_at: isoTimestamp(now(options))});
     return {status: 'updated', scenario: store.scenario, allowed_signers_sha256: sha256Hex(text), unsigned: 0, change_seq: seq};

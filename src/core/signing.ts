@@ -5,6 +5,7 @@ import type {ScenarioStore} from '../store/index.js';
 import {readSigningStart} from '../store/kinds/signing-records.js';
 import {publicKeyOf, resolveSigningKey, signDigest, type SigningKey} from './signing-key.js';
 import {loadTrust, readAnchor, type Trust} from './trust.js';
+import {unsignedPointerMove, walkStateChain} from './verify-state-chain.js';
 
 /**
  * Signing for one writing command (ARCHITECTURE §10.3). In a tree whose
@@ -41,6 +42,11 @@ export function prepareSigning(store: ScenarioStore, options: SigningOptions, wh
     const p = trust.problems[0]!;
     fail('INTEGRITY', `${p.message}; nothing was written (run autoctx verify)`, {file: store.guard.relative(p.file)});
   }
+  // A chain that forked or lost a change is never extended; a pointer no signed change wrote is never moved on from (or signed over).
+  const walk = walkStateChain(store);
+  if (walk.problems.length > 0) fail('INTEGRITY', `${walk.problems[0]!.message}; nothing was written (run autoctx verify)`, {file: store.guard.relative(walk.problems[0]!.file)});
+  const moved = unsignedPointerMove(store, walk.latest);
+  if (moved) fail('INTEGRITY', `${moved}; nothing was written (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
   if (!key) fail('SIGNING_KEY_REQUIRED', `scenario "${store.scenario}" is signed: give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config)`);
   const pub = publicKeyOf(key);
   // The key's lines valid now (valid-after and valid-before are checked at the time it signs).
@@ -50,5 +56,7 @@ export function prepareSigning(store: ScenarioStore, options: SigningOptions, wh
     fail('SIGNER_NOT_ACTOR', `signing key ${key.file} may not ${who.role === 'approve' ? 'approve' : 'sign'} as ${who.actor} (its allowed_signers lines name ${lines.map((l) => l.principals).join(', ')}${who.role === 'approve' ? ' and must list the autoctx-approver namespace' : ''}); give --actor as its principal`);
   }
   store.signer = (kind, digest) => signDigest(key, kind, digest);
+  // Every step of this command that changes the state is chained and signed as the actor (or the key's first principal).
+  store.chainActor = who.actor ?? lines[0]!.principals.split(',')[0]!.trim();
   return {anchor, trust, key};
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import {sha256Hex} from '../canonical/index.js';
 import {fail} from '../errors.js';
 import {parseAllowedSigners, type SignerEntry} from '../model/allowed-signers.js';
+import {anchorSigners} from '../model/anchor-pins.js';
 import {actsAs, checkSignature} from '../model/signature-check.js';
 import {signedMessage} from '../model/sshsig.js';
 import type {ScenarioStore} from '../store/index.js';
@@ -35,6 +36,8 @@ export interface Trust {
   problems: TrustProblem[];
   /** The file lags its signed history after a crash (a warning; the trust is the history's last version). */
   pending?: string;
+  /** The anchor is a version of the history but not its newest: a key revoked since is trusted only as far as the tree says (a warning). */
+  anchorBehind?: string;
 }
 
 /**
@@ -87,7 +90,9 @@ export function signatureProblem(store: ScenarioStore, entries: readonly SignerE
  * principal of the version before; the file equal to the last version; and,
  * with an anchor, the anchor one of those versions.
  */
-export function loadTrust(store: ScenarioStore, anchor: string | null): Trust {
+export function loadTrust(store: ScenarioStore, pinned: string | null): Trust {
+  // The keys of the anchor: its text without the chain pins it may carry.
+  const anchor = pinned === null ? null : anchorSigners(pinned);
   const problems: TrustProblem[] = [];
   const start = readSigningStart(store);
   const text = readAllowedSignersText(store);
@@ -131,6 +136,10 @@ export function loadTrust(store: ScenarioStore, anchor: string | null): Trust {
   else if (sha256Hex(text) !== sha256Hex(versions.at(-1)!)) problems.push({file: store.paths.allowedSigners, code: 'ALLOWED_SIGNERS_MISMATCH', message: `${rel(store, store.paths.allowedSigners)} is not the version its signed history ends with: it was changed by hand, without a signed change (autoctx signing signers)`});
   if (anchor !== null && !versions.some((v) => sha256Hex(v) === sha256Hex(anchor))) {
     problems.push({file: store.paths.allowedSigners, code: 'ALLOWED_SIGNERS_NOT_ANCHORED', message: `${rel(store, store.paths.allowedSigners)} neither equals the anchor given nor descends from it through signed changes: the tree's keys are not the ones the anchor trusts`});
+  }
+  if (anchor !== null) {
+    const at = versions.findIndex((v) => sha256Hex(v) === sha256Hex(anchor));
+    if (at >= 0 && at < versions.length - 1) trust.anchorBehind = `the anchor given is version ${at + 1} of ${versions.length} of the scenario's allowed signers: the signed changes after it (${rel(store, store.paths.signersChange(at + 1))} on) are trusted on the tree's word, so deleting the newest of them with the changes after them would go unseen. Keep the anchor at the newest version (copy ${rel(store, store.paths.allowedSigners)} out of the tree after each autoctx signing signers)`;
   }
   trust.entries = problems.length === 0 ? current : anchor !== null ? (parsed(anchor, 'anchor') as SignerEntry[]) : current;
   return trust;

@@ -4,6 +4,9 @@ import {readBytes} from '../store/fs.js';
 import {listReleaseScopes, readReceipts, signedReceipt} from '../store/kinds/release-receipt.js';
 import {listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../store/kinds/rollback-execution.js';
 import type {SignedKind} from '../store/kinds/signatures.js';
+import {listStateChanges} from '../store/kinds/state-chain.js';
+import {stateChainProblems} from './verify-state-chain.js';
+import {anchorPins} from '../model/anchor-pins.js';
 import type {ScenarioStore} from '../store/index.js';
 import {loadTrust, mustBeSigned, signatureProblem, type Trust, type TrustProblem} from './trust.js';
 
@@ -37,6 +40,10 @@ export function signedRecords(store: ScenarioStore): SignedRecord[] {
     if (!bytes) continue;
     const seal = quiet(() => JSON.parse(bytes.toString('utf8')) as {sealed_at?: string});
     out.push({file, kind: 'trial-seal', at: seal?.sealed_at ?? null, principal: null, role: 'sign'});
+  }
+  for (const id of store.listRolloverIds()) {
+    const r = quiet(() => store.readRollover(id));
+    if (r) out.push({file: store.paths.rollover(id), kind: 'rollover', at: r.rolled_over_at, principal: null, role: 'sign'});
   }
   for (const key of listExecutionKeys(store)) {
     const r = quiet(() => readExecution(store, key));
@@ -83,8 +90,15 @@ export function verifySignatures(c: Findings, anchor: string | null): void {
   if (!trust) return;
   const records = signedRecords(store);
   for (const p of signatureProblems(store, trust, records)) c.error(p.file, p.code, p.message);
+  const chain = stateChainProblems(store, trust, records, anchor === null ? null : (anchorPins(anchor).get(store.scenario) ?? null));
+  for (const p of chain.findings) {
+    if (p.code === 'CHAIN_PENDING') c.warn(p.file, p.code, p.message);
+    else c.error(p.file, p.code, p.message);
+  }
+  c.chainHead = chain.head;
   if (trust.pending) c.warn(store.paths.allowedSigners, 'SIGNING_PENDING', trust.pending);
+  if (trust.anchorBehind) c.warn(store.paths.allowedSigners, 'ANCHOR_BEHIND', trust.anchorBehind);
   // Every signature, and the signing history, counts as a file verify checked.
-  for (const f of [store.paths.allowedSigners, `${store.paths.signingStart}.sig`, ...records.map((r) => `${r.file}.sig`), ...listChangeSeqs(store).flatMap((n) => [store.paths.signersChange(n), `${store.paths.signersChange(n)}.sig`])]) c.attempt(f, () => readBytes(store.guard, f));
+  for (const f of [store.paths.allowedSigners, `${store.paths.signingStart}.sig`, ...records.map((r) => `${r.file}.sig`), ...listChangeSeqs(store).flatMap((n) => [store.paths.signersChange(n), `${store.paths.signersChange(n)}.sig`]), ...listStateChanges(store).flatMap((e) => [e.file, `${e.file}.sig`])]) c.attempt(f, () => readBytes(store.guard, f));
   if (trust.start && anchor === null) c.note(store.paths.allowedSigners, 'SELF_ANCHORED', `${c.rel(store.paths.allowedSigners)}: the signatures were checked against the tree's own allowed_signers; anyone who can write the tree can replace its keys. Give the anchor kept outside the repository: --allowed-signers FILE or $AUTOCTX_ALLOWED_SIGNERS`);
 }

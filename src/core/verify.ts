@@ -39,6 +39,8 @@ export interface VerifyResult {
   warnings: VerifyIssue[];
   /** Accepted on another implementation's files alone (no seal, an unrecorded pointer move). */
   notes: VerifyIssue[];
+  /** The head of each signed scenario's state chain: what an anchor pins (`# autoctx-chain <scenario> <sha256>`). */
+  chain_heads?: Record<string, string>;
 }
 
 /**
@@ -249,6 +251,7 @@ function add(result: VerifyResult, c: Findings): void {
   result.errors.push(...c.errors);
   result.warnings.push(...c.warnings);
   result.notes.push(...c.notes);
+  if (c.chainHead !== null) result.chain_heads = {...result.chain_heads, [c.store.scenario]: c.chainHead};
 }
 
 function settle(result: VerifyResult): VerifyResult {

@@ -30,6 +30,8 @@ export class Findings {
   readonly notes: VerifyIssue[] = [];
   /** The outlines of the manifests that verified, by digest. */
   readonly bundles = new Map<string, BundleOutline>();
+  /** The head of the scenario's signed state chain (null: not signed, or no chain), for an anchor to pin. */
+  chainHead: string | null = null;
 
   constructor(
     readonly store: ScenarioStore,

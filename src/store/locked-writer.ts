@@ -76,6 +76,11 @@ export class LockedWriter {
     }
   }
 
+  /** The files the current step has changed so far (created, replaced or removed). */
+  stepFiles(): string[] {
+    return (this.journal ?? []).filter((j) => !j.folder).map((j) => j.file);
+  }
+
   /** Keep the version of a file the step is about to change, once per step. */
   private remember(file: string): void {
     this.folders.add(path.dirname(file));

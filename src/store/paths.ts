@@ -97,6 +97,14 @@ export class ScenarioPaths {
   get signersChangesDir(): string {
     return path.join(this.signingDir, 'signers');
   }
+  /** The signed state chain: each change named by the SHA-256 of its bytes. */
+  get stateChainDir(): string {
+    return path.join(this.signingDir, 'chain');
+  }
+  stateChange(digest: string): string {
+    if (!/^[0-9a-f]{64}$/.test(digest)) fail('INVALID_INPUT', `not a state change digest: ${digest}`);
+    return path.join(this.stateChainDir, `${digest}.json`);
+  }
   signersChange(seq: number): string {
     if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999_999) fail('INVALID_INPUT', `not a signers change number: ${seq}`);
     return path.join(this.signersChangesDir, `${String(seq).padStart(6, '0')}.json`);

@@ -1,5 +1,5 @@
 import type {Dirent} from 'node:fs';
-import {fail} from '../errors.js';
+import {fail, isAutoctxError} from '../errors.js';
 import type {BundleOutline, ContextBundle} from '../model/bundle.js';
 import type {ManifestDiff} from '../model/diff.js';
 import type {BoundPlan} from '../model/evaluator-plan.js';
@@ -39,6 +39,7 @@ import {leftoverKind, ScenarioPaths} from './paths.js';
 import type {SchemaName} from './schemas.js';
 import {StateArea} from './state-area.js';
 import {updateGitignore} from './kinds/gitignore.js';
+import {appendStateChange} from './kinds/state-chain.js';
 import {JOURNAL_FORMAT, readJournal, RunJournal, type JournalHeader, type JournalRead} from './kinds/run-journal.js';
 import path from 'node:path';
 
@@ -57,6 +58,8 @@ export class ScenarioStore implements KindContext {
   readonly writer: LockedWriter;
   /** Signs the records that carry signatures (null: this use of the store signs nothing). */
   signer: ((kind: string, digest: string) => string) | null = null;
+  /** The principal a signing store's state changes are chained as (signing/chain/; null: no chain entries). */
+  chainActor: string | null = null;
   private lock: StoreLock | undefined;
 
   constructor(
@@ -146,7 +149,22 @@ export class ScenarioStore implements KindContext {
     this.lock = lock;
     pausePoint('scenario:locked');
     try {
-      const result = await this.writer.transaction(fn);
+      const result = await this.writer.transaction(async () => {
+        // In a signed scenario every step that changed the state ends with its signed chain entry, also one that
+        // ends in a refusal that keeps what it wrote (not exit 2 or 9, which put it back): what is on disk is chained.
+        const chain = () => {
+          if (this.signer && this.chainActor !== null) appendStateChange(this, this.chainActor, this.writer.stepFiles());
+        };
+        let value: T;
+        try {
+          value = await fn();
+        } catch (error) {
+          if (isAutoctxError(error) && error.exitCode !== 2 && error.exitCode !== 9 && error.exitCode !== 1) chain();
+          throw error;
+        }
+        chain();
+        return value;
+      });
       // Housekeeping only after the step succeeded: a command that fails changes nothing, not even leftovers or the .gitignore.
       this.sweepLeftovers();
       if (!this.gitignoreChecked) {

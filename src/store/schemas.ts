@@ -25,6 +25,7 @@ export type SchemaName =
   | 'evidence-inspection'
   | 'evidence-sampling'
   | 'signers-change'
+  | 'state-change'
   | 'rollover'
   | 'foreign-move'
   | 'record-history-entry'

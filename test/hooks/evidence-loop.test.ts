@@ -50,7 +50,7 @@ beforeAll(() => {
   for (const b of [active, canary]) for (const c of must(template, ['bundle', 'show', b]).manifest.components as Array<{kind: string; digest: string}>) if (c.kind !== 'routing_config') must(template, ['tag', 'add', c.digest]);
   must(template, ['release', 'name', 'v1', active]);
   must(template, ['release', 'name', 'v2', canary, '--rollback-target', 'v1']);
-  must(template, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's']);
+  must(template, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's', '--actor', 'alice@x', '--signing-key', path.join(keys, 'alice')]);
   must(template, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '50', '--rationale', 'half the sessions', '--actor', 'alice@x', '--signing-key', path.join(keys, 'alice'), '--allowed-signers', anchor]);
 }, 120_000);
 

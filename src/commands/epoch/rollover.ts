@@ -2,6 +2,7 @@ import {rolloverEpoch} from '../../core/epoch.js';
 import {WritingCommand} from '../../cli/base-command.js';
 import {textFlag} from '../../cli/flags.js';
 import {paint, short} from '../../cli/style.js';
+import {allowedSignersFlag, signingKeyFlag} from '../../cli/release-flags.js';
 
 export default class EpochRollover extends WritingCommand {
   static override summary = 'Re-anchor the active context under a new evaluator epoch.';
@@ -9,6 +10,8 @@ export default class EpochRollover extends WritingCommand {
   static override examples = ['<%= config.bin %> epoch rollover --evaluator-epoch epoch-2'];
   static override flags = {
     'evaluator-epoch': textFlag('evaluator-epoch', {summary: 'The new evaluator epoch.', required: true, helpValue: 'E'}),
+    'signing-key': signingKeyFlag,
+    'allowed-signers': allowedSignersFlag,
   };
 
   async run() {
@@ -17,6 +20,8 @@ export default class EpochRollover extends WritingCommand {
       knowledge: flags.knowledge,
       scenario: flags.scenario,
       evaluatorEpoch: flags['evaluator-epoch'],
+      signingKey: flags['signing-key'],
+      allowedSigners: flags['allowed-signers'],
       lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [

@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {textFlag} from '../../cli/flags.js';
-import {actorFlag, expectRegistryFlag, scopeFlag} from '../../cli/release-flags.js';
+import {actorFlag, allowedSignersFlag, expectRegistryFlag, scopeFlag, signingKeyFlag} from '../../cli/release-flags.js';
 import {short} from '../../cli/style.js';
 import {releaseRunnable} from '../../core/release.js';
 
@@ -19,6 +19,8 @@ export default class ReleaseRunnable extends WritingCommand {
     scope: scopeFlag,
     'expect-registry': expectRegistryFlag,
     actor: actorFlag,
+    'signing-key': signingKeyFlag,
+    'allowed-signers': allowedSignersFlag,
   };
 
   async run() {
@@ -33,6 +35,8 @@ export default class ReleaseRunnable extends WritingCommand {
       scope: flags.scope,
       expectRegistry: flags['expect-registry'],
       actor: flags.actor,
+      signingKey: flags['signing-key'],
+      allowedSigners: flags['allowed-signers'],
       lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [`runnable in ${result.scope}: ${result.runnable.versions?.join(', ') ?? 'every release'}${result.runnable.default_version ? `, default ${result.runnable.default_version}` : ''}; registry ${short(result.registry_after)} (receipt ${result.receipt_seq})`]);

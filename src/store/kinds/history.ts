@@ -2,7 +2,7 @@ import {jsonEqual} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
 import type {ActivePointer, PromotionRecord, RollbackRecord, RolloverRecord} from '../../model/records.js';
 import {readDocument} from '../documents.js';
-import {listDir} from '../fs.js';
+import {exists, listDir} from '../fs.js';
 import type {KindContext} from './context.js';
 import {rollbackId, rolloverId} from '../../model/records.js';
 import {checkPolicy, type Findings} from '../findings.js';
@@ -65,8 +65,14 @@ export function readRollover(ctx: KindContext, id: string): RolloverRecord | nul
   return readById<RolloverRecord>(ctx, ctx.paths.rollover(id), ROLLOVER_SCHEMA, 'rollover', id, (r) => r.rollover_id);
 }
 
+/** Under the lock: the rollover's record, signed first when this store signs (a pointer move, like a promotion). */
 export function writeRollover(ctx: KindContext, record: RolloverRecord): boolean {
-  return ctx.writer.createDocument(ctx.paths.rollover(record.rollover_id), ROLLOVER_SCHEMA, record);
+  const file = ctx.paths.rollover(record.rollover_id);
+  if (ctx.signer && !exists(file)) {
+    createSigned(ctx, file, ROLLOVER_SCHEMA, record, 'rollover');
+    return true;
+  }
+  return ctx.writer.createDocument(file, ROLLOVER_SCHEMA, record);
 }
 
 /**

@@ -1,6 +1,7 @@
 import {stableDigest} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
-import {receiptCore, registryProblem, type TransitionReceipt} from '../../model/release.js';
+import {receiptRegistryProblem} from '../../model/receipt-registry.js';
+import {receiptCore, registryProblem, type Registry, type TransitionReceipt} from '../../model/release.js';
 import {readDocument} from '../documents.js';
 import {isDirectory, listDir} from '../fs.js';
 import type {Findings} from '../findings.js';
@@ -72,9 +73,9 @@ export function readReceipts(ctx: KindContext, scope: string): TransitionReceipt
   return out;
 }
 
-/** The receipts a signed tree signs: applied ones that make a release ACTIVE or CANARY (rollbacks included). */
+/** The receipts a signed tree signs: every applied one (a transition to any state, a runnable-set change, a rollback), since each changes what may serve. */
 export function signedReceipt(r: TransitionReceipt): boolean {
-  return r.applied && (r.target_state === 'ACTIVE' || r.target_state === 'CANARY');
+  return r.applied;
 }
 
 /** Under the scenario lock: write the next receipt (immutable). */
@@ -97,18 +98,20 @@ export function verifyReceipts(c: Findings, scope: string): Array<TransitionRece
   const out: Array<TransitionReceipt | undefined> = [];
   let previous: TransitionReceipt | null | undefined = null;
   let lastAfter: string | null | undefined = null;
+  // The registry the applied receipt before wrote (null: none yet; undefined: it did not read back).
+  let lastRegistry: Registry | null | undefined = null;
   for (let seq = 1; seq <= last; seq++) {
     const file = store.paths.releaseReceipt(scope, seq);
     if (!seqs.includes(seq)) {
       c.error(file, 'MISSING_RECEIPT', `${c.rel(file)} is missing: the receipts of scope ${scope} must run from 1 to ${last} without a gap`);
       out.push(undefined);
-      previous = lastAfter = undefined;
+      previous = lastAfter = lastRegistry = undefined;
       continue;
     }
     const r = c.attempt(file, () => readReceipt(store, scope, seq)) ?? undefined;
     out.push(r);
     if (!r) {
-      previous = lastAfter = undefined;
+      previous = lastAfter = lastRegistry = undefined;
       continue;
     }
     if (previous !== undefined && r.previous_receipt_sha256 !== (previous ? stableDigest(previous as never) : null)) {
@@ -117,7 +120,14 @@ export function verifyReceipts(c: Findings, scope: string): Array<TransitionRece
       else c.error(file, 'RECEIPT_MISMATCH', message);
     }
     if (lastAfter !== undefined && r.registry_before !== lastAfter) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)} starts from registry ${r.registry_before ?? 'none'}, but the applied receipt before it left ${lastAfter ?? 'none'}`);
-    if (r.applied) lastAfter = r.registry_after;
+    if (lastRegistry !== undefined) {
+      const problem = receiptRegistryProblem(lastRegistry, r);
+      if (problem) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)}: ${problem}`);
+    }
+    if (r.applied) {
+      lastAfter = r.registry_after;
+      lastRegistry = r.registry;
+    }
     previous = r;
   }
   return out;

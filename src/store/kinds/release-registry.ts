@@ -1,3 +1,4 @@
+import {receiptRegistryProblem} from '../../model/receipt-registry.js';
 import {stableDigest} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
 import {emptyRegistry, registryProblem, type Registry, type TransitionReceipt} from '../../model/release.js';
@@ -52,6 +53,13 @@ export function registryState(ctx: KindContext, scope: string): RegistryState {
   if (applied === null) {
     if (stored !== null) fail('INTEGRITY', `${rel} has no applied transition receipt that wrote it (edited by hand, or its receipts are gone); run autoctx verify`, {file: rel});
     return {scope, registry: emptyRegistry(ctx.scenario, scope), digest: null, pending: null, receipts};
+  }
+  // The registry in force is what the newest applied receipt's declared change makes of the one before it.
+  const prior = receipts.filter((r) => r.applied && r.seq < applied.seq).at(-1) ?? null;
+  const problem = receiptRegistryProblem(prior?.registry ?? null, applied);
+  if (problem) {
+    const receipt = ctx.guard.relative(ctx.paths.releaseReceipt(scope, applied.seq));
+    fail('INTEGRITY', `${receipt}: ${problem}; run autoctx verify`, {file: receipt});
   }
   if (digest === applied.registry_after) return {scope, registry: stored!, digest, pending: null, receipts};
   if (digest === applied.registry_before) return {scope, registry: applied.registry!, digest: applied.registry_after, pending: applied, receipts};

@@ -18,11 +18,13 @@ import type {KindContext} from './context.js';
 export const SIGNED_KINDS = {
   'trial-seal': 'candidates/<digest>/evidence_seal.json',
   promotion: 'promotions/<id>.json',
+  rollover: 'rollovers/<id>.json',
   'rollback-execution': 'rollbacks/RBX-….json',
   'rollback-approval': 'rollbacks/approvals/RBX-….json',
-  'release-receipt': 'releases/receipts/<scope>/<seq>.json (applied, to ACTIVE or CANARY)',
+  'release-receipt': 'releases/receipts/<scope>/<seq>.json (every applied one)',
   'signing-start': 'signing/start.json',
   'signers-change': 'signing/signers/<seq>.json',
+  'state-change': 'signing/chain/<sha256>.json',
 } as const;
 export type SignedKind = keyof typeof SIGNED_KINDS;
 
