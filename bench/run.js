@@ -16,12 +16,18 @@ const argv = process.argv.slice(2);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(option('--root') ?? path.join(here, '..'));
-const load = (rel) => import(pathToFileURL(path.join(root, rel)).href);
+// A module of the measured tree, where that tree keeps it: the layout with a folder per system, else a
+// base commit's flat layout (the same file one folder up), so one run.js measures both.
+const inTree = (rel) => {
+  const flat = rel.replace(/^(dist\/(?:core|model|store\/kinds|store))\/(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\//, '$1/');
+  return [rel, flat].map((r) => path.join(root, r)).find((p) => fs.existsSync(p)) ?? path.join(root, rel);
+};
+const load = (rel) => import(pathToFileURL(inTree(rel)).href);
 const {authorizeCampaignPromotion, confirmationPolicyDigest, createBundle, createCandidateFixtureReservation, DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY, evaluateCampaignEvidence, evaluateMatchedTrials, validateBundle} = await load('dist/model/index.js');
 const {canonicalJson, stableDigest} = await load('dist/canonical/index.js');
-const {init} = await load('dist/core/init.js');
-const {propose} = await load('dist/core/propose.js');
-const {verifyInParallel} = await load('dist/core/verify.js');
+const {init} = await load('dist/core/common/init.js');
+const {propose} = await load('dist/core/promotion/propose.js');
+const {verifyInParallel} = await load('dist/core/common/verify.js');
 const rows = [];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-bench-'));
 
@@ -277,7 +283,7 @@ const proposeTree = async (name, count) => {
   const cache = process.env.AUTOCTX_BENCH_CACHE ? path.join(process.env.AUTOCTX_BENCH_CACHE, `${name}-tree`) : null;
   if (cache && fs.existsSync(cache)) fs.cpSync(cache, k, {recursive: true});
   else {
-    const build = {init: (await ownBuild('dist/core/init.js')).init, propose: (await ownBuild('dist/core/propose.js')).propose};
+    const build = {init: (await ownBuild('dist/core/common/init.js')).init, propose: (await ownBuild('dist/core/promotion/propose.js')).propose};
     writeSrc(0);
     await build.init({knowledge: k, scenario: 'demo', from: src});
     for (let i = 1; i < count; i++) {
@@ -333,7 +339,7 @@ rows.push({
 //     A base that predates it has no such rows.
 if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
   const {renderPackage, recall} = await load('dist/public/bootstrap.js');
-  const {tagAdd} = await load('dist/core/curation.js');
+  const {tagAdd} = await load('dist/core/delivery/curation.js');
   const seven = Array.from({length: 7}, (_, i) => ({kind: 'component', scenario: 'bench', component_kind: 'hints', component_key: `item-${i}`, component_digest: String(i).repeat(64), handoff_id: null, revision: null, handoff_digest: null, body: 'Quota warnings go to the account owner; check the tray icon first. '.repeat(40).slice(0, 2000)}));
   const renderMs = timeIt(() => renderPackage(seven, {maxBytes: 8192}), {runs: 500, warmup: 50});
   rows.push({
@@ -478,7 +484,7 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
   });
   const rk2 = path.join(work, 'route-knowledge');
   await init({knowledge: rk2, scenario: 'demo', from: path.join(root, 'knowledge-example/demo/baseline')});
-  const {releaseName} = await load('dist/core/release.js');
+  const {releaseName} = await load('dist/core/release/release.js');
   const activeDigest = JSON.parse(fs.readFileSync(path.join(rk2, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
   await releaseName({knowledge: rk2, version: 'v1', digest: activeDigest, actor: 'bench'});
   const [nodeMs3, routeMs] = timeCommands([
@@ -550,11 +556,11 @@ function hookTimes(envs, prefix, packaged) {
 // 13. Signatures (issue 18): verify of the example tree signed, as a ratio to the same tree unsigned
 // (in one process, interleaved), and the time to sign one record through ssh-keygen -Y sign.
 // (A base commit from before signing has no such rows.)
-if (fs.existsSync(path.join(root, 'dist/core/signing-history.js'))) {
-  const {verify} = await load('dist/core/verify.js');
-  const {signingStart} = await load('dist/core/signing-history.js');
-  const {rollback} = await load('dist/core/rollback.js');
-  const {signDigest} = await load('dist/core/signing-key.js');
+if (fs.existsSync(inTree('dist/core/signing/signing-history.js'))) {
+  const {verify} = await load('dist/core/common/verify.js');
+  const {signingStart} = await load('dist/core/signing/signing-history.js');
+  const {rollback} = await load('dist/core/rollback/rollback.js');
+  const {signDigest} = await load('dist/core/signing/signing-key.js');
   // The cold-start row's tree (the quick start's baseline and two proposals), twice.
   const unsignedTree = path.join(work, 'sig-unsigned', 'knowledge');
   const signedTree = path.join(work, 'sig-signed', 'knowledge');
@@ -606,14 +612,14 @@ if (fs.existsSync(path.join(root, 'dist/core/signing-history.js'))) {
 
 // 14. The prompt inspector (issue 19): packages per second over packages of the example's size (its
 // bootstrap package, sealed as the hooks seal it), in one process.
-if (fs.existsSync(path.join(root, 'dist/core/inspect.js'))) {
-  const {evidenceSeal} = await load('dist/core/evidence.js');
-  const {inspectRun} = await load('dist/core/inspect.js');
-  const {render} = await load('dist/core/bootstrap.js');
+if (fs.existsSync(inTree('dist/core/inspection/inspect.js'))) {
+  const {evidenceSeal} = await load('dist/core/inspection/evidence.js');
+  const {inspectRun} = await load('dist/core/inspection/inspect.js');
+  const {render} = await load('dist/core/delivery/bootstrap.js');
   const ik = path.join(work, 'inspect', 'knowledge');
   fs.cpSync(knowledge, ik, {recursive: true});
   // The quick start tags the serving playbook and hints: the package the hook delivers.
-  const {tagAdd} = await load('dist/core/curation.js');
+  const {tagAdd} = await load('dist/core/delivery/curation.js');
   const activeBundle = JSON.parse(fs.readFileSync(path.join(ik, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
   const served = JSON.parse(fs.readFileSync(path.join(ik, `demo/context_bundles/bundles/${activeBundle}.json`), 'utf8')).components;
   for (const kind of ['playbook', 'hints']) await tagAdd({knowledge: ik, digest: served.find((c) => c.kind === kind).digest});

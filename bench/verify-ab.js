@@ -20,17 +20,22 @@ if (!Number.isInteger(runs) || runs < 1) {
   process.exit(2);
 }
 if (roots.length === 0) roots.push(path.join(here, '..'));
-const load = (root, rel) => import(pathToFileURL(path.join(path.resolve(root), rel)).href);
+// A module where the checkout keeps it: a folder per system, else an older commit's flat layout.
+const load = (root, rel) => {
+  const flat = rel.replace(/^(dist\/(?:core|model|store\/kinds|store))\/(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\//, '$1/');
+  const file = [rel, flat].map((r) => path.join(path.resolve(root), r)).find((p) => fs.existsSync(p)) ?? path.join(path.resolve(root), rel);
+  return import(pathToFileURL(file).href);
+};
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-verify-ab-'));
 try {
   const tree = path.join(work, 'tree');
-  const {init} = await load(path.join(here, '..'), 'dist/core/init.js');
-  const {propose} = await load(path.join(here, '..'), 'dist/core/propose.js');
+  const {init} = await load(path.join(here, '..'), 'dist/core/common/init.js');
+  const {propose} = await load(path.join(here, '..'), 'dist/core/promotion/propose.js');
   const files = await makeVerifyTree({init, propose, tree, source: path.join(work, 'src'), componentCount: 50});
   const fns = [['read + SHA-256 of every file', () => files.forEach((f) => createHash('sha256').update(fs.readFileSync(f)).digest('hex'))]];
   for (const root of roots) {
-    const {verifyInParallel} = await load(root, 'dist/core/verify.js');
+    const {verifyInParallel} = await load(root, 'dist/core/common/verify.js');
     fns.push([
       `verify, ${root}`,
       async () => {

@@ -27,7 +27,7 @@ const entry = [
   ...commands.map((c, i) => `import C${i} from ${JSON.stringify(c.file)};`),
   `export const COMMANDS = {${commands.map((c, i) => `${JSON.stringify(c.id)}: C${i}`).join(', ')}};`,
   `export {default as HELP} from ${JSON.stringify(path.join(root, 'dist/cli/help.js'))};`,
-  `export {default as COMMAND_NOT_FOUND} from ${JSON.stringify(path.join(root, 'dist/cli/hooks/command-not-found.js'))};`,
+  `export {default as COMMAND_NOT_FOUND} from ${JSON.stringify(path.join(root, 'dist/cli/oclif-hooks/command-not-found.js'))};`,
   `export {execute} from '@oclif/core/execute';`,
   `export {run} from '@oclif/core/run';`,
   `export {settings} from '@oclif/core/settings';`,
@@ -69,7 +69,7 @@ const shared = {
   logLevel: 'warning',
 };
 const r = await build({...shared, stdin: {contents: entry, resolveDir: root, sourcefile: 'cli-entry.js', loader: 'js'}, entryNames: 'cli', outdir: undefined, outfile: path.join(root, 'dist/bundle/cli.js')});
-await build({...shared, entryPoints: {'verify-worker': path.join(root, 'dist/core/verify-worker.js')}});
+await build({...shared, entryPoints: {'verify-worker': path.join(root, 'dist/core/bundle/verify-worker.js')}});
 // The delivery commands' fast path (bootstrap prepare|claim|render and recall with --json): no oclif in it.
 const fast = await build({...shared, entryPoints: {fast: path.join(root, 'dist/cli/fast-path.js')}});
 const oclifInFast = Object.keys(fast.metafile.inputs).filter((f) => f.includes('@oclif'));

@@ -1,8 +1,8 @@
 import {signingKeyFlag} from './release-flags.js';
 import * as Flags from '@oclif/core/flags';
-import {evaluateCandidate, type EvaluateOptions, type EvaluateResult, type ProgressEvent} from '../core/evaluate.js';
-import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/defaults.js';
-import {withTeamDefaults} from '../core/team-defaults.js';
+import {evaluateCandidate, type EvaluateOptions, type EvaluateResult, type ProgressEvent} from '../core/evaluation/evaluate.js';
+import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/common/defaults.js';
+import {withTeamDefaults} from '../core/common/team-defaults.js';
 import {digestArg, integerFlag, secondsFlag, sourceFlag, textFlag} from './flags.js';
 import {paint, short} from './style.js';
 

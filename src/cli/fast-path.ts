@@ -1,9 +1,9 @@
 import {canonicalJson} from '../canonical/index.js';
 import {exitCodeForStatus} from '../errors.js';
-import {claim, prepare, render} from '../core/bootstrap.js';
-import {recall} from '../core/recall.js';
-import {DEFAULT_LOCK_TIMEOUT_SECONDS} from '../core/defaults.js';
-import {BOOTSTRAP_LIFECYCLES} from '../model/bootstrap-receipt.js';
+import {claim, prepare, render} from '../core/delivery/bootstrap.js';
+import {recall} from '../core/delivery/recall.js';
+import {DEFAULT_LOCK_TIMEOUT_SECONDS} from '../core/common/defaults.js';
+import {BOOTSTRAP_LIFECYCLES} from '../model/delivery/bootstrap-receipt.js';
 import {errorEnvelope, toAutoctxError} from './error-output.js';
 
 /**

@@ -1,9 +1,9 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import type * as Interfaces from '@oclif/core/interfaces';
-import {DEFAULT_LOCK_TIMEOUT_SECONDS} from '../core/defaults.js';
+import {DEFAULT_LOCK_TIMEOUT_SECONDS} from '../core/common/defaults.js';
 import {fail} from '../errors.js';
-import {inputProblem} from '../store/inputs.js';
+import {inputProblem} from '../store/io/inputs.js';
 
 /**
  * Typed flags: each one parses and checks its value while oclif reads the

@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags';
 import {fail} from '../errors.js';
-import type {HookLocation} from '../core/hook-install.js';
+import type {HookLocation} from '../core/delivery/hook-install.js';
 
 /** --host, and exactly one of --project DIR or --user: where a hook is registered. */
 export const hostFlag = Flags.string({summary: 'The agent host.', required: true, options: ['claude-code', 'codex']});

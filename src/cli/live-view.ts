@@ -1,6 +1,6 @@
 import {createElement as h} from 'react';
 import {Box, Text, render} from 'ink';
-import type {ProgressEvent} from '../core/evaluate.js';
+import type {ProgressEvent} from '../core/evaluation/evaluate.js';
 import {viewLines} from './progress-view.js';
 
 function View({event, timing}: {event: ProgressEvent | null; timing: {startedAt: number; pairsAtStart: number; now: number}}) {

@@ -1,4 +1,4 @@
-import type {ProgressEvent} from '../core/evaluate.js';
+import type {ProgressEvent} from '../core/evaluation/evaluate.js';
 
 /**
  * What the live view shows, as plain lines (src/cli/live-view.ts draws them

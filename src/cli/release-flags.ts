@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags';
 import type {Interfaces} from '@oclif/core';
-import {percentToBasisPoints} from '../model/release.js';
+import {percentToBasisPoints} from '../model/release/release.js';
 
 /** Flags the release commands share: --scope, --expect-registry, --actor, and percentages parsed to basis points. */
 export const scopeFlag = Flags.string({summary: 'Registry scope (trimmed, lowercased; blank or left out: global).', helpValue: 'SCOPE'});

@@ -1,4 +1,4 @@
-import {calibrate} from '../core/calibrate.js';
+import {calibrate} from '../core/evaluation/calibrate.js';
 import {AutoctxCommand} from '../cli/base-command.js';
 import {integerFlag} from '../cli/flags.js';
 

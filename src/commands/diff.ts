@@ -1,4 +1,4 @@
-import {diffBundles} from '../core/bundle.js';
+import {diffBundles} from '../core/bundle/bundle.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import * as Flags from '@oclif/core/flags';
 import {paint, short} from '../cli/style.js';

@@ -1,4 +1,4 @@
-import {init} from '../core/init.js';
+import {init} from '../core/common/init.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {sourceFlag, textFlag} from '../cli/flags.js';
 import {paint, short} from '../cli/style.js';

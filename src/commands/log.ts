@@ -1,4 +1,4 @@
-import {log} from '../core/log.js';
+import {log} from '../core/common/log.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {integerFlag, textFlag} from '../cli/flags.js';
 import {short} from '../cli/style.js';

@@ -1,8 +1,8 @@
 import {allowedSignersFlag, signingKeyFlag} from '../cli/release-flags.js';
-import {promote} from '../core/promote.js';
+import {promote} from '../core/promotion/promote.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {digestArg, secondsFlag, textFlag} from '../cli/flags.js';
-import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/defaults.js';
+import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/common/defaults.js';
 import {paint, short} from '../cli/style.js';
 
 export default class Promote extends WritingCommand {

@@ -1,4 +1,4 @@
-import {propose} from '../core/propose.js';
+import {propose} from '../core/promotion/propose.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {integerFlag, sourceFlag, textFlag} from '../cli/flags.js';
 import {paint, short} from '../cli/style.js';

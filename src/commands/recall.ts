@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {integerFlag} from '../cli/flags.js';
 import {packageSummary} from '../cli/bootstrap-view.js';
-import {recall} from '../core/recall.js';
+import {recall} from '../core/delivery/recall.js';
 
 export default class Recall extends ScenarioCommand {
   static override summary = 'Query-time recall: the components of the serving bundles (and granted references) that best match a query, framed and cited like the bootstrap package.';

@@ -1,4 +1,4 @@
-import {reject} from '../core/reject.js';
+import {reject} from '../core/promotion/reject.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {digestArg, textFlag} from '../cli/flags.js';
 import {paint, short} from '../cli/style.js';

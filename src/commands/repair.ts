@@ -1,4 +1,4 @@
-import {repair} from '../core/repair.js';
+import {repair} from '../core/common/repair.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {paint} from '../cli/style.js';
 

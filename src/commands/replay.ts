@@ -1,4 +1,4 @@
-import {replay} from '../core/replay.js';
+import {replay} from '../core/evaluation/replay.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {digestArg} from '../cli/flags.js';
 import {paint, short} from '../cli/style.js';

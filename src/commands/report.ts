@@ -2,8 +2,8 @@ import * as Flags from '@oclif/core/flags';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {digestArg} from '../cli/flags.js';
 import {AutoctxError} from '../errors.js';
-import {reportData, writeReport} from '../core/report.js';
-import {reportHtml, reportMarkdown} from '../core/report-render.js';
+import {reportData, writeReport} from '../core/evaluation/report.js';
+import {reportHtml, reportMarkdown} from '../core/evaluation/report-render.js';
 
 export default class Report extends ScenarioCommand {
   static override summary = 'Write a report of a candidate\'s comparison: Markdown for a pull request or a CI summary, and a self-contained HTML page with a plot.';

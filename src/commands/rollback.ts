@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import {rollback} from '../core/rollback.js';
+import {rollback} from '../core/rollback/rollback.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {digestFlag} from '../cli/flags.js';
 import {actorFlag, scopeFlag, signingKeyFlag, allowedSignersFlag} from '../cli/release-flags.js';

@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {scopeFlag} from '../cli/release-flags.js';
 import {short} from '../cli/style.js';
-import {route} from '../core/route.js';
+import {route} from '../core/release/route.js';
 
 export default class Route extends ScenarioCommand {
   static override summary = 'Which bundle serves one request: the canary\'s for a requester in its share, else the scope\'s ACTIVE.';

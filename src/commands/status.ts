@@ -1,5 +1,5 @@
-import {scopeLines} from '../cli/release-view.js';
-import {status} from '../core/status.js';
+import {scopeLines} from '../cli/release-output.js';
+import {status} from '../core/common/status.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
 

@@ -1,4 +1,4 @@
-import {verifyInParallel} from '../core/verify.js';
+import {verifyInParallel} from '../core/common/verify.js';
 import * as Flags from '@oclif/core/flags';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint} from '../cli/style.js';

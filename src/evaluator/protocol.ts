@@ -1,4 +1,4 @@
-import {scoreProblem} from '../model/trial.js';
+import {scoreProblem} from '../model/evaluation/trial.js';
 import type {JsonValue} from '../canonical/index.js';
 import {fail} from '../errors.js';
 

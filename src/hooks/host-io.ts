@@ -1,5 +1,5 @@
-import {BOOTSTRAP_LIMITS} from '../model/bootstrap-render.js';
-import type {Host} from '../store/kinds/host-state.js';
+import {BOOTSTRAP_LIMITS} from '../model/delivery/bootstrap-render.js';
+import type {Host} from '../store/kinds/delivery/host-state.js';
 
 /** The event id prepare gets: the lifecycle identity (host, session, source, generation), hashed again into the event key. */
 export function eventId(host: Host, sessionId: string, source: string, generation: number): string {

@@ -1,6 +1,6 @@
 import {environmentError, isAutoctxError} from '../errors.js';
 import {hookSettingsFor, KnowledgeStore, readUserConfig} from '../store/index.js';
-import {HOSTS, type Host} from '../store/kinds/host-state.js';
+import {HOSTS, type Host} from '../store/kinds/delivery/host-state.js';
 import {HookInputError, parseHookInput, STDIN_LIMIT, type HookEvent} from './host-io.js';
 import {sessionStart} from './session-start.js';
 import {userPromptSubmit} from './user-prompt-submit.js';

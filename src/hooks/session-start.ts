@@ -1,9 +1,9 @@
-import {sealDelivery} from '../core/evidence.js';
+import {sealDelivery} from '../core/inspection/evidence.js';
 import {KnowledgeStore} from '../store/index.js';
-import {claim, prepare} from '../core/bootstrap.js';
+import {claim, prepare} from '../core/delivery/bootstrap.js';
 import {isAutoctxError} from '../errors.js';
-import {isoTimestamp} from '../model/records.js';
-import {readHostState, writeHostState, type Host, type HostState} from '../store/kinds/host-state.js';
+import {isoTimestamp} from '../model/promotion/records.js';
+import {readHostState, writeHostState, type Host, type HostState} from '../store/kinds/delivery/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
 import {eventId, hookOutputLine, hookUser, type HookInput} from './host-io.js';
 import type {HookOutcome, HookRun} from './run.js';

@@ -1,14 +1,14 @@
 import {createHash} from 'node:crypto';
 import {isAutoctxError} from '../errors.js';
-import {sealDelivery} from '../core/evidence.js';
+import {sealDelivery} from '../core/inspection/evidence.js';
 import {KnowledgeStore} from '../store/index.js';
-import {recall} from '../core/recall.js';
-import {isoTimestamp} from '../model/records.js';
-import {readHostState, writeHostState} from '../store/kinds/host-state.js';
+import {recall} from '../core/delivery/recall.js';
+import {isoTimestamp} from '../model/promotion/records.js';
+import {readHostState, writeHostState} from '../store/kinds/delivery/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
 import {eventId, hookOutputLine, hookUser, type HookInput} from './host-io.js';
-import {eventKey, receiptIdFor} from '../model/bootstrap-receipt.js';
-import {readReceipt} from '../store/kinds/bootstrap-receipt.js';
+import {eventKey, receiptIdFor} from '../model/delivery/bootstrap-receipt.js';
+import {readReceipt} from '../store/kinds/delivery/bootstrap-receipt.js';
 import type {HookOutcome, HookRun} from './run.js';
 
 /** How long the first prompt waits for a session start still delivering (within the hook's budget). */

@@ -3,7 +3,7 @@ import {max, mean, median, min, quantileSorted, standardDeviation} from 'simple-
 /**
  * Descriptive summaries for people (reports): simple-statistics, by lane.
  * Nothing here enters a decision or a replay; those use the exact sums of
- * src/stats and src/model/comparison.ts.
+ * src/stats and src/model/evaluation/comparison.ts.
  */
 export interface LaneSummary {
   lane: string;

@@ -1,6 +1,6 @@
 import {LARGE_STRING, parseJsonUtf8, prettyJson, prettyJsonPieces, stableDigest, type JsonValue} from '../canonical/index.js';
 import {AutoctxError, fail, isAutoctxError} from '../errors.js';
-import {atomicWrite, createImmutable, withBytes, type RootGuard, type WriteData, type WriteOptions} from './fs.js';
+import {atomicWrite, createImmutable, withBytes, type RootGuard, type WriteData, type WriteOptions} from './files/fs.js';
 import {assertSchema, type SchemaName} from './schemas.js';
 
 /**

@@ -1,4 +1,4 @@
-import {MEDIA_TYPE_EXTENSIONS} from '../model/kinds.js';
+import {MEDIA_TYPE_EXTENSIONS} from '../model/bundle/kinds.js';
 
 /**
  * Component keys as file names: [A-Za-z0-9_-] and inner dots stay; every other

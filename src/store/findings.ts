@@ -1,9 +1,9 @@
 import type {Dirent} from 'node:fs';
 import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
-import type {BundleOutline} from '../model/bundle.js';
-import type {TreeEntry} from './fs.js';
+import type {BundleOutline} from '../model/bundle/bundle.js';
+import type {TreeEntry} from './files/fs.js';
 import type {ScenarioStore} from './scenario-store.js';
-import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/policy.js';
+import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/evaluation/policy.js';
 
 export interface VerifyIssue {
   severity: 'error' | 'warning' | 'note';

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {fail} from '../errors.js';
-import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './fs.js';
-import {readGitignore, updateGitignore, type GitignoreState} from './kinds/gitignore.js';
-import {readApprovalWindowDays, readEvaluationDefaults, readEvidenceSettings, type EvaluationDefaults, type EvidenceSettings} from './kinds/team-config.js';
+import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './files/fs.js';
+import {readGitignore, updateGitignore, type GitignoreState} from './kinds/common/gitignore.js';
+import {readApprovalWindowDays, readEvaluationDefaults, readEvidenceSettings, type EvaluationDefaults, type EvidenceSettings} from './kinds/common/team-config.js';
 import {assertScenarioName, isScenarioName, RootPaths, STATE_DIR_NAME} from './paths.js';
 import {ScenarioStore} from './scenario-store.js';
 import {StateArea} from './state-area.js';
 
-export {GITIGNORE_LINES} from './kinds/gitignore.js';
+export {GITIGNORE_LINES} from './kinds/common/gitignore.js';
 
 /** Where the knowledge root is: --knowledge, else AUTOCTX_KNOWLEDGE, else ./knowledge. */
 export function knowledgeRootFrom(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {

@@ -2,8 +2,8 @@ import path from 'node:path';
 import {createHash} from 'node:crypto';
 import {stableDigest} from '../canonical/index.js';
 import {fail} from '../errors.js';
-import {HARNESS_KEY} from '../model/harness-runtime.js';
-import {isPythonSpace} from '../model/python-text.js';
+import {HARNESS_KEY} from '../model/bundle/harness-runtime.js';
+import {isPythonSpace} from '../model/common/python-text.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 
@@ -313,7 +313,7 @@ export class ScenarioPaths {
   mirror(name: 'playbook' | 'hints'): string {
     return path.join(this.dir, `${name}.md`);
   }
-  /** The lock file guarding this scenario's store (src/store/lock.ts; a folder of that name is an older autoctx's lock). */
+  /** The lock file guarding this scenario's store (src/store/files/lock.ts; a folder of that name is an older autoctx's lock). */
   get lock(): string {
     return path.join(this.contextDir, 'autoctx.lock');
   }

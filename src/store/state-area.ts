@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import {fail, isAutoctxError} from '../errors.js';
-import {housekeepingDue, recordHousekeeping} from './kinds/housekeeping.js';
+import {housekeepingDue, recordHousekeeping} from './kinds/common/housekeeping.js';
 import {readDocument} from './documents.js';
-import {exists, isDirectory, mkdirDurable, readBytes, walkTree, type RootGuard} from './fs.js';
-import {StoreLock} from './lock.js';
-import {LockedWriter} from './locked-writer.js';
+import {exists, isDirectory, mkdirDurable, readBytes, walkTree, type RootGuard} from './files/fs.js';
+import {StoreLock} from './files/lock.js';
+import {LockedWriter} from './files/locked-writer.js';
 import {leftoverKind, RootPaths} from './paths.js';
 import type {SchemaName} from './schemas.js';
 import type {JsonValue} from '../canonical/index.js';

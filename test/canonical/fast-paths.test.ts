@@ -3,9 +3,9 @@ import {createHash} from 'node:crypto';
 import fc from 'fast-check';
 import {canonicalJson, stableDigest} from '../../src/canonical/index.js';
 import {jsonValues} from '../helpers/arbitraries.js';
-import {bundleDigest, createBundle, validateBundle} from '../../src/model/bundle.js';
-import {componentDigest} from '../../src/model/component.js';
-import {manifestDiff} from '../../src/model/diff.js';
+import {bundleDigest, createBundle, validateBundle} from '../../src/model/bundle/bundle.js';
+import {componentDigest} from '../../src/model/bundle/component.js';
+import {manifestDiff} from '../../src/model/bundle/diff.js';
 import {canonicalOracle as oracle} from '../helpers/canonical-oracle.js';
 
 // The hashing fast paths (a value already in key order goes to JSON.stringify whole; a manifest's

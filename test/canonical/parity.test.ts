@@ -3,8 +3,8 @@ import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {canonicalJson, parseJson, stableDigest} from '../../src/canonical/index.js';
 import {createBundle, createJsonComponent, validateBundle} from '../../src/model/index.js';
-import {manifestDiff} from '../../src/model/diff.js';
-import {matchedTrialPairKey} from '../../src/model/trial.js';
+import {manifestDiff} from '../../src/model/bundle/diff.js';
+import {matchedTrialPairKey} from '../../src/model/evaluation/trial.js';
 import {FIXTURES} from '../helpers/paths.js';
 
 const load = (name: string) => JSON.parse(readFileSync(path.join(FIXTURES, name), 'utf8'));

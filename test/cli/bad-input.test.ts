@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
-import {init} from '../../src/core/init.js';
-import {propose} from '../../src/core/propose.js';
+import {init} from '../../src/core/common/init.js';
+import {propose} from '../../src/core/promotion/propose.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCli, runCliProcess} from '../helpers/cli.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';

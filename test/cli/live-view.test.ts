@@ -2,7 +2,7 @@ import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterEach, describe, expect, it} from '@jest/globals';
-import type {ProgressEvent} from '../../src/core/evaluate.js';
+import type {ProgressEvent} from '../../src/core/evaluation/evaluate.js';
 import {meanLane, timingLine, viewLines} from '../../src/cli/progress-view.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL, makeTree, type Tree} from '../helpers/pipeline.js';

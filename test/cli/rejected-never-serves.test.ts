@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
-import {openScenario} from '../../src/core/context.js';
-import {nextReceipt} from '../../src/core/release.js';
-import {normalized, scopeView} from '../../src/core/release-view.js';
-import {verify} from '../../src/core/verify.js';
-import {applyTransition} from '../../src/model/release-gate.js';
-import {createReceipt} from '../../src/store/kinds/release-receipt.js';
-import {swapRegistry} from '../../src/store/kinds/release-registry.js';
+import {openScenario} from '../../src/core/common/store-options.js';
+import {nextReceipt} from '../../src/core/release/release.js';
+import {normalized, scopeView} from '../../src/core/release/registry-view.js';
+import {verify} from '../../src/core/common/verify.js';
+import {applyTransition} from '../../src/model/release/release-gate.js';
+import {createReceipt} from '../../src/store/kinds/release/release-receipt.js';
+import {swapRegistry} from '../../src/store/kinds/release/release-registry.js';
 import {runCli} from '../helpers/cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
@@ -231,7 +231,7 @@ describe('every reader of what serves reads the registry in force', () => {
     expect(must(k, ['shadow', 'sample', '--event', 'e-1']).reason).toBe('no_shadow');
     // A session pinned to it before it was rejected leaves it at its next delivery.
     const pinned = {bundle_digest: v2, version: 'v2', state: 'CANARY', reason: 'canary'} as const;
-    const {render} = await import('../../src/core/bootstrap.js');
+    const {render} = await import('../../src/core/delivery/bootstrap.js');
     expect(render({knowledge: k, user: 'user-1', pinned}).routing?.bundle_digest).toBe(t.baseline);
     // repair ends both, each by its receipt.
     expect(must(k, ['repair']).actions).toEqual(expect.arrayContaining([expect.stringContaining('ended the CANARY of release v2'), expect.stringContaining('ended the SHADOW of release v3')]));

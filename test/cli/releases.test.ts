@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {RELEASE_STATES, TRANSITIONS, type ReleaseState} from '../../src/model/release.js';
+import {RELEASE_STATES, TRANSITIONS, type ReleaseState} from '../../src/model/release/release.js';
 import {runCli} from '../helpers/cli.js';
 import {AUDIT, evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {MessageChannel, receiveMessageOnPort, Worker} from 'node:worker_threads';
 import {describe, expect, it} from '@jest/globals';
-import {init} from '../../src/core/init.js';
-import {propose} from '../../src/core/propose.js';
-import {verify} from '../../src/core/verify.js';
+import {init} from '../../src/core/common/init.js';
+import {propose} from '../../src/core/promotion/propose.js';
+import {verify} from '../../src/core/common/verify.js';
 import fc from 'fast-check';
-import {claimOutlines, FREE, LEFT, MAIN, packOutline, POSTED, unpackOutline, warmUp} from '../../src/store/kinds/bundle-fast.js';
-import {COMPONENT_KINDS} from '../../src/model/kinds.js';
+import {claimOutlines, FREE, LEFT, MAIN, packOutline, POSTED, unpackOutline, warmUp} from '../../src/store/kinds/bundle/bundle-fast.js';
+import {COMPONENT_KINDS} from '../../src/model/bundle/kinds.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
@@ -118,7 +118,7 @@ describe('verify on two threads', () => {
     Atomics.store(taken, 1 + 4, MAIN);
     expect(claimed(taken, files.map((f, i) => (i === 0 ? '' : f)))).toEqual([5, 2, 1]);
     expect([...taken.subarray(1)]).toEqual([FREE, POSTED, POSTED, LEFT, MAIN, POSTED]);
-    for (const build of ['dist/core/verify-worker.js', 'dist/bundle/verify-worker.js']) {
+    for (const build of ['dist/core/bundle/verify-worker.js', 'dist/bundle/verify-worker.js']) {
       const worker = new Worker(path.resolve(build));
       const {port1, port2} = new MessageChannel();
       const answer = await new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@ import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
-import {verify} from '../../src/core/verify.js';
+import {verify} from '../../src/core/common/verify.js';
 import {runCli} from '../helpers/cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL, readUnits, trialResult} from '../helpers/pipeline.js';
@@ -80,8 +80,8 @@ describe('concurrent use', () => {
     const c = propose(k, 0);
     expect(runCli(['confirm', c, ...evaluation, '--knowledge', k, '--json'], {env: ENV}).json.status).toBe('confirmed');
     const writer = `
-      const {promote} = await import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/core/promote.js'))});
-      const {rollback} = await import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/core/rollback.js'))});
+      const {promote} = await import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/core/promotion/promote.js'))});
+      const {rollback} = await import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/core/rollback/rollback.js'))});
       await promote({knowledge: ${JSON.stringify(k)}, candidate: ${JSON.stringify(c)}});
       for (let i = 0; i < 199; i++) await rollback({knowledge: ${JSON.stringify(k)}, rationale: 'flip ' + i});
       process.stdout.write('done');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from '@jest/globals';
-import {processStartTime, StoreLock} from '../../src/store/lock.js';
+import {processStartTime, StoreLock} from '../../src/store/files/lock.js';
 import {tempDir} from '../helpers/tree.js';
 
 // Issue 11 §2: the lock's owner exists from the moment the lock does; a lock is taken over only
@@ -25,7 +25,7 @@ afterEach(() => {
 /** A process that takes the lock, says "held", and on "check" reports whether it still holds it, then releases. */
 function holder(): {child: ChildProcess; lines: string[]; next: () => Promise<string>; send: (line: string) => void} {
   const script = `
-    const {StoreLock} = await import(${JSON.stringify(path.resolve('dist/store/lock.js'))});
+    const {StoreLock} = await import(${JSON.stringify(path.resolve('dist/store/files/lock.js'))});
     const l = new StoreLock(${JSON.stringify(target())}, ${JSON.stringify(lockFile())});
     await l.acquire({timeoutSeconds: 5});
     process.stdout.write('held\\n');
@@ -145,7 +145,7 @@ describe('lock takeover, with SIGSTOP-frozen holders', () => {
     // Each of 4 processes takes the lock 25 times and, while holding it, checks that no one else does.
     const script = `
       const fs = await import('node:fs');
-      const {StoreLock} = await import(${JSON.stringify(path.resolve('dist/store/lock.js'))});
+      const {StoreLock} = await import(${JSON.stringify(path.resolve('dist/store/files/lock.js'))});
       const mark = ${JSON.stringify(path.join(dir, 'inside'))};
       let overlaps = 0;
       for (let i = 0; i < 25; i++) {

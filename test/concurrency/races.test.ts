@@ -2,7 +2,7 @@ import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
-import {verify} from '../../src/core/verify.js';
+import {verify} from '../../src/core/common/verify.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {runCliProcess, type CliResult} from '../helpers/cli.js';

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
 import {claim, prepare, recall, render} from '../../src/public/bootstrap.js';
-import {grantAdd, handoffWrite, referenceAdd, tagAdd, tagRm} from '../../src/core/curation.js';
-import {init} from '../../src/core/init.js';
-import {propose} from '../../src/core/propose.js';
-import {verify} from '../../src/core/verify.js';
-import {BOOTSTRAP_LIFECYCLES} from '../../src/model/bootstrap-receipt.js';
-import {componentDigest} from '../../src/model/component.js';
+import {grantAdd, handoffWrite, referenceAdd, tagAdd, tagRm} from '../../src/core/delivery/curation.js';
+import {init} from '../../src/core/common/init.js';
+import {propose} from '../../src/core/promotion/propose.js';
+import {verify} from '../../src/core/common/verify.js';
+import {BOOTSTRAP_LIFECYCLES} from '../../src/model/delivery/bootstrap-receipt.js';
+import {componentDigest} from '../../src/model/bundle/component.js';
 import {isAutoctxError} from '../../src/errors.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
@@ -159,7 +159,7 @@ describe('curation limits', () => {
 describe('a curation change cut short', () => {
   it('is a warning that repair completes: an entry ahead of curation.json, a handoff revision ahead of its head', async () => {
     const knowledge = await root({demo: demoFiles});
-    const {repair} = await import('../../src/core/repair.js');
+    const {repair} = await import('../../src/core/common/repair.js');
     const curation = path.join(knowledge, 'demo/context_bundles/bootstrap/curation.json');
     await tagAdd({knowledge, digest: D.playbook});
     const before = fs.readFileSync(curation);
@@ -279,7 +279,7 @@ describe('receipts', () => {
     await grantAdd({knowledge, scenario: 'billing', name: 'demo'});
     const r = await prep(knowledge, {enabled: true, eventId: 'e4'});
     expect(r.items.map((i) => i.scenario)).toEqual(['billing']);
-    const {grantRm} = await import('../../src/core/curation.js');
+    const {grantRm} = await import('../../src/core/delivery/curation.js');
     await grantRm({knowledge, scenario: 'billing', name: 'demo'});
     expect(await prep(knowledge, {enabled: true, eventId: 'e4'})).toMatchObject({status: 'skipped', reason: 'preparation_failed', receipt: {state: 'failed'}});
   });

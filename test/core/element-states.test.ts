@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {diffBundles, materialize} from '../../src/core/bundle.js';
-import {tagAdd} from '../../src/core/curation.js';
-import {init} from '../../src/core/init.js';
-import {propose} from '../../src/core/propose.js';
-import {verify} from '../../src/core/verify.js';
+import {diffBundles, materialize} from '../../src/core/bundle/bundle.js';
+import {tagAdd} from '../../src/core/delivery/curation.js';
+import {init} from '../../src/core/common/init.js';
+import {propose} from '../../src/core/promotion/propose.js';
+import {verify} from '../../src/core/common/verify.js';
 import {recall, render} from '../../src/public/bootstrap.js';
-import {nonPresentDigest} from '../../src/model/element-state.js';
+import {nonPresentDigest} from '../../src/model/bundle/element-state.js';
 import {isAutoctxError} from '../../src/errors.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 

@@ -2,7 +2,7 @@ import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
-import {verify} from '../../src/core/verify.js';
+import {verify} from '../../src/core/common/verify.js';
 import {runCli, type CliResult} from '../helpers/cli.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL, readUnits, trialResult} from '../helpers/pipeline.js';
 import {tempDir, withoutRecordHistories, writeSource} from '../helpers/tree.js';

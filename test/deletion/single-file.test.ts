@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
-import {verify} from '../../src/core/verify.js';
+import {verify} from '../../src/core/common/verify.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {mustIn} from '../helpers/knowledge-cli.js';
 import {evalArgs, fakeEnv, historyTree, makeTree} from '../helpers/pipeline.js';

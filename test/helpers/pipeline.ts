@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import {afterEach} from '@jest/globals';
 import path from 'node:path';
-import {TRIAL_RESULT_SCHEMA, type TrialResultLine} from '../../src/core/trials-ingest.js';
+import {TRIAL_RESULT_SCHEMA, type TrialResultLine} from '../../src/core/evaluation/trials-ingest.js';
 import {runCli, type CliResult} from './cli.js';
 import {PROJECT_ROOT} from './paths.js';
 import {tempDir, writeSource} from './tree.js';

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
-import {init} from '../../src/core/init.js';
-import {propose} from '../../src/core/propose.js';
-import {status} from '../../src/core/status.js';
-import {verify} from '../../src/core/verify.js';
-import {ingestTrials} from '../../src/core/trials-ingest.js';
-import {evaluateCandidate} from '../../src/core/evaluate.js';
-import {materialize} from '../../src/core/bundle.js';
+import {init} from '../../src/core/common/init.js';
+import {propose} from '../../src/core/promotion/propose.js';
+import {status} from '../../src/core/common/status.js';
+import {verify} from '../../src/core/common/verify.js';
+import {ingestTrials} from '../../src/core/evaluation/trials-ingest.js';
+import {evaluateCandidate} from '../../src/core/evaluation/evaluate.js';
+import {materialize} from '../../src/core/bundle/bundle.js';
 import {isAutoctxError} from '../../src/errors.js';
 import {FIXTURES_12, POLICY_SMALL, trialResult} from '../helpers/pipeline.js';
 import {runCli} from '../helpers/cli.js';
@@ -317,7 +317,7 @@ describe('evaluator answers that lie', () => {
 
 describe('fuzzing: random damage to an input never crashes', () => {
   it('60 seeded random mutations of a manifest: accepted, or refused with exit 2 and a stable code', async () => {
-    const {buildBundle} = await import('../../src/core/bundle.js');
+    const {buildBundle} = await import('../../src/core/bundle/bundle.js');
     const good = Buffer.from(manifest({}, {content: 'fuzz me \u00e9\u{1F600}'}));
     let seed = 20261130;
     const rand = (m: number) => {

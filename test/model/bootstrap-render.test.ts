@@ -1,7 +1,7 @@
 import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
-import {BEGIN_MARKER, BOOTSTRAP_LIMITS, END_MARKER, renderPackage, TRUNCATION_MARK, type PackageCandidate} from '../../src/model/bootstrap-render.js';
-import {bodyChunks} from '../../src/model/bootstrap-text.js';
+import {BEGIN_MARKER, BOOTSTRAP_LIMITS, END_MARKER, renderPackage, TRUNCATION_MARK, type PackageCandidate} from '../../src/model/delivery/bootstrap-render.js';
+import {bodyChunks} from '../../src/model/delivery/bootstrap-text.js';
 
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
 let n = 0;

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {asciiJson, bodyChunks, isFormatCharacter, isSecretKind, normalizeKind} from '../../src/model/bootstrap-text.js';
+import {asciiJson, bodyChunks, isFormatCharacter, isSecretKind, normalizeKind} from '../../src/model/delivery/bootstrap-text.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {CONFUSABLE_ASCII} from '../../src/model/confusables.generated.js';
-import {secretSkeleton} from '../../src/model/secret-kind.js';
+import {CONFUSABLE_ASCII} from '../../src/model/delivery/confusables.generated.js';
+import {secretSkeleton} from '../../src/model/delivery/secret-kind.js';
 
 describe('secret-kind exclusion (B.9): NFKC, full case folding, letters and digits only', () => {
   it.each(['ＴＯＫＥＮ', 'api_key', 'API.Key', 'Private-Key', 'pass.word', 'access key', 'Client-Credentials', 'ſecret', 'tokenizer-notes'])('excludes %s', (name) => {

@@ -2,8 +2,8 @@ import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
 import {createHash} from 'node:crypto';
 import {canonicalJson, parseJsonUtf8, prettyJson} from '../../src/canonical/index.js';
-import {createBundle, validateBundle, type ContextBundle} from '../../src/model/bundle.js';
-import {outlineFromBytes} from '../../src/model/bundle-outline.js';
+import {createBundle, validateBundle, type ContextBundle} from '../../src/model/bundle/bundle.js';
+import {outlineFromBytes} from '../../src/model/bundle/bundle-outline.js';
 
 // Issue 20: verify hashes a manifest's texts straight from its bytes. That fast path must accept
 // exactly what the general reader (parse, then validateBundle) accepts, with the same outline,

@@ -1,8 +1,8 @@
 import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
 import {canonicalJson, prettyJson, stableDigest} from '../../src/canonical/index.js';
-import type {ComponentKind} from '../../src/model/kinds.js';
-import {diffCanonicalJson, diffPrettyJson, manifestDiff, type ManifestChange} from '../../src/model/diff.js';
+import type {ComponentKind} from '../../src/model/bundle/kinds.js';
+import {diffCanonicalJson, diffPrettyJson, manifestDiff, type ManifestChange} from '../../src/model/bundle/diff.js';
 
 // Issue 20: a diff is spelled by hand for its one shape (manifestDiff's digest, and verify's
 // byte-for-byte comparison with the stored file). Both spellings must equal the general encoders'.

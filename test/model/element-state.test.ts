@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {createBundle, validateBundle} from '../../src/model/bundle.js';
-import {createComponent} from '../../src/model/component.js';
+import {createBundle, validateBundle} from '../../src/model/bundle/bundle.js';
+import {createComponent} from '../../src/model/bundle/component.js';
 import {canonicalJson} from '../../src/canonical/index.js';
 import {isAutoctxError} from '../../src/errors.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';

@@ -1,11 +1,11 @@
 import {createHash} from 'node:crypto';
 import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
-import {BEGIN_MARKER, END_MARKER, renderPackage, TRUST_POLICY, type PackageCandidate, type PackageTitle} from '../../src/model/bootstrap-render.js';
-import type {ContextBundle} from '../../src/model/bundle.js';
-import type {BundleComponent} from '../../src/model/component.js';
-import type {EvidencePackage} from '../../src/model/evidence.js';
-import {inspect, type Inspection, type InspectorLookup} from '../../src/model/inspector.js';
+import {BEGIN_MARKER, END_MARKER, renderPackage, TRUST_POLICY, type PackageCandidate, type PackageTitle} from '../../src/model/delivery/bootstrap-render.js';
+import type {ContextBundle} from '../../src/model/bundle/bundle.js';
+import type {BundleComponent} from '../../src/model/bundle/component.js';
+import type {EvidencePackage} from '../../src/model/delivery/package-layout.js';
+import {inspect, type Inspection, type InspectorLookup} from '../../src/model/inspection/inspector.js';
 
 /**
  * The prompt inspector on the bootstrap layout: every byte of a delivered

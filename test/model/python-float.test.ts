@@ -1,7 +1,7 @@
 import {describe, expect, it} from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
-import {pythonFloatRepr} from '../../src/model/python-float.js';
+import {pythonFloatRepr} from '../../src/model/common/python-float.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 
 /** float.fromhex: [-]0x<h>.<hhh>p<exp>, exact (the mantissa has at most 53 bits). */

@@ -1,6 +1,6 @@
 import {describe, expect, it} from '@jest/globals';
-import {isPythonBlank, pythonRstrip} from '../../src/model/python-text.js';
-import {harnessRuntimeFiles} from '../../src/model/harness-runtime.js';
+import {isPythonBlank, pythonRstrip} from '../../src/model/common/python-text.js';
+import {harnessRuntimeFiles} from '../../src/model/bundle/harness-runtime.js';
 
 // [text, Python's text.rstrip(), text.strip() == ""], printed by python3 3.11.
 const CASES: Array<[string, string, boolean]> = JSON.parse(

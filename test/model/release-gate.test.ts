@@ -1,6 +1,6 @@
 import {describe, expect, it} from '@jest/globals';
-import {applyTransition, effectiveState, releaseGate} from '../../src/model/release-gate.js';
-import {canonicalState, emptyRegistry, normalizeScope, percentToBasisPoints, RELEASE_STATES, STATE_ALIASES, TRANSITIONS, versionNameProblem, type ReleaseState} from '../../src/model/release.js';
+import {applyTransition, effectiveState, releaseGate} from '../../src/model/release/release-gate.js';
+import {canonicalState, emptyRegistry, normalizeScope, percentToBasisPoints, RELEASE_STATES, STATE_ALIASES, TRANSITIONS, versionNameProblem, type ReleaseState} from '../../src/model/release/release.js';
 
 // The transition table as docs/releases.md writes it out (reference C.4, plus SHADOW and CANARY to themselves for new settings).
 const TABLE: Record<ReleaseState, ReleaseState[]> = {

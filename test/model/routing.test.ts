@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
-import {bucketOf, bucketText, decideRoute, type RouteRequest, type RouteSnapshot} from '../../src/model/routing.js';
+import {bucketOf, bucketText, decideRoute, type RouteRequest, type RouteSnapshot} from '../../src/model/release/routing.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {canonicalJson} from '../../src/canonical/index.js';
 

@@ -2,9 +2,9 @@ import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
-import {parseAllowedSigners} from '../../src/model/allowed-signers.js';
-import {actsAs, checkSignature} from '../../src/model/signature-check.js';
-import {signedMessage} from '../../src/model/sshsig.js';
+import {parseAllowedSigners} from '../../src/model/signing/allowed-signers.js';
+import {actsAs, checkSignature} from '../../src/model/signing/signature-check.js';
+import {signedMessage} from '../../src/model/signing/sshsig.js';
 import {tempDir} from '../helpers/tree.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {stableDigest} from '../../src/canonical/index.js';
-import {pythonFloatRepr} from '../../src/model/python-float.js';
+import {pythonFloatRepr} from '../../src/model/common/python-float.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {legacyCampaignStateDigest} from '../../src/model/index.js';
 import {FIXTURES_12, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';

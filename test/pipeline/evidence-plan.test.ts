@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {prettyJson} from '../../src/canonical/index.js';
-import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy} from '../../src/model/policy.js';
-import {createMatchedTrial, sortEvidence, type MatchedTrial} from '../../src/model/trial.js';
+import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy} from '../../src/model/evaluation/policy.js';
+import {createMatchedTrial, sortEvidence, type MatchedTrial} from '../../src/model/evaluation/trial.js';
 import {evalArgs, fakeEnv, FIXTURES_12, POLICY_SMALL, useTrees, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
 

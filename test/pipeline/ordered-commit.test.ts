@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {drive, unitTrial} from '../../src/core/run/engine.js';
-import {prepareRun} from '../../src/core/run/prepare.js';
+import {drive, unitTrial} from '../../src/core/evaluation/run/engine.js';
+import {prepareRun} from '../../src/core/evaluation/run/prepare.js';
 import {type MatchedTrial} from '../../src/model/index.js';
 import {FIXTURES_12, POLICY_SMALL, useTrees} from '../helpers/pipeline.js';
 

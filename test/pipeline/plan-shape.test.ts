@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {prettyJson, stableDigest} from '../../src/canonical/index.js';
-import {verify} from '../../src/core/verify.js';
+import {verify} from '../../src/core/common/verify.js';
 import {AUDIT, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {SAMPLE_KNOWLEDGE} from '../helpers/paths.js';
 

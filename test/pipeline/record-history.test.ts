@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {verify} from '../../src/core/verify.js';
+import {verify} from '../../src/core/common/verify.js';
 import {runCliProcess} from '../helpers/cli.js';
 import {evalArgs, fakeEnv, useTrees} from '../helpers/pipeline.js';
 

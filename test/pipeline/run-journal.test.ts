@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
-import {verify} from '../../src/core/verify.js';
-import {evaluateMatchedTrials, RunningComparison} from '../../src/model/comparison.js';
-import {createMatchedTrial, type MatchedTrial} from '../../src/model/trial.js';
+import {verify} from '../../src/core/common/verify.js';
+import {evaluateMatchedTrials, RunningComparison} from '../../src/model/evaluation/comparison.js';
+import {createMatchedTrial, type MatchedTrial} from '../../src/model/evaluation/trial.js';
 import {runCli} from '../helpers/cli.js';
 import {calls, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 

@@ -1,5 +1,5 @@
 import {describe, expect, it} from '@jest/globals';
-import {calibrate, CALIBRATION_CASES, simulateCase, type CalibrationRow} from '../../src/core/calibrate.js';
+import {calibrate, CALIBRATION_CASES, simulateCase, type CalibrationRow} from '../../src/core/evaluation/calibrate.js';
 
 // The reference's acceptance thresholds, at 1,000 campaigns per row (about 5 s here).
 const ALPHA = 0.05;

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {init} from '../../src/core/init.js';
+import {init} from '../../src/core/common/init.js';
 import {KnowledgeStore} from '../../src/store/index.js';
-import {compareAndSwap, documentDigest} from '../../src/store/cas.js';
+import {compareAndSwap, documentDigest} from '../../src/store/files/cas.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
 async function scenario() {

@@ -1,7 +1,7 @@
 import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
 import {Findings, type Mark} from '../../src/store/findings.js';
-import {RootGuard} from '../../src/store/fs.js';
+import {RootGuard} from '../../src/store/files/fs.js';
 import type {ScenarioStore} from '../../src/store/scenario-store.js';
 import {tempDir} from '../helpers/tree.js';
 

@@ -1,7 +1,7 @@
 import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
-import {bundleDigest, createBundle, validateBundle} from '../../src/model/bundle.js';
-import {componentDigest} from '../../src/model/component.js';
+import {bundleDigest, createBundle, validateBundle} from '../../src/model/bundle/bundle.js';
+import {componentDigest} from '../../src/model/bundle/component.js';
 import {schemaProblem} from '../../src/store/schemas.js';
 
 // A stored manifest is checked by validateBundle alone, and by its JSON Schema only when

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {beforeEach, describe, expect, it} from '@jest/globals';
-import {init} from '../../src/core/init.js';
-import {propose} from '../../src/core/propose.js';
-import {repair} from '../../src/core/repair.js';
-import {verify} from '../../src/core/verify.js';
+import {init} from '../../src/core/common/init.js';
+import {propose} from '../../src/core/promotion/propose.js';
+import {repair} from '../../src/core/common/repair.js';
+import {verify} from '../../src/core/common/verify.js';
 import {GITIGNORE_GENERATIONS, KnowledgeStore, STATE_DIR_MODE, STATE_FILE_MODE} from '../../src/store/index.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 

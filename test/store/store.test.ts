@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from '@jest/globals';
-import {RootGuard, atomicWrite, createImmutable} from '../../src/store/fs.js';
-import {StoreLock} from '../../src/store/lock.js';
+import {RootGuard, atomicWrite, createImmutable} from '../../src/store/files/fs.js';
+import {StoreLock} from '../../src/store/files/lock.js';
 import {KnowledgeStore} from '../../src/store/index.js';
-import {init} from '../../src/core/init.js';
+import {init} from '../../src/core/common/init.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
 let dir: string;
@@ -98,7 +98,7 @@ describe('scenario lock', () => {
   it('a lock left by a killed process is taken over at once', async () => {
     // A child process takes the lock and is killed with SIGKILL while holding it.
     const script = `
-      const {StoreLock} = await import(${JSON.stringify(path.resolve('dist/store/lock.js'))});
+      const {StoreLock} = await import(${JSON.stringify(path.resolve('dist/store/files/lock.js'))});
       const l = new StoreLock(${JSON.stringify(target())}, ${JSON.stringify(lockDir())});
       await l.acquire({timeoutSeconds: 5});
       process.stdout.write('held\\n');

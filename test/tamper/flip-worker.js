@@ -10,7 +10,7 @@ import {isDeepStrictEqual} from 'node:util';
 import {fileURLToPath} from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const {verify} = await import(path.join(root, 'dist/core/verify.js'));
+const {verify} = await import(path.join(root, 'dist/core/common/verify.js'));
 const [knowledge, fields] = process.argv.slice(2);
 const UNPROTECTED = new Set(fields.split(','));
 const files = JSON.parse(fs.readFileSync(0, 'utf8'));

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
-import {claim} from '../../core/bootstrap.js';
+import {claim} from '../../core/delivery/bootstrap.js';
 
 export default class BootstrapClaim extends WritingCommand {
   static override summary = 'Claim a pending delivery receipt once: injected (before showing the package) or failed.';

@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {integerFlag} from '../../cli/flags.js';
-import {prepare} from '../../core/bootstrap.js';
-import {BOOTSTRAP_LIFECYCLES} from '../../model/bootstrap-receipt.js';
+import {prepare} from '../../core/delivery/bootstrap.js';
+import {BOOTSTRAP_LIFECYCLES} from '../../model/delivery/bootstrap-receipt.js';
 import {packageSummary} from '../../cli/bootstrap-view.js';
 
 export default class BootstrapPrepare extends WritingCommand {

@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {integerFlag} from '../../cli/flags.js';
-import {render} from '../../core/bootstrap.js';
+import {render} from '../../core/delivery/bootstrap.js';
 import {packageSummary} from '../../cli/bootstrap-view.js';
 
 export default class BootstrapRender extends ScenarioCommand {

@@ -1,5 +1,5 @@
 import {prettyJson} from '../../canonical/index.js';
-import {buildBundle} from '../../core/bundle.js';
+import {buildBundle} from '../../core/bundle/bundle.js';
 import {AutoctxCommand} from '../../cli/base-command.js';
 import {digestFlag, sourceFlag, textFlag} from '../../cli/flags.js';
 

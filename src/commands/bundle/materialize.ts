@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args';
 import {digestArg} from '../../cli/flags.js';
-import {materialize} from '../../core/bundle.js';
+import {materialize} from '../../core/bundle/bundle.js';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {paint} from '../../cli/style.js';
 

@@ -1,4 +1,4 @@
-import {showBundle} from '../../core/bundle.js';
+import {showBundle} from '../../core/bundle/bundle.js';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {paint, short} from '../../cli/style.js';
 import {digestArg} from '../../cli/flags.js';

@@ -1,5 +1,5 @@
 import * as Args from '@oclif/core/args';
-import {showCampaign} from '../../core/campaign.js';
+import {showCampaign} from '../../core/evaluation/campaign.js';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {paint, short} from '../../cli/style.js';
 

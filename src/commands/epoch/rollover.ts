@@ -1,4 +1,4 @@
-import {rolloverEpoch} from '../../core/epoch.js';
+import {rolloverEpoch} from '../../core/rollback/epoch.js';
 import {WritingCommand} from '../../cli/base-command.js';
 import {textFlag} from '../../cli/flags.js';
 import {paint, short} from '../../cli/style.js';

@@ -2,9 +2,9 @@ import * as Flags from '@oclif/core/flags';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {integerFlag, secondsFlag, sourceFlag, textFlag} from '../../cli/flags.js';
 import {paint, short} from '../../cli/style.js';
-import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../../core/defaults.js';
-import {withTeamDefaults} from '../../core/team-defaults.js';
-import {checkEvaluator, DEFAULT_CHECK_PAIRS, MAX_CHECK_PAIRS, type CheckExchange} from '../../core/evaluator-check.js';
+import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../../core/common/defaults.js';
+import {withTeamDefaults} from '../../core/common/team-defaults.js';
+import {checkEvaluator, DEFAULT_CHECK_PAIRS, MAX_CHECK_PAIRS, type CheckExchange} from '../../core/evaluation/evaluator-check.js';
 
 /** One line of JSON, cut for the terminal (--json has it whole). */
 const line = (value: unknown, max = 240) => {

@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {fail} from '../../errors.js';
-import {evidencePrune} from '../../core/evidence.js';
+import {evidencePrune} from '../../core/inspection/evidence.js';
 
 export default class EvidencePrune extends WritingCommand {
   static override summary = 'Remove the evidence packages past their retention: 90 days, 30 when the latest inspection was PASS.';

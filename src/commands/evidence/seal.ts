@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {paint} from '../../cli/style.js';
-import {evidenceSeal} from '../../core/evidence.js';
+import {evidenceSeal} from '../../core/inspection/evidence.js';
 
 export default class EvidenceSeal extends WritingCommand {
   static override summary = 'Seal what a model was actually given, as a delivery evidence package (per machine, never committed).';

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args';
 import {WritingCommand} from '../../cli/base-command.js';
-import {grantAdd} from '../../core/curation.js';
+import {grantAdd} from '../../core/delivery/curation.js';
 
 export default class GrantAdd extends WritingCommand {
   static override summary = 'Grant another scenario read access to this one, so that its references to this scenario take part.';

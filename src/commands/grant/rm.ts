@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args';
 import {WritingCommand} from '../../cli/base-command.js';
-import {grantRm} from '../../core/curation.js';
+import {grantRm} from '../../core/delivery/curation.js';
 
 export default class GrantRm extends WritingCommand {
   static override summary = 'Withdraw a grant.';

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {prettyJson} from '../../canonical/index.js';
-import {handoffShow} from '../../core/curation.js';
+import {handoffShow} from '../../core/delivery/curation.js';
 
 export default class HandoffShow extends ScenarioCommand {
   static override summary = 'Show one exact handoff revision, ID@N.';

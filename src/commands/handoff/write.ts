@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {sourceFlag} from '../../cli/flags.js';
-import {handoffWrite} from '../../core/curation.js';
+import {handoffWrite} from '../../core/delivery/curation.js';
 
 export default class HandoffWrite extends WritingCommand {
   static override summary = 'Write the next revision of a handoff from a JSON object (revisions 1, 2, 3 …, each immutable).';

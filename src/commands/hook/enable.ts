@@ -1,6 +1,6 @@
 import {AutoctxCommand} from '../../cli/base-command.js';
 import {locationFlags, locationOf} from '../../cli/hook-flags.js';
-import {hookEnable} from '../../core/hook-install.js';
+import {hookEnable} from '../../core/delivery/hook-install.js';
 
 export default class HookEnable extends AutoctxCommand {
   static override summary = 'Turn bootstrap injection through the installed hooks on (your own setting, never the repository\'s).';

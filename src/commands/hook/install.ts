@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import {AutoctxCommand} from '../../cli/base-command.js';
 import {hostFlag, locationFlags, locationOf} from '../../cli/hook-flags.js';
-import {hookInstall, type HookHost} from '../../core/hook-install.js';
+import {hookInstall, type HookHost} from '../../core/delivery/hook-install.js';
 
 export default class HookInstall extends AutoctxCommand {
   static override summary = "Register autoctx's SessionStart and UserPromptSubmit hooks with Claude Code or Codex (injection stays off until hook enable).";

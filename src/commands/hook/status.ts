@@ -1,6 +1,6 @@
 import {AutoctxCommand} from '../../cli/base-command.js';
 import {locationFlags, locationOf} from '../../cli/hook-flags.js';
-import {hookStatus} from '../../core/hook-install.js';
+import {hookStatus} from '../../core/delivery/hook-install.js';
 
 export default class HookStatus extends AutoctxCommand {
   static override summary = "Each installed autoctx hook, whether its command still runs, and whether injection is on.";

@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import {AutoctxCommand} from '../../cli/base-command.js';
 import {hostFlag, locationFlags, locationOf} from '../../cli/hook-flags.js';
-import {hookUninstall, type HookHost} from '../../core/hook-install.js';
+import {hookUninstall, type HookHost} from '../../core/delivery/hook-install.js';
 
 export default class HookUninstall extends AutoctxCommand {
   static override summary = "Take autoctx's hooks out of a host's settings (everything else kept byte for byte).";

@@ -1,7 +1,7 @@
 import {WritingCommand} from '../../cli/base-command.js';
 import {integerFlag} from '../../cli/flags.js';
 import {paint} from '../../cli/style.js';
-import {inspectRun} from '../../core/inspect.js';
+import {inspectRun} from '../../core/inspection/inspect.js';
 
 export default class InspectRun extends WritingCommand {
   static override summary = 'Inspect the oldest uninspected evidence packages against the bundles they claim.';

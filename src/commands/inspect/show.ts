@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args';
 import {ScenarioCommand} from '../../cli/base-command.js';
-import {inspectShow} from '../../core/inspect.js';
+import {inspectShow} from '../../core/inspection/inspect.js';
 
 export default class InspectShow extends ScenarioCommand {
   static override summary = 'Show the latest inspection of one evidence package.';

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags';
-import {exportPlan} from '../../core/plan-export.js';
+import {exportPlan} from '../../core/evaluation/plan-export.js';
 import {WritingCommand} from '../../cli/base-command.js';
 import {candidateArg, evaluationFlags, evaluationOptions} from '../../cli/evaluation-flags.js';
 import {textFlag} from '../../cli/flags.js';

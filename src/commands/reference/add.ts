@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args';
 import {WritingCommand} from '../../cli/base-command.js';
-import {referenceAdd} from '../../core/curation.js';
+import {referenceAdd} from '../../core/delivery/curation.js';
 
 export default class ReferenceAdd extends WritingCommand {
   static override summary = "Refer to another scenario: its tagged components and text join this one's packages and recalls when it grants read access (autoctx grant add). The first eight references are considered, in declared order.";

@@ -1,5 +1,5 @@
 import {ScenarioCommand} from '../../cli/base-command.js';
-import {referenceList} from '../../core/curation.js';
+import {referenceList} from '../../core/delivery/curation.js';
 
 export default class ReferenceList extends ScenarioCommand {
   static override summary = 'List the context references in declared order, with whether each takes part, and the grants.';

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args';
 import {WritingCommand} from '../../cli/base-command.js';
-import {referenceRm} from '../../core/curation.js';
+import {referenceRm} from '../../core/delivery/curation.js';
 
 export default class ReferenceRm extends WritingCommand {
   static override summary = 'Remove a context reference.';

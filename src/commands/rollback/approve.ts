@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args';
 import {WritingCommand} from '../../cli/base-command.js';
 import {actorFlag, allowedSignersFlag, signingKeyFlag} from '../../cli/release-flags.js';
 import {paint} from '../../cli/style.js';
-import {rollbackApprove} from '../../core/rollback-records.js';
+import {rollbackApprove} from '../../core/rollback/rollback-records.js';
 
 export default class RollbackApprove extends WritingCommand {
   static override summary = 'Approve an emergency rollback as its second, different approver.';

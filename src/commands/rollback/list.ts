@@ -1,7 +1,7 @@
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {scopeFlag} from '../../cli/release-flags.js';
 import {short} from '../../cli/style.js';
-import {rollbackList} from '../../core/rollback-records.js';
+import {rollbackList} from '../../core/rollback/rollback-records.js';
 
 export default class RollbackList extends ScenarioCommand {
   static override summary = 'List the rollback executions, oldest first, with the status each reads as now.';

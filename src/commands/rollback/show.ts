@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {paint, short} from '../../cli/style.js';
-import {rollbackShow} from '../../core/rollback-records.js';
+import {rollbackShow} from '../../core/rollback/rollback-records.js';
 
 export default class RollbackShow extends ScenarioCommand {
   static override summary = 'Show one rollback execution: its status (derived when read), conditions, actor, time and approval.';

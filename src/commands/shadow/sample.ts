@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {scopeFlag} from '../../cli/release-flags.js';
-import {basisPointsText} from '../../model/release.js';
-import {shadowSample} from '../../core/shadow.js';
+import {basisPointsText} from '../../model/release/release.js';
+import {shadowSample} from '../../core/release/shadow.js';
 
 export default class ShadowSample extends WritingCommand {
   static override summary = 'Whether an event is in the shadow run of the scope\'s SHADOW release (a stable hash of its id).';

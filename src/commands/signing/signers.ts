@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {actorFlag, allowedSignersFlag, signingKeyFlag} from '../../cli/release-flags.js';
 import {paint} from '../../cli/style.js';
-import {signingSigners} from '../../core/signing-history.js';
+import {signingSigners} from '../../core/signing/signing-history.js';
 
 export default class SigningSigners extends WritingCommand {
   static override summary = 'Change the scenario\'s allowed_signers, signed by a principal of the current version.';

@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {actorFlag, allowedSignersFlag, signingKeyFlag} from '../../cli/release-flags.js';
 import {paint} from '../../cli/style.js';
-import {signingStart} from '../../core/signing-history.js';
+import {signingStart} from '../../core/signing/signing-history.js';
 
 export default class SigningStart extends WritingCommand {
   static override summary = 'Start signing a scenario: its allowed_signers, and the records made before, listed by digest.';

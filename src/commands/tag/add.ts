@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import {WritingCommand} from '../../cli/base-command.js';
 import {short} from '../../cli/style.js';
-import {tagAdd} from '../../core/curation.js';
+import {tagAdd} from '../../core/delivery/curation.js';
 
 export default class TagAdd extends WritingCommand {
   static override summary = 'Tag a component bootstrap-context by its exact digest (at most 32 per scenario, kept in the order added).';

@@ -1,6 +1,6 @@
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {paint} from '../../cli/style.js';
-import {tagList} from '../../core/curation.js';
+import {tagList} from '../../core/delivery/curation.js';
 
 export default class TagList extends ScenarioCommand {
   static override summary = 'List the bootstrap-context tags in curated order.';

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import {WritingCommand} from '../../cli/base-command.js';
 import {short} from '../../cli/style.js';
-import {tagRm} from '../../core/curation.js';
+import {tagRm} from '../../core/delivery/curation.js';
 
 export default class TagRm extends WritingCommand {
   static override summary = 'Remove a bootstrap-context tag.';

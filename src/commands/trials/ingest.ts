@@ -1,7 +1,7 @@
 import {signingKeyFlag} from '../../cli/release-flags.js';
 import * as Args from '@oclif/core/args';
 import {digestArg} from '../../cli/flags.js';
-import {ingestTrials} from '../../core/trials-ingest.js';
+import {ingestTrials} from '../../core/evaluation/trials-ingest.js';
 import {WritingCommand} from '../../cli/base-command.js';
 import {summary} from '../../cli/evaluation-flags.js';
 

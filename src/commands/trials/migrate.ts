@@ -2,7 +2,7 @@ import {signingKeyFlag} from '../../cli/release-flags.js';
 import {WritingCommand} from '../../cli/base-command.js';
 import {digestArg, sourceFlag} from '../../cli/flags.js';
 import {paint, short} from '../../cli/style.js';
-import {migrateEvidence} from '../../core/migrate-evidence.js';
+import {migrateEvidence} from '../../core/evaluation/migrate-evidence.js';
 
 export default class TrialsMigrate extends WritingCommand {
   static override summary = 'Migrate a terminal candidate\'s schema-1 evidence (written by the Python implementation) to schema 2 under a given policy.';

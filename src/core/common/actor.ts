@@ -1,0 +1,30 @@
+import {spawnSync} from 'node:child_process';
+import os from 'node:os';
+import {fail} from '../../errors.js';
+
+/**
+ * Who a recorded change names: --actor, else $AUTOCTX_ACTOR, else the git
+ * user of the knowledge root (user.email, else user.name), else the login
+ * name. One line of printable text; it is recorded, not authenticated (keys
+ * give approvals their teeth; ARCHITECTURE §10.3).
+ */
+export function resolveActor(given: string | undefined, cwd: string): string {
+  const explicit = given ?? process.env.AUTOCTX_ACTOR;
+  if (explicit !== undefined) return checkActor(explicit);
+  for (const key of ['user.email', 'user.name']) {
+    const r = spawnSync('git', ['config', '--get', key], {cwd, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore']});
+    const value = r.status === 0 ? r.stdout.trim() : '';
+    if (value !== '') return checkActor(value);
+  }
+  try {
+    return checkActor(os.userInfo().username);
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function checkActor(actor: string): string {
+  const a = actor.trim();
+  if (a === '' || a.length > 200 || /[\u0000-\u001f\u007f]/.test(a)) fail('USAGE', `--actor must be one line of at most 200 characters, not ${JSON.stringify(actor.slice(0, 40))}`);
+  return a;
+}

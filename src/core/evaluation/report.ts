@@ -1,0 +1,86 @@
+import {fail} from '../../errors.js';
+import {RunningComparison} from '../../model/evaluation/comparison.js';
+import {validateConfirmationPolicy, type ConfirmationPolicy} from '../../model/evaluation/policy.js';
+import type {ComparisonResult} from '../../model/promotion/records.js';
+import type {MatchedTrial} from '../../model/evaluation/trial.js';
+import {describeEffects, type LaneSummary} from '../../stats/describe.js';
+import {assertOutputFolder, writeOutputFile} from '../../store/io/outputs.js';
+import {openScenario, type StoreOptions} from '../common/store-options.js';
+import {reportHtml, reportMarkdown} from './report-render.js';
+import {resolveDigest} from '../common/resolve.js';
+
+/** The decision after each recorded pair, in the order the run recorded them: the interval over the looks. */
+export interface Look {
+  pairs: number;
+  lane: MatchedTrial['lane'];
+  decision: ComparisonResult['decision'];
+  mean_effect: number | null;
+  confidence_low: number | null;
+  confidence_high: number | null;
+}
+
+export interface ReportData {
+  scenario: string;
+  candidate_digest: string;
+  parent_digest: string;
+  lifecycle: string;
+  rationale: string;
+  comparison: ComparisonResult;
+  policy: ConfirmationPolicy;
+  looks: Look[];
+  /** Each pair's effect (candidate score minus incumbent score), by lane. */
+  effects: Array<{lane: MatchedTrial['lane']; fixture: string; seed: number; effect: number}>;
+  /** Descriptive summaries of the effects by lane (simple-statistics; never part of a decision). */
+  summaries: LaneSummary[];
+}
+
+/**
+ * What a report shows of a candidate, from its record and its evidence only:
+ * the recorded comparison, the decision replayed after each pair in the
+ * plan's order (the interval over the looks), each pair's effect, and a
+ * descriptive summary of the effects by lane. Reads, never writes.
+ */
+export function reportData(options: StoreOptions & {candidate: string}): ReportData {
+  const store = openScenario(options);
+  const digest = resolveDigest(store, options.candidate);
+  const record = store.readRecord(digest);
+  if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
+  const bundle = store.requireBundle(digest);
+  if (bundle.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} is a baseline: it was never compared`);
+  if (!record.comparison) fail('INVALID_TRANSITION', `candidate ${digest} has no recorded comparison yet (run autoctx screen or confirm)`);
+  const evidence = store.readEvidence(digest);
+  const policySource = evidence?.confirmation_policy ?? record.confirmation_policy;
+  if (!evidence || !policySource) fail('INVALID_TRANSITION', `candidate ${digest} has no evidence bound to a policy to report on`);
+  const policy = validateConfirmationPolicy(policySource);
+  // The order the run recorded: the plan's units; evidence in its stored order where there is no plan.
+  const plan = store.readPlan(digest);
+  const position = new Map((plan?.plan.units ?? []).map((u, i) => [`${u.fixture_digest}\u0000${u.seed}`, i]));
+  const laneRank = {screen: 0, confirmation: 1, heldout: 2} as const;
+  const ordered = [...evidence.trials].sort((a, b) => (position.get(`${a.fixture_digest}\u0000${a.seed}`) ?? laneRank[a.lane] * 1e9) - (position.get(`${b.fixture_digest}\u0000${b.seed}`) ?? laneRank[b.lane] * 1e9));
+  const running = new RunningComparison(bundle, policy);
+  const looks: Look[] = ordered.map((t, i) => {
+    running.add(t);
+    const r = running.result();
+    return {pairs: i + 1, lane: t.lane, decision: r.decision, mean_effect: r.mean_effect, confidence_low: r.confidence_low, confidence_high: r.confidence_high};
+  });
+  const effects = ordered.map((t) => ({lane: t.lane, fixture: t.fixture, seed: t.seed, effect: t.candidate_score - t.incumbent_score}));
+  return {scenario: store.scenario, candidate_digest: digest, parent_digest: bundle.parent_digest, lifecycle: record.lifecycle, rationale: record.rationale, comparison: record.comparison, policy, looks, effects, summaries: describeEffects(effects)};
+}
+
+export interface ReportResult {
+  status: 'ok';
+  scenario: string;
+  candidate_digest: string;
+  markdown: string | null;
+  html: string | null;
+}
+
+/** Write report-<digest12>.md and .html into a folder (both or, if the folder is refused, none). */
+export function writeReport(options: StoreOptions & {candidate: string; out: string}): ReportResult {
+  const data = reportData(options);
+  const base = `${options.out.replace(/\/+$/, '')}/report-${data.candidate_digest.slice(0, 12)}`;
+  assertOutputFolder(`${base}.md`);
+  writeOutputFile(`${base}.md`, reportMarkdown(data));
+  writeOutputFile(`${base}.html`, reportHtml(data));
+  return {status: 'ok', scenario: data.scenario, candidate_digest: data.candidate_digest, markdown: `${base}.md`, html: `${base}.html`};
+}

@@ -1,0 +1,77 @@
+import type {CandidateRecord} from '../../model/promotion/records.js';
+import {versionKey, type TransitionReceipt} from '../../model/release/release.js';
+import type {Findings} from '../../store/findings.js';
+import {pointerHistory, pointerMoves, readActive} from '../../store/kinds/promotion/active-pointer.js';
+import {verifyDescriptors} from '../../store/kinds/release/release-descriptor.js';
+import {listReleaseScopes, verifyReceipts} from '../../store/kinds/release/release-receipt.js';
+import {verifyRegistry} from '../../store/kinds/release/release-registry.js';
+import {exists} from '../../store/files/fs.js';
+import {hasServed} from '../../model/promotion/served.js';
+
+/** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
+const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
+
+/**
+ * verify: releases. Each scope's receipts (numbered, chained, each applied
+ * one starting from the registry the one before left), each descriptor (its
+ * bundle verified, one name per bundle and per case-folded name, rollback
+ * targets that served), each registry (the one its newest applied receipt
+ * wrote, the ACTIVE rule, known releases), and every receipt naming a
+ * release with the bundle its descriptor names.
+ */
+export function verifyReleases(c: Findings, records: Map<string, CandidateRecord>): void {
+  const {store} = c;
+  // Each pointer record was checked (and any problem reported) by the pointer's own checks; here a record that cannot be read is left out.
+  const quiet = <T>(_file: string, fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch {
+      return undefined;
+    }
+  };
+  // One rule: a rejected bundle never serves (its record rejected, a negative result, or a stale rejection).
+  const rejected = (digest: string): boolean =>
+    records.get(digest)?.lifecycle === 'rejected' || quiet('', () => store.readNegativeResult(digest)) != null || quiet('', () => store.readStaleTerminalization(digest)) != null;
+  const active = quiet(store.paths.active, () => readActive(store));
+  if (active && rejected(active.bundle_digest)) c.error(store.paths.active, 'REJECTED_SERVING', `${c.rel(store.paths.active)} names bundle ${active.bundle_digest}, whose candidate is rejected: a rejected bundle never serves (autoctx rollback moves the pointer away)`);
+  if (!exists(store.paths.releasesDir)) return;
+  const chain = active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet);
+  const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
+  for (const scope of listReleaseScopes(store)) receipts.set(scope, verifyReceipts(c, scope));
+  const servedIn = (target: {version: string; bundle_digest: string}, scope: string) => hasServed(scope, target, {chain, receipts: receipts.get(scope) ?? []});
+  const descriptors = verifyDescriptors(c, servedIn);
+  /** A release named but without its descriptor: the error names the descriptor's file, and what names it. */
+  const missing = (version: string, by: string) => {
+    const file = store.paths.releaseVersion(version);
+    c.error(file, 'MISSING_RELEASE', `${c.rel(file)} is missing: ${c.rel(by)} names release ${version}`);
+  };
+  for (const [scope, list] of receipts) {
+    const registry = verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing);
+    for (const r of Object.values(registry?.releases ?? {})) {
+      const d = descriptors.get(versionKey(r.version));
+      if (!d || !SERVING.has(r.state) || !rejected(d.bundle_digest)) continue;
+      const file = store.paths.releaseRegistry(scope);
+      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle ${d.bundle_digest} is a rejected candidate: a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope} moves the scope away from it` : 'autoctx repair ends it with a receipt'})`);
+    }
+    for (const r of list) {
+      if (r) followReceipt(c, scope, r, descriptors, missing);
+      if (!r || r.version === null) continue;
+      const file = store.paths.releaseReceipt(scope, r.seq);
+      const d = descriptors.get(versionKey(r.version));
+      if (!d) missing(r.version, file);
+      else if (d.bundle_digest !== r.bundle_digest) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)} names release ${r.version} with bundle ${r.bundle_digest}, but its descriptor names ${d.bundle_digest}`);
+    }
+  }
+}
+
+/** The other documents a receipt names: the promotion it made (which promoted its bundle), the releases it deprecated. */
+function followReceipt(c: Findings, scope: string, r: TransitionReceipt, descriptors: Map<string, unknown>, missing: (version: string, by: string) => void): void {
+  const {store} = c;
+  const file = store.paths.releaseReceipt(scope, r.seq);
+  for (const v of r.deprecated_versions) if (!descriptors.has(versionKey(v))) missing(v, file);
+  if (r.promotion_id === null) return;
+  const promotionFile = store.paths.promotion(r.promotion_id);
+  const p = c.attempt(promotionFile, () => store.readPromotion(r.promotion_id!));
+  if (p === null) c.error(promotionFile, 'MISSING_PROMOTION', `${c.rel(promotionFile)} is missing: ${c.rel(file)} names promotion ${r.promotion_id}`);
+  else if (p && p.candidate_digest !== r.bundle_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)} names promotion ${r.promotion_id}, which promoted ${p.candidate_digest}, not ${r.bundle_digest ?? 'no bundle'}`);
+}

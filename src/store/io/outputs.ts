@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import {fail} from '../../errors.js';
+
+/**
+ * Write a file the user asked for outside the knowledge root (plan export's
+ * --out): whole or not at all, through write-file-atomic. Its folder must exist.
+ */
+/** Refuse an output path whose folder does not exist or is not a folder, before anything is written anywhere. */
+export function assertOutputFolder(file: string): void {
+  const dir = path.dirname(path.resolve(file));
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    fail('INPUT_NOT_FOUND', `cannot write ${file}: its folder ${dir} does not exist`, {file});
+  }
+  if (!st.isDirectory()) fail('INVALID_INPUT', `cannot write ${file}: ${dir} is not a folder`, {file});
+}
+
+export function writeOutputFile(file: string, text: string): void {
+  assertOutputFolder(file);
+  writeFileAtomic.sync(file, text, {encoding: 'utf8'});
+}

@@ -1,0 +1,48 @@
+import {isAutoctxError} from '../../../errors.js';
+import {isoTimestamp} from '../../../model/promotion/records.js';
+import type {StateArea} from '../../state-area.js';
+
+/**
+ * .state/housekeeping.json: when this machine last swept the state area for
+ * a killed writer's temporary files, and last pruned delivery receipts and
+ * session states. Both read every entry of folders that grow with sessions
+ * and sealed evidence, so each runs at most once a day, not in every hook
+ * (a hook is a new process each time). The file only ever delays a task: one
+ * that is missing, unreadable, not valid, or dated after `now` (a clock set
+ * back) makes both due. Nothing else depends on it: a temporary file is never
+ * read (readers open files by their exact names), and a receipt past its
+ * retention is not used, pruned or not.
+ */
+export const HOUSEKEEPING_SCHEMA = 'housekeeping' as const;
+export const HOUSEKEEPING_INTERVAL_MS = 86_400_000;
+
+export type HousekeepingTask = 'swept_at' | 'pruned_at';
+
+export interface Housekeeping {
+  schema_version: 1;
+  swept_at?: string;
+  pruned_at?: string;
+}
+
+const fileOf = (area: StateArea) => area.file('housekeeping.json');
+
+function read(area: StateArea): Housekeeping | null {
+  try {
+    return area.readDocument<Housekeeping>(fileOf(area), HOUSEKEEPING_SCHEMA);
+  } catch (error) {
+    if (!isAutoctxError(error)) throw error;
+    return null;
+  }
+}
+
+/** Whether a task is due at `now`: not done within the interval before it. */
+export function housekeepingDue(area: StateArea, task: HousekeepingTask, now: Date): boolean {
+  const done = read(area)?.[task];
+  const at = done === undefined ? NaN : Date.parse(done);
+  return !(at <= now.getTime() && now.getTime() - at < HOUSEKEEPING_INTERVAL_MS);
+}
+
+/** Under the state lock: record a task done at `now` (the other task's time is kept). */
+export function recordHousekeeping(area: StateArea, task: HousekeepingTask, now: Date): void {
+  area.writer.replaceDocument(fileOf(area), HOUSEKEEPING_SCHEMA, {...(read(area) ?? {}), schema_version: 1, [task]: isoTimestamp(now)});
+}
