@@ -335,7 +335,7 @@ rows.push({
   command: 'stableDigest vs createHash(sha256).update(JSON.stringify(v)) over 40,000 rows of 5 keys (one nested object) out of order (median of 15, alternating)',
 });
 
-// 11. The bootstrap package (issue 14): render in process, prepare as a whole process, recall over 2,000 components.
+// 11. The bootstrap package: render in process, prepare as a whole process, recall over 2,000 components.
 //     A base that predates it has no such rows.
 if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
   const {renderPackage, recall} = await load('dist/public/bootstrap.js');
@@ -371,7 +371,7 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
     better: 'lower',
     command: 'node bin/run.js bootstrap prepare --enabled --json on the example (a pending receipt each run)  vs  node -e 0 (median of 15, interleaved)',
   });
-  // The hook's whole process (issue 15): a ready package (a new session each run) and a disabled one, against node -e 0.
+  // The hook's whole process: a ready package (a new session each run) and a disabled one, against node -e 0.
   if (fs.existsSync(path.join(root, 'bin/autoctx-hook.js'))) {
     const cfg = (enabled) => {
       const dir = path.join(work, `hook-config-${enabled}`);
@@ -452,7 +452,7 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
   });
 }
 
-// 12. Routing (issue 17): the in-process decision against one SHA-256 of the same input, and `autoctx route` as a whole process.
+// 12. Routing: the in-process decision against one SHA-256 of the same input, and `autoctx route` as a whole process.
 //     A base that predates it has no such rows.
 if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
   const {decideRoute, bucketText, CANARY_ALGORITHM} = await load('dist/public/release.js');
@@ -491,7 +491,7 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
     [process.execPath, ['-e', '0']],
     [process.execPath, [path.join(root, 'bin/run.js'), 'route', '--user', 'alice', '--json', '--knowledge', rk2]],
   ]);
-  // The hook's session start on a tree with a 50% canary (issue 17: routing included): the baseline v1 ACTIVE,
+  // The hook's session start on a tree with a 50% canary (routing included): the baseline v1 ACTIVE,
   // the better candidate confirmed and released as v2; each playbook tagged, so either bundle gives a package.
   const ck = path.join(work, 'canary-knowledge');
   const ex = (...p) => path.join(root, 'knowledge-example', ...p);
@@ -553,7 +553,7 @@ function hookTimes(envs, prefix, packaged) {
   return times.map(median);
 }
 
-// 13. Signatures (issue 18): verify of the example tree signed, as a ratio to the same tree unsigned
+// 13. Signatures: verify of the example tree signed, as a ratio to the same tree unsigned
 // (in one process, interleaved), and the time to sign one record through ssh-keygen -Y sign.
 // (A base commit from before signing has no such rows.)
 if (fs.existsSync(inTree('dist/core/signing/signing-history.js'))) {
@@ -610,7 +610,7 @@ if (fs.existsSync(inTree('dist/core/signing/signing-history.js'))) {
   });
 }
 
-// 14. The prompt inspector (issue 19): packages per second over packages of the example's size (its
+// 14. The prompt inspector: packages per second over packages of the example's size (its
 // bootstrap package, sealed as the hooks seal it), in one process.
 if (fs.existsSync(inTree('dist/core/inspection/inspect.js'))) {
   const {evidenceSeal} = await load('dist/core/inspection/evidence.js');

@@ -3,7 +3,7 @@ import keyOrder from './key-order.generated.js';
 
 /**
  * Canonical JSON of a value whose objects are not all in key order, from
- * JSON.stringify's text of the value itself (issue 20): the text is written
+ * JSON.stringify's text of the value itself: the text is written
  * once as UTF-8 into the memory of a small WebAssembly module
  * (key-order.wat), which puts every object's members in key order in place,
  * sixteen bytes at a time. No copy of the value is built and no second string

@@ -4,7 +4,7 @@ import literalScan from './literal-scan.generated.js';
 /**
  * The string literals of a JSON document that are the values of one key, as
  * they are spelled in its bytes, for hashing them without decoding and
- * escaping them again (verify's fast path over manifests, issue 20).
+ * escaping them again (verify's fast path over manifests).
  *
  * A document is taken only when every literal's bytes are exactly
  * JSON.stringify's spelling of its value: valid UTF-8 with no control

@@ -5,7 +5,7 @@ import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCliProcess} from '../helpers/cli.js';
 import {makeTree, type Tree} from '../helpers/pipeline.js';
 
-// Issue 13: diff shows content, a unified diff per changed component for people, patches and hunks in --json.
+// Diff shows content, a unified diff per changed component for people, patches and hunks in --json.
 const trees: Tree[] = [];
 afterEach(() => trees.splice(0).forEach((t) => fs.rmSync(t.dir, {recursive: true, force: true})));
 

@@ -6,7 +6,7 @@ import {runCli} from '../helpers/cli.js';
 import {FAKE, FIXTURES_12, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
 
-// Issue 12 §2: try an evaluator before binding it, on the active bundle against itself; nothing written, nothing bound.
+// Try an evaluator before binding it, on the active bundle against itself; nothing written, nothing bound.
 const trees: Tree[] = [];
 afterEach(() => trees.splice(0).forEach((t) => fs.rmSync(t.dir, {recursive: true, force: true})));
 function fresh(): Tree {

@@ -11,7 +11,7 @@ import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
 /**
- * Delivery evidence and the prompt inspector (issue 19): sealing, sampling,
+ * Delivery evidence and the prompt inspector: sealing, sampling,
  * retention, every verdict and finding, re-inspection, concurrent runs.
  */
 const PLAYBOOK = `Check the sync icon first.\nThen the quota page, then the account settings.\n${Array.from({length: 12}, (_, i) => `${i + 1}. Step ${i + 1} of the long procedure, with what the customer should see.\n`).join('')}`;

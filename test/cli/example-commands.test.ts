@@ -2,7 +2,7 @@ import {spawnSync} from 'node:child_process';
 import {describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 
-// Issue 13: the commands the quick start prints can be copied and run as they are, --knowledge included.
+// The commands the quick start prints can be copied and run as they are, --knowledge included.
 describe('the quick start', () => {
   it('prints commands that run as printed, from the project folder', () => {
     const env = {...process.env, NODE_OPTIONS: ''};

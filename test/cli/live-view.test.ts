@@ -7,7 +7,7 @@ import {meanLane, timingLine, viewLines} from '../../src/cli/progress-view.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL, makeTree, type Tree} from '../helpers/pipeline.js';
 
-// Issue 13: the live view shows elapsed time, rate and what is left; labels the lane of the mean; bars
+// The live view shows elapsed time, rate and what is left; labels the lane of the mean; bars
 // that are honest about planned maxima the stopping rule will not reach; screen has it too; colour per stream.
 const trees: Tree[] = [];
 afterEach(() => trees.splice(0).forEach((t) => fs.rmSync(t.dir, {recursive: true, force: true})));

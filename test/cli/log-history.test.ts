@@ -5,7 +5,7 @@ import {runCliProcess} from '../helpers/cli.js';
 import {historyTree, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
 
-// Issue 13: log is the whole history, newest first, with --limit and --since.
+// Log is the whole history, newest first, with --limit and --since.
 const trees: Tree[] = [];
 afterEach(() => trees.splice(0).forEach((t) => fs.rmSync(t.dir, {recursive: true, force: true})));
 

@@ -14,7 +14,7 @@ import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
 /**
- * The rollback service (issue 18, parts 1 and 2): every condition, refused
+ * The rollback service: every condition, refused
  * and executed, with its record; the emergency path and its second
  * approver; expiry by an injected clock; scopes.
  */

@@ -5,7 +5,7 @@ import {runCli} from '../helpers/cli.js';
 import {evalArgs, fakeEnv} from '../helpers/pipeline.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
-// Issue 12 §1: scenario names as the Python implementation takes them (any single path segment),
+// Scenario names as the Python implementation takes them (any single path segment),
 // used and hashed exactly as written; compared after NFC only to find folders nobody can tell apart.
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, {recursive: true, force: true})));

@@ -19,7 +19,7 @@ import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
 
 /**
- * Keys that make approvals and evidence real (issue 18 §3): a signed tree,
+ * Keys that make approvals and evidence real: a signed tree,
  * its anchor kept outside it, and every attack the issue names, each caught
  * by verify or refused by the command.
  */

@@ -4,7 +4,7 @@ import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCliProcess} from '../helpers/cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 
-// Issue 13: status shows each candidate (lifecycle, decision, mean and interval, rationale, when) and hints at repair.
+// Status shows each candidate (lifecycle, decision, mean and interval, rationale, when) and hints at repair.
 const trees: Tree[] = [];
 afterEach(() => trees.splice(0).forEach((t) => fs.rmSync(t.dir, {recursive: true, force: true})));
 

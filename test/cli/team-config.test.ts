@@ -5,7 +5,7 @@ import {readUserConfig, userConfigPath} from '../../src/store/index.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
 
-// Issue 13: team defaults in a committed knowledge/autoctx.config.json; flags override it; a malformed one
+// Team defaults in a committed knowledge/autoctx.config.json; flags override it; a malformed one
 // fails only the commands that read it; nothing that decides trust comes from it.
 const trees: Tree[] = [];
 afterEach(() => trees.splice(0).forEach((t) => fs.rmSync(t.dir, {recursive: true, force: true})));

@@ -8,7 +8,7 @@ import {runCli} from '../helpers/cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
-// Issue 12 §1: harness validators' runtime files, as the Python implementation writes them
+// Harness validators' runtime files, as the Python implementation writes them
 // (test/fixtures/upstream-harness: a tree its store wrote) and as autoctx writes them.
 const FIXTURE = path.join(PROJECT_ROOT, 'test/fixtures/upstream-harness/knowledge');
 const BASE = 'f0a2d42e6e1519ad7afe60887fb1dee627cc9767bf0d6a08adef214eff35ed44';

@@ -6,7 +6,7 @@ import {afterEach, beforeEach, describe, expect, it} from '@jest/globals';
 import {processStartTime, StoreLock} from '../../src/store/files/lock.js';
 import {tempDir} from '../helpers/tree.js';
 
-// Issue 11 §2: the lock's owner exists from the moment the lock does; a lock is taken over only
+// The lock's owner exists from the moment the lock does; a lock is taken over only
 // when its owner is provably gone or its heartbeat is past the stale time; only its owner releases it.
 let dir: string;
 const lockFile = () => path.join(dir, 'autoctx.lock');

@@ -8,7 +8,7 @@ import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {runCliProcess, type CliResult} from '../helpers/cli.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
-// Issue 11 §1: concurrent commands never corrupt the tree. Each race is forced with a named pause
+// Concurrent commands never corrupt the tree. Each race is forced with a named pause
 // point (AUTOCTX_PAUSE, the process stops itself there until SIGCONT), then run unforced 50 times.
 const B = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
 const dirs: string[] = [];

@@ -388,7 +388,7 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
       else expect([point, again.status]).toEqual([point, expected.status]);
       expect([point, state(k)]).toEqual([point, state(clean)]);
       s.after?.(k);
-      // A writing command sweeps only the folders it writes into (issue 20: nothing walks the tree);
+      // A writing command sweeps only the folders it writes into (nothing walks the tree);
       // what the crash left elsewhere verify reports, each file by name, and repair removes. The state
       // area, which verify skips, is swept once a day (.state/housekeeping.json) and by repair.
       const after = verify({knowledge: k});

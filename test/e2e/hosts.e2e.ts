@@ -57,7 +57,7 @@ function run(cmd: string, args: string[], options: {cwd: string; env: NodeJS.Pro
 /**
  * A scratch machine: HOME, the autoctx configuration, a project, the example tree with two tags.
  * With `canary`, the tags are the better candidate's, which is confirmed and released as a
- * canary for every session (issue 17): only routing brings them to a session.
+ * canary for every session: only routing brings them to a session.
  */
 function machine(name: string, canary = false) {
   const root = tempDir(`autoctx-e2e-${name}-`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 
-// Issue 11 §3: an evaluator that cannot be started because the process has no file descriptors
+// An evaluator that cannot be started because the process has no file descriptors
 // left is TOO_MANY_OPEN_FILES (exit 9), never a raw stack trace. The limit is set for a child
 // process (ulimit -n), which then uses up its descriptors and asks autoctx's runner to start evaluators.
 function underLimit(body: string): {code: string; message: string}[] {

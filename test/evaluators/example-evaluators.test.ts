@@ -6,7 +6,7 @@ import {afterEach, describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir} from '../helpers/tree.js';
 
-// Issue 13: two evaluators beside the deterministic one: Python with the standard library only, and one
+// Two evaluators beside the deterministic one: Python with the standard library only, and one
 // that asks a real model (here a fake OpenAI-compatible or Anthropic API served on 127.0.0.1).
 const EXAMPLE = path.join(PROJECT_ROOT, 'knowledge-example');
 const FIXTURES = path.join(EXAMPLE, 'demo/fixtures.jsonl');

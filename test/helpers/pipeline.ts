@@ -95,7 +95,7 @@ export function historyTree(more = false): Tree {
   const must = (r: {status: number | null; stdout: string; stderr: string}, exit = 0) => {
     if (r.status !== exit) throw new Error(r.stdout + r.stderr);
   };
-  // The promoted candidate has a harness validator, so the tree has a runtime file (issue 12) for the deletion and tamper suites.
+  // The promoted candidate has a harness validator, so the tree has a runtime file for the deletion and tamper suites.
   const a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}', 'harness_validator/check_output.py': 'def validate(output):\n    return "error" not in output\n'});
   const b = t.propose('worse', {'playbook/playbook.md': 'Be terse.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
   must(t.cli(['confirm', a, ...evalArgs(['--campaign', 'nightly'])], fakeEnv(t.dir)));
@@ -103,19 +103,19 @@ export function historyTree(more = false): Tree {
   must(t.cli(['confirm', b, ...evalArgs(['--campaign', 'nightly']).map((x) => (x === FIXTURES_12 ? fixturesB : x))], fakeEnv(t.dir, {FAKE_DELTA: '-0.2'})), 3);
   must(t.cli(['promote', a]));
   must(t.cli(['rollback', '--rationale', 'rolled back after the on-call review']));
-  // A candidate whose first evaluator was a typo, bound again with --rebind (issue 12): the tree keeps a superseded plan.
+  // A candidate whose first evaluator was a typo, bound again with --rebind: the tree keeps a superseded plan.
   const r = t.propose('retried', {'playbook/playbook.md': 'Be helpful, precise and brief.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
   must(t.cli(['confirm', r, ...evalArgs([], false).map((x) => (x === `node ${FAKE}` ? `nod ${FAKE}` : x))], fakeEnv(t.dir)), 8);
   must(t.cli(['plan', 'export', r, '--engine', 'remote-v1', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', path.join(t.dir, 'retried-units.jsonl'), '--rebind']));
   if (more) {
     must(t.cli(['rollback', '--rationale', 'the review cleared it']));
-    // The rollback service (issue 18): an emergency rollback approved by a second principal, then undone.
+    // The rollback service: an emergency rollback approved by a second principal, then undone.
     const emergency = t.cli(['rollback', '--emergency', '--rationale', 'citations dropped', '--actor', 'alice']);
     must(emergency);
     must(t.cli(['rollback', 'approve', emergency.json.execution_key, '--actor', 'bob']));
     must(t.cli(['rollback', '--rationale', 'the citations are back']));
     must(t.cli(['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']));
-    // Bootstrap curation (issue 14): two tags, a reference, a grant, a handoff with two revisions.
+    // Bootstrap curation: two tags, a reference, a grant, a handoff with two revisions.
     const active = JSON.parse(t.read('active.json')).bundle_digest;
     const components = t.cli(['bundle', 'show', active]).json.manifest.components as Array<{digest: string}>;
     for (const c of components.slice(0, 2)) must(t.cli(['tag', 'add', c.digest]));
@@ -126,7 +126,7 @@ export function historyTree(more = false): Tree {
       fs.writeFileSync(file, JSON.stringify({summary, owner: 'support-lead'}));
       must(t.cli(['handoff', 'write', '--id', 'release-notes', '--from', file]));
     }
-    // Releases (issue 16): descriptors, a blocked and an applied transition in the global scope, a scope of its own with a runnable set.
+    // Releases: descriptors, a blocked and an applied transition in the global scope, a scope of its own with a runnable set.
     must(t.cli(['release', 'name', 'v1', active]));
     must(t.cli(['release', 'name', 'v2', a, '--rollback-target', 'v1', '--golden-inputs', FIXTURES_12, '--vocabulary-version', 'dict-3', '--model-profile', 'fast']));
     must(t.cli(['release', 'transition', 'v1', '--to', 'DEPRECATED', '--rationale', 'nothing else serves']), 3);

@@ -9,7 +9,7 @@ import {tempDir, writeSource} from '../helpers/tree.js';
 import {hookCase} from '../helpers/hook-case.js';
 
 /**
- * The loop of issue 19, end to end through the hook as the hosts run it: a
+ * The delivery-evidence loop, end to end through the hook as the hosts run it: a
  * confirmed candidate released as CANARY in a signed tree; the hook delivers
  * it to a canary session and seals the delivery; the inspection says PASS; a
  * delivery edited afterwards is inspected FAIL; an emergency rollback is

@@ -10,7 +10,7 @@ import {tempDir, writeSource} from '../helpers/tree.js';
 import {hookCase} from '../helpers/hook-case.js';
 
 /**
- * Delivery follows routing, pinned per session (issue 17 §4), through the
+ * Delivery follows routing, pinned per session, through the
  * hook as the hosts run it: a session in the canary's share gets the canary's
  * curated context, and keeps its bundle for the rest of the session when the
  * canary is pulled; a new session is routed afresh.

@@ -6,7 +6,7 @@ import {makeTree, evalArgs, fakeEnv, type Tree} from '../helpers/pipeline.js';
 import {runCliProcess} from '../helpers/cli.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
-// Issue 11 §3: nothing outside the root is read or written through the tree or its inputs;
+// Nothing outside the root is read or written through the tree or its inputs;
 // the file system cannot surprise (links, FIFOs, devices, oversized files, names).
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, {recursive: true, force: true})));

@@ -153,7 +153,7 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
     await expectRefused('8 MB with an unsafe integer at the end', () => propose({knowledge: k, from: file(big)}), 2, 'UNSAFE_INTEGER');
   });
 
-  // Refused names (issue 12 accepts what the Python implementation accepts, 'süd', '~', 'a b' among them: test/cli/scenario-names.test.ts).
+  // Refused names (autoctx accepts what the Python implementation accepts, 'süd', '~', 'a b' among them: test/cli/scenario-names.test.ts).
   const names = ['../x', '..', '.', 'a/b', 'a\\b', '', ' ', ' demo', 'demo\t', 'x'.repeat(256), 'a\u0000b', 'a\u0085b', '.hidden', 'demo/../demo', '/etc'];
   it.each(names)('scenario name %j', async (name) => {
     await expectRefused(`scenario ${JSON.stringify(name)}`, () => init({knowledge: k, scenario: name, from: path.join(dir, 'base')}), 2, 'INVALID_NAME');

@@ -5,7 +5,7 @@ import {afterAll, describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir} from '../helpers/tree.js';
 
-// Issue 13: npm pack gives a package that installs and runs on a fresh machine. The package is
+// Npm pack gives a package that installs and runs on a fresh machine. The package is
 // installed as `npm install -g` installs it (into a prefix of its own), from the tarball alone, and
 // run from another folder: nothing of the project folder is used.
 const dir = tempDir('autoctx-pack-');

@@ -5,7 +5,7 @@ import {canonicalJson, parseJsonUtf8, prettyJson} from '../../src/canonical/inde
 import {createBundle, validateBundle, type ContextBundle} from '../../src/model/bundle/bundle.js';
 import {outlineFromBytes} from '../../src/model/bundle/bundle-outline.js';
 
-// Issue 20: verify hashes a manifest's texts straight from its bytes. That fast path must accept
+// Verify hashes a manifest's texts straight from its bytes. That fast path must accept
 // exactly what the general reader (parse, then validateBundle) accepts, with the same outline,
 // and hand everything else back (null) to the general reader, which names the problem.
 

@@ -4,7 +4,7 @@ import {canonicalJson, prettyJson, stableDigest} from '../../src/canonical/index
 import type {ComponentKind} from '../../src/model/bundle/kinds.js';
 import {diffCanonicalJson, diffPrettyJson, manifestDiff, type ManifestChange} from '../../src/model/bundle/diff.js';
 
-// Issue 20: a diff is spelled by hand for its one shape (manifestDiff's digest, and verify's
+// A diff is spelled by hand for its one shape (manifestDiff's digest, and verify's
 // byte-for-byte comparison with the stored file). Both spellings must equal the general encoders'.
 
 const hex = fc.string({unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64});

@@ -7,7 +7,7 @@ import {PROJECT_ROOT} from '../helpers/paths.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
 
-// Issue 11 §4: evaluators cannot wedge, hang, smuggle or change unseen.
+// Evaluators cannot wedge, hang, smuggle or change unseen.
 const B = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, {recursive: true, force: true})));

@@ -7,7 +7,7 @@ import {createMatchedTrial, sortEvidence, type MatchedTrial} from '../../src/mod
 import {evalArgs, fakeEnv, FIXTURES_12, POLICY_SMALL, useTrees, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
 
-// Issue 10 §1, first class: a trial is accepted only if it is what a run of the bound plan records.
+// A trial is accepted only if it is what a run of the bound plan records.
 const tree = useTrees();
 const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
 const policy = validateConfirmationPolicy({...DEFAULT_CONFIRMATION_POLICY, ...JSON.parse(fs.readFileSync(POLICY_SMALL, 'utf8'))});

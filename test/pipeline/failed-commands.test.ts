@@ -5,7 +5,7 @@ import {GITIGNORE_GENERATIONS} from '../../src/store/index.js';
 import {useTrees} from '../helpers/pipeline.js';
 import {treeHash, writeSource} from '../helpers/tree.js';
 
-// Issue 11 §5: a failed command changes nothing, not even housekeeping.
+// A failed command changes nothing, not even housekeeping.
 const tree = useTrees();
 
 describe('failed commands change nothing', () => {

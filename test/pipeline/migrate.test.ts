@@ -8,7 +8,7 @@ import {runCli} from '../helpers/cli.js';
 import {POLICY_SMALL, evalArgs, fakeEnv, useTrees} from '../helpers/pipeline.js';
 import {copySampleKnowledge, tempDir, treeHash} from '../helpers/tree.js';
 
-// Issue 12 §1: legacy (schema-1) evidence with no recorded policy, as the Python implementation wrote it
+// Legacy (schema-1) evidence with no recorded policy, as the Python implementation wrote it
 // before it bound policies, gets upstream's way forward: an explicit migration under a given policy,
 // verified by replay before anything is rewritten.
 const REJECTED = '28c6b3dd75f91e22e276a5095ab79804f165e6e38ac632c9d228a43ff4cd2ada';

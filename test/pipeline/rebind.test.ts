@@ -4,7 +4,7 @@ import {describe, expect, it} from '@jest/globals';
 import {FAKE, FIXTURES_12, POLICY_SMALL, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
 
-// Issue 12 §2: an evaluator mistake is not a dead end. While nothing has been observed under the bound plan,
+// An evaluator mistake is not a dead end. While nothing has been observed under the bound plan,
 // --rebind binds another in its place, keeping the old one; once a trial is recorded the binding is final.
 const tree = useTrees();
 const PLAN = ['--fixtures', FIXTURES_12, '--policy', POLICY_SMALL];

@@ -5,7 +5,7 @@ import {verify} from '../../src/core/common/verify.js';
 import {runCliProcess} from '../helpers/cli.js';
 import {evalArgs, fakeEnv, useTrees} from '../helpers/pipeline.js';
 
-// Issue 13: log is the whole history. Every change of a record is kept as an
+// Log is the whole history. Every change of a record is kept as an
 // immutable, chained entry of candidates/<digest>/record_history/.
 const tree = useTrees();
 

@@ -8,7 +8,7 @@ import {createMatchedTrial, type MatchedTrial} from '../../src/model/evaluation/
 import {runCli} from '../helpers/cli.js';
 import {calls, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 
-// Issue 20: each pair goes to an append-only, flushed journal in the state area, folded into the
+// Each pair goes to an append-only, flushed journal in the state area, folded into the
 // envelope (then the seal, then the record) at lane boundaries, at the end and on resume.
 const B = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
 const tree = useTrees();

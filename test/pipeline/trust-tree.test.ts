@@ -11,7 +11,7 @@ import {evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {copySampleKnowledge, treeHash} from '../helpers/tree.js';
 import {runCli} from '../helpers/cli.js';
 
-// Issue 10: every inconsistent state is an error. B is a better candidate, W a worse one.
+// Every inconsistent state is an error. B is a better candidate, W a worse one.
 const tree = useTrees();
 const B = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
 const W = {'playbook/playbook.md': 'Be vague.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};

@@ -4,7 +4,7 @@ import {BUNDLE_SCHEMA_VERSION, compareComponents, DIGEST_PATTERN, type BundleOut
 import {isComponentKind} from './kinds.js';
 
 /**
- * verify's fast path over a stored manifest (issue 20): the outline of a
+ * verify's fast path over a stored manifest: the outline of a
  * manifest whose every check passes, taken from its bytes with each
  * component's text hashed straight from the file, never decoded nor escaped
  * again. It accepts exactly what validateBundle accepts and nothing more;

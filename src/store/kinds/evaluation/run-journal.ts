@@ -5,7 +5,7 @@ import {appendDurable, fsyncDir, type RootGuard} from '../../files/fs.js';
 import path from 'node:path';
 
 /**
- * The run journal, `.state/runs/<scenario>/<candidate>.jsonl` (issue 20): the
+ * The run journal, `.state/runs/<scenario>/<candidate>.jsonl`: the
  * pairs of one evaluation run not yet folded into the candidate's
  * matched-trials envelope. Each pair is appended as one line and flushed
  * before the next decision, so a pair costs the same however many came
