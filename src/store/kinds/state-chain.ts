@@ -144,6 +144,21 @@ export function signedFilesNow(ctx: KindContext): string[] {
   return out;
 }
 
+/** Every .json file under a folder, however deep (none: the folder is missing). */
+export function filesUnder(dir: string): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, {withFileTypes: true});
+  } catch {
+    return [];
+  }
+  return entries.flatMap((e) => {
+    const file = path.join(dir, e.name);
+    if (e.isDirectory()) return filesUnder(file);
+    return e.isFile() && e.name.endsWith('.json') ? [file] : [];
+  });
+}
+
 function safeList(dir: string): string[] {
   try {
     return fs.readdirSync(dir);
