@@ -23,7 +23,7 @@ export function unsignedServing(store: ScenarioStore): {file: string; message: s
   const rel = (f: string) => store.guard.relative(f);
   let latest: Map<string, string | null>;
   try {
-    latest = chainState(store).latest;
+    latest = chainState(store, false).latest;
   } catch (error) {
     if (!isAutoctxError(error)) throw error;
     return {file: store.paths.stateChainDir, message: error.message};
