@@ -5,6 +5,7 @@ import {exists, readBytes} from '../store/fs.js';
 import type {ScenarioStore} from '../store/index.js';
 import {moveFile} from '../store/kinds/active-pointer.js';
 import {chainName, listStateChanges, readStateChange, type StoredChange} from '../store/kinds/state-chain.js';
+import type {SignedKind} from '../store/kinds/signatures.js';
 import {signatureProblem, type Trust, type TrustProblem} from './trust.js';
 import type {SignedRecord} from './verify-signatures.js';
 
@@ -89,7 +90,7 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
  * implementation's rollover or rollback form, or an older pointer put back.
  * The problem, or null.
  */
-export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['latest'] | Map<string, string | null>, strict = false): string | null {
+export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['latest'] | Map<string, string | null>, strict: false | ((record: string, kind: SignedKind) => boolean) = false): string | null {
   const bytes = readBytes(store.guard, store.paths.active);
   if (!bytes || latest.size === 0) return null;
   const entry = latest.get(chainName(store, store.paths.active));
@@ -107,7 +108,9 @@ export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['lat
   }
   if (!head) return strict ? unvouched : null;
   const record = head.foreign ? null : head.kind === 'promotion' || head.kind === 'rollover' || (head.kind === 'rollback' && head.id.startsWith('RBX-')) ? moveFile(store, head) : null;
-  if (record !== null && readBytes(store.guard, `${record}.sig`) !== null) {
+  // A reader of what serves (strict) also checks that signature: a .sig beside a record written by hand vouches for nothing.
+  const kind: SignedKind = head.kind === 'promotion' ? 'promotion' : head.kind === 'rollover' ? 'rollover' : 'rollback-execution';
+  if (record !== null && readBytes(store.guard, `${record}.sig`) !== null && (strict === false || strict(record, kind))) {
     const recordBytes = readBytes(store.guard, record);
     const named = latest.get(chainName(store, record));
     const namedDigest = named === undefined ? undefined : typeof named === 'object' && named !== null ? named.sha256 : named;

@@ -162,6 +162,14 @@ describe('in a signed tree, what serves is what the signed state chain covers', 
     fs.writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
     const r = cliIn(k, ['route', '--session', 's1']);
     expect([r.status, r.json.error.code, r.json.error.data.file]).toEqual([8, 'UNSIGNED_POINTER_MOVE', `${CB}/releases/registry/global.json`]);
+    // A receipt written by hand beside it, with a signature of other bytes copied next to it, vouches for nothing.
+    const receipts = path.join(k, CB, 'releases/receipts/global');
+    const last = fs.readdirSync(receipts).filter((f) => f.endsWith('.json')).sort().at(-1)!;
+    const forged = path.join(receipts, `${String(Number(last.slice(0, 6)) + 1).padStart(6, '0')}.json`);
+    fs.writeFileSync(forged, fs.readFileSync(path.join(receipts, last), 'utf8').replace(/"seq": \d+/, `"seq": ${Number(last.slice(0, 6)) + 1}`));
+    fs.copyFileSync(path.join(receipts, `${last}.sig`), `${forged}.sig`);
+    const withForged = cliIn(k, ['route', '--session', 's1']);
+    expect([withForged.status, withForged.json.error.code]).toEqual([8, 'UNSIGNED_POINTER_MOVE']);
     const c = copy('curation');
     const curation = path.join(c, CB, 'bootstrap/curation.json');
     fs.writeFileSync(curation, fs.readFileSync(curation, 'utf8').replace('"references": []', '"references": ["billing"]'));
