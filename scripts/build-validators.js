@@ -27,7 +27,7 @@ emit('validators.generated.js', usable.filter((n) => !n.startsWith('result-')));
 // The agent-host hook reads only these (delivery, routing and the documents under them); its bundle takes this
 // module instead (scripts/bundle.js), so a hook does not load the evaluation and evidence validators it never runs.
 // A schema left out here is a hook failure (no output, exit 0), which the hook tests would show.
-const HOOK_SCHEMAS = ['active', 'bootstrap-receipt', 'curation', 'curation-entry', 'evidence-package', 'evidence-record', 'evidence-sampling', 'handoff', 'host-state', 'housekeeping', 'manifest', 'promotion', 'record-histories', 'record-history-entry', 'record-v1', 'record-v2', 'release-descriptor', 'release-receipt', 'release-registry', 'rollback', 'rollback-execution', 'rollover', 'foreign-move', 'team-config', 'user-config'];
+const HOOK_SCHEMAS = ['active', 'bootstrap-receipt', 'curation', 'curation-entry', 'evidence-package', 'evidence-record', 'evidence-sampling', 'handoff', 'host-state', 'housekeeping', 'manifest', 'promotion', 'record-histories', 'record-history-entry', 'record-v1', 'record-v2', 'release-descriptor', 'release-receipt', 'release-registry', 'rollback', 'rollback-execution', 'rollover', 'foreign-move', 'state-change', 'team-config', 'user-config'];
 for (const n of HOOK_SCHEMAS) if (!usable.includes(n)) throw new Error(`HOOK_SCHEMAS names ${n}, which schemas/ lacks`);
 emit('validators.hook.generated.js', HOOK_SCHEMAS);
 emit('result-validators.generated.js', usable.filter((n) => n.startsWith('result-')));

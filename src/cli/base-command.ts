@@ -6,6 +6,7 @@ import {errorEnvelope, toAutoctxError} from './error-output.js';
 
 export {errorEnvelope, toAutoctxError} from './error-output.js';
 import {lockTimeoutFlag} from './flags.js';
+import {signingKeyFlag} from './release-flags.js';
 import {enableColour, paint, paintErr} from './style.js';
 
 /** --knowledge and --scenario, shared by every command that reads a knowledge tree. */
@@ -82,4 +83,9 @@ export abstract class ScenarioCommand extends AutoctxCommand {
 /** A command that writes: also --lock-timeout, parsed and checked with the rest of the flags. */
 export abstract class WritingCommand extends AutoctxCommand {
   static override baseFlags = {...storeFlags, ...lockFlags};
+}
+
+/** A command that changes the state of a scenario and so, in a signed scenario, signs it: also --signing-key. */
+export abstract class SigningWritingCommand extends AutoctxCommand {
+  static override baseFlags = {...storeFlags, ...lockFlags, 'signing-key': signingKeyFlag};
 }

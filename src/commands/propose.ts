@@ -1,9 +1,9 @@
 import {propose} from '../core/promotion/propose.js';
-import {WritingCommand} from '../cli/base-command.js';
+import {SigningWritingCommand} from '../cli/base-command.js';
 import {integerFlag, sourceFlag, textFlag} from '../cli/flags.js';
 import {paint, short} from '../cli/style.js';
 
-export default class Propose extends WritingCommand {
+export default class Propose extends SigningWritingCommand {
   static override summary = 'Propose a candidate bundle whose parent is the active bundle.';
   static override description =
     'Writes the candidate manifest, its manifest_diff.json against the active bundle, then record.json (proposed). The same run id and generation again return the existing record.';
@@ -21,7 +21,7 @@ export default class Propose extends WritingCommand {
   async run() {
     const {flags} = await this.parse(Propose);
     const result = await propose({
-      knowledge: flags.knowledge,
+      knowledge: flags.knowledge, signingKey: flags['signing-key'],
       scenario: flags.scenario,
       from: flags.from,
       runId: flags['run-id'],

@@ -1,8 +1,8 @@
 import {repair} from '../core/common/repair.js';
-import {WritingCommand} from '../cli/base-command.js';
+import {SigningWritingCommand} from '../cli/base-command.js';
 import {paint} from '../cli/style.js';
 
-export default class Repair extends WritingCommand {
+export default class Repair extends SigningWritingCommand {
   static override summary = 'Complete or remove what an interrupted run left behind.';
   static override description =
     'Brings lifecycles and mirrors in line with active.json, restores missing copies of negative results, removes temporary files and dead lock folders, and rewrites legacy evidence as schema 2 once its replay reproduces the record. Lists what it cannot complete safely.';
@@ -10,7 +10,7 @@ export default class Repair extends WritingCommand {
 
   async run() {
     const {flags} = await this.parse(Repair);
-    const r = await repair({knowledge: flags.knowledge, scenario: flags.scenario, lockTimeout: flags['lock-timeout']});
+    const r = await repair({knowledge: flags.knowledge, signingKey: flags['signing-key'], scenario: flags.scenario, lockTimeout: flags['lock-timeout']});
     return this.done(r, () => [
       ...r.actions.map((a) => `${paint.green('repaired')} ${a}`),
       ...r.remaining.map((a) => `${paint.yellow('left')} ${a}`),

@@ -114,7 +114,7 @@ function outcomeOf(code: string): string {
   if (code === 'PERMISSION_DENIED' || code === 'NO_SPACE' || code === 'READ_ONLY_FS' || code === 'TOO_MANY_OPEN_FILES') return code.toLowerCase();
   if (code === 'LOCKED' || code === 'LOCK_LOST') return 'locked';
   if (code === 'KNOWLEDGE_NOT_FOUND' || code === 'SCENARIO_NOT_FOUND' || code === 'NOT_INITIALIZED' || code === 'INVALID_NAME') return 'tree_unavailable';
-  if (code === 'CORRUPT_FILE' || code === 'INTEGRITY' || code === 'IMMUTABLE_CONFLICT' || code === 'UNSAFE_PATH') return 'tree_broken';
+  if (code === 'CORRUPT_FILE' || code === 'INTEGRITY' || code === 'IMMUTABLE_CONFLICT' || code === 'UNSAFE_PATH' || code === 'UNSIGNED_POINTER_MOVE') return 'tree_broken';
   if (code === 'CONFIG_INVALID' || code === 'USAGE' || code === 'INVALID_INPUT' || code === 'HANDOFF_NOT_FOUND') return 'invalid_config';
   return 'failed';
 }

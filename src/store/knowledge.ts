@@ -127,9 +127,15 @@ export class KnowledgeStore {
     fail('SCENARIO_REQUIRED', `${this.root} holds ${all.length} scenarios (${all.join(', ')}); name one with --scenario`);
   }
 
+  /** How a command signs a step of a signed scenario that did not prepare its signing itself (set by the command's options; null: it cannot). */
+  lateSigning: ((store: ScenarioStore) => void) | null = null;
+
   scenario(name: string): ScenarioStore {
     assertScenarioName(name);
-    return new ScenarioStore(this.guard, name);
+    const store = new ScenarioStore(this.guard, name);
+    const late = this.lateSigning;
+    if (late) store.lateSigning = () => late(store);
+    return store;
   }
 
   /** The team's evaluation defaults for a scenario (knowledge/autoctx.config.json), {} when there is none. */

@@ -10,7 +10,7 @@ import type {ComparisonSubject} from '../model/evaluation/comparison.js';
 import type {MatchedTrial} from '../model/evaluation/trial.js';
 import type {JsonValue} from '../canonical/index.js';
 import {readDocument, requireDocument} from './documents.js';
-import {isDirectory, listDir, readBytes, walkTree, type RootGuard, type TreeEntry} from './files/fs.js';
+import {exists, isDirectory, listDir, readBytes, walkTree, type RootGuard, type TreeEntry} from './files/fs.js';
 import {readGitignore} from './kinds/common/gitignore.js';
 import * as active from './kinds/promotion/active-pointer.js';
 import * as bundles from './kinds/bundle/bundle.js';
@@ -39,7 +39,7 @@ import {leftoverKind, ScenarioPaths} from './paths.js';
 import type {SchemaName} from './schemas.js';
 import {StateArea} from './state-area.js';
 import {updateGitignore} from './kinds/common/gitignore.js';
-import {appendStateChange} from './kinds/signing/state-chain.js';
+import {appendStateChange, chainTracked} from './kinds/signing/state-chain.js';
 import {JOURNAL_FORMAT, readJournal, RunJournal, type JournalHeader, type JournalRead} from './kinds/evaluation/run-journal.js';
 import path from 'node:path';
 
@@ -60,6 +60,8 @@ export class ScenarioStore implements KindContext {
   signer: ((kind: string, digest: string) => string) | null = null;
   /** The principal a signing store's state changes are chained as (signing/chain/; null: no chain entries). */
   chainActor: string | null = null;
+  /** Prepares signing for a step of a signed scenario when the command did not (it throws when it cannot: no key, broken trust). */
+  lateSigning: (() => void) | null = null;
   private lock: StoreLock | undefined;
 
   constructor(
@@ -148,12 +150,26 @@ export class ScenarioStore implements KindContext {
     await lock.acquire({timeoutSeconds});
     this.lock = lock;
     pausePoint('scenario:locked');
+    // In a signed scenario every step that changes the state is signed: a command that did not prepare its signing
+    // is signed now (its key from its options, the environment or the user config), or its step is refused and undone.
+    const signedTree = exists(this.paths.signingStart);
+    let refusal: unknown = null;
+    if (signedTree && !this.signer && this.lateSigning) {
+      try {
+        this.lateSigning();
+      } catch (error) {
+        if (!isAutoctxError(error)) throw error;
+        refusal = error;
+      }
+    }
+    let undone: unknown = null;
     try {
       const result = await this.writer.transaction(async () => {
         // In a signed scenario every step that changed the state ends with its signed chain entry, also one that
         // ends in a refusal that keeps what it wrote (not exit 2 or 9, which put it back): what is on disk is chained.
         const chain = () => {
           if (this.signer && this.chainActor !== null) appendStateChange(this, this.chainActor, this.writer.stepFiles());
+          else if (signedTree) refuseUnsigned(this, refusal, (e) => (undone = e));
         };
         let value: T;
         try {
@@ -164,6 +180,8 @@ export class ScenarioStore implements KindContext {
         }
         chain();
         return value;
+      }).catch((error: unknown) => {
+        throw undone ?? error; // a refusal other than exit 2, raised once the step is undone
       });
       // Housekeeping only after the step succeeded: a command that fails changes nothing, not even leftovers or the .gitignore.
       this.sweepLeftovers();
@@ -522,4 +540,19 @@ export class ScenarioStore implements KindContext {
       return false;
     }
   }
+}
+
+/**
+ * A step of a signed scenario that changed a file the signed state chain
+ * tracks, with no key to sign it: refused with exit 2, so that the step is
+ * undone (knowledge/ left as it was). Why there was no key (none given, or
+ * trust that does not hold: then that error, raised after the undo) is named.
+ */
+function refuseUnsigned(store: ScenarioStore, refusal: unknown, after: (error: unknown) => void): void {
+  const changed = store.writer.stepFiles().filter((f) => chainTracked(store, f));
+  if (changed.length === 0) return;
+  const what = `${store.guard.relative(changed[0]!)}${changed.length > 1 ? ` and ${changed.length - 1} other files` : ''}`;
+  if (isAutoctxError(refusal) && refusal.exitCode !== 2) after(refusal);
+  const why = isAutoctxError(refusal) && refusal.exitCode === 2 && refusal.code !== 'SIGNING_KEY_REQUIRED' ? `: ${refusal.message}` : '';
+  fail('SIGNING_KEY_REQUIRED', `scenario "${store.scenario}" is signed, and this command changes ${what}: every state change in a signed tree is signed and chained; give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config)${why}; nothing was written`, {file: store.guard.relative(changed[0]!)});
 }

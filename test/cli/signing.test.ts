@@ -61,7 +61,7 @@ beforeAll(() => {
   const started = must(t.knowledge, ['signing', 'start', '--from', anchor, '--signing-key', key('alice'), '--actor', 'alice@x']);
   expect(resultSchemaProblem('result-signing-start', started)).toBeNull();
   must(t.knowledge, ['confirm', a, ...evalArgs(['--signing-key', key('alice')])], 0, fakeEnv(t.dir));
-  must(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1']);
+  must(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1', '--signing-key', key('alice')]);
   must(t.knowledge, ['promote', a, '--signing-key', key('alice'), '--allowed-signers', anchor]);
   signed = t.knowledge;
 }, 180_000);
@@ -215,7 +215,7 @@ describe('a signed tree', () => {
     fs.writeFileSync(path.join(src, 'playbook/playbook.md'), 'Be helpful, precise and brief.\n');
     fs.mkdirSync(path.join(src, 'routing_config'), {recursive: true});
     fs.writeFileSync(path.join(src, 'routing_config/roles.json'), '{"model_competitor": "small"}');
-    const c = must(k, ['propose', '--from', src]).bundle_digest as string;
+    const c = must(k, ['propose', '--from', src, '--signing-key', key('alice')]).bundle_digest as string;
     // a (promoted) is the parent now; confirm c against it with the key.
     must(k, ['confirm', c, ...evalArgs(['--signing-key', key('alice')])], 0, fakeEnv(path.dirname(k)));
     const trials = path.join(k, CB, 'candidates', c, 'matched_trials.json');
@@ -309,7 +309,7 @@ describe('a signed tree', () => {
     fs.writeFileSync(path.join(src, 'playbook/playbook.md'), 'Be helpful and kind.\n');
     fs.mkdirSync(path.join(src, 'routing_config'), {recursive: true});
     fs.writeFileSync(path.join(src, 'routing_config/roles.json'), '{"model_competitor": "small"}');
-    const c = must(k, ['propose', '--from', src]).bundle_digest as string;
+    const c = must(k, ['propose', '--from', src, '--signing-key', key('alice')]).bundle_digest as string;
     const args = ['confirm', c, ...evalArgs(['--signing-key', key('alice')])];
     // Where the run writes its second seal: killed just before it, the evidence holds pairs the seal does not.
     const traced = copy(k, 'repair-trace');
@@ -318,7 +318,7 @@ describe('a signed tree', () => {
     const seals = fs.readFileSync(trace, 'utf8').trim().split('\n').filter((l) => l.includes('evidence_seal.json') && !l.includes('.sig') && l.split(' ')[0]!.endsWith(':before'));
     expect(seals.length).toBeGreaterThan(1);
     expect(cli(k, args, {...fakeEnv(path.dirname(k)), AUTOCTX_FAULT: seals[1]!.split(' ')[0]!}).status).toBeNull();
-    const r = must(k, ['repair']);
+    const r = must(k, ['repair', '--signing-key', key('alice')]);
     expect(r.actions.filter((x: string) => x.startsWith('sealed'))).toEqual([]);
     expect(r.remaining.filter((x: string) => x.includes('does not seal what it did not observe'))).toHaveLength(1);
     must(k, args, 0, fakeEnv(path.dirname(k)));
@@ -394,14 +394,14 @@ describe('a signed tree', () => {
   }, 300_000);
 });
 
-/** A candidate proposed into a tree (unsigned: a new candidate changes nothing that serves), its playbook `text`. */
+/** A candidate proposed into a signed tree (signed and chained, as every state change there), its playbook `text`. */
 function proposeIn(k: string, text: string): string {
   const src = path.join(tempDir('autoctx-p-'), 'p');
   fs.mkdirSync(path.join(src, 'playbook'), {recursive: true});
   fs.writeFileSync(path.join(src, 'playbook/playbook.md'), text);
   fs.mkdirSync(path.join(src, 'routing_config'), {recursive: true});
   fs.writeFileSync(path.join(src, 'routing_config/roles.json'), '{"model_competitor": "small"}');
-  return must(k, ['propose', '--from', src]).bundle_digest as string;
+  return must(k, ['propose', '--from', src, '--signing-key', key('alice')]).bundle_digest as string;
 }
 
 /** Every file of a tree but its signed state chain, with its bytes (what someone without a key can put back). */
@@ -463,7 +463,7 @@ describe('a state change without a signature, in a signed tree (the signed state
   it('every applied receipt is signed (a SHADOW transition, a runnable-set change), and one that carries a registry its declared change does not make is RECEIPT_MISMATCH', () => {
     const k = copy(signed, 'receipt-registry');
     const c = proposeIn(k, 'Never evaluated.\n');
-    must(k, ['release', 'name', 'v3', c]);
+    must(k, ['release', 'name', 'v3', c, '--signing-key', key('alice')]);
     const unsignedShadow = cli(k, ['release', 'transition', 'v3', '--to', 'SHADOW', '--shadow-percent', '5', '--rationale', 'shadow', '--actor', 'alice@x']);
     expect([unsignedShadow.status, unsignedShadow.json.error.code]).toEqual([2, 'SIGNING_KEY_REQUIRED']);
     must(k, ['release', 'runnable', '--all', '--rationale', 'any', '--actor', 'alice@x', '--signing-key', key('alice')]);

@@ -44,12 +44,12 @@ beforeAll(() => {
   const roles = {'routing_config/roles.json': '{"model_competitor": "small"}', 'hints/printers.md': 'Printers are out of scope.\n'};
   must(template, ['init', '--scenario', 'demo', '--from', writeSource(path.join(dir, 'base'), {'playbook/playbook.md': 'Check the sync icon first.\n', ...roles})]);
   must(template, ['signing', 'start', '--from', anchor, '--signing-key', path.join(keys, 'alice'), '--actor', 'alice@x']);
-  const canary = must(template, ['propose', '--from', writeSource(path.join(dir, 'cand'), {'playbook/playbook.md': CANARY_PLAYBOOK, ...roles})]).bundle_digest as string;
+  const canary = must(template, ['propose', '--from', writeSource(path.join(dir, 'cand'), {'playbook/playbook.md': CANARY_PLAYBOOK, ...roles}), '--signing-key', path.join(keys, 'alice')]).bundle_digest as string;
   must(template, ['confirm', canary, ...evalArgs(['--signing-key', path.join(keys, 'alice')])], fakeEnv(dir));
   const active = JSON.parse(fs.readFileSync(path.join(template, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest as string;
-  for (const b of [active, canary]) for (const c of must(template, ['bundle', 'show', b]).manifest.components as Array<{kind: string; digest: string}>) if (c.kind !== 'routing_config') must(template, ['tag', 'add', c.digest]);
-  must(template, ['release', 'name', 'v1', active]);
-  must(template, ['release', 'name', 'v2', canary, '--rollback-target', 'v1']);
+  for (const b of [active, canary]) for (const c of must(template, ['bundle', 'show', b]).manifest.components as Array<{kind: string; digest: string}>) if (c.kind !== 'routing_config') must(template, ['tag', 'add', c.digest, '--signing-key', path.join(keys, 'alice')]);
+  must(template, ['release', 'name', 'v1', active, '--signing-key', path.join(keys, 'alice')]);
+  must(template, ['release', 'name', 'v2', canary, '--rollback-target', 'v1', '--signing-key', path.join(keys, 'alice')]);
   must(template, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's', '--actor', 'alice@x', '--signing-key', path.join(keys, 'alice')]);
   must(template, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '50', '--rationale', 'half the sessions', '--actor', 'alice@x', '--signing-key', path.join(keys, 'alice'), '--allowed-signers', anchor]);
 }, 120_000);

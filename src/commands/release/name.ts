@@ -1,11 +1,11 @@
 import * as Args from '@oclif/core/args';
-import {WritingCommand} from '../../cli/base-command.js';
+import {SigningWritingCommand} from '../../cli/base-command.js';
 import {actorFlag, listFlag, scopeFlag} from '../../cli/release-flags.js';
 import {short} from '../../cli/style.js';
 import {releaseName} from '../../core/release/release.js';
 import * as Flags from '@oclif/core/flags';
 
-export default class ReleaseName extends WritingCommand {
+export default class ReleaseName extends SigningWritingCommand {
   static override summary = 'Give a bundle a release name: an immutable descriptor.';
   static override description =
     'Names use A-Z a-z 0-9 . _ - and are compared case-insensitively: a name equal to an existing one under case folding is refused, as is a second name for the same bundle. Every rollback target must be a release whose bundle has served in the scope (a recorded pointer move made it active). Golden inputs are fixtures files, recorded by digest.';
@@ -31,7 +31,7 @@ export default class ReleaseName extends WritingCommand {
   async run() {
     const {args, flags} = await this.parse(ReleaseName);
     const result = await releaseName({
-      knowledge: flags.knowledge,
+      knowledge: flags.knowledge, signingKey: flags['signing-key'],
       scenario: flags.scenario,
       version: args.version,
       digest: args.digest,

@@ -1,5 +1,6 @@
 import {KnowledgeStore, knowledgeRootFrom, type ScenarioStore} from '../../store/index.js';
 import {fail} from '../../errors.js';
+import {prepareSigning} from '../signing/signing.js';
 
 /** Options every command that reads or writes a knowledge tree shares. */
 export interface StoreOptions {
@@ -17,7 +18,13 @@ import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS, DEFAULT_LOCK_TIMEOUT_SECONDS} from '.
 export {DEFAULT_EVALUATOR_TIMEOUT_SECONDS, DEFAULT_LOCK_TIMEOUT_SECONDS} from './defaults.js';
 
 export function openKnowledge(options: StoreOptions): KnowledgeStore {
-  return KnowledgeStore.open(knowledgeRootFrom(options.knowledge));
+  const k = KnowledgeStore.open(knowledgeRootFrom(options.knowledge));
+  // In a signed scenario a step of a command that does not sign by itself is signed with the key its options, the
+  // environment or the user config give (or refused and undone when there is none: ScenarioStore.withLock).
+  k.lateSigning = (store) => {
+    prepareSigning(store, {signingKey: options.signingKey, allowedSigners: options.allowedSigners, knowledge: options.knowledge}, {actor: null, role: 'sign'});
+  };
+  return k;
 }
 
 /** Open the knowledge root and the scenario named (or the only one). */

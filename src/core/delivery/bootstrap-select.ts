@@ -6,6 +6,7 @@ import type {PackageCandidate} from '../../model/delivery/bootstrap-render.js';
 import type {BundleComponent} from '../../model/bundle/component.js';
 import {CURATION_LIMITS, type Curation} from '../../model/delivery/curation.js';
 import type {KnowledgeStore, ScenarioStore} from '../../store/index.js';
+import {requireSignedServing} from '../signing/signed-serving.js';
 
 /** The components a package may take from one bootstrap package. */
 const MAX_CURATED = 6;
@@ -30,6 +31,7 @@ export interface ReferenceCounts {
 
 /** The bundle serving a scenario's sessions: the one routing chose for the session (`digest`), else the active one. */
 function serving(store: ScenarioStore, digest?: string): {bundle_digest: string; components: readonly BundleComponent[]} | null {
+  if (digest === undefined) requireSignedServing(store); // a reference's active bundle: routing checked the scenario's own
   const chosen = digest ?? store.readActive()?.bundle_digest;
   if (chosen === undefined) return null;
   const bundle = store.readBundle(chosen);

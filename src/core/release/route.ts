@@ -9,6 +9,7 @@ import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {allDescriptors, scopeActive, scopeView, servedForRouting, stateIn} from './registry-view.js';
 import {readRegistryFile} from '../../store/kinds/release/release-registry.js';
 import {rejectionOf} from './serving.js';
+import {requireSignedServing} from '../signing/signed-serving.js';
 
 /** The longest a long-running router serves a snapshot before it looks again: an emergency rollback reaches it within this. */
 export const SNAPSHOT_MAX_AGE_MS = 1000;
@@ -34,6 +35,7 @@ export function checkRequest(r: RouteRequest): RouteRequest {
  * bundle, and says why.
  */
 export function routeSnapshot(store: ScenarioStore, scope: string): RouteSnapshot {
+  requireSignedServing(store);
   const active = store.requireActive();
   try {
     const view = scopeView(store, scope, () => servedForRouting(store));
@@ -91,6 +93,7 @@ export function emergencyRollbackOf(store: ScenarioStore, digest: string): boole
  * release is served by active.json without reading further.
  */
 export function servingFor(store: ScenarioStore, who: {user?: string | undefined; session?: string | undefined; pinned?: Serving | null | undefined}): Serving {
+  requireSignedServing(store);
   // A session keeps its pinned bundle while the store holds it, unless an emergency rollback left it or it was rejected since.
   if (who.pinned && store.readBundle(who.pinned.bundle_digest) && !emergencyRollbackOf(store, who.pinned.bundle_digest) && rejectionOf(store, who.pinned.bundle_digest) === null) return {...who.pinned, reason: 'pinned'};
   if (!exists(store.paths.releasesDir)) return {bundle_digest: store.requireActive().bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};

@@ -5,6 +5,7 @@ import {exists, readBytes} from '../../store/files/fs.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {moveFile} from '../../store/kinds/promotion/active-pointer.js';
 import {chainName, listStateChanges, readStateChange, type StoredChange} from '../../store/kinds/signing/state-chain.js';
+import type {SignedKind} from '../../store/kinds/signing/signatures.js';
 import {signatureProblem, type Trust, type TrustProblem} from './trust.js';
 import type {SignedRecord} from './verify-signatures.js';
 
@@ -89,23 +90,27 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
  * implementation's rollover or rollback form, or an older pointer put back.
  * The problem, or null.
  */
-export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['latest'] | Map<string, string | null>): string | null {
+export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['latest'] | Map<string, string | null>, strict: false | ((record: string, kind: SignedKind) => boolean) = false): string | null {
   const bytes = readBytes(store.guard, store.paths.active);
   if (!bytes || latest.size === 0) return null;
   const entry = latest.get(chainName(store, store.paths.active));
   const chained = entry === undefined ? undefined : typeof entry === 'object' && entry !== null ? entry.sha256 : entry;
   if (chained === sha256Hex(bytes)) return null;
+  // A reader of what serves (strict) serves no pointer the chain does not name unless a signed move vouches for it.
+  const unvouched = `${store.guard.relative(store.paths.active)} is not the pointer the newest signed change wrote (SHA-256 ${chained ?? 'none'}), and no signed move record vouches for it: in a signed tree every pointer move is signed. Put back the active.json the newest signed change names (from git) and move the pointer with autoctx promote, autoctx rollback or autoctx epoch rollover, with --signing-key`;
   let head;
   try {
     const history = store.pointerHistory(store.requireActive());
-    if (history.problems.length > 0) return null; // the pointer history's own errors name it
+    if (history.problems.length > 0) return strict ? unvouched : null; // the pointer history's own errors name it
     head = history.chain.at(-1);
   } catch {
-    return null; // an unreadable pointer is reported by its own check
+    return strict ? unvouched : null; // an unreadable pointer is reported by its own check
   }
-  if (!head) return null;
+  if (!head) return strict ? unvouched : null;
   const record = head.foreign ? null : head.kind === 'promotion' || head.kind === 'rollover' || (head.kind === 'rollback' && head.id.startsWith('RBX-')) ? moveFile(store, head) : null;
-  if (record !== null && readBytes(store.guard, `${record}.sig`) !== null) {
+  // A reader of what serves (strict) also checks that signature: a .sig beside a record written by hand vouches for nothing.
+  const kind: SignedKind = head.kind === 'promotion' ? 'promotion' : head.kind === 'rollover' ? 'rollover' : 'rollback-execution';
+  if (record !== null && readBytes(store.guard, `${record}.sig`) !== null && (strict === false || strict(record, kind))) {
     const recordBytes = readBytes(store.guard, record);
     const named = latest.get(chainName(store, record));
     const namedDigest = named === undefined ? undefined : typeof named === 'object' && named !== null ? named.sha256 : named;
