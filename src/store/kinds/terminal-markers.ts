@@ -1,4 +1,6 @@
+import {createCausalAttribution} from '../../model/causal-attribution.js';
 import {readDocument} from '../documents.js';
+import {exists} from '../fs.js';
 import type {KindContext} from './context.js';
 import type {ManifestDiff} from '../../model/diff.js';
 import type {Findings} from '../findings.js';
@@ -39,4 +41,32 @@ export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | 
       }),
     );
   }
+  verifyMarkersPresent(c, digest, diff);
+}
+
+/**
+ * verify: a marker its candidate's other files require is there. A stale rejection (its negative
+ * result's entry is `…-stale-incumbent`) was written with its stale marker; a promoted candidate
+ * whose diff adds one component, with held-out trials, was promoted with its causal attribution.
+ */
+function verifyMarkersPresent(c: Findings, digest: string, diff: ManifestDiff | null | undefined): void {
+  const {store} = c;
+  const stale = store.paths.staleTerminalization(digest);
+  if (!exists(stale)) {
+    const neg = c.attempt(store.paths.negativeResult(digest), () => store.readNegativeResult(digest)) as {entries?: Array<{result_id?: unknown}>} | null;
+    if (neg?.entries?.some((e) => typeof e.result_id === 'string' && e.result_id.endsWith('-stale-incumbent'))) {
+      c.error(stale, 'MISSING_MARKER', `${c.rel(stale)} is missing: ${c.rel(store.paths.negativeResult(digest))} rejects the candidate as stale, which is recorded with it`);
+    }
+  }
+  const causal = store.paths.causalAttribution(digest);
+  if (exists(causal) || !diff) return;
+  const promotion = c.attempt(store.paths.promotionsDir, () => store.listPromotionIds().some((id) => store.readPromotion(id)?.candidate_digest === digest));
+  if (!promotion) return;
+  const made = c.attempt(causal, () => {
+    const tested = store.readBundle(digest);
+    const parent = tested?.parent_digest ? store.readBundle(tested.parent_digest) : null;
+    const evidence = store.readEvidence(digest);
+    return tested && parent && evidence ? createCausalAttribution(tested, parent, diff, evidence.trials) : null;
+  });
+  if (made) c.error(causal, 'MISSING_MARKER', `${c.rel(causal)} is missing: the candidate was promoted adding one component, with held-out trials, which records its causal attribution`);
 }
