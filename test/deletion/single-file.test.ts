@@ -3,10 +3,9 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/verify.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {mustIn} from '../helpers/knowledge-cli.js';
-import {evalArgs, fakeEnv, historyTree, makeTree} from '../helpers/pipeline.js';
+import {historyTree} from '../helpers/pipeline.js';
 import {tempDir} from '../helpers/tree.js';
-import {foreignMoveTree, kindsMissing} from '../helpers/kind-trees.js';
+import {foreignMoveTree, kindsMissing, markerTree} from '../helpers/kind-trees.js';
 
 /**
  * Files whose loss verify accepts, each with its reason; docs/guarantees.md
@@ -90,24 +89,10 @@ function deleteEach(knowledge: string, strict: boolean, allowedSigners?: string)
   return outcome.filter((o) => !o.endsWith(': named') && !o.endsWith(': safe'));
 }
 
-/**
- * v1 the baseline, v2 (declares v1; one added component) made ACTIVE by release transitions (a receipt naming its promotion and
- * the release it deprecated), then rolled back to v1: the newest pointer move is autoctx's own rollback,
- * whose active.json has the form another implementation's rollback writes.
- */
-const rolledBackTree = once((): string => {
-  const t = makeTree();
+/** v2 (one added component) made ACTIVE by release transitions, a stale candidate refused, then rolled back to v1 (test/helpers/kind-trees.ts). */
+const rolledBackTree = once(() => {
+  const t = markerTree();
   dirs.push(t.dir);
-  // v2 adds one component to v1, so its promotion writes a causal attribution.
-  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful.\n', 'routing_config/roles.json': '{"model_competitor": "small"}', 'hints/hints.md': 'Quota warnings come from the account page.\n'});
-  const stale = t.propose('stale', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
-  for (const d of [a, stale]) mustIn(t.knowledge, ['confirm', d, ...evalArgs()], 0, fakeEnv(t.dir));
-  mustIn(t.knowledge, ['release', 'name', 'v1', t.baseline]);
-  mustIn(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1']);
-  for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) mustIn(t.knowledge, ['release', 'transition', 'v2', '--to', to, '--rationale', `v2 ${to}`]);
-  // A candidate confirmed against v1, promoted once v2 serves: its evidence is stale (a stale terminalization).
-  mustIn(t.knowledge, ['promote', stale], 6);
-  mustIn(t.knowledge, ['rollback', '--to', 'v1', '--rationale', 'quality dropped']);
   return t.knowledge;
 });
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {cliIn, mustIn} from './knowledge-cli.js';
 import {PROJECT_ROOT, RICH_KNOWLEDGE} from './paths.js';
+import {evalArgs, fakeEnv, makeTree, type Tree} from './pipeline.js';
 import {tempDir} from './tree.js';
 
 /**
@@ -81,6 +82,13 @@ export function documentSchemas(): string[] {
 }
 
 /** The kinds (documents with a pattern, and file kinds) of which none of `files` (relative to a knowledge root, `/`-separated) is one. */
+/** The kind a file (relative to a knowledge root) is, by the patterns above; null for none. */
+export function kindOf(file: string): string | null {
+  const f = file.split(path.sep).join('/');
+  const doc = Object.entries(DOCUMENT_KINDS).find(([, v]) => v instanceof RegExp && v.test(f));
+  return doc?.[0] ?? Object.entries(FILE_KINDS).find(([, re]) => re.test(f))?.[0] ?? null;
+}
+
 export function kindsMissing(files: string[]): string[] {
   const slashed = files.map((f) => f.split(path.sep).join('/'));
   const patterns: Array<[string, RegExp]> = [...Object.entries(DOCUMENT_KINDS).flatMap(([k, v]) => (v instanceof RegExp ? [[k, v] as [string, RegExp]] : [])), ...Object.entries(FILE_KINDS)];
@@ -123,4 +131,26 @@ export function foreignMoveTree(): {dir: string; knowledge: string; anchor: stri
   const head = cliIn(knowledge, ['verify', '--allowed-signers', next]).json.chain_heads.rolled as string;
   fs.appendFileSync(next, `# autoctx-chain rolled ${head}\n`);
   return {dir, knowledge, anchor: next};
+}
+
+/**
+ * v1 the baseline, v2 (declares v1; one added component, so a causal attribution) made ACTIVE by
+ * release transitions (a receipt naming its promotion and the release it deprecated), a candidate
+ * confirmed against v1 refused as stale (a stale terminalization), then rolled back to v1: the newest
+ * pointer move is autoctx's own rollback, whose active.json has the form another implementation's
+ * rollback writes.
+ */
+export function markerTree(): Tree {
+  const t = makeTree();
+  // v2 adds one component to v1, so its promotion writes a causal attribution.
+  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful.\n', 'routing_config/roles.json': '{"model_competitor": "small"}', 'hints/hints.md': 'Quota warnings come from the account page.\n'});
+  const stale = t.propose('stale', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  for (const d of [a, stale]) mustIn(t.knowledge, ['confirm', d, ...evalArgs()], 0, fakeEnv(t.dir));
+  mustIn(t.knowledge, ['release', 'name', 'v1', t.baseline]);
+  mustIn(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1']);
+  for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) mustIn(t.knowledge, ['release', 'transition', 'v2', '--to', to, '--rationale', `v2 ${to}`]);
+  // A candidate confirmed against v1, promoted once v2 serves: its evidence is stale (a stale terminalization).
+  mustIn(t.knowledge, ['promote', stale], 6);
+  mustIn(t.knowledge, ['rollback', '--to', 'v1', '--rationale', 'quality dropped']);
+  return t;
 }
