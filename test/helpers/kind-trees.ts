@@ -108,6 +108,14 @@ function keys(dir: string): {key: string; signers: string; next: string} {
   return {key, signers, next};
 }
 
+/** A writable copy of the scenario `rolled` of test/fixtures/upstream-rich (alone) in a new knowledge root. */
+export function copyRolledScenario(knowledge: string): void {
+  fs.mkdirSync(knowledge, {recursive: true});
+  fs.cpSync(path.join(RICH_KNOWLEDGE, 'rolled'), path.join(knowledge, 'rolled'), {recursive: true});
+  fs.chmodSync(knowledge, 0o755);
+  for (const e of fs.readdirSync(knowledge, {recursive: true}) as string[]) fs.chmodSync(path.join(knowledge, e), fs.statSync(path.join(knowledge, e)).isDirectory() ? 0o755 : 0o644);
+}
+
 /**
  * The scenario `rolled` of test/fixtures/upstream-rich, whose newest pointer move is the Python
  * implementation's own rollback: autoctx rolls back from it (keeping that pointer in
@@ -118,10 +126,7 @@ function keys(dir: string): {key: string; signers: string; next: string} {
 export function foreignMoveTree(): {dir: string; knowledge: string; anchor: string} {
   const dir = tempDir('autoctx-foreign-');
   const knowledge = path.join(dir, 'knowledge');
-  fs.mkdirSync(knowledge);
-  fs.cpSync(path.join(RICH_KNOWLEDGE, 'rolled'), path.join(knowledge, 'rolled'), {recursive: true});
-  fs.chmodSync(knowledge, 0o755);
-  for (const e of fs.readdirSync(knowledge, {recursive: true}) as string[]) fs.chmodSync(path.join(knowledge, e), fs.statSync(path.join(knowledge, e)).isDirectory() ? 0o755 : 0o644);
+  copyRolledScenario(knowledge);
   const {key, signers, next} = keys(dir);
   const at = ['--scenario', 'rolled'];
   mustIn(knowledge, ['rollback', ...at, '--rationale', 'the short answers were better']);
