@@ -139,6 +139,7 @@ export const VERIFY_FINDINGS = {
   MISSING_SEAL: 'error',
   MISSING_DIFF: 'error',
   MISSING_CANDIDATE: 'error',
+  MISSING_MARKER: 'error',
   UNSEALED_DECISION: 'error',
   POINTER_NOT_RECORDED: 'error',
   HISTORY_GAP: 'error',

@@ -1,11 +1,10 @@
-import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/common/verify.js';
-import {PROJECT_ROOT} from '../helpers/paths.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
-import {runCliProcess, type CliResult} from '../helpers/cli.js';
+import {runCliProcess} from '../helpers/cli.js';
+import {paused, start} from '../helpers/paused-cli.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
 // Concurrent commands never corrupt the tree. Each race is forced with a named pause
@@ -18,44 +17,6 @@ afterAll(() => {
   if (counts.length > 0) process.stdout.write(`races, unforced (50 runs each):\n${counts.map((c) => `  ${c}`).join('\n')}\n`);
 });
 
-interface Started {
-  done: Promise<CliResult>;
-  pid: number;
-}
-
-/** Start the CLI on a tree without waiting for it. */
-function start(knowledge: string, args: string[], env: NodeJS.ProcessEnv = {}): Started {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...args, '--knowledge', knowledge, '--json'], {cwd: PROJECT_ROOT, env: {...process.env, NO_COLOR: '1', ...env}, stdio: ['ignore', 'pipe', 'pipe']});
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<CliResult>((resolve) =>
-    child.on('close', (status) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({status, stdout, stderr, json});
-    }),
-  );
-  return {done, pid: child.pid!};
-}
-
-/** Start the CLI paused at a named point; resolves once the process has stopped there. */
-async function paused(knowledge: string, args: string[], point: string, env: NodeJS.ProcessEnv = {}): Promise<Started & {resume: () => void}> {
-  const trace = path.join(tempDir('autoctx-pause-'), 'trace');
-  dirs.push(path.dirname(trace));
-  const s = start(knowledge, args, {...env, AUTOCTX_PAUSE: point, AUTOCTX_PAUSE_TRACE: trace});
-  const stopped = () => fs.existsSync(trace) && /^\S+ \S+ T /.test(fs.readFileSync(`/proc/${s.pid}/stat`, 'utf8').replace(/\(.*\)/s, 'x'));
-  for (let i = 0; !stopped(); i++) {
-    if (i > 600) throw new Error(`the process never reached ${point}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {...s, resume: () => process.kill(s.pid, 'SIGCONT')};
-}
 
 const cli = (t: {knowledge: string}, args: string[], env: NodeJS.ProcessEnv = {}) => runCliProcess([...args, '--knowledge', t.knowledge, '--json'], {env});
 const record = (t: Tree, d: string) => JSON.parse(t.read(`candidates/${d}/record.json`));

@@ -1,11 +1,10 @@
-import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/common/verify.js';
-import {runCli, type CliResult} from '../helpers/cli.js';
-import {PROJECT_ROOT} from '../helpers/paths.js';
+import {runCli} from '../helpers/cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
+import {paused, start} from '../helpers/paused-cli.js';
 import {tempDir} from '../helpers/tree.js';
 
 /**
@@ -40,41 +39,6 @@ function fresh(from: string): string {
   return k;
 }
 
-interface Started {
-  done: Promise<CliResult>;
-  pid: number;
-}
-function start(k: string, args: string[], env: NodeJS.ProcessEnv = {}): Started {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...args, '--knowledge', k, '--json'], {cwd: PROJECT_ROOT, env: {...process.env, NO_COLOR: '1', ...env}, stdio: ['ignore', 'pipe', 'pipe']});
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<CliResult>((resolve) =>
-    child.on('close', (status) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({status, stdout, stderr, json});
-    }),
-  );
-  return {done, pid: child.pid!};
-}
-/** Start the CLI stopped at a named pause point (AUTOCTX_PAUSE); resolves once it has stopped there. */
-async function paused(k: string, args: string[], point: string): Promise<Started & {resume: () => void}> {
-  const trace = path.join(tempDir('autoctx-pause-'), 'trace');
-  dirs.push(path.dirname(trace));
-  const s = start(k, args, {AUTOCTX_PAUSE: point, AUTOCTX_PAUSE_TRACE: trace});
-  const stopped = () => fs.existsSync(trace) && /^\S+ \S+ T /.test(fs.readFileSync(`/proc/${s.pid}/stat`, 'utf8').replace(/\(.*\)/s, 'x'));
-  for (let i = 0; !stopped(); i++) {
-    if (i > 600) throw new Error(`the process never reached ${point}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {...s, resume: () => process.kill(s.pid, 'SIGCONT')};
-}
 
 const json = (k: string, rel: string) => JSON.parse(fs.readFileSync(path.join(k, 'demo/context_bundles', rel), 'utf8'));
 const errors = (k: string) => verify({knowledge: k}).errors.map((e) => `${e.code} ${e.file}`);

@@ -6,6 +6,7 @@ import {verify} from '../../src/core/common/verify.js';
 import {runCli, type CliResult} from '../helpers/cli.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL, readUnits, trialResult} from '../helpers/pipeline.js';
 import {tempDir, withoutRecordHistories, writeSource} from '../helpers/tree.js';
+import {copyRolledScenario} from '../helpers/kind-trees.js';
 import {legacyPairKey} from '../../src/model/index.js';
 
 /**
@@ -87,6 +88,16 @@ const legacy = () =>
     fs.rmSync(path.join(dir, 'evidence_seal.json'));
     withoutRecordHistories(k);
   });
+
+/** A tree the Python implementation wrote whose newest pointer move is its own rollback (scenario rolled of test/fixtures/upstream-rich). */
+const pythonRolledBack = () => template('python-rolled-back', (k) => copyRolledScenario(k));
+/** What rolling back from it keeps: the pointer, the foreign move (foreign_moves/) and the execution records. */
+function foreignState(k: string): unknown {
+  const dir = path.join(k, 'rolled/context_bundles');
+  const list = (sub: string) => (fs.existsSync(path.join(dir, sub)) ? fs.readdirSync(path.join(dir, sub)).filter((f) => f.endsWith('.json')).sort() : []);
+  const rbx = list('rollbacks').map((f) => JSON.parse(fs.readFileSync(path.join(dir, 'rollbacks', f), 'utf8'))).map((r) => [r.status, r.from_digest, r.to_digest]);
+  return {active: JSON.parse(fs.readFileSync(path.join(dir, 'active.json'), 'utf8')).bundle_digest, foreign: list('foreign_moves').map((f) => fs.readFileSync(path.join(dir, 'foreign_moves', f), 'utf8').replace(/"adopted_at": "[^"]*"/, '')), rbx};
+}
 
 /** The component digest of the baseline's playbook, tagged by the bootstrap scenarios. */
 let playbookDigest = '';
@@ -319,6 +330,9 @@ interface Scenario {
   after?: (k: string) => void;
 }
 
+/** The knowledge tree of the uninterrupted run of the scenario under test. */
+let crashClean: string | undefined;
+
 const scenarios: Scenario[] = [
   {name: 'init', from: empty, args: () => ['init', '--scenario', 'demo', '--from', base]},
   {name: 'propose', from: initialized, args: () => ['propose', '--from', cand, '--run-id', 'crash']},
@@ -326,6 +340,8 @@ const scenarios: Scenario[] = [
   {name: 'confirm with a campaign (reservations)', from: proposed, args: () => ['confirm', candidate, ...evaluation, '--campaign', 'crash-campaign']},
   {name: 'promote', from: confirmed, args: () => ['promote', candidate]},
   {name: 'rollback', from: promoted, args: () => ['rollback', '--rationale', 'crash test', '--expect-active', candidate]},
+  // The Python implementation's rollback pointer is kept in foreign_moves/ before autoctx moves on from it.
+  {name: 'rollback from the Python implementation\'s rollback (the foreign move kept, the record, the pointer)', from: pythonRolledBack, args: () => ['rollback', '--scenario', 'rolled', '--rationale', 'crash test', '--expect-active', 'b258b0aa65e748cd68adecaedf92828bc7195e8b894b77f31ab6c2b89603bd1c'], after: (k) => expect(foreignState(k)).toEqual(foreignState(crashClean!))},
   {name: 'rollback --emergency', from: promoted, args: () => ['rollback', '--emergency', '--rationale', 'crash test', '--actor', 'alice', '--expect-active', candidate]},
   {name: 'rollback --scope (the record, a rollback receipt, then the registry)', from: scopedTwo, args: () => ['rollback', '--scope', 'eu', '--rationale', 'crash test', '--expect-active', (scopedTwo(), thirdDigest)]},
   // An approval made durable before the kill is made once: the re-run is refused (ALREADY_APPROVED, exit 3).
@@ -371,6 +387,7 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
     const clean = fresh();
     const trace = path.join(root, `trace-${s.name.replace(/\W+/g, '-')}`);
     const expected = cli(clean, s.args(), {AUTOCTX_FAULT_TRACE: trace});
+    crashClean = clean;
     const points = fs.readFileSync(trace, 'utf8').trim().split('\n').map((l) => l.split(' ')[0]!);
     expect(points.length).toBeGreaterThan(1);
     for (const point of points) {
@@ -382,7 +399,7 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
         const active = JSON.parse(fs.readFileSync(activeFile, 'utf8'));
         expect(fs.existsSync(path.join(k, 'demo/context_bundles/bundles', `${active.bundle_digest}.json`))).toBe(true);
       }
-      if (fs.existsSync(path.join(k, 'demo/context_bundles'))) expect([point, verify({knowledge: k}).errors]).toEqual([point, []]);
+      if (['demo', 'rolled'].some((scenario) => fs.existsSync(path.join(k, scenario, 'context_bundles')))) expect([point, verify({knowledge: k}).errors]).toEqual([point, []]);
       const again = cli(k, s.args());
       if (s.rerun) expect([point, s.rerun.includes(again.status!)]).toEqual([point, true]);
       else expect([point, again.status]).toEqual([point, expected.status]);

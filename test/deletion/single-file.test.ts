@@ -3,9 +3,9 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/common/verify.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {mustIn} from '../helpers/knowledge-cli.js';
-import {evalArgs, fakeEnv, historyTree, makeTree} from '../helpers/pipeline.js';
+import {historyTree} from '../helpers/pipeline.js';
 import {tempDir} from '../helpers/tree.js';
+import {foreignMoveTree, kindsMissing, markerTree} from '../helpers/kind-trees.js';
 
 /**
  * Files whose loss verify accepts, each with its reason; docs/guarantees.md
@@ -22,8 +22,23 @@ const SAFE_TO_LOSE: Array<[RegExp, string]> = [
 /** A refused rollback's record changed nothing else: a tree without it is one in which the refusal was never attempted (docs/guarantees.md says so). */
 const refusedRecord = (file: string) => /\/rollbacks\/RBX-[^/]+\.json$/.test(file) && JSON.parse(fs.readFileSync(file, 'utf8')).status === 'REFUSED';
 
+/** Each tree built once, by the test that deletes its files or by the one that checks the kinds they hold. */
+const once = <T>(build: () => T): (() => T) => {
+  let made: {value: T} | undefined;
+  return () => (made ??= {value: build()}).value;
+};
 /** A tree with a promotion, a rejection, two rollbacks, an epoch rollover and a campaign. */
-const fullTree = () => historyTree(true);
+const fullTree = once(() => {
+  const t = historyTree(true);
+  dirs.push(t.dir);
+  return t.knowledge;
+});
+/** A Python-written tree autoctx rolled back from (its foreign_moves/ record), then signed: a signers change, a signed rollback, the state chain. */
+const foreignTree = once(() => {
+  const t = foreignMoveTree();
+  dirs.push(t.dir);
+  return t;
+});
 
 function filesOf(root: string): string[] {
   return (fs.readdirSync(root, {recursive: true, withFileTypes: true}) as fs.Dirent[])
@@ -48,7 +63,7 @@ afterAll(() => {
  * Deleting each file of a copy of `knowledge` in turn: what verify then says of it, one line per file.
  * `strict`: the error must name the deleted file itself (or a message must), never only the move it recorded.
  */
-function deleteEach(knowledge: string, strict: boolean): string[] {
+function deleteEach(knowledge: string, strict: boolean, allowedSigners?: string): string[] {
   const files = filesOf(knowledge);
   const outcome: string[] = [];
   for (const rel of files) {
@@ -60,9 +75,12 @@ function deleteEach(knowledge: string, strict: boolean): string[] {
     const move = /\/(promotions|rollovers)\//.test(rel) ? JSON.parse(fs.readFileSync(path.join(copy, rel), 'utf8')) : null;
     const movedTo: string | null = move && !strict ? (move.candidate_digest ?? move.to_digest) : null;
     fs.rmSync(path.join(copy, rel));
-    const r = verify({knowledge: copy});
-    const safe = SAFE_TO_LOSE.find(([re]) => re.test(rel)) ?? (refusedRecord(path.join(knowledge, rel)) ? [/refused/, 'a refused rollback'] : undefined);
-    const named = r.errors.some((e) => e.file === rel || e.message.includes(rel) || (movedTo !== null && HISTORY_CODES.has(e.code) && e.message.includes(movedTo)));
+    const r = verify({knowledge: copy, allowedSigners});
+    // The patterns name the scenario demo; a tree of another scenario's name is matched as if it were demo.
+    const safe = SAFE_TO_LOSE.find(([re]) => re.test(rel.replace(/^[^/]+\//, 'demo/'))) ?? (refusedRecord(path.join(knowledge, rel)) ? [/refused/, 'a refused rollback'] : undefined);
+    // A change of the signed state chain is named by its SHA-256, as the change after it (or the anchor's pin) names it.
+    const change = /\/signing\/chain\/([0-9a-f]{64})\.json$/.exec(rel)?.[1];
+    const named = r.errors.some((e) => e.file === rel || e.message.includes(rel) || (change !== undefined && e.message.includes(change)) || (movedTo !== null && HISTORY_CODES.has(e.code) && e.message.includes(movedTo)));
     summary.push(`${rel}: ${r.errors.map((e) => e.code).join(',') || `(${r.warnings.map((w) => w.code).join(',')})`}`);
     if (safe) outcome.push(`${rel}: ${r.errors.length === 0 ? 'safe' : `errors ${r.errors.map((e) => e.code).join(',')}`}`);
     else outcome.push(`${rel}: ${named ? 'named' : `NOT NAMED (${r.errors.map((e) => `${e.code} ${e.file}`).join('; ') || 'no errors'})`}`);
@@ -71,33 +89,22 @@ function deleteEach(knowledge: string, strict: boolean): string[] {
   return outcome.filter((o) => !o.endsWith(': named') && !o.endsWith(': safe'));
 }
 
-/**
- * v1 the baseline, v2 (declares v1) made ACTIVE by release transitions (a receipt naming its promotion and
- * the release it deprecated), then rolled back to v1: the newest pointer move is autoctx's own rollback,
- * whose active.json has the form another implementation's rollback writes.
- */
-function rolledBackTree(): string {
-  const t = makeTree();
+/** v2 (one added component) made ACTIVE by release transitions, a stale candidate refused, then rolled back to v1 (test/helpers/kind-trees.ts). */
+const rolledBackTree = once(() => {
+  const t = markerTree();
   dirs.push(t.dir);
-  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
-  mustIn(t.knowledge, ['confirm', a, ...evalArgs()], 0, fakeEnv(t.dir));
-  mustIn(t.knowledge, ['release', 'name', 'v1', t.baseline]);
-  mustIn(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1']);
-  for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) mustIn(t.knowledge, ['release', 'transition', 'v2', '--to', to, '--rationale', `v2 ${to}`]);
-  mustIn(t.knowledge, ['rollback', '--to', 'v1', '--rationale', 'quality dropped']);
   return t.knowledge;
-}
+});
 
 describe('single-file deletion, exhaustively', () => {
   it('deleting any one file of a full tree makes verify report an error naming it, except the files docs/guarantees.md lists as safe to lose', () => {
-    const t = fullTree();
-    dirs.push(t.dir);
-    expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
-    const files = filesOf(t.knowledge);
+    const k = fullTree();
+    expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: []});
+    const files = filesOf(k);
     for (const want of [/^demo\/context_bundles\/promotions\//, /^demo\/context_bundles\/rollbacks\//, /^demo\/context_bundles\/rollovers\//, /negative_result\.json$/, /false-promotion\.json$/, /reservation-artifacts\//, /evidence_seal\.json$/, /evaluator_plan\.json$/, /\/runtime\/[0-9a-f]{64}\/harness\//, /\/superseded_plans\//]) {
       expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
     }
-    expect(deleteEach(t.knowledge, false)).toEqual([]);
+    expect(deleteEach(k, false)).toEqual([]);
   });
 
   it('a tree whose newest move is autoctx\'s own rollback: deleting any one file, its execution record included, is an error naming that very file', () => {
@@ -105,6 +112,21 @@ describe('single-file deletion, exhaustively', () => {
     expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: [], notes: []});
     expect(filesOf(k).filter((f) => /\/rollbacks\/RBX-[^/]+\.json$/.test(f))).toHaveLength(1);
     expect(deleteEach(k, true)).toEqual([]);
+  });
+
+  it('a Python-written tree autoctx moved on from, then signed: deleting any one file, the kept foreign move and every signed chain file included, is an error naming that very file', () => {
+    const {knowledge, anchor} = foreignTree();
+    expect(verify({knowledge, allowedSigners: anchor})).toMatchObject({status: 'ok', errors: [], warnings: []});
+    const files = filesOf(knowledge);
+    for (const want of [/\/foreign_moves\/[0-9a-f]{32}\.json$/, /\/signing\/chain\/[0-9a-f]{64}\.json$/, /\/signing\/chain\/[0-9a-f]{64}\.json\.sig$/, /\/signing\/signers\/000001\.json$/]) {
+      expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
+    }
+    expect(deleteEach(knowledge, true, anchor)).toEqual([]);
+  });
+
+  it('the trees deleted from hold a file of every document kind the store keeps in a committed tree (test/helpers/kind-trees.ts)', () => {
+    const files = [fullTree(), rolledBackTree(), foreignTree().knowledge].flatMap(filesOf);
+    expect(kindsMissing(files)).toEqual([]);
   });
 
   it('docs/guarantees.md lists every file that is safe to lose, with its reason', () => {

@@ -2,7 +2,9 @@
 // Flips the lowest bit of every byte of the files named on stdin, one at a
 // time, runs the built `autoctx verify` (dist/) after each flip, restores the
 // byte, and prints a tally of what verify made of each flip as one JSON line.
-// Usage: flip-worker.js <knowledge> <unprotected-field,...>  (files: a JSON array on stdin)
+// Usage: flip-worker.js <knowledge> <unprotected-field,...> [<allowed-signers> [<stride>]]  (files: a JSON array on stdin)
+// With an allowed-signers anchor verify checks against it; with a stride, every stride-th byte is flipped
+// (a file given as [file, stride] on stdin has a stride of its own).
 // The tamper-evidence test runs two of these in parallel.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +13,8 @@ import {fileURLToPath} from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const {verify} = await import(path.join(root, 'dist/core/common/verify.js'));
-const [knowledge, fields] = process.argv.slice(2);
+const [knowledge, fields, allowedSigners, strideArg] = process.argv.slice(2);
+const stride = Number(strideArg ?? 1);
 const UNPROTECTED = new Set(fields.split(','));
 const files = JSON.parse(fs.readFileSync(0, 'utf8'));
 
@@ -52,17 +55,20 @@ function classify(file, original, changed, tally) {
 
 const tally = {files: 0, bytes: 0, detected: 0, warned: 0, formatting: 0, unprotected: 0, undetected: [], unprotectedFields: []};
 const seenFields = new Set();
-for (const file of files) {
+for (const item of files) {
+  const [file, step] = Array.isArray(item) ? item : [item, stride];
   const rel = path.relative(knowledge, file);
   const original = fs.readFileSync(file);
   tally.files++;
-  for (let i = 0; i < original.length; i++) {
+  for (let i = 0; i < original.length; i += step) {
     const changed = Buffer.from(original);
     changed[i] ^= 0x01;
     fs.writeFileSync(file, changed);
-    const r = verify({knowledge});
+    const r = verify({knowledge, allowedSigners: allowedSigners || undefined});
     tally.bytes++;
-    if (r.status === 'failed' && r.errors.some((e) => e.file === rel)) {
+    // A signature is named by the document it signs (BAD_SIGNATURE on that document).
+    const signs = rel.endsWith('.sig') ? rel.slice(0, -4) : null;
+    if (r.status === 'failed' && r.errors.some((e) => e.file === rel || (signs !== null && e.file === signs && e.code === 'BAD_SIGNATURE'))) {
       tally.detected++;
       continue;
     }

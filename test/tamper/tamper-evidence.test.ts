@@ -4,6 +4,7 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {historyTree} from '../helpers/pipeline.js';
+import {foreignMoveTree, kindOf, kindsMissing, markerTree} from '../helpers/kind-trees.js';
 
 /**
  * Fields that no digest, seal or replay covers. docs/guarantees.md lists the
@@ -40,9 +41,9 @@ function filesOf(root: string): string[] {
   return out.sort();
 }
 
-function runWorker(knowledge: string, files: string[]): Promise<Tally> {
+function runWorker(knowledge: string, files: Array<string | [string, number]>, allowedSigners = ''): Promise<Tally> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, knowledge, UNPROTECTED_FIELDS.join(',')], {stdio: ['pipe', 'pipe', 'pipe']});
+    const child = spawn(process.execPath, [WORKER, knowledge, UNPROTECTED_FIELDS.join(','), allowedSigners], {stdio: ['pipe', 'pipe', 'pipe']});
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -57,6 +58,23 @@ let summary = '';
 afterAll(() => {
   if (summary) process.stdout.write(`${summary}\n`);
 });
+
+/**
+ * The kinds the full tree lacks are flipped at every EXTRA_STRIDE-th byte (the foreign move at every
+ * byte), to keep the suite's time: their trees are signed (each verify runs ssh-keygen) or built for them alone.
+ */
+const EXTRA_STRIDE = 13;
+
+/**
+ * The files of `knowledge` (relative to it) of the kinds the full tree lacks (test/helpers/kind-trees.ts),
+ * each with the stride it is flipped at.
+ */
+function kindsOnlyIn(knowledge: string, lacking: Set<string>): Array<[string, number]> {
+  return filesOf(knowledge)
+    .map((f) => [f, kindOf(path.relative(knowledge, f))] as const)
+    .filter(([, kind]) => kind !== null && lacking.has(kind))
+    .map(([f, kind]) => [f, kind === 'foreign-move' ? 1 : EXTRA_STRIDE]);
+}
 
 describe('tamper evidence', () => {
   it('every single-byte change to every file of a tree with a promotion, a rejection, a rollback and a campaign is detected, formatting only, or in an unprotected field', async () => {
@@ -81,11 +99,24 @@ describe('tamper evidence', () => {
         return copy;
       });
       const inCopy = (i: number) => halves[i]!.map((f) => path.join(copies[i]!, path.relative(t.knowledge, f)));
-      const [x, y] = await Promise.all([runWorker(copies[0]!, inCopy(0)), runWorker(copies[1]!, inCopy(1))]);
+      const [x0, y0] = await Promise.all([runWorker(copies[0]!, inCopy(0)), runWorker(copies[1]!, inCopy(1))]);
+      // The kinds the full tree lacks, from the trees that hold them: the Python-written tree autoctx moved on from, signed
+      // (foreign_moves/, the signed state chain), and the tree with a causal attribution and a stale marker.
+      const lacking = new Set(kindsMissing(rel.map((r) => `demo/context_bundles/${r}`)));
+      const foreign = foreignMoveTree();
+      const markers = markerTree();
+      const extra = [kindsOnlyIn(foreign.knowledge, lacking), kindsOnlyIn(markers.knowledge, lacking)] as const;
+      expect(kindsMissing([foreign.knowledge, markers.knowledge].flatMap((k, i) => extra[i]!.map(([f]) => path.relative(k, f))).concat(rel.map((r) => `demo/context_bundles/${r}`)))).toEqual([]);
+      const [x1, y1] = await Promise.all([runWorker(foreign.knowledge, extra[0], foreign.anchor), runWorker(markers.knowledge, extra[1])]);
+      const extraBytes = [...extra[0], ...extra[1]].reduce((n, [f, step]) => n + Math.ceil(fs.statSync(f).size / step), 0);
+      const [x, y] = [x0, y0].map((main, i) => {
+        const more = [x1, y1][i]!;
+        return {...main, files: main.files + more.files, bytes: main.bytes + more.bytes, detected: main.detected + more.detected, warned: main.warned + more.warned, formatting: main.formatting + more.formatting, unprotected: main.unprotected + more.unprotected, undetected: [...main.undetected, ...more.undetected], unprotectedFields: [...main.unprotectedFields, ...more.unprotectedFields]};
+      }) as [Tally, Tally];
       const total = {files: x.files + y.files, bytes: x.bytes + y.bytes, detected: x.detected + y.detected, warned: x.warned + y.warned, formatting: x.formatting + y.formatting, unprotected: x.unprotected + y.unprotected};
       summary = `tamper evidence: ${total.bytes} bytes of ${total.files} files flipped: ${total.detected} detected by verify (exit 8, naming the file), ${total.warned} warned (a later .gitignore rule), ${total.formatting} formatting only, ${total.unprotected} in unprotected fields (${[...new Set([...x.unprotectedFields, ...y.unprotectedFields])].sort().join(', ')}), ${x.undetected.length + y.undetected.length} undetected`;
       expect([...x.undetected, ...y.undetected]).toEqual([]);
-      expect(total.bytes).toBe(size[0] + size[1]);
+      expect(total.bytes).toBe(size[0] + size[1] + extraBytes);
       expect(total.detected + total.warned + total.formatting + total.unprotected).toBe(total.bytes);
       // The workers put every byte back.
       for (const i of [0, 1]) for (const f of files) expect(fs.readFileSync(path.join(copies[i]!, path.relative(t.knowledge, f))).equals(fs.readFileSync(f))).toBe(true);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import {sha256Hex} from '../../canonical/index.js';
-import {fail} from '../../errors.js';
+import {fail, isAutoctxError} from '../../errors.js';
 import {parseAllowedSigners, type SignerEntry} from '../../model/signing/allowed-signers.js';
 import {anchorSigners} from '../../model/signing/anchor-pins.js';
 import {actsAs, checkSignature} from '../../model/signing/signature-check.js';
@@ -117,7 +117,15 @@ export function loadTrust(store: ScenarioStore, pinned: string | null): Trust {
       problems.push({file, code: 'ALLOWED_SIGNERS_MISMATCH', message: `${rel(store, file)} is missing: the signers changes must run from 1 without a gap`});
       break;
     }
-    const c = readSignersChange(store, i + 1)!;
+    // A change that cannot be read is named by its own file (not by the start record whose trust it breaks).
+    let c;
+    try {
+      c = readSignersChange(store, i + 1)!;
+    } catch (error) {
+      if (!isAutoctxError(error)) throw error;
+      problems.push({file, code: 'ALLOWED_SIGNERS_MISMATCH', message: `${rel(store, file)}: ${error.message}`});
+      break;
+    }
     if (c.previous_sha256 !== sha256Hex(versions.at(-1)!)) problems.push({file, code: 'ALLOWED_SIGNERS_MISMATCH', message: `${rel(store, file)} does not change the version before it (previous_sha256 differs)`});
     const bad = signatureProblem(store, current, file, 'signers-change', c.changed_at, c.actor);
     if (bad) problems.push({...bad, message: `${bad.message} (a change must be signed by a principal of the version before it)`});

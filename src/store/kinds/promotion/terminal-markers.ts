@@ -1,4 +1,9 @@
+import {jsonEqual} from '../../../canonical/index.js';
+import {createCausalAttribution} from '../../../model/evaluation/causal-attribution.js';
+import {matchedEvidenceDigest} from '../../../model/evaluation/evidence-digests.js';
+import {sortEvidence} from '../../../model/evaluation/trial.js';
 import {readDocument} from '../../documents.js';
+import {exists} from '../../files/fs.js';
 import type {KindContext} from '../common/kind-context.js';
 import type {ManifestDiff} from '../../../model/bundle/diff.js';
 import type {Findings} from '../../findings.js';
@@ -39,4 +44,72 @@ export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | 
       }),
     );
   }
+  verifyMarkersPresent(c, digest, diff);
+  verifyMarkerContents(c, digest, diff);
+}
+
+/** The causal attribution its candidate's files make, or null when they make none (or are not there to make it from). */
+function expectedAttribution(c: Findings, digest: string, diff: ManifestDiff): Record<string, unknown> | null {
+  const {store} = c;
+  return c.attempt(store.paths.causalAttribution(digest), () => {
+    const tested = store.readBundle(digest);
+    const parent = tested?.parent_digest ? store.readBundle(tested.parent_digest) : null;
+    const evidence = store.readEvidence(digest);
+    return tested && parent && evidence ? createCausalAttribution(tested, parent, diff, evidence.trials) : null;
+  }) ?? null;
+}
+
+/**
+ * verify: every field of a marker is what its candidate's files make: the causal attribution is the
+ * one they compute, and the stale marker's parent, plan, evidence and reason are the candidate's own
+ * and its negative result's (whose reason names the bundle that was active).
+ */
+function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | null | undefined): void {
+  const {store} = c;
+  const causal = store.paths.causalAttribution(digest);
+  if (exists(causal) && diff) {
+    const stored = c.attempt(causal, () => store.readDocumentAt(causal, CAUSAL_SCHEMA));
+    const made = expectedAttribution(c, digest, diff);
+    if (stored && !jsonEqual(stored, made)) c.error(causal, 'DIGEST_MISMATCH', `${c.rel(causal)} is not the causal attribution the candidate's bundle, parent and evidence make`);
+  }
+  const stale = store.paths.staleTerminalization(digest);
+  if (!exists(stale)) return;
+  const doc = c.attempt(stale, () => store.readDocumentAt(stale, STALE_SCHEMA)) as Record<string, unknown> | null;
+  if (!doc) return;
+  c.attempt(stale, () => {
+    const bundle = store.readBundle(digest);
+    const plan = store.readPlan(digest);
+    const evidence = store.readEvidence(digest);
+    const neg = store.readNegativeResult(digest) as {entries?: Array<{reason?: unknown}>} | null;
+    const evidenceDigest = evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortEvidence(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
+    const wrong: string[] = [];
+    if (bundle && doc.parent_digest !== bundle.parent_digest) wrong.push('parent_digest');
+    if (doc.evaluator_plan_digest !== (plan?.plan_digest ?? null)) wrong.push('evaluator_plan_digest');
+    if (doc.matched_evidence_digest !== evidenceDigest) wrong.push('matched_evidence_digest');
+    if (doc.reason !== `confirmed candidate incumbent ${String(doc.parent_digest)} is stale; active bundle is ${String(doc.observed_active_digest)}`) wrong.push('reason');
+    if (neg && !(neg.entries ?? []).some((e) => e.reason === doc.reason)) wrong.push('reason (its negative result gives another)');
+    if (wrong.length > 0) c.error(stale, 'DIGEST_MISMATCH', `${c.rel(stale)}: ${wrong.join(', ')} not the candidate's own`);
+    return null;
+  });
+}
+
+/**
+ * verify: a marker its candidate's other files require is there. A stale rejection (its negative
+ * result's entry is `…-stale-incumbent`) was written with its stale marker; a promoted candidate
+ * whose diff adds one component, with held-out trials, was promoted with its causal attribution.
+ */
+function verifyMarkersPresent(c: Findings, digest: string, diff: ManifestDiff | null | undefined): void {
+  const {store} = c;
+  const stale = store.paths.staleTerminalization(digest);
+  if (!exists(stale)) {
+    const neg = c.attempt(store.paths.negativeResult(digest), () => store.readNegativeResult(digest)) as {entries?: Array<{result_id?: unknown}>} | null;
+    if (neg?.entries?.some((e) => typeof e.result_id === 'string' && e.result_id.endsWith('-stale-incumbent'))) {
+      c.error(stale, 'MISSING_MARKER', `${c.rel(stale)} is missing: ${c.rel(store.paths.negativeResult(digest))} rejects the candidate as stale, which is recorded with it`);
+    }
+  }
+  const causal = store.paths.causalAttribution(digest);
+  if (exists(causal) || !diff) return;
+  const promotion = c.attempt(store.paths.promotionsDir, () => store.listPromotionIds().some((id) => store.readPromotion(id)?.candidate_digest === digest));
+  if (!promotion) return;
+  if (expectedAttribution(c, digest, diff)) c.error(causal, 'MISSING_MARKER', `${c.rel(causal)} is missing: the candidate was promoted adding one component, with held-out trials, which records its causal attribution`);
 }
