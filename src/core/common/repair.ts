@@ -18,10 +18,24 @@ import {lockTimeout, now, openKnowledge, type StoreOptions} from './store-option
 import {finishPointerMove} from '../promotion/pointer-move.js';
 import {resolveActor} from './actor.js';
 import {rejectionOf, withdrawRelease} from '../release/serving.js';
+import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
+import {listBundleDigests, readBundle, requireBundle} from '../../store/kinds/bundle/bundle.js';
+import {writeHarnessRuntime} from '../../store/kinds/bundle/harness-runtime.js';
+import {settleCuration} from '../../store/kinds/delivery/curation.js';
+import {listHandoffIds, pendingRevision} from '../../store/kinds/delivery/handoff.js';
+import {readActive} from '../../store/kinds/promotion/active-pointer.js';
+import {pointerProblem} from '../../store/kinds/promotion/pointer-moves.js';
+import {writeMirrors} from '../../store/kinds/promotion/mirrors.js';
+import {readAdoption} from '../../store/kinds/promotion/history-adoption.js';
+import {listCandidateDigests, putRecord, readRecord, writeRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {adoptRecord, historyState} from '../../store/kinds/promotion/record-history.js';
+import {readNegativeLedgerCopy, readNegativeResult, writeNegativeResult} from '../../store/kinds/promotion/negative-result.js';
+import {evidenceProblem, readEvidence, writeEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
+import {readEvidenceSeal, writeEvidenceSeal} from '../../store/kinds/evaluation/evidence-seal.js';
 
 /** The plan binding a seal records: that of the bound plan, or none when there is no plan. */
 function planBinding(store: ScenarioStore, digest: string): string | null {
-  const plan = store.readPlan(digest);
+  const plan = readPlan(store, digest);
   return plan ? planBindingDigest(plan) : null;
 }
 
@@ -54,21 +68,21 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       for (const entry of store.walk()) {
         const leftover = entry.kind === 'file' || entry.kind === 'dir' ? leftoverKind(entry.path, entry.kind) : null;
         if (leftover === 'temp' || leftover === 'upstream-temp' || leftover === 'stale-lock') {
-          store.removeLeftover(entry.path);
+          store.writer.remove(entry.path);
           actions.push(`removed ${rel(entry.path)}`);
         } else if (entry.kind === 'file' && entry.path.endsWith('.sig') && !exists(entry.path.slice(0, -4))) {
-          store.removeLeftover(entry.path);
+          store.writer.remove(entry.path);
           actions.push(`removed ${rel(entry.path)}, a signature whose record a crash cut short`);
         } else if (leftover === 'lock' && store.removeAbandonedLock(entry.path)) {
           actions.push(`removed ${rel(entry.path)}, a lock its owner left when it died`);
         }
       }
       // Harness validators' runtime files derive from their manifests: missing or changed ones are written again.
-      for (const digest of store.listBundleDigests()) {
+      for (const digest of listBundleDigests(store)) {
         try {
-          const bundle = store.readBundle(digest);
+          const bundle = readBundle(store, digest);
           if (!bundle?.components.some((x) => x.kind === 'harness_validator')) continue;
-          for (const key of store.writeHarnessRuntime(bundle)) actions.push(`wrote ${rel(store.paths.harnessFile(digest, key))} from its manifest`);
+          for (const key of writeHarnessRuntime(store, bundle)) actions.push(`wrote ${rel(store.paths.harnessFile(digest, key))} from its manifest`);
         } catch (error) {
           if (!isAutoctxError(error)) throw error;
           remaining.push(`${rel(store.paths.bundle(digest))}: ${error.message}; its runtime validators, if any, are left as they are`);
@@ -76,11 +90,11 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       }
       // A curation change or a handoff write cut short: completed from what it had written.
       try {
-        const settled = store.settleCuration();
+        const settled = settleCuration(store);
         let curation = settled.curation;
         if (settled.completed) actions.push(`completed ${rel(store.paths.curation)} from ${rel(store.paths.curationEntry(curation.seq))}, a change cut short after its history entry`);
-        for (const id of store.handoffIds()) {
-          const pending = isSafeSegment(id) ? store.pendingHandoff(curation, id) : null;
+        for (const id of listHandoffIds(store)) {
+          const pending = isSafeSegment(id) ? pendingRevision(store, curation, id) : null;
           if (!pending) continue;
           curation = indexHandoff(store, pending, isoTimestamp(now(options)));
           actions.push(`recorded ${rel(store.paths.handoffRevision(id, pending.revision))} in ${rel(store.paths.curation)}, a handoff write cut short`);
@@ -99,26 +113,26 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           remaining.push(`${rel(store.paths.releaseRegistry(scope))}: ${error.message}; left as it is`);
         }
       }
-      const active = store.readActive();
-      const unrecorded = active ? store.pointerProblem(active) : null;
+      const active = readActive(store);
+      const unrecorded = active ? pointerProblem(store, active) : null;
       // A pointer its recorded history does not vouch for is never completed: no mirrors, no lifecycles follow it.
       if (unrecorded) remaining.push(`${rel(store.paths.active)}: ${unrecorded}; left as it is`);
       if (active && !unrecorded) {
-        const bundle = store.readBundle(active.bundle_digest);
-        if (bundle) store.writeMirrors(bundle);
+        const bundle = readBundle(store, active.bundle_digest);
+        if (bundle) writeMirrors(store, bundle);
         for (const d of finishPointerMove(store, active, now(options))) actions.push(`brought the lifecycle of ${d} in line with active.json`);
       }
-      const adoption = store.readHistoryAdoption();
-      for (const digest of store.listCandidateDigests()) {
-        let record = store.readRecord(digest);
+      const adoption = readAdoption(store);
+      for (const digest of listCandidateDigests(store)) {
+        let record = readRecord(store, digest);
         // A change cut short after its history entry is completed from the entry; a record without a history gets one.
-        const history = store.recordHistoryState(digest, record, adoption);
+        const history = historyState(store, digest, record, adoption);
         if (history.kind === 'behind') {
-          store.completeRecordFromHistory(history.entry);
+          putRecord(store, history.entry.record);
           record = history.entry.record;
           actions.push(`completed ${rel(store.paths.record(digest))} from ${rel(store.paths.recordHistoryEntry(digest, history.entry.seq))}, a change cut short after its history entry`);
         } else if (history.kind === 'differs' && !record) {
-          store.completeRecordFromHistory(history.entry);
+          putRecord(store, history.entry.record);
           record = history.entry.record;
           actions.push(`restored ${rel(store.paths.record(digest))} from ${rel(store.paths.recordHistoryEntry(digest, history.entry.seq))}`);
         }
@@ -126,9 +140,9 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           remaining.push(`${rel(store.paths.candidateDir(digest))} has no record.json: run the same autoctx propose again`);
           continue;
         }
-        const negative = store.readNegativeResult(digest);
-        if (negative && !store.readNegativeLedgerCopy(digest)) {
-          store.writeNegativeResult(digest, negative);
+        const negative = readNegativeResult(store, digest);
+        if (negative && !readNegativeLedgerCopy(store, digest)) {
+          writeNegativeResult(store, digest, negative);
           actions.push(`restored ${rel(store.paths.negativeLedger(digest))}`);
         }
         if (negative && record.lifecycle !== 'rejected' && record.lifecycle !== 'active' && record.lifecycle !== 'superseded') {
@@ -138,10 +152,10 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           actions.push(`completed the rejection of ${digest} that ${rel(store.paths.negativeResult(digest))} records`);
           continue;
         }
-        const evidence = store.readEvidence(digest);
-        const plan = store.readPlan(digest);
+        const evidence = readEvidence(store, digest);
+        const plan = readPlan(store, digest);
         // Nothing is derived from evidence that is not what a run of the bound plan records, or that its seal does not vouch for.
-        const problem = evidence ? store.evidenceProblem(store.requireBundle(digest), evidence, plan, record) : null;
+        const problem = evidence ? evidenceProblem(store, requireBundle(store, digest), evidence, plan, record) : null;
         if (problem) {
           remaining.push(`${rel(store.paths.matchedTrials(digest))}: ${problem}; left as it is`);
           continue;
@@ -149,10 +163,10 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
         // A record with no history, or changed without it, whose evidence holds: repair is the person's word
         // (after verify named it) that the record is to be kept as it stands, another implementation's change, say.
         if (history.kind === 'adoptable' || history.kind === 'differs') {
-          store.adoptRecord(record);
+          adoptRecord(store, record);
           actions.push(history.kind === 'adoptable' ? `started the record history of ${digest} from its record.json, which had none` : `recorded in the history of ${digest} the change of its record.json that the history did not hold (made by another implementation or by hand)`);
         }
-        const stored = evidence && !evidence.legacy ? store.readEvidenceSeal(digest) : null;
+        const stored = evidence && !evidence.legacy ? readEvidenceSeal(store, digest) : null;
         const seal = evidence && stored ? compareWithSeal(stored.trial_digests, evidence.trials) : null;
         const unsealed = seal ? seal.unsealed > 0 : evidence !== null && !evidence.legacy && evidence.trials.length > 0 && record.comparison === null && plan !== null && !plan.upstream;
         if (evidence && unsealed && signed) {
@@ -160,17 +174,17 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           remaining.push(`${rel(store.paths.matchedTrials(digest))} holds trials recorded after its seal; in a signed tree repair does not seal what it did not observe: run the same confirm again (with the signing key) to seal them`);
           continue; // nor does it decide on them
         } else if (evidence && unsealed) {
-          store.writeEvidenceSeal(digest, evidence.trials, planBinding(store, digest));
+          writeEvidenceSeal(store, digest, evidence.trials, planBinding(store, digest));
           actions.push(`sealed the trials of ${rel(store.paths.matchedTrials(digest))} recorded after its seal`);
         }
         if (evidence && !evidence.legacy && evidence.confirmation_policy && record.lifecycle !== 'rejected' && record.lifecycle !== 'active' && record.lifecycle !== 'superseded') {
-          const replayed = evaluateMatchedTrials(store.requireBundle(digest), evidence.trials, evidence.confirmation_policy);
+          const replayed = evaluateMatchedTrials(requireBundle(store, digest), evidence.trials, evidence.confirmation_policy);
           if (!record.comparison || !compareReplay(record.comparison, replayed).matches) {
             if (replayed.decision === 'rejected' || replayed.decision === 'inconclusive') {
               remaining.push(`${rel(store.paths.record(digest))} lags evidence that is terminal; run the same confirm again to write its terminal records`);
             } else {
               const lifecycle = replayed.decision === 'confirmed' ? 'confirmed' : replayed.decision === 'needs_screen' ? record.lifecycle : 'screened';
-              store.writeRecord({...record, schema_version: 2, lifecycle, comparison: replayed, confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest, rationale: replayed.reason, updated_at: isoTimestamp(now(options))}, 'repair');
+              writeRecord(store, {...record, schema_version: 2, lifecycle, comparison: replayed, confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest, rationale: replayed.reason, updated_at: isoTimestamp(now(options))}, 'repair');
               actions.push(`brought ${rel(store.paths.record(digest))} up to its evidence`);
             }
           }
@@ -182,18 +196,18 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           remaining.push(`${rel(store.paths.matchedTrials(digest))} is legacy evidence without a recorded policy; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`);
           continue;
         }
-        const replayed = evaluateMatchedTrials(store.requireBundle(digest), evidence.trials, policy);
+        const replayed = evaluateMatchedTrials(requireBundle(store, digest), evidence.trials, policy);
         if (!compareReplay(record.comparison, replayed).matches) {
           remaining.push(`${rel(store.paths.matchedTrials(digest))} is legacy evidence that does not reproduce its record; left as it is`);
           continue;
         }
-        store.writeEvidence(digest, evidence.trials.map((t) => createMatchedTrial(t)), policy);
-        store.writeEvidenceSeal(digest, evidence.trials.map((t) => createMatchedTrial(t)), planBinding(store, digest));
-        store.writeRecord({...record, schema_version: 2, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))}, 'repair');
+        writeEvidence(store, digest, evidence.trials.map((t) => createMatchedTrial(t)), policy);
+        writeEvidenceSeal(store, digest, evidence.trials.map((t) => createMatchedTrial(t)), planBinding(store, digest));
+        writeRecord(store, {...record, schema_version: 2, confirmation_policy_digest: confirmationPolicyDigest(policy), updated_at: isoTimestamp(now(options))}, 'repair');
         actions.push(`migrated ${rel(store.paths.matchedTrials(digest))} to schema 2 after a verified replay`);
       }
       // A rejected bundle never serves: a CANARY or SHADOW of one (as an older autoctx left it) is ended, each by its receipt.
-      for (const digest of store.listCandidateDigests()) {
+      for (const digest of listCandidateDigests(store)) {
         try {
           if (rejectionOf(store, digest) === null) continue;
           for (const w of withdrawRelease(store, digest, {rationale: 'withdrawn by repair: its candidate is rejected', at: isoTimestamp(now(options)), actor: () => resolveActor(undefined, store.paths.dir)})) {

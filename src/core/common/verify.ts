@@ -3,25 +3,26 @@ import {jsonEqual} from '../../canonical/index.js';
 import {isAutoctxError} from '../../errors.js';
 import {type CandidateRecord} from '../../model/promotion/records.js';
 import {Findings, type Mark, type VerifyIssue} from '../../store/findings.js';
-import {verifyActive} from '../../store/kinds/promotion/active-pointer.js';
+import {readActive} from '../../store/kinds/promotion/active-pointer.js';
+import {verifyActive} from '../../store/kinds/promotion/pointer-moves.js';
 import {verifyReleases} from '../release/verify-releases.js';
 import {verifyRollbacks} from '../rollback/verify-rollbacks.js';
 import {verifySignatures} from '../signing/verify-signatures.js';
 import {readAnchor} from '../signing/trust.js';
 import {approvalWindowOf} from '../rollback/rollback-records.js';
-import {verifyBundle} from '../../store/kinds/bundle/bundle.js';
+import {verifyBundle, listBundleDigests} from '../../store/kinds/bundle/bundle.js';
 import {verifyCampaignOfPlan, verifyCampaigns} from '../../store/kinds/evaluation/campaign-ledger.js';
-import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {verifyDecidedFiles, verifyLifecycle, verifyRecord, listCandidateDigests} from '../../store/kinds/promotion/candidate-record.js';
 import {verifyPlan, verifySupersededPlans} from '../../store/kinds/evaluation/evaluator-plan.js';
 import {verifyHarnessRuntime} from '../../store/kinds/bundle/harness-runtime.js';
-import {interruptedBaseline, verifyHistory} from '../../store/kinds/promotion/history.js';
+import {interruptedBaseline, verifyHistory, listPromotionIds, readPromotion} from '../../store/kinds/promotion/history.js';
 import {predatesHistories, verifyAdoption, type AdoptionRead} from '../../store/kinds/promotion/history-adoption.js';
 import {verifyCuration, verifyTags} from '../../store/kinds/delivery/curation.js';
 import {verifyHandoffs} from '../../store/kinds/delivery/handoff.js';
 import {verifyLeftovers} from '../../store/kinds/common/leftovers.js';
 import {verifyRecordHistory} from '../../store/kinds/promotion/record-history.js';
 import {verifyManifestDiff} from '../../store/kinds/bundle/manifest-diff.js';
-import {verifyEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
+import {verifyEvidence, readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {verifyForeignLedgers, verifyNegativeResult} from '../../store/kinds/promotion/negative-result.js';
 import {verifyMarkers} from '../../store/kinds/promotion/terminal-markers.js';
 import {now, openKnowledge, type StoreOptions} from './store-options.js';
@@ -80,7 +81,7 @@ function checkUnrecordedBundles(c: Findings, candidates: readonly string[]): voi
   const {store} = c;
   for (const [digest, outline] of c.bundles) {
     if (known.has(digest)) continue;
-    if (outline.parent_digest === null && interruptedBaseline(store, digest, c.attempt(store.paths.active, () => store.readActive()) ?? null)) continue;
+    if (outline.parent_digest === null && interruptedBaseline(store, digest, c.attempt(store.paths.active, () => readActive(store)) ?? null)) continue;
     const file = store.paths.bundle(digest);
     c.error(file, 'MISSING_CANDIDATE', `${c.rel(file)} has no ${c.rel(store.paths.candidateDir(digest))}/: its record, and any evaluation of it, were deleted`);
   }
@@ -94,12 +95,12 @@ function checkReplays(c: Findings, records: Map<string, CandidateRecord>): void 
     const file = store.paths.matchedTrials(digest);
     const pairs = (x: {screen_pairs: number; confirmation_pairs: number; heldout_pairs: number} | null) => (x ? x.screen_pairs + x.confirmation_pairs + x.heldout_pairs : 0);
     if (!record.comparison) {
-      const evidence = c.attempt(file, () => store.readEvidence(digest));
+      const evidence = c.attempt(file, () => readEvidence(store, digest));
       if (evidence && evidence.trials.length > 0) c.warn(store.paths.record(digest), 'RECORD_BEHIND_EVIDENCE', `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or autoctx repair completes it)`);
       continue;
     }
     // Legacy evidence the Python implementation wrote before it bound policies cannot be replayed until it is migrated: said, not failed.
-    const policyless = !record.confirmation_policy && c.attempt(file, () => store.readEvidence(digest))?.legacy === true; // (read only for a record without a policy)
+    const policyless = !record.confirmation_policy && c.attempt(file, () => readEvidence(store, digest))?.legacy === true; // (read only for a record without a policy)
     if (policyless) {
       c.warn(file, 'LEGACY_EVIDENCE', `${c.rel(file)} is schema-1 evidence with no recorded policy, so its comparison is not replayed; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`);
       continue;
@@ -115,14 +116,14 @@ function checkReplays(c: Findings, records: Map<string, CandidateRecord>): void 
       c.error(file, 'REPLAY_MISMATCH', message);
     } else if (r && !r.bit_exact) c.warn(store.paths.record(digest), 'REPLAY_TOLERANCE', `${c.rel(store.paths.record(digest))} replays within the cross-runtime tolerance (${r.max_ulp} ULP), not bit for bit`);
   }
-  for (const id of store.listPromotionIds()) {
-    const p = c.attempt(store.paths.promotion(id), () => store.readPromotion(id));
+  for (const id of listPromotionIds(store)) {
+    const p = c.attempt(store.paths.promotion(id), () => readPromotion(store, id));
     const r = p ? records.get(p.candidate_digest) : undefined;
     if (p && r?.comparison && !jsonEqual(p.comparison, r.comparison)) {
       c.error(store.paths.promotion(id), 'LINEAGE_MISMATCH', `${c.rel(store.paths.promotion(id))}: its comparison differs from the candidate's record`);
       c.error(store.paths.record(p.candidate_digest), 'LINEAGE_MISMATCH', `${c.rel(store.paths.record(p.candidate_digest))}: its comparison differs from promotion ${id}`);
     }
-    const evidence = p ? c.attempt(store.paths.matchedTrials(p.candidate_digest), () => store.readEvidence(p.candidate_digest)) : undefined;
+    const evidence = p ? c.attempt(store.paths.matchedTrials(p.candidate_digest), () => readEvidence(store, p.candidate_digest)) : undefined;
     const cohorts = new Set((evidence?.trials ?? []).map((t) => t.cohort));
     if (p && cohorts.size > 0 && !cohorts.has(p.cohort)) c.error(store.paths.promotion(id), 'LINEAGE_MISMATCH', `${c.rel(store.paths.promotion(id))}: cohort "${p.cohort}" is not the cohort of the candidate's matched trials`);
   }
@@ -144,7 +145,7 @@ function manifestDigests(c: Findings): string[] {
   guarded(c, where, () => verifyLeftovers(c));
   let digests: string[] = [];
   guarded(c, where, () => {
-    digests = c.store.listBundleDigests();
+    digests = listBundleDigests(c.store);
   });
   return digests;
 }
@@ -166,7 +167,7 @@ function verifyScenario(c: Findings, manifests: ManifestChecks): void {
       guarded(c, where, () => {
         const adoption = verifyAdoption(c);
         const histories = {kept: false};
-        const digests = c.store.listCandidateDigests();
+        const digests = listCandidateDigests(c.store);
         // From the front, and, whenever the helper has checked the manifests it needs, the next from the back;
         // each candidate's findings are then put in the order of the list, as if they had been checked in it.
         const found: Array<CandidateRecord | undefined> = [];
@@ -196,7 +197,7 @@ function verifyScenario(c: Findings, manifests: ManifestChecks): void {
       }
     }),
   );
-  guarded(c, where, () => checkUnrecordedBundles(c, [...records.keys(), ...c.store.listCandidateDigests()]));
+  guarded(c, where, () => checkUnrecordedBundles(c, [...records.keys(), ...listCandidateDigests(c.store)]));
   guarded(c, where, () => verifyHarnessRuntime(c));
   guarded(c, where, () => verifyActive(c, records));
   guarded(c, where, () => verifyHistory(c));

@@ -4,7 +4,7 @@ import {ROLLBACK_CONDITIONS, approvalProblem, approvalSkew, derivedStatus} from 
 import {hasServed} from '../../model/promotion/served.js';
 import {listDescriptorKeys, readDescriptor} from '../../store/kinds/release/release-descriptor.js';
 import type {Findings} from '../../store/findings.js';
-import {pointerMoves} from '../../store/kinds/promotion/active-pointer.js';
+import {pointerMoves} from '../../store/kinds/promotion/pointer-moves.js';
 import type {PointerMove} from '../../model/promotion/pointer-history.js';
 import {listReleaseScopes, readReceipts} from '../../store/kinds/release/release-receipt.js';
 import {approvalKeyProblem, executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../../store/kinds/rollback/rollback-execution.js';

@@ -3,7 +3,8 @@ import {isAutoctxError} from '../../errors.js';
 import type {Findings} from '../../store/findings.js';
 import {exists, readBytes} from '../../store/files/fs.js';
 import type {ScenarioStore} from '../../store/index.js';
-import {moveFile} from '../../store/kinds/promotion/active-pointer.js';
+import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
+import {moveFile, pointerHistory} from '../../store/kinds/promotion/pointer-moves.js';
 import {chainName, listStateChanges, readStateChange, type StoredChange} from '../../store/kinds/signing/state-chain.js';
 import {signatureProblem, type Trust, type TrustProblem} from './trust.js';
 import type {SignedRecord} from './verify-signatures.js';
@@ -97,7 +98,7 @@ export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['lat
   if (chained === sha256Hex(bytes)) return null;
   let head;
   try {
-    const history = store.pointerHistory(store.requireActive());
+    const history = pointerHistory(store, requireActive(store));
     if (history.problems.length > 0) return null; // the pointer history's own errors name it
     head = history.chain.at(-1);
   } catch {

@@ -5,6 +5,7 @@ import {readDocument} from '../../documents.js';
 import {listDir, withBytes} from '../../files/fs.js';
 import {outlineFromBytes} from '../../../model/bundle/bundle-outline.js';
 import type {KindContext} from '../common/kind-context.js';
+import {writeHarnessRuntime} from './harness-runtime.js';
 import type {BundleOutline} from '../../../model/bundle/bundle.js';
 import type {Findings} from '../../findings.js';
 
@@ -42,8 +43,17 @@ export function readBundleTexts(ctx: KindContext, digest: string): ContextBundle
   return readDocument<ContextBundle>(ctx.guard, ctx.paths.bundle(digest), BUNDLE_SCHEMA);
 }
 
+export function requireBundle(ctx: KindContext, digest: string): ContextBundle {
+  const b = readBundle(ctx, digest);
+  if (!b) fail('DIGEST_NOT_FOUND', `no bundle ${digest} in scenario "${ctx.scenario}"`, {digest});
+  return b;
+}
+
+/** The manifest, then its harness validators' runtime files (which derive from it). */
 export function writeBundle(ctx: KindContext, bundle: ContextBundle): boolean {
-  return ctx.writer.createDocument(ctx.paths.bundle(bundle.digest), BUNDLE_SCHEMA, bundle);
+  const created = ctx.writer.createDocument(ctx.paths.bundle(bundle.digest), BUNDLE_SCHEMA, bundle);
+  writeHarnessRuntime(ctx, bundle);
+  return created;
 }
 
 export function listBundleDigests(ctx: KindContext): string[] {

@@ -83,7 +83,7 @@ export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | nu
   const file = c.store.paths.matchedTrials(digest);
   let facts: EvidenceFacts | null = null;
   const read = c.attempt(file, () =>
-    c.store.readDocumentAt(file, [...EVIDENCE_SCHEMAS], (v) => {
+    readDocument(c.store.guard, file, [...EVIDENCE_SCHEMAS], (v) => {
       const legacy = Array.isArray(v);
       const doc = v as unknown as {trials: TrialRow[]; confirmation_policy: ConfirmationPolicy; confirmation_policy_digest: string};
       const trials = legacy ? (v as unknown as TrialRow[]) : doc.trials;

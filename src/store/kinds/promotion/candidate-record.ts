@@ -8,6 +8,8 @@ import {checkPolicy, type Findings} from '../../findings.js';
 import {interruptedBaseline} from './history.js';
 import {recordChange} from './record-history.js';
 import type {RecordCause} from '../../../model/promotion/record-history.js';
+import {readActive} from './active-pointer.js';
+import {hasBundle} from '../bundle/bundle.js';
 
 /** candidates/<digest>/record.json: a candidate's lifecycle and decision (schema 2, or a readable schema 1). */
 export const RECORD_SCHEMAS = ['record-v2', 'record-v1'] as const;
@@ -56,10 +58,10 @@ export function verifyRecord(c: Findings, digest: string): CandidateRecord | nul
     const evaluated = ['evaluatorPlan', 'matchedTrials', 'evidenceSeal', 'negativeResult', 'causalAttribution', 'staleTerminalization'] as const;
     const present = evaluated.map((k) => store.paths[k](digest)).filter((f) => store.guard.present(f));
     if (present.length > 0) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing, but the candidate was evaluated (${present.map((f) => path.basename(f)).join(', ')}): the record of its decision was deleted`);
-    else if (bundle?.parent_digest === null && !interruptedBaseline(store, digest, c.attempt(store.paths.active, () => store.readActive()) ?? null)) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing: the record of a baseline that init or a rollover made active was deleted`);
+    else if (bundle?.parent_digest === null && !interruptedBaseline(store, digest, c.attempt(store.paths.active, () => readActive(store)) ?? null)) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing: the record of a baseline that init or a rollover made active was deleted`);
     else c.warn(recordFile, 'MISSING_RECORD', `${c.rel(recordFile)} is missing (an interrupted propose; running it again completes it)`);
   }
-  if (!store.hasBundle(digest) && record !== null) c.error(recordFile, 'MISSING_BUNDLE', `candidate ${digest} has no manifest: ${c.rel(store.paths.bundle(digest))} is missing`);
+  if (!hasBundle(store, digest) && record !== null) c.error(recordFile, 'MISSING_BUNDLE', `candidate ${digest} has no manifest: ${c.rel(store.paths.bundle(digest))} is missing`);
   if (record && bundle) {
     if (record.parent_digest !== bundle.parent_digest) c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: parent_digest differs from the manifest's`);
     if (record.evaluator_epoch !== bundle.evaluator_epoch) c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: evaluator_epoch differs from the manifest's`);

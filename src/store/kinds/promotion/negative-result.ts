@@ -89,6 +89,6 @@ export function verifyNegativeResult(c: Findings, digest: string, plan: BoundPla
 /** verify: ledgers in negative_result_ledgers/ under names autoctx does not write (upstream's or a person's) must still be valid ledgers. */
 export function verifyForeignLedgers(c: Findings): void {
   for (const e of c.entries()) {
-    if (e.kind === 'file' && c.store.paths.isForeignNegativeLedger(e.path)) c.attempt(e.path, () => c.store.readDocumentAt(e.path, NEGATIVE_SCHEMA));
+    if (e.kind === 'file' && c.store.paths.isForeignNegativeLedger(e.path)) c.attempt(e.path, () => readDocument(c.store.guard, e.path, NEGATIVE_SCHEMA));
   }
 }

@@ -31,7 +31,7 @@ export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | 
     [c.store.paths.causalAttribution(digest), CAUSAL_SCHEMA],
   ] as const) {
     c.attempt(file, () =>
-      c.store.readDocumentAt(file, schema, (v) => {
+      readDocument(c.store.guard, file, schema, (v) => {
         const doc = v as unknown as {candidate_digest: string; manifest_diff?: ManifestDiff};
         if (doc.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names candidate ${doc.candidate_digest}`);
         if (doc.manifest_diff && diff && doc.manifest_diff.digest !== diff.digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: its manifest diff is not the candidate's`);
