@@ -11,6 +11,7 @@ import {hasServed} from '../../model/promotion/served.js';
 import {readNegativeResult} from '../../store/kinds/promotion/negative-result.js';
 import {readStaleTerminalization} from '../../store/kinds/promotion/terminal-markers.js';
 import {readPromotion} from '../../store/kinds/promotion/history.js';
+import type {ScenarioCheck} from '../../store/kinds/common/kind-steps.js';
 
 /** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
 const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
@@ -79,3 +80,10 @@ function followReceipt(c: Findings, scope: string, r: TransitionReceipt, descrip
   if (p === null) c.error(promotionFile, 'MISSING_PROMOTION', `${c.rel(promotionFile)} is missing: ${c.rel(file)} names promotion ${r.promotion_id}`);
   else if (p && p.candidate_digest !== r.bundle_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)} names promotion ${r.promotion_id}, which promoted ${p.candidate_digest}, not ${r.bundle_digest ?? 'no bundle'}`);
 }
+
+export const releasesCheck: ScenarioCheck = {
+  order: 900,
+  scenario(c, view) {
+    verifyReleases(c, view.records);
+  },
+};

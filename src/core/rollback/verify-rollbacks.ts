@@ -8,6 +8,7 @@ import {pointerMoves} from '../../store/kinds/promotion/pointer-moves.js';
 import type {PointerMove} from '../../model/promotion/pointer-history.js';
 import {listReleaseScopes, readReceipts} from '../../store/kinds/release/release-receipt.js';
 import {approvalKeyProblem, executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../../store/kinds/rollback/rollback-execution.js';
+import type {ScenarioCheck} from '../../store/kinds/common/kind-steps.js';
 
 /**
  * verify: the rollback service's records. Each execution reads back (its key
@@ -110,3 +111,10 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     c.error(file, 'APPROVAL_MISMATCH', `${c.rel(file)} approves ${key}, which has no execution record ${c.rel(store.paths.rollbackExecution(key))}`);
   }
 }
+
+export const rollbacksCheck: ScenarioCheck = {
+  order: 1000,
+  scenario(c, view) {
+    verifyRollbacks(c, view.records);
+  },
+};

@@ -11,6 +11,7 @@ import type {ScenarioStore} from '../../store/index.js';
 import {loadTrust, mustBeSigned, signatureProblem, type Trust, type TrustProblem} from './trust.js';
 import {listPromotionIds, listRolloverIds, readPromotion, readRollover} from '../../store/kinds/promotion/history.js';
 import {listCandidateDigests} from '../../store/kinds/promotion/candidate-record.js';
+import type {ScenarioCheck} from '../../store/kinds/common/kind-steps.js';
 
 /** One record that carries a signature: its file, kind, signed time and the principal it names. */
 export interface SignedRecord {
@@ -104,3 +105,10 @@ export function verifySignatures(c: Findings, anchor: string | null): void {
   for (const f of [store.paths.allowedSigners, `${store.paths.signingStart}.sig`, ...records.map((r) => `${r.file}.sig`), ...listChangeSeqs(store).flatMap((n) => [store.paths.signersChange(n), `${store.paths.signersChange(n)}.sig`]), ...listStateChanges(store).flatMap((e) => [e.file, `${e.file}.sig`])]) c.attempt(f, () => readBytes(store.guard, f));
   if (trust.start && anchor === null) c.note(store.paths.allowedSigners, 'SELF_ANCHORED', `${c.rel(store.paths.allowedSigners)}: the signatures were checked against the tree's own allowed_signers; anyone who can write the tree can replace its keys. Give the anchor kept outside the repository: --allowed-signers FILE or $AUTOCTX_ALLOWED_SIGNERS`);
 }
+
+export const signaturesCheck: ScenarioCheck = {
+  order: 1100,
+  scenario(c) {
+    verifySignatures(c, c.anchor);
+  },
+};

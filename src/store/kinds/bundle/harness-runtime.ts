@@ -4,6 +4,7 @@ import {readBytes} from '../../files/fs.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
 import {readDocument} from '../../documents.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
 
 /**
  * context_bundles/runtime/<digest>/harness/<key>.py: a bundle's harness
@@ -69,3 +70,10 @@ export function verifyHarnessRuntime(c: Findings): void {
     else if (folder === 'harness' && name?.endsWith('.py')) c.error(e.path, 'RUNTIME_MISMATCH', `${c.rel(e.path)} is no harness validator of bundle ${digest}, but the Python implementation would load it as one`);
   }
 }
+
+export const harnessRuntimeCheck: ScenarioCheck = {
+  order: 200,
+  scenario(c) {
+    verifyHarnessRuntime(c);
+  },
+};

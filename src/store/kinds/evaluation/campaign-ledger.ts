@@ -8,6 +8,7 @@ import {readDocument} from '../../documents.js';
 import type {KindContext} from '../common/kind-context.js';
 import {campaignSegment} from '../../paths.js';
 import type {Findings} from '../../findings.js';
+import type {CandidateCheck, ScenarioCheck} from '../common/kind-steps.js';
 
 /** promotion-risk/<campaign>/false-promotion.json: the campaign's mutable risk ledger, under the scenario lock. */
 export const LEDGER_SCHEMA = 'false-promotion' as const;
@@ -109,3 +110,17 @@ export function verifyCampaignOfPlan(c: Findings, digest: string, campaignId: st
   const ledger = c.store.paths.campaignLedger(campaignId);
   if (!exists(ledger)) c.both(c.store.paths.evaluatorPlan(digest), ledger, 'MISSING_CAMPAIGN', `${c.rel(c.store.paths.evaluatorPlan(digest))} binds campaign "${campaignId}", but ${c.rel(ledger)} is missing`);
 }
+
+export const campaignOfPlanCheck: CandidateCheck = {
+  order: 800,
+  candidate(c, digest, facts) {
+    if (facts.plan) verifyCampaignOfPlan(c, digest, facts.plan.additions.campaign_id ?? null);
+  },
+};
+
+export const campaignsCheck: ScenarioCheck = {
+  order: 600,
+  scenario(c) {
+    verifyCampaigns(c);
+  },
+};

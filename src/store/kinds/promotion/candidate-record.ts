@@ -10,6 +10,7 @@ import {recordChange} from './record-history.js';
 import type {RecordCause} from '../../../model/promotion/record-history.js';
 import {readActive} from './active-pointer.js';
 import {hasBundle} from '../bundle/bundle.js';
+import type {CandidateCheck, ScenarioCheck} from '../common/kind-steps.js';
 
 /** candidates/<digest>/record.json: a candidate's lifecycle and decision (schema 2, or a readable schema 1). */
 export const RECORD_SCHEMAS = ['record-v2', 'record-v1'] as const;
@@ -141,3 +142,53 @@ export function verifyLifecycle(c: Findings, digest: string, record: CandidateRe
   if (record.lifecycle === 'active' || record.lifecycle === 'superseded') c.both(file, negative, 'LIFECYCLE_MISMATCH', `${c.rel(file)} says "${record.lifecycle}", but ${c.rel(negative)} says it was rejected`);
   else c.warn(file, 'TERMINAL_PENDING', `${c.rel(file)} says "${record.lifecycle}" beside ${c.rel(negative)}: a rejection interrupted before its record (running the same command again, or autoctx repair, completes it)`);
 }
+
+declare module '../common/kind-steps.js' {
+  interface CandidateFacts {
+    /** The candidate's record.json (null: none; undefined: it could not be read). */
+    record: CandidateRecord | null | undefined;
+  }
+}
+
+/** verify: the record first; every other check of the candidate compares against it. */
+export const recordCheck: CandidateCheck = {
+  order: 100,
+  candidate(c, digest, facts) {
+    facts.record = verifyRecord(c, digest);
+  },
+};
+
+/** verify: the files a decided record stands on, then its lifecycle against the pointer's history. */
+export const decidedFilesCheck: CandidateCheck = {
+  order: 900,
+  candidate(c, digest, facts) {
+    const {record, diff, plan, evidence, predating = false} = facts;
+    if (record) verifyDecidedFiles(c, digest, record, {predating, diff, plan, evidence, seal: evidence?.seal});
+  },
+};
+
+export const lifecycleCheck: CandidateCheck = {
+  order: 1000,
+  candidate(c, digest, facts) {
+    if (facts.record) verifyLifecycle(c, digest, facts.record);
+  },
+};
+
+/**
+ * verify: a manifest with a parent always has its candidate folder (propose
+ * writes the diff first); a parentless one is a baseline whose record init or
+ * a rollover writes next (an interrupted one is reported by the pointer's check).
+ */
+export const unrecordedBundlesCheck: ScenarioCheck = {
+  order: 100,
+  scenario(c, view) {
+    const known = new Set([...view.records.keys(), ...listCandidateDigests(c.store)]);
+    const {store} = c;
+    for (const [digest, outline] of c.bundles) {
+      if (known.has(digest)) continue;
+      if (outline.parent_digest === null && interruptedBaseline(store, digest, c.attempt(store.paths.active, () => readActive(store)) ?? null)) continue;
+      const file = store.paths.bundle(digest);
+      c.error(file, 'MISSING_CANDIDATE', `${c.rel(file)} has no ${c.rel(store.paths.candidateDir(digest))}/: its record, and any evaluation of it, were deleted`);
+    }
+  },
+};

@@ -10,6 +10,7 @@ import {readManifestDiff} from '../bundle/manifest-diff.js';
 import {createSigned} from '../signing/signatures.js';
 import {readActive} from './active-pointer.js';
 import {hasBundle} from '../bundle/bundle.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
 
 /** promotions/, rollbacks/ and rollovers/<id>.json: one immutable record per pointer move of that kind. */
 export const PROMOTION_SCHEMA = 'promotion' as const;
@@ -135,3 +136,10 @@ export function verifyHistory(c: Findings): void {
     if (to && from && !jsonEqual(to.components, from.components)) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: the new baseline's components are not those of the bundle it re-anchors`);
   }
 }
+
+export const historyCheck: ScenarioCheck = {
+  order: 400,
+  scenario(c) {
+    verifyHistory(c);
+  },
+};

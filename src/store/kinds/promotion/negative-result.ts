@@ -6,6 +6,7 @@ import {readEvidence} from '../evaluation/matched-evidence.js';
 import type {KindContext} from '../common/kind-context.js';
 import {jsonEqual} from '../../../canonical/index.js';
 import type {Findings} from '../../findings.js';
+import type {CandidateCheck, ScenarioCheck} from '../common/kind-steps.js';
 
 /**
  * candidates/<digest>/negative_result.json and its discoverable copy in
@@ -92,3 +93,17 @@ export function verifyForeignLedgers(c: Findings): void {
     if (e.kind === 'file' && c.store.paths.isForeignNegativeLedger(e.path)) c.attempt(e.path, () => readDocument(c.store.guard, e.path, NEGATIVE_SCHEMA));
   }
 }
+
+export const negativeResultCheck: CandidateCheck = {
+  order: 600,
+  candidate(c, digest, facts) {
+    verifyNegativeResult(c, digest, facts.plan);
+  },
+};
+
+export const foreignLedgersCheck: ScenarioCheck = {
+  order: 700,
+  scenario(c) {
+    verifyForeignLedgers(c);
+  },
+};

@@ -15,6 +15,7 @@ import {listCandidateDigests, readRecord} from './candidate-record.js';
 import {readBundleTexts} from '../bundle/bundle.js';
 import {verifyMirrors} from './mirrors.js';
 import {readActive} from './active-pointer.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
 
 /**
  * Every recorded pointer move: promotions, rollbacks, rollovers, and the init
@@ -258,3 +259,10 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
   }
   return true;
 }
+
+export const activeCheck: ScenarioCheck = {
+  order: 300,
+  scenario(c, view) {
+    verifyActive(c, view.records);
+  },
+};

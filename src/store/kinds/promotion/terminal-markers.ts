@@ -2,6 +2,7 @@ import {readDocument} from '../../documents.js';
 import type {KindContext} from '../common/kind-context.js';
 import type {ManifestDiff} from '../../../model/bundle/diff.js';
 import type {Findings} from '../../findings.js';
+import type {CandidateCheck} from '../common/kind-steps.js';
 
 /** candidates/<digest>/stale_terminalization.json: why a confirmed candidate went stale. Immutable. */
 export const STALE_SCHEMA = 'stale-terminalization' as const;
@@ -40,3 +41,10 @@ export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | 
     );
   }
 }
+
+export const markersCheck: CandidateCheck = {
+  order: 700,
+  candidate(c, digest, facts) {
+    verifyMarkers(c, digest, facts.diff);
+  },
+};
