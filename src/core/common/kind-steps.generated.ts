@@ -6,8 +6,6 @@ import {replaysCheck} from '../evaluation/verify-replays.js';
 import {candidatesRepair} from '../promotion/repair-candidates.js';
 import {pointerRepair} from '../promotion/repair-pointer.js';
 import {rejectedServingRepair} from '../release/repair-serving.js';
-import {releasesCheck} from '../release/verify-releases.js';
-import {rollbacksCheck} from '../rollback/verify-rollbacks.js';
 import {signaturesCheck} from '../signing/verify-signatures.js';
 import {harnessRuntimeRepair} from '../../store/kinds/bundle/bundle.js';
 import {harnessRuntimeCheck} from '../../store/kinds/bundle/harness-runtime.js';
@@ -24,7 +22,9 @@ import {foreignLedgersCheck, negativeResultCheck} from '../../store/kinds/promot
 import {activeCheck} from '../../store/kinds/promotion/pointer-moves.js';
 import {recordHistoryCheck} from '../../store/kinds/promotion/record-history.js';
 import {markersCheck} from '../../store/kinds/promotion/terminal-markers.js';
+import {releasesCheck} from '../../store/kinds/release/release-checks.js';
 import {registryRepair} from '../../store/kinds/release/release-registry.js';
+import {rollbacksCheck} from '../../store/kinds/rollback/rollback-checks.js';
 
 export const START_CHECKS: readonly StartCheck[] = [
   adoptionCheck, // 100: src/store/kinds/promotion/history-adoption.ts
@@ -54,8 +54,8 @@ export const SCENARIO_CHECKS: readonly ScenarioCheck[] = [
   campaignsCheck, // 600: src/store/kinds/evaluation/campaign-ledger.ts
   foreignLedgersCheck, // 700: src/store/kinds/promotion/negative-result.ts
   curationCheck, // 800: src/store/kinds/delivery/curation.ts
-  releasesCheck, // 900: src/core/release/verify-releases.ts
-  rollbacksCheck, // 1000: src/core/rollback/verify-rollbacks.ts
+  releasesCheck, // 900: src/store/kinds/release/release-checks.ts
+  rollbacksCheck, // 1000: src/store/kinds/rollback/rollback-checks.ts
   signaturesCheck, // 1100: src/core/signing/verify-signatures.ts
 ];
 

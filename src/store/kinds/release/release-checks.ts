@@ -1,17 +1,17 @@
-import type {CandidateRecord} from '../../model/promotion/records.js';
-import {versionKey, type TransitionReceipt} from '../../model/release/release.js';
-import type {Findings} from '../../store/findings.js';
-import {readActive} from '../../store/kinds/promotion/active-pointer.js';
-import {pointerHistory, pointerMoves} from '../../store/kinds/promotion/pointer-moves.js';
-import {verifyDescriptors} from '../../store/kinds/release/release-descriptor.js';
-import {listReleaseScopes, verifyReceipts} from '../../store/kinds/release/release-receipt.js';
-import {verifyRegistry} from '../../store/kinds/release/release-registry.js';
-import {exists} from '../../store/files/fs.js';
-import {hasServed} from '../../model/promotion/served.js';
-import {readNegativeResult} from '../../store/kinds/promotion/negative-result.js';
-import {readStaleTerminalization} from '../../store/kinds/promotion/terminal-markers.js';
-import {readPromotion} from '../../store/kinds/promotion/history.js';
-import type {ScenarioCheck} from '../../store/kinds/common/kind-steps.js';
+import type {CandidateRecord} from '../../../model/promotion/records.js';
+import {versionKey, type TransitionReceipt} from '../../../model/release/release.js';
+import type {Findings} from '../../findings.js';
+import {readActive} from '../promotion/active-pointer.js';
+import {pointerHistory, pointerMoves} from '../promotion/pointer-moves.js';
+import {verifyDescriptors} from './release-descriptor.js';
+import {listReleaseScopes, verifyReceipts} from './release-receipt.js';
+import {verifyRegistry} from './release-registry.js';
+import {exists} from '../../files/fs.js';
+import {hasServed} from '../../../model/promotion/served.js';
+import {readNegativeResult} from '../promotion/negative-result.js';
+import {readStaleTerminalization} from '../promotion/terminal-markers.js';
+import {readPromotion} from '../promotion/history.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
 
 /** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
 const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
