@@ -7,6 +7,7 @@ import {readHostState, writeHostState, type Host, type HostState} from '../store
 import type {HookSettings, StateArea} from '../store/index.js';
 import {eventId, hookOutputLine, hookUser, type HookInput} from './host-io.js';
 import type {HookOutcome, HookRun} from './run.js';
+import {requireActive} from '../store/kinds/promotion/active-pointer.js';
 
 /** Sources that begin a new lifecycle generation; resume and fork continue the current one. */
 const NEW_GENERATION = new Set(['startup', 'clear', 'compact']);
@@ -108,5 +109,5 @@ async function claimFailed(run: HookRun, settings: HookSettings, receipt: string
 
 /** The bundle a delivery without routing came from: the one active.json names. */
 function activeDigestOf(settings: HookSettings): string {
-  return KnowledgeStore.open(settings.knowledge).scenario(settings.scenario).requireActive().bundle_digest;
+  return requireActive(KnowledgeStore.open(settings.knowledge).scenario(settings.scenario)).bundle_digest;
 }

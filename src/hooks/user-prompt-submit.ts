@@ -10,6 +10,7 @@ import {eventId, hookOutputLine, hookUser, type HookInput} from './host-io.js';
 import {eventKey, receiptIdFor} from '../model/delivery/bootstrap-receipt.js';
 import {readReceipt} from '../store/kinds/delivery/bootstrap-receipt.js';
 import type {HookOutcome, HookRun} from './run.js';
+import {requireActive} from '../store/kinds/promotion/active-pointer.js';
 
 /** How long the first prompt waits for a session start still delivering (within the hook's budget). */
 export const PENDING_WAIT_MS = 600;
@@ -51,7 +52,7 @@ export async function userPromptSubmit(run: HookRun, input: HookInput, settings:
     await area.withLock(run.secondsLeft(), () => {
       const at = run.now();
       const correlation = `recall-${createHash('sha256').update(JSON.stringify([host, input.session_id, result.package_digest, at.toISOString()])).digest('hex').slice(0, 32)}`;
-      sealDelivery(KnowledgeStore.open(settings.knowledge), area, {scenario: settings.scenario, content: result.content!, receipt: {receipt_id: correlation, state: 'recalled', package_digest: result.package_digest, items: result.items}, bundleDigest: result.routing?.bundle_digest ?? KnowledgeStore.open(settings.knowledge).scenario(settings.scenario).requireActive().bundle_digest, version: result.routing?.version ?? null, at});
+      sealDelivery(KnowledgeStore.open(settings.knowledge), area, {scenario: settings.scenario, content: result.content!, receipt: {receipt_id: correlation, state: 'recalled', package_digest: result.package_digest, items: result.items}, bundleDigest: result.routing?.bundle_digest ?? requireActive(KnowledgeStore.open(settings.knowledge).scenario(settings.scenario)).bundle_digest, version: result.routing?.version ?? null, at});
     });
   } catch (error) {
     if (!isAutoctxError(error)) throw error;

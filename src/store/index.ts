@@ -1,5 +1,8 @@
 export {KnowledgeStore, knowledgeRootFrom, GITIGNORE_LINES, type UnknownRootEntry} from './knowledge.js';
-export {ScenarioStore, type MatchedEvidence, type StoredCampaign, type StoredSeal} from './scenario-store.js';
+export {ScenarioStore} from './scenario-store.js';
+export type {MatchedEvidence} from './kinds/evaluation/matched-evidence.js';
+export type {StoredCampaign} from './kinds/evaluation/campaign-ledger.js';
+export type {StoredSeal} from './kinds/evaluation/evidence-seal.js';
 export {StateArea, STATE_DIR_MODE, STATE_FILE_MODE} from './state-area.js';
 export {componentFileName} from './file-names.js';
 export {readSource, type BundleSource} from './io/source.js';

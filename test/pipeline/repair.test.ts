@@ -7,6 +7,8 @@ import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCli} from '../helpers/cli.js';
 import {copySampleKnowledge, treeHash, withoutRecordHistories} from '../helpers/tree.js';
 import {evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
+import {requireBundle} from '../../src/store/kinds/bundle/bundle.js';
+import {readRecord} from '../../src/store/kinds/promotion/candidate-record.js';
 
 const PROMOTED = '6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252';
 
@@ -84,7 +86,7 @@ describe('negative results', () => {
     const digest = '28c6b3dd75f91e22e276a5095ab79804f165e6e38ac632c9d228a43ff4cd2ada';
     const store = KnowledgeStore.open(s.k).scenario('demo');
     const python = JSON.parse(fs.readFileSync(s.file(`candidates/${digest}/negative_result.json`), 'utf8'));
-    const ours = negativeResultFor(store, store.requireBundle(digest), store.readRecord(digest)!, 'rejected', 'candidate failed the cheap matched screen');
+    const ours = negativeResultFor(store, requireBundle(store, digest), readRecord(store, digest)!, 'rejected', 'candidate failed the cheap matched screen');
     expect(canonicalJson(ours.document)).toBe(canonicalJson(python));
   });
 });

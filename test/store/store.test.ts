@@ -8,6 +8,7 @@ import {StoreLock} from '../../src/store/files/lock.js';
 import {KnowledgeStore} from '../../src/store/index.js';
 import {init} from '../../src/core/common/init.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
+import {activeDigest, readActive, swapActive} from '../../src/store/kinds/promotion/active-pointer.js';
 
 let dir: string;
 beforeEach(() => {
@@ -128,8 +129,8 @@ describe('scenario lock', () => {
       store.withLock(1, () => {
         // Another process takes the lock over (as after a lapsed heartbeat): the owner changes.
         fs.writeFileSync(store.paths.lock, JSON.stringify({pid: 1, hostname: os.hostname(), nonce: 'someone-else', acquired_at: 'now'}));
-        const active = store.readActive()!;
-        store.swapActive(store.activeDigest(), {...active, rationale: 'must not be written'});
+        const active = readActive(store)!;
+        swapActive(store, activeDigest(store), {...active, rationale: 'must not be written'});
       }),
     ).rejects.toMatchObject({code: 'LOCK_LOST', exitCode: 7});
     // Its release left the other holder's lock in place; apart from that lock nothing changed.

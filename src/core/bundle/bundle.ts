@@ -8,6 +8,9 @@ import {materializeBundle} from '../../store/files/materialize.js';
 import {bundleFromSource, verifySourceDigests} from './build.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {resolveDigest} from '../common/resolve.js';
+import {requireBundle} from '../../store/kinds/bundle/bundle.js';
+import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {readActive} from '../../store/kinds/promotion/active-pointer.js';
 
 export interface BuildOptions {
   from: string;
@@ -53,9 +56,9 @@ export interface ShowResult {
 export function showBundle(options: StoreOptions & {digest: string}): ShowResult {
   const store = openScenario(options);
   const digest = resolveDigest(store, options.digest);
-  const manifest = store.requireBundle(digest);
-  const record = store.readRecord(digest);
-  const active = store.readActive();
+  const manifest = requireBundle(store, digest);
+  const record = readRecord(store, digest);
+  const active = readActive(store);
   return {status: 'ok', scenario: store.scenario, bundle_digest: digest, lifecycle: record?.lifecycle ?? null, active: active?.bundle_digest === digest, manifest};
 }
 
@@ -70,7 +73,7 @@ export interface MaterializeResult {
 export function materialize(options: StoreOptions & {digest: string; directory: string}): MaterializeResult {
   const store = openScenario(options);
   const digest = resolveDigest(store, options.digest);
-  const bundle = store.requireBundle(digest);
+  const bundle = requireBundle(store, digest);
   const files = materializeBundle(bundle, options.directory);
   return {status: 'materialized', scenario: store.scenario, bundle_digest: digest, directory: options.directory, files};
 }
@@ -88,8 +91,8 @@ export interface DiffResult {
 /** The manifest diff of bundle a (tested) against bundle b (comparison), and the content of every change. */
 export function diffBundles(options: StoreOptions & {a: string; b: string}): DiffResult {
   const store = openScenario(options);
-  const a = store.requireBundle(resolveDigest(store, options.a));
-  const b = store.requireBundle(resolveDigest(store, options.b));
+  const a = requireBundle(store, resolveDigest(store, options.a));
+  const b = requireBundle(store, resolveDigest(store, options.b));
   const diff = manifestDiff(a, b);
   const find = (bundle: ContextBundle, kind: string, key: string) => bundle.components.find((c) => c.kind === kind && c.key === key) ?? null;
   const name = (label: string, c: {media_type: string} | null, kind: string, key: string) => `${label}/${kind}/${componentFileName(key, c?.media_type ?? 'text/plain')}`;

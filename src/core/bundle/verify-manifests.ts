@@ -6,6 +6,7 @@ import {type BundleOutline} from '../../model/bundle/bundle.js';
 import {type ScenarioStore} from '../../store/index.js';
 import {exists} from '../../store/files/fs.js';
 import {FREE, HELPER, LEFT, MAIN, POSTED, unpackOutline, type PackedOutline} from '../../store/kinds/bundle/bundle-fast.js';
+import {listBundleDigests, manifestBytes, readBundleOutline} from '../../store/kinds/bundle/bundle.js';
 
 export type {BundleOutline} from '../../model/bundle/bundle.js';
 
@@ -15,7 +16,7 @@ export type ManifestCheck = {digest: string; outline: BundleOutline | null} | {d
 /** Read, re-hash and validate one manifest. */
 export function checkManifest(store: ScenarioStore, digest: string): ManifestCheck {
   try {
-    return {digest, outline: store.readBundleOutline(digest)};
+    return {digest, outline: readBundleOutline(store, digest)};
   } catch (error) {
     if (!isAutoctxError(error)) throw error;
     return {digest, error: {code: error.code, message: error.message, data: error.data}};
@@ -40,7 +41,7 @@ export const PARALLEL_BYTES = 24 << 20;
 function estimatedBytes(store: ScenarioStore, digests: readonly string[]): number {
   const step = Math.max(1, Math.floor(digests.length / 32));
   const sample = digests.filter((_, i) => i % step === 0);
-  return (store.manifestBytes(sample) * digests.length) / sample.length;
+  return (manifestBytes(store, sample) * digests.length) / sample.length;
 }
 
 /**
@@ -88,7 +89,7 @@ export class ManifestHelper {
     if (threads !== '2' && threads !== 'helper') {
       if (os.availableParallelism() < 2) return null;
       try {
-        const digests = store.listBundleDigests();
+        const digests = listBundleDigests(store);
         if (digests.length < 2 || estimatedBytes(store, digests) < PARALLEL_BYTES) return null;
       } catch {
         return null; // the walk names what is wrong with the folder

@@ -5,6 +5,10 @@ import {assertScenarioName, KnowledgeStore, knowledgeRootFrom, readSource} from 
 import {bundleFromSource, verifySourceDigests} from '../bundle/build.js';
 import {lockTimeout, now, type StoreOptions} from './store-options.js';
 import {movePointer} from '../promotion/pointer-move.js';
+import {readActive} from '../../store/kinds/promotion/active-pointer.js';
+import {readRecord, writeRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {writeMirrors} from '../../store/kinds/promotion/mirrors.js';
+import {writeBundle} from '../../store/kinds/bundle/bundle.js';
 
 export const DEFAULT_EPOCH = 'epoch-1';
 
@@ -54,19 +58,19 @@ export async function init(options: InitOptions): Promise<InitResult> {
     knowledge: knowledge.root,
   });
   return store.withLock(timeout, async () => {
-    const active = store.readActive();
+    const active = readActive(store);
     if (active) {
-      const record = store.readRecord(bundle.digest);
+      const record = readRecord(store, bundle.digest);
       if (record && record.parent_digest === null && record.source_run_id === '' && record.source_generation === 0) {
         // A re-run after a crash between the pointer and the mirrors brings them in line.
-        if (active.bundle_digest === bundle.digest) store.writeMirrors(bundle);
+        if (active.bundle_digest === bundle.digest) writeMirrors(store, bundle);
         await knowledge.ensureGitignore(timeout, {create: true});
         return result(false);
       }
       fail('ALREADY_INITIALIZED', `scenario "${options.scenario}" is already initialized (active bundle ${active.bundle_digest}); use autoctx propose for a new bundle`);
     }
     const at = isoTimestamp(now(options));
-    store.writeBundle(bundle);
+    writeBundle(store, bundle);
     const record: CandidateRecord = {
       schema_version: 2,
       bundle_digest: bundle.digest,
@@ -82,7 +86,7 @@ export async function init(options: InitOptions): Promise<InitResult> {
       confirmation_policy: null,
       confirmation_policy_digest: null,
     };
-    const kept = store.writeRecord(store.readRecord(bundle.digest) ?? record, 'init');
+    const kept = writeRecord(store, readRecord(store, bundle.digest) ?? record, 'init');
     const pointer: ActivePointer = {
       schema_version: 1,
       bundle_digest: bundle.digest,

@@ -5,6 +5,11 @@ import {fail} from '../../errors.js';
 import type {CandidateRecord} from '../../model/promotion/records.js';
 import {recordEvent, type RecordHistoryEntry} from '../../model/promotion/record-history.js';
 import {openScenario, type StoreOptions} from './store-options.js';
+import {readActive} from '../../store/kinds/promotion/active-pointer.js';
+import {pointerHistory} from '../../store/kinds/promotion/pointer-moves.js';
+import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from '../../store/kinds/promotion/history.js';
+import {listCandidateDigests, readRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {readRecordHistory} from '../../store/kinds/promotion/record-history.js';
 
 /** Whether a recorded move served, as the pointer's history tells it. */
 export type MoveService = 'serving' | 'served' | 'never' | 'pending' | 'unknown';
@@ -59,8 +64,8 @@ export function log(options: LogOptions): LogResult {
   const since = options.since === undefined ? null : Date.parse(options.since);
   if (since !== null && (Number.isNaN(since) || !/^\d{4}-\d{2}-\d{2}/.test(options.since!))) fail('USAGE', `--since must be an ISO 8601 date or timestamp (2026-12-01, 2026-12-01T09:30:00Z), not ${JSON.stringify(options.since)}`);
   const store = openScenario(options);
-  const active = store.readActive();
-  const history = active ? store.pointerHistory(active) : null;
+  const active = readActive(store);
+  const history = active ? pointerHistory(store, active) : null;
   const key = (kind: string, id: string) => `${kind}\u0000${id}`;
   const service = new Map<string, MoveService>();
   if (history && history.problems.length === 0) {
@@ -72,13 +77,13 @@ export function log(options: LogOptions): LogResult {
   }
   const of = (kind: string, id: string): MoveService => service.get(key(kind, id)) ?? 'unknown';
   const entries: LogEntry[] = [];
-  const rolledOver = new Set(store.listRolloverIds().map((id) => store.readRollover(id)?.to_digest));
-  for (const digest of store.listCandidateDigests()) {
-    const r = store.readRecord(digest);
+  const rolledOver = new Set(listRolloverIds(store).map((id) => readRollover(store, id)?.to_digest));
+  for (const digest of listCandidateDigests(store)) {
+    const r = readRecord(store, digest);
     if (!r) continue;
     if (r.parent_digest === null && !rolledOver.has(digest)) entries.push({type: 'init', id: digest, at: r.created_at, from_digest: null, to_digest: digest, rationale: 'baseline bundle'});
     if (r.parent_digest === null) continue;
-    const changes = changesOf(r, store.readRecordHistory(digest));
+    const changes = changesOf(r, readRecordHistory(store, digest));
     // The looks of one run are one step: of consecutive changes of one kind, the last stands for them.
     const events = changes.map(([before, after]) => ({event: recordEvent(before, after), after})).filter((e, i, all) => e.event !== null && all.slice(i + 1).find((n) => n.event !== null)?.event !== e.event);
     for (const {event, after} of events) {
@@ -86,20 +91,20 @@ export function log(options: LogOptions): LogResult {
       else if (event) entries.push({type: event, id: digest, at: after.updated_at, from_digest: after.parent_digest, to_digest: digest, rationale: after.rationale});
     }
   }
-  for (const id of store.listPromotionIds()) {
-    const p = store.readPromotion(id);
+  for (const id of listPromotionIds(store)) {
+    const p = readPromotion(store, id);
     if (p) entries.push({type: 'promotion', id, at: p.promoted_at, from_digest: p.incumbent_digest, to_digest: p.candidate_digest, rationale: p.rationale, served: of('promotion', id)});
   }
-  for (const id of store.listRollbackIds()) {
-    const r = store.readRollback(id);
+  for (const id of listRollbackIds(store)) {
+    const r = readRollback(store, id);
     if (r) entries.push({type: 'rollback', id, at: r.rolled_back_at, from_digest: r.from_digest, to_digest: r.to_digest, rationale: r.rationale, served: of('rollback', id)});
   }
   for (const key of listExecutionKeys(store)) {
     const r = readExecution(store, key);
     if (r && r.scope === GLOBAL_SCOPE && r.status !== 'REFUSED') entries.push({type: 'rollback', id: key, at: r.executed_at, from_digest: r.from_digest!, to_digest: r.to_digest!, rationale: r.emergency ? `emergency: ${r.rationale}` : r.rationale, served: of('rollback', key)});
   }
-  for (const id of store.listRolloverIds()) {
-    const r = store.readRollover(id);
+  for (const id of listRolloverIds(store)) {
+    const r = readRollover(store, id);
     if (r) entries.push({type: 'rollover', id, at: r.rolled_over_at, from_digest: r.from_digest, to_digest: r.to_digest, rationale: `evaluator epoch ${r.from_evaluator_epoch} -> ${r.evaluator_epoch}`, served: of('rollover', id)});
   }
   // Newest first; at one instant, the later step of a candidate's way first.

@@ -1,5 +1,7 @@
 import {fail} from '../../errors.js';
 import type {ScenarioStore} from '../../store/index.js';
+import {listBundleDigests} from '../../store/kinds/bundle/bundle.js';
+import {listCandidateDigests} from '../../store/kinds/promotion/candidate-record.js';
 
 /** Resolve a full digest or a unique prefix of at least 8 hex characters against a scenario's bundles. */
 export function resolveDigest(store: ScenarioStore, given: string): string {
@@ -7,7 +9,7 @@ export function resolveDigest(store: ScenarioStore, given: string): string {
   if (!/^[0-9a-f]{8,64}$/.test(prefix)) {
     fail('INVALID_DIGEST', `"${given}" is not a digest: give 8 to 64 hex characters`, {digest: given});
   }
-  const all = new Set([...store.listBundleDigests(), ...store.listCandidateDigests()]);
+  const all = new Set([...listBundleDigests(store), ...listCandidateDigests(store)]);
   if (prefix.length === 64) {
     if (!all.has(prefix)) fail('DIGEST_NOT_FOUND', `no bundle ${prefix} in scenario "${store.scenario}"`, {digest: prefix});
     return prefix;

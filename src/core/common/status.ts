@@ -5,6 +5,11 @@ import {LIFECYCLES, type Lifecycle} from '../../model/promotion/lifecycle.js';
 import type {CandidateRecord, ComparisonResult} from '../../model/promotion/records.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {now, openKnowledge, type StoreOptions} from './store-options.js';
+import {historyState} from '../../store/kinds/promotion/record-history.js';
+import {readNegativeResult} from '../../store/kinds/promotion/negative-result.js';
+import {readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
+import {readActive} from '../../store/kinds/promotion/active-pointer.js';
+import {listCandidateDigests, readRecord} from '../../store/kinds/promotion/candidate-record.js';
 
 /** One candidate as status shows it: where it stands, what its comparison says, and since when. */
 export interface CandidateStatus {
@@ -46,13 +51,13 @@ export interface StatusResult {
  * evidence and negative result; verify is the full check), or null.
  */
 function interrupted(store: ScenarioStore, digest: string, record: CandidateRecord, active: string | null): string | null {
-  if (store.recordHistoryState(digest, record, null).kind === 'behind') return 'its record is one change behind its history (a write cut short)';
+  if (historyState(store, digest, record, null).kind === 'behind') return 'its record is one change behind its history (a write cut short)';
   if (active === digest && record.lifecycle !== 'active') return `it serves but its record says ${record.lifecycle} (a pointer move cut short)`;
   if (active !== null && active !== digest && record.lifecycle === 'active') return 'its record says active but another bundle serves (a pointer move cut short)';
   const terminalOrServing = record.lifecycle === 'rejected' || record.lifecycle === 'active' || record.lifecycle === 'superseded';
-  if (!terminalOrServing && store.readNegativeResult(digest)) return 'a rejection cut short between its negative result and its record';
+  if (!terminalOrServing && readNegativeResult(store, digest)) return 'a rejection cut short between its negative result and its record';
   if (!terminalOrServing) {
-    const evidence = store.readEvidence(digest);
+    const evidence = readEvidence(store, digest);
     const recorded = record.comparison ? record.comparison.screen_pairs + record.comparison.confirmation_pairs + record.comparison.heldout_pairs : 0;
     if (evidence && !evidence.legacy && evidence.trials.length > recorded) return `its record counts ${recorded} pairs but its evidence holds ${evidence.trials.length} (a run cut short)`;
   }
@@ -67,12 +72,12 @@ export function status(options: StoreOptions): StatusResult {
   const at = now(options);
   const scenarios = names.map((name): ScenarioStatus => {
     const store = knowledge.scenario(name);
-    const a = store.readActive();
+    const a = readActive(store);
     const candidates: Partial<Record<Lifecycle, string[]>> = {};
     const details: CandidateStatus[] = [];
     const repairable: string[] = [];
-    for (const digest of store.listCandidateDigests()) {
-      const record = store.readRecord(digest);
+    for (const digest of listCandidateDigests(store)) {
+      const record = readRecord(store, digest);
       if (!record) continue;
       (candidates[record.lifecycle] ??= []).push(digest);
       const c = record.comparison;

@@ -1,32 +1,16 @@
 import path from 'node:path';
-import {jsonEqual} from '../../canonical/index.js';
 import {isAutoctxError} from '../../errors.js';
 import {type CandidateRecord} from '../../model/promotion/records.js';
 import {Findings, type Mark, type VerifyIssue} from '../../store/findings.js';
-import {verifyActive} from '../../store/kinds/promotion/active-pointer.js';
-import {verifyReleases} from '../release/verify-releases.js';
-import {verifyRollbacks} from '../rollback/verify-rollbacks.js';
-import {verifySignatures} from '../signing/verify-signatures.js';
+import type {CandidateFacts, ScenarioFacts, ScenarioView} from '../../store/kinds/common/kind-steps.js';
 import {readAnchor} from '../signing/trust.js';
 import {approvalWindowOf} from '../rollback/rollback-records.js';
-import {verifyBundle} from '../../store/kinds/bundle/bundle.js';
-import {verifyCampaignOfPlan, verifyCampaigns} from '../../store/kinds/evaluation/campaign-ledger.js';
-import {verifyDecidedFiles, verifyLifecycle, verifyRecord} from '../../store/kinds/promotion/candidate-record.js';
-import {verifyPlan, verifySupersededPlans} from '../../store/kinds/evaluation/evaluator-plan.js';
-import {verifyHarnessRuntime} from '../../store/kinds/bundle/harness-runtime.js';
-import {interruptedBaseline, verifyHistory} from '../../store/kinds/promotion/history.js';
-import {predatesHistories, verifyAdoption, type AdoptionRead} from '../../store/kinds/promotion/history-adoption.js';
-import {verifyCuration, verifyTags} from '../../store/kinds/delivery/curation.js';
-import {verifyHandoffs} from '../../store/kinds/delivery/handoff.js';
+import {listBundleDigests, verifyBundle} from '../../store/kinds/bundle/bundle.js';
+import {listCandidateDigests} from '../../store/kinds/promotion/candidate-record.js';
 import {verifyLeftovers} from '../../store/kinds/common/leftovers.js';
-import {verifyRecordHistory} from '../../store/kinds/promotion/record-history.js';
-import {verifyManifestDiff} from '../../store/kinds/bundle/manifest-diff.js';
-import {verifyEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
-import {verifyForeignLedgers, verifyNegativeResult} from '../../store/kinds/promotion/negative-result.js';
-import {verifyMarkers} from '../../store/kinds/promotion/terminal-markers.js';
 import {now, openKnowledge, type StoreOptions} from './store-options.js';
-import {replayCandidate} from '../evaluation/replay.js';
 import {ManifestChecks, ManifestHelper, manifestOutline} from '../bundle/verify-manifests.js';
+import {CANDIDATE_CHECKS, SCENARIO_CHECKS, START_CHECKS} from './kind-steps.generated.js';
 
 export type {VerifyIssue} from '../../store/findings.js';
 
@@ -44,89 +28,12 @@ export interface VerifyResult {
 }
 
 /**
- * verify orchestrates the checks each document kind owns (src/store/kinds)
- * in dependency order: manifests first (the others compare against them),
- * then each candidate's files, the pointer and its mirrors, the history, the
- * replays (a use case, so here), the campaigns. Every check runs even after
- * a failure.
+ * verify runs the checks each document kind declares (src/store/kinds, and
+ * the few of src/core that need a use case), as kind-steps.generated.ts lists
+ * them in their order: manifests first (the others compare against them),
+ * then each candidate's checks, then the checks of the whole scenario. Every
+ * check runs even after a failure.
  */
-
-function checkCandidate(c: Findings, digest: string, adoption: AdoptionRead | undefined, histories: {kept: boolean}): CandidateRecord | undefined {
-  const record = verifyRecord(c, digest);
-  if (verifyRecordHistory(c, digest, record, adoption)) histories.kept = true;
-  const diff = verifyManifestDiff(c, digest);
-  // The plan is read and checked once; the evidence and its seal are checked against it.
-  const plan = verifyPlan(c, digest);
-  verifySupersededPlans(c, digest, plan);
-  const predating = predatesHistories(adoption, digest);
-  const evidence = verifyEvidence(c, digest, plan, record, predating);
-  verifyNegativeResult(c, digest, plan);
-  verifyMarkers(c, digest, diff);
-  if (plan) verifyCampaignOfPlan(c, digest, plan.additions.campaign_id ?? null);
-  if (record) {
-    verifyDecidedFiles(c, digest, record, {predating, diff, plan, evidence, seal: evidence?.seal});
-    verifyLifecycle(c, digest, record);
-  }
-  return record ?? undefined;
-}
-
-/**
- * A manifest with a parent always has its candidate folder (propose writes
- * the diff first); a parentless one is a baseline whose record init or a
- * rollover writes next (an interrupted one is reported by the pointer's check).
- */
-function checkUnrecordedBundles(c: Findings, candidates: readonly string[]): void {
-  const known = new Set(candidates);
-  const {store} = c;
-  for (const [digest, outline] of c.bundles) {
-    if (known.has(digest)) continue;
-    if (outline.parent_digest === null && interruptedBaseline(store, digest, c.attempt(store.paths.active, () => store.readActive()) ?? null)) continue;
-    const file = store.paths.bundle(digest);
-    c.error(file, 'MISSING_CANDIDATE', `${c.rel(file)} has no ${c.rel(store.paths.candidateDir(digest))}/: its record, and any evaluation of it, were deleted`);
-  }
-}
-
-/** Replay every recorded comparison; cross-check promotion records against it. */
-function checkReplays(c: Findings, records: Map<string, CandidateRecord>): void {
-  const {store} = c;
-  for (const [digest, record] of records) {
-    if (!c.bundle(digest)) continue;
-    const file = store.paths.matchedTrials(digest);
-    const pairs = (x: {screen_pairs: number; confirmation_pairs: number; heldout_pairs: number} | null) => (x ? x.screen_pairs + x.confirmation_pairs + x.heldout_pairs : 0);
-    if (!record.comparison) {
-      const evidence = c.attempt(file, () => store.readEvidence(digest));
-      if (evidence && evidence.trials.length > 0) c.warn(store.paths.record(digest), 'RECORD_BEHIND_EVIDENCE', `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or autoctx repair completes it)`);
-      continue;
-    }
-    // Legacy evidence the Python implementation wrote before it bound policies cannot be replayed until it is migrated: said, not failed.
-    const policyless = !record.confirmation_policy && c.attempt(file, () => store.readEvidence(digest))?.legacy === true; // (read only for a record without a policy)
-    if (policyless) {
-      c.warn(file, 'LEGACY_EVIDENCE', `${c.rel(file)} is schema-1 evidence with no recorded policy, so its comparison is not replayed; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`);
-      continue;
-    }
-    const r = c.attempt(file, () => replayCandidate(store, digest));
-    // Only a record still before its decision can lag its evidence; a decided record that disagrees was changed.
-    if (r && r.status !== 'ok' && (record.lifecycle === 'proposed' || record.lifecycle === 'screened') && pairs(r.recorded) < pairs(r.replayed)) {
-      c.warn(store.paths.record(digest), 'RECORD_BEHIND_EVIDENCE', `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or autoctx repair completes it)`);
-    } else if (r && (r.status !== 'ok' || (!r.bit_exact && !c.replayTolerance))) {
-      const why = r.status !== 'ok' ? 'does not reproduce' : 'reproduces only within the cross-runtime tolerance (pass --replay-tolerance to accept that)';
-      const message = `${c.rel(store.paths.record(digest))}: the recorded comparison ${why} from ${c.rel(file)} (largest distance ${r.max_ulp} ULP)`;
-      c.error(store.paths.record(digest), 'REPLAY_MISMATCH', message);
-      c.error(file, 'REPLAY_MISMATCH', message);
-    } else if (r && !r.bit_exact) c.warn(store.paths.record(digest), 'REPLAY_TOLERANCE', `${c.rel(store.paths.record(digest))} replays within the cross-runtime tolerance (${r.max_ulp} ULP), not bit for bit`);
-  }
-  for (const id of store.listPromotionIds()) {
-    const p = c.attempt(store.paths.promotion(id), () => store.readPromotion(id));
-    const r = p ? records.get(p.candidate_digest) : undefined;
-    if (p && r?.comparison && !jsonEqual(p.comparison, r.comparison)) {
-      c.error(store.paths.promotion(id), 'LINEAGE_MISMATCH', `${c.rel(store.paths.promotion(id))}: its comparison differs from the candidate's record`);
-      c.error(store.paths.record(p.candidate_digest), 'LINEAGE_MISMATCH', `${c.rel(store.paths.record(p.candidate_digest))}: its comparison differs from promotion ${id}`);
-    }
-    const evidence = p ? c.attempt(store.paths.matchedTrials(p.candidate_digest), () => store.readEvidence(p.candidate_digest)) : undefined;
-    const cohorts = new Set((evidence?.trials ?? []).map((t) => t.cohort));
-    if (p && cohorts.size > 0 && !cohorts.has(p.cohort)) c.error(store.paths.promotion(id), 'LINEAGE_MISMATCH', `${c.rel(store.paths.promotion(id))}: cohort "${p.cohort}" is not the cohort of the candidate's matched trials`);
-  }
-}
 
 /** Run one group of checks; a refusal it runs into (a link out of the tree, say) becomes an error entry. */
 function guarded(c: Findings, where: string, fn: () => void): void {
@@ -144,7 +51,7 @@ function manifestDigests(c: Findings): string[] {
   guarded(c, where, () => verifyLeftovers(c));
   let digests: string[] = [];
   guarded(c, where, () => {
-    digests = c.store.listBundleDigests();
+    digests = listBundleDigests(c.store);
   });
   return digests;
 }
@@ -154,39 +61,16 @@ function manifestDigests(c: Findings): string[] {
  * recorded, asking for each manifest as a candidate needs it, so that a
  * helper thread checks the others meanwhile; the manifests' findings are then
  * put before the candidates', and every answer is the one of checking the
- * manifests first.
+ * manifests first. Then each check of the whole scenario, in its order.
  */
 function verifyScenario(c: Findings, manifests: ManifestChecks): void {
   const where = c.store.paths.contextDir;
   const mark = c.mark();
-  const records = new Map<string, CandidateRecord>();
+  const facts: Partial<ScenarioFacts> = {};
+  const candidates: Array<ScenarioView['candidates'][number]> = [];
   c.withOutlines(
     (digest) => manifests.outline(digest),
-    () =>
-      guarded(c, where, () => {
-        const adoption = verifyAdoption(c);
-        const histories = {kept: false};
-        const digests = c.store.listCandidateDigests();
-        // From the front, and, whenever the helper has checked the manifests it needs, the next from the back;
-        // each candidate's findings are then put in the order of the list, as if they had been checked in it.
-        const found: Array<CandidateRecord | undefined> = [];
-        const blocks: Array<[Mark, Mark]> = [];
-        const start = c.mark();
-        for (let front = 0, back = digests.length - 1; front <= back; ) {
-          const i = manifests.ready(digests[back]!) ? back-- : front++;
-          const before = c.mark();
-          guarded(c, where, () => {
-            found[i] = checkCandidate(c, digests[i]!, adoption, histories);
-          });
-          blocks[i] = [before, c.mark()];
-        }
-        c.arrange(start, blocks);
-        digests.forEach((d, i) => {
-          if (found[i]) records.set(d, found[i]);
-        });
-        // Once for the scenario, not once per candidate that keeps a history.
-        if (adoption === null && histories.kept) c.error(c.store.paths.historyAdoption, 'MISSING_RECORD_HISTORY', `${c.rel(c.store.paths.historyAdoption)} is missing, but candidates keep record histories`);
-      }),
+    () => guarded(c, where, () => candidates.push(...checkCandidates(c, manifests, facts))),
   );
   c.reportBefore(mark, () =>
     guarded(c, where, () => {
@@ -196,23 +80,38 @@ function verifyScenario(c: Findings, manifests: ManifestChecks): void {
       }
     }),
   );
-  guarded(c, where, () => checkUnrecordedBundles(c, [...records.keys(), ...c.store.listCandidateDigests()]));
-  guarded(c, where, () => verifyHarnessRuntime(c));
-  guarded(c, where, () => verifyActive(c, records));
-  guarded(c, where, () => verifyHistory(c));
-  guarded(c, where, () => checkReplays(c, records));
-  guarded(c, where, () => verifyCampaigns(c));
-  guarded(c, where, () => verifyForeignLedgers(c));
-  guarded(c, where, () => {
-    const curation = verifyCuration(c);
-    if (curation) {
-      verifyTags(c, curation);
-      verifyHandoffs(c, curation);
-    }
-  });
-  guarded(c, where, () => verifyReleases(c, records));
-  guarded(c, where, () => verifyRollbacks(c, records));
-  guarded(c, where, () => verifySignatures(c, c.anchor));
+  const records = new Map<string, CandidateRecord>();
+  for (const x of candidates) if (x.complete && x.facts.record) records.set(x.digest, x.facts.record);
+  const view: ScenarioView = {facts, candidates, records};
+  for (const check of SCENARIO_CHECKS) guarded(c, where, () => check.scenario(c, view));
+}
+
+/**
+ * Each candidate's checks, from the front of the list and, whenever the
+ * helper has checked the manifests it needs, the next from the back; each
+ * candidate's findings are then put in the order of the list, as if they had
+ * been checked in it.
+ */
+function checkCandidates(c: Findings, manifests: ManifestChecks, facts: Partial<ScenarioFacts>): ScenarioView['candidates'] {
+  const where = c.store.paths.contextDir;
+  for (const check of START_CHECKS) check.start(c, facts);
+  const digests = listCandidateDigests(c.store);
+  const found: Array<{digest: string; facts: Partial<CandidateFacts>; complete: boolean}> = [];
+  const blocks: Array<[Mark, Mark]> = [];
+  const start = c.mark();
+  for (let front = 0, back = digests.length - 1; front <= back; ) {
+    const i = manifests.ready(digests[back]!) ? back-- : front++;
+    const before = c.mark();
+    const entry = {digest: digests[i]!, facts: {}, complete: false};
+    found[i] = entry;
+    guarded(c, where, () => {
+      for (const check of CANDIDATE_CHECKS) check.candidate(c, entry.digest, entry.facts, facts);
+      entry.complete = true;
+    });
+    blocks[i] = [before, c.mark()];
+  }
+  c.arrange(start, blocks);
+  return found;
 }
 
 type VerifyOptions = StoreOptions & {replayTolerance?: boolean; allowedSigners?: string | undefined};

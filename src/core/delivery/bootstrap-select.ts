@@ -4,9 +4,13 @@ import {fail} from '../../errors.js';
 import {isSecretKind} from '../../model/delivery/bootstrap-text.js';
 import type {PackageCandidate} from '../../model/delivery/bootstrap-render.js';
 import type {BundleComponent} from '../../model/bundle/component.js';
-import {CURATION_LIMITS, type Curation} from '../../model/delivery/curation.js';
+import {CURATION_LIMITS, type Curation, type HandoffRevision} from '../../model/delivery/curation.js';
 import type {KnowledgeStore, ScenarioStore} from '../../store/index.js';
 import {requireSignedServing} from '../signing/signed-serving.js';
+import {readActive} from '../../store/kinds/promotion/active-pointer.js';
+import {readBundle} from '../../store/kinds/bundle/bundle.js';
+import {currentCuration} from '../../store/kinds/delivery/curation.js';
+import {readHandoff} from '../../store/kinds/delivery/handoff.js';
 
 /** The components a package may take from one bootstrap package. */
 const MAX_CURATED = 6;
@@ -32,9 +36,9 @@ export interface ReferenceCounts {
 /** The bundle serving a scenario's sessions: the one routing chose for the session (`digest`), else the active one. */
 function serving(store: ScenarioStore, digest?: string): {bundle_digest: string; components: readonly BundleComponent[]} | null {
   if (digest === undefined) requireSignedServing(store); // a reference's active bundle: routing checked the scenario's own
-  const chosen = digest ?? store.readActive()?.bundle_digest;
+  const chosen = digest ?? readActive(store)?.bundle_digest;
   if (chosen === undefined) return null;
-  const bundle = store.readBundle(chosen);
+  const bundle = readBundle(store, chosen);
   if (!bundle) fail('CORRUPT_FILE', `${store.guard.relative(store.paths.bundle(chosen))} is missing: the serving bundle of "${store.scenario}" cannot be read`);
   return {bundle_digest: bundle.digest, components: bundle.components.filter(isPresent)}; // a non-present component is never rendered or recalled
 }
@@ -48,7 +52,7 @@ export function participants(knowledge: KnowledgeStore, scenario: string, servin
   const store = knowledge.scenario(scenario);
   const own = serving(store, servingDigest);
   if (!own) fail('NOT_INITIALIZED', `scenario "${scenario}" has no active bundle; run autoctx init first`, {scenario});
-  const curation = store.readCuration();
+  const curation = currentCuration(store);
   const out: Participant[] = [{scenario, store, curation, ...own}];
   const considered = curation.references.slice(0, CURATION_LIMITS.referencesConsidered);
   const counts: ReferenceCounts = {declared: curation.references.length, considered: considered.length, participating: 0, missing: 0, ungranted: 0};
@@ -59,7 +63,7 @@ export function participants(knowledge: KnowledgeStore, scenario: string, servin
       continue;
     }
     const ref = knowledge.scenario(name);
-    const refCuration = ref.readCuration();
+    const refCuration = currentCuration(ref);
     const bundle = refCuration.grants.includes(scenario) ? serving(ref) : null;
     if (!refCuration.grants.includes(scenario)) counts.ungranted++;
     else if (!bundle) counts.missing++;
@@ -85,9 +89,9 @@ export function handoffCandidate(store: ScenarioStore, curation: Curation, ref: 
   }
   // The revision is the one the curation's head vouches for, through the chain from the head back to it.
   let expected = head.document_digest;
-  let doc: ReturnType<ScenarioStore['readHandoff']> = null;
+  let doc: HandoffRevision | null = null;
   for (let rev = head.revision; rev >= ref.revision; rev--) {
-    doc = store.readHandoff(ref.id, rev);
+    doc = readHandoff(store, ref.id, rev);
     if (!doc || stableDigest(doc as never) !== expected) {
       const rel = store.guard.relative(store.paths.handoffRevision(ref.id, rev));
       fail('INTEGRITY', `${rel} is missing or is not the revision its successor (or curation.json) names; run autoctx verify`, {file: rel});

@@ -27,6 +27,7 @@ import {componentCandidate, handoffCandidate, participants, selectCandidates, ty
 import {lockTimeout, now, openKnowledge, type StoreOptions} from '../common/store-options.js';
 import {checkRequest, servingFor} from '../release/route.js';
 import type {Serving} from '../../model/release/routing.js';
+import {readBundle} from '../../store/kinds/bundle/bundle.js';
 
 export interface RenderOptions extends StoreOptions {
   /** An exact handoff, "ID@N". */
@@ -130,7 +131,7 @@ function rebuild(knowledge: KnowledgeStore, list: readonly Participant[], receip
       continue;
     }
     const source = receipt.sources.find((s) => s.scenario === item.scenario);
-    const bundle = source ? knowledge.scenario(item.scenario).readBundle(source.bundle_digest) : null;
+    const bundle = source ? readBundle(knowledge.scenario(item.scenario), source.bundle_digest) : null;
     const component = bundle?.components.find((c) => c.digest === item.component_digest);
     if (!component) return null;
     candidates.push(componentCandidate(item.scenario, component));
@@ -247,7 +248,7 @@ function retry(knowledge: KnowledgeStore, area: StateArea, request: BootstrapReq
   assertSameRequest(existing, request);
   // The retry of an event renders from the bundle its receipt was built from: one event, one bundle.
   const pinned = existing.routing ?? null;
-  const routing = pinned && knowledge.scenario(request.scenario).readBundle(pinned.bundle_digest) ? pinned : null;
+  const routing = pinned && readBundle(knowledge.scenario(request.scenario), pinned.bundle_digest) ? pinned : null;
   const {participants: list, references} = participants(knowledge, request.scenario, routing?.bundle_digest);
   if (existing.state !== 'pending') return answer(request, 'skipped', 'already_delivered', existing, true, null, references, routing);
   const rendered = rebuild(knowledge, list, existing);

@@ -5,6 +5,10 @@ import {CURATION_LIMITS, emptyCuration, handoffIdProblem, parseHandoffRef, type 
 import {isoTimestamp} from '../../model/promotion/records.js';
 import {assertScenarioName, readInputJson, type ScenarioStore} from '../../store/index.js';
 import {lockTimeout, now, openKnowledge, openScenario, type StoreOptions} from '../common/store-options.js';
+import {changeCuration, currentCuration, readCurationEntry, settleCuration} from '../../store/kinds/delivery/curation.js';
+import {readActive} from '../../store/kinds/promotion/active-pointer.js';
+import {listBundleDigests, readBundleOutline} from '../../store/kinds/bundle/bundle.js';
+import {createHandoff, pendingRevision, readHandoff} from '../../store/kinds/delivery/handoff.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 /** A handoff's content is small by design: it is quoted into a package of at most 8 KiB. */
@@ -23,17 +27,17 @@ export interface TagResult {
  * itself) finds its own change already made and answers as it did.
  */
 function lastChange(store: ScenarioStore, current: Curation, completed: CurationEntry | null, cause: CurationCause): {before: Curation} | null {
-  const last = completed ?? (current.seq > 0 ? store.readCurationEntry(current.seq) : null);
+  const last = completed ?? (current.seq > 0 ? readCurationEntry(store, current.seq) : null);
   if (last?.cause !== cause) return null;
-  return {before: (last.seq > 1 ? store.readCurationEntry(last.seq - 1)?.curation : null) ?? emptyCuration(store.scenario)};
+  return {before: (last.seq > 1 ? readCurationEntry(store, last.seq - 1)?.curation : null) ?? emptyCuration(store.scenario)};
 }
 
 /** Find a component by exact digest in the scenario's stored bundles, the active one first. */
 function findComponent(store: ScenarioStore, digest: string): CurationTag | null {
-  const active = store.readActive()?.bundle_digest;
-  const order = store.listBundleDigests();
+  const active = readActive(store)?.bundle_digest;
+  const order = listBundleDigests(store);
   for (const b of active !== undefined ? [active, ...order.filter((d) => d !== active)] : order) {
-    const c = store.readBundleOutline(b)?.components.find((x) => x.digest === digest && x.state === undefined); // a non-present component is never tagged
+    const c = readBundleOutline(store, b)?.components.find((x) => x.digest === digest && x.state === undefined); // a non-present component is never tagged
     if (c) return {component_digest: digest, kind: c.kind, key: c.key};
   }
   return null;
@@ -50,10 +54,10 @@ export async function tagAdd(options: StoreOptions & {digest: string}): Promise<
   const tag = findComponent(store, options.digest);
   if (!tag) fail('COMPONENT_NOT_FOUND', `no stored bundle of scenario "${store.scenario}" holds component ${options.digest}`, {scenario: store.scenario});
   return store.withLock(lockTimeout(options), () => {
-    const current = store.settleCuration().curation;
+    const current = settleCuration(store).curation;
     if (current.tags.some((t) => t.component_digest === tag.component_digest)) return {status: 'unchanged' as const, scenario: store.scenario, tag, tags: current.tags.length};
     if (current.tags.length >= CURATION_LIMITS.tags) fail('TAG_LIMIT', `scenario "${store.scenario}" already has ${CURATION_LIMITS.tags} bootstrap tags, the most it may have; remove one first (autoctx tag rm)`);
-    const next = store.changeCuration((c) => ({...c, tags: [...c.tags, tag]}), 'tag-add', isoTimestamp(now(options)));
+    const next = changeCuration(store, (c) => ({...c, tags: [...c.tags, tag]}), 'tag-add', isoTimestamp(now(options)));
     return {status: 'tagged' as const, scenario: store.scenario, tag, tags: next.tags.length};
   });
 }
@@ -62,13 +66,13 @@ export async function tagRm(options: StoreOptions & {digest: string}): Promise<T
   assertComponentDigest(options.digest);
   const store = openScenario(options);
   return store.withLock(lockTimeout(options), () => {
-    const {curation: current, completed} = store.settleCuration();
+    const {curation: current, completed} = settleCuration(store);
     const tag = current.tags.find((t) => t.component_digest === options.digest);
     // The same removal, cut short after its history entry and completed just now: done, as an uninterrupted run.
     const removed = tag ? undefined : lastChange(store, current, completed, 'tag-rm')?.before.tags.find((t) => t.component_digest === options.digest);
     if (removed) return {status: 'untagged' as const, scenario: store.scenario, tag: removed, tags: current.tags.length};
     if (!tag) fail('COMPONENT_NOT_FOUND', `component ${options.digest} is not tagged in scenario "${store.scenario}" (autoctx tag list shows the tags)`, {scenario: store.scenario});
-    const next = store.changeCuration((c) => ({...c, tags: c.tags.filter((t) => t !== tag && t.component_digest !== tag.component_digest)}), 'tag-rm', isoTimestamp(now(options)));
+    const next = changeCuration(store, (c) => ({...c, tags: c.tags.filter((t) => t !== tag && t.component_digest !== tag.component_digest)}), 'tag-rm', isoTimestamp(now(options)));
     return {status: 'untagged' as const, scenario: store.scenario, tag, tags: next.tags.length};
   });
 }
@@ -82,9 +86,9 @@ export interface TagListResult {
 /** The tags in curated order, each with whether the serving bundle holds it and whether its kind is excluded as secret. */
 export function tagList(options: StoreOptions): TagListResult {
   const store = openScenario(options);
-  const active = store.readActive();
-  const digests = new Set(active ? (store.readBundleOutline(active.bundle_digest)?.components ?? []).map((c) => c.digest) : []);
-  const tags = store.readCuration().tags.map((t) => ({...t, serving: digests.has(t.component_digest), secret: isSecretKind(t.kind, t.key)}));
+  const active = readActive(store);
+  const digests = new Set(active ? (readBundleOutline(store, active.bundle_digest)?.components ?? []).map((c) => c.digest) : []);
+  const tags = currentCuration(store).tags.map((t) => ({...t, serving: digests.has(t.component_digest), secret: isSecretKind(t.kind, t.key)}));
   return {status: 'ok', scenario: store.scenario, tags};
 }
 
@@ -104,7 +108,7 @@ async function changeScope(options: StoreOptions & {name: string}, list: ScopeLi
   if (options.name === store.scenario) fail('INVALID_INPUT', `scenario "${store.scenario}" cannot ${list === 'references' ? 'refer to' : 'grant'} itself`);
   const result = (c: Curation, status: ScopeResult['status']): ScopeResult => ({status, scenario: store.scenario, references: c.references, grants: c.grants});
   return store.withLock(lockTimeout(options), () => {
-    const {curation: current, completed} = store.settleCuration();
+    const {curation: current, completed} = settleCuration(store);
     const has = current[list].includes(options.name);
     if (has === (op === 'add')) {
       // The same change, cut short after its history entry and completed now (or just made): done, as an uninterrupted run.
@@ -115,7 +119,7 @@ async function changeScope(options: StoreOptions & {name: string}, list: ScopeLi
     }
     const max = list === 'references' ? CURATION_LIMITS.references : CURATION_LIMITS.grants;
     if (op === 'add' && current[list].length >= max) fail('INVALID_INPUT', `scenario "${store.scenario}" already has ${max} ${list}, the most it may have`);
-    const next = store.changeCuration(
+    const next = changeCuration(store, 
       (c) => ({...c, [list]: op === 'add' ? [...c[list], options.name] : c[list].filter((n) => n !== options.name)}),
       `${list === 'references' ? 'reference' : 'grant'}-${op}`,
       isoTimestamp(now(options)),
@@ -140,14 +144,14 @@ export interface ReferenceListResult {
 export function referenceList(options: StoreOptions): ReferenceListResult {
   const knowledge = openKnowledge(options);
   const scenario = knowledge.resolveScenario(options.scenario);
-  const curation = knowledge.scenario(scenario).readCuration();
+  const curation = currentCuration(knowledge.scenario(scenario));
   const known = new Set(knowledge.listScenarios());
   const references = curation.references.map((name, i) => {
     if (i >= CURATION_LIMITS.referencesConsidered) return {scenario: name, standing: 'beyond_limit' as const};
     if (!known.has(name)) return {scenario: name, standing: 'missing' as const};
     const other = knowledge.scenario(name);
-    if (!other.readCuration().grants.includes(scenario)) return {scenario: name, standing: 'ungranted' as const};
-    return {scenario: name, standing: other.readActive() ? ('participating' as const) : ('missing' as const)};
+    if (!currentCuration(other).grants.includes(scenario)) return {scenario: name, standing: 'ungranted' as const};
+    return {scenario: name, standing: readActive(other) ? ('participating' as const) : ('missing' as const)};
   });
   return {status: 'ok', scenario, references, grants: curation.grants};
 }
@@ -177,12 +181,12 @@ export async function handoffWrite(options: StoreOptions & {id: string; from: st
   const store = openScenario(options);
   return store.withLock(lockTimeout(options), () => {
     const at = isoTimestamp(now(options));
-    let curation = store.settleCuration().curation;
+    let curation = settleCuration(store).curation;
     // A write cut short after its revision and before its curation entry: completed first.
-    const pending = store.pendingHandoff(curation, options.id);
+    const pending = pendingRevision(store, curation, options.id);
     if (pending) curation = indexHandoff(store, pending, at);
     const head = curation.handoffs.find((h) => h.id === options.id);
-    const latest = head ? store.readHandoff(options.id, head.revision) : null;
+    const latest = head ? readHandoff(store, options.id, head.revision) : null;
     // The next revision chains only to the head the curation vouches for.
     if (head && (!latest || stableDigest(latest as never) !== head.document_digest)) {
       fail('INTEGRITY', `${store.guard.relative(store.paths.handoffRevision(options.id, head.revision))} is missing or is not the revision curation.json names as the head of ${options.id}; run autoctx verify`, {file: store.guard.relative(store.paths.handoffRevision(options.id, head.revision))});
@@ -192,7 +196,7 @@ export async function handoffWrite(options: StoreOptions & {id: string; from: st
     if (!head && curation.handoffs.length >= CURATION_LIMITS.handoffs) fail('INVALID_INPUT', `scenario "${store.scenario}" already has ${CURATION_LIMITS.handoffs} handoffs, the most it may have`);
     const revision = (head?.revision ?? 0) + 1;
     const doc: HandoffRevision = {schema_version: 1, scenario: store.scenario, id: options.id, revision, previous_document_digest: latest ? stableDigest(latest as never) : null, content, content_digest: digest, written_at: at};
-    store.createHandoff(doc);
+    createHandoff(store, doc);
     indexHandoff(store, doc, at);
     return done('written', revision);
   });
@@ -201,7 +205,7 @@ export async function handoffWrite(options: StoreOptions & {id: string; from: st
 /** Record a handoff revision as its head in the curation. */
 export function indexHandoff(store: ScenarioStore, doc: HandoffRevision, at: string): Curation {
   const head = {id: doc.id, revision: doc.revision, document_digest: stableDigest(doc as never)};
-  return store.changeCuration(
+  return changeCuration(store, 
     (c) => ({...c, handoffs: [...c.handoffs.filter((h) => h.id !== doc.id), head].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))}),
     'handoff-write',
     at,
@@ -219,8 +223,8 @@ export interface HandoffShowResult {
 export function handoffShow(options: StoreOptions & {ref: string}): HandoffShowResult {
   const ref = parseHandoffRef(options.ref);
   const store = openScenario(options);
-  const head = store.readCuration().handoffs.find((h) => h.id === ref.id);
-  const doc = head && ref.revision <= head.revision ? store.readHandoff(ref.id, ref.revision) : null;
+  const head = currentCuration(store).handoffs.find((h) => h.id === ref.id);
+  const doc = head && ref.revision <= head.revision ? readHandoff(store, ref.id, ref.revision) : null;
   if (!head || !doc) fail('HANDOFF_NOT_FOUND', `scenario "${store.scenario}" has no handoff ${ref.id}@${ref.revision}${head ? ` (${ref.id} has revisions 1 to ${head.revision})` : ''}`, {scenario: store.scenario});
   return {status: 'ok', scenario: store.scenario, handoff: doc, latest_revision: head.revision};
 }

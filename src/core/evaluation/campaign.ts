@@ -18,6 +18,7 @@ import type {PlanUnit} from '../../model/evaluation/fixtures.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from '../../model/evaluation/policy.js';
 import {readInputJson, type ScenarioStore, type StoredCampaign} from '../../store/index.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
+import {readCampaign, writeCampaign, writeReservationArtifact} from '../../store/kinds/evaluation/campaign-ledger.js';
 
 /** The campaign policy a flag names, if any (a JSON file with the seven fields; missing ones take the defaults). */
 export function loadCampaignPolicy(file: string | undefined): CampaignFalsePromotionPolicy | undefined {
@@ -39,7 +40,7 @@ export function loadCampaignPolicy(file: string | undefined): CampaignFalsePromo
  * reserved candidates and each fixture has one owner.
  */
 export function loadCampaign(store: ScenarioStore, campaignId: string, requested: CampaignFalsePromotionPolicy | undefined): {state: CampaignFalsePromotionState; policy: CampaignFalsePromotionPolicy; complete: boolean} {
-  const stored: StoredCampaign | null = store.readCampaign(campaignId);
+  const stored: StoredCampaign | null = readCampaign(store, campaignId);
   if (!stored) {
     const policy = requested ?? {...DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY};
     return {state: createCampaignFalsePromotionState({campaign_id: campaignId, policy, reservations: [], fixture_reservations: [], fixture_history_complete: true}), policy, complete: true};
@@ -89,7 +90,7 @@ export function reserveCandidate(store: ScenarioStore, campaignId: string, reque
   }
   if (!complete) legacyRefusal(campaignId);
   const {reservation, confirmation_policy} = createCandidateRiskReservation({campaign_id: campaignId, candidate, candidate_index: state.reservations.length, policy, base_policy: base});
-  store.writeCampaign(createCampaignFalsePromotionState({...state, reservations: [...state.reservations, reservation]}));
+  writeCampaign(store, createCampaignFalsePromotionState({...state, reservations: [...state.reservations, reservation]}));
   return {policy: confirmation_policy, reservation, campaign: policy};
 }
 
@@ -119,7 +120,7 @@ export function reserveFixturePlan(store: ScenarioStore, campaignId: string, can
   for (const f of state.fixture_reservations) for (const u of f.units) taken.set(u.fixture_digest, f.candidate_digest);
   const reused = [...new Set(proposed.units.map((u) => taken.get(u.fixture_digest)).filter((x): x is string => x !== undefined))].sort();
   if (reused.length) fail('CAMPAIGN_FIXTURE_REUSE', `the campaign fixture plan reuses fixtures reserved by earlier candidates: ${reused.join(', ')}; use fresh fixtures for every candidate of a campaign`);
-  store.writeCampaign(createCampaignFalsePromotionState({...state, fixture_reservations: [...state.fixture_reservations, proposed]}));
+  writeCampaign(store, createCampaignFalsePromotionState({...state, fixture_reservations: [...state.fixture_reservations, proposed]}));
   return proposed;
 }
 
@@ -136,7 +137,7 @@ export function recordCampaignTerminal(store: ScenarioStore, campaignId: string,
   }
   const reservations = [...state.reservations];
   reservations[i] = {...r, status, reason};
-  store.writeCampaign(createCampaignFalsePromotionState({...state, reservations}));
+  writeCampaign(store, createCampaignFalsePromotionState({...state, reservations}));
 }
 
 /** Store an authorization or block and its immutable artifact. Under the lock. */
@@ -146,12 +147,12 @@ export function recordCampaignDecision(store: ScenarioStore, campaignId: string,
   const reservations = [...state.reservations];
   if (!jsonEqual(reservations[i], updated)) {
     reservations[i] = updated;
-    store.writeCampaign(createCampaignFalsePromotionState({...state, reservations}));
+    writeCampaign(store, createCampaignFalsePromotionState({...state, reservations}));
   }
   const fixture = state.fixture_reservations.find((f) => f.candidate_digest === updated.candidate_digest)!;
   const body = {schema_version: 1, campaign_id: campaignId, risk_reservation: updated, fixture_reservation: fixture};
   const digest = reservationArtifactDigest(body);
-  store.writeReservationArtifact(campaignId, updated.candidate_digest, {...body, artifact_digest: digest});
+  writeReservationArtifact(store, campaignId, updated.candidate_digest, {...body, artifact_digest: digest});
   return {path: store.guard.relative(store.paths.reservationArtifact(campaignId, updated.candidate_digest)), digest};
 }
 
@@ -169,7 +170,7 @@ export interface CampaignShowResult {
 /** The policy, each candidate's allocated alpha and status, and the alpha left. */
 export function showCampaign(options: StoreOptions & {campaign: string}): CampaignShowResult {
   const store = openScenario(options);
-  if (!store.readCampaign(options.campaign)) fail('CAMPAIGN_NOT_FOUND', `no campaign ${JSON.stringify(options.campaign)} in scenario "${store.scenario}"`);
+  if (!readCampaign(store, options.campaign)) fail('CAMPAIGN_NOT_FOUND', `no campaign ${JSON.stringify(options.campaign)} in scenario "${store.scenario}"`);
   const {state, policy, complete} = loadCampaign(store, options.campaign, undefined);
   const allocated = state.reservations.reduce((s, r) => s + r.allocated_alpha, 0);
   return {

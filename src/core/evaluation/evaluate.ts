@@ -9,6 +9,7 @@ import {evaluatorTimeout, lockTimeout} from '../common/store-options.js';
 import {drive, unitTrial} from './run/engine.js';
 import {prepareRun, type PlanRequest} from './run/prepare.js';
 import type {DriveOptions, EvaluateResult, Run} from './run/types.js';
+import {planHolds} from '../../store/kinds/evaluation/evaluator-plan.js';
 
 export type {EvaluateResult, EvaluateStatus, ProgressEvent} from './run/types.js';
 
@@ -64,7 +65,7 @@ async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, inde
   const answers: Record<string, {score: number; valid: boolean}> = {};
   for (const arm of arms) {
     // The bound plan is checked before every arm: its bytes must be those it was bound with.
-    if (run.planText === null || !run.store.planHolds(run.candidate.digest, run.planText)) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
+    if (run.planText === null || !planHolds(run.store, run.candidate.digest, run.planText)) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
     // Each arm gets its own copy of its bundle, and must leave it as it found it.
     const copy = bundles.armCopy(arm === 'candidate' ? run.candidate.digest : run.incumbent.digest);
     try {

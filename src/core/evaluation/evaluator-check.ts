@@ -6,6 +6,8 @@ import {createEvaluator} from '../../evaluator/runner.js';
 import {readFixtures} from '../../store/index.js';
 import {materializeForEvaluation} from '../../store/files/materialize.js';
 import {evaluatorTimeout, openScenario, type StoreOptions} from '../common/store-options.js';
+import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
+import {requireBundle} from '../../store/kinds/bundle/bundle.js';
 
 export const DEFAULT_CHECK_PAIRS = 2;
 export const MAX_CHECK_PAIRS = 20;
@@ -48,8 +50,8 @@ export async function checkEvaluator(options: EvaluatorCheckOptions): Promise<Ev
   const timeoutSeconds = evaluatorTimeout(options.timeoutSeconds);
   const fixtures = readFixtures(options.fixtures).slice(0, pairs);
   const store = openScenario(options);
-  const active = store.requireActive();
-  const bundle = store.requireBundle(active.bundle_digest);
+  const active = requireActive(store);
+  const bundle = requireBundle(store, active.bundle_digest);
   // Not a plan: the digest of what the check sends, so that requests carry a well-formed plan_digest no bound plan has.
   const planDigest = stableDigest({evaluator_check: {scenario: store.scenario, bundle_digest: bundle.digest, fixtures: fixtures.map((f) => f.fixture_digest)}});
   const evaluator = createEvaluator({command: options.evaluator, mode: options.evaluatorMode ?? 'per-arm', timeoutSeconds, concurrency: 1});

@@ -6,6 +6,10 @@ import {compareReplay, type ReplayCheck} from '../../model/evaluation/replay.js'
 import type {ScenarioStore} from '../../store/index.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {resolveDigest} from '../common/resolve.js';
+import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {evidenceProblem, readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
+import {requireBundle} from '../../store/kinds/bundle/bundle.js';
+import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
 
 export interface ReplayResult {
   status: 'ok' | 'mismatch';
@@ -21,11 +25,11 @@ export interface ReplayResult {
 
 /** Recompute a candidate's decision from its persisted evidence and policy and compare it with the record. */
 export function replayCandidate(store: ScenarioStore, digest: string): ReplayResult | null {
-  const record = store.readRecord(digest);
+  const record = readRecord(store, digest);
   if (!record?.comparison) return null;
-  const evidence = store.readEvidence(digest);
+  const evidence = readEvidence(store, digest);
   if (!evidence) return null;
-  const bundle = store.requireBundle(digest);
+  const bundle = requireBundle(store, digest);
   const policy = evidence.confirmation_policy ?? (record.confirmation_policy ? validateConfirmationPolicy(record.confirmation_policy) : null);
   if (!policy) fail('INTEGRITY', `candidate ${digest} has legacy (schema-1) evidence and no recorded policy to replay it under; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`, {legacy_without_policy: true});
   let replayed: ComparisonResult;
@@ -55,7 +59,7 @@ export function replay(options: StoreOptions & {candidate: string}): ReplayResul
   const r = replayCandidate(store, digest);
   if (!r) fail('NOT_CONFIRMED', `candidate ${digest} has no recorded comparison and evidence to replay`);
   // A replay vouches for a decision only from evidence autoctx could have recorded.
-  const problem = store.evidenceProblem(store.requireBundle(digest), store.readEvidence(digest)!, store.readPlan(digest), store.readRecord(digest));
+  const problem = evidenceProblem(store, requireBundle(store, digest), readEvidence(store, digest)!, readPlan(store, digest), readRecord(store, digest));
   if (problem) fail('INTEGRITY', `${problem}; the replay would vouch for nothing (run autoctx verify)`);
   return r;
 }

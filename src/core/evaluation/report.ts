@@ -8,6 +8,10 @@ import {assertOutputFolder, writeOutputFile} from '../../store/io/outputs.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {reportHtml, reportMarkdown} from './report-render.js';
 import {resolveDigest} from '../common/resolve.js';
+import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {requireBundle} from '../../store/kinds/bundle/bundle.js';
+import {readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
+import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
 
 /** The decision after each recorded pair, in the order the run recorded them: the interval over the looks. */
 export interface Look {
@@ -43,17 +47,17 @@ export interface ReportData {
 export function reportData(options: StoreOptions & {candidate: string}): ReportData {
   const store = openScenario(options);
   const digest = resolveDigest(store, options.candidate);
-  const record = store.readRecord(digest);
+  const record = readRecord(store, digest);
   if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
-  const bundle = store.requireBundle(digest);
+  const bundle = requireBundle(store, digest);
   if (bundle.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} is a baseline: it was never compared`);
   if (!record.comparison) fail('INVALID_TRANSITION', `candidate ${digest} has no recorded comparison yet (run autoctx screen or confirm)`);
-  const evidence = store.readEvidence(digest);
+  const evidence = readEvidence(store, digest);
   const policySource = evidence?.confirmation_policy ?? record.confirmation_policy;
   if (!evidence || !policySource) fail('INVALID_TRANSITION', `candidate ${digest} has no evidence bound to a policy to report on`);
   const policy = validateConfirmationPolicy(policySource);
   // The order the run recorded: the plan's units; evidence in its stored order where there is no plan.
-  const plan = store.readPlan(digest);
+  const plan = readPlan(store, digest);
   const position = new Map((plan?.plan.units ?? []).map((u, i) => [`${u.fixture_digest}\u0000${u.seed}`, i]));
   const laneRank = {screen: 0, confirmation: 1, heldout: 2} as const;
   const ordered = [...evidence.trials].sort((a, b) => (position.get(`${a.fixture_digest}\u0000${a.seed}`) ?? laneRank[a.lane] * 1e9) - (position.get(`${b.fixture_digest}\u0000${b.seed}`) ?? laneRank[b.lane] * 1e9));

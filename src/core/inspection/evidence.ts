@@ -4,6 +4,8 @@ import {isoTimestamp} from '../../model/promotion/records.js';
 import {assertSchema, readInputJson, type KnowledgeStore, type StateArea} from '../../store/index.js';
 import {listPackageIds, readInspection, readPackage, readSampling, removePackage, writePackage, writeSampling} from '../../store/kinds/inspection/evidence-package.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from '../common/store-options.js';
+import {readBundle} from '../../store/kinds/bundle/bundle.js';
+import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
 
 /**
  * Delivery evidence (spec 003, ARCHITECTURE §12): `autoctx evidence seal`,
@@ -62,8 +64,8 @@ export async function evidenceSeal(options: StoreOptions & {from: string}): Prom
   lockTimeout(options);
   const knowledge = openKnowledge(options);
   const store = knowledge.scenario(knowledge.resolveScenario(input.scenario));
-  if (!store.readBundle(input.bundle_digest)) fail('DIGEST_NOT_FOUND', `${options.from}: scenario "${input.scenario}" holds no bundle ${input.bundle_digest}`, {file: options.from});
-  const active = store.requireActive();
+  if (!readBundle(store, input.bundle_digest)) fail('DIGEST_NOT_FOUND', `${options.from}: scenario "${input.scenario}" holds no bundle ${input.bundle_digest}`, {file: options.from});
+  const active = requireActive(store);
   const settings = samplingOf(knowledge);
   const area = knowledge.state();
   return area.withLock(lockTimeout(options), () => sealLocked(area, input, active.bundle_digest, now(options), 'seal', settings));
@@ -75,7 +77,7 @@ export async function evidenceSeal(options: StoreOptions & {from: string}): Prom
  * id, nothing else from the host.
  */
 export function sealDelivery(knowledge: KnowledgeStore, area: StateArea, d: {scenario: string; content: string; receipt: Record<string, unknown> & {receipt_id: string}; bundleDigest: string; version: string | null; at: Date}): SealResult {
-  const active = knowledge.scenario(d.scenario).requireActive();
+  const active = requireActive(knowledge.scenario(d.scenario));
   const input: PackageInput = {
     schema: PACKAGE_SCHEMA_ID,
     scenario: d.scenario,

@@ -9,6 +9,7 @@ import {listPackageIds, readInspection, readPackage, writeInspection, type Store
 import {readReceipt} from '../../store/kinds/delivery/bootstrap-receipt.js';
 import {readHandoff} from '../../store/kinds/delivery/handoff.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from '../common/store-options.js';
+import {listBundleDigests, readBundle} from '../../store/kinds/bundle/bundle.js';
 
 /**
  * `autoctx inspect run` and `inspect show` (spec 003, "Prompt inspector"):
@@ -37,9 +38,9 @@ function due(i: StoredInspection | null, digest: string): boolean {
 
 function lookupFor(store: ScenarioStore, area: StateArea, claimed: ContextBundle): InspectorLookup {
   let others: ContextBundle[] | null = null;
-  const bundles = () => (others ??= store.listBundleDigests().filter((d) => d !== claimed.digest).flatMap((d) => {
+  const bundles = () => (others ??= listBundleDigests(store).filter((d) => d !== claimed.digest).flatMap((d) => {
     try {
-      const b = store.readBundle(d);
+      const b = readBundle(store, d);
       return b ? [b] : [];
     } catch {
       return [];
@@ -77,7 +78,7 @@ export function inspectOne(store: ScenarioStore, area: StateArea, id: string, at
     digest = p.digest;
     let bundle: ContextBundle | null = null;
     try {
-      bundle = store.readBundle(p.package.bundle_digest);
+      bundle = readBundle(store, p.package.bundle_digest);
     } catch (error) {
       if (!isAutoctxError(error)) throw error;
     }

@@ -4,6 +4,8 @@ import {createNegativeResult, type NegativeKind, type ReservationBinding} from '
 import type {CandidateRecord, ComparisonResult} from '../../model/promotion/records.js';
 import {sortEvidence} from '../../model/evaluation/trial.js';
 import type {ScenarioStore} from '../../store/index.js';
+import {readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
+import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
 
 /**
  * The negative result for a candidate, bound to its persisted evidence (the
@@ -18,8 +20,8 @@ export function negativeResultFor(
   reason: string,
   extras: {comparison?: ComparisonResult | null; reservation_artifact?: ReservationBinding} = {},
 ): {document: Record<string, unknown>; evidenceDigest: string | null} {
-  const evidence = store.readEvidence(candidate.digest);
-  const plan = store.readPlan(candidate.digest);
+  const evidence = readEvidence(store, candidate.digest);
+  const plan = readPlan(store, candidate.digest);
   const trials = evidence?.trials ?? [];
   const binding =
     evidence?.confirmation_policy && evidence.confirmation_policy_digest

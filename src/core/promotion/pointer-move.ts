@@ -4,8 +4,11 @@ import {canTransition, type Lifecycle} from '../../model/promotion/lifecycle.js'
 import {moveRationales} from '../../model/promotion/pointer-history.js';
 import {isoTimestamp, type ActivePointer} from '../../model/promotion/records.js';
 import type {ScenarioStore} from '../../store/index.js';
-import {keepForeignHead, plannedMoveProblem} from '../../store/kinds/promotion/active-pointer.js';
+import {readActive, swapActive} from '../../store/kinds/promotion/active-pointer.js';
+import {keepForeignHead, plannedMoveProblem, pointerProblem} from '../../store/kinds/promotion/pointer-moves.js';
 import type {PointerMove} from '../../model/promotion/pointer-history.js';
+import {listCandidateDigests, readRecord, writeRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {writeMirrors} from '../../store/kinds/promotion/mirrors.js';
 
 /**
  * After the pointer moved, bring lifecycles in line with it: the active
@@ -17,15 +20,15 @@ import type {PointerMove} from '../../model/promotion/pointer-history.js';
 export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, at: Date): string[] {
   const changed: string[] = [];
   const words = moveRationales(pointer);
-  for (const digest of store.listCandidateDigests()) {
-    const record = store.readRecord(digest);
+  for (const digest of listCandidateDigests(store)) {
+    const record = readRecord(store, digest);
     if (!record) continue;
     let next: Lifecycle | undefined;
     if (digest === pointer.bundle_digest && record.lifecycle !== 'active') next = 'active';
     if (digest !== pointer.bundle_digest && record.lifecycle === 'active') next = 'superseded';
     if (!next || !canTransition(record.lifecycle, next)) continue;
     const rationale = next === 'superseded' ? words.superseded : words.active;
-    store.writeRecord({...record, lifecycle: next, updated_at: isoTimestamp(at), ...(rationale !== undefined ? {rationale} : {})}, 'pointer-move');
+    writeRecord(store, {...record, lifecycle: next, updated_at: isoTimestamp(at), ...(rationale !== undefined ? {rationale} : {})}, 'pointer-move');
     changed.push(digest);
   }
   return changed;
@@ -42,13 +45,13 @@ export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, 
  */
 export function movePointer(store: ScenarioStore, move: {expected: string | null; pointer: ActivePointer; bundle: ContextBundle; at: Date}): void {
   // Another implementation's move, which active.json alone proves, is kept before active.json stops showing it.
-  const current = move.expected === null ? null : store.readActive();
+  const current = move.expected === null ? null : readActive(store);
   if (current) keepForeignHead(store, current, isoTimestamp(move.at));
   // The move's own record is durable by now: a pointer its recorded history does not vouch for is never written.
-  const problem = store.pointerProblem(move.pointer);
+  const problem = pointerProblem(store, move.pointer);
   if (problem) throw new Error(`internal: the pointer about to be written is not what its recorded history wrote: ${problem}`);
-  store.swapActive(move.expected, move.pointer);
-  store.writeMirrors(move.bundle);
+  swapActive(store, move.expected, move.pointer);
+  writeMirrors(store, move.bundle);
   finishPointerMove(store, move.pointer, move.at);
 }
 
@@ -58,7 +61,7 @@ export function movePointer(store: ScenarioStore, move: {expected: string | null
  * refused, never moved on from). Under the scenario lock.
  */
 export function requireRecordedPointer(store: ScenarioStore, active: ActivePointer): void {
-  const problem = store.pointerProblem(active);
+  const problem = pointerProblem(store, active);
   if (problem) fail('INTEGRITY', `${problem}; nothing was changed (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
 }
 

@@ -27,6 +27,16 @@ import {rejectWithNegativeResult} from './rejection.js';
 import {activePlaces, endStaleCanaries} from '../release/serving.js';
 import {resolveActor} from '../common/actor.js';
 import {resolveDigest} from '../common/resolve.js';
+import {evidenceProblem, readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
+import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
+import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {activeDigest, readActive, requireActive} from '../../store/kinds/promotion/active-pointer.js';
+import {readCausalAttribution, readStaleTerminalization, writeCausalAttribution, writeStaleTerminalization} from '../../store/kinds/promotion/terminal-markers.js';
+import {readNegativeResult} from '../../store/kinds/promotion/negative-result.js';
+import {readManifestDiff, writeManifestDiff} from '../../store/kinds/bundle/manifest-diff.js';
+import {requireBundle} from '../../store/kinds/bundle/bundle.js';
+import {writeMirrors} from '../../store/kinds/promotion/mirrors.js';
+import {listPromotionIds, readPromotion, writePromotion} from '../../store/kinds/promotion/history.js';
 
 export interface PromoteOptions extends StoreOptions {
   candidate: string;
@@ -49,16 +59,16 @@ export interface PromoteResult {
 /** The active bundle is no longer the candidate's parent: record why, reject, exit 6. */
 async function terminateStale(store: ScenarioStore, options: PromoteOptions, candidate: ContextBundle, record: CandidateRecord, activeDigest: string): Promise<never> {
   const reason = `confirmed candidate incumbent ${candidate.parent_digest} is stale; active bundle is ${activeDigest}`;
-  const evidence = store.readEvidence(candidate.digest);
-  const plan = store.readPlan(candidate.digest);
+  const evidence = readEvidence(store, candidate.digest);
+  const plan = readPlan(store, candidate.digest);
   const evidenceDigest =
     evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortEvidence(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
   let served = false;
   let servesElsewhere: string[] = [];
   await store.withLock(lockTimeout(options), () => {
     // Re-checked under the lock: a candidate that serves (another promote of it won) or is already rejected is left as it is.
-    const current = store.readRecord(candidate.digest);
-    const active = store.readActive();
+    const current = readRecord(store, candidate.digest);
+    const active = readActive(store);
     if (!current || current.lifecycle !== 'confirmed' || active?.bundle_digest === candidate.digest) {
       served = active?.bundle_digest === candidate.digest;
       return;
@@ -68,7 +78,7 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
     if (servesElsewhere.length > 0) return;
     record = current;
     const at = isoTimestamp(now(options));
-    store.writeStaleTerminalization(candidate.digest, {
+    writeStaleTerminalization(store, candidate.digest, {
       schema_version: 1,
       candidate_digest: candidate.digest,
       parent_digest: candidate.parent_digest,
@@ -108,7 +118,7 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
 
 const negativeProblem = (digest: string) => `candidate ${digest} has a negative_result.json: it was rejected, whatever its record says; nothing was promoted (run autoctx verify)`;
 const changedProblem = (store: ScenarioStore, digest: string, now_: CandidateRecord | null) =>
-  `candidate ${digest} changed while promote checked it (it is now ${now_?.lifecycle ?? 'gone'}${store.readNegativeResult(digest) ? ', with a negative result' : ''}); nothing was promoted`;
+  `candidate ${digest} changed while promote checked it (it is now ${now_?.lifecycle ?? 'gone'}${readNegativeResult(store, digest) ? ', with a negative result' : ''}); nothing was promoted`;
 
 /**
  * Under the lock, what a negative result beside a confirmed record means: a
@@ -119,7 +129,7 @@ const changedProblem = (store: ScenarioStore, digest: string, now_: CandidateRec
  * whole; outside it a rejection half done looks like the second.
  */
 function refuseRejected(store: ScenarioStore, digest: string, record: CandidateRecord): never {
-  const now_ = store.readRecord(digest);
+  const now_ = readRecord(store, digest);
   if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison)) fail('CAS_LOST', changedProblem(store, digest, now_));
   fail('INTEGRITY', negativeProblem(digest));
 }
@@ -127,11 +137,11 @@ function refuseRejected(store: ScenarioStore, digest: string, record: CandidateR
 /** Every check that needs no lock: the record, the evidence, the replay, serveability, the diff. The negative result is the caller's (read under the lock). */
 function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: ContextBundle, record: CandidateRecord) {
   if (!record.comparison || record.comparison.decision !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${candidate.digest} has no confirmed comparison`);
-  const evidence = store.readEvidence(candidate.digest);
+  const evidence = readEvidence(store, candidate.digest);
   if (!evidence || evidence.legacy || !evidence.confirmation_policy) fail('INTEGRITY', `candidate ${candidate.digest} has no schema-2 matched evidence to replay`);
   if (record.confirmation_policy_digest !== evidence.confirmation_policy_digest) fail('INTEGRITY', 'the record and the evidence envelope were decided under different policies');
-  const plan = store.readPlan(candidate.digest);
-  const problem = store.evidenceProblem(candidate, evidence, plan, record);
+  const plan = readPlan(store, candidate.digest);
+  const problem = evidenceProblem(store, candidate, evidence, plan, record);
   if (problem) fail('INTEGRITY', `${problem}; nothing was promoted (run autoctx verify)`);
   const cohorts = new Set(evidence.trials.map((t) => t.cohort));
   if (cohorts.size !== 1) fail('INTEGRITY', `promotion evidence must use exactly one cohort, found ${cohorts.size}`);
@@ -145,7 +155,7 @@ function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: Cont
     throw error;
   }
   const diff = manifestDiff(candidate, parent);
-  const stored = store.readManifestDiff(candidate.digest);
+  const stored = readManifestDiff(store, candidate.digest);
   if (stored && !jsonEqual(stored, diff)) fail('INTEGRITY', 'manifest_diff.json does not equal the diff recomputed from the manifests');
   return {evidence, diff, storedDiff: stored !== null, cohort: [...cohorts][0]!};
 }
@@ -163,32 +173,32 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   const inputs = signingInputs(options);
   const store = openScenario(options);
   const digest = resolveDigest(store, options.candidate);
-  const candidate = store.requireBundle(digest);
+  const candidate = requireBundle(store, digest);
   // In a signed tree (or with an anchor): the trust is checked, the key is ready, and the candidate's trial seal must carry a valid signature.
   const signing = prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
   if (signing.trust) requireSignedSeal(store, signing.trust, digest);
-  const record = store.readRecord(digest);
+  const record = readRecord(store, digest);
   if (!record) fail('NOT_CONFIRMED', `bundle ${digest} is not a candidate`);
   pausePoint('promote:record-read');
-  const active = store.requireActive();
+  const active = requireActive(store);
   // Already promoted (a re-run after a crash): finish what is left and report it.
   if (active.bundle_digest === digest && active.promotion_id !== null) {
     await store.withLock(lockTimeout(options), () => {
       // A crash after the pointer left the mirrors and lifecycles behind it: the re-run brings them in line.
-      store.writeMirrors(candidate);
-      finishPointerMove(store, store.requireActive(), now(options));
+      writeMirrors(store, candidate);
+      finishPointerMove(store, requireActive(store), now(options));
     });
-    const p = store.readPromotion(active.promotion_id)!;
-    return {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: store.readCausalAttribution(digest) !== null};
+    const p = readPromotion(store, active.promotion_id)!;
+    return {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: readCausalAttribution(store, digest) !== null};
   }
   if (record.lifecycle !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${digest} is ${record.lifecycle}, not confirmed; nothing was promoted`);
   if (candidate.parent_digest === null) fail('NOT_CONFIRMED', `bundle ${digest} has no parent`);
-  if (store.readStaleTerminalization(digest) || active.bundle_digest !== candidate.parent_digest) await terminateStale(store, options, candidate, record, active.bundle_digest);
+  if (readStaleTerminalization(store, digest) || active.bundle_digest !== candidate.parent_digest) await terminateStale(store, options, candidate, record, active.bundle_digest);
   // A negative result seen outside the lock may be a rejection under way: decided under the lock, never from a half-written pair.
-  if (store.readNegativeResult(digest)) await store.withLock(lockTimeout(options), () => refuseRejected(store, digest, record));
-  const parent = store.requireBundle(candidate.parent_digest);
+  if (readNegativeResult(store, digest)) await store.withLock(lockTimeout(options), () => refuseRejected(store, digest, record));
+  const parent = requireBundle(store, candidate.parent_digest);
   const {evidence, diff, storedDiff, cohort} = checkGates(store, candidate, parent, record);
-  const plan = store.readPlan(digest);
+  const plan = readPlan(store, digest);
   const bound = plan?.additions.audit?.command ?? null;
   if (options.audit !== undefined && options.audit !== bound) fail('AUDIT_CHANGED', `the audit command differs from the one bound when evaluation started (${JSON.stringify(bound)})`);
   if (bound !== null) {
@@ -206,28 +216,27 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   let staleActive: string | undefined;
   pausePoint('promote:before-commit');
   await store.withLock(lockTimeout(options), () => {
-    const current = store.requireActive();
-    const expected = store.activeDigest();
+    const current = requireActive(store);
+    const expected = activeDigest(store);
     // Re-checked under the lock, after the audit: what this promotion decided on must still hold.
     if (current.bundle_digest === digest && current.promotion_id !== null) {
       // Another promote of this candidate went first: report its promotion, reject nothing.
       finishPointerMove(store, current, now(options));
-      store.writeMirrors(candidate);
-      const p = store.readPromotion(current.promotion_id)!;
-      outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: store.readCausalAttribution(digest) !== null};
+      writeMirrors(store, candidate);
+      const p = readPromotion(store, current.promotion_id)!;
+      outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: readCausalAttribution(store, digest) !== null};
       return;
     }
-    const now_ = store.readRecord(digest);
-    if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison) || store.readNegativeResult(digest)) refuseRejected(store, digest, record);
+    const now_ = readRecord(store, digest);
+    if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison) || readNegativeResult(store, digest)) refuseRejected(store, digest, record);
     if (current.bundle_digest !== candidate.parent_digest) {
       staleActive = current.bundle_digest;
       return;
     }
     requireRecordedPointer(store, current);
     // A promotion record left by an interrupted run for this same move is reused, never duplicated.
-    const existing = store
-      .listPromotionIds()
-      .map((id) => store.readPromotion(id)!)
+    const existing = listPromotionIds(store)
+      .map((id) => readPromotion(store, id)!)
       .find((p) => p.candidate_digest === digest && p.incumbent_digest === parent.digest && p.promoted_at >= current.activated_at);
     const at = isoTimestamp(now(options));
     const promotion: PromotionRecord = existing ?? {
@@ -256,9 +265,9 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       manifest_diff_digest: diff.digest,
     };
     prepareMove(store, current, promotionMove(promotion), pointer, now(options));
-    if (!storedDiff) store.writeManifestDiff(diff);
-    if (causal) store.writeCausalAttribution(digest, causal);
-    store.writePromotion(promotion);
+    if (!storedDiff) writeManifestDiff(store, diff);
+    if (causal) writeCausalAttribution(store, digest, causal);
+    writePromotion(store, promotion);
     // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended first, each by its receipt.
     endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: () => resolveActor(undefined, store.paths.dir)});
     movePointer(store, {expected, pointer, bundle: candidate, at: now(options)});
@@ -278,19 +287,19 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
  */
 export async function canaryEvidence(store: ScenarioStore, digest: string, options: {timeoutSeconds?: number | undefined}): Promise<{code: string; detail: string} | null> {
   const auditTimeout = evaluatorTimeout(options.timeoutSeconds);
-  const candidate = store.requireBundle(digest);
-  const record = store.readRecord(digest);
+  const candidate = requireBundle(store, digest);
+  const record = readRecord(store, digest);
   if (!record || !record.comparison) return {code: 'EVALUATION_MISSING', detail: `bundle ${digest} has no recorded comparison: propose, screen and confirm it against the active bundle first`};
   if (record.lifecycle !== 'confirmed' || record.comparison.decision !== 'confirmed') return {code: 'EVALUATION_NOT_CONFIRMED', detail: `candidate ${digest} is ${record.lifecycle}, its comparison ${record.comparison.decision}: a canary needs a confirmed comparison`};
-  const active = store.requireActive();
+  const active = requireActive(store);
   if (candidate.parent_digest !== active.bundle_digest) {
     return {code: 'EVALUATION_NOT_FOR_BUNDLE_HASH', detail: `the confirmed comparison on record compares ${digest} with ${candidate.parent_digest ?? 'nothing'}, not with the bundle active.json names now (${active.bundle_digest})`};
   }
   try {
-    if (store.readNegativeResult(digest)) fail('INTEGRITY', negativeProblem(digest));
-    const parent = store.requireBundle(candidate.parent_digest);
+    if (readNegativeResult(store, digest)) fail('INTEGRITY', negativeProblem(digest));
+    const parent = requireBundle(store, candidate.parent_digest);
     const {diff} = checkGates(store, candidate, parent, record);
-    const plan = store.readPlan(digest);
+    const plan = readPlan(store, digest);
     const bound = plan?.additions.audit?.command ?? null;
     if (bound !== null) {
       const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, auditTimeout);

@@ -5,6 +5,10 @@ import {isoTimestamp, type CandidateRecord} from '../../model/promotion/records.
 import {readSource} from '../../store/index.js';
 import {bundleFromSource, verifySourceDigests} from '../bundle/build.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
+import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
+import {requireBundle, writeBundle} from '../../store/kinds/bundle/bundle.js';
+import {readRecord, writeRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {writeManifestDiff} from '../../store/kinds/bundle/manifest-diff.js';
 
 export interface ProposeOptions extends StoreOptions {
   from: string;
@@ -39,8 +43,8 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
   verifySourceDigests(source);
   const timeout = lockTimeout(options);
   return store.withLock(timeout, () => {
-    const active = store.requireActive();
-    const parent = store.requireBundle(active.bundle_digest);
+    const active = requireActive(store);
+    const parent = requireBundle(store, active.bundle_digest);
     if (source.header) {
       const h = source.header;
       if (h.scenario !== store.scenario) fail('LINEAGE_MISMATCH', `${source.origin} is for scenario "${h.scenario}", not "${store.scenario}"`);
@@ -58,15 +62,15 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
       parent_digest: parent.digest,
       manifest_diff_digest: diff.digest,
     });
-    const existing = store.readRecord(bundle.digest);
+    const existing = readRecord(store, bundle.digest);
     if (existing) {
       if (existing.source_run_id === runId && existing.source_generation === generation) return result(false, existing.lifecycle);
       fail('CANDIDATE_EXISTS', `bundle ${bundle.digest} was already proposed by run "${existing.source_run_id}" generation ${existing.source_generation}; a digest cannot be rebound to another source`, {bundle_digest: bundle.digest});
     }
     const at = isoTimestamp(now(options));
     // The diff first: a manifest with a parent and no candidate folder is then never a crash state (verify: MISSING_CANDIDATE).
-    store.writeManifestDiff(diff);
-    store.writeBundle(bundle);
+    writeManifestDiff(store, diff);
+    writeBundle(store, bundle);
     const record: CandidateRecord = {
       schema_version: 2,
       bundle_digest: bundle.digest,
@@ -82,7 +86,7 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
       confirmation_policy: null,
       confirmation_policy_digest: null,
     };
-    store.writeRecord(record, 'propose');
+    writeRecord(store, record, 'propose');
     return result(true, 'proposed');
   });
 }

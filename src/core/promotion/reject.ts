@@ -4,6 +4,8 @@ import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store
 import {rejectWithNegativeResult} from './rejection.js';
 import {resolveDigest} from '../common/resolve.js';
 import {prepareSigning, signingInputs, type SigningOptions} from '../signing/signing.js';
+import {requireBundle} from '../../store/kinds/bundle/bundle.js';
+import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
 
 export interface RejectResult {
   status: 'rejected';
@@ -20,9 +22,9 @@ export async function reject(options: StoreOptions & SigningOptions & {candidate
   // In a signed tree a rejection is a signed state change.
   prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
   const digest = resolveDigest(store, options.candidate);
-  const bundle = store.requireBundle(digest);
+  const bundle = requireBundle(store, digest);
   return store.withLock(lockTimeout(options), () => {
-    const record = store.readRecord(digest);
+    const record = readRecord(store, digest);
     if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a candidate`);
     if (record.lifecycle === 'rejected') return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: true};
     if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; use rollback to stop serving it`);

@@ -7,6 +7,8 @@ import {fail} from '../../errors.js';
 import {resolveActor} from '../common/actor.js';
 import {negativeResultFor} from './negative.js';
 import {activePlaces, withdrawRelease} from '../release/serving.js';
+import {writeNegativeResult} from '../../store/kinds/promotion/negative-result.js';
+import {readRecord, writeRecord} from '../../store/kinds/promotion/candidate-record.js';
 
 /** Why a candidate ends: the negative result's kind and reason, and what its record says. */
 export interface Rejection {
@@ -38,16 +40,16 @@ export function writeRejection(store: ScenarioStore, candidate: ContextBundle, r
     ...(r.comparison !== undefined ? {comparison: r.comparison} : {}),
     ...(r.reservationArtifact ? {reservation_artifact: r.reservationArtifact} : {}),
   });
-  store.writeNegativeResult(candidate.digest, negative.document);
+  writeNegativeResult(store, candidate.digest, negative.document);
   return negative.evidenceDigest;
 }
 
 /** The second half: the record, re-read under the lock, becomes `rejected` (once). Returns the record as it stands. */
 export function markRejected(store: ScenarioStore, digest: string, r: Pick<Rejection, 'reason' | 'rationale' | 'at'>, cause: RecordCause): CandidateRecord {
-  const current = store.readRecord(digest)!;
+  const current = readRecord(store, digest)!;
   if (current.lifecycle === 'rejected') return current;
   const updated: CandidateRecord = {...current, lifecycle: 'rejected', rationale: r.rationale ?? r.reason, updated_at: r.at};
-  return store.writeRecord(updated, cause);
+  return writeRecord(store, updated, cause);
 }
 
 /**

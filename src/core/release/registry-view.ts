@@ -3,9 +3,11 @@ import {stableDigest} from '../../canonical/index.js';
 import {GLOBAL_SCOPE, assertVersionName, sealReceipt, versionKey, type ReceiptCore, type Registry, type ReleaseDescriptor, type ReleaseState, type TransitionReceipt} from '../../model/release/release.js';
 import {effectiveState, sortedReleases} from '../../model/release/release-gate.js';
 import type {ScenarioStore} from '../../store/index.js';
-import {pointerHistory, pointerMoves} from '../../store/kinds/promotion/active-pointer.js';
+import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
+import {pointerHistory, pointerMoves} from '../../store/kinds/promotion/pointer-moves.js';
 import {listDescriptorKeys, readDescriptor} from '../../store/kinds/release/release-descriptor.js';
 import {registryState, type RegistryState} from '../../store/kinds/release/release-registry.js';
+import {readBundle} from '../../store/kinds/bundle/bundle.js';
 
 /**
  * Reading releases, checked: a descriptor as every reader takes it, and a
@@ -23,7 +25,7 @@ export function readRelease(store: ScenarioStore, version: string): ReleaseDescr
   assertVersionName(version);
   const d = readDescriptor(store, version);
   if (!d) fail('VERSION_NOT_FOUND', `scenario "${store.scenario}" has no release ${version} (autoctx release list shows them)`, {version});
-  if (!store.readBundle(d.bundle_digest)) {
+  if (!readBundle(store, d.bundle_digest)) {
     const rel = store.guard.relative(store.paths.releaseVersion(d.version));
     fail('INTEGRITY', `${rel}: release ${d.version} names bundle ${d.bundle_digest}, which the scenario does not hold; run autoctx verify`, {file: rel});
   }
@@ -49,7 +51,7 @@ export function allDescriptors(store: ScenarioStore): ReleaseDescriptor[] {
 
 /** The moves that served in the global scope, oldest first, what serves now included (model/served.ts reads "has served" from them). */
 export function globalChain(store: ScenarioStore): readonly {to: string}[] {
-  return pointerHistory(store, store.requireActive()).chain;
+  return pointerHistory(store, requireActive(store)).chain;
 }
 
 /** The bundles a recorded pointer move made active (moves that served: a move recorded but cut short before the pointer is not one). */
@@ -65,12 +67,12 @@ export interface ScopeView {
 }
 
 export function scopeView(store: ScenarioStore, scope: string, served: () => Set<string> = () => servedGlobally(store)): ScopeView {
-  return {state: registryState(store, scope), activeDigest: store.requireActive().bundle_digest, served: served(), descriptors: allDescriptors(store)};
+  return {state: registryState(store, scope), activeDigest: requireActive(store).bundle_digest, served: served(), descriptors: allDescriptors(store)};
 }
 
 /** Views of several scopes at once: what serves, what has served and the descriptors are read once for all of them. */
 export function scopeViews(store: ScenarioStore, scopes: readonly string[]): ScopeView[] {
-  const activeDigest = store.requireActive().bundle_digest;
+  const activeDigest = requireActive(store).bundle_digest;
   const served = servedGlobally(store);
   const descriptors = allDescriptors(store);
   return scopes.map((scope) => ({state: registryState(store, scope), activeDigest, served, descriptors}));
@@ -86,7 +88,7 @@ export function scopeViews(store: ScenarioStore, scopes: readonly string[]): Sco
  * the transition is completed.
  */
 export function servedForRouting(store: ScenarioStore): Set<string> {
-  return new Set([...pointerMoves(store, undefined, undefined, []).map((m) => m.to), store.requireActive().bundle_digest]);
+  return new Set([...pointerMoves(store, undefined, undefined, []).map((m) => m.to), requireActive(store).bundle_digest]);
 }
 
 export function stateIn(view: ScopeView, d: ReleaseDescriptor): ReleaseState {

@@ -35,6 +35,9 @@ import {resolveDigest} from '../common/resolve.js';
 import {rejectionOf} from './serving.js';
 import {allDescriptors, globalChain, nextReceipt, normalized, readRelease, scopeActive, scopeView, scopeViews, stateIn, type ScopeView} from './registry-view.js';
 import {hasServed} from '../../model/promotion/served.js';
+import {requireBundle} from '../../store/kinds/bundle/bundle.js';
+import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
+import {readPromotion} from '../../store/kinds/promotion/history.js';
 
 export {nextReceipt, readRelease, scopeActive, scopeView, stateIn, type ScopeView} from './registry-view.js';
 
@@ -101,7 +104,7 @@ export async function releaseName(options: NameOptions): Promise<NameResult> {
   const store = openScenario(options);
   const actor = resolveActor(options.actor, store.paths.dir);
   const digest = resolveDigest(store, options.digest);
-  store.requireBundle(digest);
+  requireBundle(store, digest);
   return store.withLock(lockTimeout(options), () => {
     const existing = readDescriptor(store, options.version);
     const descriptors = allDescriptors(store);
@@ -487,11 +490,11 @@ function repeatOf(view: ScopeView, d: ReleaseDescriptor, t: {requested: string; 
  * promotion.
  */
 function unrecordedPromotion(store: ScenarioStore, view: ScopeView, d: ReleaseDescriptor): {promotion_id: string; deprecate: string[]} | null {
-  const active = store.requireActive();
+  const active = requireActive(store);
   if (active.bundle_digest !== d.bundle_digest || active.promotion_id === null) return null;
   if (view.state.registry.releases[versionKey(d.version)]?.state !== 'CANARY') return null;
   if (view.state.receipts.some((r) => r.promotion_id === active.promotion_id)) return null;
-  const promotion = store.readPromotion(active.promotion_id);
+  const promotion = readPromotion(store, active.promotion_id);
   if (!promotion || promotion.candidate_digest !== d.bundle_digest) return null;
   const before = view.descriptors.find((x) => x.bundle_digest === promotion.incumbent_digest);
   return {promotion_id: active.promotion_id, deprecate: before ? [before.version] : []};

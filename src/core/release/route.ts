@@ -10,6 +10,8 @@ import {allDescriptors, scopeActive, scopeView, servedForRouting, stateIn} from 
 import {readRegistryFile} from '../../store/kinds/release/release-registry.js';
 import {rejectionOf} from './serving.js';
 import {requireSignedServing} from '../signing/signed-serving.js';
+import {readActive, requireActive} from '../../store/kinds/promotion/active-pointer.js';
+import {readBundle} from '../../store/kinds/bundle/bundle.js';
 
 /** The longest a long-running router serves a snapshot before it looks again: an emergency rollback reaches it within this. */
 export const SNAPSHOT_MAX_AGE_MS = 1000;
@@ -36,7 +38,7 @@ export function checkRequest(r: RouteRequest): RouteRequest {
  */
 export function routeSnapshot(store: ScenarioStore, scope: string): RouteSnapshot {
   requireSignedServing(store);
-  const active = store.requireActive();
+  const active = requireActive(store);
   try {
     const view = scopeView(store, scope, () => servedForRouting(store));
     const own = scopeActive(view);
@@ -74,7 +76,7 @@ export type {Serving} from '../../model/release/routing.js';
  * bundle leaves it at its next hook; any other change keeps the pin.
  */
 export function emergencyRollbackOf(store: ScenarioStore, digest: string): boolean {
-  const active = store.readActive();
+  const active = readActive(store);
   if (!active || active.bundle_digest === digest || active.promotion_id !== null || active.rollback_target_digest !== digest || !active.rationale.startsWith('rollback: ')) return false;
   const key = executionKey({scope: GLOBAL_SCOPE, scenario: store.scenario, from_digest: digest, to_digest: active.bundle_digest, executed_at: active.activated_at});
   try {
@@ -95,8 +97,8 @@ export function emergencyRollbackOf(store: ScenarioStore, digest: string): boole
 export function servingFor(store: ScenarioStore, who: {user?: string | undefined; session?: string | undefined; pinned?: Serving | null | undefined}): Serving {
   requireSignedServing(store);
   // A session keeps its pinned bundle while the store holds it, unless an emergency rollback left it or it was rejected since.
-  if (who.pinned && store.readBundle(who.pinned.bundle_digest) && !emergencyRollbackOf(store, who.pinned.bundle_digest) && rejectionOf(store, who.pinned.bundle_digest) === null) return {...who.pinned, reason: 'pinned'};
-  if (!exists(store.paths.releasesDir)) return {bundle_digest: store.requireActive().bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};
+  if (who.pinned && readBundle(store, who.pinned.bundle_digest) && !emergencyRollbackOf(store, who.pinned.bundle_digest) && rejectionOf(store, who.pinned.bundle_digest) === null) return {...who.pinned, reason: 'pinned'};
+  if (!exists(store.paths.releasesDir)) return {bundle_digest: requireActive(store).bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};
   // Without a CANARY in the global registry in force every session gets active.json's bundle, whatever else the registry holds,
   // and so would a registry that does not verify: the receipts need not be read to know that. The file is the registry in
   // force unless a receipt follows the one that wrote it (a transition cut short): then routing's own snapshot decides.
@@ -110,7 +112,7 @@ export function servingFor(store: ScenarioStore, who: {user?: string | undefined
   }
   const behind = !broken && exists(store.paths.releaseReceipt(GLOBAL_SCOPE, (stored?.receipt?.seq ?? 0) + 1));
   if (!behind && (!stored || !Object.values(stored.releases).some((r) => r.state === 'CANARY'))) {
-    const digest = store.requireActive().bundle_digest;
+    const digest = requireActive(store).bundle_digest;
     const named = allDescriptors(store).find((d) => d.bundle_digest === digest);
     return {bundle_digest: digest, version: named?.version ?? null, state: 'ACTIVE', reason: 'active'};
   }

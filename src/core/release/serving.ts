@@ -4,6 +4,11 @@ import type {ScenarioStore} from '../../store/index.js';
 import {createReceipt, listReleaseScopes} from '../../store/kinds/release/release-receipt.js';
 import {registryState, settleRegistry, swapRegistry} from '../../store/kinds/release/release-registry.js';
 import {allDescriptors, nextReceipt, normalized, scopeView, stateIn} from './registry-view.js';
+import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {readNegativeResult} from '../../store/kinds/promotion/negative-result.js';
+import {readStaleTerminalization} from '../../store/kinds/promotion/terminal-markers.js';
+import {readActive} from '../../store/kinds/promotion/active-pointer.js';
+import {readBundle} from '../../store/kinds/bundle/bundle.js';
 
 /**
  * One rule: a rejected bundle never serves anywhere, neither through
@@ -15,9 +20,9 @@ import {allDescriptors, nextReceipt, normalized, scopeView, stateIn} from './reg
 
 /** Why a bundle must never serve (its record is rejected, it has a negative result, or a stale rejection), or null. */
 export function rejectionOf(store: ScenarioStore, digest: string): string | null {
-  if (store.readRecord(digest)?.lifecycle === 'rejected') return `candidate ${digest} is rejected`;
-  if (store.readNegativeResult(digest)) return `candidate ${digest} has a negative result`;
-  if (store.readStaleTerminalization(digest)) return `candidate ${digest} was rejected as stale`;
+  if (readRecord(store, digest)?.lifecycle === 'rejected') return `candidate ${digest} is rejected`;
+  if (readNegativeResult(store, digest)) return `candidate ${digest} has a negative result`;
+  if (readStaleTerminalization(store, digest)) return `candidate ${digest} was rejected as stale`;
   return null;
 }
 
@@ -29,8 +34,8 @@ export function rejectionOf(store: ScenarioStore, digest: string): string | null
  */
 export function activePlaces(store: ScenarioStore, digest: string): string[] {
   const places: string[] = [];
-  const active = store.readActive();
-  if (active?.bundle_digest === digest) places.push(`active.json names it${active.promotion_id !== null && store.readRecord(digest)?.lifecycle !== 'active' ? ' (a promotion cut short: autoctx repair completes it)' : ''}`);
+  const active = readActive(store);
+  if (active?.bundle_digest === digest) places.push(`active.json names it${active.promotion_id !== null && readRecord(store, digest)?.lifecycle !== 'active' ? ' (a promotion cut short: autoctx repair completes it)' : ''}`);
   const d = allDescriptors(store).find((x) => x.bundle_digest === digest);
   if (!d) return places;
   for (const scope of listReleaseScopes(store)) {
@@ -108,7 +113,7 @@ export function endStaleCanaries(store: ScenarioStore, promoted: string, why: {r
     const view = scopeView(store, scope);
     for (const d of descriptors) {
       if (stateIn(view, d) !== 'CANARY' && view.state.pending === null) continue;
-      const parent = store.readBundle(d.bundle_digest)?.parent_digest;
+      const parent = readBundle(store, d.bundle_digest)?.parent_digest;
       if (parent === undefined || parent === promoted) continue;
       const w = endRelease(store, scope, d, (from) => (from === 'CANARY' ? 'DEPRECATED' : undefined), {...why, actor});
       if (w) out.push(w);

@@ -5,6 +5,10 @@ import {rolloverMove, rolloverPointer} from '../../model/promotion/pointer-histo
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
 import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from '../promotion/pointer-move.js';
 import {prepareSigning, signingInputs, type SigningOptions} from '../signing/signing.js';
+import {activeDigest, requireActive} from '../../store/kinds/promotion/active-pointer.js';
+import {requireBundle, writeBundle} from '../../store/kinds/bundle/bundle.js';
+import {readRollover, writeRollover} from '../../store/kinds/promotion/history.js';
+import {readRecord, writeRecord} from '../../store/kinds/promotion/candidate-record.js';
 
 export interface RolloverOptions extends StoreOptions, SigningOptions {
   evaluatorEpoch: string;
@@ -31,18 +35,18 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
   // In a signed tree the rollover's record is signed, and its step chained, like any pointer move.
   prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
   return store.withLock(lockTimeout(options), () => {
-    const active = store.requireActive();
-    const expected = store.activeDigest();
+    const active = requireActive(store);
+    const expected = activeDigest(store);
     if (active.evaluator_epoch === epoch) {
       finishPointerMove(store, active, now(options));
       return {status: 'unchanged', scenario: store.scenario, bundle_digest: active.bundle_digest, previous_digest: active.bundle_digest, evaluator_epoch: epoch};
     }
     requireRecordedPointer(store, active);
-    const current = store.requireBundle(active.bundle_digest);
+    const current = requireBundle(store, active.bundle_digest);
     const bundle = createBundle({scenario: current.scenario, evaluator_epoch: epoch, parent_digest: null, components: current.components});
     const id = rolloverId(current.digest, active.activated_at, epoch);
     // The rollover's record first (an interrupted one is found again by its id), then the baseline, its record, the pointer.
-    const rollover: RolloverRecord = store.readRollover(id) ?? {
+    const rollover: RolloverRecord = readRollover(store, id) ?? {
       schema_version: 1,
       rollover_id: id,
       scenario: store.scenario,
@@ -56,9 +60,9 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
     const at = rollover.rolled_over_at;
     const rationale = rolloverRationale(active.evaluator_epoch);
     prepareMove(store, active, rolloverMove(rollover), rolloverPointer(rollover), now(options));
-    store.writeRollover(rollover);
-    store.writeBundle(bundle);
-    const record: CandidateRecord = store.readRecord(bundle.digest) ?? {
+    writeRollover(store, rollover);
+    writeBundle(store, bundle);
+    const record: CandidateRecord = readRecord(store, bundle.digest) ?? {
       schema_version: 2,
       bundle_digest: bundle.digest,
       parent_digest: null,
@@ -73,7 +77,7 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
       confirmation_policy: null,
       confirmation_policy_digest: null,
     };
-    store.writeRecord(record, 'rollover');
+    writeRecord(store, record, 'rollover');
     movePointer(store, {expected, pointer: rolloverPointer(rollover), bundle, at: now(options)});
     return {status: 'rolled_over', scenario: store.scenario, bundle_digest: bundle.digest, previous_digest: current.digest, evaluator_epoch: epoch};
   });

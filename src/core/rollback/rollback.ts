@@ -4,7 +4,8 @@ import {applyTransition} from '../../model/release/release-gate.js';
 import {isoTimestamp, type ActivePointer} from '../../model/promotion/records.js';
 import {ROLLBACK_CONDITIONS, executionKey, executionPointer, type Condition, type ConditionCode, type RollbackExecution, type StoredStatus} from '../../model/rollback/rollback-execution.js';
 import type {ScenarioStore} from '../../store/index.js';
-import {pointerHistory} from '../../store/kinds/promotion/active-pointer.js';
+import {requireActive, activeDigest} from '../../store/kinds/promotion/active-pointer.js';
+import {pointerHistory} from '../../store/kinds/promotion/pointer-moves.js';
 import {readDescriptor} from '../../store/kinds/release/release-descriptor.js';
 import {createReceipt} from '../../store/kinds/release/release-receipt.js';
 import {settleRegistry, swapRegistry} from '../../store/kinds/release/release-registry.js';
@@ -18,6 +19,9 @@ import {nextReceipt} from '../release/release.js';
 import {normalized, readRelease, scopeView, stateIn, type ScopeView} from '../release/registry-view.js';
 import {hasServed, madeActive} from '../../model/promotion/served.js';
 import {resolveDigest} from '../common/resolve.js';
+import {readBundle, requireBundle} from '../../store/kinds/bundle/bundle.js';
+import {listRollbackIds, readRollback} from '../../store/kinds/promotion/history.js';
+import {writeMirrors} from '../../store/kinds/promotion/mirrors.js';
 
 export interface RollbackOptions extends StoreOptions {
   rationale: string;
@@ -101,7 +105,7 @@ function targetConditions(store: ScenarioStore, f: Facts): {conditions: Conditio
   let why = `bundle ${target.digest.slice(0, 12)} verifies`;
   let epoch: string | null = null;
   try {
-    const bundle = store.readBundle(target.digest);
+    const bundle = readBundle(store, target.digest);
     if (!bundle) throw new Error(`bundle ${target.digest} is missing from bundles/`);
     epoch = bundle.evaluator_epoch;
     if (target.version !== null) {
@@ -201,8 +205,8 @@ function completedFrom(store: ScenarioStore, from: string, active: ActivePointer
     const r = readExecution(store, key);
     if (r && r.scope === GLOBAL_SCOPE && r.status !== 'REFUSED' && r.from_digest === from && r.to_digest === active.bundle_digest && r.executed_at === active.activated_at) return {key, record: r};
   }
-  for (const id of store.listRollbackIds()) {
-    const r = store.readRollback(id);
+  for (const id of listRollbackIds(store)) {
+    const r = readRollback(store, id);
     if (r && r.from_digest === from && r.to_digest === active.bundle_digest && r.rolled_back_at === active.activated_at) return {key: id, record: null};
   }
   return null;
@@ -210,7 +214,7 @@ function completedFrom(store: ScenarioStore, from: string, active: ActivePointer
 
 function carryOut(store: ScenarioStore, r: RollbackExecution, view: ScopeView, expected: string | null, at: Date): void {
   if (r.scope === GLOBAL_SCOPE) {
-    movePointer(store, {expected, pointer: executionPointer(r), bundle: store.requireBundle(r.to_digest!), at});
+    movePointer(store, {expected, pointer: executionPointer(r), bundle: requireBundle(store, r.to_digest!), at});
     return;
   }
   const next = normalized(applyTransition(view.state.registry, {version: r.to_version!, to: 'ACTIVE', settings: {}, deprecate: r.from_version !== null ? [r.from_version] : []}), view);
@@ -263,13 +267,13 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
   const rationale = options.rationale.trim();
   return store.withLock(lockTimeout(options), () => {
     const at = now(options);
-    const active = store.requireActive();
+    const active = requireActive(store);
     const view = scopeView(store, scope);
     if (scope === GLOBAL_SCOPE) {
       if (expected !== undefined && active.bundle_digest !== expected) {
         const done = completedFrom(store, expected, active);
         if (done) {
-          store.writeMirrors(store.requireBundle(active.bundle_digest));
+          writeMirrors(store, requireBundle(store, active.bundle_digest));
           finishPointerMove(store, active, at);
           if (done.record) return resultOf(done.record, true);
           return {status: 'rolled_back', scenario: store.scenario, scope, execution_key: done.key, execution_status: 'EXECUTED', emergency: false, rollback_id: done.key, from_version: null, from_digest: expected, to_version: null, bundle_digest: active.bundle_digest, conditions: [], already_done: true};
@@ -279,7 +283,7 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
       requireRecordedPointer(store, active);
       const cut = interrupted(store, scope, {active});
       if (cut) {
-        carryOut(store, cut, view, store.activeDigest(), at);
+        carryOut(store, cut, view, activeDigest(store), at);
         return resultOf(cut, true);
       }
     } else {
@@ -330,7 +334,7 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
     // A pointer move its history would not vouch for is refused before its record is written.
     if (!refused && scope === GLOBAL_SCOPE) prepareMove(store, active, executionMove(record), executionPointer(record), at);
     createExecution(store, record);
-    if (!refused) carryOut(store, record, settled, scope === GLOBAL_SCOPE ? store.activeDigest() : null, at);
+    if (!refused) carryOut(store, record, settled, scope === GLOBAL_SCOPE ? activeDigest(store) : null, at);
     return resultOf(record, false);
   });
 }

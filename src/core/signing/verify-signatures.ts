@@ -9,6 +9,9 @@ import {stateChainProblems} from './verify-state-chain.js';
 import {anchorPins} from '../../model/signing/anchor-pins.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {loadTrust, mustBeSigned, signatureProblem, type Trust, type TrustProblem} from './trust.js';
+import {listPromotionIds, listRolloverIds, readPromotion, readRollover} from '../../store/kinds/promotion/history.js';
+import {listCandidateDigests} from '../../store/kinds/promotion/candidate-record.js';
+import type {ScenarioCheck} from '../../store/kinds/common/kind-steps.js';
 
 /** One record that carries a signature: its file, kind, signed time and the principal it names. */
 export interface SignedRecord {
@@ -30,19 +33,19 @@ function quiet<T>(fn: () => T): T | null {
 /** Every record of the scenario that a signed tree signs. */
 export function signedRecords(store: ScenarioStore): SignedRecord[] {
   const out: SignedRecord[] = [];
-  for (const id of store.listPromotionIds()) {
-    const p = quiet(() => store.readPromotion(id));
+  for (const id of listPromotionIds(store)) {
+    const p = quiet(() => readPromotion(store, id));
     if (p) out.push({file: store.paths.promotion(id), kind: 'promotion', at: p.promoted_at, principal: null, role: 'sign'});
   }
-  for (const digest of store.listCandidateDigests()) {
+  for (const digest of listCandidateDigests(store)) {
     const file = store.paths.evidenceSeal(digest);
     const bytes = readBytes(store.guard, file);
     if (!bytes) continue;
     const seal = quiet(() => JSON.parse(bytes.toString('utf8')) as {sealed_at?: string});
     out.push({file, kind: 'trial-seal', at: seal?.sealed_at ?? null, principal: null, role: 'sign'});
   }
-  for (const id of store.listRolloverIds()) {
-    const r = quiet(() => store.readRollover(id));
+  for (const id of listRolloverIds(store)) {
+    const r = quiet(() => readRollover(store, id));
     if (r) out.push({file: store.paths.rollover(id), kind: 'rollover', at: r.rolled_over_at, principal: null, role: 'sign'});
   }
   for (const key of listExecutionKeys(store)) {
@@ -102,3 +105,10 @@ export function verifySignatures(c: Findings, anchor: string | null): void {
   for (const f of [store.paths.allowedSigners, `${store.paths.signingStart}.sig`, ...records.map((r) => `${r.file}.sig`), ...listChangeSeqs(store).flatMap((n) => [store.paths.signersChange(n), `${store.paths.signersChange(n)}.sig`]), ...listStateChanges(store).flatMap((e) => [e.file, `${e.file}.sig`])]) c.attempt(f, () => readBytes(store.guard, f));
   if (trust.start && anchor === null) c.note(store.paths.allowedSigners, 'SELF_ANCHORED', `${c.rel(store.paths.allowedSigners)}: the signatures were checked against the tree's own allowed_signers; anyone who can write the tree can replace its keys. Give the anchor kept outside the repository: --allowed-signers FILE or $AUTOCTX_ALLOWED_SIGNERS`);
 }
+
+export const signaturesCheck: ScenarioCheck = {
+  order: 1100,
+  scenario(c) {
+    verifySignatures(c, c.anchor);
+  },
+};

@@ -3,7 +3,8 @@ import {isAutoctxError} from '../../errors.js';
 import type {Findings} from '../../store/findings.js';
 import {exists, readBytes} from '../../store/files/fs.js';
 import type {ScenarioStore} from '../../store/index.js';
-import {moveFile} from '../../store/kinds/promotion/active-pointer.js';
+import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
+import {moveFile, pointerHistory} from '../../store/kinds/promotion/pointer-moves.js';
 import {chainName, listStateChanges, readStateChange, type StoredChange} from '../../store/kinds/signing/state-chain.js';
 import type {SignedKind} from '../../store/kinds/signing/signatures.js';
 import {signatureProblem, type Trust, type TrustProblem} from './trust.js';
@@ -100,7 +101,7 @@ export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['lat
   const unvouched = `${store.guard.relative(store.paths.active)} is not the pointer the newest signed change wrote (SHA-256 ${chained ?? 'none'}), and no signed move record vouches for it: in a signed tree every pointer move is signed. Put back the active.json the newest signed change names (from git) and move the pointer with autoctx promote, autoctx rollback or autoctx epoch rollover, with --signing-key`;
   let head;
   try {
-    const history = store.pointerHistory(store.requireActive());
+    const history = pointerHistory(store, requireActive(store));
     if (history.problems.length > 0) return strict ? unvouched : null; // the pointer history's own errors name it
     head = history.chain.at(-1);
   } catch {

@@ -13,6 +13,10 @@ import {evaluatorTimeout, lockTimeout, now} from '../../common/store-options.js'
 import {markRejected, writeRejection} from '../../promotion/rejection.js';
 import {lifecycleFor} from './lifecycle.js';
 import type {EvaluateResult, EvaluateStatus, ProgressEvent, Run} from './types.js';
+import {readEvidenceSeal, writeEvidenceSeal} from '../../../store/kinds/evaluation/evidence-seal.js';
+import {readRecord, writeRecord} from '../../../store/kinds/promotion/candidate-record.js';
+import {writeEvidence} from '../../../store/kinds/evaluation/matched-evidence.js';
+import {readNegativeResult} from '../../../store/kinds/promotion/negative-result.js';
 
 /**
  * The run engine: drive a prepared run from its recorded state, lane by lane
@@ -79,10 +83,10 @@ function sealTrials(run: Run, written: boolean): void {
   const {store, candidate} = run;
   if (run.trials.length === 0) return;
   if (!written) {
-    const seal = store.readEvidenceSeal(candidate.digest);
+    const seal = readEvidenceSeal(store, candidate.digest);
     if (seal && compareWithSeal(seal.trial_digests, run.trials).unsealed === 0) return;
   }
-  store.writeEvidenceSeal(candidate.digest, run.trials, planBindingDigest(run.plan), (t) => sealDigestOf(t));
+  writeEvidenceSeal(store, candidate.digest, run.trials, planBindingDigest(run.plan), (t) => sealDigestOf(t));
 }
 
 /** Each trial's seal digest, hashed once per run (the engine never changes a trial it recorded). */
@@ -98,7 +102,7 @@ function sealDigestOf(t: MatchedTrial): string {
  * to serve) while the run evaluated it: then the run records nothing more.
  */
 function recordNow(run: Run): CandidateRecord | null {
-  const current = run.store.readRecord(run.candidate.digest)!;
+  const current = readRecord(run.store, run.candidate.digest)!;
   if (current.lifecycle !== 'rejected' && current.lifecycle !== 'active' && current.lifecycle !== 'superseded') return current;
   run.halted = current.lifecycle;
   run.record = current;
@@ -149,7 +153,7 @@ async function fold(run: Run, decision: ComparisonResult): Promise<void> {
       return;
     }
     const written = run.unfolded > 0;
-    if (written) store.writeEvidence(run.candidate.digest, run.trials, run.policy);
+    if (written) writeEvidence(store, run.candidate.digest, run.trials, run.policy);
     sealTrials(run, written);
     const lifecycle = lifecycleFor(decision.decision, current.lifecycle);
     if (jsonEqual(current.comparison, decision) && current.lifecycle === lifecycle) return;
@@ -163,7 +167,7 @@ async function fold(run: Run, decision: ComparisonResult): Promise<void> {
       rationale: decision.reason,
       updated_at: isoTimestamp(now(options)),
     };
-    run.record = store.writeRecord(updated, 'evaluate');
+    run.record = writeRecord(store, updated, 'evaluate');
   });
   run.unfolded = 0;
   run.journal?.discard();
@@ -346,7 +350,7 @@ async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> 
   if (run.halted) {
     // The candidate changed under the run (rejected by hand, say): report what the record says now.
     progress(run, 'done', decision);
-    const record = run.store.readRecord(run.candidate.digest)!;
+    const record = readRecord(run.store, run.candidate.digest)!;
     return {
       status: record.lifecycle === 'rejected' ? 'rejected' : 'needs_more_evidence',
       scenario: run.store.scenario,
@@ -361,7 +365,7 @@ async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> 
     };
   }
   if (decision.decision === 'rejected' || decision.decision === 'inconclusive') {
-    if (!run.store.readNegativeResult(run.candidate.digest) || run.record.lifecycle !== 'rejected') await terminate(run, decision);
+    if (!readNegativeResult(run.store, run.candidate.digest) || run.record.lifecycle !== 'rejected') await terminate(run, decision);
   } else if (futile(run) && !TERMINAL.has(decision.decision)) {
     decision = {...decision, decision: 'rejected', reason: FUTILE_REASON};
     await terminate(run, decision, 'false-promotion-blocked');
@@ -372,7 +376,7 @@ async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> 
     scenario: run.store.scenario,
     candidate_digest: run.candidate.digest,
     parent_digest: run.incumbent.digest,
-    lifecycle: run.store.readRecord(run.candidate.digest)!.lifecycle,
+    lifecycle: readRecord(run.store, run.candidate.digest)!.lifecycle,
     comparison: decision,
     pairs_evaluated: state.evaluated,
     pairs_recorded: run.trials.length,

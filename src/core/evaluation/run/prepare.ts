@@ -5,13 +5,18 @@ import {assignLanes, checkPlanSize, planDeficits, planUnits} from '../../../mode
 import {DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../../../model/evaluation/policy.js';
 import type {CandidateRecord} from '../../../model/promotion/records.js';
 import type {ContextBundle} from '../../../model/bundle/bundle.js';
-import {campaignSegment, evaluatorFiles, pausePoint, readFixtures, readInputJson, type ScenarioStore} from '../../../store/index.js';
+import {campaignSegment, evaluatorFiles, pausePoint, readFixtures, readInputJson, type MatchedEvidence, type ScenarioStore} from '../../../store/index.js';
 import {loadCampaign, loadCampaignPolicy, reserveCandidate, reserveFixturePlan} from '../campaign.js';
 import {lockTimeout, openScenario} from '../../common/store-options.js';
 import {prepareSigning, signingInputs} from '../../signing/signing.js';
 import {resolveDigest} from '../../common/resolve.js';
 import {trialPlanProblems} from '../../../model/evaluation/plan-binding.js';
 import type {DriveOptions, Run} from './types.js';
+import {evidenceProblem, readEvidence} from '../../../store/kinds/evaluation/matched-evidence.js';
+import {readPlan, readPlanText, rebindPlan, writePlan} from '../../../store/kinds/evaluation/evaluator-plan.js';
+import {requireBundle} from '../../../store/kinds/bundle/bundle.js';
+import {readRecord} from '../../../store/kinds/promotion/candidate-record.js';
+import {sealProblem} from '../../../store/kinds/evaluation/evidence-seal.js';
 
 /** What binds a new plan (screen, confirm, plan export); absent for a run of a plan already bound (trials ingest). */
 export interface PlanRequest {
@@ -50,14 +55,14 @@ export function loadPolicy(file: string | undefined, bound: BoundPlan | null): C
  * under the policy it was recorded with: no evaluation command binds a plan,
  * a policy or a record over it. Refused before anything is locked or written.
  */
-function refuseLegacy(store: ScenarioStore, digest: string, evidence: ReturnType<ScenarioStore['readEvidence']>): void {
+function refuseLegacy(store: ScenarioStore, digest: string, evidence: MatchedEvidence | null): void {
   if (evidence?.legacy) {
     fail('INVALID_TRANSITION', `candidate ${digest} has legacy (schema-1) evidence with no recorded policy; migrate it first under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE (nothing was written)`, {file: store.guard.relative(store.paths.matchedTrials(digest))});
   }
 }
 
 /** Bind the requested plan, or check it against the bound one; reserve campaign alpha and fixtures first. */
-async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: PlanRequest, candidate: ContextBundle, incumbent: ContextBundle, record: CandidateRecord, bound: BoundPlan | null, evidence: ReturnType<ScenarioStore['readEvidence']>) {
+async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: PlanRequest, candidate: ContextBundle, incumbent: ContextBundle, record: CandidateRecord, bound: BoundPlan | null, evidence: MatchedEvidence | null) {
   // The files the evaluator command names, as they are now: a script edited since the plan was bound is another evaluator.
   const files = request.evaluator.mode === 'external' ? [] : evaluatorFiles(request.evaluator.command);
   // A rebind replaces the bound plan whole: what it is checked against is the plan being bound, not the bound one.
@@ -113,8 +118,8 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
   if (rebinding && requested.plan_digest !== bound.plan_digest) {
     if (bound.additions.supersedes?.includes(requested.plan_digest)) fail('PLAN_CHANGED', `that plan (${requested.plan_digest}) was bound before and superseded; a superseded plan is never bound again (give another cohort, or propose the candidate again)`);
     await store.withLock(lockTimeout(options), () => {
-      rebindAllowed(store, candidate.digest, bound, store.readEvidence(candidate.digest)); // again, under the lock
-      store.rebindPlan(bound, requested);
+      rebindAllowed(store, candidate.digest, bound, readEvidence(store, candidate.digest)); // again, under the lock
+      rebindPlan(store, bound, requested);
     });
     return {plan: requested, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), rebound: bound.plan_digest};
   }
@@ -124,7 +129,7 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
     if (difference === 'audit') fail('AUDIT_CHANGED', `the audit command differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.additions.audit)})`);
     if (difference !== null) fail('PLAN_CHANGED', `the fixture plan, cohort, policy or campaign differs from the plan bound in evaluator_plan.json (${bound.plan_digest})`);
   } else {
-    await store.withLock(lockTimeout(options), () => store.writePlan(requested));
+    await store.withLock(lockTimeout(options), () => writePlan(store, requested));
   }
   return {plan: bound ?? requested, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), rebound: null};
 }
@@ -135,7 +140,7 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
  * journal not yet folded) and no campaign reservation naming it. Otherwise
  * the binding is final (PLAN_CHANGED, exit 8).
  */
-function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, evidence: ReturnType<ScenarioStore['readEvidence']>): void {
+function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, evidence: MatchedEvidence | null): void {
   const recorded = (evidence?.trials.length ?? 0) + store.journalPairs(digest, bound.plan_digest);
   if (recorded > 0) fail('PLAN_CHANGED', `candidate ${digest} has ${recorded} recorded trial${recorded === 1 ? '' : 's'} under plan ${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again under another run id to evaluate it afresh)`);
   const campaignId = bound.additions.campaign_id;
@@ -160,15 +165,15 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
   // In a signed tree the seals this run writes are signed: the key is checked before anything is locked or written.
   prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
   const digest = resolveDigest(store, options.candidate);
-  const candidate = store.requireBundle(digest);
-  const record = store.readRecord(digest);
+  const candidate = requireBundle(store, digest);
+  const record = readRecord(store, digest);
   if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
   if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
   if (candidate.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} has no parent to be compared with`);
-  const incumbent = store.requireBundle(candidate.parent_digest);
-  refuseLegacy(store, digest, store.readEvidence(digest));
+  const incumbent = requireBundle(store, candidate.parent_digest);
+  refuseLegacy(store, digest, readEvidence(store, digest));
   // A plan too large to run is refused from its size, before anything is locked or written.
-  if (options.request && !store.readPlan(digest)) checkPlanSize(readFixtures(options.request.fixtures).length, options.request.seedsPerFixture ?? 1);
+  if (options.request && !readPlan(store, digest)) checkPlanSize(readFixtures(options.request.fixtures).length, options.request.seedsPerFixture ?? 1);
   // One run per candidate at a time: a second waits for the first, then goes on from what it recorded.
   const release = await store.acquireRunLock(digest, lockTimeout(options));
   pausePoint('run:locked');
@@ -182,15 +187,15 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
 
 async function prepareLocked(store: ScenarioStore, options: PrepareOptions, digest: string, candidate: ContextBundle, incumbent: ContextBundle, release: () => Promise<void>): Promise<Run> {
   // Read again under the run lock: a run that held it before may have changed it.
-  const record = store.readRecord(digest);
+  const record = readRecord(store, digest);
   if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
   if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
-  const bound = store.readPlan(digest);
+  const bound = readPlan(store, digest);
   if (!options.request && !bound) fail('INVALID_TRANSITION', `candidate ${digest} has no bound plan yet; run autoctx plan export (or confirm) first`);
   // Edited evidence is refused before anything is reserved or bound.
-  const evidence = store.readEvidence(digest);
+  const evidence = readEvidence(store, digest);
   refuseLegacy(store, digest, evidence);
-  const edited = evidence && !evidence.legacy ? store.sealProblem(digest, evidence.trials, bound) : null;
+  const edited = evidence && !evidence.legacy ? sealProblem(store, digest, evidence.trials, bound) : null;
   if (edited) fail('INTEGRITY', `${edited}; run autoctx verify`);
   let plan: BoundPlan;
   let policy: ConfirmationPolicy;
@@ -206,9 +211,9 @@ async function prepareLocked(store: ScenarioStore, options: PrepareOptions, dige
   }
   const recorded = evidence;
   const trials = recorded?.trials ?? [];
-  const problem = recorded ? store.evidenceProblem(candidate, recorded, plan, record) : trialPlanProblems(plan, trials)[0] ?? null;
+  const problem = recorded ? evidenceProblem(store, candidate, recorded, plan, record) : trialPlanProblems(plan, trials)[0] ?? null;
   if (problem) fail('INTEGRITY', `${problem}; run autoctx verify`);
-  const planText = store.readPlanText(digest);
-  if (planText === null || store.readPlan(digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
+  const planText = readPlanText(store, digest);
+  if (planText === null || readPlan(store, digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
   return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText, release, halted: null, journal: null, unfolded: 0, running: null, rebound};
 }

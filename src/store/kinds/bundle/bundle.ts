@@ -1,12 +1,14 @@
 import fs from 'node:fs';
-import {fail} from '../../../errors.js';
+import {fail, isAutoctxError} from '../../../errors.js';
 import {validateBundle, type ContextBundle} from '../../../model/bundle/bundle.js';
 import {readDocument} from '../../documents.js';
 import {listDir, withBytes} from '../../files/fs.js';
 import {outlineFromBytes} from '../../../model/bundle/bundle-outline.js';
 import type {KindContext} from '../common/kind-context.js';
+import {writeHarnessRuntime} from './harness-runtime.js';
 import type {BundleOutline} from '../../../model/bundle/bundle.js';
 import type {Findings} from '../../findings.js';
+import type {ScenarioRepair} from '../common/kind-steps.js';
 
 /** context_bundles/bundles/<digest>.json: immutable manifests, checked key by key by validateBundle (the schema is implied). */
 export const BUNDLE_SCHEMA = 'manifest' as const;
@@ -42,8 +44,17 @@ export function readBundleTexts(ctx: KindContext, digest: string): ContextBundle
   return readDocument<ContextBundle>(ctx.guard, ctx.paths.bundle(digest), BUNDLE_SCHEMA);
 }
 
+export function requireBundle(ctx: KindContext, digest: string): ContextBundle {
+  const b = readBundle(ctx, digest);
+  if (!b) fail('DIGEST_NOT_FOUND', `no bundle ${digest} in scenario "${ctx.scenario}"`, {digest});
+  return b;
+}
+
+/** The manifest, then its harness validators' runtime files (which derive from it). */
 export function writeBundle(ctx: KindContext, bundle: ContextBundle): boolean {
-  return ctx.writer.createDocument(ctx.paths.bundle(bundle.digest), BUNDLE_SCHEMA, bundle);
+  const created = ctx.writer.createDocument(ctx.paths.bundle(bundle.digest), BUNDLE_SCHEMA, bundle);
+  writeHarnessRuntime(ctx, bundle);
+  return created;
 }
 
 export function listBundleDigests(ctx: KindContext): string[] {
@@ -74,3 +85,20 @@ export function manifestBytes(ctx: KindContext, digests: readonly string[]): num
   }
   return total;
 }
+
+/** repair: harness validators' runtime files derive from their manifests; missing or changed ones are written again. */
+export const harnessRuntimeRepair: ScenarioRepair = {
+  order: 200,
+  repair({store, rel, actions, remaining}) {
+    for (const digest of listBundleDigests(store)) {
+      try {
+        const bundle = readBundle(store, digest);
+        if (!bundle?.components.some((x) => x.kind === 'harness_validator')) continue;
+        for (const key of writeHarnessRuntime(store, bundle)) actions.push(`wrote ${rel(store.paths.harnessFile(digest, key))} from its manifest`);
+      } catch (error) {
+        if (!isAutoctxError(error)) throw error;
+        remaining.push(`${rel(store.paths.bundle(digest))}: ${error.message}; its runtime validators, if any, are left as they are`);
+      }
+    }
+  },
+};

@@ -3,6 +3,8 @@ import {harnessRuntime, harnessRuntimeFiles, type RuntimeFile} from '../../../mo
 import {readBytes} from '../../files/fs.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
+import {readDocument} from '../../documents.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
 
 /**
  * context_bundles/runtime/<digest>/harness/<key>.py: a bundle's harness
@@ -28,7 +30,7 @@ export function writeHarnessRuntime(ctx: KindContext, bundle: ContextBundle): st
 
 /** The runtime files a verified bundle should have, or the problem that keeps it from having them. */
 function expectedFiles(c: Findings, digest: string): RuntimeFile[] | string {
-  const bundle = c.attempt(c.store.paths.bundle(digest), () => c.store.readBundleTexts(digest));
+  const bundle = c.attempt(c.store.paths.bundle(digest), () => readDocument<ContextBundle>(c.store.guard, c.store.paths.bundle(digest), 'manifest')); // bundle.ts's readBundleTexts (which imports this module)
   if (!bundle) return [];
   const r = harnessRuntime(bundle);
   return 'problem' in r ? r.problem : r.files;
@@ -68,3 +70,10 @@ export function verifyHarnessRuntime(c: Findings): void {
     else if (folder === 'harness' && name?.endsWith('.py')) c.error(e.path, 'RUNTIME_MISMATCH', `${c.rel(e.path)} is no harness validator of bundle ${digest}, but the Python implementation would load it as one`);
   }
 }
+
+export const harnessRuntimeCheck: ScenarioCheck = {
+  order: 200,
+  scenario(c) {
+    verifyHarnessRuntime(c);
+  },
+};

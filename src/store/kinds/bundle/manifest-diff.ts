@@ -6,6 +6,7 @@ import type {KindContext} from '../common/kind-context.js';
 import {diffPrettyJson, manifestDiff, manifestDiffBody, sameDiffBody} from '../../../model/bundle/diff.js';
 import {withBytes} from '../../files/fs.js';
 import type {Findings} from '../../findings.js';
+import type {CandidateCheck} from '../common/kind-steps.js';
 
 /** candidates/<digest>/manifest_diff.json: the candidate against its parent, with its own digest. Immutable. */
 export const DIFF_SCHEMA = 'manifest-diff' as const;
@@ -48,3 +49,16 @@ export function verifyManifestDiff(c: Findings, digest: string): ManifestDiff | 
   }
   return diff;
 }
+
+declare module '../common/kind-steps.js' {
+  interface CandidateFacts {
+    diff: ManifestDiff | null | undefined;
+  }
+}
+
+export const manifestDiffCheck: CandidateCheck = {
+  order: 300,
+  candidate(c, digest, facts) {
+    facts.diff = verifyManifestDiff(c, digest);
+  },
+};

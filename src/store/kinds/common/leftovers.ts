@@ -1,6 +1,7 @@
 import type {Findings} from '../../findings.js';
 import {leftoverKind} from '../../paths.js';
 import {exists} from '../../files/fs.js';
+import type {ScenarioRepair} from './kind-steps.js';
 
 /** verify: links (one out of the root is an error), temporary files and lock folders left in the scenario folder. */
 export function verifyLeftovers(c: Findings): void {
@@ -18,3 +19,22 @@ export function verifyLeftovers(c: Findings): void {
     else if (entry.kind === 'file' && entry.path.endsWith('.sig') && !exists(entry.path.slice(0, -4))) c.warn(entry.path, 'ORPHAN_SIGNATURE', `${c.rel(entry.path)} signs a record that is not there (a write cut short after the signature, before its record); it can be removed`);
   }
 }
+
+/** repair: temporary files, dead lock folders, signatures whose record a crash cut short, locks of owners that died. */
+export const leftoversRepair: ScenarioRepair = {
+  order: 100,
+  repair({store, rel, actions}) {
+    for (const entry of store.walk()) {
+      const leftover = entry.kind === 'file' || entry.kind === 'dir' ? leftoverKind(entry.path, entry.kind) : null;
+      if (leftover === 'temp' || leftover === 'upstream-temp' || leftover === 'stale-lock') {
+        store.writer.remove(entry.path);
+        actions.push(`removed ${rel(entry.path)}`);
+      } else if (entry.kind === 'file' && entry.path.endsWith('.sig') && !exists(entry.path.slice(0, -4))) {
+        store.writer.remove(entry.path);
+        actions.push(`removed ${rel(entry.path)}, a signature whose record a crash cut short`);
+      } else if (leftover === 'lock' && store.removeAbandonedLock(entry.path)) {
+        actions.push(`removed ${rel(entry.path)}, a lock its owner left when it died`);
+      }
+    }
+  },
+};

@@ -6,6 +6,8 @@ import {exists, isDirectory, listDir} from '../../files/fs.js';
 import type {Findings} from '../../findings.js';
 import {scenarioNameProblem} from '../../paths.js';
 import type {KindContext} from '../common/kind-context.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
+import {verifyHandoffs} from './handoff.js';
 
 /**
  * context_bundles/bootstrap/curation.json and curation_history/<seq>.json
@@ -179,3 +181,15 @@ export function verifyTags(c: Findings, curation: Curation): void {
     else if (comp.kind !== tag.kind || comp.key !== tag.key) c.error(file, 'TAG_UNKNOWN_COMPONENT', `${c.rel(file)} tags component ${tag.component_digest} as ${tag.kind}/${tag.key}, but the bundles hold it as ${comp.kind}/${comp.key}`);
   }
 }
+
+/** verify: the curation, then its tags and the handoffs it indexes. */
+export const curationCheck: ScenarioCheck = {
+  order: 800,
+  scenario(c) {
+    const curation = verifyCuration(c);
+    if (curation) {
+      verifyTags(c, curation);
+      verifyHandoffs(c, curation);
+    }
+  },
+};

@@ -8,6 +8,7 @@ import {readDocument} from '../../documents.js';
 import type {KindContext} from '../common/kind-context.js';
 import {campaignSegment} from '../../paths.js';
 import type {Findings} from '../../findings.js';
+import type {CandidateCheck, ScenarioCheck} from '../common/kind-steps.js';
 
 /** promotion-risk/<campaign>/false-promotion.json: the campaign's mutable risk ledger, under the scenario lock. */
 export const LEDGER_SCHEMA = 'false-promotion' as const;
@@ -77,7 +78,7 @@ export function verifyCampaigns(c: Findings): void {
     const where = store.paths.campaignFileKind(entry.path);
     if (where?.kind === 'ledger') {
       c.attempt(entry.path, () =>
-        store.readDocumentAt(entry.path, LEDGER_SCHEMA, (v) => {
+        readDocument(store.guard, entry.path, LEDGER_SCHEMA, (v) => {
           const l = v as unknown as {schema_version: number; campaign_id: string; state_digest: string; reservations: unknown; policy: unknown};
           if (campaignSegment(l.campaign_id) !== where.folder) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: campaign "${l.campaign_id}" is stored under another folder`);
           if (ledgerDigest(l) !== l.state_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: state_digest does not match the ledger`);
@@ -92,7 +93,7 @@ export function verifyCampaigns(c: Findings): void {
       );
     } else if (where?.kind === 'artifact') {
       c.attempt(entry.path, () =>
-        store.readDocumentAt(entry.path, ARTIFACT_SCHEMA, (v) => {
+        readDocument(store.guard, entry.path, ARTIFACT_SCHEMA, (v) => {
           const a = v as unknown as {artifact_digest: string; campaign_id: string; risk_reservation: {candidate_digest: string}; fixture_reservation: {candidate_digest: string}};
           if (reservationArtifactDigest(a) !== a.artifact_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: artifact_digest does not match the artifact`);
           if (a.risk_reservation.candidate_digest !== where.candidate) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: reserves another candidate`);
@@ -109,3 +110,17 @@ export function verifyCampaignOfPlan(c: Findings, digest: string, campaignId: st
   const ledger = c.store.paths.campaignLedger(campaignId);
   if (!exists(ledger)) c.both(c.store.paths.evaluatorPlan(digest), ledger, 'MISSING_CAMPAIGN', `${c.rel(c.store.paths.evaluatorPlan(digest))} binds campaign "${campaignId}", but ${c.rel(ledger)} is missing`);
 }
+
+export const campaignOfPlanCheck: CandidateCheck = {
+  order: 800,
+  candidate(c, digest, facts) {
+    if (facts.plan) verifyCampaignOfPlan(c, digest, facts.plan.additions.campaign_id ?? null);
+  },
+};
+
+export const campaignsCheck: ScenarioCheck = {
+  order: 600,
+  scenario(c) {
+    verifyCampaigns(c);
+  },
+};

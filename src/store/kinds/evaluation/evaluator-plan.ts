@@ -5,6 +5,7 @@ import {readDocument} from '../../documents.js';
 import {listDir, readBytes} from '../../files/fs.js';
 import type {KindContext} from '../common/kind-context.js';
 import {checkPolicy, type Findings} from '../../findings.js';
+import type {CandidateCheck} from '../common/kind-steps.js';
 
 /**
  * candidates/<digest>/evaluator_plan.json: the immutable plan, in the Python
@@ -117,3 +118,18 @@ function verifyPlanFile(c: Findings, digest: string, file: string): BoundPlan | 
     }),
   );
 }
+
+declare module '../common/kind-steps.js' {
+  interface CandidateFacts {
+    /** The bound plan, read and checked once; the evidence and its seal are checked against it. */
+    plan: BoundPlan | null | undefined;
+  }
+}
+
+export const planCheck: CandidateCheck = {
+  order: 400,
+  candidate(c, digest, facts) {
+    facts.plan = verifyPlan(c, digest);
+    verifySupersededPlans(c, digest, facts.plan);
+  },
+};

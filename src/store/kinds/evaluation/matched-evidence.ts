@@ -12,6 +12,7 @@ import type {BoundPlan} from '../../../model/evaluation/evaluator-plan.js';
 import {stoppingRuleProblems, trialPlanProblems} from '../../../model/evaluation/plan-binding.js';
 import {predatesHistories, readAdoption} from '../promotion/history-adoption.js';
 import {planCampaign} from './campaign-ledger.js';
+import type {CandidateCheck} from '../common/kind-steps.js';
 
 /** candidates/<digest>/matched_trials.json: the schema-2 envelope, or the legacy (schema-1) array. */
 export const EVIDENCE_SCHEMAS = ['matched-trials', 'matched-trials-legacy'] as const;
@@ -83,7 +84,7 @@ export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | nu
   const file = c.store.paths.matchedTrials(digest);
   let facts: EvidenceFacts | null = null;
   const read = c.attempt(file, () =>
-    c.store.readDocumentAt(file, [...EVIDENCE_SCHEMAS], (v) => {
+    readDocument(c.store.guard, file, [...EVIDENCE_SCHEMAS], (v) => {
       const legacy = Array.isArray(v);
       const doc = v as unknown as {trials: TrialRow[]; confirmation_policy: ConfirmationPolicy; confirmation_policy_digest: string};
       const trials = legacy ? (v as unknown as TrialRow[]) : doc.trials;
@@ -168,3 +169,16 @@ export function evidenceProblem(ctx: KindContext, subject: ComparisonSubject, ev
   if (problems.length === 0) return null;
   return `the recorded trials of ${digest} are not what a run of the bound plan records: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`;
 }
+
+declare module '../common/kind-steps.js' {
+  interface CandidateFacts {
+    evidence: EvidenceFacts | null | undefined;
+  }
+}
+
+export const evidenceCheck: CandidateCheck = {
+  order: 500,
+  candidate(c, digest, facts) {
+    facts.evidence = verifyEvidence(c, digest, facts.plan, facts.record, facts.predating);
+  },
+};

@@ -8,6 +8,9 @@ import {checkPolicy, type Findings} from '../../findings.js';
 import {interruptedBaseline} from './history.js';
 import {recordChange} from './record-history.js';
 import type {RecordCause} from '../../../model/promotion/record-history.js';
+import {readActive} from './active-pointer.js';
+import {hasBundle} from '../bundle/bundle.js';
+import type {CandidateCheck, ScenarioCheck} from '../common/kind-steps.js';
 
 /** candidates/<digest>/record.json: a candidate's lifecycle and decision (schema 2, or a readable schema 1). */
 export const RECORD_SCHEMAS = ['record-v2', 'record-v1'] as const;
@@ -56,10 +59,10 @@ export function verifyRecord(c: Findings, digest: string): CandidateRecord | nul
     const evaluated = ['evaluatorPlan', 'matchedTrials', 'evidenceSeal', 'negativeResult', 'causalAttribution', 'staleTerminalization'] as const;
     const present = evaluated.map((k) => store.paths[k](digest)).filter((f) => store.guard.present(f));
     if (present.length > 0) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing, but the candidate was evaluated (${present.map((f) => path.basename(f)).join(', ')}): the record of its decision was deleted`);
-    else if (bundle?.parent_digest === null && !interruptedBaseline(store, digest, c.attempt(store.paths.active, () => store.readActive()) ?? null)) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing: the record of a baseline that init or a rollover made active was deleted`);
+    else if (bundle?.parent_digest === null && !interruptedBaseline(store, digest, c.attempt(store.paths.active, () => readActive(store)) ?? null)) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing: the record of a baseline that init or a rollover made active was deleted`);
     else c.warn(recordFile, 'MISSING_RECORD', `${c.rel(recordFile)} is missing (an interrupted propose; running it again completes it)`);
   }
-  if (!store.hasBundle(digest) && record !== null) c.error(recordFile, 'MISSING_BUNDLE', `candidate ${digest} has no manifest: ${c.rel(store.paths.bundle(digest))} is missing`);
+  if (!hasBundle(store, digest) && record !== null) c.error(recordFile, 'MISSING_BUNDLE', `candidate ${digest} has no manifest: ${c.rel(store.paths.bundle(digest))} is missing`);
   if (record && bundle) {
     if (record.parent_digest !== bundle.parent_digest) c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: parent_digest differs from the manifest's`);
     if (record.evaluator_epoch !== bundle.evaluator_epoch) c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: evaluator_epoch differs from the manifest's`);
@@ -139,3 +142,53 @@ export function verifyLifecycle(c: Findings, digest: string, record: CandidateRe
   if (record.lifecycle === 'active' || record.lifecycle === 'superseded') c.both(file, negative, 'LIFECYCLE_MISMATCH', `${c.rel(file)} says "${record.lifecycle}", but ${c.rel(negative)} says it was rejected`);
   else c.warn(file, 'TERMINAL_PENDING', `${c.rel(file)} says "${record.lifecycle}" beside ${c.rel(negative)}: a rejection interrupted before its record (running the same command again, or autoctx repair, completes it)`);
 }
+
+declare module '../common/kind-steps.js' {
+  interface CandidateFacts {
+    /** The candidate's record.json (null: none; undefined: it could not be read). */
+    record: CandidateRecord | null | undefined;
+  }
+}
+
+/** verify: the record first; every other check of the candidate compares against it. */
+export const recordCheck: CandidateCheck = {
+  order: 100,
+  candidate(c, digest, facts) {
+    facts.record = verifyRecord(c, digest);
+  },
+};
+
+/** verify: the files a decided record stands on, then its lifecycle against the pointer's history. */
+export const decidedFilesCheck: CandidateCheck = {
+  order: 900,
+  candidate(c, digest, facts) {
+    const {record, diff, plan, evidence, predating = false} = facts;
+    if (record) verifyDecidedFiles(c, digest, record, {predating, diff, plan, evidence, seal: evidence?.seal});
+  },
+};
+
+export const lifecycleCheck: CandidateCheck = {
+  order: 1000,
+  candidate(c, digest, facts) {
+    if (facts.record) verifyLifecycle(c, digest, facts.record);
+  },
+};
+
+/**
+ * verify: a manifest with a parent always has its candidate folder (propose
+ * writes the diff first); a parentless one is a baseline whose record init or
+ * a rollover writes next (an interrupted one is reported by the pointer's check).
+ */
+export const unrecordedBundlesCheck: ScenarioCheck = {
+  order: 100,
+  scenario(c, view) {
+    const known = new Set([...view.records.keys(), ...listCandidateDigests(c.store)]);
+    const {store} = c;
+    for (const [digest, outline] of c.bundles) {
+      if (known.has(digest)) continue;
+      if (outline.parent_digest === null && interruptedBaseline(store, digest, c.attempt(store.paths.active, () => readActive(store)) ?? null)) continue;
+      const file = store.paths.bundle(digest);
+      c.error(file, 'MISSING_CANDIDATE', `${c.rel(file)} has no ${c.rel(store.paths.candidateDir(digest))}/: its record, and any evaluation of it, were deleted`);
+    }
+  },
+};

@@ -4,6 +4,7 @@ import {readDocument} from '../../documents.js';
 import {exists, isDirectory, listDir} from '../../files/fs.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
+import type {CandidateCheck, ScenarioCheck, StartCheck} from '../common/kind-steps.js';
 
 /** context_bundles/record_histories.json: since when the scenario keeps record histories (autoctx addition). */
 export const ADOPTION_SCHEMA = 'record-histories' as const;
@@ -55,3 +56,38 @@ export function verifyAdoption(c: Findings): AdoptionRead | undefined {
   const file = c.store.paths.historyAdoption;
   return c.attempt(file, () => readAdoption(c.store));
 }
+
+declare module '../common/kind-steps.js' {
+  interface ScenarioFacts {
+    /** Since when the scenario keeps record histories (undefined: its file could not be read). */
+    adoption: AdoptionRead | undefined;
+  }
+  interface CandidateFacts {
+    /** Written before autoctx kept histories here. */
+    predating: boolean;
+  }
+}
+
+export const adoptionCheck: StartCheck = {
+  order: 100,
+  start(c, facts) {
+    facts.adoption = verifyAdoption(c);
+  },
+};
+
+export const predatingCheck: CandidateCheck = {
+  order: 450,
+  candidate(_c, digest, facts, scenario) {
+    facts.predating = predatesHistories(scenario.adoption, digest);
+  },
+};
+
+/** Once for the scenario, not once per candidate that keeps a history. */
+export const adoptionMissingCheck: ScenarioCheck = {
+  order: 50,
+  scenario(c, view) {
+    if (view.facts.adoption === null && view.candidates.some((x) => x.facts.historyKept)) {
+      c.error(c.store.paths.historyAdoption, 'MISSING_RECORD_HISTORY', `${c.rel(c.store.paths.historyAdoption)} is missing, but candidates keep record histories`);
+    }
+  },
+};

@@ -8,6 +8,9 @@ import {rollbackId, rolloverId} from '../../../model/promotion/records.js';
 import {checkPolicy, type Findings} from '../../findings.js';
 import {readManifestDiff} from '../bundle/manifest-diff.js';
 import {createSigned} from '../signing/signatures.js';
+import {readActive} from './active-pointer.js';
+import {hasBundle} from '../bundle/bundle.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
 
 /** promotions/, rollbacks/ and rollovers/<id>.json: one immutable record per pointer move of that kind. */
 export const PROMOTION_SCHEMA = 'promotion' as const;
@@ -123,8 +126,8 @@ export function verifyHistory(c: Findings): void {
     if (rolloverId(r.from_digest, r.from_activated_at, r.evaluator_epoch) !== id) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: rollover id does not match the move it records`);
     if (r.scenario !== store.scenario) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: records a move in scenario "${r.scenario}"`);
     // A rollover writes its record, then the new baseline: one interrupted in between has no baseline yet (the pointer's check reports it pending).
-    const active = c.attempt(store.paths.active, () => store.readActive());
-    const pending = active && active.bundle_digest === r.from_digest && active.activated_at === r.from_activated_at && !store.hasBundle(r.to_digest);
+    const active = c.attempt(store.paths.active, () => readActive(store));
+    const pending = active && active.bundle_digest === r.from_digest && active.activated_at === r.from_activated_at && !hasBundle(store, r.to_digest);
     for (const d of pending ? [r.from_digest] : [r.from_digest, r.to_digest]) if (!c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, whose manifest ${c.rel(store.paths.bundle(d))} is missing or invalid`);
     const to = c.bundle(r.to_digest);
     const from = c.bundle(r.from_digest);
@@ -133,3 +136,10 @@ export function verifyHistory(c: Findings): void {
     if (to && from && !jsonEqual(to.components, from.components)) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: the new baseline's components are not those of the bundle it re-anchors`);
   }
 }
+
+export const historyCheck: ScenarioCheck = {
+  order: 400,
+  scenario(c) {
+    verifyHistory(c);
+  },
+};

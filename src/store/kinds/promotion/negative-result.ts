@@ -6,6 +6,7 @@ import {readEvidence} from '../evaluation/matched-evidence.js';
 import type {KindContext} from '../common/kind-context.js';
 import {jsonEqual} from '../../../canonical/index.js';
 import type {Findings} from '../../findings.js';
+import type {CandidateCheck, ScenarioCheck} from '../common/kind-steps.js';
 
 /**
  * candidates/<digest>/negative_result.json and its discoverable copy in
@@ -89,6 +90,20 @@ export function verifyNegativeResult(c: Findings, digest: string, plan: BoundPla
 /** verify: ledgers in negative_result_ledgers/ under names autoctx does not write (upstream's or a person's) must still be valid ledgers. */
 export function verifyForeignLedgers(c: Findings): void {
   for (const e of c.entries()) {
-    if (e.kind === 'file' && c.store.paths.isForeignNegativeLedger(e.path)) c.attempt(e.path, () => c.store.readDocumentAt(e.path, NEGATIVE_SCHEMA));
+    if (e.kind === 'file' && c.store.paths.isForeignNegativeLedger(e.path)) c.attempt(e.path, () => readDocument(c.store.guard, e.path, NEGATIVE_SCHEMA));
   }
 }
+
+export const negativeResultCheck: CandidateCheck = {
+  order: 600,
+  candidate(c, digest, facts) {
+    verifyNegativeResult(c, digest, facts.plan);
+  },
+};
+
+export const foreignLedgersCheck: ScenarioCheck = {
+  order: 700,
+  scenario(c) {
+    verifyForeignLedgers(c);
+  },
+};

@@ -10,6 +10,7 @@ import {leftoverKind} from '../../paths.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
 import {ensureAdoption, type AdoptionRead} from './history-adoption.js';
+import type {CandidateCheck} from '../common/kind-steps.js';
 
 /** candidates/<digest>/record_history/<seq>.json: record.json as each change left it (autoctx addition). */
 export const ENTRY_SCHEMA = 'record-history-entry' as const;
@@ -172,3 +173,17 @@ export function verifyRecordHistory(c: Findings, digest: string, record: Candida
   }
   return true;
 }
+
+declare module '../common/kind-steps.js' {
+  interface CandidateFacts {
+    /** The candidate keeps a record history. */
+    historyKept: boolean;
+  }
+}
+
+export const recordHistoryCheck: CandidateCheck = {
+  order: 200,
+  candidate(c, digest, facts, scenario) {
+    facts.historyKept = verifyRecordHistory(c, digest, facts.record, scenario.adoption);
+  },
+};

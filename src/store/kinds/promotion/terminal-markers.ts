@@ -7,6 +7,12 @@ import {exists} from '../../files/fs.js';
 import type {KindContext} from '../common/kind-context.js';
 import type {ManifestDiff} from '../../../model/bundle/diff.js';
 import type {Findings} from '../../findings.js';
+import type {CandidateCheck} from '../common/kind-steps.js';
+import {readBundle} from '../bundle/bundle.js';
+import {readEvidence} from '../evaluation/matched-evidence.js';
+import {readPlan} from '../evaluation/evaluator-plan.js';
+import {readNegativeResult} from './negative-result.js';
+import {listPromotionIds, readPromotion} from './history.js';
 
 /** candidates/<digest>/stale_terminalization.json: why a confirmed candidate went stale. Immutable. */
 export const STALE_SCHEMA = 'stale-terminalization' as const;
@@ -36,7 +42,7 @@ export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | 
     [c.store.paths.causalAttribution(digest), CAUSAL_SCHEMA],
   ] as const) {
     c.attempt(file, () =>
-      c.store.readDocumentAt(file, schema, (v) => {
+      readDocument(c.store.guard, file, schema, (v) => {
         const doc = v as unknown as {candidate_digest: string; manifest_diff?: ManifestDiff};
         if (doc.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names candidate ${doc.candidate_digest}`);
         if (doc.manifest_diff && diff && doc.manifest_diff.digest !== diff.digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: its manifest diff is not the candidate's`);
@@ -52,9 +58,9 @@ export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | 
 function expectedAttribution(c: Findings, digest: string, diff: ManifestDiff): Record<string, unknown> | null {
   const {store} = c;
   return c.attempt(store.paths.causalAttribution(digest), () => {
-    const tested = store.readBundle(digest);
-    const parent = tested?.parent_digest ? store.readBundle(tested.parent_digest) : null;
-    const evidence = store.readEvidence(digest);
+    const tested = readBundle(store, digest);
+    const parent = tested?.parent_digest ? readBundle(store, tested.parent_digest) : null;
+    const evidence = readEvidence(store, digest);
     return tested && parent && evidence ? createCausalAttribution(tested, parent, diff, evidence.trials) : null;
   }) ?? null;
 }
@@ -68,19 +74,19 @@ function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | 
   const {store} = c;
   const causal = store.paths.causalAttribution(digest);
   if (exists(causal) && diff) {
-    const stored = c.attempt(causal, () => store.readDocumentAt(causal, CAUSAL_SCHEMA));
+    const stored = c.attempt(causal, () => readDocument(store.guard, causal, CAUSAL_SCHEMA));
     const made = expectedAttribution(c, digest, diff);
     if (stored && !jsonEqual(stored, made)) c.error(causal, 'DIGEST_MISMATCH', `${c.rel(causal)} is not the causal attribution the candidate's bundle, parent and evidence make`);
   }
   const stale = store.paths.staleTerminalization(digest);
   if (!exists(stale)) return;
-  const doc = c.attempt(stale, () => store.readDocumentAt(stale, STALE_SCHEMA)) as Record<string, unknown> | null;
+  const doc = c.attempt(stale, () => readDocument(store.guard, stale, STALE_SCHEMA)) as Record<string, unknown> | null;
   if (!doc) return;
   c.attempt(stale, () => {
-    const bundle = store.readBundle(digest);
-    const plan = store.readPlan(digest);
-    const evidence = store.readEvidence(digest);
-    const neg = store.readNegativeResult(digest) as {entries?: Array<{reason?: unknown}>} | null;
+    const bundle = readBundle(store, digest);
+    const plan = readPlan(store, digest);
+    const evidence = readEvidence(store, digest);
+    const neg = readNegativeResult(store, digest) as {entries?: Array<{reason?: unknown}>} | null;
     const evidenceDigest = evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortEvidence(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
     const wrong: string[] = [];
     if (bundle && doc.parent_digest !== bundle.parent_digest) wrong.push('parent_digest');
@@ -102,14 +108,21 @@ function verifyMarkersPresent(c: Findings, digest: string, diff: ManifestDiff | 
   const {store} = c;
   const stale = store.paths.staleTerminalization(digest);
   if (!exists(stale)) {
-    const neg = c.attempt(store.paths.negativeResult(digest), () => store.readNegativeResult(digest)) as {entries?: Array<{result_id?: unknown}>} | null;
+    const neg = c.attempt(store.paths.negativeResult(digest), () => readNegativeResult(store, digest)) as {entries?: Array<{result_id?: unknown}>} | null;
     if (neg?.entries?.some((e) => typeof e.result_id === 'string' && e.result_id.endsWith('-stale-incumbent'))) {
       c.error(stale, 'MISSING_MARKER', `${c.rel(stale)} is missing: ${c.rel(store.paths.negativeResult(digest))} rejects the candidate as stale, which is recorded with it`);
     }
   }
   const causal = store.paths.causalAttribution(digest);
   if (exists(causal) || !diff) return;
-  const promotion = c.attempt(store.paths.promotionsDir, () => store.listPromotionIds().some((id) => store.readPromotion(id)?.candidate_digest === digest));
+  const promotion = c.attempt(store.paths.promotionsDir, () => listPromotionIds(store).some((id) => readPromotion(store, id)?.candidate_digest === digest));
   if (!promotion) return;
   if (expectedAttribution(c, digest, diff)) c.error(causal, 'MISSING_MARKER', `${c.rel(causal)} is missing: the candidate was promoted adding one component, with held-out trials, which records its causal attribution`);
 }
+
+export const markersCheck: CandidateCheck = {
+  order: 700,
+  candidate(c, digest, facts) {
+    verifyMarkers(c, digest, facts.diff);
+  },
+};

@@ -1,13 +1,14 @@
 import {receiptRegistryProblem} from '../../../model/release/receipt-registry.js';
 import {stableDigest} from '../../../canonical/index.js';
-import {fail} from '../../../errors.js';
+import {fail, isAutoctxError} from '../../../errors.js';
 import {emptyRegistry, registryProblem, type Registry, type TransitionReceipt} from '../../../model/release/release.js';
 import {compareAndSwap, documentDigest} from '../../files/cas.js';
 import {readDocument} from '../../documents.js';
 import {exists} from '../../files/fs.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
-import {readReceipts} from './release-receipt.js';
+import {listReleaseScopes, readReceipts} from './release-receipt.js';
+import type {ScenarioRepair} from '../common/kind-steps.js';
 
 /**
  * context_bundles/releases/registry/<scope>.json (autoctx addition): the one
@@ -121,3 +122,19 @@ export function verifyRegistry(c: Findings, scope: string, receipts: Array<Trans
   }
   return registry;
 }
+
+/** repair: a transition cut short after its receipt; the registry is written from the receipt. */
+export const registryRepair: ScenarioRepair = {
+  order: 400,
+  repair({store, rel, actions, remaining}) {
+    for (const scope of listReleaseScopes(store)) {
+      try {
+        const done = settleRegistry(store, registryState(store, scope));
+        if (done) actions.push(`completed ${rel(store.paths.releaseRegistry(scope))} from ${rel(store.paths.releaseReceipt(scope, done.seq))}, a transition cut short after its receipt`);
+      } catch (error) {
+        if (!isAutoctxError(error)) throw error;
+        remaining.push(`${rel(store.paths.releaseRegistry(scope))}: ${error.message}; left as it is`);
+      }
+    }
+  },
+};

@@ -1,12 +1,17 @@
-import type {CandidateRecord} from '../../model/promotion/records.js';
-import {versionKey, type TransitionReceipt} from '../../model/release/release.js';
-import type {Findings} from '../../store/findings.js';
-import {pointerHistory, pointerMoves, readActive} from '../../store/kinds/promotion/active-pointer.js';
-import {verifyDescriptors} from '../../store/kinds/release/release-descriptor.js';
-import {listReleaseScopes, verifyReceipts} from '../../store/kinds/release/release-receipt.js';
-import {verifyRegistry} from '../../store/kinds/release/release-registry.js';
-import {exists} from '../../store/files/fs.js';
-import {hasServed} from '../../model/promotion/served.js';
+import type {CandidateRecord} from '../../../model/promotion/records.js';
+import {versionKey, type TransitionReceipt} from '../../../model/release/release.js';
+import type {Findings} from '../../findings.js';
+import {readActive} from '../promotion/active-pointer.js';
+import {pointerHistory, pointerMoves} from '../promotion/pointer-moves.js';
+import {verifyDescriptors} from './release-descriptor.js';
+import {listReleaseScopes, verifyReceipts} from './release-receipt.js';
+import {verifyRegistry} from './release-registry.js';
+import {exists} from '../../files/fs.js';
+import {hasServed} from '../../../model/promotion/served.js';
+import {readNegativeResult} from '../promotion/negative-result.js';
+import {readStaleTerminalization} from '../promotion/terminal-markers.js';
+import {readPromotion} from '../promotion/history.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
 
 /** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
 const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
@@ -31,7 +36,7 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
   };
   // One rule: a rejected bundle never serves (its record rejected, a negative result, or a stale rejection).
   const rejected = (digest: string): boolean =>
-    records.get(digest)?.lifecycle === 'rejected' || quiet('', () => store.readNegativeResult(digest)) != null || quiet('', () => store.readStaleTerminalization(digest)) != null;
+    records.get(digest)?.lifecycle === 'rejected' || quiet('', () => readNegativeResult(store, digest)) != null || quiet('', () => readStaleTerminalization(store, digest)) != null;
   const active = quiet(store.paths.active, () => readActive(store));
   if (active && rejected(active.bundle_digest)) c.error(store.paths.active, 'REJECTED_SERVING', `${c.rel(store.paths.active)} names bundle ${active.bundle_digest}, whose candidate is rejected: a rejected bundle never serves (autoctx rollback moves the pointer away)`);
   if (!exists(store.paths.releasesDir)) return;
@@ -71,7 +76,14 @@ function followReceipt(c: Findings, scope: string, r: TransitionReceipt, descrip
   for (const v of r.deprecated_versions) if (!descriptors.has(versionKey(v))) missing(v, file);
   if (r.promotion_id === null) return;
   const promotionFile = store.paths.promotion(r.promotion_id);
-  const p = c.attempt(promotionFile, () => store.readPromotion(r.promotion_id!));
+  const p = c.attempt(promotionFile, () => readPromotion(store, r.promotion_id!));
   if (p === null) c.error(promotionFile, 'MISSING_PROMOTION', `${c.rel(promotionFile)} is missing: ${c.rel(file)} names promotion ${r.promotion_id}`);
   else if (p && p.candidate_digest !== r.bundle_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)} names promotion ${r.promotion_id}, which promoted ${p.candidate_digest}, not ${r.bundle_digest ?? 'no bundle'}`);
 }
+
+export const releasesCheck: ScenarioCheck = {
+  order: 900,
+  scenario(c, view) {
+    verifyReleases(c, view.records);
+  },
+};

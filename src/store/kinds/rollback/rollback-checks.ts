@@ -1,13 +1,14 @@
-import type {CandidateRecord} from '../../model/promotion/records.js';
-import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor} from '../../model/release/release.js';
-import {ROLLBACK_CONDITIONS, approvalProblem, approvalSkew, derivedStatus} from '../../model/rollback/rollback-execution.js';
-import {hasServed} from '../../model/promotion/served.js';
-import {listDescriptorKeys, readDescriptor} from '../../store/kinds/release/release-descriptor.js';
-import type {Findings} from '../../store/findings.js';
-import {pointerMoves} from '../../store/kinds/promotion/active-pointer.js';
-import type {PointerMove} from '../../model/promotion/pointer-history.js';
-import {listReleaseScopes, readReceipts} from '../../store/kinds/release/release-receipt.js';
-import {approvalKeyProblem, executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../../store/kinds/rollback/rollback-execution.js';
+import type {CandidateRecord} from '../../../model/promotion/records.js';
+import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor} from '../../../model/release/release.js';
+import {ROLLBACK_CONDITIONS, approvalProblem, approvalSkew, derivedStatus} from '../../../model/rollback/rollback-execution.js';
+import {hasServed} from '../../../model/promotion/served.js';
+import {listDescriptorKeys, readDescriptor} from '../release/release-descriptor.js';
+import type {Findings} from '../../findings.js';
+import {pointerMoves} from '../promotion/pointer-moves.js';
+import type {PointerMove} from '../../../model/promotion/pointer-history.js';
+import {listReleaseScopes, readReceipts} from '../release/release-receipt.js';
+import {approvalKeyProblem, executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from './rollback-execution.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
 
 /**
  * verify: the rollback service's records. Each execution reads back (its key
@@ -110,3 +111,10 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     c.error(file, 'APPROVAL_MISMATCH', `${c.rel(file)} approves ${key}, which has no execution record ${c.rel(store.paths.rollbackExecution(key))}`);
   }
 }
+
+export const rollbacksCheck: ScenarioCheck = {
+  order: 1000,
+  scenario(c, view) {
+    verifyRollbacks(c, view.records);
+  },
+};

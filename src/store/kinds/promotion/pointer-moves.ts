@@ -1,0 +1,268 @@
+import {fail} from '../../../errors.js';
+import type {ActivePointer} from '../../../model/promotion/records.js';
+import type {KindContext} from '../common/kind-context.js';
+import type {CandidateRecord} from '../../../model/promotion/records.js';
+import type {Findings} from '../../findings.js';
+import {listExecutionKeys, readExecution} from '../rollback/rollback-execution.js';
+import {lostExecution} from '../rollback/lost-moves.js';
+import {GLOBAL_SCOPE} from '../../../model/release/release.js';
+import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from './history.js';
+import {executionMove, FOREIGN_HEAD, foreignMove, initMove, promotionMove, RECORD_PROOF, recordProvenRollbacks, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove, type RolledBackRecord} from '../../../model/promotion/pointer-history.js';
+import {foreignMoveId, keepForeignMove, listForeignMoveIds, readForeignMove} from './foreign-move.js';
+import {predatesHistories, readAdoption, type AdoptionRead} from './history-adoption.js';
+import {listHistorySeqs, readHistoryEntry} from './record-history.js';
+import {listCandidateDigests, readRecord} from './candidate-record.js';
+import {readBundleTexts} from '../bundle/bundle.js';
+import {verifyMirrors} from './mirrors.js';
+import {readActive} from './active-pointer.js';
+import type {ScenarioCheck} from '../common/kind-steps.js';
+
+/**
+ * Every recorded pointer move: promotions, rollbacks, rollovers, and the init
+ * (the first parentless record that no rollover made). `read` reads one record
+ * (verify passes its own, which reports a refusal and returns undefined).
+ */
+export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined = (_f, fn) => fn(), records?: Map<string, CandidateRecord>, baselines: Array<[string, CandidateRecord]> = parentlessRecords(ctx, read, records), rolledBack: readonly RolledBackRecord[] = []): PointerMove[] {
+  const moves: PointerMove[] = [];
+  for (const id of listPromotionIds(ctx)) {
+    const p = read(ctx.paths.promotion(id), () => readPromotion(ctx, id));
+    if (p) moves.push(promotionMove(p));
+  }
+  for (const id of listRollbackIds(ctx)) {
+    const r = read(ctx.paths.rollback(id), () => readRollback(ctx, id));
+    if (r) moves.push(rollbackMove(r));
+  }
+  for (const key of listExecutionKeys(ctx)) {
+    const r = read(ctx.paths.rollbackExecution(key), () => readExecution(ctx, key));
+    if (r && r.scope === GLOBAL_SCOPE && r.status !== 'REFUSED') moves.push(executionMove(r));
+  }
+  const rolledOver = new Set<string>();
+  for (const id of listRolloverIds(ctx)) {
+    const r = read(ctx.paths.rollover(id), () => readRollover(ctx, id));
+    if (r) {
+      moves.push(rolloverMove(r));
+      rolledOver.add(r.to_digest);
+    }
+  }
+  // One init per scenario: the first baseline no recorded rollover made. Later baselines another
+  // implementation rolled over to are moves only as active.json's own rollover form proves them.
+  const inits = baselines.filter(([digest]) => !rolledOver.has(digest));
+  const first = inits.sort(([da, a], [db, b]) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : da < db ? -1 : 1))[0];
+  if (first) moves.push(initMove(first[0], first[1].evaluator_epoch, first[1].created_at));
+  // Pointers of another implementation's rollbacks and rollovers, kept when autoctx moved on from them.
+  const parentless = new Set(baselines.map(([digest]) => digest));
+  for (const id of listForeignMoveIds(ctx)) {
+    const m = read(ctx.paths.foreignMove(id), () => {
+      const r = readForeignMove(ctx, id);
+      if (!r) return null;
+      const move = foreignMove(r.pointer, (d) => parentless.has(d), id);
+      if (!move) fail('INVALID_INPUT', `the pointer it keeps is not in the form of another implementation's rollback or rollover`);
+      return move;
+    });
+    if (m) moves.push(m);
+  }
+  // Rollbacks of another implementation that a later move went on from, proven by the records they left.
+  moves.push(...recordProvenRollbacks(moves, rolledBack, baselines.map(([digest, r]) => ({digest, evaluator_epoch: r.evaluator_epoch, created_at: r.created_at}))));
+  return moves;
+}
+
+/**
+ * The records that read as a bundle the Python implementation's rollback (or
+ * epoch rollover) left (model/pointer-history.ts recordProvenRollbacks), and
+ * that autoctx did not write: autoctx's own moves write the same words, but
+ * its record history names each change, so a lost execution record of
+ * autoctx's stays an error. A record autoctx did not write is one that
+ * predates its histories: as record.json while it has no history yet, and as
+ * the first entry of its history (an `adopt` entry, the record as autoctx
+ * found it) once autoctx changed it.
+ */
+function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord]>): RolledBackRecord[] {
+  const words = (r: CandidateRecord) => r.lifecycle === 'superseded' && (r.rationale.startsWith('rolled back: ') || r.rationale.startsWith('evaluator epoch rolled over to '));
+  let adoption: AdoptionRead | undefined;
+  try {
+    adoption = readAdoption(ctx);
+  } catch {
+    adoption = undefined;
+  }
+  const out: RolledBackRecord[] = [];
+  for (const [digest, record] of all) {
+    // Only a bundle that served can have been rolled back or rolled over from (and it is never anything but active or superseded after).
+    if ((record.lifecycle !== 'superseded' && record.lifecycle !== 'active') || !predatesHistories(adoption, digest)) continue;
+    let found: CandidateRecord | null = null;
+    try {
+      const first = listHistorySeqs(ctx, digest)[0];
+      if (first === undefined) found = record;
+      else {
+        const entry = readHistoryEntry(ctx, digest, first);
+        if (entry?.cause === 'adopt') found = entry.record;
+      }
+    } catch {
+      found = null; // an unreadable history is verify's own finding; it proves nothing here
+    }
+    if (found && words(found)) out.push({digest, rationale: found.rationale, updated_at: found.updated_at, evaluator_epoch: found.evaluator_epoch});
+  }
+  return out;
+}
+
+/**
+ * Why moving the pointer from `current` to `next` by the move `planned` (its
+ * record not yet written) would leave a pointer its recorded history does not
+ * vouch for (null: it would not). A current pointer that is another
+ * implementation's move is counted as kept (keepForeignHead), as the move keeps
+ * it. Asked before the move's record is written, so a move that would fail
+ * writes nothing.
+ */
+export function plannedMoveProblem(ctx: KindContext, current: ActivePointer | null, planned: PointerMove, next: ActivePointer): string | null {
+  const all = allRecords(ctx, (_f, fn) => fn());
+  const baselines = all.filter(([, r]) => r.parent_digest === null);
+  const parentless = new Set(baselines.map(([digest]) => digest));
+  const moves = pointerMoves(ctx, undefined, undefined, baselines, rolledBackRecords(ctx, all)).filter((m) => !(m.kind === planned.kind && m.id === planned.id));
+  if (current) {
+    const head = resolvePointerHistory(current, moves, (d) => parentless.has(d)).chain.at(-1);
+    if (head?.foreign && head.id === FOREIGN_HEAD) moves.push({...head, id: foreignMoveId(current)});
+  }
+  // A baseline the move makes (a rollover's) is a baseline of the history it leaves.
+  const isBaseline = (d: string) => parentless.has(d) || (planned.kind === 'rollover' && d === planned.to);
+  return resolvePointerHistory(next, [...moves, planned], isBaseline).problems[0]?.message ?? null;
+}
+
+/**
+ * Before the pointer moves on from `current`: if it is another
+ * implementation's rollback or rollover (proven only by its own fields),
+ * keep it in foreign_moves/, so that the move stays on the history once
+ * active.json no longer shows it. Under the scenario lock.
+ */
+export function keepForeignHead(ctx: KindContext, current: ActivePointer, at: string): void {
+  const head = pointerHistory(ctx, current).chain.at(-1);
+  if (head?.foreign && head.id === FOREIGN_HEAD) keepForeignMove(ctx, current, at);
+}
+
+function allRecords(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined, records?: Map<string, CandidateRecord>): Array<[string, CandidateRecord]> {
+  return records
+    ? [...records]
+    : listCandidateDigests(ctx).flatMap((d) => {
+        const r = read(ctx.paths.record(d), () => readRecord(ctx, d));
+        return r ? [[d, r] as [string, CandidateRecord]] : [];
+      });
+}
+
+function parentlessRecords(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined, records?: Map<string, CandidateRecord>): Array<[string, CandidateRecord]> {
+  return allRecords(ctx, read, records).filter(([, r]) => r.parent_digest === null);
+}
+
+/** The pointer's history as the records tell it (model/pointer-history.ts). */
+export function pointerHistory(ctx: KindContext, active: ActivePointer, records?: Map<string, CandidateRecord>, read?: <T>(file: string, fn: () => T) => T | undefined): PointerHistory {
+  // The records are read once: for the init among them, and for which bundles are baselines.
+  const all = allRecords(ctx, read ?? ((_f, fn) => fn()), records);
+  const baselines = all.filter(([, r]) => r.parent_digest === null);
+  const moves = pointerMoves(ctx, read, records, baselines, rolledBackRecords(ctx, all));
+  const parentless = new Set(baselines.map(([digest]) => digest));
+  const h = resolvePointerHistory(active, moves, (d) => parentless.has(d));
+  const head = h.chain.at(-1);
+  const own = head?.foreign && head.kind === 'rollback' ? lostExecution(ctx, {to: active.bundle_digest, at: active.activated_at, from: head.from}, active) : null;
+  if (own) return {chain: [], problems: [own], unserved: [], pending: []};
+  // A move missing from the middle of the history that was autoctx's own rollback: its record histories name the execution record lost.
+  const lost = h.problems.flatMap((p) => ((p.code === 'HISTORY_GAP' || p.code === 'ROLLBACK_NOT_SERVED') && p.move?.from && p.move.from_activated_at ? [lostExecution(ctx, {to: p.move.from, at: p.move.from_activated_at, from: null}, null)] : [])).filter((p) => p !== null);
+  return lost.length > 0 ? {...h, problems: [...h.problems, ...lost]} : h;
+}
+
+/** Why the pointer cannot be moved on from: it is not what its recorded history wrote (null: it is). */
+export function pointerProblem(ctx: KindContext, active: ActivePointer): string | null {
+  const h = pointerHistory(ctx, active);
+  return h.problems[0]?.message ?? null;
+}
+
+/** The file that records a move. */
+export function moveFile(ctx: KindContext, move: PointerMove): string {
+  if (move.foreign && move.id.startsWith(RECORD_PROOF)) return ctx.paths.record(move.id.slice(RECORD_PROOF.length));
+  if (move.foreign) return move.id === FOREIGN_HEAD ? ctx.paths.active : ctx.paths.foreignMove(move.id);
+  if (move.kind === 'promotion') return ctx.paths.promotion(move.id);
+  if (move.kind === 'rollback') return move.id.startsWith('RBX-') ? ctx.paths.rollbackExecution(move.id) : ctx.paths.rollback(move.id);
+  if (move.kind === 'rollover') return ctx.paths.rollover(move.id);
+  return ctx.paths.record(move.to);
+}
+
+/**
+ * verify: the pointer names a verified manifest of its epoch, its rollback
+ * target exists, its promotion (if any) promoted exactly this bundle; the
+ * lifecycles and mirrors agree with it (a lag is a repairable warning).
+ */
+export function verifyActive(c: Findings, records: Map<string, CandidateRecord>): ActivePointer | undefined {
+  const {store} = c;
+  const file = store.paths.active;
+  const active = c.attempt(file, () => readActive(store));
+  if (active === null) {
+    // An init interrupted before its pointer: one parentless bundle, no history. The same init completes it.
+    const interruptedInit = c.bundles.size <= 1 && [...c.bundles.values()].every((b) => b.parent_digest === null) && listPromotionIds(store).length === 0 && listRollbackIds(store).length === 0 && listExecutionKeys(store).length === 0;
+    if (interruptedInit) c.warn(file, 'INIT_INCOMPLETE', `${c.rel(file)} is missing: an interrupted init (running the same init again completes it)`);
+    else c.error(file, 'MISSING_POINTER', `${c.rel(file)} is missing: the scenario serves no bundle`);
+    return undefined;
+  }
+  if (!active) return undefined;
+  const bundle = c.bundle(active.bundle_digest);
+  if (!bundle) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} points at ${active.bundle_digest}, whose manifest ${c.rel(store.paths.bundle(active.bundle_digest))} is missing or invalid`);
+  else if (bundle.evaluator_epoch !== active.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the active manifest's`);
+  if (active.rollback_target_digest && !c.bundle(active.rollback_target_digest)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest (${c.rel(store.paths.bundle(active.rollback_target_digest))})`);
+  if (active.promotion_id !== null) {
+    const promo = c.attempt(file, () => readPromotion(store, active.promotion_id!));
+    if (promo === null) c.error(file, 'MISSING_PROMOTION', `${c.rel(file)} names promotion ${active.promotion_id}, which does not exist`);
+    if (promo) {
+      if (promo.candidate_digest !== active.bundle_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: promotion ${promo.promotion_id} promoted ${promo.candidate_digest}, not the active bundle`);
+      if (promo.rollback_target_digest !== active.rollback_target_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: rollback target differs from promotion ${promo.promotion_id}`);
+      if (active.manifest_diff_digest !== undefined && active.manifest_diff_digest !== promo.manifest_diff_digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: manifest_diff_digest differs from promotion ${promo.promotion_id}`);
+    }
+  }
+  // Lifecycles and mirrors that lag the pointer are repairable only behind a pointer its history vouches for.
+  if (!verifyPointerHistory(c, active, records)) return active;
+  for (const [digest, r] of records) {
+    const recordFile = store.paths.record(digest);
+    if (digest === active.bundle_digest && r.lifecycle !== 'active') c.warn(recordFile, 'LIFECYCLE_PENDING', `${c.rel(recordFile)}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`);
+    if (digest !== active.bundle_digest && r.lifecycle === 'active') c.warn(recordFile, 'LIFECYCLE_PENDING', `${c.rel(recordFile)}: says "active" but the pointer names ${active.bundle_digest}`);
+  }
+  // The texts of manifests this verify has already re-hashed: read again for their texts only, not hashed twice.
+  const texts = (digest: string) => readBundleTexts(store, digest);
+  const served = bundle ? texts(active.bundle_digest) : null;
+  if (served) verifyMirrors(c, served, texts);
+  return active;
+}
+
+/**
+ * verify: active.json is the pointer the newest recorded move wrote, every
+ * earlier move is on record back to init, each rollback restored what served
+ * before; moves that never served are marked; a lifecycle that says a bundle
+ * served agrees with the history.
+ */
+function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<string, CandidateRecord>): boolean {
+  const {store} = c;
+  const file = store.paths.active;
+  const h = pointerHistory(store, active, records, (f, fn) => c.attempt(f, fn));
+  for (const p of h.problems) {
+    if (p.move && !p.move.foreign) c.both(moveFile(store, p.move), file, p.code, p.message);
+    else c.error(file, p.code, p.message);
+  }
+  // Moves that never served, or wait, are named only against a history that holds.
+  if (h.problems.length > 0) return false;
+  const head = h.chain[h.chain.length - 1];
+  for (const m of h.chain) {
+    if (!m.foreign || m.id === FOREIGN_HEAD) continue;
+    const proof = moveFile(store, m);
+    if (m.id.startsWith(RECORD_PROOF)) c.note(proof, 'FOREIGN_POINTER_MOVE', `${c.rel(proof)} shows ${m.kind === 'rollback' ? `a rollback by another implementation (from ${m.from} back to ${m.to})` : `an epoch rollover by another implementation (to ${m.to}, epoch "${m.to_epoch}")`}, which keeps no record of it and which a later move went on from; accepted because the records it wrote prove the move`);
+    else c.note(proof, 'FOREIGN_POINTER_MOVE', `${c.rel(proof)} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved on from; accepted because its own fields prove the move`);
+  }
+  if (head?.foreign && head.id === FOREIGN_HEAD) c.note(file, 'FOREIGN_POINTER_MOVE', `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`);
+  for (const m of h.pending) c.warn(moveFile(store, m), 'MOVE_PENDING', `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer did not move (an interrupted command; running it again completes it)`);
+  for (const m of h.unserved) c.warn(moveFile(store, m), 'NEVER_SERVED', `${c.rel(moveFile(store, m))}: this ${m.kind} never served (it was recorded, then another move went ahead of it)`);
+  const served = new Set(h.chain.map((m) => m.to));
+  for (const [digest, r] of records) {
+    const recordFile = store.paths.record(digest);
+    if (r.lifecycle === 'superseded' && !served.has(digest)) c.error(recordFile, 'LIFECYCLE_MISMATCH', `${c.rel(recordFile)} says "superseded", but no recorded pointer move ever made ${digest} active`);
+  }
+  return true;
+}
+
+export const activeCheck: ScenarioCheck = {
+  order: 300,
+  scenario(c, view) {
+    verifyActive(c, view.records);
+  },
+};
