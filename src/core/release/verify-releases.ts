@@ -1,6 +1,6 @@
 import type {CandidateRecord} from '../../model/promotion/records.js';
 import {versionKey, type TransitionReceipt} from '../../model/release/release.js';
-import type {Findings} from '../../store/findings.js';
+import type {Findings} from '../../store/scenario-findings.js';
 import {pointerHistory, pointerMoves, readActive} from '../../store/kinds/promotion/active-pointer.js';
 import {verifyDescriptors} from '../../store/kinds/release/release-descriptor.js';
 import {listReleaseScopes, verifyReceipts} from '../../store/kinds/release/release-receipt.js';

@@ -3,7 +3,7 @@ import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor} from '../../model/rele
 import {ROLLBACK_CONDITIONS, approvalProblem, approvalSkew, derivedStatus} from '../../model/rollback/rollback-execution.js';
 import {hasServed} from '../../model/promotion/served.js';
 import {listDescriptorKeys, readDescriptor} from '../../store/kinds/release/release-descriptor.js';
-import type {Findings} from '../../store/findings.js';
+import type {Findings} from '../../store/scenario-findings.js';
 import {pointerMoves} from '../../store/kinds/promotion/active-pointer.js';
 import type {PointerMove} from '../../model/promotion/pointer-history.js';
 import {listReleaseScopes, readReceipts} from '../../store/kinds/release/release-receipt.js';

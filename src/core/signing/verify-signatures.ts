@@ -1,5 +1,5 @@
 import {listChangeSeqs} from '../../store/kinds/signing/signing-records.js';
-import type {Findings} from '../../store/findings.js';
+import type {Findings} from '../../store/scenario-findings.js';
 import {readBytes} from '../../store/files/fs.js';
 import {listReleaseScopes, readReceipts, signedReceipt} from '../../store/kinds/release/release-receipt.js';
 import {listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../../store/kinds/rollback/rollback-execution.js';

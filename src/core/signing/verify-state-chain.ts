@@ -1,6 +1,6 @@
 import {sha256Hex} from '../../canonical/index.js';
 import {isAutoctxError} from '../../errors.js';
-import type {Findings} from '../../store/findings.js';
+import type {Findings} from '../../store/scenario-findings.js';
 import {exists, readBytes} from '../../store/files/fs.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {moveFile} from '../../store/kinds/promotion/active-pointer.js';
