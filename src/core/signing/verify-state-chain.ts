@@ -6,7 +6,7 @@ import type {ScenarioStore} from '../../store/index.js';
 import {moveFile} from '../../store/kinds/promotion/active-pointer.js';
 import {chainName, listStateChanges, readStateChange, type StoredChange} from '../../store/kinds/signing/state-chain.js';
 import {signatureProblem, type Trust, type TrustProblem} from './trust.js';
-import type {SignedRecord} from './verify-signatures.js';
+import type {SignedRecord} from './signed-records.js';
 
 /**
  * The signed state chain walked (ARCHITECTURE §10.3): from the start record
