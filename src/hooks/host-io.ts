@@ -1,6 +1,25 @@
 import {BOOTSTRAP_LIMITS} from '../model/delivery/bootstrap-render.js';
 import type {Host} from '../store/kinds/delivery/host-state.js';
 
+/** One hook run: its host, clock, budget and the single write of its output. */
+export interface HookRun {
+  host: Host;
+  now: () => Date;
+  deadline: number;
+  secondsLeft(): number;
+  expired(): boolean;
+  write(line: string): void;
+}
+
+/** What a run ends with: an outcome code and counts, never content, identifiers or paths. */
+export interface HookOutcome {
+  outcome: string;
+  items?: number;
+  content_bytes?: number;
+  truncated?: boolean;
+  deduplicated?: number;
+}
+
 /** The event id prepare gets: the lifecycle identity (host, session, source, generation), hashed again into the event key. */
 export function eventId(host: Host, sessionId: string, source: string, generation: number): string {
   return `autoctx-hook:${host}:${Buffer.from(sessionId, 'utf8').toString('hex').slice(0, 400)}:${source}:${generation}`;

@@ -1,7 +1,7 @@
 import {environmentError, isAutoctxError} from '../errors.js';
 import {hookSettingsFor, KnowledgeStore, readUserConfig} from '../store/index.js';
 import {HOSTS, type Host} from '../store/kinds/delivery/host-state.js';
-import {HookInputError, parseHookInput, STDIN_LIMIT, type HookEvent} from './host-io.js';
+import {HookInputError, parseHookInput, STDIN_LIMIT, type HookEvent, type HookOutcome, type HookRun} from './host-io.js';
 import {sessionStart} from './session-start.js';
 import {userPromptSubmit} from './user-prompt-submit.js';
 
@@ -9,31 +9,14 @@ import {userPromptSubmit} from './user-prompt-submit.js';
 export const DEFAULT_BUDGET_MS = 2000;
 export const INSTALLED_TIMEOUT_S = 5;
 
-/** One hook run: its host, clock, budget and the single write of its output. */
-export interface HookRun {
-  host: Host;
-  now: () => Date;
-  deadline: number;
-  secondsLeft(): number;
-  expired(): boolean;
-  write(line: string): void;
-}
-
-/** What a run ends with: an outcome code and counts, never content, identifiers or paths. */
-export interface HookOutcome {
-  outcome: string;
-  items?: number;
-  content_bytes?: number;
-  truncated?: boolean;
-  deduplicated?: number;
-}
-
 export interface HookIo {
   stdin: string;
   env: NodeJS.ProcessEnv;
   now?: () => Date;
   write: (text: string) => void;
 }
+
+export type {HookOutcome, HookRun} from './host-io.js';
 
 const EVENTS: Record<string, HookEvent> = {'session-start': 'SessionStart', 'user-prompt-submit': 'UserPromptSubmit'};
 

@@ -5,8 +5,7 @@ import {isAutoctxError} from '../errors.js';
 import {isoTimestamp} from '../model/promotion/records.js';
 import {readHostState, writeHostState, type Host, type HostState} from '../store/kinds/delivery/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
-import {eventId, hookOutputLine, hookUser, type HookInput} from './host-io.js';
-import type {HookOutcome, HookRun} from './run.js';
+import {eventId, hookOutputLine, hookUser, type HookInput, type HookOutcome, type HookRun} from './host-io.js';
 import {requireActive} from '../store/kinds/promotion/active-pointer.js';
 
 /** Sources that begin a new lifecycle generation; resume and fork continue the current one. */

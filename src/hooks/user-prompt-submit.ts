@@ -6,10 +6,9 @@ import {recall} from '../core/delivery/recall.js';
 import {isoTimestamp} from '../model/promotion/records.js';
 import {readHostState, writeHostState} from '../store/kinds/delivery/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
-import {eventId, hookOutputLine, hookUser, type HookInput} from './host-io.js';
+import {eventId, hookOutputLine, hookUser, type HookInput, type HookOutcome, type HookRun} from './host-io.js';
 import {eventKey, receiptIdFor} from '../model/delivery/bootstrap-receipt.js';
 import {readReceipt} from '../store/kinds/delivery/bootstrap-receipt.js';
-import type {HookOutcome, HookRun} from './run.js';
 import {requireActive} from '../store/kinds/promotion/active-pointer.js';
 
 /** How long the first prompt waits for a session start still delivering (within the hook's budget). */

@@ -1,8 +1,11 @@
 import type {Dirent} from 'node:fs';
 import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
-import type {BundleOutline} from '../model/bundle/bundle.js';
-import type {TreeEntry} from './files/fs.js';
-import type {ScenarioStore} from './scenario-store.js';
+import type {JsonValue} from '../canonical/index.js';
+import type {BundleOutline, ContextBundle} from '../model/bundle/bundle.js';
+import type {ActivePointer} from '../model/promotion/records.js';
+import type {KindContext} from './kinds/common/kind-context.js';
+import type {TreeEntry} from './files/tree-walk.js';
+import type {SchemaName} from './schemas.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/evaluation/policy.js';
 
 export interface VerifyIssue {
@@ -20,10 +23,21 @@ export interface Mark {
 }
 
 /**
+ * What the document kinds' checks read through `Findings.store`: a part of
+ * the scenario store, named structurally so that this module imports no
+ * store module that imports the kinds (they import this one). The checks in
+ * the core see the whole store (`ScenarioFindings`, store/scenario-findings.ts).
+ */
+export interface CheckedStore extends KindContext {
+  walk(listings?: Map<string, Dirent[]>): TreeEntry[];
+  linkStaysInside(file: string): boolean;
+}
+
+/**
  * What verify found in one scenario: the document kinds' checks report here,
  * and every check runs even after a failure. It collects; it never prints.
  */
-export class Findings {
+export class Findings<S extends CheckedStore = CheckedStore> {
   readonly errors: VerifyIssue[] = [];
   readonly warnings: VerifyIssue[] = [];
   /** What verify accepted on weaker grounds than its own records (a tree another implementation wrote), said plainly. */
@@ -34,7 +48,7 @@ export class Findings {
   chainHead: string | null = null;
 
   constructor(
-    readonly store: ScenarioStore,
+    readonly store: S,
     readonly replayTolerance = false,
     /** The time verify judges by (emergency rollbacks' approval windows), and the window in days. */
     readonly at: Date = new Date(),

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
+import {importsOf, sources} from '../helpers/imports.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 
 /**
@@ -32,19 +33,6 @@ const SRC = path.join(PROJECT_ROOT, 'src');
 function layerOf(file: string): string {
   const rel = path.relative(SRC, file);
   return rel.split(path.sep)[0]!.replace(/\.(ts|js)$/, '');
-}
-
-function sources(dir: string): string[] {
-  return fs.readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
-}
-
-/** Every module a file imports (static and dynamic imports, re-exports), as written. */
-function importsOf(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*'([^']+)'/g)) out.push(m[1]!);
-  for (const m of text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) out.push(m[1]!);
-  for (const m of text.matchAll(/(?:^|\n)\s*import\s*'([^']+)'/g)) out.push(m[1]!);
-  return out;
 }
 
 interface Violation {

@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {scopeFlag} from '../../cli/release-flags.js';
 import {paint, short} from '../../cli/style.js';
-import {releaseHistory} from '../../core/release/release.js';
+import {releaseHistory} from '../../core/release/release-query.js';
 
 export default class ReleaseHistory extends ScenarioCommand {
   static override summary = 'List the transition receipts, applied and blocked, in order.';

@@ -1,7 +1,7 @@
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {scopeFlag} from '../../cli/release-flags.js';
 import {short} from '../../cli/style.js';
-import {releaseList} from '../../core/release/release.js';
+import {releaseList} from '../../core/release/release-query.js';
 import {scopeLines} from '../../cli/release-output.js';
 
 export default class ReleaseList extends ScenarioCommand {

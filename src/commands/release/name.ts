@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args';
 import {SigningWritingCommand} from '../../cli/base-command.js';
 import {actorFlag, listFlag, scopeFlag} from '../../cli/release-flags.js';
 import {short} from '../../cli/style.js';
-import {releaseName} from '../../core/release/release.js';
+import {releaseName} from '../../core/release/release-name.js';
 import * as Flags from '@oclif/core/flags';
 
 export default class ReleaseName extends SigningWritingCommand {

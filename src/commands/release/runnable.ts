@@ -4,7 +4,7 @@ import {WritingCommand} from '../../cli/base-command.js';
 import {textFlag} from '../../cli/flags.js';
 import {actorFlag, allowedSignersFlag, expectRegistryFlag, scopeFlag, signingKeyFlag} from '../../cli/release-flags.js';
 import {short} from '../../cli/style.js';
-import {releaseRunnable} from '../../core/release/release.js';
+import {releaseRunnable} from '../../core/release/release-runnable.js';
 
 export default class ReleaseRunnable extends WritingCommand {
   static override summary = 'Set which releases this deployment can run in a scope (all, or a list) and its default.';

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args';
 import {ScenarioCommand} from '../../cli/base-command.js';
 import {short} from '../../cli/style.js';
-import {releaseShow} from '../../core/release/release.js';
+import {releaseShow} from '../../core/release/release-query.js';
 
 export default class ReleaseShow extends ScenarioCommand {
   static override summary = 'Show a release: its descriptor, checked on read, and its state in each scope.';

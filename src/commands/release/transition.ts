@@ -4,7 +4,7 @@ import {WritingCommand} from '../../cli/base-command.js';
 import {integerFlag, secondsFlag, textFlag} from '../../cli/flags.js';
 import {actorFlag, expectRegistryFlag, listFlag, percentFlag, scopeFlag, signingKeyFlag, allowedSignersFlag} from '../../cli/release-flags.js';
 import {paint, short} from '../../cli/style.js';
-import {releaseTransition} from '../../core/release/release.js';
+import {releaseTransition} from '../../core/release/release-transition.js';
 
 export default class ReleaseTransition extends WritingCommand {
   static override summary = 'Move a release to another state through the release gate; every attempt leaves a receipt.';

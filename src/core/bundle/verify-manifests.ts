@@ -53,7 +53,7 @@ function estimatedBytes(store: ScenarioStore, digests: readonly string[]): numbe
 function workerFile(): URL {
   const here = new URL('./verify-worker.js', import.meta.url);
   const bundled = new URL('../../bundle/verify-worker.js', import.meta.url);
-  return here.pathname.endsWith('/dist/core/verify-worker.js') && exists(fileURLToPath(bundled)) ? bundled : here;
+  return here.pathname.endsWith('/dist/core/bundle/verify-worker.js') && exists(fileURLToPath(bundled)) ? bundled : here;
 }
 
 /**

@@ -1,4 +1,4 @@
-import {releaseStatus, type ScopeSummary} from '../release/release.js';
+import {releaseStatus, type ScopeSummary} from '../release/release-query.js';
 import {approvalWindowOf, rollbackStatus, type ExecutionView} from '../rollback/rollback-records.js';
 import {evidenceSummary} from '../inspection/inspect.js';
 import {LIFECYCLES, type Lifecycle} from '../../model/promotion/lifecycle.js';

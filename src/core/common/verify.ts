@@ -1,7 +1,8 @@
 import path from 'node:path';
 import {isAutoctxError} from '../../errors.js';
 import {type CandidateRecord} from '../../model/promotion/records.js';
-import {Findings, type Mark, type VerifyIssue} from '../../store/findings.js';
+import type {Mark, VerifyIssue} from '../../store/findings.js';
+import {Findings} from '../../store/scenario-findings.js';
 import type {CandidateFacts, ScenarioFacts, ScenarioView} from '../../store/kinds/common/kind-steps.js';
 import {readAnchor} from '../signing/trust.js';
 import {approvalWindowOf} from '../rollback/rollback-records.js';

@@ -20,7 +20,10 @@ const EVENTS = [
   ['UserPromptSubmit', 'user-prompt-submit'],
 ] as const;
 /** The hook entry point of this installation: an absolute path, never npx. */
-export const HOOK_ENTRY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/autoctx-hook.js');
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** The package root: above dist/bundle (the bundled CLI), or above core/delivery (the compiled modules, or the sources). */
+const PACKAGE_ROOT = path.basename(HERE) === 'bundle' && path.basename(path.dirname(HERE)) === 'dist' ? path.resolve(HERE, '../..') : path.resolve(HERE, '../../..');
+export const HOOK_ENTRY = path.join(PACKAGE_ROOT, 'bin', 'autoctx-hook.js');
 
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 

@@ -1,4 +1,4 @@
-import type {ReportData} from './report.js';
+import type {ReportData} from './report-data.js';
 
 /**
  * A report of one candidate's comparison, for people: Markdown that fits a

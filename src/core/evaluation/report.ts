@@ -1,9 +1,7 @@
 import {fail} from '../../errors.js';
 import {RunningComparison} from '../../model/evaluation/comparison.js';
-import {validateConfirmationPolicy, type ConfirmationPolicy} from '../../model/evaluation/policy.js';
-import type {ComparisonResult} from '../../model/promotion/records.js';
-import type {MatchedTrial} from '../../model/evaluation/trial.js';
-import {describeEffects, type LaneSummary} from '../../stats/describe.js';
+import {validateConfirmationPolicy} from '../../model/evaluation/policy.js';
+import {describeEffects} from '../../stats/describe.js';
 import {assertOutputFolder, writeOutputFile} from '../../store/io/outputs.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {reportHtml, reportMarkdown} from './report-render.js';
@@ -12,31 +10,9 @@ import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {requireBundle} from '../../store/kinds/bundle/bundle.js';
 import {readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
+import type {Look, ReportData} from './report-data.js';
 
-/** The decision after each recorded pair, in the order the run recorded them: the interval over the looks. */
-export interface Look {
-  pairs: number;
-  lane: MatchedTrial['lane'];
-  decision: ComparisonResult['decision'];
-  mean_effect: number | null;
-  confidence_low: number | null;
-  confidence_high: number | null;
-}
-
-export interface ReportData {
-  scenario: string;
-  candidate_digest: string;
-  parent_digest: string;
-  lifecycle: string;
-  rationale: string;
-  comparison: ComparisonResult;
-  policy: ConfirmationPolicy;
-  looks: Look[];
-  /** Each pair's effect (candidate score minus incumbent score), by lane. */
-  effects: Array<{lane: MatchedTrial['lane']; fixture: string; seed: number; effect: number}>;
-  /** Descriptive summaries of the effects by lane (simple-statistics; never part of a decision). */
-  summaries: LaneSummary[];
-}
+export type {Look, ReportData} from './report-data.js';
 
 /**
  * What a report shows of a candidate, from its record and its evidence only:

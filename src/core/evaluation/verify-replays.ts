@@ -1,6 +1,6 @@
 import {jsonEqual} from '../../canonical/index.js';
 import type {CandidateRecord} from '../../model/promotion/records.js';
-import type {Findings} from '../../store/findings.js';
+import {scenarioFindings, type Findings} from '../../store/scenario-findings.js';
 import type {ScenarioCheck} from '../../store/kinds/common/kind-steps.js';
 import {readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {listPromotionIds, readPromotion} from '../../store/kinds/promotion/history.js';
@@ -52,6 +52,6 @@ function checkReplays(c: Findings, records: Map<string, CandidateRecord>): void 
 export const replaysCheck: ScenarioCheck = {
   order: 500,
   scenario(c, view) {
-    checkReplays(c, view.records);
+    checkReplays(scenarioFindings(c), view.records);
   },
 };

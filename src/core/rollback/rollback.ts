@@ -15,7 +15,7 @@ import {prepareSigning, signingInputs} from '../signing/signing.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
 import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from '../promotion/pointer-move.js';
 import {executionMove} from '../../model/promotion/pointer-history.js';
-import {nextReceipt} from '../release/release.js';
+import {nextReceipt} from '../release/registry-view.js';
 import {normalized, readRelease, scopeView, stateIn, type ScopeView} from '../release/registry-view.js';
 import {hasServed, madeActive} from '../../model/promotion/served.js';
 import {resolveDigest} from '../common/resolve.js';

@@ -12,7 +12,7 @@ import {resolveActor} from '../common/actor.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
 import {publicKeyOf, resolveSigningKey, signDigest, type SigningKey} from './signing-key.js';
 import {loadTrust, readAnchor} from './trust.js';
-import {signedRecords} from './verify-signatures.js';
+import {signedRecords} from './signed-records.js';
 import {unsignedPointerMove, walkStateChain} from './verify-state-chain.js';
 
 /**

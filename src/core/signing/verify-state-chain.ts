@@ -1,6 +1,6 @@
 import {sha256Hex} from '../../canonical/index.js';
 import {isAutoctxError} from '../../errors.js';
-import type {Findings} from '../../store/findings.js';
+import type {Findings} from '../../store/scenario-findings.js';
 import {exists, readBytes} from '../../store/files/fs.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
@@ -8,7 +8,7 @@ import {moveFile, pointerHistory} from '../../store/kinds/promotion/pointer-move
 import {chainName, listStateChanges, readStateChange, type StoredChange} from '../../store/kinds/signing/state-chain.js';
 import type {SignedKind} from '../../store/kinds/signing/signatures.js';
 import {signatureProblem, type Trust, type TrustProblem} from './trust.js';
-import type {SignedRecord} from './verify-signatures.js';
+import type {SignedRecord} from './signed-records.js';
 
 /**
  * The signed state chain walked (ARCHITECTURE §10.3): from the start record

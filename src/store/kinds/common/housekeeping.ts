@@ -1,6 +1,8 @@
 import {isAutoctxError} from '../../../errors.js';
 import {isoTimestamp} from '../../../model/promotion/records.js';
-import type {StateArea} from '../../state-area.js';
+import type {JsonValue} from '../../../canonical/index.js';
+import type {LockedWriter} from '../../files/locked-writer.js';
+import type {SchemaName} from '../../schemas.js';
 
 /**
  * .state/housekeeping.json: when this machine last swept the state area for
@@ -24,9 +26,16 @@ export interface Housekeeping {
   pruned_at?: string;
 }
 
-const fileOf = (area: StateArea) => area.file('housekeeping.json');
+/** The state area as housekeeping uses it (the state area satisfies it; named here so that this kind imports nothing that imports it). */
+export interface HousekeptArea {
+  readonly writer: LockedWriter;
+  file(...segments: string[]): string;
+  readDocument<T>(file: string, schema: SchemaName, check?: (value: JsonValue) => T): T | null;
+}
 
-function read(area: StateArea): Housekeeping | null {
+const fileOf = (area: HousekeptArea) => area.file('housekeeping.json');
+
+function read(area: HousekeptArea): Housekeeping | null {
   try {
     return area.readDocument<Housekeeping>(fileOf(area), HOUSEKEEPING_SCHEMA);
   } catch (error) {
@@ -36,13 +45,13 @@ function read(area: StateArea): Housekeeping | null {
 }
 
 /** Whether a task is due at `now`: not done within the interval before it. */
-export function housekeepingDue(area: StateArea, task: HousekeepingTask, now: Date): boolean {
+export function housekeepingDue(area: HousekeptArea, task: HousekeepingTask, now: Date): boolean {
   const done = read(area)?.[task];
   const at = done === undefined ? NaN : Date.parse(done);
   return !(at <= now.getTime() && now.getTime() - at < HOUSEKEEPING_INTERVAL_MS);
 }
 
 /** Under the state lock: record a task done at `now` (the other task's time is kept). */
-export function recordHousekeeping(area: StateArea, task: HousekeepingTask, now: Date): void {
+export function recordHousekeeping(area: HousekeptArea, task: HousekeepingTask, now: Date): void {
   area.writer.replaceDocument(fileOf(area), HOUSEKEEPING_SCHEMA, {...(read(area) ?? {}), schema_version: 1, [task]: isoTimestamp(now)});
 }
