@@ -254,6 +254,28 @@ export function fail(code: ErrorCode, message: string, data?: Record<string, unk
   throw new AutoctxError(code, message, data);
 }
 
+/**
+ * The one rule for a catch: it handles only the errors it expects and rethrows
+ * everything else, so a programming error (a TypeError, a bug's own throw) is
+ * never swallowed. Call it first in the catch, naming what is expected, for
+ * example `rethrowUnless(error, isAutoctxError, isSystemError)`.
+ */
+export function rethrowUnless<T>(error: unknown, expected: (error: unknown) => error is T): asserts error is T;
+export function rethrowUnless(error: unknown, ...expected: ReadonlyArray<(error: unknown) => boolean>): void;
+export function rethrowUnless(error: unknown, ...expected: ReadonlyArray<(error: unknown) => boolean>): void {
+  if (!expected.some((is) => is(error))) throw error;
+}
+
+/** An error the operating system gave a file, process or host call (it names its system call). By shape, across realms. */
+export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return typeof error === 'object' && error !== null && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/** What JSON.parse throws on text that is not JSON. By name, across realms. */
+export function isJsonParseError(error: unknown): error is SyntaxError {
+  return typeof error === 'object' && error !== null && (error as Error).name === 'SyntaxError';
+}
+
 /** errno codes of a refusing environment, and the stable code each maps to (exit 9). */
 const ENVIRONMENT_ERRNO: Record<string, {code: ErrorCode; what: string}> = {
   ENOSPC: {code: 'NO_SPACE', what: 'no space left on the device'},

@@ -1,5 +1,5 @@
 import type {Dirent} from 'node:fs';
-import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
+import {isAutoctxError, rethrowUnless, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
 import type {BundleOutline} from '../model/bundle/bundle.js';
 import type {TreeEntry} from './files/fs.js';
 import type {ScenarioStore} from './scenario-store.js';
@@ -87,7 +87,7 @@ export class Findings {
       return result;
     } catch (error) {
       this.checked.add(file);
-      if (!isAutoctxError(error)) throw error;
+      rethrowUnless(error, isAutoctxError);
       const message = error.message.startsWith(this.rel(file)) ? error.message : `${this.rel(file)}: ${error.message}`;
       this.error(file, (error.data?.reason as ErrorCode | undefined) ?? error.code, message); // the reader's own code
       return undefined;

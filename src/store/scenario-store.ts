@@ -1,5 +1,5 @@
 import type {Dirent} from 'node:fs';
-import {fail, isAutoctxError} from '../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../errors.js';
 import type {BundleOutline, ContextBundle} from '../model/bundle/bundle.js';
 import type {ManifestDiff} from '../model/bundle/diff.js';
 import type {BoundPlan} from '../model/evaluation/evaluator-plan.js';
@@ -518,7 +518,8 @@ export class ScenarioStore implements KindContext {
     try {
       this.guard.check(file);
       return true;
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return false;
     }
   }

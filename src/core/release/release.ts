@@ -132,7 +132,7 @@ export async function releaseName(options: NameOptions): Promise<NameResult> {
     const descriptor: ReleaseDescriptor = {...body, digest: descriptorDigest(body)};
     if (existing) {
       // The same name again: the same descriptor (but for who and when) is the run before, answered as it was; anything else is refused.
-      const same = jsonEqual({...existing, actor: '', created_at: '', digest: ''} as never, {...descriptor, actor: '', created_at: '', digest: ''} as never);
+      const same = jsonEqual({...existing, actor: '', created_at: '', digest: ''}, {...descriptor, actor: '', created_at: '', digest: ''});
       if (same) return {status: 'named', scenario: store.scenario, version: existing.version, bundle_digest: digest, already_named: true, descriptor: existing};
       fail('VERSION_EXISTS', `release ${existing.version} already exists${existing.version !== options.version ? ` (names are compared case-insensitively: ${options.version} is ${existing.version})` : ''}, naming bundle ${existing.bundle_digest}; descriptors are immutable, give the new one another name`, {version: existing.version});
     }
@@ -477,7 +477,7 @@ function repeatOf(view: ScopeView, d: ReleaseDescriptor, t: {requested: string; 
   if (last.requested_state !== t.requested || last.target_state !== t.to || last.rationale !== t.rationale || view.state.digest !== last.registry_after) return null;
   if (stateIn(view, d) !== t.to) return null;
   const unchanged = applyTransition(view.state.registry, {version: d.version, to: t.to, settings: t.settings, deprecate: []});
-  return jsonEqual(normalized(unchanged, view).releases as never, view.state.registry.releases as never) ? last : null;
+  return jsonEqual(normalized(unchanged, view).releases, view.state.registry.releases) ? last : null;
 }
 
 /**
@@ -549,7 +549,7 @@ export async function releaseRunnable(options: RunnableOptions): Promise<Runnabl
     staleIfMoved(expect, state.digest, scope);
     const last = state.receipts.at(-1);
     // The same change run again (after a crash, say): the newest receipt made it and nothing changed since; answered as it was.
-    if (last?.action === 'runnable' && last.rationale === options.rationale.trim() && last.registry_after === state.digest && jsonEqual(last.registry!.runnable as never, {versions, default_version: defaultVersion} as never)) {
+    if (last?.action === 'runnable' && last.rationale === options.rationale.trim() && last.registry_after === state.digest && jsonEqual(last.registry!.runnable, {versions, default_version: defaultVersion})) {
       return {status: 'applied', scenario: store.scenario, scope, runnable: last.registry!.runnable, receipt_seq: last.seq, registry_before: last.registry_before, registry_after: last.registry_after!};
     }
     const seq = state.receipts.length + 1;

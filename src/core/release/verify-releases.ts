@@ -7,6 +7,7 @@ import {listReleaseScopes, verifyReceipts} from '../../store/kinds/release/relea
 import {verifyRegistry} from '../../store/kinds/release/release-registry.js';
 import {exists} from '../../store/files/fs.js';
 import {hasServed} from '../../model/promotion/served.js';
+import {isAutoctxError, isSystemError, rethrowUnless} from '../../errors.js';
 
 /** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
 const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
@@ -25,7 +26,8 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
   const quiet = <T>(_file: string, fn: () => T): T | undefined => {
     try {
       return fn();
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return undefined;
     }
   };

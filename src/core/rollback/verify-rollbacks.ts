@@ -8,6 +8,7 @@ import {pointerMoves} from '../../store/kinds/promotion/active-pointer.js';
 import type {PointerMove} from '../../model/promotion/pointer-history.js';
 import {listReleaseScopes, readReceipts} from '../../store/kinds/release/release-receipt.js';
 import {approvalKeyProblem, executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from '../../store/kinds/rollback/rollback-execution.js';
+import {isAutoctxError, isSystemError, rethrowUnless} from '../../errors.js';
 
 /**
  * verify: the rollback service's records. Each execution reads back (its key
@@ -25,7 +26,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
   const movedTo = () => (moves ??= pointerMoves(store, (_f, fn) => {
     try {
       return fn();
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return undefined; // each record's own checks report it
     }
   }));
@@ -34,7 +36,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     try {
       const d = readDescriptor(store, k);
       return d ? [d] : [];
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return []; // the descriptors' own checks report it
     }
   }));
@@ -43,7 +46,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     if (!receiptsOf.has(scope)) {
       try {
         receiptsOf.set(scope, readReceipts(store, scope));
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
         receiptsOf.set(scope, null); // the receipts' own checks report it
       }
     }

@@ -9,6 +9,7 @@ import {stateChainProblems} from './verify-state-chain.js';
 import {anchorPins} from '../../model/signing/anchor-pins.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {loadTrust, mustBeSigned, signatureProblem, type Trust, type TrustProblem} from './trust.js';
+import {isAutoctxError, isSystemError, isJsonParseError, rethrowUnless} from '../../errors.js';
 
 /** One record that carries a signature: its file, kind, signed time and the principal it names. */
 export interface SignedRecord {
@@ -22,7 +23,8 @@ export interface SignedRecord {
 function quiet<T>(fn: () => T): T | null {
   try {
     return fn();
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError, isJsonParseError);
     return null; // the record's own checks report a file that does not read back
   }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {randomBytes} from 'node:crypto';
 import {utf8Piece} from '../../canonical/index.js';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../../errors.js';
 import {tempPath} from '../paths.js';
 
 /**
@@ -131,7 +131,8 @@ export class RootGuard {
 export function isDirectory(p: string): boolean {
   try {
     return fs.lstatSync(p).isDirectory();
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return false;
   }
 }
@@ -140,7 +141,8 @@ export function exists(p: string): boolean {
   try {
     fs.lstatSync(p);
     return true;
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return false;
   }
 }

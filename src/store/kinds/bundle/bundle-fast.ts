@@ -4,6 +4,7 @@ import {outlineFromBytes} from '../../../model/bundle/bundle-outline.js';
 import {createBundle} from '../../../model/bundle/bundle.js';
 import {prettyJson} from '../../../canonical/index.js';
 import {RootGuard, withBytes} from '../../files/fs.js';
+import {isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 
 /**
  * An outline as it crosses between threads: a few strings and arrays of
@@ -77,7 +78,8 @@ export function claimOutlines(root: string, files: readonly string[], digests: r
     try {
       const outline = withBytes(guard, files[i]!, (bytes) => outlineFromBytes(bytes, digests[i]!));
       if (outline) packed = packOutline(i, outline);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       // the main thread reads it again, and names the problem
     }
     if (packed) post(packed);

@@ -1,4 +1,4 @@
-import {isAutoctxError} from '../../../errors.js';
+import {isAutoctxError, rethrowUnless} from '../../../errors.js';
 import {isoTimestamp} from '../../../model/promotion/records.js';
 import type {StateArea} from '../../state-area.js';
 
@@ -30,7 +30,7 @@ function read(area: StateArea): Housekeeping | null {
   try {
     return area.readDocument<Housekeeping>(fileOf(area), HOUSEKEEPING_SCHEMA);
   } catch (error) {
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
     return null;
   }
 }
