@@ -109,7 +109,7 @@ export function parseFastPath(argv: readonly string[]): {id: string; spec: Spec;
 export async function runFastPath(argv: readonly string[]): Promise<number | null> {
   const parsed = parseFastPath(argv);
   if (!parsed) return null;
-  // biome-ignore lint/plugin: the command's boundary: every error, a bug's too, becomes the error envelope and its exit code
+  // biome-ignore lint/plugin: the command's boundary: every error, a bug's too, becomes the error envelope
   try {
     const result = await parsed.spec.run(parsed.flags, parsed.args);
     process.stdout.write(`${canonicalJson(result)}\n`);

@@ -75,7 +75,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     },
   });
   const event = args.event === 'SessionStart' ? 'session_start' : 'user_prompt_submit';
-  // biome-ignore lint/plugin: the hook's boundary: the host gets an outcome whatever happened (a bug's is internal)
+  // biome-ignore lint/plugin: the hook's boundary: the host gets an outcome whatever happened
   try {
     if (Buffer.byteLength(io.stdin, 'utf8') > STDIN_LIMIT) return {event, outcome: 'invalid_input'};
     const input = parseHookInput(io.stdin, args.host, args.event);
