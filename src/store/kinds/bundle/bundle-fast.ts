@@ -4,7 +4,6 @@ import {outlineFromBytes} from '../../../model/bundle/bundle-outline.js';
 import {createBundle} from '../../../model/bundle/bundle.js';
 import {prettyJson} from '../../../canonical/index.js';
 import {RootGuard, withBytes} from '../../files/fs.js';
-import {isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 
 /**
  * An outline as it crosses between threads: a few strings and arrays of
@@ -75,11 +74,11 @@ export function claimOutlines(root: string, files: readonly string[], digests: r
     const i = n - 1 - turn;
     if (files[i] === '' || Atomics.compareExchange(queue, 1 + i, FREE, HELPER) !== FREE) continue;
     let packed: PackedOutline | null = null;
+    // biome-ignore lint/plugin: any failure leaves the manifest to the main thread, which reads it again and names it
     try {
       const outline = withBytes(guard, files[i]!, (bytes) => outlineFromBytes(bytes, digests[i]!));
       if (outline) packed = packOutline(i, outline);
-    } catch (error) {
-      rethrowUnless(error, isAutoctxError, isSystemError);
+    } catch {
       // the main thread reads it again, and names the problem
     }
     if (packed) post(packed);
