@@ -5,7 +5,7 @@ import {registryState, settleRegistry} from '../../store/kinds/release/release-r
 import path from 'node:path';
 import {indexHandoff} from '../delivery/curation.js';
 import {isSafeSegment} from '../../store/index.js';
-import {isAutoctxError, rethrowUnless} from '../../errors.js';
+import {isAutoctxError} from '../../errors.js';
 import {evaluateMatchedTrials} from '../../model/evaluation/comparison.js';
 import {confirmationPolicyDigest, validateConfirmationPolicy} from '../../model/evaluation/policy.js';
 import {isoTimestamp} from '../../model/promotion/records.js';
@@ -70,7 +70,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           if (!bundle?.components.some((x) => x.kind === 'harness_validator')) continue;
           for (const key of store.writeHarnessRuntime(bundle)) actions.push(`wrote ${rel(store.paths.harnessFile(digest, key))} from its manifest`);
         } catch (error) {
-          rethrowUnless(error, isAutoctxError);
+          if (!isAutoctxError(error)) throw error;
           remaining.push(`${rel(store.paths.bundle(digest))}: ${error.message}; its runtime validators, if any, are left as they are`);
         }
       }
@@ -86,7 +86,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           actions.push(`recorded ${rel(store.paths.handoffRevision(id, pending.revision))} in ${rel(store.paths.curation)}, a handoff write cut short`);
         }
       } catch (error) {
-        rethrowUnless(error, isAutoctxError);
+        if (!isAutoctxError(error)) throw error;
         remaining.push(`${rel(store.paths.curation)}: ${error.message}; left as it is`);
       }
       // A transition cut short after its receipt: the registry is written from the receipt.
@@ -95,7 +95,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
           const done = settleRegistry(store, registryState(store, scope));
           if (done) actions.push(`completed ${rel(store.paths.releaseRegistry(scope))} from ${rel(store.paths.releaseReceipt(scope, done.seq))}, a transition cut short after its receipt`);
         } catch (error) {
-          rethrowUnless(error, isAutoctxError);
+          if (!isAutoctxError(error)) throw error;
           remaining.push(`${rel(store.paths.releaseRegistry(scope))}: ${error.message}; left as it is`);
         }
       }
@@ -200,7 +200,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
             actions.push(`ended the ${w.from} of release ${w.version} in scope ${w.scope} (${rel(store.paths.releaseReceipt(w.scope, w.receipt_seq))}): its bundle ${digest} is rejected`);
           }
         } catch (error) {
-          rethrowUnless(error, isAutoctxError);
+          if (!isAutoctxError(error)) throw error;
           remaining.push(`the releases of ${digest}: ${error.message}; left as they are`);
         }
       }

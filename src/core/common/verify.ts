@@ -1,6 +1,6 @@
 import path from 'node:path';
 import {jsonEqual} from '../../canonical/index.js';
-import {isAutoctxError, rethrowUnless} from '../../errors.js';
+import {isAutoctxError} from '../../errors.js';
 import {type CandidateRecord} from '../../model/promotion/records.js';
 import {Findings, type Mark, type VerifyIssue} from '../../store/findings.js';
 import {verifyActive} from '../../store/kinds/promotion/active-pointer.js';
@@ -133,7 +133,7 @@ function guarded(c: Findings, where: string, fn: () => void): void {
   try {
     fn();
   } catch (error) {
-    rethrowUnless(error, isAutoctxError);
+    if (!isAutoctxError(error)) throw error;
     c.error(c.store.guard.absolute((error.data?.file as string | undefined) ?? where), error.code, error.message);
   }
 }
