@@ -64,6 +64,7 @@ try {
     }),
   );
 } finally {
+  // biome-ignore lint/plugin: best effort in a benchmark's cleanup: a worktree already gone is the goal
   try {
     git('worktree', 'remove', '--force', baseRoot);
   } catch {

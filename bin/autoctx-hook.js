@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The agent-host hook entry point: `autoctx-hook session-start|user-prompt-submit --host claude-code|codex`.
 // It never loads oclif, prints at most one line on stdout and always exits 0 (src/hooks/main.ts).
+// biome-ignore lint/plugin: the hook's outermost boundary: the agent host never fails; stderr says what happened
 try {
   const {main} = await import(new URL('../dist/bundle/hook.js', import.meta.url).href);
   await main(process.argv.slice(2));

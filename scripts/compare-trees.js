@@ -17,12 +17,12 @@ import path from 'node:path';
 
 const CLASSES = [
   ['sig', String.raw`-----BEGIN SSH SIGNATURE-----[\s\S]*?-----END SSH SIGNATURE-----`],
-  ['key', String.raw`ssh-(?:ed25519|rsa) [A-Za-z0-9+/]+=*`],
+  ['key', 'ssh-(?:ed25519|rsa) [A-Za-z0-9+/]+=*'],
   ['time', String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)`],
   ['id', String.raw`RBX-\d{14}-[0-9a-f]{8}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`],
-  ['hex', String.raw`[0-9a-fA-F]{16,}`],
+  ['hex', '[0-9a-fA-F]{16,}'],
 ];
-const B64 = ['b64', String.raw`[A-Za-z0-9+/]{40,}={0,2}`];
+const B64 = ['b64', '[A-Za-z0-9+/]{40,}={0,2}'];
 const keyMaterial = (file) => /\.sig$|allowed_signers|\.pub$|(^|\/)id_[a-z0-9]+$/.test(file);
 const tokenRe = (file) => new RegExp((keyMaterial(file) ? [B64, ...CLASSES] : CLASSES).map(([n, r]) => `(?<${n}>${r})`).join('|'), 'g');
 

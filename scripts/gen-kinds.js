@@ -74,7 +74,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     let current = null;
     try {
       current = readFileSync(OUT, 'utf8');
-    } catch {
+    } catch (error) {
+      if (error?.code !== 'ENOENT') throw error;
       current = null;
     }
     if (current !== text) {

@@ -58,12 +58,10 @@ export const ERROR_CODES = {
   LINEAGE_MISMATCH: EXIT.BAD_INPUT,
   CANDIDATE_EXISTS: EXIT.BAD_INPUT,
   INVALID_TRANSITION: EXIT.BAD_INPUT,
-  NO_ROLLBACK_TARGET: EXIT.BAD_INPUT,
   NOT_SERVEABLE: EXIT.BAD_INPUT,
   TARGET_EXISTS: EXIT.BAD_INPUT,
   POLICY_MISMATCH: EXIT.BAD_INPUT,
   PLAN_UNREACHABLE: EXIT.BAD_INPUT,
-  FIXTURE_MISMATCH: EXIT.BAD_INPUT,
   NOT_CONFIRMED: EXIT.BAD_INPUT,
   CAMPAIGN_POLICY_MISMATCH: EXIT.BAD_INPUT,
   CAMPAIGN_FIXTURE_REUSE: EXIT.BAD_INPUT,
@@ -91,7 +89,6 @@ export const ERROR_CODES = {
   NOT_AWAITING_APPROVAL: EXIT.REJECTED,
   ALREADY_APPROVED: EXIT.REJECTED,
   APPROVER_MUST_DIFFER: EXIT.REJECTED,
-  APPROVER_NOT_ALLOWED: EXIT.REJECTED,
   APPROVAL_EXPIRED: EXIT.REJECTED,
   AUDIT_HOLD: EXIT.AUDIT_HOLD,
   ACTIVE_MOVED: EXIT.CAS_LOST,
@@ -255,6 +252,28 @@ export function isAutoctxError(error: unknown): error is AutoctxError {
 
 export function fail(code: ErrorCode, message: string, data?: Record<string, unknown>): never {
   throw new AutoctxError(code, message, data);
+}
+
+/**
+ * The one rule for a catch: it handles only the errors it expects and rethrows
+ * everything else, so a programming error (a TypeError, a bug's own throw) is
+ * never swallowed. Call it first in the catch, naming what is expected, for
+ * example `rethrowUnless(error, isAutoctxError, isSystemError)`.
+ */
+export function rethrowUnless<T>(error: unknown, expected: (error: unknown) => error is T): asserts error is T;
+export function rethrowUnless(error: unknown, ...expected: ReadonlyArray<(error: unknown) => boolean>): void;
+export function rethrowUnless(error: unknown, ...expected: ReadonlyArray<(error: unknown) => boolean>): void {
+  if (!expected.some((is) => is(error))) throw error;
+}
+
+/** An error the operating system gave a file, process or host call (it names its system call). By shape, across realms. */
+export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return typeof error === 'object' && error !== null && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/** What JSON.parse throws on text that is not JSON. By name, across realms. */
+export function isJsonParseError(error: unknown): error is SyntaxError {
+  return typeof error === 'object' && error !== null && (error as Error).name === 'SyntaxError';
 }
 
 /** errno codes of a refusing environment, and the stable code each maps to (exit 9). */

@@ -67,6 +67,7 @@ let queue = Promise.resolve();
 createInterface({input: process.stdin}).on('line', (line) => {
   if (line.trim() === '') return;
   queue = queue.then(async () => {
+    // biome-ignore lint/plugin: reported, not swallowed: the message goes to stderr and the process exits 1
     try {
       process.stdout.write(`${JSON.stringify(await answer(JSON.parse(line)))}\n`);
     } catch (error) {

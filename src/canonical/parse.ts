@@ -1,4 +1,4 @@
-import {AutoctxError, fail} from '../errors.js';
+import {AutoctxError, fail, isJsonParseError, rethrowUnless} from '../errors.js';
 import {MAX_DEPTH, type JsonValue} from './json.js';
 
 /**
@@ -71,6 +71,7 @@ export function parseJson(text: string): JsonValue {
   try {
     value = JSON.parse(text);
   } catch (error) {
+    rethrowUnless(error, isJsonParseError, (e) => (e as Error | null)?.name === 'RangeError');
     if (error instanceof RangeError) fail('NESTING_TOO_DEEP', 'JSON nesting is too deep to parse');
     fail('INVALID_JSON', `malformed JSON: ${(error as Error).message.replace(/\s+/g, ' ').slice(0, 200)}`);
   }
@@ -84,7 +85,8 @@ const utf8 = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true});
 export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, (e) => (e as NodeJS.ErrnoException | null)?.code === 'ERR_ENCODING_INVALID_ENCODED_DATA');
     fail('INVALID_UTF8', 'content is not valid UTF-8');
   }
 }

@@ -46,6 +46,7 @@ export abstract class AutoctxCommand extends Command {
 
   override logJson(json: unknown): void {
     let text: string;
+    // biome-ignore lint/plugin: the output of last resort: what canonical JSON refuses still prints as plain JSON
     try {
       text = canonicalJson(json);
     } catch {

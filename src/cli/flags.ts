@@ -25,7 +25,7 @@ export function secondsFlag(name: string, options: SecondsOptions & {default: nu
 export function secondsFlag(name: string, options: SecondsOptions): Interfaces.OptionFlag<number | undefined>;
 export function secondsFlag(name: string, options: SecondsOptions & {default?: number}): Interfaces.OptionFlag<number | undefined> {
   const flag = Flags.custom<number>({parse: async (input: string) => seconds(name, input, options.allowZero === true)});
-  return flag({summary: options.summary, helpValue: 'SECONDS', ...(options.default !== undefined ? {default: options.default} : {})} as never) as Interfaces.OptionFlag<number | undefined>;
+  return flag({summary: options.summary, helpValue: 'SECONDS', ...(options.default !== undefined ? {default: options.default} : {})}) as Interfaces.OptionFlag<number | undefined>;
 }
 
 const DIGEST_PREFIX = /^[0-9a-f]{8,64}$/;
@@ -59,7 +59,7 @@ export function sourceFlag(name: string, options: {summary: string; required: tr
 export function sourceFlag(name: string, options: {summary: string; required?: false; stdin?: boolean}): Interfaces.OptionFlag<string | undefined>;
 export function sourceFlag(name: string, options: {summary: string; required?: boolean; stdin?: boolean}): Interfaces.OptionFlag<string | undefined> {
   const flag = Flags.custom<string>({parse: async (input: string) => source(name, input, options.stdin === true)});
-  return flag({summary: options.summary, helpValue: options.stdin ? 'SRC' : 'FILE', required: options.required === true} as never) as Interfaces.OptionFlag<string | undefined>;
+  return flag({summary: options.summary, helpValue: options.stdin ? 'SRC' : 'FILE', required: options.required === true}) as Interfaces.OptionFlag<string | undefined>;
 }
 
 /** A string that must not be blank (labels, rationales, epochs). */
@@ -73,7 +73,7 @@ export function textFlag(name: string, options: TextOptions & {required?: boolea
       return input;
     },
   });
-  return flag({summary: options.summary, helpValue: options.helpValue ?? 'TEXT', ...(options.char ? {char: options.char} : {}), required: options.required === true} as never) as Interfaces.OptionFlag<string | undefined>;
+  return flag({summary: options.summary, helpValue: options.helpValue ?? 'TEXT', ...(options.char ? {char: options.char} : {}), required: options.required === true}) as Interfaces.OptionFlag<string | undefined>;
 }
 
 /** --lock-timeout, shared by every writing command. */
@@ -91,5 +91,5 @@ export function integerFlag(name: string, options: IntegerOptions & {default: nu
 export function integerFlag(name: string, options: IntegerOptions): Interfaces.OptionFlag<number | undefined>;
 export function integerFlag(name: string, options: IntegerOptions & {default?: number}): Interfaces.OptionFlag<number | undefined> {
   const flag = Flags.custom<number>({parse: async (input: string) => integer(name, input, options.min, options.max)});
-  return flag({summary: options.summary, helpValue: options.helpValue ?? 'N', ...(options.default !== undefined ? {default: options.default} : {})} as never) as Interfaces.OptionFlag<number | undefined>;
+  return flag({summary: options.summary, helpValue: options.helpValue ?? 'N', ...(options.default !== undefined ? {default: options.default} : {})}) as Interfaces.OptionFlag<number | undefined>;
 }

@@ -9,7 +9,7 @@ export const actorFlag = Flags.string({summary: 'Who makes the change (default: 
 
 export function percentFlag(name: string, summary: string): Interfaces.OptionFlag<number | undefined> {
   const flag = Flags.custom<number>({parse: async (input: string) => percentToBasisPoints(input, `--${name}`)});
-  return flag({summary, helpValue: 'P'} as never) as Interfaces.OptionFlag<number | undefined>;
+  return flag({summary, helpValue: 'P'}) as Interfaces.OptionFlag<number | undefined>;
 }
 
 export const listFlag = (summary: string, helpValue: string) => Flags.string({summary, helpValue, multiple: true});

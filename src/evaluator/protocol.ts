@@ -1,6 +1,6 @@
 import {scoreProblem} from '../model/evaluation/trial.js';
 import type {JsonValue} from '../canonical/index.js';
-import {fail} from '../errors.js';
+import {fail, isJsonParseError, rethrowUnless} from '../errors.js';
 
 export const REQUEST_SCHEMA = 'autoctx.evaluation-request.v1';
 
@@ -39,7 +39,8 @@ export function parseAnswer(text: string, request: EvaluationRequest, options: {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isJsonParseError);
     bad(`is not one JSON object: ${JSON.stringify(text.slice(0, 120))}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) bad('is not a JSON object');

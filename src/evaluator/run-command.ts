@@ -1,5 +1,5 @@
 import {spawn, type ChildProcess} from 'node:child_process';
-import {AutoctxError, environmentError} from '../errors.js';
+import {AutoctxError, environmentError, isSystemError, rethrowUnless} from '../errors.js';
 import {keepStderr} from './stderr-tail.js';
 
 /**
@@ -39,6 +39,7 @@ function endAll(): void {
   for (const c of live) killGroup(c);
   live.clear();
   for (const f of cleanups) {
+    // biome-ignore lint/plugin: at exit every cleanup gets its turn: one that fails must not stop the others
     try {
       f();
     } catch {
@@ -82,10 +83,12 @@ export function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     try {
       child.kill('SIGKILL');
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       // already gone
     }
   }
@@ -98,6 +101,7 @@ export function runCommand(command: string, input: string, timeoutMs: number, en
     try {
       child = spawn('sh', ['-c', command], {stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: env ?? process.env});
     } catch (error) {
+      rethrowUnless(error, isSystemError);
       return reject(spawnFailure(error, command));
     }
     let stdout = '';

@@ -101,6 +101,7 @@ class PersistentWorker {
       this.dead = new AutoctxError('EVALUATOR_FAILED', `persistent evaluator wrote output nobody asked for: ${JSON.stringify(line.slice(0, 120))}`);
       return;
     }
+    // biome-ignore lint/plugin: passed on, not swallowed: the pending request rejects with it
     try {
       const answer = parseAnswer(line, p.request, {requireRequestId: true});
       this.settle((x) => x.resolve(answer));

@@ -1,5 +1,6 @@
 import {BOOTSTRAP_LIMITS} from '../model/delivery/bootstrap-render.js';
 import type {Host} from '../store/kinds/delivery/host-state.js';
+import {isJsonParseError, rethrowUnless} from '../errors.js';
 
 /** One hook run: its host, clock, budget and the single write of its output. */
 export interface HookRun {
@@ -58,7 +59,8 @@ export function parseHookInput(text: string, host: Host, event: HookEvent): Hook
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isJsonParseError);
     throw new HookInputError('stdin is not JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HookInputError('stdin is not a JSON object');

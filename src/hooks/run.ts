@@ -1,4 +1,4 @@
-import {environmentError, isAutoctxError} from '../errors.js';
+import {environmentError, isAutoctxError, isSystemError, rethrowUnless} from '../errors.js';
 import {hookSettingsFor, KnowledgeStore, readUserConfig} from '../store/index.js';
 import {HOSTS, type Host} from '../store/kinds/delivery/host-state.js';
 import {HookInputError, parseHookInput, STDIN_LIMIT, type HookEvent, type HookOutcome, type HookRun} from './host-io.js';
@@ -58,6 +58,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     },
   });
   const event = args.event === 'SessionStart' ? 'session_start' : 'user_prompt_submit';
+  // biome-ignore lint/plugin: the hook's boundary: the host gets an outcome whatever happened
   try {
     if (Buffer.byteLength(io.stdin, 'utf8') > STDIN_LIMIT) return {event, outcome: 'invalid_input'};
     const input = parseHookInput(io.stdin, args.host, args.event);
@@ -66,6 +67,7 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
       // The project: Claude Code names it; otherwise the session's folder (the nearest listed ancestor).
       found = hookSettingsFor(readUserConfig(io.env), (args.host === 'claude-code' && io.env.CLAUDE_PROJECT_DIR) || input.cwd);
     } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return {event, outcome: environmentError(error) ? outcomeOfError(error) : 'invalid_config'};
     }
     if (!found) return {event, outcome: 'not_configured'};

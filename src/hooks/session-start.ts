@@ -1,7 +1,7 @@
 import {sealDelivery} from '../core/inspection/evidence.js';
 import {KnowledgeStore} from '../store/index.js';
 import {claim, prepare} from '../core/delivery/bootstrap.js';
-import {isAutoctxError} from '../errors.js';
+import {isAutoctxError, isSystemError, rethrowUnless} from '../errors.js';
 import {isoTimestamp} from '../model/promotion/records.js';
 import {readHostState, writeHostState, type Host, type HostState} from '../store/kinds/delivery/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
@@ -78,7 +78,7 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
   try {
     await claim({knowledge: settings.knowledge, scenario, receipt, outcome: 'injected', lockTimeout: run.secondsLeft()});
   } catch (error) {
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
     return {outcome: 'claim_failed', ...counts};
   }
   run.write(line);
@@ -91,7 +91,7 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
       sealDelivery(KnowledgeStore.open(settings.knowledge), area, {scenario, content: result.content!, receipt: {receipt_id: receipt, state: 'injected', package_digest: result.package_digest, items: result.items}, bundleDigest: result.routing?.bundle_digest ?? activeDigestOf(settings), version: result.routing?.version ?? null, at: run.now()});
     });
   } catch (error) {
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
     return {outcome: 'injected_state_not_saved', ...counts};
   }
   return {outcome: 'injected', ...counts};
@@ -101,7 +101,8 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
 async function claimFailed(run: HookRun, settings: HookSettings, receipt: string): Promise<void> {
   try {
     await claim({knowledge: settings.knowledge, scenario: settings.scenario, receipt, outcome: 'failed', lockTimeout: Math.min(run.secondsLeft(), 0.5)});
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
     // Already terminal, or the lock not had: nothing more to do within the budget.
   }
 }

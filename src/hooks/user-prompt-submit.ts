@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto';
-import {isAutoctxError} from '../errors.js';
+import {isAutoctxError, isSystemError, rethrowUnless} from '../errors.js';
 import {sealDelivery} from '../core/inspection/evidence.js';
 import {KnowledgeStore} from '../store/index.js';
 import {recall} from '../core/delivery/recall.js';
@@ -54,7 +54,7 @@ export async function userPromptSubmit(run: HookRun, input: HookInput, settings:
       sealDelivery(KnowledgeStore.open(settings.knowledge), area, {scenario: settings.scenario, content: result.content!, receipt: {receipt_id: correlation, state: 'recalled', package_digest: result.package_digest, items: result.items}, bundleDigest: result.routing?.bundle_digest ?? requireActive(KnowledgeStore.open(settings.knowledge).scenario(settings.scenario)).bundle_digest, version: result.routing?.version ?? null, at});
     });
   } catch (error) {
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
     return {outcome: 'recalled_not_sealed', ...counts};
   }
   return {outcome: 'recalled', ...counts};
@@ -72,7 +72,8 @@ function startPending(area: StateArea, run: HookRun, input: HookInput, settings:
   try {
     const receipt = readReceipt(area, id);
     return receipt === null || receipt.state === 'pending';
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
     return false;
   }
 }

@@ -1,5 +1,5 @@
 import {LARGE_STRING, parseJsonUtf8, prettyJson, prettyJsonPieces, stableDigest, type JsonValue} from '../canonical/index.js';
-import {AutoctxError, fail, isAutoctxError} from '../errors.js';
+import {AutoctxError, fail, isAutoctxError, rethrowUnless} from '../errors.js';
 import {atomicWrite, createImmutable, withBytes, type RootGuard, type WriteData, type WriteOptions} from './files/fs.js';
 import {assertSchema, type SchemaName} from './schemas.js';
 
@@ -22,6 +22,7 @@ export function readDocument<T>(guard: RootGuard, file: string, schema: SchemaNa
         lastError = undefined;
         break;
       } catch (error) {
+        rethrowUnless(error, isAutoctxError);
         lastError = error;
       }
     }
@@ -84,7 +85,8 @@ export function writeImmutableDocument(guard: RootGuard, file: string, schema: S
     (existing) => {
       try {
         return stableDigest(parseJsonUtf8(existing)) === stableDigest(value); // in pieces for a long text
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError);
         return false;
       }
     },

@@ -1,4 +1,5 @@
 import {MEDIA_TYPE_EXTENSIONS} from '../model/bundle/kinds.js';
+import {rethrowUnless} from '../errors.js';
 
 /**
  * Component keys as file names: [A-Za-z0-9_-] and inner dots stay; every other
@@ -21,7 +22,8 @@ export function decodeKey(name: string): string {
   if (!/%[0-9A-Fa-f]{2}/.test(name)) return name;
   try {
     return decodeURIComponent(name.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, (e) => (e as Error | null)?.name === 'URIError');
     return name;
   }
 }

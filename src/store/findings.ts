@@ -1,5 +1,5 @@
 import type {Dirent} from 'node:fs';
-import {isAutoctxError, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
+import {isAutoctxError, rethrowUnless, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
 import type {JsonValue} from '../canonical/index.js';
 import type {BundleOutline, ContextBundle} from '../model/bundle/bundle.js';
 import type {ActivePointer} from '../model/promotion/records.js';
@@ -101,7 +101,7 @@ export class Findings<S extends CheckedStore = CheckedStore> {
       return result;
     } catch (error) {
       this.checked.add(file);
-      if (!isAutoctxError(error)) throw error;
+      rethrowUnless(error, isAutoctxError);
       const message = error.message.startsWith(this.rel(file)) ? error.message : `${this.rel(file)}: ${error.message}`;
       this.error(file, (error.data?.reason as ErrorCode | undefined) ?? error.code, message); // the reader's own code
       return undefined;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {fail} from '../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../errors.js';
 import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './files/fs.js';
 import {readGitignore, updateGitignore, type GitignoreState} from './kinds/common/gitignore.js';
 import {readApprovalWindowDays, readEvaluationDefaults, readEvidenceSettings, type EvaluationDefaults, type EvidenceSettings} from './kinds/common/team-config.js';
@@ -39,7 +39,8 @@ export class KnowledgeStore {
     let st: fs.Stats;
     try {
       st = fs.statSync(root);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       fail('KNOWLEDGE_NOT_FOUND', `no knowledge folder at ${root} (use --knowledge DIR, or run autoctx init)`, {knowledge: root});
     }
     if (!st.isDirectory()) fail('KNOWLEDGE_NOT_FOUND', `${root} is not a folder`, {knowledge: root});

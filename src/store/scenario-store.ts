@@ -1,5 +1,5 @@
 import type {Dirent} from 'node:fs';
-import {fail, isAutoctxError} from '../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../errors.js';
 import {exists, isDirectory, listDir, readBytes, walkTree, type RootGuard, type TreeEntry} from './files/fs.js';
 import {readGitignore} from './kinds/common/gitignore.js';
 import type {KindContext} from './kinds/common/kind-context.js';
@@ -205,7 +205,8 @@ export class ScenarioStore implements KindContext {
     try {
       this.guard.check(file);
       return true;
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return false;
     }
   }

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import {fail, isAutoctxError} from '../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../errors.js';
 import {housekeepingDue, recordHousekeeping} from './kinds/common/housekeeping.js';
 import {readDocument} from './documents.js';
 import {exists, isDirectory, mkdirDurable, readBytes, walkTree, type RootGuard} from './files/fs.js';
@@ -45,7 +45,8 @@ export class StateArea {
     let st: fs.Stats | undefined;
     try {
       st = fs.lstatSync(this.dir);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       st = undefined;
     }
     if (st && !st.isDirectory()) fail('UNSAFE_PATH', `${this.guard.relative(this.dir)} is not a folder (a link or a file stands where the state area belongs)`, {file: this.guard.relative(this.dir)});
@@ -90,7 +91,7 @@ export class StateArea {
       this.sweepAll();
       recordHousekeeping(this, 'swept_at', now);
     } catch (error) {
-      if (!isAutoctxError(error)) throw error;
+      rethrowUnless(error, isAutoctxError);
     }
   }
 

@@ -31,7 +31,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
   const hint = suggestion ? `; did you mean "${suggestion}"?` : '';
   const error = new AutoctxError('UNKNOWN_COMMAND', `"${spoken}" is not an autoctx command${hint} (see autoctx --help)`, {command: spoken, ...(suggestion ? {suggestion} : {})});
   process.exitCode = error.exitCode;
-  if ((options.argv ?? []).includes('--json')) process.stdout.write(`${canonicalJson(errorEnvelope(error) as never)}\n`);
+  if ((options.argv ?? []).includes('--json')) process.stdout.write(`${canonicalJson(errorEnvelope(error))}\n`);
   else process.stderr.write(`error ${error.code}: ${error.message}\n`);
 };
 

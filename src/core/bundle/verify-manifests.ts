@@ -1,7 +1,7 @@
 import os from 'node:os';
 import {fileURLToPath} from 'node:url';
 import {MessageChannel, receiveMessageOnPort, Worker, type MessagePort} from 'node:worker_threads';
-import {AutoctxError, isAutoctxError, type ErrorCode} from '../../errors.js';
+import {AutoctxError, isAutoctxError, isSystemError, rethrowUnless, type ErrorCode} from '../../errors.js';
 import {type BundleOutline} from '../../model/bundle/bundle.js';
 import {type ScenarioStore} from '../../store/index.js';
 import {exists} from '../../store/files/fs.js';
@@ -18,7 +18,7 @@ export function checkManifest(store: ScenarioStore, digest: string): ManifestChe
   try {
     return {digest, outline: readBundleOutline(store, digest)};
   } catch (error) {
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
     return {digest, error: {code: error.code, message: error.message, data: error.data}};
   }
 }
@@ -91,10 +91,12 @@ export class ManifestHelper {
       try {
         const digests = listBundleDigests(store);
         if (digests.length < 2 || estimatedBytes(store, digests) < PARALLEL_BYTES) return null;
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
         return null; // the walk names what is wrong with the folder
       }
     }
+    // biome-ignore lint/plugin: no helper thread to be had here: the main thread checks every manifest itself
     try {
       return new ManifestHelper();
     } catch {

@@ -5,6 +5,7 @@ import {claimOutlines, warmUp} from '../../store/kinds/bundle/bundle-fast.js';
 type Work = {root: string; files: string[]; digests: string[]; queue: SharedArrayBuffer; port: MessagePort};
 
 function run(work: Work): void {
+  // biome-ignore lint/plugin: the thread's boundary: the main thread is told, and checks what is left
   try {
     claimOutlines(work.root, work.files, work.digests, new Int32Array(work.queue), (packed) => work.port.postMessage(packed));
     parentPort!.postMessage('done');

@@ -1,6 +1,6 @@
 import {spawnSync} from 'node:child_process';
 import os from 'node:os';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, isAutoctxError, rethrowUnless} from '../../errors.js';
 
 /**
  * Who a recorded change names: --actor, else $AUTOCTX_ACTOR, else the git
@@ -18,7 +18,8 @@ export function resolveActor(given: string | undefined, cwd: string): string {
   }
   try {
     return checkActor(os.userInfo().username);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError, isAutoctxError);
     return 'unknown';
   }
 }

@@ -92,7 +92,7 @@ export function handoffCandidate(store: ScenarioStore, curation: Curation, ref: 
   let doc: HandoffRevision | null = null;
   for (let rev = head.revision; rev >= ref.revision; rev--) {
     doc = readHandoff(store, ref.id, rev);
-    if (!doc || stableDigest(doc as never) !== expected) {
+    if (!doc || stableDigest(doc) !== expected) {
       const rel = store.guard.relative(store.paths.handoffRevision(ref.id, rev));
       fail('INTEGRITY', `${rel} is missing or is not the revision its successor (or curation.json) names; run autoctx verify`, {file: rel});
     }

@@ -1,5 +1,5 @@
 import {jsonEqual} from '../../canonical/index.js';
-import {fail} from '../../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../errors.js';
 import {BOOTSTRAP_LIMITS, maxBytesProblem, renderPackage, type PackageCandidate, type PackageItem, type RenderedPackage} from '../../model/delivery/bootstrap-render.js';
 import {
   assertReceiptId,
@@ -125,7 +125,8 @@ function rebuild(knowledge: KnowledgeStore, list: readonly Participant[], receip
       if (item.scenario !== receipt.scenario || item.handoff_id === null || item.revision === null) return null;
       try {
         candidates.push(handoffCandidate(p.store, p.curation, {id: item.handoff_id, revision: item.revision}));
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
         return null; // the revision cannot be read back: not delivered
       }
       continue;
@@ -137,7 +138,7 @@ function rebuild(knowledge: KnowledgeStore, list: readonly Participant[], receip
     candidates.push(componentCandidate(item.scenario, component));
   }
   const again = renderPackage(candidates, {maxBytes: receipt.max_bytes});
-  const same = again.content_bytes === receipt.content_bytes && again.package_digest === receipt.package_digest && jsonEqual(again.items as never, receipt.items as never);
+  const same = again.content_bytes === receipt.content_bytes && again.package_digest === receipt.package_digest && jsonEqual(again.items, receipt.items);
   return same ? again : null;
 }
 
@@ -307,7 +308,8 @@ export function deliveredReceipt(knowledge: KnowledgeStore, scenario: string, id
   let receipt: BootstrapReceipt | null;
   try {
     receipt = readReceipt(knowledge.state(), id);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
     return null;
   }
   if (!receipt || receipt.scenario !== scenario || receipt.state !== 'injected') return null;

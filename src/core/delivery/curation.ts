@@ -188,14 +188,14 @@ export async function handoffWrite(options: StoreOptions & {id: string; from: st
     const head = curation.handoffs.find((h) => h.id === options.id);
     const latest = head ? readHandoff(store, options.id, head.revision) : null;
     // The next revision chains only to the head the curation vouches for.
-    if (head && (!latest || stableDigest(latest as never) !== head.document_digest)) {
+    if (head && (!latest || stableDigest(latest) !== head.document_digest)) {
       fail('INTEGRITY', `${store.guard.relative(store.paths.handoffRevision(options.id, head.revision))} is missing or is not the revision curation.json names as the head of ${options.id}; run autoctx verify`, {file: store.guard.relative(store.paths.handoffRevision(options.id, head.revision))});
     }
     const done = (status: HandoffWriteResult['status'], revision: number) => ({status, scenario: store.scenario, id: options.id, revision, content_digest: digest});
-    if (latest && latest.content_digest === digest && jsonEqual(latest.content as never, content)) return done('unchanged', latest.revision);
+    if (latest && latest.content_digest === digest && jsonEqual(latest.content, content)) return done('unchanged', latest.revision);
     if (!head && curation.handoffs.length >= CURATION_LIMITS.handoffs) fail('INVALID_INPUT', `scenario "${store.scenario}" already has ${CURATION_LIMITS.handoffs} handoffs, the most it may have`);
     const revision = (head?.revision ?? 0) + 1;
-    const doc: HandoffRevision = {schema_version: 1, scenario: store.scenario, id: options.id, revision, previous_document_digest: latest ? stableDigest(latest as never) : null, content, content_digest: digest, written_at: at};
+    const doc: HandoffRevision = {schema_version: 1, scenario: store.scenario, id: options.id, revision, previous_document_digest: latest ? stableDigest(latest) : null, content, content_digest: digest, written_at: at};
     createHandoff(store, doc);
     indexHandoff(store, doc, at);
     return done('written', revision);
@@ -204,7 +204,7 @@ export async function handoffWrite(options: StoreOptions & {id: string; from: st
 
 /** Record a handoff revision as its head in the curation. */
 export function indexHandoff(store: ScenarioStore, doc: HandoffRevision, at: string): Curation {
-  const head = {id: doc.id, revision: doc.revision, document_digest: stableDigest(doc as never)};
+  const head = {id: doc.id, revision: doc.revision, document_digest: stableDigest(doc)};
   return changeCuration(store, 
     (c) => ({...c, handoffs: [...c.handoffs.filter((h) => h.id !== doc.id), head].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))}),
     'handoff-write',

@@ -1,5 +1,5 @@
 import {stableDigest} from '../../canonical/index.js';
-import {fail, isAutoctxError} from '../../errors.js';
+import {fail, isAutoctxError, rethrowUnless} from '../../errors.js';
 import {REQUEST_SCHEMA, type EvaluationAnswer, type EvaluationRequest} from '../../evaluator/protocol.js';
 import {onInterrupt} from '../../evaluator/run-command.js';
 import {createEvaluator} from '../../evaluator/runner.js';
@@ -85,7 +85,7 @@ export async function checkEvaluator(options: EvaluatorCheckOptions): Promise<Ev
           if (changed !== null) fail('EVALUATOR_FAILED', `the evaluator changed its bundle_dir during the ${arm} arm on ${f.fixture}: ${changed}`);
           exchanges.push({request, answer, error: null});
         } catch (error) {
-          if (!isAutoctxError(error)) throw error;
+          rethrowUnless(error, isAutoctxError);
           const tail = error.data?.stderr_tail;
           exchanges.push({request, answer: null, error: {code: error.code, message: error.message, ...(Array.isArray(tail) ? {stderr_tail: tail as string[]} : {})}});
           return {status: 'failed', scenario: store.scenario, bundle_digest: bundle.digest, pairs: fixtures.length, exchanges};

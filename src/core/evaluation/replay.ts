@@ -1,4 +1,4 @@
-import {fail} from '../../errors.js';
+import {fail, isAutoctxError, rethrowUnless} from '../../errors.js';
 import {evaluateMatchedTrials} from '../../model/evaluation/comparison.js';
 import {validateConfirmationPolicy} from '../../model/evaluation/policy.js';
 import type {ComparisonResult} from '../../model/promotion/records.js';
@@ -36,6 +36,7 @@ export function replayCandidate(store: ScenarioStore, digest: string): ReplayRes
   try {
     replayed = evaluateMatchedTrials(bundle, evidence.trials, policy);
   } catch (error) {
+    rethrowUnless(error, isAutoctxError, (e) => (e as Error | null)?.name === 'RangeError');
     fail('REPLAY_MISMATCH', `the evidence of ${digest} cannot be replayed: ${(error as Error).message}`);
   }
   const verdict = compareReplay(record.comparison, replayed);

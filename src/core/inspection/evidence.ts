@@ -1,4 +1,4 @@
-import {fail, isAutoctxError} from '../../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../errors.js';
 import {BOOTSTRAP_LAYOUT, DEFAULT_SAMPLING, MAX_PROMPT_BYTES, PACKAGE_SCHEMA_ID, expiresAt, packageDigest, packageId, sampleDelivery, type EvidencePackage, type PackageInput, type SamplingSettings} from '../../model/delivery/package-layout.js';
 import {isoTimestamp} from '../../model/promotion/records.js';
 import {assertSchema, readInputJson, type KnowledgeStore, type StateArea} from '../../store/index.js';
@@ -94,7 +94,7 @@ export function sealDelivery(knowledge: KnowledgeStore, area: StateArea, d: {sce
     settings = samplingOf(knowledge);
   } catch (error) {
     // A hook fails open: a malformed team file fails the commands that read it, and the hook seals by the defaults.
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
   }
   return sealLocked(area, input, active.bundle_digest, d.at, 'hook', settings);
 }
@@ -125,7 +125,8 @@ export async function evidencePrune(options: StoreOptions): Promise<PruneResult>
         sealedAt = p.sealed_at;
         const i = readInspection(area, scenario, id);
         verdict = i && i.package_digest === p.digest ? i.verdict : null;
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
         kept++; // a package that does not read back is kept for a person to look at (inspect reports it ERROR)
         continue;
       }

@@ -1,5 +1,5 @@
 import {prettyJson} from '../../canonical/index.js';
-import {fail, isAutoctxError} from '../../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../errors.js';
 import type {ContextBundle} from '../../model/bundle/bundle.js';
 import {inspectionSampled, type EvidencePackage} from '../../model/delivery/package-layout.js';
 import {INSPECTOR, INSPECTOR_VERSION, errorInspection, inspect, type InspectorLookup, type Verdict} from '../../model/inspection/inspector.js';
@@ -42,7 +42,8 @@ function lookupFor(store: ScenarioStore, area: StateArea, claimed: ContextBundle
     try {
       const b = readBundle(store, d);
       return b ? [b] : [];
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return [];
     }
   }));
@@ -51,7 +52,8 @@ function lookupFor(store: ScenarioStore, area: StateArea, claimed: ContextBundle
       try {
         const h = readHandoff(store, id, revision);
         return h ? {digest: h.content_digest, body: prettyJson(h.content).trimEnd()} : null;
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
         return null;
       }
     },
@@ -59,7 +61,8 @@ function lookupFor(store: ScenarioStore, area: StateArea, claimed: ContextBundle
     receipt(id) {
       try {
         return readReceipt(area, id);
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
         return null; // unreadable: the package is checked against what it carries
       }
     },
@@ -80,11 +83,11 @@ export function inspectOne(store: ScenarioStore, area: StateArea, id: string, at
     try {
       bundle = readBundle(store, p.package.bundle_digest);
     } catch (error) {
-      if (!isAutoctxError(error)) throw error;
+      rethrowUnless(error, isAutoctxError);
     }
     result = bundle ? inspect(p, bundle, lookupFor(store, area, bundle)) : errorInspection(p.package.layout ?? 'unknown', p.package.bundle_digest, `the bundle it claims, ${p.package.bundle_digest.slice(0, 12)}, is not in the scenario or does not verify`);
   } catch (error) {
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
     result = errorInspection('unknown', digest, `the package does not read back: ${error.message}`);
   }
   return {schema_version: 1, package_id: id, package_digest: digest, ...result, inspected_at: isoTimestamp(at)};
@@ -110,7 +113,8 @@ export async function inspectRun(options: StoreOptions & {batch?: number | undef
       try {
         p = readPackage(area, store.scenario, id);
         i = readInspection(area, store.scenario, id);
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
         if (!readInspectionQuiet(area, store.scenario, id)) waiting.push({id, sealedAt: '', pkg: null}); // inspected as ERROR
         continue;
       }
@@ -130,7 +134,8 @@ export async function inspectRun(options: StoreOptions & {batch?: number | undef
 function readInspectionQuiet(area: StateArea, scenario: string, id: string): StoredInspection | null {
   try {
     return readInspection(area, scenario, id);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
     return null;
   }
 }

@@ -123,5 +123,5 @@ export function normalized(registry: Registry, view: ScopeView): Registry {
 /** The next receipt of a scope: numbered after, and chained to, the newest; starting from the registry in force; sealed with the registry it writes (null: blocked). */
 export function nextReceipt(store: ScenarioStore, state: RegistryState, fields: Omit<ReceiptCore, 'schema_version' | 'seq' | 'scenario' | 'scope' | 'registry_before' | 'previous_receipt_sha256'>, next: Registry | null): TransitionReceipt {
   const previous = state.receipts.at(-1) ?? null;
-  return sealReceipt({schema_version: 1, seq: state.receipts.length + 1, scenario: store.scenario, scope: state.scope, ...fields, registry_before: state.digest, previous_receipt_sha256: previous ? stableDigest(previous as never) : null}, next);
+  return sealReceipt({schema_version: 1, seq: state.receipts.length + 1, scenario: store.scenario, scope: state.scope, ...fields, registry_before: state.digest, previous_receipt_sha256: previous ? stableDigest(previous) : null}, next);
 }

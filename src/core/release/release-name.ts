@@ -102,7 +102,7 @@ export async function releaseName(options: NameOptions): Promise<NameResult> {
     const descriptor: ReleaseDescriptor = {...body, digest: descriptorDigest(body)};
     if (existing) {
       // The same name again: the same descriptor (but for who and when) is the run before, answered as it was; anything else is refused.
-      const same = jsonEqual({...existing, actor: '', created_at: '', digest: ''} as never, {...descriptor, actor: '', created_at: '', digest: ''} as never);
+      const same = jsonEqual({...existing, actor: '', created_at: '', digest: ''}, {...descriptor, actor: '', created_at: '', digest: ''});
       if (same) return {status: 'named', scenario: store.scenario, version: existing.version, bundle_digest: digest, already_named: true, descriptor: existing};
       fail('VERSION_EXISTS', `release ${existing.version} already exists${existing.version !== options.version ? ` (names are compared case-insensitively: ${options.version} is ${existing.version})` : ''}, naming bundle ${existing.bundle_digest}; descriptors are immutable, give the new one another name`, {version: existing.version});
     }

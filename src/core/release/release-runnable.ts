@@ -62,7 +62,7 @@ export async function releaseRunnable(options: RunnableOptions): Promise<Runnabl
     staleIfMoved(expect, state.digest, scope);
     const last = state.receipts.at(-1);
     // The same change run again (after a crash, say): the newest receipt made it and nothing changed since; answered as it was.
-    if (last?.action === 'runnable' && last.rationale === options.rationale.trim() && last.registry_after === state.digest && jsonEqual(last.registry!.runnable as never, {versions, default_version: defaultVersion} as never)) {
+    if (last?.action === 'runnable' && last.rationale === options.rationale.trim() && last.registry_after === state.digest && jsonEqual(last.registry!.runnable, {versions, default_version: defaultVersion})) {
       return {status: 'applied', scenario: store.scenario, scope, runnable: last.registry!.runnable, receipt_seq: last.seq, registry_before: last.registry_before, registry_after: last.registry_after!};
     }
     const seq = state.receipts.length + 1;

@@ -277,7 +277,7 @@ function repeatOf(view: ScopeView, d: ReleaseDescriptor, t: {requested: string; 
   if (last.requested_state !== t.requested || last.target_state !== t.to || last.rationale !== t.rationale || view.state.digest !== last.registry_after) return null;
   if (stateIn(view, d) !== t.to) return null;
   const unchanged = applyTransition(view.state.registry, {version: d.version, to: t.to, settings: t.settings, deprecate: []});
-  return jsonEqual(normalized(unchanged, view).releases as never, view.state.registry.releases as never) ? last : null;
+  return jsonEqual(normalized(unchanged, view).releases, view.state.registry.releases) ? last : null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import {executionKey} from '../../model/rollback/rollback-execution.js';
 import {readExecution} from '../../store/kinds/rollback/rollback-execution.js';
-import {fail, isAutoctxError} from '../../errors.js';
+import {fail, isAutoctxError, rethrowUnless} from '../../errors.js';
 import {isRunnable, normalizeScope, versionKey, GLOBAL_SCOPE} from '../../model/release/release.js';
 import {decideRoute, type RouteDecision, type RouteRequest, type RouteSnapshot, type Serving, type SnapshotCanary} from '../../model/release/routing.js';
 import {exists} from '../../store/files/fs.js';
@@ -83,7 +83,7 @@ export function emergencyRollbackOf(store: ScenarioStore, digest: string): boole
     const r = readExecution(store, key);
     return r !== null && r.emergency && r.status !== 'REFUSED' && r.from_activated_at !== null;
   } catch (error) {
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
     return false;
   }
 }
@@ -172,6 +172,7 @@ export function openRouter(options: RouterOptions): Router {
     const tell = options.onNotRunnable;
     queueMicrotask(() => {
       for (const v of fresh) {
+        // biome-ignore lint/plugin: a reporter's failure is its own: routing goes on
         try {
           tell(v);
         } catch {

@@ -1,4 +1,4 @@
-import {fail} from '../../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../errors.js';
 import {GLOBAL_SCOPE, assertVersionName, isRunnable, normalizeScope, versionKey, type ReleaseDescriptor} from '../../model/release/release.js';
 import {applyTransition} from '../../model/release/release-gate.js';
 import {isoTimestamp, type ActivePointer} from '../../model/promotion/records.js';
@@ -106,13 +106,14 @@ function targetConditions(store: ScenarioStore, f: Facts): {conditions: Conditio
   let epoch: string | null = null;
   try {
     const bundle = readBundle(store, target.digest);
-    if (!bundle) throw new Error(`bundle ${target.digest} is missing from bundles/`);
+    if (!bundle) fail('DIGEST_NOT_FOUND', `bundle ${target.digest} is missing from bundles/`);
     epoch = bundle.evaluator_epoch;
     if (target.version !== null) {
       descriptor = readRelease(store, target.version);
       why += ` and so does its descriptor`;
     }
   } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
     verifies = false;
     why = (error as Error).message;
   }

@@ -1,3 +1,4 @@
+import {isAutoctxError, isJsonParseError, isSystemError, rethrowUnless} from '../../errors.js';
 import {readBytes} from '../../store/files/fs.js';
 import {listReleaseScopes, readReceipts, signedReceipt} from '../../store/kinds/release/release-receipt.js';
 import {
@@ -24,7 +25,8 @@ export interface SignedRecord {
 function quiet<T>(fn: () => T): T | null {
   try {
     return fn();
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError, isJsonParseError);
     return null; // the record's own checks report a file that does not read back
   }
 }

@@ -1,4 +1,4 @@
-import {fail} from '../../errors.js';
+import {fail, isJsonParseError, rethrowUnless} from '../../errors.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {readBytes} from '../../store/files/fs.js';
 import {mustBeSigned, signatureProblem, type Trust} from './trust.js';
@@ -17,8 +17,9 @@ export function requireSignedSeal(store: ScenarioStore, trust: Trust, digest: st
   const bytes = readBytes(store.guard, file);
   let at: string | null = null;
   try {
-    at = bytes ? ((JSON.parse(bytes.toString('utf8')) as {sealed_at?: string}).sealed_at ?? null) : null;
-  } catch {
+    at = bytes ? ((JSON.parse(bytes.toString('utf8')) as {sealed_at?: string} | null)?.sealed_at ?? null) : null;
+  } catch (error) {
+    rethrowUnless(error, isJsonParseError);
     at = null;
   }
   requireSigned(store, trust, {file, kind: 'trial-seal', at, principal: null});

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import {sha256Hex} from '../../canonical/index.js';
-import {fail, isAutoctxError} from '../../errors.js';
+import {fail, isAutoctxError, rethrowUnless} from '../../errors.js';
 import {parseAllowedSigners, type SignerEntry} from '../../model/signing/allowed-signers.js';
 import {anchorSigners} from '../../model/signing/anchor-pins.js';
 import {actsAs, checkSignature} from '../../model/signing/signature-check.js';
@@ -65,6 +65,7 @@ function parsed(text: string, what: string): SignerEntry[] | string {
   try {
     return parseAllowedSigners(text, what);
   } catch (error) {
+    rethrowUnless(error, isAutoctxError);
     return (error as Error).message;
   }
 }

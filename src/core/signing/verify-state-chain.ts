@@ -1,5 +1,5 @@
 import {sha256Hex} from '../../canonical/index.js';
-import {isAutoctxError} from '../../errors.js';
+import {isAutoctxError, isSystemError, rethrowUnless} from '../../errors.js';
 import type {Findings} from '../../store/scenario-findings.js';
 import {exists, readBytes} from '../../store/files/fs.js';
 import type {ScenarioStore} from '../../store/index.js';
@@ -51,7 +51,7 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
     try {
       all.push(readStateChange(store, digest));
     } catch (error) {
-      if (!isAutoctxError(error)) throw error;
+      rethrowUnless(error, isAutoctxError);
       problems.push({file, code: 'STATE_CHAIN_BROKEN', message: error.message});
     }
   }
@@ -104,7 +104,8 @@ export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['lat
     const history = pointerHistory(store, requireActive(store));
     if (history.problems.length > 0) return strict ? unvouched : null; // the pointer history's own errors name it
     head = history.chain.at(-1);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
     return strict ? unvouched : null; // an unreadable pointer is reported by its own check
   }
   if (!head) return strict ? unvouched : null;

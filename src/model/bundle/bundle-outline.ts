@@ -2,6 +2,7 @@ import {hash} from 'node:crypto';
 import {LARGE_DOCUMENT, LARGE_STRING, rawLiteralsOf} from '../../canonical/index.js';
 import {BUNDLE_SCHEMA_VERSION, compareComponents, DIGEST_PATTERN, type BundleOutline} from './bundle.js';
 import {isComponentKind} from './kinds.js';
+import {isJsonParseError, rethrowUnless} from '../../errors.js';
 
 /**
  * verify's fast path over a stored manifest: the outline of a
@@ -79,7 +80,8 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
   let m: Record<string, unknown>;
   try {
     m = JSON.parse(raw.skeleton) as Record<string, unknown>;
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isJsonParseError);
     return null;
   }
   if (m === null || typeof m !== 'object' || Array.isArray(m) || !hasExactly(m, MANIFEST_KEYS)) return null;

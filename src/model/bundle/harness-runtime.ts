@@ -1,4 +1,4 @@
-import {fail} from '../../errors.js';
+import {fail, isJsonParseError, rethrowUnless} from '../../errors.js';
 import type {ContextBundle} from './bundle.js';
 import {isPythonBlank, pythonRstrip} from '../common/python-text.js';
 
@@ -42,7 +42,8 @@ export function harnessSource(c: {key: string; content: string; media_type: stri
   let value: unknown;
   try {
     value = JSON.parse(c.content);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isJsonParseError);
     return {problem: `harness_validator ${c.key} is application/json but its content does not parse as JSON`};
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return {source: ''};

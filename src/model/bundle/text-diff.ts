@@ -1,6 +1,7 @@
 import {stateOf, type ElementState} from './element-state.js';
 import {FILE_HEADERS_ONLY, formatPatch, structuredPatch} from 'diff';
 import type {BundleComponent} from './component.js';
+import {isJsonParseError, rethrowUnless} from '../../errors.js';
 
 /**
  * The content of a changed component as a unified diff (jsdiff), from the
@@ -31,7 +32,8 @@ function shown(c: Pick<BundleComponent, 'content' | 'media_type'> | null): strin
   if (c.media_type === 'application/json') {
     try {
       return `${JSON.stringify(JSON.parse(c.content), null, 2)}\n`;
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isJsonParseError);
       return c.content;
     }
   }

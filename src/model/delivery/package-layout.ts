@@ -41,12 +41,12 @@ export interface EvidencePackage {
 
 export function packageDigest(p: Omit<EvidencePackage, 'digest'> & {digest?: string}): string {
   const {digest: _d, ...rest} = p;
-  return stableDigest(rest as never);
+  return stableDigest(rest);
 }
 
 /** A package's id: derived from what it holds, so that one delivery sealed twice (a re-run after a crash) is one package. */
 export function packageId(input: PackageInput): string {
-  return stableDigest({correlation_id: input.correlation_id, scenario: input.scenario, input: stableDigest(input as never)} as never).slice(0, 32);
+  return stableDigest({correlation_id: input.correlation_id, scenario: input.scenario, input: stableDigest(input)}).slice(0, 32);
 }
 
 export const SAMPLING_ALGORITHM = 'autoctx-evidence-v1';

@@ -5,6 +5,7 @@ import {bodyChunks} from '../delivery/bootstrap-text.js';
 import type {ContextBundle} from '../bundle/bundle.js';
 import type {EvidencePackage} from '../delivery/package-layout.js';
 import type {Finding, InspectorLookup, ReceiptView} from './inspector-types.js';
+import {isJsonParseError, rethrowUnless} from '../../errors.js';
 
 /**
  * The bootstrap layout's check (autoctx-bootstrap-v1): every byte of the
@@ -69,7 +70,8 @@ function parseBlock(text: string): Block | null {
       truncated: m[9] === 'yes',
     };
     return {n, item, text, body: unquote(text.slice(m[0].length))};
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isJsonParseError);
     return null; // a citation string that is not JSON
   }
 }

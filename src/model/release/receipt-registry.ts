@@ -17,12 +17,12 @@ export function receiptRegistryProblem(before: Registry | null, r: TransitionRec
   if (!r.applied || after === null) return null;
   const prior = before ?? emptyRegistry(r.scenario, r.scope);
   const keys = [...new Set([...Object.keys(prior.releases), ...Object.keys(after.releases)])].sort();
-  const changed = keys.filter((k) => !jsonEqual((prior.releases[k] ?? null) as never, (after.releases[k] ?? null) as never));
+  const changed = keys.filter((k) => !jsonEqual((prior.releases[k] ?? null), (after.releases[k] ?? null)));
   const what = r.action === 'runnable' ? 'a runnable-set change' : `a ${r.action} of ${r.version ?? '?'} to ${r.target_state ?? '?'}`;
   const change = (k: string) => `${k} (${prior.releases[k]?.state ?? 'absent'} → ${after.releases[k]?.state ?? 'absent'})`;
   if (after.scenario !== prior.scenario || after.scope !== prior.scope) return `it declares ${what} in scope ${r.scope}, but carries the registry of ${after.scenario}/${after.scope}`;
   if (r.action === 'runnable') return changed.length > 0 ? `it declares ${what}, but the registry it carries also changes ${changed.map(change).join(', ')}` : null;
-  if (!jsonEqual(prior.runnable as never, after.runnable as never)) return `it declares ${what}, but the registry it carries also changes the runnable set`;
+  if (!jsonEqual(prior.runnable, after.runnable)) return `it declares ${what}, but the registry it carries also changes the runnable set`;
   if (r.version === null || r.target_state === null) return `it is an applied ${r.action} that names no version or target state`;
   const own = versionKey(r.version);
   const deprecated = new Set(r.deprecated_versions.map(versionKey));

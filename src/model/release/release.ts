@@ -156,7 +156,7 @@ export interface ReleaseDescriptor {
 
 export function descriptorDigest(d: Omit<ReleaseDescriptor, 'digest'> & {digest?: string}): string {
   const {digest: _digest, ...rest} = d;
-  return stableDigest(rest as never);
+  return stableDigest(rest);
 }
 
 export interface Blocker {
@@ -226,6 +226,6 @@ export function receiptCore(r: TransitionReceipt): ReceiptCore {
  */
 export function sealReceipt(core: ReceiptCore, next: Registry | null): TransitionReceipt {
   if (next === null) return {...core, registry: null, registry_after: core.registry_before};
-  const registry: Registry = {...next, receipt: {seq: core.seq, sha256: stableDigest(core as never)}};
-  return {...core, registry, registry_after: stableDigest(registry as never)};
+  const registry: Registry = {...next, receipt: {seq: core.seq, sha256: stableDigest(core)}};
+  return {...core, registry, registry_after: stableDigest(registry)};
 }

@@ -1,4 +1,4 @@
-import {fail} from '../../errors.js';
+import {fail, rethrowUnless} from '../../errors.js';
 
 /**
  * git's and ssh-keygen's allowed_signers format (ssh-keygen(1), "ALLOWED
@@ -37,6 +37,9 @@ function parseTime(text: string): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
+/** What splitOptions throws for an options field it cannot split. */
+class OptionsSyntaxError extends Error {}
+
 /** Split the options field on commas outside double quotes. */
 function splitOptions(field: string): string[] {
   const out: string[] = [];
@@ -49,7 +52,7 @@ function splitOptions(field: string): string[] {
       cur = '';
     } else cur += ch;
   }
-  if (quoted) throw new Error('an unterminated quote in the options');
+  if (quoted) throw new OptionsSyntaxError('an unterminated quote in the options');
   out.push(cur);
   return out;
 }
@@ -87,6 +90,7 @@ export function parseAllowedSigners(text: string, what: string): SignerEntry[] {
       try {
         options = splitOptions(f[1]!);
       } catch (error) {
+        rethrowUnless(error, (e) => e instanceof OptionsSyntaxError);
         bad((error as Error).message);
       }
       for (const o of options) {

@@ -1,4 +1,5 @@
 import {createHash, createPublicKey, verify as cryptoVerify, type KeyObject} from 'node:crypto';
+import {rethrowUnless} from '../../errors.js';
 
 /**
  * OpenSSH detached signatures (the SSHSIG format `ssh-keygen -Y sign`
@@ -26,11 +27,17 @@ export interface SshSignature {
   signature: Buffer;
 }
 
+/** What a Reader throws when the blob ends before the field it reads. */
+class Truncated extends Error {}
+const isTruncated = (error: unknown): boolean => error instanceof Truncated;
+/** What node:crypto throws for a key or a signature it cannot use (by code, across realms). */
+const isCryptoRefusal = (error: unknown): boolean => /^ERR_(OSSL|CRYPTO)_/.test(String((error as {code?: unknown} | null)?.code));
+
 class Reader {
   private at = 0;
   constructor(private readonly buf: Buffer) {}
   bytes(n: number): Buffer {
-    if (this.at + n > this.buf.length) throw new Error('truncated');
+    if (this.at + n > this.buf.length) throw new Truncated('truncated');
     const out = this.buf.subarray(this.at, this.at + n);
     this.at += n;
     return out;
@@ -76,7 +83,8 @@ export function parseSignature(armored: string): SshSignature | string {
     const algorithm = inner.text();
     const signature = Buffer.from(inner.string());
     return {publicKey, namespace, hashAlgorithm: hash, algorithm, signature};
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isTruncated);
     return 'a truncated SSHSIG blob';
   }
 }
@@ -117,7 +125,8 @@ export function publicKeyObject(wire: Buffer): KeyObject | null {
       const n = unsigned(Buffer.from(r.string()));
       if (r.done()) key = createPublicKey({key: {kty: 'RSA', n: b64url(n), e: b64url(e)}, format: 'jwk'});
     }
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isTruncated, isCryptoRefusal);
     key = null;
   }
   keyCache.set(id, key);
@@ -127,7 +136,8 @@ export function publicKeyObject(wire: Buffer): KeyObject | null {
 export function keyType(wire: Buffer): string | null {
   try {
     return new Reader(wire).text();
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isTruncated);
     return null;
   }
 }
@@ -145,7 +155,8 @@ export function signatureValid(sig: SshSignature, message: Buffer, namespace = N
       const hash = sig.algorithm === 'rsa-sha2-512' ? 'sha512' : sig.algorithm === 'rsa-sha2-256' ? 'sha256' : null;
       return hash !== null && cryptoVerify(hash, data, key, sig.signature);
     }
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isCryptoRefusal);
     return false;
   }
   return false;

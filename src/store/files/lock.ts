@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {randomBytes} from 'node:crypto';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, rethrowUnless, isJsonParseError} from '../../errors.js';
 import {mkdirs} from './fs.js';
 
 /**
@@ -35,7 +35,8 @@ export function staleMs(): number {
 function readText(file: string): string | null {
   try {
     return fs.readFileSync(file, 'utf8');
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return null;
   }
 }
@@ -59,6 +60,7 @@ function processAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
+    rethrowUnless(error, isSystemError, (e) => (e as NodeJS.ErrnoException | null)?.code === 'ERR_INVALID_ARG_TYPE');
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
@@ -93,10 +95,11 @@ export function readOwnerFile(file: string): LockOwner | null {
 function parseOwner(text: string | null): LockOwner | null {
   if (text === null) return null;
   try {
-    const v = JSON.parse(text) as LockOwner;
-    if (typeof v.pid !== 'number' || typeof v.nonce !== 'string' || typeof v.hostname !== 'string') return null;
+    const v = JSON.parse(text) as LockOwner | null;
+    if (v === null || typeof v.pid !== 'number' || typeof v.nonce !== 'string' || typeof v.hostname !== 'string') return null;
     return {...v, boot_id: typeof v.boot_id === 'string' ? v.boot_id : null, start_time: typeof v.start_time === 'string' ? v.start_time : null};
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isJsonParseError);
     return null;
   }
 }
@@ -110,7 +113,8 @@ function readOwner(lock: string): LockOwner | null {
 function mtimeMs(p: string): number | null {
   try {
     return fs.lstatSync(p).mtimeMs;
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return null;
   }
 }
@@ -248,7 +252,8 @@ export class StoreLock {
       const now = new Date();
       try {
         fs.utimesSync(this.lockPath, now, now);
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isSystemError);
         // Gone between the look and the touch: the next beat or assertHeld sees it.
       }
     };
@@ -271,7 +276,8 @@ export class StoreLock {
     const grave = `${this.lockPath}.stale-${randomBytes(4).toString('hex')}`;
     try {
       fs.renameSync(this.lockPath, grave);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       return true; // someone else moved it; try again at once
     }
     const moved = readOwner(grave);
@@ -279,7 +285,8 @@ export class StoreLock {
       // A live process took the lock between our look and our rename: give it back.
       try {
         fs.linkSync(grave, this.lockPath);
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isSystemError);
         // The lock was taken again meanwhile; the displaced holder's assertHeld sees it.
       }
       removeAny(grave);
@@ -314,14 +321,16 @@ export class StoreLock {
     const away = `${this.lockPath}.stale-${randomBytes(4).toString('hex')}`;
     try {
       fs.renameSync(this.lockPath, away);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       return; // gone: nothing of ours is left
     }
     const moved = readOwner(away);
     if (moved && moved.nonce !== owner.nonce) {
       try {
         fs.linkSync(away, this.lockPath);
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isSystemError);
         // Someone holds it anew; the one we moved lost it and its assertHeld says so.
       }
     }
@@ -339,14 +348,16 @@ export function removeAbandonedLock(lock: string): boolean {
   const grave = `${lock}.stale-${randomBytes(4).toString('hex')}`;
   try {
     fs.renameSync(lock, grave);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return false;
   }
   const moved = readOwner(grave);
   if (moved && moved.nonce !== holder.nonce) {
     try {
       fs.linkSync(grave, lock);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       // Taken anew meanwhile.
     }
     removeAny(grave);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {randomBytes} from 'node:crypto';
-import {environmentError, fail, isAutoctxError, type AutoctxError} from '../../errors.js';
+import {environmentError, fail, isAutoctxError, isSystemError, rethrowUnless, type AutoctxError} from '../../errors.js';
 import {tempPath} from '../paths.js';
 import {writeDocument, writeImmutableDocument} from '../documents.js';
 import {atomicWrite, createImmutable, exists, fsyncDir, mkdirDurable, removeFile, type RootGuard, type WriteData, type WriteOptions} from './fs.js';
@@ -90,7 +90,8 @@ export class LockedWriter {
       let st: fs.Stats;
       try {
         st = fs.lstatSync(file);
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isSystemError);
         return;
       }
       if (!st.isFile()) return; // a leftover folder: nothing to restore
@@ -116,7 +117,8 @@ export class LockedWriter {
         else if (undo) fs.rmSync(file, {force: true});
         else if (previous !== null) fs.rmSync(previous, {force: true});
         if (undo) fsyncDir(path.dirname(file));
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isSystemError);
         // Left as a crash would leave it: the next writer sweeps the link, and verify names the rest.
       }
     }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {LARGE_STRING, prettyJson, prettyJsonPieces, textPieces} from '../../canonical/index.js';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, isJsonParseError, rethrowUnless} from '../../errors.js';
 import type {ContextBundle} from '../../model/bundle/bundle.js';
 import {componentFileName} from '../file-names.js';
 import {writeTemp} from './fs.js';
@@ -12,8 +12,9 @@ import {ownerGone, ownerRecord, readOwnerFile} from './lock.js';
 
 function existingDigest(dir: string): string | null {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {digest?: string}).digest ?? null;
-  } catch {
+    return (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {digest?: string} | null)?.digest ?? null;
+  } catch (error) {
+    rethrowUnless(error, isSystemError, isJsonParseError);
     return null;
   }
 }
@@ -43,7 +44,8 @@ export function materializeBundle(bundle: ContextBundle, dir: string): string[] 
   let st: fs.Stats | undefined;
   try {
     st = fs.lstatSync(target);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     st = undefined;
   }
   if (st) {
@@ -131,7 +133,8 @@ export function sweepAbandonedEvaluationFolders(): string[] {
   let names: string[];
   try {
     names = fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(BUNDLES_PREFIX));
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return removed;
   }
   for (const name of names) {
@@ -142,7 +145,8 @@ export function sweepAbandonedEvaluationFolders(): string[] {
       // A folder from before folders recorded their owner: gone once a day old.
       try {
         gone = Date.now() - fs.lstatSync(dir).mtimeMs > 86_400_000;
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isSystemError);
         gone = false;
       }
     }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../../errors.js';
 import {TreeSnapshot} from './tree-snapshot.js';
 
 /**
@@ -113,7 +113,8 @@ export class RootGuard {
 export function isDirectory(p: string): boolean {
   try {
     return fs.lstatSync(p).isDirectory();
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return false;
   }
 }
@@ -122,7 +123,8 @@ export function exists(p: string): boolean {
   try {
     fs.lstatSync(p);
     return true;
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return false;
   }
 }

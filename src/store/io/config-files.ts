@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../../errors.js';
 import {notAFolder} from './user-config.js';
 
 /**
@@ -38,7 +38,8 @@ export function writeConfigText(file: string, text: string, options: {private?: 
 export function isFile(file: string): boolean {
   try {
     return fs.statSync(file).isFile();
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return false;
   }
 }

@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../../errors.js';
 
 /**
  * The largest input file autoctx reads (a component, a manifest, fixtures,
@@ -23,6 +23,7 @@ function lstatOr(file: string, follow: boolean): fs.Stats {
   try {
     return follow ? fs.statSync(file) : fs.lstatSync(file);
   } catch (error) {
+    rethrowUnless(error, isSystemError);
     fail('INPUT_NOT_FOUND', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {file});
   }
 }
@@ -49,6 +50,7 @@ export function readInputFile(file: string, follow: boolean): Buffer {
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (follow ? 0 : fs.constants.O_NOFOLLOW) | fs.constants.O_NONBLOCK);
   } catch (error) {
+    rethrowUnless(error, isSystemError);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') fail('INPUT_UNSAFE', `${file} is a symbolic link: a source is never read through a link`, {file});
     fail('INPUT_NOT_FOUND', `cannot read ${file}: ${code ?? 'error'}`, {file});
@@ -100,6 +102,7 @@ export function inputPathProblem(file: string, follow: boolean): string | null {
   try {
     st = follow ? fs.statSync(file) : fs.lstatSync(file);
   } catch (error) {
+    rethrowUnless(error, isSystemError);
     return (error as NodeJS.ErrnoException).code ?? 'error';
   }
   if (st.isFile() || st.isDirectory()) return null;
@@ -122,7 +125,8 @@ export function evaluatorFiles(command: string, cwd = process.cwd()): Array<{pat
     let st: fs.Stats;
     try {
       st = fs.statSync(abs);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       continue;
     }
     if (!st.isFile() || st.size > INPUT_LIMIT_BYTES) continue;

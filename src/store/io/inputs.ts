@@ -2,7 +2,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import {inputPathProblem, readInputFile, readStdinLimited} from './input-files.js';
 import {decodeUtf8, parseJson, withOrigin, type JsonValue} from '../../canonical/index.js';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../../errors.js';
 import {fixtureFromJson, type Fixture} from '../../model/evaluation/fixtures.js';
 
 /** Read a file the user passes in (or "-" for stdin) as text. Missing: INPUT_NOT_FOUND (exit 2). */
@@ -50,7 +50,8 @@ export function isInsideFolder(file: string, root: string): boolean {
   const real = (p: string): string | null => {
     try {
       return fs.realpathSync(p);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       const parent = path.dirname(p);
       if (parent === p) return null;
       const up = real(parent);
@@ -60,7 +61,8 @@ export function isInsideFolder(file: string, root: string): boolean {
   let top: string;
   try {
     top = fs.realpathSync(root);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return false;
   }
   const at = real(path.resolve(file));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../../errors.js';
 
 /**
  * Write a file the user asked for outside the knowledge root (plan export's
@@ -13,7 +13,8 @@ export function assertOutputFolder(file: string): void {
   let st: fs.Stats;
   try {
     st = fs.statSync(dir);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     fail('INPUT_NOT_FOUND', `cannot write ${file}: its folder ${dir} does not exist`, {file});
   }
   if (!st.isDirectory()) fail('INVALID_INPUT', `cannot write ${file}: ${dir} is not a folder`, {file});

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {canonicalJson, decodeUtf8, parseJson, parseJsonUtf8, withOrigin} from '../../canonical/index.js';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../../errors.js';
 import {type ComponentInput} from '../../model/bundle/component.js';
 import {isComponentKind, mediaTypeForExtension} from '../../model/bundle/kinds.js';
 import {decodeKey, extensionForMediaType} from '../file-names.js';
@@ -18,7 +18,8 @@ export interface BundleSource {
 function lstatOrFail(src: string): fs.Stats {
   try {
     return fs.lstatSync(src);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     fail('INPUT_NOT_FOUND', `source not found: ${src}`, {file: src});
   }
 }
@@ -57,7 +58,8 @@ function sidecar(dir: string): Map<string, {media_type: string; content: string}
   let st: fs.Stats;
   try {
     st = fs.lstatSync(file);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return map;
   }
   if (!st.isFile()) fail('INPUT_UNSAFE', `${file} is not a regular file (a link, FIFO or device): a source is read from regular files only`, {file});

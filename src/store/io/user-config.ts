@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {parseJsonUtf8} from '../../canonical/index.js';
-import {fail} from '../../errors.js';
+import {fail, isSystemError, rethrowUnless, isAutoctxError} from '../../errors.js';
 import {schemaProblem} from '../schemas.js';
 
 /**
@@ -51,7 +51,8 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
 export function userConfigText(env: NodeJS.ProcessEnv = process.env): string | null {
   try {
     return fs.readFileSync(userConfigPath(env), 'utf8');
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return null;
   }
 }
@@ -72,6 +73,7 @@ export function readUserConfig(env: NodeJS.ProcessEnv = process.env): UserConfig
   try {
     value = parseJsonUtf8(bytes);
   } catch (error) {
+    rethrowUnless(error, isAutoctxError);
     fail('CONFIG_INVALID', `${file}: ${(error as Error).message}`, {file});
   }
   const problem = schemaProblem('user-config', value);

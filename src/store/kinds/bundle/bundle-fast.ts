@@ -74,6 +74,7 @@ export function claimOutlines(root: string, files: readonly string[], digests: r
     const i = n - 1 - turn;
     if (files[i] === '' || Atomics.compareExchange(queue, 1 + i, FREE, HELPER) !== FREE) continue;
     let packed: PackedOutline | null = null;
+    // biome-ignore lint/plugin: any failure leaves the manifest to the main thread, which reads it again and names it
     try {
       const outline = withBytes(guard, files[i]!, (bytes) => outlineFromBytes(bytes, digests[i]!));
       if (outline) packed = packOutline(i, outline);

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import {fail, isAutoctxError} from '../../../errors.js';
+import {fail, isSystemError, isAutoctxError, rethrowUnless} from '../../../errors.js';
 import {validateBundle, type ContextBundle} from '../../../model/bundle/bundle.js';
 import {readDocument} from '../../documents.js';
 import {listDir, withBytes} from '../../files/fs.js';
@@ -79,7 +79,8 @@ export function manifestBytes(ctx: KindContext, digests: readonly string[]): num
   for (const d of digests) {
     try {
       total += fs.lstatSync(ctx.paths.bundle(d)).size;
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError, isAutoctxError);
       // a manifest gone since the listing: its check says so
     }
   }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {parseJsonUtf8, prettyJson, withOrigin} from '../../../canonical/index.js';
-import {fail} from '../../../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../../../errors.js';
 import {isNonPresentState, type NonPresentState} from '../../../model/bundle/element-state.js';
 import {isComponentKind} from '../../../model/bundle/kinds.js';
 import {readInputFile} from '../../io/input-files.js';
@@ -37,7 +37,8 @@ export function readElementStates(dir: string): DeclaredElement[] {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(file);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return [];
   }
   if (!st.isFile()) fail('INPUT_UNSAFE', `${file} is not a regular file (a link, FIFO or device): a source is read from regular files only`, {file});

@@ -1,4 +1,4 @@
-import {isAutoctxError} from '../../../errors.js';
+import {isAutoctxError, rethrowUnless} from '../../../errors.js';
 import {isoTimestamp} from '../../../model/promotion/records.js';
 import type {JsonValue} from '../../../canonical/index.js';
 import type {LockedWriter} from '../../files/locked-writer.js';
@@ -39,7 +39,7 @@ function read(area: HousekeptArea): Housekeeping | null {
   try {
     return area.readDocument<Housekeeping>(fileOf(area), HOUSEKEEPING_SCHEMA);
   } catch (error) {
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
     return null;
   }
 }

@@ -15,7 +15,9 @@ import type {ScenarioStore} from '../../scenario-store.js';
  * (`declare module '../common/kind-steps.js' {interface CandidateFacts {...}}`),
  * and later checks read them without importing the kind that provides them.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: the kinds augment it (declaration merging needs an interface)
 export interface CandidateFacts {}
+// biome-ignore lint/suspicious/noEmptyInterface: the kinds augment it (declaration merging needs an interface)
 export interface ScenarioFacts {}
 
 /** Runs once per scenario before the candidates are checked; what it finds is a scenario fact. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import {fail, isAutoctxError} from '../../../errors.js';
+import {fail, isAutoctxError, rethrowUnless} from '../../../errors.js';
 import {readDocument} from '../../documents.js';
 import type {RootGuard} from '../../files/fs.js';
 
@@ -32,7 +32,7 @@ function readConfig(guard: RootGuard, file: string): TeamConfig | null {
     return readDocument<TeamConfig>(guard, file, TEAM_CONFIG_SCHEMA);
   } catch (error) {
     // A config a person edits is input: its mistake is exit 2, and names the file, as any bad input does.
-    if (!isAutoctxError(error)) throw error;
+    rethrowUnless(error, isAutoctxError);
     fail('CONFIG_INVALID', error.message.startsWith(guard.relative(file)) ? error.message : `${guard.relative(file)}: ${error.message}`, {file: guard.relative(file)});
   }
 }

@@ -1,4 +1,4 @@
-import {fail} from '../../../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 import {isExpired, isReceiptId, type BootstrapReceipt} from '../../../model/delivery/bootstrap-receipt.js';
 import path from 'node:path';
 import {retentionScan} from './retention.js';
@@ -46,7 +46,8 @@ export function pruneReceipts(area: StateArea, now: Date): number {
     let receipt: BootstrapReceipt | null = null;
     try {
       receipt = readReceipt(area, idOf(file));
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       continue;
     }
     if (receipt && isExpired(receipt, scan!.at)) {

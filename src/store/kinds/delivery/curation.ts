@@ -45,7 +45,7 @@ export function currentCuration(ctx: KindContext): Curation {
   const current = readCuration(ctx);
   if (current === null) return emptyCuration(ctx.scenario);
   const entry = readCurationEntry(ctx, current.seq);
-  if (!entry || !jsonEqual(entry.curation as never, current as never)) {
+  if (!entry || !jsonEqual(entry.curation, current)) {
     const rel = ctx.guard.relative(ctx.paths.curation);
     fail('INTEGRITY', `${rel} is not the curation its history entry ${current.seq} holds (edited by hand, or the entry is missing); run autoctx verify`, {file: rel});
   }
@@ -80,7 +80,7 @@ export function settleCuration(ctx: KindContext): {curation: Curation; completed
   if (seq === undefined) return {curation: current ?? emptyCuration(ctx.scenario), completed: null};
   const last = readCurationEntry(ctx, seq);
   // A change builds only on a curation its history vouches for: a hand edit is never carried into a new entry.
-  if (current !== null && seq === current.seq && last && jsonEqual(last.curation as never, current as never)) return {curation: current, completed: null};
+  if (current !== null && seq === current.seq && last && jsonEqual(last.curation, current)) return {curation: current, completed: null};
   if (last && seq === (current?.seq ?? 0) + 1) {
     ctx.writer.replaceDocument(ctx.paths.curation, CURATION_SCHEMA, last.curation);
     return {curation: last.curation, completed: last};

@@ -23,7 +23,7 @@ export function readHandoff(ctx: KindContext, id: string, revision: number): Han
     if (h.id !== id || h.revision !== revision) fail('DIGEST_MISMATCH', `says it is ${h.id}@${h.revision} but is stored as ${id}@${revision}`);
     if (h.scenario !== ctx.scenario) fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(h.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
     if ((h.revision === 1) !== (h.previous_document_digest === null)) fail('DIGEST_MISMATCH', 'previous_document_digest must be null exactly for revision 1');
-    if (stableDigest(h.content as never) !== h.content_digest) fail('DIGEST_MISMATCH', 'content_digest does not match the content');
+    if (stableDigest(h.content) !== h.content_digest) fail('DIGEST_MISMATCH', 'content_digest does not match the content');
     return h;
   });
 }
@@ -56,8 +56,8 @@ export function pendingRevision(ctx: KindContext, curation: Curation, id: string
   const doc = readHandoff(ctx, id, next);
   if (!doc) return null;
   const previous = head ? readHandoff(ctx, id, head.revision) : null;
-  if (head && (!previous || stableDigest(previous as never) !== head.document_digest)) return null;
-  return doc.previous_document_digest === (previous ? stableDigest(previous as never) : null) ? doc : null;
+  if (head && (!previous || stableDigest(previous) !== head.document_digest)) return null;
+  return doc.previous_document_digest === (previous ? stableDigest(previous) : null) ? doc : null;
 }
 
 /** verify: every head's revisions run 1…head without a gap, chained, the head's digest matching; nothing stored beyond a head. */
@@ -93,13 +93,13 @@ export function verifyHandoffs(c: Findings, curation: Curation): void {
         previous = undefined;
         continue;
       }
-      if (previous !== undefined && doc.previous_document_digest !== (previous ? stableDigest(previous as never) : null)) {
+      if (previous !== undefined && doc.previous_document_digest !== (previous ? stableDigest(previous) : null)) {
         // Either of the two may be the one changed: both are named.
         const message = `${c.rel(file)} does not chain to revision ${rev - 1} (previous_document_digest differs from its digest)`;
         if (previous) c.both(store.paths.handoffRevision(head.id, rev - 1), file, 'HANDOFF_MISMATCH', message);
         else c.error(file, 'HANDOFF_MISMATCH', message);
       }
-      if (rev === head.revision && stableDigest(doc as never) !== head.document_digest) c.both(file, store.paths.curation, 'HANDOFF_MISMATCH', `${c.rel(file)} is not the revision ${c.rel(store.paths.curation)} names as the head of ${head.id}`);
+      if (rev === head.revision && stableDigest(doc) !== head.document_digest) c.both(file, store.paths.curation, 'HANDOFF_MISMATCH', `${c.rel(file)} is not the revision ${c.rel(store.paths.curation)} names as the head of ${head.id}`);
       previous = doc;
     }
     const beyond = [...stored].filter((r) => r > head.revision);

@@ -1,7 +1,7 @@
 import type {Serving} from '../../../model/release/routing.js';
 import fs from 'node:fs';
 import {sha256Hex} from '../../../canonical/index.js';
-import {fail} from '../../../errors.js';
+import {fail, isSystemError, rethrowUnless, isAutoctxError} from '../../../errors.js';
 import {isExpired} from '../../../model/delivery/bootstrap-receipt.js';
 import {retentionScan} from './retention.js';
 import type {StateArea} from '../../state-area.js';
@@ -40,7 +40,8 @@ export function readHostState(area: StateArea, host: Host, sessionId: string, sc
   let st: fs.Stats;
   try {
     st = fs.lstatSync(file);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return null;
   }
   const rel = area.guard.relative(file);
@@ -68,7 +69,8 @@ export function pruneHostStates(area: StateArea, now: Date): number {
       let state: HostState | null = null;
       try {
         state = read(file);
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
         continue;
       }
       if (state && isExpired({created_at: state.updated_at}, scan!.at)) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {RECEIPT_RETENTION_DAYS} from '../../../model/delivery/bootstrap-receipt.js';
 import {listDir} from '../../files/fs.js';
 import type {StateArea} from '../../state-area.js';
+import {isSystemError, rethrowUnless, isAutoctxError} from '../../../errors.js';
 
 const PERIOD_MS = RECEIPT_RETENTION_DAYS * 86_400_000;
 
@@ -27,7 +28,8 @@ export function retentionScan(area: StateArea, dir: string, name: RegExp, record
     const file = path.join(dir, e.name);
     try {
       files.push({file, mtime: fs.statSync(file).mtimeMs});
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       // Removed meanwhile.
     }
   }
@@ -36,7 +38,8 @@ export function retentionScan(area: StateArea, dir: string, name: RegExp, record
   let recorded = Number.NaN;
   try {
     recorded = Date.parse(recordedAt(newest.file) ?? '');
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
     // Unreadable: left for a person to look at, and nothing judged by it.
   }
   if (!Number.isFinite(recorded)) return null;

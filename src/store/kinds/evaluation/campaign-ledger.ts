@@ -1,7 +1,7 @@
 import path from 'node:path';
 import {exists, listDir} from '../../files/fs.js';
 import type {BoundPlan} from '../../../model/evaluation/evaluator-plan.js';
-import {fail} from '../../../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 import type {CampaignFalsePromotionState} from '../../../model/evaluation/campaign.js';
 import {campaignStateDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../../../model/evaluation/evidence-digests.js';
 import {readDocument} from '../../documents.js';
@@ -61,7 +61,8 @@ export function planCampaign(ctx: KindContext, plan: BoundPlan): string | null {
     let ledger: StoredCampaign | null = null;
     try {
       ledger = readDocument<StoredCampaign>(ctx.guard, path.join(ctx.paths.riskDir, entry.name, 'false-promotion.json'), LEDGER_SCHEMA);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       continue;
     }
     const reserved = (ledger?.fixture_reservations ?? []).find((f) => f.candidate_digest === p.candidate_digest);

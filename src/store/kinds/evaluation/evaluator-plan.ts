@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import {fail} from '../../../errors.js';
+import {fail, isSystemError, rethrowUnless} from '../../../errors.js';
 import {boundPlanFrom, planFileOf, type BoundPlan} from '../../../model/evaluation/evaluator-plan.js';
 import {readDocument} from '../../documents.js';
 import {listDir, readBytes} from '../../files/fs.js';
@@ -66,7 +66,8 @@ export function planHolds(ctx: KindContext, digest: string, text: string): boole
   let st: fs.BigIntStats;
   try {
     st = fs.lstatSync(file, {bigint: true});
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return false;
   }
   const stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;

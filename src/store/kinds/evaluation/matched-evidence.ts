@@ -60,7 +60,9 @@ interface TrialRow {
   candidate_digest: string;
   evaluator_epoch: string;
   cohort: string;
+  fixture: string;
   fixture_digest: string;
+  lane: string;
   seed: number;
   pair_key: string;
 }
@@ -94,7 +96,7 @@ export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | nu
       let sound = true;
       for (const [i, t] of trials.entries()) {
         const key = matchedTrialPairKey(t);
-        if (t.pair_key !== key && !(legacy && t.pair_key === legacyPairKey(t as never))) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: trial ${i} pair_key does not match its identity`);
+        if (t.pair_key !== key && !(legacy && t.pair_key === legacyPairKey(t))) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: trial ${i} pair_key does not match its identity`);
         if (seen.has(key)) c.error(file, 'DUPLICATE_PAIR', `${c.rel(file)}: trial ${i} duplicates matched pair ${key}`);
         if (t.pair_key !== key || seen.has(key)) sound = false;
         seen.add(key);

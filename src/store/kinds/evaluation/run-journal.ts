@@ -3,6 +3,7 @@ import {canonicalJson, parseJson} from '../../../canonical/index.js';
 import {matchedTrialFromDict, type MatchedTrial} from '../../../model/evaluation/trial.js';
 import {appendDurable, fsyncDir, type RootGuard} from '../../files/fs.js';
 import path from 'node:path';
+import {isAutoctxError, rethrowUnless} from '../../../errors.js';
 
 /**
  * The run journal, `.state/runs/<scenario>/<candidate>.jsonl`: the
@@ -54,6 +55,7 @@ export function readJournal(guard: RootGuard, file: string, header: JournalHeade
     if (canonicalJson(head) !== canonicalJson(header)) return {trials: [], refused: 'its header is for another candidate or plan'};
     return {trials: lines.slice(1).map((line) => matchedTrialFromDict(parseJson(line))), refused: null};
   } catch (error) {
+    rethrowUnless(error, isAutoctxError);
     return {trials: [], refused: `a line is not a whole trial (${error instanceof Error ? error.message : String(error)})`};
   }
 }

@@ -1,4 +1,4 @@
-import {fail} from '../../../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 import type {ActivePointer} from '../../../model/promotion/records.js';
 import {compareAndSwap, documentDigest} from '../../files/cas.js';
 import {readDocument} from '../../documents.js';

@@ -1,4 +1,4 @@
-import {fail} from '../../../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 import type {ActivePointer} from '../../../model/promotion/records.js';
 import type {KindContext} from '../common/kind-context.js';
 import type {CandidateRecord} from '../../../model/promotion/records.js';
@@ -81,7 +81,8 @@ function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord
   let adoption: AdoptionRead | undefined;
   try {
     adoption = readAdoption(ctx);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
     adoption = undefined;
   }
   const out: RolledBackRecord[] = [];
@@ -96,7 +97,8 @@ function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord
         const entry = readHistoryEntry(ctx, digest, first);
         if (entry?.cause === 'adopt') found = entry.record;
       }
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       found = null; // an unreadable history is verify's own finding; it proves nothing here
     }
     if (found && words(found)) out.push({digest, rationale: found.rationale, updated_at: found.updated_at, evaluator_epoch: found.evaluator_epoch});

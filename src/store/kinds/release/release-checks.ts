@@ -12,6 +12,7 @@ import {readNegativeResult} from '../promotion/negative-result.js';
 import {readStaleTerminalization} from '../promotion/terminal-markers.js';
 import {readPromotion} from '../promotion/history.js';
 import type {ScenarioCheck} from '../common/kind-steps.js';
+import {isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 
 /** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
 const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
@@ -30,7 +31,8 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
   const quiet = <T>(_file: string, fn: () => T): T | undefined => {
     try {
       return fn();
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return undefined;
     }
   };

@@ -27,8 +27,8 @@ function check(ctx: KindContext, r: TransitionReceipt, scope: string, seq: numbe
   if (r.applied) {
     if (r.registry === null || r.blockers.length > 0) fail('DIGEST_MISMATCH', 'an applied receipt carries the registry it wrote and no blockers');
     if (r.registry.scope !== scope || r.registry.scenario !== ctx.scenario || r.registry.receipt?.seq !== seq) fail('DIGEST_MISMATCH', 'the registry it carries is not this scope\'s, or was not written by this receipt');
-    if (r.registry.receipt.sha256 !== stableDigest(receiptCore(r) as never)) fail('DIGEST_MISMATCH', 'the registry it carries names another receipt (receipt.sha256 is not the digest of this receipt but for its registry)');
-    if (stableDigest(r.registry as never) !== r.registry_after) fail('DIGEST_MISMATCH', 'registry_after is not the digest of the registry it carries');
+    if (r.registry.receipt.sha256 !== stableDigest(receiptCore(r))) fail('DIGEST_MISMATCH', 'the registry it carries names another receipt (receipt.sha256 is not the digest of this receipt but for its registry)');
+    if (stableDigest(r.registry) !== r.registry_after) fail('DIGEST_MISMATCH', 'registry_after is not the digest of the registry it carries');
     const problem = registryProblem(r.registry, scope, ctx.scenario);
     if (problem) fail('DIGEST_MISMATCH', `the registry it carries ${problem}`);
   } else {
@@ -114,7 +114,7 @@ export function verifyReceipts(c: Findings, scope: string): Array<TransitionRece
       previous = lastAfter = lastRegistry = undefined;
       continue;
     }
-    if (previous !== undefined && r.previous_receipt_sha256 !== (previous ? stableDigest(previous as never) : null)) {
+    if (previous !== undefined && r.previous_receipt_sha256 !== (previous ? stableDigest(previous) : null)) {
       const message = `${c.rel(file)} does not chain to the receipt before it (previous_receipt_sha256 differs from the digest of ${c.rel(store.paths.releaseReceipt(scope, seq - 1))})`;
       if (previous) c.both(store.paths.releaseReceipt(scope, seq - 1), file, 'RECEIPT_MISMATCH', message);
       else c.error(file, 'RECEIPT_MISMATCH', message);

@@ -82,7 +82,7 @@ export function swapRegistry(ctx: KindContext, scope: string, expected: string |
 }
 
 export function registryDigestOf(r: Registry): string {
-  return stableDigest(r as never);
+  return stableDigest(r);
 }
 
 /**

@@ -7,6 +7,7 @@ import {listCandidateDigests} from '../promotion/candidate-record.js';
 import type {KindContext} from '../common/kind-context.js';
 import {readRecordHistory} from '../promotion/record-history.js';
 import {exists} from '../../files/fs.js';
+import {isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 
 /**
  * The execution records of autoctx's own global rollbacks, as the record
@@ -27,7 +28,8 @@ const LEFT = 'rolled back: ';
 function historyOf(ctx: KindContext, digest: string): RecordHistoryEntry[] {
   try {
     return readRecordHistory(ctx, digest);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
     return []; // the history's own checks report it
   }
 }

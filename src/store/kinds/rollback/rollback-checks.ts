@@ -9,6 +9,7 @@ import type {PointerMove} from '../../../model/promotion/pointer-history.js';
 import {listReleaseScopes, readReceipts} from '../release/release-receipt.js';
 import {approvalKeyProblem, executionSha256, listApprovalKeys, listExecutionKeys, readApproval, readExecution} from './rollback-execution.js';
 import type {ScenarioCheck} from '../common/kind-steps.js';
+import {isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 
 /**
  * verify: the rollback service's records. Each execution reads back (its key
@@ -26,7 +27,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
   const movedTo = () => (moves ??= pointerMoves(store, (_f, fn) => {
     try {
       return fn();
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return undefined; // each record's own checks report it
     }
   }));
@@ -35,7 +37,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     try {
       const d = readDescriptor(store, k);
       return d ? [d] : [];
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError, isSystemError);
       return []; // the descriptors' own checks report it
     }
   }));
@@ -44,7 +47,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     if (!receiptsOf.has(scope)) {
       try {
         receiptsOf.set(scope, readReceipts(store, scope));
-      } catch {
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
         receiptsOf.set(scope, null); // the receipts' own checks report it
       }
     }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {sha256Hex} from '../../../canonical/index.js';
-import {fail} from '../../../errors.js';
+import {fail, isAutoctxError, isJsonParseError, isSystemError, rethrowUnless} from '../../../errors.js';
 import {isoTimestamp} from '../../../model/promotion/records.js';
 import {serialize} from '../../documents.js';
 import {readBytes} from '../../files/fs.js';
@@ -66,7 +66,8 @@ export function listStateChanges(ctx: KindContext): Array<{digest: string; file:
   let names: string[];
   try {
     names = fs.readdirSync(ctx.paths.stateChainDir);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return [];
   }
   return names
@@ -88,6 +89,7 @@ export function readStateChange(ctx: KindContext, digest: string, schemaChecked 
     if (schemaChecked) serialize(STATE_CHANGE_SCHEMA, value, ctx.guard.relative(file));
     else if (typeof value?.previous_sha256 !== 'string' || !Array.isArray(value.writes) || !value.writes.every((w) => typeof w?.file === 'string' && (w.sha256 === null || typeof w.sha256 === 'string'))) throw new Error('not a state change');
   } catch (error) {
+    rethrowUnless(error, isJsonParseError, isAutoctxError);
     fail('CORRUPT_FILE', `${ctx.guard.relative(file)} is not a state change: ${(error as Error).message}`, {file: ctx.guard.relative(file)});
   }
   if (value.scenario !== ctx.scenario) fail('DIGEST_MISMATCH', `${ctx.guard.relative(file)} names scenario ${JSON.stringify(value.scenario)}`, {file: ctx.guard.relative(file)});
@@ -130,7 +132,8 @@ export function signedFilesNow(ctx: KindContext): string[] {
     let names: string[];
     try {
       names = fs.readdirSync(dir);
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       return;
     }
     const set = new Set(names);
@@ -151,7 +154,8 @@ export function filesUnder(dir: string): string[] {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(dir, {withFileTypes: true});
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return [];
   }
   return entries.flatMap((e) => {
@@ -164,7 +168,8 @@ export function filesUnder(dir: string): string[] {
 function safeList(dir: string): string[] {
   try {
     return fs.readdirSync(dir);
-  } catch {
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
     return [];
   }
 }
@@ -176,7 +181,8 @@ export function stateSnapshot(ctx: KindContext): StateWrite[] {
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, {withFileTypes: true});
-    } catch {
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
       return;
     }
     for (const e of entries) {
