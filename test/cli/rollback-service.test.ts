@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
 import {rollback} from '../../src/core/rollback/rollback.js';
+import {releaseShow} from '../../src/core/release/release.js';
 import {rollbackApprove, rollbackList, rollbackShow} from '../../src/core/rollback/rollback-records.js';
 import {status} from '../../src/core/common/status.js';
 import {verify} from '../../src/core/common/verify.js';
@@ -35,6 +36,10 @@ const besideRecords = (knowledge: string) => treeHash(knowledge, (rel) => rel ==
 const records = (knowledge: string) => (fs.existsSync(path.join(knowledge, ROLLBACKS)) ? fs.readdirSync(path.join(knowledge, ROLLBACKS)).filter((f) => f.startsWith('RBX-')).sort() : []);
 const activeOf = (knowledge: string) => JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8'));
 const stateOf = (knowledge: string, version: string, scope = 'global') => must(knowledge, ['release', 'show', version]).states.find((s: {scope: string}) => s.scope === scope)?.state;
+/** What a command prints with --json: the result, through JSON. */
+const asJson = (x: unknown) => JSON.parse(JSON.stringify(x));
+/** A release's state in a scope, as releaseShow reports it. */
+const releaseStateOf = (knowledge: string, version: string, scope = 'global') => releaseShow({knowledge, version}).states.find((s) => s.scope === scope)?.state;
 const failed = (r: {conditions: Array<{code: string; passed: boolean}>}) => r.conditions.filter((c) => !c.passed).map((c) => c.code);
 
 let a: string;
@@ -57,9 +62,10 @@ beforeAll(() => {
 }, 180_000);
 
 describe('rollback in the global scope', () => {
-  it('executes to the recorded target: every condition passed and recorded, v2 DEPRECATED, v1 ACTIVE, verify clean', () => {
+  // On the library (core/rollback): what a rollback decides and writes. The CLI's JSON of the same, once, at the end.
+  it('executes to the recorded target: every condition passed and recorded, v2 DEPRECATED, v1 ACTIVE, verify clean', async () => {
     const k = copy(template, 'executed');
-    const r = must(k, ['rollback', '--rationale', 'quality dropped', '--actor', 'alice']);
+    const r = asJson(await rollback({knowledge: k, rationale: 'quality dropped', actor: 'alice'}));
     expect(resultSchemaProblem('result-rollback', r)).toBeNull();
     expect(r).toMatchObject({status: 'rolled_back', execution_status: 'EXECUTED', scope: 'global', from_version: 'v2', to_version: 'v1', bundle_digest: t.baseline, emergency: false});
     expect(r.execution_key).toMatch(/^RBX-\d{14}-[0-9a-f]{8}$/);
@@ -73,13 +79,18 @@ describe('rollback in the global scope', () => {
       ['RATIONALE_GIVEN', true],
     ]);
     expect(activeOf(k)).toMatchObject({bundle_digest: t.baseline, rollback_target_digest: a, promotion_id: null, rationale: 'rollback: quality dropped'});
-    expect([stateOf(k, 'v1'), stateOf(k, 'v2')]).toEqual(['ACTIVE', 'DEPRECATED']);
+    expect([releaseStateOf(k, 'v1'), releaseStateOf(k, 'v2')]).toEqual(['ACTIVE', 'DEPRECATED']);
     const stored = JSON.parse(fs.readFileSync(path.join(k, ROLLBACKS, `${r.execution_key}.json`), 'utf8'));
     expect(stored).toMatchObject({status: 'EXECUTED', actor: 'alice', rationale: 'quality dropped', conditions: r.conditions});
-    const shown = must(k, ['rollback', 'show', r.execution_key]);
+    const shown = asJson(rollbackShow({knowledge: k, key: r.execution_key}));
     expect(resultSchemaProblem('result-rollback-show', shown)).toBeNull();
     expect(shown.view.status).toBe('EXECUTED');
-    expect(must(k, ['verify']).errors).toEqual([]);
+    expect(verify({knowledge: k}).errors).toEqual([]);
+    // The command prints the same result and the same record (its JSON, exit 0).
+    const printed = must(copy(template, 'executed-cli'), ['rollback', '--rationale', 'quality dropped', '--actor', 'alice']);
+    expect(resultSchemaProblem('result-rollback', printed)).toBeNull();
+    expect({...printed, execution_key: null, rollback_id: null}).toEqual({...r, execution_key: null, rollback_id: null});
+    expect(resultSchemaProblem('result-rollback-show', must(k, ['rollback', 'show', r.execution_key]))).toBeNull();
   });
 
   it('with --to: a declared target executes; an undeclared one is refused (exit 3), recorded, and nothing else changes', () => {

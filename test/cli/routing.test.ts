@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
 import {openRouter} from '../../src/public/release.js';
+import {releaseRunnable, releaseTransition} from '../../src/core/release/release.js';
+import {route} from '../../src/core/release/route.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCli} from '../helpers/cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
@@ -40,40 +42,56 @@ beforeAll(() => {
   canaryTree = t.knowledge;
 }, 120_000);
 
+/** What `autoctx route --json` prints: route's result, through JSON. */
+const asJson = (x: unknown) => JSON.parse(JSON.stringify(x));
+
+// The routing decisions are tested on the library (route, openRouter); the command, once, for its JSON and its flags.
 describe('autoctx route and openRouter', () => {
-  it('sends about half the users to the 50% canary, each always the same way, and the router answers as the command does', () => {
+  it('autoctx route --json prints what route decides, for each requester flag', () => {
+    for (const [flag, who] of [['--user', {user: users[0]}], ['--session', {session: 's-1'}], ['--event', {event: 'e-1'}]] as const) {
+      const r = must(canaryTree, ['route', flag, Object.values(who)[0]!]);
+      expect(resultSchemaProblem('result-route', r)).toBeNull();
+      expect(r).toEqual(asJson(route({knowledge: canaryTree, ...who})));
+    }
+    expect(must(canaryTree, ['route'])).toEqual(asJson(route({knowledge: canaryTree})));
+  });
+
+  it('sends about half the users to the 50% canary, each always the same way, and the router answers as route does', () => {
     const router = openRouter({knowledge: canaryTree});
     const states = users.map((user) => {
-      const r = must(canaryTree, ['route', '--user', user]);
-      expect(resultSchemaProblem('result-route', r)).toBeNull();
+      const r = route({knowledge: canaryTree, user});
+      expect(resultSchemaProblem('result-route', asJson(r))).toBeNull();
       const {status: _s, active_source: _a, registry_problem: _p, ...decision} = r;
       expect(router.route({user})).toEqual(decision);
-      expect(must(canaryTree, ['route', '--user', user]).state).toBe(r.state);
+      expect(route({knowledge: canaryTree, user}).state).toBe(r.state);
       return r.state;
     });
     const canary = states.filter((s) => s === 'CANARY').length;
     expect(canary).toBeGreaterThan(8);
     expect(canary).toBeLessThan(32);
-    expect(must(canaryTree, ['route'])).toMatchObject({state: 'ACTIVE', version: 'v1', reason: 'no_requester', requester: null});
-    expect(must(canaryTree, ['route', '--session', 's-1']).requester).toBe('session');
-    expect(must(canaryTree, ['route', '--event', 'e-1']).requester).toBe('event');
+    expect(route({knowledge: canaryTree})).toMatchObject({state: 'ACTIVE', version: 'v1', reason: 'no_requester', requester: null});
+    expect(route({knowledge: canaryTree, session: 's-1'}).requester).toBe('session');
+    expect(route({knowledge: canaryTree, event: 'e-1'}).requester).toBe('event');
   });
 
-  it('narrows a canary to its tenants and resource families', () => {
+  it('narrows a canary to its tenants and resource families', async () => {
     const k = copy('filters');
-    must(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--canary-tenants', 'acme', '--canary-resource-families', 'repo:acme/', '--rationale', 'acme only']);
+    await releaseTransition({knowledge: k, version: 'v2', to: 'CANARY', canaryBasisPoints: 10_000, canaryTenants: ['acme'], canaryResourceFamilies: ['repo:acme/'], rationale: 'acme only'});
+    expect(route({knowledge: k, user: 'u', tenant: 'acme', resourceAddress: 'repo:acme/api'}).state).toBe('CANARY');
+    expect(route({knowledge: k, user: 'u', tenant: 'acme', resourceId: 'repo:acme/'}).state).toBe('CANARY');
+    expect(route({knowledge: k, user: 'u', tenant: 'globex', resourceAddress: 'repo:acme/api'}).reason).toBe('tenant_filtered');
+    expect(route({knowledge: k, user: 'u', resourceAddress: 'repo:acme/api'}).reason).toBe('tenant_filtered');
+    expect(route({knowledge: k, user: 'u', tenant: 'acme', resourceAddress: 'repo:globex/api'}).reason).toBe('resource_filtered');
+    // The flags reach the same request: --tenant and --resource-address.
     expect(must(k, ['route', '--user', 'u', '--tenant', 'acme', '--resource-address', 'repo:acme/api']).state).toBe('CANARY');
-    expect(must(k, ['route', '--user', 'u', '--tenant', 'acme', '--resource-id', 'repo:acme/']).state).toBe('CANARY');
-    expect(must(k, ['route', '--user', 'u', '--tenant', 'globex', '--resource-address', 'repo:acme/api']).reason).toBe('tenant_filtered');
-    expect(must(k, ['route', '--user', 'u', '--resource-address', 'repo:acme/api']).reason).toBe('tenant_filtered');
-    expect(must(k, ['route', '--user', 'u', '--tenant', 'acme', '--resource-address', 'repo:globex/api']).reason).toBe('resource_filtered');
+    expect(must(k, ['route', '--user', 'u', '--tenant', 'acme', '--resource-id', 'repo:globex/']).reason).toBe('resource_filtered');
   });
 
   it('falls back to ACTIVE from a canary this deployment cannot run, and tells the router\'s reporter once per version, after the decision', async () => {
     const k = copy('runnable');
-    must(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all']);
-    must(k, ['release', 'runnable', 'v1', '--rationale', 'this build runs v1 only']);
-    expect(must(k, ['route', '--user', 'u'])).toMatchObject({state: 'ACTIVE', version: 'v1', reason: 'not_runnable', not_runnable: ['v2']});
+    await releaseTransition({knowledge: k, version: 'v2', to: 'CANARY', canaryBasisPoints: 10_000, rationale: 'all'});
+    await releaseRunnable({knowledge: k, versions: ['v1'], rationale: 'this build runs v1 only'});
+    expect(route({knowledge: k, user: 'u'})).toMatchObject({state: 'ACTIVE', version: 'v1', reason: 'not_runnable', not_runnable: ['v2']});
     const told: string[] = [];
     const router = openRouter({knowledge: k, onNotRunnable: (v) => told.push(v)});
     for (const user of users) expect(router.route({user}).state).toBe('ACTIVE');
@@ -82,12 +100,12 @@ describe('autoctx route and openRouter', () => {
     expect(told).toEqual(['v2']);
   });
 
-  it('looks again at most a second after its snapshot: a rollback of the canary reaches a long-running router', () => {
+  it('looks again at most a second after its snapshot: a rollback of the canary reaches a long-running router', async () => {
     const k = copy('fresh');
     let now = 1_000_000;
     const router = openRouter({knowledge: k, clock: () => now});
     const inCanary = users.find((user) => router.route({user}).state === 'CANARY')!;
-    must(k, ['release', 'transition', 'v2', '--to', 'DEPRECATED', '--rationale', 'pull the canary']);
+    await releaseTransition({knowledge: k, version: 'v2', to: 'DEPRECATED', rationale: 'pull the canary'});
     now += 999;
     expect(router.route({user: inCanary}).state).toBe('CANARY');
     now += 1;
@@ -98,7 +116,7 @@ describe('autoctx route and openRouter', () => {
     const k = copy('edited');
     const file = path.join(k, 'demo/context_bundles/releases/registry/global.json');
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"basis_points": 5000', '"basis_points": 10000'));
-    const r = must(k, ['route', '--user', 'u']);
+    const r = route({knowledge: k, user: 'u'});
     expect(r).toMatchObject({state: 'ACTIVE', bundle_digest: t.baseline, reason: 'registry_integrity'});
     expect(r.registry_problem).toMatch(/registry/);
   });
