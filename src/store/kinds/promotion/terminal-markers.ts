@@ -1,3 +1,4 @@
+import {isAutoctxError, rethrowUnless} from '../../../errors.js';
 import {jsonEqual} from '../../../canonical/index.js';
 import {createCausalAttribution} from '../../../model/evaluation/causal-attribution.js';
 import {matchedEvidenceDigest} from '../../../model/evaluation/evidence-digests.js';
@@ -115,7 +116,13 @@ function verifyMarkersPresent(c: Findings, digest: string, diff: ManifestDiff | 
   }
   const causal = store.paths.causalAttribution(digest);
   if (exists(causal) || !diff) return;
-  const promotion = c.attempt(store.paths.promotionsDir, () => listPromotionIds(store).some((id) => readPromotion(store, id)?.candidate_digest === digest));
+  // Whether a promotion names the candidate; an unreadable promotion record is its own check's finding, not this one's.
+  let promotion = false;
+  try {
+    promotion = listPromotionIds(store).some((id) => readPromotion(store, id)?.candidate_digest === digest);
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError);
+  }
   if (!promotion) return;
   if (expectedAttribution(c, digest, diff)) c.error(causal, 'MISSING_MARKER', `${c.rel(causal)} is missing: the candidate was promoted adding one component, with held-out trials, which records its causal attribution`);
 }
