@@ -116,14 +116,15 @@ describe('concurrent use', () => {
     const k = tree('takeover');
     const holder = `
       const {KnowledgeStore} = await import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/store/index.js'))});
+      const {activeDigest, readActive, swapActive} = await import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/store/kinds/promotion/active-pointer.js'))});
       const store = KnowledgeStore.open(${JSON.stringify(k)}).scenario('demo');
       try {
         await store.withLock(5, () => {
           process.stdout.write('held\\n');
           const until = Date.now() + 4500;
           while (Date.now() < until) {} // the event loop is blocked: no heartbeat
-          const a = store.readActive();
-          store.swapActive(store.activeDigest(), {...a, rationale: 'written by a holder that lost its lock'});
+          const a = readActive(store);
+          swapActive(store, activeDigest(store), {...a, rationale: 'written by a holder that lost its lock'});
         });
         process.stdout.write('wrote\\n');
       } catch (error) {
