@@ -16,7 +16,7 @@ import {planBindingDigest} from '../../model/evaluation/evaluator-plan.js';
 import {markRejected} from '../promotion/rejection.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './store-options.js';
 import {finishPointerMove} from '../promotion/pointer-move.js';
-import {resolveActor} from './actor.js';
+import {checkActor, commandActor} from './actor.js';
 import {rejectionOf, withdrawRelease} from '../release/serving.js';
 
 /** The plan binding a seal records: that of the bound plan, or none when there is no plan. */
@@ -40,6 +40,7 @@ export interface RepairResult {
  * touched.
  */
 export async function repair(options: StoreOptions): Promise<RepairResult> {
+  if (options.actor !== undefined) checkActor(options.actor);
   const knowledge = openKnowledge(options);
   const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
   const actions: string[] = [];
@@ -196,7 +197,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       for (const digest of store.listCandidateDigests()) {
         try {
           if (rejectionOf(store, digest) === null) continue;
-          for (const w of withdrawRelease(store, digest, {rationale: 'withdrawn by repair: its candidate is rejected', at: isoTimestamp(now(options)), actor: () => resolveActor(undefined, store.paths.dir)})) {
+          for (const w of withdrawRelease(store, digest, {rationale: 'withdrawn by repair: its candidate is rejected', at: isoTimestamp(now(options)), actor: commandActor(store, options.actor)})) {
             actions.push(`ended the ${w.from} of release ${w.version} in scope ${w.scope} (${rel(store.paths.releaseReceipt(w.scope, w.receipt_seq))}): its bundle ${digest} is rejected`);
           }
         } catch (error) {

@@ -25,12 +25,14 @@ import {planCampaign} from '../../store/kinds/evaluation/campaign-ledger.js';
 import {pausePoint} from '../../store/index.js';
 import {rejectWithNegativeResult} from './rejection.js';
 import {activePlaces, endStaleCanaries} from '../release/serving.js';
-import {resolveActor} from '../common/actor.js';
+import {checkActor, commandActor} from '../common/actor.js';
 import {resolveDigest} from '../common/resolve.js';
 
 export interface PromoteOptions extends StoreOptions {
   candidate: string;
   rationale?: string | undefined;
+  /** Who promotes (recorded on what the promotion ends); in a signed tree the key must sign as it. */
+  actor?: string | undefined;
   audit?: string | undefined;
   timeoutSeconds?: number | undefined;
 }
@@ -77,7 +79,7 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
       matched_evidence_digest: evidenceDigest,
       reason,
     });
-    rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at}, 'terminal');
+    rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at, actor: commandActor(store, options.actor)}, 'terminal');
   });
   if (served) fail('ACTIVE_MOVED', `candidate ${candidate.digest} was promoted by another command meanwhile; nothing more was done`, {active: candidate.digest});
   if (servesElsewhere.length > 0) fail('ACTIVE_MOVED', `${reason}; the candidate is not rejected, since it serves (${servesElsewhere.join('; ')}); nothing was changed`, {active: activeDigest});
@@ -101,7 +103,7 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
     blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${stableDigest(gate.reservation)}; evidence_sha256=${gate.reservation.evidence_digest}`;
-    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: {...artifact, reservation: gate.reservation}}, 'terminal');
+    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: {...artifact, reservation: gate.reservation}, actor: commandActor(store, options.actor)}, 'terminal');
   });
   return blocked;
 }
@@ -160,12 +162,13 @@ function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: Cont
 export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   const auditTimeout = evaluatorTimeout(options.timeoutSeconds);
   lockTimeout(options);
+  const given = options.actor !== undefined ? checkActor(options.actor) : undefined;
   const inputs = signingInputs(options);
   const store = openScenario(options);
   const digest = resolveDigest(store, options.candidate);
   const candidate = store.requireBundle(digest);
-  // In a signed tree (or with an anchor): the trust is checked, the key is ready, and the candidate's trial seal must carry a valid signature.
-  const signing = prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
+  // In a signed tree (or with an anchor): the trust is checked, the key is ready (signing as --actor when given), and the candidate's trial seal must carry a valid signature.
+  const signing = prepareSigning(store, options, {actor: given ?? null, role: 'sign'}, inputs);
   if (signing.trust) requireSignedSeal(store, signing.trust, digest);
   const record = store.readRecord(digest);
   if (!record) fail('NOT_CONFIRMED', `bundle ${digest} is not a candidate`);
@@ -260,7 +263,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     if (causal) store.writeCausalAttribution(digest, causal);
     store.writePromotion(promotion);
     // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended first, each by its receipt.
-    endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: () => resolveActor(undefined, store.paths.dir)});
+    endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: commandActor(store, options.actor)});
     movePointer(store, {expected, pointer, bundle: candidate, at: now(options)});
     outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: promotion.promotion_id, already_promoted: false, causal_attribution: causal !== null};
   });
