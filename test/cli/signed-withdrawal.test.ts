@@ -122,9 +122,21 @@ describe('a release a command ends on its own is recorded under the command\'s a
     const k = copy('repair');
     await rejectedCanary(k);
     expect(verified(k)).toEqual([expect.stringMatching(/^REJECTED_SERVING /)]);
+    const advice = verify({knowledge: k, allowedSigners: anchor}).errors[0]!.message;
+    expect(advice).toContain('autoctx repair --signing-key');
     const r = mustIn(k, ['repair', '--signing-key', key('alice')], 0, BOB);
     expect(r.actions).toEqual(expect.arrayContaining([expect.stringContaining('ended the CANARY of release v2')]));
     expect(lastReceipt(k)).toMatchObject({version: 'v2', target_state: 'DEPRECATED', actor: 'alice@x'});
+    expect(verified(k)).toEqual([]);
+  });
+
+  it('reject of an already rejected candidate still ends what serves it, with a receipt', async () => {
+    const k = copy('again');
+    await rejectedCanary(k);
+    const r = mustIn(k, ['reject', v2, '--rationale', 'again', '--signing-key', key('alice')], 0, BOB);
+    expect(r.already_rejected).toBe(true);
+    expect(states(k)).toMatchObject({v2: 'DEPRECATED'});
+    expect(lastReceipt(k)).toMatchObject({version: 'v2', from_state: 'CANARY', target_state: 'DEPRECATED', actor: 'alice@x'});
     expect(verified(k)).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import {rejectWithNegativeResult} from './rejection.js';
 import {resolveDigest} from '../common/resolve.js';
 import {prepareSigning, signingInputs, type SigningOptions} from '../signing/signing.js';
 import {checkActor, commandActor} from '../common/actor.js';
+import {withdrawRelease} from '../release/serving.js';
 
 export interface RejectResult {
   status: 'rejected';
@@ -28,7 +29,11 @@ export async function reject(options: StoreOptions & SigningOptions & {candidate
     const record = store.readRecord(digest);
     if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a candidate`);
     const at = isoTimestamp(now(options));
-    if (record.lifecycle === 'rejected') return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: true};
+    if (record.lifecycle === 'rejected') {
+      // Already rejected: whatever release still serves it (as an older autoctx left it) is ended now, each by its receipt.
+      withdrawRelease(store, digest, {rationale: `withdrawn: its candidate is rejected (rejected by hand: ${options.rationale})`, at, actor});
+      return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: true};
+    }
     if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; use rollback to stop serving it`);
     rejectWithNegativeResult(store, bundle, record, {kind: 'rejected', reason: `rejected by hand: ${options.rationale}`, at, actor}, 'reject');
     return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: false};

@@ -6,6 +6,7 @@ import {verifyDescriptors} from '../../store/kinds/release/release-descriptor.js
 import {listReleaseScopes, verifyReceipts} from '../../store/kinds/release/release-receipt.js';
 import {verifyRegistry} from '../../store/kinds/release/release-registry.js';
 import {exists} from '../../store/files/fs.js';
+import {readSigningStart} from '../../store/kinds/signing/signing-records.js';
 import {hasServed} from '../../model/promotion/served.js';
 
 /** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
@@ -45,13 +46,15 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
     const file = store.paths.releaseVersion(version);
     c.error(file, 'MISSING_RELEASE', `${c.rel(file)} is missing: ${c.rel(by)} names release ${version}`);
   };
+  // In a signed tree the command that ends a release signs its receipt: the advice names the key it needs.
+  const signedHow = quiet('', () => readSigningStart(store)) ? ' --signing-key KEY' : '';
   for (const [scope, list] of receipts) {
     const registry = verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing);
     for (const r of Object.values(registry?.releases ?? {})) {
       const d = descriptors.get(versionKey(r.version));
       if (!d || !SERVING.has(r.state) || !rejected(d.bundle_digest)) continue;
       const file = store.paths.releaseRegistry(scope);
-      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle ${d.bundle_digest} is a rejected candidate: a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope} moves the scope away from it` : 'autoctx repair ends it with a receipt'})`);
+      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle ${d.bundle_digest} is a rejected candidate: a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope}${signedHow} moves the scope away from it` : `autoctx repair${signedHow} (or autoctx reject ${d.bundle_digest.slice(0, 12)}${signedHow} --rationale TEXT) ends it with a receipt`})`);
     }
     for (const r of list) {
       if (r) followReceipt(c, scope, r, descriptors, missing);
