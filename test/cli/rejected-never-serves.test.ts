@@ -76,6 +76,19 @@ describe('a rejection ends what serves the bundle, with a receipt', () => {
     expect(errors(k)).toEqual([]);
   });
 
+  it.each(['eu', 'us'])('a promotion that finds the registry of scope %s edited by hand is refused (exit 8, INTEGRITY) before it writes anything: no promotion record, diff, attribution or receipt', (scope) => {
+    const k = copy(canaryTree, `edited-${scope}`);
+    for (const to of ['SHADOW', 'CANARY']) must(k, ['release', 'transition', 'v2', '--to', to, '--scope', scope, '--rationale', to]);
+    const file = path.join(k, 'demo/context_bundles/releases/registry', `${scope}.json`);
+    const registry = JSON.parse(fs.readFileSync(file, 'utf8'));
+    registry.releases.v2.canary = {...registry.releases.v2.canary, basis_points: 10_000};
+    fs.writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
+    const before = treeHash(k);
+    const r = run(k, ['promote', v3]);
+    expect([r.status, r.json.error?.code, r.json.error?.data?.file]).toEqual([8, 'INTEGRITY', `demo/context_bundles/releases/registry/${scope}.json`]);
+    expect(treeHash(k)).toBe(before);
+  });
+
   it('a stale rejection of a canary (its transition to ACTIVE after the pointer moved) ends the canary it finds', () => {
     const k = copy(canaryTree, 'stale-rejection');
     // The pointer moved by a rollover, not a promotion: the canary stands until its own promotion finds it stale.

@@ -24,7 +24,7 @@ import {promotionMove} from '../../model/promotion/pointer-history.js';
 import {planCampaign} from '../../store/kinds/evaluation/campaign-ledger.js';
 import {pausePoint} from '../../store/index.js';
 import {rejectWithNegativeResult} from './rejection.js';
-import {activePlaces, endStaleCanaries} from '../release/serving.js';
+import {activePlaces, checkScopeRegistries, endStaleCanaries} from '../release/serving.js';
 import {checkActor, commandActor} from '../common/actor.js';
 import {resolveDigest} from '../common/resolve.js';
 
@@ -69,6 +69,8 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
     servesElsewhere = activePlaces(store, candidate.digest);
     if (servesElsewhere.length > 0) return;
     record = current;
+    // What the rejection will end is read whole before its first write: a registry edited by hand refuses it with nothing written.
+    checkScopeRegistries(store);
     const at = isoTimestamp(now(options));
     store.writeStaleTerminalization(candidate.digest, {
       schema_version: 1,
@@ -99,6 +101,7 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
   const gate = authorizeCampaignPromotion({candidate, comparison: record.comparison!, trials, confirmation_policy: policy, campaign_policy: campaignPolicy, reservation, fixture_reservation: fixtures});
   let blocked: string | null = null;
   await store.withLock(lockTimeout(options), () => {
+    checkScopeRegistries(store);
     const artifact = recordCampaignDecision(store, campaignId, gate.reservation);
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
@@ -232,6 +235,8 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       .listPromotionIds()
       .map((id) => store.readPromotion(id)!)
       .find((p) => p.candidate_digest === digest && p.incumbent_digest === parent.digest && p.promoted_at >= current.activated_at);
+    // Every scope's registry is read and validated before the first write (the canaries it ends are in them): a refusal leaves nothing.
+    checkScopeRegistries(store);
     const at = isoTimestamp(now(options));
     const promotion: PromotionRecord = existing ?? {
       schema_version: 1,

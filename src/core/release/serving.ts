@@ -40,6 +40,16 @@ export function activePlaces(store: ScenarioStore, digest: string): string[] {
   return places;
 }
 
+/**
+ * Every scope's registry in force, read and validated: one edited by hand (or
+ * whose receipt does not produce it) fails INTEGRITY (exit 8). A command that
+ * may end releases calls it before its first write, so a refusal leaves
+ * nothing behind.
+ */
+export function checkScopeRegistries(store: ScenarioStore): void {
+  for (const scope of listReleaseScopes(store)) registryState(store, scope);
+}
+
 export interface Withdrawal {
   scope: string;
   version: string;
@@ -88,6 +98,7 @@ function once(actor: () => string): () => string {
 export function withdrawRelease(store: ScenarioStore, digest: string, why: {rationale: string; at: string; actor: () => string}): Withdrawal[] {
   const d = allDescriptors(store).find((x) => x.bundle_digest === digest);
   if (!d) return [];
+  checkScopeRegistries(store);
   const actor = once(why.actor);
   return listReleaseScopes(store).flatMap((scope) => endRelease(store, scope, d, (from) => WITHDRAWN[from], {...why, actor}) ?? []);
 }
@@ -101,6 +112,7 @@ export function withdrawRelease(store: ScenarioStore, digest: string, why: {rati
  * left to the transition that records the promotion.
  */
 export function endStaleCanaries(store: ScenarioStore, promoted: string, why: {rationale: string; at: string; actor: () => string}): Withdrawal[] {
+  checkScopeRegistries(store);
   const actor = once(why.actor);
   const out: Withdrawal[] = [];
   const descriptors = allDescriptors(store).filter((d) => d.bundle_digest !== promoted);
