@@ -238,6 +238,8 @@ describe('every reader of what serves reads the registry in force', () => {
     expect(states(k)).toMatchObject({v2: 'CANARY', v3: 'SHADOW'});
     const found = verify({knowledge: k}).errors.filter((e) => e.code === 'REJECTED_SERVING').map((e) => e.message);
     expect(found).toEqual([expect.stringContaining('release v2 as ACTIVE in scope eu'), expect.stringContaining('release v2 as CANARY'), expect.stringContaining('release v3 as SHADOW')]);
+    // verify says why, in the words of the one definition every reader of what serves uses.
+    expect(found.every((m) => m.includes(`(candidate ${m.includes('v3') ? v3 : v2} is rejected)`))).toBe(true);
     expect(routed(k, v2)).toBe(0);
     expect(must(k, ['route', '--user', 'user-1', '--scope', 'eu'])).toMatchObject({bundle_digest: t.baseline, active_source: 'global'});
     expect(must(k, ['bootstrap', 'render', '--user', 'user-1']).routing.bundle_digest).toBe(t.baseline);

@@ -1,6 +1,7 @@
 import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor, type ReleaseState} from '../../model/release/release.js';
 import {applyTransition} from '../../model/release/release-gate.js';
 import type {ScenarioStore} from '../../store/index.js';
+import {rejectionReason} from '../../model/promotion/rejected.js';
 import {createReceipt, listReleaseScopes} from '../../store/kinds/release/release-receipt.js';
 import {registryState, settleRegistry, swapRegistry} from '../../store/kinds/release/release-registry.js';
 import {allDescriptors, nextReceipt, normalized, scopeView, stateIn} from './registry-view.js';
@@ -13,12 +14,11 @@ import {allDescriptors, nextReceipt, normalized, scopeView, stateIn} from './reg
  * rejection (withdrawRelease first, then the negative result, then the record).
  */
 
-/** Why a bundle must never serve (its record is rejected, it has a negative result, or a stale rejection), or null. */
+/** Why a bundle must never serve (the one definition, rejectionReason, from the store's own records), or null. */
 export function rejectionOf(store: ScenarioStore, digest: string): string | null {
-  if (store.readRecord(digest)?.lifecycle === 'rejected') return `candidate ${digest} is rejected`;
-  if (store.readNegativeResult(digest)) return `candidate ${digest} has a negative result`;
-  if (store.readStaleTerminalization(digest)) return `candidate ${digest} was rejected as stale`;
-  return null;
+  const lifecycle = store.readRecord(digest)?.lifecycle ?? null;
+  if (lifecycle === 'rejected') return rejectionReason(digest, {lifecycle, hasNegativeResult: false, hasStaleRejection: false});
+  return rejectionReason(digest, {lifecycle, hasNegativeResult: store.readNegativeResult(digest) !== null, hasStaleRejection: store.readStaleTerminalization(digest) !== null});
 }
 
 /**

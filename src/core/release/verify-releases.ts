@@ -8,6 +8,7 @@ import {verifyRegistry} from '../../store/kinds/release/release-registry.js';
 import {exists} from '../../store/files/fs.js';
 import {readSigningStart} from '../../store/kinds/signing/signing-records.js';
 import {hasServed} from '../../model/promotion/served.js';
+import {rejectionReason} from '../../model/promotion/rejected.js';
 
 /** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
 const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
@@ -30,11 +31,12 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       return undefined;
     }
   };
-  // One rule: a rejected bundle never serves (its record rejected, a negative result, or a stale rejection).
-  const rejected = (digest: string): boolean =>
-    records.get(digest)?.lifecycle === 'rejected' || quiet('', () => store.readNegativeResult(digest)) != null || quiet('', () => store.readStaleTerminalization(digest)) != null;
+  // One rule: a rejected bundle never serves. "Rejected" is the one definition (rejectionReason), from the records verify read.
+  const rejected = (digest: string): string | null =>
+    rejectionReason(digest, {lifecycle: records.get(digest)?.lifecycle ?? null, hasNegativeResult: quiet('', () => store.readNegativeResult(digest)) != null, hasStaleRejection: quiet('', () => store.readStaleTerminalization(digest)) != null});
   const active = quiet(store.paths.active, () => readActive(store));
-  if (active && rejected(active.bundle_digest)) c.error(store.paths.active, 'REJECTED_SERVING', `${c.rel(store.paths.active)} names bundle ${active.bundle_digest}, whose candidate is rejected: a rejected bundle never serves (autoctx rollback moves the pointer away)`);
+  const activeRejection = active ? rejected(active.bundle_digest) : null;
+  if (active && activeRejection) c.error(store.paths.active, 'REJECTED_SERVING', `${c.rel(store.paths.active)} names bundle ${active.bundle_digest} (${activeRejection}): a rejected bundle never serves (autoctx rollback moves the pointer away)`);
   if (!exists(store.paths.releasesDir)) return;
   const chain = active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet);
   const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
@@ -52,9 +54,10 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
     const registry = verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing);
     for (const r of Object.values(registry?.releases ?? {})) {
       const d = descriptors.get(versionKey(r.version));
-      if (!d || !SERVING.has(r.state) || !rejected(d.bundle_digest)) continue;
+      const why = d && SERVING.has(r.state) ? rejected(d.bundle_digest) : null;
+      if (!d || !why) continue;
       const file = store.paths.releaseRegistry(scope);
-      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle ${d.bundle_digest} is a rejected candidate: a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope}${signedHow} moves the scope away from it` : `autoctx repair${signedHow} (or autoctx reject ${d.bundle_digest.slice(0, 12)}${signedHow} --rationale TEXT) ends it with a receipt`})`);
+      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle is a rejected candidate (${why}): a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope}${signedHow} moves the scope away from it` : `autoctx repair${signedHow} (or autoctx reject ${d.bundle_digest.slice(0, 12)}${signedHow} --rationale TEXT) ends it with a receipt`})`);
     }
     for (const r of list) {
       if (r) followReceipt(c, scope, r, descriptors, missing);
