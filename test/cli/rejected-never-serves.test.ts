@@ -116,7 +116,7 @@ describe('a rejection ends what serves the bundle, with a receipt', () => {
     expect(errors(k)).toEqual([]);
     // The rejected bundle can enter no serving state again.
     const back = run(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'again']);
-    expect(back.status).toBe(3);
+    expect([back.status, back.json.blockers.map((b: {code: string}) => b.code)]).toEqual([3, ['CANDIDATE_REJECTED', 'ILLEGAL_STATE_TRANSITION']]);
   });
 
   it('reject by hand of a SHADOW\'s bundle, in another scope too: each SHADOW is RETIRED by a receipt and no shadow run samples it', () => {

@@ -402,7 +402,7 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
   if (dryRun) {
     const decision = decide(first, d, to, evidence);
     const rejected = rejectedBlocker(store, d, to, scope);
-    if (rejected && decision.blockers.every((b) => b.code !== 'ILLEGAL_STATE_TRANSITION')) decision.blockers.push(rejected);
+    if (rejected) decision.blockers.unshift(rejected);
     if (to === 'ACTIVE' && scope === GLOBAL_SCOPE && evidence && decision.blockers.length === 0) decision.blockers.push(evidence);
     return resultOf(store, null, {d, scope, requested, to, decision, before: first.state.digest, dryRun});
   }
@@ -419,8 +419,9 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
       if (repeated) return again(view, repeated);
       const decision = decide_(view);
       // A rejected bundle never serves: decided here, under the lock, where no rejection is half done (a reject may have run since the evidence was read).
+      // It is named first, whatever else blocks (a rejection that ended the release leaves it in a state the table does not move on from).
       const rejected = rejectedBlocker(store, d, to, scope);
-      if (rejected && decision.blockers.every((b) => b.code !== 'ILLEGAL_STATE_TRANSITION')) decision.blockers.push(rejected);
+      if (rejected) decision.blockers.unshift(rejected);
       const next = decision.blockers.length === 0 ? normalized(applyTransition(view.state.registry, {version: d.version, to, settings, deprecate: decision.deprecate}), view) : null;
       const receipt = receiptFor(store, view.state, {d, requested, to, decision, actor, at: at(), rationale, next, promotionId});
       createReceipt(store, receipt);
