@@ -81,6 +81,15 @@ describe('rollback in the global scope', () => {
     expect(resultSchemaProblem('result-rollback-show', shown)).toBeNull();
     expect(shown.view.status).toBe('EXECUTED');
     expect(must(k, ['verify']).errors).toEqual([]);
+    // A record written before TARGET_NOT_REJECTED was checked (the other seven, in order) still verifies; any other list does not.
+    const file = path.join(k, ROLLBACKS, `${r.execution_key}.json`);
+    const older = copy(k, 'older-record');
+    const seven = stored.conditions.filter((c: {code: string}) => c.code !== 'TARGET_NOT_REJECTED');
+    fs.writeFileSync(path.join(older, ROLLBACKS, `${r.execution_key}.json`), JSON.stringify({...stored, conditions: seven}));
+    expect(verify({knowledge: older}).errors).toEqual([]);
+    fs.writeFileSync(path.join(older, ROLLBACKS, `${r.execution_key}.json`), JSON.stringify({...stored, conditions: seven.slice(1)}));
+    expect(verify({knowledge: older}).errors.map((e) => e.code)).toEqual(['DIGEST_MISMATCH']);
+    expect(fs.existsSync(file)).toBe(true);
   });
 
   it('with --to: a declared target executes; an undeclared one is refused (exit 3), recorded, and nothing else changes', () => {
