@@ -112,10 +112,19 @@ describe('a release a command ends on its own is recorded under the command\'s a
     mustIn(u.knowledge, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's']);
     mustIn(u.knowledge, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'c']);
     fs.cpSync(u.knowledge, plain, {recursive: true});
+    const viaTransition = path.join(tempDir('autoctx-unsigned-transition-'), 'knowledge');
+    fs.cpSync(u.knowledge, viaTransition, {recursive: true});
     mustIn(u.knowledge, ['reject', b, '--rationale', 'no', '--actor', 'carol@z'], 0, BOB);
     expect(lastReceipt(u.knowledge)).toMatchObject({target_state: 'DEPRECATED', actor: 'carol@z'});
     mustIn(plain, ['promote', c, '--actor', 'carol@z'], 0, BOB);
     expect(lastReceipt(plain)).toMatchObject({version: 'v2', target_state: 'DEPRECATED', actor: 'carol@z'});
+    // The same promotion through release transition to ACTIVE: the transition's --actor is the promotion's.
+    mustIn(viaTransition, ['release', 'name', 'v3', c]);
+    mustIn(viaTransition, ['release', 'transition', 'v3', '--to', 'SHADOW', '--rationale', 's']);
+    mustIn(viaTransition, ['release', 'transition', 'v3', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'c']);
+    mustIn(viaTransition, ['release', 'transition', 'v3', '--to', 'ACTIVE', '--rationale', 'go', '--actor', 'carol@z'], 0, BOB);
+    const history = mustIn(viaTransition, ['release', 'history']).receipts as Array<Record<string, unknown>>;
+    expect(history.find((r) => r.version === 'v2' && r.target_state === 'DEPRECATED')).toMatchObject({actor: 'carol@z'});
   }, 120_000);
 
   it('repair ending a rejected canary with alice\'s key while $AUTOCTX_ACTOR names bob: its receipt is signed, names alice, and the tree verifies', async () => {

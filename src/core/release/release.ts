@@ -440,14 +440,14 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     const adopted = unrecordedPromotion(store, first, d);
     if (adopted) {
       // A run cut short between its promotion and its receipt: promote finishes the move (mirrors, lifecycles), the receipt records it.
-      await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
+      await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, actor, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
       return commit(() => ({from: 'CANARY', blockers: [], deprecate: adopted.deprecate}), adopted.promotion_id, true);
     }
     const pre = decide(first, d, to, null);
     if (pre.blockers.length > 0) return commit((view) => decide(view, d, to, null), null, false);
     let promotionId: string | null;
     try {
-      const promoted = await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
+      const promoted = await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, actor, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
       if (promoted.status === 'rejected') {
         return commit((view) => ({...decide(view, d, to, null), blockers: [{code: 'PROMOTION_REJECTED', detail: promoted.reason ?? 'promote rejected the candidate'}]}), null, false);
       }
