@@ -1,4 +1,4 @@
-import {allowedSignersFlag, signingKeyFlag} from '../cli/release-flags.js';
+import {actorFlag, allowedSignersFlag, signingKeyFlag} from '../cli/release-flags.js';
 import {promote} from '../core/promotion/promote.js';
 import {WritingCommand} from '../cli/base-command.js';
 import {digestArg, secondsFlag, textFlag} from '../cli/flags.js';
@@ -14,6 +14,7 @@ export default class Promote extends WritingCommand {
   static override flags = {
     'signing-key': signingKeyFlag,
     'allowed-signers': allowedSignersFlag,
+    actor: actorFlag,
     rationale: textFlag('rationale', {summary: 'Why it is promoted (default: the comparison reason).'}),
     audit: textFlag('audit', {summary: 'The audit command; must equal the one bound at evaluation (it is used anyway).', helpValue: 'CMD'}),
     timeout: secondsFlag('timeout', {summary: `Seconds for the audit (default ${DEFAULT_EVALUATOR_TIMEOUT_SECONDS}).`}),
@@ -26,6 +27,7 @@ export default class Promote extends WritingCommand {
       scenario: flags.scenario,
       candidate: args.candidate,
       rationale: flags.rationale,
+      actor: flags.actor,
       audit: flags.audit,
       timeoutSeconds: flags.timeout,
       lockTimeout: flags['lock-timeout'],

@@ -76,6 +76,19 @@ describe('a rejection ends what serves the bundle, with a receipt', () => {
     expect(errors(k)).toEqual([]);
   });
 
+  it.each(['eu', 'us'])('a promotion that finds the registry of scope %s edited by hand is refused (exit 8, INTEGRITY) before it writes anything: no promotion record, diff, attribution or receipt', (scope) => {
+    const k = copy(canaryTree, `edited-${scope}`);
+    for (const to of ['SHADOW', 'CANARY']) must(k, ['release', 'transition', 'v2', '--to', to, '--scope', scope, '--rationale', to]);
+    const file = path.join(k, 'demo/context_bundles/releases/registry', `${scope}.json`);
+    const registry = JSON.parse(fs.readFileSync(file, 'utf8'));
+    registry.releases.v2.canary = {...registry.releases.v2.canary, basis_points: 10_000};
+    fs.writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
+    const before = treeHash(k);
+    const r = run(k, ['promote', v3]);
+    expect([r.status, r.json.error?.code, r.json.error?.data?.file]).toEqual([8, 'INTEGRITY', `demo/context_bundles/releases/registry/${scope}.json`]);
+    expect(treeHash(k)).toBe(before);
+  });
+
   it('a stale rejection of a canary (its transition to ACTIVE after the pointer moved) ends the canary it finds', () => {
     const k = copy(canaryTree, 'stale-rejection');
     // The pointer moved by a rollover, not a promotion: the canary stands until its own promotion finds it stale.
@@ -103,7 +116,7 @@ describe('a rejection ends what serves the bundle, with a receipt', () => {
     expect(errors(k)).toEqual([]);
     // The rejected bundle can enter no serving state again.
     const back = run(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'again']);
-    expect(back.status).toBe(3);
+    expect([back.status, back.json.blockers.map((b: {code: string}) => b.code)]).toEqual([3, ['CANDIDATE_REJECTED', 'ILLEGAL_STATE_TRANSITION']]);
   });
 
   it('reject by hand of a SHADOW\'s bundle, in another scope too: each SHADOW is RETIRED by a receipt and no shadow run samples it', () => {
@@ -225,6 +238,8 @@ describe('every reader of what serves reads the registry in force', () => {
     expect(states(k)).toMatchObject({v2: 'CANARY', v3: 'SHADOW'});
     const found = verify({knowledge: k}).errors.filter((e) => e.code === 'REJECTED_SERVING').map((e) => e.message);
     expect(found).toEqual([expect.stringContaining('release v2 as ACTIVE in scope eu'), expect.stringContaining('release v2 as CANARY'), expect.stringContaining('release v3 as SHADOW')]);
+    // verify says why, in the words of the one definition every reader of what serves uses.
+    expect(found.every((m) => m.includes(`(candidate ${m.includes('v3') ? v3 : v2} is rejected)`))).toBe(true);
     expect(routed(k, v2)).toBe(0);
     expect(must(k, ['route', '--user', 'user-1', '--scope', 'eu'])).toMatchObject({bundle_digest: t.baseline, active_source: 'global'});
     expect(must(k, ['bootstrap', 'render', '--user', 'user-1']).routing.bundle_digest).toBe(t.baseline);

@@ -74,6 +74,7 @@ describe('rollback in the global scope', () => {
       ['TARGET_DECLARED', true],
       ['TARGET_SERVED', true],
       ['TARGET_NOT_RETIRED', true],
+      ['TARGET_NOT_REJECTED', true],
       ['TARGET_VERIFIES', true],
       ['TARGET_RUNNABLE', true],
       ['RATIONALE_GIVEN', true],
@@ -91,6 +92,15 @@ describe('rollback in the global scope', () => {
     expect(resultSchemaProblem('result-rollback', printed)).toBeNull();
     expect({...printed, execution_key: null, rollback_id: null}).toEqual({...r, execution_key: null, rollback_id: null});
     expect(resultSchemaProblem('result-rollback-show', must(k, ['rollback', 'show', r.execution_key]))).toBeNull();
+    // A record written before TARGET_NOT_REJECTED was checked (the other seven, in order) still verifies; any other list does not.
+    const file = path.join(k, ROLLBACKS, `${r.execution_key}.json`);
+    const older = copy(k, 'older-record');
+    const seven = stored.conditions.filter((c: {code: string}) => c.code !== 'TARGET_NOT_REJECTED');
+    fs.writeFileSync(path.join(older, ROLLBACKS, `${r.execution_key}.json`), JSON.stringify({...stored, conditions: seven}));
+    expect(verify({knowledge: older}).errors).toEqual([]);
+    fs.writeFileSync(path.join(older, ROLLBACKS, `${r.execution_key}.json`), JSON.stringify({...stored, conditions: seven.slice(1)}));
+    expect(verify({knowledge: older}).errors.map((e) => e.code)).toEqual(['DIGEST_MISMATCH']);
+    expect(fs.existsSync(file)).toBe(true);
   });
 
   it('with --to: a declared target executes; an undeclared one is refused (exit 3), recorded, and nothing else changes', () => {
@@ -326,5 +336,42 @@ describe('rollback in another scope', () => {
     // Back again with --to: v2 declares v1 for the global scope only, so --to v1 is refused in eu.
     const to = cli(k, ['rollback', '--scope', 'eu', '--to', 'v1', '--rationale', 'r']);
     expect([to.status, failed(to.json)]).toEqual([3, ['TARGET_DECLARED', 'TARGET_SERVED']]);
+  });
+
+  it('a rejected target is refused: TARGET_NOT_REJECTED fails (exit 3), the record is all it writes, and the scope keeps serving what it served', () => {
+    const k = copy(scoped, 'eu-rejected');
+    for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) must(k, ['release', 'transition', 'v3', '--to', to, '--scope', 'eu', '--rationale', `v3 ${to}`]);
+    // v2 served in eu and no longer serves anywhere: it may be rejected.
+    must(k, ['reject', a, '--rationale', 'it leaks']);
+    const before = besideRecords(k);
+    const r = cli(k, ['rollback', '--scope', 'eu', '--rationale', 'v3 misroutes']);
+    expect([r.status, r.json.status, failed(r.json)]).toEqual([3, 'refused', ['TARGET_NOT_REJECTED']]);
+    expect(r.json.conditions.find((c: {code: string}) => c.code === 'TARGET_NOT_REJECTED').detail).toContain(`candidate ${a} is rejected`);
+    expect(besideRecords(k)).toBe(before);
+    expect([stateOf(k, 'v2', 'eu'), stateOf(k, 'v3', 'eu')]).toEqual(['DEPRECATED', 'ACTIVE']);
+    expect(JSON.parse(fs.readFileSync(path.join(k, ROLLBACKS, `${r.json.execution_key}.json`), 'utf8')).conditions).toEqual(r.json.conditions);
+    expect(must(k, ['verify']).errors).toEqual([]);
+  });
+});
+
+describe('rollback to a rejected bundle in the global scope', () => {
+  it('a target with a negative result is refused: TARGET_NOT_REJECTED fails (exit 3) and active.json stays', async () => {
+    const k = copy(template, 'global-rejected');
+    // However it came there (a rejection of a superseded bundle is refused by reject), a negative result makes the target rejected.
+    const {openScenario} = await import('../../src/core/common/store-options.js');
+    const {negativeResultFor} = await import('../../src/core/promotion/negative.js');
+    const {requireBundle} = await import('../../src/store/kinds/bundle/bundle.js');
+    const {readRecord} = await import('../../src/store/kinds/promotion/candidate-record.js');
+    const {writeNegativeResult} = await import('../../src/store/kinds/promotion/negative-result.js');
+    const store = openScenario({knowledge: k});
+    await store.withLock(5, () => {
+      const n = negativeResultFor(store, requireBundle(store, t.baseline), readRecord(store, t.baseline)!, 'rejected', 'rejected by hand: it leaks', {});
+      writeNegativeResult(store, t.baseline, n.document);
+    });
+    const before = besideRecords(k);
+    const r = cli(k, ['rollback', '--rationale', 'back']);
+    expect([r.status, r.json.status, failed(r.json)]).toEqual([3, 'refused', ['TARGET_NOT_REJECTED']]);
+    expect(besideRecords(k)).toBe(before);
+    expect(activeOf(k).bundle_digest).toBe(a);
   });
 });

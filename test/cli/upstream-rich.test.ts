@@ -172,7 +172,8 @@ describe('every Python-written tree of the compatibility suite', () => {
     }
     // Refused: a rollback the caller expected from another bundle, a promote of a superseded bundle.
     expect(runCli(['rollback', '--knowledge', k, '--scenario', 'rolled', '--rationale', 'x', '--expect-active', ROLLED.first.slice(0, 12), '--json']).status).toBe(6);
-    expect(runCli(['promote', ROLLED_ON.first.slice(0, 12), '--knowledge', k, '--scenario', 'rolled-on', '--json']).status).not.toBe(0);
+    const promoted = runCli(['promote', ROLLED_ON.first.slice(0, 12), '--knowledge', k, '--scenario', 'rolled-on', '--json']);
+    expect([promoted.status, promoted.json.error?.code, promoted.json.error?.message]).toEqual([2, 'NOT_CONFIRMED', expect.stringContaining('is superseded, not confirmed; nothing was promoted')]);
     expect(treeHash(k)).toBe(before);
   });
 

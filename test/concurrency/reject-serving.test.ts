@@ -87,7 +87,7 @@ describe('reject against a transition that would make the bundle serve', () => {
     expect(runCli(['reject', b, '--rationale', 'race', '--knowledge', k, '--json']).status).toBe(0);
     tr.resume();
     const r = await tr.done;
-    expect([r.status, r.json.status]).toEqual([3, 'blocked']);
+    expect([r.status, r.json.status, r.json.blockers.map((x: {code: string}) => x.code)]).toEqual([3, 'blocked', ['CANDIDATE_REJECTED', 'ILLEGAL_STATE_TRANSITION']]);
     expect(serves(k)).toBe(false);
     expect(errors(k)).toEqual([]);
   }, 60_000);

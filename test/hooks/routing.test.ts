@@ -142,6 +142,23 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     expect(hostState(s.knowledge, host, inside).routing).toMatchObject({version: 'v1', state: 'ACTIVE'});
   });
 
+  it('moves a session off its pinned canary when a promotion ends that canary as stale; a canary pulled by hand keeps its sessions', () => {
+    const s = setup(host);
+    const inside = sessionWhere(s.knowledge, true, 'stale');
+    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
+    // Another candidate, confirmed against v1 as well, is promoted: v2's evidence (a comparison with v1) is stale, its canary ended.
+    const roles = {'routing_config/roles.json': '{"model_competitor": "small"}', 'tool_guidance/search.md': 'Search the help centre before answering.\n', 'hints/printers.md': 'Printers are out of scope.\n'};
+    const next = must(s.knowledge, ['propose', '--from', writeSource(path.join(path.dirname(s.knowledge), `next-${host}`), {'playbook/playbook.md': 'Check the sync icon, then restart.\n', ...roles})]).bundle_digest as string;
+    must(s.knowledge, ['confirm', next, ...evalArgs()], fakeEnv(path.dirname(s.knowledge)));
+    must(s.knowledge, ['tag', 'add', must(s.knowledge, ['bundle', 'show', next]).manifest.components.find((c: {kind: string}) => c.kind === 'playbook').digest]);
+    must(s.knowledge, ['promote', next]);
+    expect(must(s.knowledge, ['release', 'show', 'v2']).states.find((x: {scope: string}) => x.scope === 'global').state).toBe('DEPRECATED');
+    const after = delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
+    expect(after).toContain('Check the sync icon, then restart.');
+    expect(after).not.toContain(CANARY_PLAYBOOK.trim());
+    expect(hostState(s.knowledge, host, inside).routing).toMatchObject({bundle_digest: next, state: 'ACTIVE'});
+  });
+
   it('routes by the registry in force when the file lags its receipt (a transition cut short), and pins that choice', () => {
     const s = setup(host);
     must(s.knowledge, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back to shadow']);

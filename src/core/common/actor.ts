@@ -29,3 +29,15 @@ export function checkActor(actor: string): string {
   if (a === '' || a.length > 200 || /[\u0000-\u001f\u007f]/.test(a)) fail('USAGE', `--actor must be one line of at most 200 characters, not ${JSON.stringify(actor.slice(0, 40))}`);
   return a;
 }
+
+/**
+ * The one actor of a command, for every change it records, those it makes on
+ * its own included (a release it ends): in a signed tree the principal its
+ * key signs as (its --actor, checked against the key, else the key's first
+ * principal), else its --actor, else resolveActor's default. Resolved once,
+ * when first needed.
+ */
+export function commandActor(store: {chainActor: string | null; paths: {dir: string}}, given: string | undefined): () => string {
+  let value: string | undefined;
+  return () => (value ??= store.chainActor ?? resolveActor(given, store.paths.dir));
+}

@@ -4,6 +4,7 @@ import type {RepairRun} from '../../store/kinds/common/kind-steps.js';
 import {readSigningStart} from '../../store/kinds/signing/signing-records.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './store-options.js';
 import {SCENARIO_REPAIRS} from './kind-steps.generated.js';
+import {checkActor} from './actor.js';
 
 export interface RepairResult {
   status: 'repaired';
@@ -21,6 +22,7 @@ export interface RepairResult {
  * (kind-steps.generated.ts), run in their order under the scenario lock.
  */
 export async function repair(options: StoreOptions): Promise<RepairResult> {
+  if (options.actor !== undefined) checkActor(options.actor);
   const knowledge = openKnowledge(options);
   const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
   const actions: string[] = [];
@@ -30,7 +32,7 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
   for (const name of names) {
     const store = knowledge.scenario(name);
     const signed = readSigningStart(store) !== null;
-    const run: RepairRun = {store, signed, rel: (p) => path.relative(knowledge.root, p), now: () => now(options), actions, remaining};
+    const run: RepairRun = {store, signed, rel: (p) => path.relative(knowledge.root, p), now: () => now(options), actor: options.actor, actions, remaining};
     await store.withLock(lockTimeout(options), () => {
       for (const step of SCENARIO_REPAIRS) step.repair(run);
     });

@@ -11,6 +11,8 @@ export interface StoreOptions {
   /** Signing (ARCHITECTURE §10.3): --signing-key and the --allowed-signers anchor, for the commands that sign or check signatures. */
   signingKey?: string | undefined;
   allowedSigners?: string | undefined;
+  /** --actor: who makes the change (a late-signed step is signed as it). */
+  actor?: string | undefined;
 }
 
 import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS, DEFAULT_LOCK_TIMEOUT_SECONDS} from './defaults.js';
@@ -22,7 +24,7 @@ export function openKnowledge(options: StoreOptions): KnowledgeStore {
   // In a signed scenario a step of a command that does not sign by itself is signed with the key its options, the
   // environment or the user config give (or refused and undone when there is none: ScenarioStore.withLock).
   k.lateSigning = (store) => {
-    prepareSigning(store, {signingKey: options.signingKey, allowedSigners: options.allowedSigners, knowledge: options.knowledge}, {actor: null, role: 'sign'});
+    prepareSigning(store, {signingKey: options.signingKey, allowedSigners: options.allowedSigners, knowledge: options.knowledge}, {actor: options.actor ?? null, role: 'sign'});
   };
   return k;
 }

@@ -24,8 +24,8 @@ import {promotionMove} from '../../model/promotion/pointer-history.js';
 import {planCampaign} from '../../store/kinds/evaluation/campaign-ledger.js';
 import {pausePoint} from '../../store/index.js';
 import {rejectWithNegativeResult} from './rejection.js';
-import {activePlaces, endStaleCanaries} from '../release/serving.js';
-import {resolveActor} from '../common/actor.js';
+import {activePlaces, checkScopeRegistries, endStaleCanaries} from '../release/serving.js';
+import {checkActor, commandActor} from '../common/actor.js';
 import {resolveDigest} from '../common/resolve.js';
 import {evidenceProblem, readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
@@ -41,6 +41,8 @@ import {listPromotionIds, readPromotion, writePromotion} from '../../store/kinds
 export interface PromoteOptions extends StoreOptions {
   candidate: string;
   rationale?: string | undefined;
+  /** Who promotes (recorded on what the promotion ends); in a signed tree the key must sign as it. */
+  actor?: string | undefined;
   audit?: string | undefined;
   timeoutSeconds?: number | undefined;
 }
@@ -77,6 +79,8 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
     servesElsewhere = activePlaces(store, candidate.digest);
     if (servesElsewhere.length > 0) return;
     record = current;
+    // What the rejection will end is read whole before its first write: a registry edited by hand refuses it with nothing written.
+    checkScopeRegistries(store);
     const at = isoTimestamp(now(options));
     writeStaleTerminalization(store, candidate.digest, {
       schema_version: 1,
@@ -87,7 +91,7 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
       matched_evidence_digest: evidenceDigest,
       reason,
     });
-    rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at}, 'terminal');
+    rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at, actor: commandActor(store, options.actor)}, 'terminal');
   });
   if (served) fail('ACTIVE_MOVED', `candidate ${candidate.digest} was promoted by another command meanwhile; nothing more was done`, {active: candidate.digest});
   if (servesElsewhere.length > 0) fail('ACTIVE_MOVED', `${reason}; the candidate is not rejected, since it serves (${servesElsewhere.join('; ')}); nothing was changed`, {active: activeDigest});
@@ -107,11 +111,12 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
   const gate = authorizeCampaignPromotion({candidate, comparison: record.comparison!, trials, confirmation_policy: policy, campaign_policy: campaignPolicy, reservation, fixture_reservation: fixtures});
   let blocked: string | null = null;
   await store.withLock(lockTimeout(options), () => {
+    checkScopeRegistries(store);
     const artifact = recordCampaignDecision(store, campaignId, gate.reservation);
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
     blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${stableDigest(gate.reservation)}; evidence_sha256=${gate.reservation.evidence_digest}`;
-    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: {...artifact, reservation: gate.reservation}}, 'terminal');
+    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: {...artifact, reservation: gate.reservation}, actor: commandActor(store, options.actor)}, 'terminal');
   });
   return blocked;
 }
@@ -170,12 +175,13 @@ function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: Cont
 export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   const auditTimeout = evaluatorTimeout(options.timeoutSeconds);
   lockTimeout(options);
+  const given = options.actor !== undefined ? checkActor(options.actor) : undefined;
   const inputs = signingInputs(options);
   const store = openScenario(options);
   const digest = resolveDigest(store, options.candidate);
   const candidate = requireBundle(store, digest);
-  // In a signed tree (or with an anchor): the trust is checked, the key is ready, and the candidate's trial seal must carry a valid signature.
-  const signing = prepareSigning(store, options, {actor: null, role: 'sign'}, inputs);
+  // In a signed tree (or with an anchor): the trust is checked, the key is ready (signing as --actor when given), and the candidate's trial seal must carry a valid signature.
+  const signing = prepareSigning(store, options, {actor: given ?? null, role: 'sign'}, inputs);
   if (signing.trust) requireSignedSeal(store, signing.trust, digest);
   const record = readRecord(store, digest);
   if (!record) fail('NOT_CONFIRMED', `bundle ${digest} is not a candidate`);
@@ -238,6 +244,8 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     const existing = listPromotionIds(store)
       .map((id) => readPromotion(store, id)!)
       .find((p) => p.candidate_digest === digest && p.incumbent_digest === parent.digest && p.promoted_at >= current.activated_at);
+    // Every scope's registry is read and validated before the first write (the canaries it ends are in them): a refusal leaves nothing.
+    checkScopeRegistries(store);
     const at = isoTimestamp(now(options));
     const promotion: PromotionRecord = existing ?? {
       schema_version: 1,
@@ -269,7 +277,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     if (causal) writeCausalAttribution(store, digest, causal);
     writePromotion(store, promotion);
     // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended first, each by its receipt.
-    endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: () => resolveActor(undefined, store.paths.dir)});
+    endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: commandActor(store, options.actor)});
     movePointer(store, {expected, pointer, bundle: candidate, at: now(options)});
     outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: promotion.promotion_id, already_promoted: false, causal_attribution: causal !== null};
   });

@@ -4,7 +4,7 @@ import type {CandidateRecord, ComparisonResult} from '../../model/promotion/reco
 import type {RecordCause} from '../../model/promotion/record-history.js';
 import {pausePoint, type ScenarioStore} from '../../store/index.js';
 import {fail} from '../../errors.js';
-import {resolveActor} from '../common/actor.js';
+import {commandActor} from '../common/actor.js';
 import {negativeResultFor} from './negative.js';
 import {activePlaces, withdrawRelease} from '../release/serving.js';
 import {writeNegativeResult} from '../../store/kinds/promotion/negative-result.js';
@@ -21,6 +21,8 @@ export interface Rejection {
   at: string;
   comparison?: ComparisonResult | null;
   reservationArtifact?: ReservationBinding;
+  /** Who ends what serves the bundle (default: the command's signer in a signed tree, else resolveActor's default). */
+  actor?: () => string;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface Rejection {
 export function writeRejection(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection): string | null {
   const serving = activePlaces(store, candidate.digest);
   if (serving.length > 0) fail('INVALID_TRANSITION', `bundle ${candidate.digest} serves (${serving.join('; ')}): a rejected bundle never serves, use autoctx rollback to stop serving it; nothing was changed`, {bundle_digest: candidate.digest});
-  withdrawRelease(store, candidate.digest, {rationale: `withdrawn: its candidate is rejected (${r.reason})`, at: r.at, actor: () => resolveActor(undefined, store.paths.dir)});
+  withdrawRelease(store, candidate.digest, {rationale: `withdrawn: its candidate is rejected (${r.reason})`, at: r.at, actor: r.actor ?? commandActor(store, undefined)});
   const negative = negativeResultFor(store, candidate, record, r.kind, r.reason, {
     ...(r.comparison !== undefined ? {comparison: r.comparison} : {}),
     ...(r.reservationArtifact ? {reservation_artifact: r.reservationArtifact} : {}),

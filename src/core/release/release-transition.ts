@@ -202,7 +202,7 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
   if (dryRun) {
     const decision = decide(first, d, to, evidence);
     const rejected = rejectedBlocker(store, d, to, scope);
-    if (rejected && decision.blockers.every((b) => b.code !== 'ILLEGAL_STATE_TRANSITION')) decision.blockers.push(rejected);
+    if (rejected) decision.blockers.unshift(rejected);
     if (to === 'ACTIVE' && scope === GLOBAL_SCOPE && evidence && decision.blockers.length === 0) decision.blockers.push(evidence);
     return resultOf(store, null, {d, scope, requested, to, decision, before: first.state.digest, dryRun});
   }
@@ -219,8 +219,9 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
       if (repeated) return again(view, repeated);
       const decision = decide_(view);
       // A rejected bundle never serves: decided here, under the lock, where no rejection is half done (a reject may have run since the evidence was read).
+      // It is named first, whatever else blocks (a rejection that ended the release leaves it in a state the table does not move on from).
       const rejected = rejectedBlocker(store, d, to, scope);
-      if (rejected && decision.blockers.every((b) => b.code !== 'ILLEGAL_STATE_TRANSITION')) decision.blockers.push(rejected);
+      if (rejected) decision.blockers.unshift(rejected);
       const next = decision.blockers.length === 0 ? normalized(applyTransition(view.state.registry, {version: d.version, to, settings, deprecate: decision.deprecate}), view) : null;
       const receipt = receiptFor(store, view.state, {d, requested, to, decision, actor, at: at(), rationale, next, promotionId});
       createReceipt(store, receipt);
@@ -239,14 +240,14 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     const adopted = unrecordedPromotion(store, first, d);
     if (adopted) {
       // A run cut short between its promotion and its receipt: promote finishes the move (mirrors, lifecycles), the receipt records it.
-      await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
+      await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, actor, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
       return commit(() => ({from: 'CANARY', blockers: [], deprecate: adopted.deprecate}), adopted.promotion_id, true);
     }
     const pre = decide(first, d, to, null);
     if (pre.blockers.length > 0) return commit((view) => decide(view, d, to, null), null, false);
     let promotionId: string | null;
     try {
-      const promoted = await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
+      const promoted = await promote({knowledge: options.knowledge, scenario: store.scenario, candidate: d.bundle_digest, rationale, actor, timeoutSeconds: options.timeoutSeconds, lockTimeout: options.lockTimeout, signingKey: options.signingKey, allowedSigners: options.allowedSigners, ...(options.now ? {now: options.now} : {})});
       if (promoted.status === 'rejected') {
         return commit((view) => ({...decide(view, d, to, null), blockers: [{code: 'PROMOTION_REJECTED', detail: promoted.reason ?? 'promote rejected the candidate'}]}), null, false);
       }

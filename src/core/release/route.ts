@@ -7,7 +7,7 @@ import {exists} from '../../store/files/fs.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {allDescriptors, scopeActive, scopeView, servedForRouting, stateIn} from './registry-view.js';
-import {readRegistryFile} from '../../store/kinds/release/release-registry.js';
+import {readRegistryFile, registryState} from '../../store/kinds/release/release-registry.js';
 import {rejectionOf} from './serving.js';
 import {requireSignedServing} from '../signing/signed-serving.js';
 import {readActive, requireActive} from '../../store/kinds/promotion/active-pointer.js';
@@ -89,6 +89,30 @@ export function emergencyRollbackOf(store: ScenarioStore, digest: string): boole
 }
 
 /**
+ * Whether a session's pin to a canary has gone stale: the canary's evidence
+ * compares it with a bundle active.json no longer names (a promotion replaced
+ * it), and its release no longer serves (neither CANARY nor ACTIVE in the
+ * global registry in force: the promotion ended it). Such a canary would
+ * serve on evidence nobody holds any more, so its sessions are routed afresh.
+ * A canary pulled by hand while its evidence holds keeps its sessions.
+ */
+function staleCanaryPin(store: ScenarioStore, pinned: Serving, parent: string | null): boolean {
+  if (pinned.state !== 'CANARY') return false;
+  const active = requireActive(store).bundle_digest;
+  if (pinned.bundle_digest === active || parent === active) return false;
+  const d = allDescriptors(store).find((x) => x.bundle_digest === pinned.bundle_digest);
+  if (!d) return true;
+  try {
+    const state = registryState(store, GLOBAL_SCOPE).registry.releases[versionKey(d.version)]?.state;
+    return state !== 'CANARY' && state !== 'ACTIVE';
+  } catch (error) {
+    // A registry that does not verify is not used (routing serves active.json's bundle): nor is a pin to a stale canary kept by it.
+    if (!isAutoctxError(error) || error.exitCode !== 8) throw error;
+    return true;
+  }
+}
+
+/**
  * The bundle that serves a session's delivery (spec 003 pins a bundle to an
  * event): the one it was pinned to, while the store holds it; else what
  * routing picks for its user, else its session id. A tree that names no
@@ -96,8 +120,12 @@ export function emergencyRollbackOf(store: ScenarioStore, digest: string): boole
  */
 export function servingFor(store: ScenarioStore, who: {user?: string | undefined; session?: string | undefined; pinned?: Serving | null | undefined}): Serving {
   requireSignedServing(store);
-  // A session keeps its pinned bundle while the store holds it, unless an emergency rollback left it or it was rejected since.
-  if (who.pinned && readBundle(store, who.pinned.bundle_digest) && !emergencyRollbackOf(store, who.pinned.bundle_digest) && rejectionOf(store, who.pinned.bundle_digest) === null) return {...who.pinned, reason: 'pinned'};
+  // A session keeps its pinned bundle while the store holds it, unless an emergency rollback left it, it was rejected since,
+  // or it is a canary a promotion ended as stale.
+  const pinnedBundle = who.pinned ? readBundle(store, who.pinned.bundle_digest) : null;
+  if (who.pinned && pinnedBundle && !emergencyRollbackOf(store, who.pinned.bundle_digest) && rejectionOf(store, who.pinned.bundle_digest) === null && !staleCanaryPin(store, who.pinned, pinnedBundle.parent_digest)) {
+    return {...who.pinned, reason: 'pinned'};
+  }
   if (!exists(store.paths.releasesDir)) return {bundle_digest: requireActive(store).bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};
   // Without a CANARY in the global registry in force every session gets active.json's bundle, whatever else the registry holds,
   // and so would a registry that does not verify: the receipts need not be read to know that. The file is the registry in

@@ -1,6 +1,7 @@
 import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor, type ReleaseState} from '../../model/release/release.js';
 import {applyTransition} from '../../model/release/release-gate.js';
 import type {ScenarioStore} from '../../store/index.js';
+import {rejectionReason} from '../../model/promotion/rejected.js';
 import {createReceipt, listReleaseScopes} from '../../store/kinds/release/release-receipt.js';
 import {registryState, settleRegistry, swapRegistry} from '../../store/kinds/release/release-registry.js';
 import {allDescriptors, nextReceipt, normalized, scopeView, stateIn} from './registry-view.js';
@@ -18,12 +19,11 @@ import {readBundle} from '../../store/kinds/bundle/bundle.js';
  * rejection (withdrawRelease first, then the negative result, then the record).
  */
 
-/** Why a bundle must never serve (its record is rejected, it has a negative result, or a stale rejection), or null. */
+/** Why a bundle must never serve (the one definition, rejectionReason, from the store's own records), or null. */
 export function rejectionOf(store: ScenarioStore, digest: string): string | null {
-  if (readRecord(store, digest)?.lifecycle === 'rejected') return `candidate ${digest} is rejected`;
-  if (readNegativeResult(store, digest)) return `candidate ${digest} has a negative result`;
-  if (readStaleTerminalization(store, digest)) return `candidate ${digest} was rejected as stale`;
-  return null;
+  const lifecycle = readRecord(store, digest)?.lifecycle ?? null;
+  if (lifecycle === 'rejected') return rejectionReason(digest, {lifecycle, hasNegativeResult: false, hasStaleRejection: false});
+  return rejectionReason(digest, {lifecycle, hasNegativeResult: readNegativeResult(store, digest) !== null, hasStaleRejection: readStaleTerminalization(store, digest) !== null});
 }
 
 /**
@@ -43,6 +43,16 @@ export function activePlaces(store: ScenarioStore, digest: string): string[] {
     if (registryState(store, scope).registry.releases[versionKey(d.version)]?.state === 'ACTIVE') places.push(`release ${d.version} is ACTIVE in scope ${scope}`);
   }
   return places;
+}
+
+/**
+ * Every scope's registry in force, read and validated: one edited by hand (or
+ * whose receipt does not produce it) fails INTEGRITY (exit 8). A command that
+ * may end releases calls it before its first write, so a refusal leaves
+ * nothing behind.
+ */
+export function checkScopeRegistries(store: ScenarioStore): void {
+  for (const scope of listReleaseScopes(store)) registryState(store, scope);
 }
 
 export interface Withdrawal {
@@ -93,6 +103,7 @@ function once(actor: () => string): () => string {
 export function withdrawRelease(store: ScenarioStore, digest: string, why: {rationale: string; at: string; actor: () => string}): Withdrawal[] {
   const d = allDescriptors(store).find((x) => x.bundle_digest === digest);
   if (!d) return [];
+  checkScopeRegistries(store);
   const actor = once(why.actor);
   return listReleaseScopes(store).flatMap((scope) => endRelease(store, scope, d, (from) => WITHDRAWN[from], {...why, actor}) ?? []);
 }
@@ -106,6 +117,7 @@ export function withdrawRelease(store: ScenarioStore, digest: string, why: {rati
  * left to the transition that records the promotion.
  */
 export function endStaleCanaries(store: ScenarioStore, promoted: string, why: {rationale: string; at: string; actor: () => string}): Withdrawal[] {
+  checkScopeRegistries(store);
   const actor = once(why.actor);
   const out: Withdrawal[] = [];
   const descriptors = allDescriptors(store).filter((d) => d.bundle_digest !== promoted);

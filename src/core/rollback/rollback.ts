@@ -22,6 +22,7 @@ import {resolveDigest} from '../common/resolve.js';
 import {readBundle, requireBundle} from '../../store/kinds/bundle/bundle.js';
 import {listRollbackIds, readRollback} from '../../store/kinds/promotion/history.js';
 import {writeMirrors} from '../../store/kinds/promotion/mirrors.js';
+import {rejectionOf} from '../release/serving.js';
 
 export interface RollbackOptions extends StoreOptions {
   rationale: string;
@@ -90,12 +91,12 @@ interface Facts {
   chain: readonly {to: string}[];
 }
 
-/** The target's own conditions: served, not retired, verifies, runnable. */
+/** The target's own conditions: served, not retired, not rejected, verifies, runnable. */
 function targetConditions(store: ScenarioStore, f: Facts): {conditions: Condition[]; epoch: string | null} {
   const {view, target} = f;
   if (target.digest === null) {
     const none = 'there is no target to check';
-    return {conditions: [condition('TARGET_SERVED', false, none), condition('TARGET_NOT_RETIRED', false, none), condition('TARGET_VERIFIES', false, none), condition('TARGET_RUNNABLE', false, none)], epoch: null};
+    return {conditions: [condition('TARGET_SERVED', false, none), condition('TARGET_NOT_RETIRED', false, none), condition('TARGET_NOT_REJECTED', false, none), condition('TARGET_VERIFIES', false, none), condition('TARGET_RUNNABLE', false, none)], epoch: null};
   }
   const label = target.version ?? `the unnamed bundle ${target.digest.slice(0, 12)}`;
   const served = hasServed(view.state.scope, {version: target.version, bundle_digest: target.digest}, {chain: f.chain, receipts: view.state.receipts});
@@ -119,6 +120,9 @@ function targetConditions(store: ScenarioStore, f: Facts): {conditions: Conditio
   }
   const state = descriptor ? stateIn(view, descriptor) : null;
   out.push(condition('TARGET_NOT_RETIRED', state !== 'RETIRED', state === null ? `${label} has no release state` : `${label} is ${state}`));
+  // A rejected bundle never serves: a rollback never makes one a scope's ACTIVE (the one definition of rejected).
+  const rejected = rejectionOf(store, target.digest);
+  out.push(condition('TARGET_NOT_REJECTED', rejected === null, rejected ?? `${label} is not rejected`));
   out.push(condition('TARGET_VERIFIES', verifies, why));
   const runnable = target.version !== null ? isRunnable(view.state.registry, target.version) : view.state.registry.runnable.versions === null;
   out.push(condition('TARGET_RUNNABLE', runnable, runnable ? `${label} is runnable in scope ${view.state.scope}` : `${label} is not in the runnable set of scope ${view.state.scope}`));

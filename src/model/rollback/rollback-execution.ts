@@ -20,11 +20,15 @@ export const ROLLBACK_CONDITIONS = {
   TARGET_DECLARED: 'the target is the recorded rollback target, or (with --to) one the ACTIVE release\'s descriptor declares',
   TARGET_SERVED: 'the target has served before in this scope',
   TARGET_NOT_RETIRED: 'the target is not RETIRED',
+  TARGET_NOT_REJECTED: 'the target\'s bundle is not a rejected candidate (a rejected bundle never serves)',
   TARGET_VERIFIES: 'the target\'s bundle (and its descriptor, if named) verifies',
   TARGET_RUNNABLE: 'the target is in the scope\'s runnable set',
   RATIONALE_GIVEN: 'a rationale is given',
 } as const;
 export type ConditionCode = keyof typeof ROLLBACK_CONDITIONS;
+
+/** The conditions a record written before TARGET_NOT_REJECTED was checked carries: every code but that one, in order. */
+export const ROLLBACK_CONDITIONS_BEFORE_REJECTION = Object.keys(ROLLBACK_CONDITIONS).filter((c) => c !== 'TARGET_NOT_REJECTED');
 
 export interface Condition {
   code: ConditionCode;

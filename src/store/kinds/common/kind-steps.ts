@@ -56,6 +56,8 @@ export interface RepairRun {
   readonly rel: (file: string) => string;
   /** The time a step records (the command's clock). */
   readonly now: () => Date;
+  /** The command's --actor, when given (a signed step signs as it). */
+  readonly actor: string | undefined;
   readonly actions: string[];
   readonly remaining: string[];
 }

@@ -13,6 +13,8 @@ import {readStaleTerminalization} from '../promotion/terminal-markers.js';
 import {readPromotion} from '../promotion/history.js';
 import type {ScenarioCheck} from '../common/kind-steps.js';
 import {isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
+import {readSigningStart} from '../signing/signing-records.js';
+import {rejectionReason} from '../../../model/promotion/rejected.js';
 
 /** The registry states that serve: ACTIVE (outside the global scope), CANARY, and SHADOW's sample. */
 const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
@@ -36,11 +38,12 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       return undefined;
     }
   };
-  // One rule: a rejected bundle never serves (its record rejected, a negative result, or a stale rejection).
-  const rejected = (digest: string): boolean =>
-    records.get(digest)?.lifecycle === 'rejected' || quiet('', () => readNegativeResult(store, digest)) != null || quiet('', () => readStaleTerminalization(store, digest)) != null;
+  // One rule: a rejected bundle never serves. "Rejected" is the one definition (rejectionReason), from the records verify read.
+  const rejected = (digest: string): string | null =>
+    rejectionReason(digest, {lifecycle: records.get(digest)?.lifecycle ?? null, hasNegativeResult: quiet('', () => readNegativeResult(store, digest)) != null, hasStaleRejection: quiet('', () => readStaleTerminalization(store, digest)) != null});
   const active = quiet(store.paths.active, () => readActive(store));
-  if (active && rejected(active.bundle_digest)) c.error(store.paths.active, 'REJECTED_SERVING', `${c.rel(store.paths.active)} names bundle ${active.bundle_digest}, whose candidate is rejected: a rejected bundle never serves (autoctx rollback moves the pointer away)`);
+  const activeRejection = active ? rejected(active.bundle_digest) : null;
+  if (active && activeRejection) c.error(store.paths.active, 'REJECTED_SERVING', `${c.rel(store.paths.active)} names bundle ${active.bundle_digest} (${activeRejection}): a rejected bundle never serves (autoctx rollback moves the pointer away)`);
   if (!exists(store.paths.releasesDir)) return;
   const chain = active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet);
   const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
@@ -52,13 +55,16 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
     const file = store.paths.releaseVersion(version);
     c.error(file, 'MISSING_RELEASE', `${c.rel(file)} is missing: ${c.rel(by)} names release ${version}`);
   };
+  // In a signed tree the command that ends a release signs its receipt: the advice names the key it needs.
+  const signedHow = quiet('', () => readSigningStart(store)) ? ' --signing-key KEY' : '';
   for (const [scope, list] of receipts) {
     const registry = verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing);
     for (const r of Object.values(registry?.releases ?? {})) {
       const d = descriptors.get(versionKey(r.version));
-      if (!d || !SERVING.has(r.state) || !rejected(d.bundle_digest)) continue;
+      const why = d && SERVING.has(r.state) ? rejected(d.bundle_digest) : null;
+      if (!d || !why) continue;
       const file = store.paths.releaseRegistry(scope);
-      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle ${d.bundle_digest} is a rejected candidate: a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope} moves the scope away from it` : 'autoctx repair ends it with a receipt'})`);
+      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle is a rejected candidate (${why}): a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope}${signedHow} moves the scope away from it` : `autoctx repair${signedHow} (or autoctx reject ${d.bundle_digest.slice(0, 12)}${signedHow} --rationale TEXT) ends it with a receipt`})`);
     }
     for (const r of list) {
       if (r) followReceipt(c, scope, r, descriptors, missing);

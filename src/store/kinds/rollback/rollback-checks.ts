@@ -1,6 +1,6 @@
 import type {CandidateRecord} from '../../../model/promotion/records.js';
 import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor} from '../../../model/release/release.js';
-import {ROLLBACK_CONDITIONS, approvalProblem, approvalSkew, derivedStatus} from '../../../model/rollback/rollback-execution.js';
+import {ROLLBACK_CONDITIONS, ROLLBACK_CONDITIONS_BEFORE_REJECTION, approvalProblem, approvalSkew, derivedStatus} from '../../../model/rollback/rollback-execution.js';
 import {hasServed} from '../../../model/promotion/served.js';
 import {listDescriptorKeys, readDescriptor} from '../release/release-descriptor.js';
 import type {Findings} from '../../findings.js';
@@ -59,7 +59,7 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
     const r = c.attempt(file, () => readExecution(store, key));
     if (!r) continue;
     for (const d of [r.from_digest, r.to_digest]) if (d !== null && r.status !== 'REFUSED' && !c.bundle(d)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} names bundle ${d}, whose manifest ${c.rel(store.paths.bundle(d))} is missing or invalid`);
-    // The names it records are the names the descriptors give those bundles, and the conditions are the seven, in order.
+    // The names it records are the names the descriptors give those bundles, and the conditions are the eight (seven before TARGET_NOT_REJECTED), in order.
     const descriptors = allDescriptors();
     // A bundle may be named after the rollback (null then); a name recorded must be its descriptor's, and the descriptor must exist.
     for (const [version, digest] of [[r.from_version, r.from_digest], [r.to_version, r.to_digest]] as const) {
@@ -72,7 +72,9 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
       } else if (d.version !== version || d.bundle_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: release ${version} is not the release of bundle ${digest ?? 'none'} it names`);
     }
     if (r.requested_target !== null && (r.to_version === null || versionKey(r.requested_target) !== versionKey(r.to_version))) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: it was asked for ${r.requested_target}, but names ${r.to_version ?? 'no target'}`);
-    if (r.conditions.map((x) => x.code).join() !== Object.keys(ROLLBACK_CONDITIONS).join()) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: its conditions are not the seven every rollback checks, in order`);
+    // The eight every rollback checks, in order (a record written before TARGET_NOT_REJECTED was checked: the other seven).
+    const codes = r.conditions.map((x) => x.code).join();
+    if (codes !== Object.keys(ROLLBACK_CONDITIONS).join() && codes !== ROLLBACK_CONDITIONS_BEFORE_REJECTION.join()) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: its conditions are not the eight every rollback checks, in order`);
     const to = r.to_digest !== null ? c.bundle(r.to_digest) : undefined;
     if (to && to.evaluator_epoch !== r.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the ${r.status === 'REFUSED' ? 'target' : 'restored'} bundle's`);
     // In the global scope the pointer it moved (or was refused) from is one a recorded move wrote: its bundle, at that time.
