@@ -615,7 +615,7 @@ if (fs.existsSync(inTree('dist/core/signing/signing-history.js'))) {
 if (fs.existsSync(inTree('dist/core/inspection/inspect.js'))) {
   const {evidenceSeal} = await load('dist/core/inspection/evidence.js');
   const {inspectRun} = await load('dist/core/inspection/inspect.js');
-  const {render} = await load('dist/core/delivery/bootstrap.js');
+  const {prepare} = await load('dist/core/delivery/bootstrap.js');
   const ik = path.join(work, 'inspect', 'knowledge');
   fs.cpSync(knowledge, ik, {recursive: true});
   // The quick start tags the serving playbook and hints: the package the hook delivers.
@@ -623,12 +623,14 @@ if (fs.existsSync(inTree('dist/core/inspection/inspect.js'))) {
   const activeBundle = JSON.parse(fs.readFileSync(path.join(ik, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
   const served = JSON.parse(fs.readFileSync(path.join(ik, `demo/context_bundles/bundles/${activeBundle}.json`), 'utf8')).components;
   for (const kind of ['playbook', 'hints']) await tagAdd({knowledge: ik, digest: served.find((c) => c.kind === kind).digest});
-  const content = render({knowledge: ik, scenario: 'demo'}).content;
   const active = JSON.parse(fs.readFileSync(path.join(ik, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
   const count = 600;
   for (let i = 0; i < count; i++) {
+    // Each package as a hook delivers it: prepared with its receipt, whose id is the correlation id (the
+    // inspector holds the package to the items the receipt names).
+    const delivered = await prepare({knowledge: ik, scenario: 'demo', enabled: true, lifecycle: 'startup', integration: 'bench', eventId: `bench-${i}`});
     const file = path.join(work, 'inspect', `p${i}.json`);
-    fs.writeFileSync(file, JSON.stringify({schema: 'autoctx.evidence-package.v1', scenario: 'demo', correlation_id: `bench-${i}`, bundle_digest: active, layout: 'autoctx-bootstrap-v1', system_prompt: '', user_prompt: content}));
+    fs.writeFileSync(file, JSON.stringify({schema: 'autoctx.evidence-package.v1', scenario: 'demo', correlation_id: delivered.receipt.receipt_id, bundle_digest: active, layout: 'autoctx-bootstrap-v1', system_prompt: '', user_prompt: delivered.content}));
     await evidenceSeal({knowledge: ik, from: file});
   }
   const t0 = performance.now();
