@@ -625,10 +625,12 @@ if (fs.existsSync(inTree('dist/core/inspection/inspect.js'))) {
   for (const kind of ['playbook', 'hints']) await tagAdd({knowledge: ik, digest: served.find((c) => c.kind === kind).digest});
   const active = JSON.parse(fs.readFileSync(path.join(ik, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
   const count = 600;
+  let content = '';
   for (let i = 0; i < count; i++) {
     // Each package as a hook delivers it: prepared with its receipt, whose id is the correlation id (the
     // inspector holds the package to the items the receipt names).
     const delivered = await prepare({knowledge: ik, scenario: 'demo', enabled: true, lifecycle: 'startup', integration: 'bench', eventId: `bench-${i}`});
+    content = delivered.content;
     const file = path.join(work, 'inspect', `p${i}.json`);
     fs.writeFileSync(file, JSON.stringify({schema: 'autoctx.evidence-package.v1', scenario: 'demo', correlation_id: delivered.receipt.receipt_id, bundle_digest: active, layout: 'autoctx-bootstrap-v1', system_prompt: '', user_prompt: delivered.content}));
     await evidenceSeal({knowledge: ik, from: file});
