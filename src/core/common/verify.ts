@@ -64,14 +64,14 @@ function manifestDigests(c: Findings): string[] {
  * put before the candidates', and every answer is the one of checking the
  * manifests first. Then each check of the whole scenario, in its order.
  */
-function verifyScenario(c: Findings, manifests: ManifestChecks): void {
+function verifyScenario(c: Findings, manifests: ManifestChecks, steps: VerifySteps = EVERY_STEP): void {
   const where = c.store.paths.contextDir;
   const mark = c.mark();
   const facts: Partial<ScenarioFacts> = {};
   const candidates: Array<ScenarioView['candidates'][number]> = [];
   c.withOutlines(
-    (digest) => manifests.outline(digest),
-    () => guarded(c, where, () => candidates.push(...checkCandidates(c, manifests, facts))),
+    (digest) => (steps.shared ? steps.shared(() => manifests.outline(digest)) : manifests.outline(digest)),
+    () => guarded(c, where, () => candidates.push(...checkCandidates(c, manifests, facts, steps))),
   );
   c.reportBefore(mark, () =>
     guarded(c, where, () => {
@@ -84,7 +84,9 @@ function verifyScenario(c: Findings, manifests: ManifestChecks): void {
   const records = new Map<string, CandidateRecord>();
   for (const x of candidates) if (x.complete && x.facts.record) records.set(x.digest, x.facts.record);
   const view: ScenarioView = {facts, candidates, records};
-  for (const check of SCENARIO_CHECKS) guarded(c, where, () => check.scenario(c, view));
+  for (const check of SCENARIO_CHECKS) {
+    guarded(c, where, () => step(c, steps, `scenario ${check.order}`, view, {}, () => check.scenario(c, view)));
+  }
 }
 
 /**
@@ -93,9 +95,14 @@ function verifyScenario(c: Findings, manifests: ManifestChecks): void {
  * candidate's findings are then put in the order of the list, as if they had
  * been checked in it.
  */
-function checkCandidates(c: Findings, manifests: ManifestChecks, facts: Partial<ScenarioFacts>): ScenarioView['candidates'] {
+function checkCandidates(
+  c: Findings,
+  manifests: ManifestChecks,
+  facts: Partial<ScenarioFacts>,
+  steps: VerifySteps,
+): ScenarioView['candidates'] {
   const where = c.store.paths.contextDir;
-  for (const check of START_CHECKS) check.start(c, facts);
+  for (const check of START_CHECKS) step(c, steps, `start ${check.order}`, {...facts}, facts, () => check.start(c, facts));
   const digests = listCandidateDigests(c.store);
   const found: Array<{digest: string; facts: Partial<CandidateFacts>; complete: boolean}> = [];
   const blocks: Array<[Mark, Mark]> = [];
@@ -106,7 +113,12 @@ function checkCandidates(c: Findings, manifests: ManifestChecks, facts: Partial<
     const entry = {digest: digests[i]!, facts: {}, complete: false};
     found[i] = entry;
     guarded(c, where, () => {
-      for (const check of CANDIDATE_CHECKS) check.candidate(c, entry.digest, entry.facts, facts);
+      for (const check of CANDIDATE_CHECKS) {
+        const handed = {facts: {...entry.facts}, scenario: facts};
+        step(c, steps, `candidate ${entry.digest} ${check.order}`, handed, entry.facts, () =>
+          check.candidate(c, entry.digest, entry.facts, facts),
+        );
+      }
       entry.complete = true;
     });
     blocks[i] = [before, c.mark()];
@@ -115,7 +127,69 @@ function checkCandidates(c: Findings, manifests: ManifestChecks, facts: Partial<
   return found;
 }
 
-type VerifyOptions = StoreOptions & {replayTolerance?: boolean; allowedSigners?: string | undefined};
+/**
+ * How verify runs its steps (each entry of kind-steps.generated.ts; a
+ * candidate's check once per candidate): every one of them, always, unless a
+ * caller that changes one file at a time and verifies after each change (the
+ * tamper sweep in test/tamper) passes its own. `run` gets the step's name
+ * (`<scenario>: start|candidate <digest>|scenario <order>`), what it is handed
+ * (the facts so far, or the scenario's view) and the step; the step returns
+ * what it hands on (a StepOutput). A caller may answer a step with what it
+ * returned in an earlier run, when no file it read changed since and it is
+ * handed the same; verify then records that answer as the step's own. By
+ * default every step runs and verify's result is the same as without steps.
+ */
+export interface VerifySteps {
+  run(name: string, inputs: unknown, step: () => StepOutput): StepOutput;
+  /** A read whose answer every later step may see (a manifest's outline, asked for by a step): not one step's own. */
+  shared?<T>(read: () => T): T;
+}
+
+/** What one step handed on: the facts it wrote, what it reported, and the chain head when it set one. */
+export interface StepOutput {
+  readonly facts: Readonly<Record<string, unknown>>;
+  readonly errors: readonly VerifyIssue[];
+  readonly warnings: readonly VerifyIssue[];
+  readonly notes: readonly VerifyIssue[];
+  readonly chainHead?: string | null;
+}
+
+const EVERY_STEP: VerifySteps = {run: (_name, _inputs, run) => run()};
+
+/**
+ * Run one check as a step of `steps`: it reports into `c` and writes into
+ * `facts` as before; what it handed on (or the caller's answer for it) is
+ * put back in the same place, so the findings keep their order.
+ */
+function step(c: Findings, steps: VerifySteps, name: string, inputs: unknown, facts: object, check: () => void): void {
+  const out = steps.run(`${c.store.scenario}: ${name}`, inputs, () => {
+    const before = new Map(Object.entries(facts));
+    const head = c.chainHead;
+    const mark = c.mark();
+    check();
+    const wrote: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(facts)) if (!before.has(k) || before.get(k) !== v) wrote[k] = v;
+    const output: StepOutput = {
+      facts: wrote,
+      errors: c.errors.splice(mark.errors),
+      warnings: c.warnings.splice(mark.warnings),
+      notes: c.notes.splice(mark.notes),
+    };
+    return c.chainHead === head ? output : {...output, chainHead: c.chainHead};
+  });
+  Object.assign(facts, out.facts);
+  c.errors.push(...out.errors);
+  c.warnings.push(...out.warnings);
+  c.notes.push(...out.notes);
+  if (out.chainHead !== undefined) c.chainHead = out.chainHead;
+}
+
+type VerifyOptions = StoreOptions & {
+  replayTolerance?: boolean;
+  allowedSigners?: string | undefined;
+  /** How the steps run (default: every one); see VerifySteps. */
+  steps?: VerifySteps;
+};
 
 /** The root-level checks (the .gitignore, entries verify cannot account for), then one Findings per scenario. */
 function start(options: VerifyOptions): {result: VerifyResult; checkers: Findings[]} {
@@ -167,7 +241,7 @@ function settle(result: VerifyResult): VerifyResult {
 export function verify(options: VerifyOptions): VerifyResult {
   const {result, checkers} = start(options);
   for (const c of checkers) {
-    verifyScenario(c, ManifestChecks.sync(c.store, manifestDigests(c)));
+    verifyScenario(c, ManifestChecks.sync(c.store, manifestDigests(c)), options.steps);
     add(result, c);
   }
   return settle(result);
