@@ -105,6 +105,7 @@ describe("verify's steps", () => {
       },
     });
     expect(first.status).toBe('failed');
+    expect(kept.size).toBeGreaterThan(0);
     let ran = 0;
     const answered = verify({
       knowledge,

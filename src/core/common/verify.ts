@@ -70,7 +70,7 @@ function verifyScenario(c: Findings, manifests: ManifestChecks, steps: VerifySte
   const facts: Partial<ScenarioFacts> = {};
   const candidates: Array<ScenarioView['candidates'][number]> = [];
   c.withOutlines(
-    (digest) => (steps.shared ? steps.shared(() => manifests.outline(digest)) : manifests.outline(digest)),
+    (digest) => (steps.shared ? steps.shared(digest, () => manifests.outline(digest)) : manifests.outline(digest)),
     () => guarded(c, where, () => candidates.push(...checkCandidates(c, manifests, facts, steps))),
   );
   c.reportBefore(mark, () =>
@@ -84,8 +84,10 @@ function verifyScenario(c: Findings, manifests: ManifestChecks, steps: VerifySte
   const records = new Map<string, CandidateRecord>();
   for (const x of candidates) if (x.complete && x.facts.record) records.set(x.digest, x.facts.record);
   const view: ScenarioView = {facts, candidates, records};
+  // A scenario's check is handed the view and the manifests that verified (c.bundle(), an outline each: a manifest is content-addressed).
+  const handed = {view, bundles: [...c.bundles.keys()]};
   for (const check of SCENARIO_CHECKS) {
-    guarded(c, where, () => step(c, steps, `scenario ${check.order}`, view, {}, () => check.scenario(c, view)));
+    guarded(c, where, () => step(c, steps, `scenario ${check.order}`, handed, {}, () => check.scenario(c, view)));
   }
 }
 
@@ -141,8 +143,12 @@ function checkCandidates(
  */
 export interface VerifySteps {
   run(name: string, inputs: unknown, step: () => StepOutput): StepOutput;
-  /** A read whose answer every later step may see (a manifest's outline, asked for by a step): not one step's own. */
-  shared?<T>(read: () => T): T;
+  /**
+   * A read whose answer every later step may see (`key`: the digest of a
+   * manifest whose outline a step asks for; it is read once, for the first
+   * step that asks): not one step's own.
+   */
+  shared?<T>(key: string, read: () => T): T;
 }
 
 /** What one step handed on: the facts it wrote, what it reported, and the chain head when it set one. */
