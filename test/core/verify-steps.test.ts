@@ -32,7 +32,10 @@ function noting(names: string[]): VerifySteps {
 function tamperActive(knowledge: string, scenario: string): void {
   const file = path.join(knowledge, scenario, 'context_bundles/active.json');
   const text = fs.readFileSync(file, 'utf8');
-  fs.writeFileSync(file, text.replace(/"bundle_digest": "(.)/, (_m, c: string) => `"bundle_digest": "${c === 'a' ? 'b' : 'a'}`));
+  fs.writeFileSync(
+    file,
+    text.replace(/"bundle_digest": "(.)/, (_m, c: string) => `"bundle_digest": "${c === 'a' ? 'b' : 'a'}`),
+  );
 }
 
 describe("verify's steps", () => {
@@ -58,7 +61,9 @@ describe("verify's steps", () => {
       ]).toEqual(ofCampaign.map(inOrder));
       expect(ofCampaign.filter((n) => n.startsWith('start '))).toEqual(START_CHECKS.map((s) => `start ${s.order}`));
       expect(candidateSteps).toEqual(candidates.flatMap(() => CANDIDATE_CHECKS.map((s) => `candidate ${s.order}`)));
-      expect(ofCampaign.filter((n) => n.startsWith('scenario '))).toEqual(SCENARIO_CHECKS.map((s) => `scenario ${s.order}`));
+      expect(ofCampaign.filter((n) => n.startsWith('scenario '))).toEqual(
+        SCENARIO_CHECKS.map((s) => `scenario ${s.order}`),
+      );
     }
   });
 
@@ -83,7 +88,11 @@ describe("verify's steps", () => {
     });
     expect(reporting.size).toBeGreaterThan(0);
     const nothing: StepOutput = {facts: {}, errors: [], warnings: [], notes: []};
-    const skipped = verify({knowledge, now, steps: {run: (name, _inputs, step) => (reporting.has(name) ? nothing : step())}});
+    const skipped = verify({
+      knowledge,
+      now,
+      steps: {run: (name, _inputs, step) => (reporting.has(name) ? nothing : step())},
+    });
     expect(skipped.errors.filter(isActive)).toEqual([]);
     expect(skipped.errors).toEqual(whole.errors.filter((e) => !isActive(e)));
   });
@@ -120,7 +129,13 @@ describe("verify's steps", () => {
       },
     });
     expect(ran).toBe(0);
-    const findings = (r: typeof first) => ({status: r.status, errors: r.errors, warnings: r.warnings, notes: r.notes, chain_heads: r.chain_heads});
+    const findings = (r: typeof first) => ({
+      status: r.status,
+      errors: r.errors,
+      warnings: r.warnings,
+      notes: r.notes,
+      chain_heads: r.chain_heads,
+    });
     expect(findings(answered)).toEqual(findings(first));
   });
 });

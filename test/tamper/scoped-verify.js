@@ -18,7 +18,8 @@ let sink = null;
 for (const name of ['openSync', 'readFileSync']) {
   const original = fs[name];
   fs[name] = function (p, ...rest) {
-    if (sink !== null && (typeof p === 'string' || p instanceof URL || Buffer.isBuffer(p))) sink.add(path.resolve(p instanceof URL ? p.pathname : String(p)));
+    if (sink !== null && (typeof p === 'string' || p instanceof URL || Buffer.isBuffer(p)))
+      sink.add(path.resolve(p instanceof URL ? p.pathname : String(p)));
     return original.call(this, p, ...rest);
   };
 }
@@ -116,7 +117,10 @@ export class ScopedVerify {
           if (isDeepStrictEqual(output, kept.output)) return kept.output;
           // The facts that came out the same are handed on as the kept objects, for later steps to compare cheaply.
           const facts = Object.fromEntries(
-            Object.entries(output.facts).map(([k, v]) => [k, isDeepStrictEqual(v, kept.output.facts[k]) ? kept.output.facts[k] : v]),
+            Object.entries(output.facts).map(([k, v]) => [
+              k,
+              isDeepStrictEqual(v, kept.output.facts[k]) ? kept.output.facts[k] : v,
+            ]),
           );
           return {...output, facts};
         },
