@@ -2,7 +2,11 @@
 // Flips the lowest bit of every byte of the files named on stdin, one at a
 // time, runs the built `autoctx verify` (dist/) after each flip, restores the
 // byte, and prints a tally of what verify made of each flip as one JSON line.
-// Usage: flip-worker.js <knowledge> <unprotected-field,...> [<allowed-signers> [<stride>]]  (files: a JSON array on stdin)
+// After a flip, verify runs again only the steps that can see the flipped file
+// (scoped-verify.js); on a sample of flips (the first of each file, and about
+// one in SAMPLE_EVERY of the others, drawn from a seed) the whole-tree verify
+// runs too, and its findings must be the same.
+// Usage: flip-worker.js <knowledge> <unprotected-field,...> [<allowed-signers> [<stride> [<seed>]]]  (files: a JSON array on stdin)
 // With an allowed-signers anchor verify checks against it; with a stride, every stride-th byte is flipped
 // (a file given as [file, stride] on stdin has a stride of its own).
 // The tamper-evidence test runs two of these in parallel.
@@ -13,8 +17,17 @@ import {fileURLToPath} from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const {verify} = await import(path.join(root, 'dist/core/common/verify.js'));
-const [knowledge, fields, allowedSigners, strideArg] = process.argv.slice(2);
-const stride = Number(strideArg ?? 1);
+const {ScopedVerify, seeded} = await import('./scoped-verify.js');
+const [knowledge, fields, allowedSigners, strideArg, seedArg] = process.argv.slice(2);
+const stride = Number(strideArg || 1);
+const seed = seedArg ? Number(seedArg) : Math.floor(Math.random() * 2 ** 32);
+const SAMPLE_EVERY = 40;
+const draw = seeded(seed);
+const at = new Date();
+const options = {knowledge, allowedSigners: allowedSigners || undefined, now: () => at};
+const scoped = new ScopedVerify(verify, options);
+/** The findings of a verify, for comparing two. */
+const findings = (r) => ({status: r.status, errors: r.errors, warnings: r.warnings, notes: r.notes, chain_heads: r.chain_heads});
 const UNPROTECTED = new Set(fields.split(','));
 const files = JSON.parse(fs.readFileSync(0, 'utf8'));
 
@@ -53,7 +66,7 @@ function classify(file, original, changed, tally) {
   return ['undetected'];
 }
 
-const tally = {files: 0, bytes: 0, detected: 0, warned: 0, formatting: 0, unprotected: 0, undetected: [], unprotectedFields: []};
+const tally = {files: 0, bytes: 0, detected: 0, warned: 0, formatting: 0, unprotected: 0, undetected: [], unprotectedFields: [], seed, sampled: 0, differed: [], steps: 0, rerun: 0, whole: 0};
 const seenFields = new Set();
 for (const item of files) {
   const [file, step] = Array.isArray(item) ? item : [item, stride];
@@ -64,8 +77,13 @@ for (const item of files) {
     const changed = Buffer.from(original);
     changed[i] ^= 0x01;
     fs.writeFileSync(file, changed);
-    const r = verify({knowledge, allowedSigners: allowedSigners || undefined});
+    const r = scoped.after(file);
     tally.bytes++;
+    if (i === 0 || draw() < 1 / SAMPLE_EVERY) {
+      tally.sampled++;
+      const whole = verify(options);
+      if (!isDeepStrictEqual(findings(r), findings(whole))) tally.differed.push(`${rel} byte ${i} (seed ${seed}): scoped ${JSON.stringify(findings(r))}, whole-tree ${JSON.stringify(findings(whole))}`);
+    }
     // A signature is named by the document it signs (BAD_SIGNATURE on that document).
     const signs = rel.endsWith('.sig') ? rel.slice(0, -4) : null;
     if (r.status === 'failed' && r.errors.some((e) => e.file === rel || (signs !== null && e.file === signs && e.code === 'BAD_SIGNATURE'))) {
@@ -90,4 +108,5 @@ for (const item of files) {
   fs.writeFileSync(file, original);
 }
 tally.unprotectedFields = [...seenFields].sort();
+Object.assign(tally, scoped.count);
 process.stdout.write(`${JSON.stringify(tally)}\n`);

@@ -22,6 +22,15 @@ interface Tally {
   unprotected: number;
   undetected: string[];
   unprotectedFields: string[];
+  /** The seed of the sample of flips after which the whole-tree verify ran too, and how many it took. */
+  seed: number;
+  sampled: number;
+  /** Flips after which the scoped verify's findings differed from the whole-tree verify's. */
+  differed: string[];
+  /** Steps of verify over the flips, how many of them ran again, and the flips that made verify run whole. */
+  steps: number;
+  rerun: number;
+  whole: number;
 }
 
 /** A tree with a promotion, a rejection, two rollbacks, an epoch rollover (its own record) and a campaign. */
@@ -111,11 +120,24 @@ describe('tamper evidence', () => {
       const extraBytes = [...extra[0], ...extra[1]].reduce((n, [f, step]) => n + Math.ceil(fs.statSync(f).size / step), 0);
       const [x, y] = [x0, y0].map((main, i) => {
         const more = [x1, y1][i]!;
-        return {...main, files: main.files + more.files, bytes: main.bytes + more.bytes, detected: main.detected + more.detected, warned: main.warned + more.warned, formatting: main.formatting + more.formatting, unprotected: main.unprotected + more.unprotected, undetected: [...main.undetected, ...more.undetected], unprotectedFields: [...main.unprotectedFields, ...more.unprotectedFields]};
-      }) as [Tally, Tally];
+        const sum = (k: 'files' | 'bytes' | 'detected' | 'warned' | 'formatting' | 'unprotected' | 'sampled' | 'steps' | 'rerun' | 'whole') => main[k] + more[k];
+        return {
+          ...main,
+          ...Object.fromEntries((['files', 'bytes', 'detected', 'warned', 'formatting', 'unprotected', 'sampled', 'steps', 'rerun', 'whole'] as const).map((k) => [k, sum(k)])),
+          undetected: [...main.undetected, ...more.undetected],
+          unprotectedFields: [...main.unprotectedFields, ...more.unprotectedFields],
+          differed: [...main.differed, ...more.differed],
+          seeds: [main.seed, more.seed],
+        };
+      }) as [Tally & {seeds: number[]}, Tally & {seeds: number[]}];
       const total = {files: x.files + y.files, bytes: x.bytes + y.bytes, detected: x.detected + y.detected, warned: x.warned + y.warned, formatting: x.formatting + y.formatting, unprotected: x.unprotected + y.unprotected};
       summary = `tamper evidence: ${total.bytes} bytes of ${total.files} files flipped: ${total.detected} detected by verify (exit 8, naming the file), ${total.warned} warned (a later .gitignore rule), ${total.formatting} formatting only, ${total.unprotected} in unprotected fields (${[...new Set([...x.unprotectedFields, ...y.unprotectedFields])].sort().join(', ')}), ${x.undetected.length + y.undetected.length} undetected`;
+      summary += `\n  after the flips verify ran ${x.rerun + y.rerun} of ${x.steps + y.steps} steps again (${x.whole + y.whole} flips ran it whole); on ${x.sampled + y.sampled} sampled flips (seeds ${[...x.seeds, ...y.seeds].join(', ')}) the whole-tree verify ran too: ${x.differed.length + y.differed.length} differed`;
       expect([...x.undetected, ...y.undetected]).toEqual([]);
+      // The verify after each flip says what the whole-tree verify says: on every sampled flip, the same findings.
+      expect([...x.differed, ...y.differed]).toEqual([]);
+      // The first flip of every file, and about one in 40 of the others.
+      expect(x.sampled + y.sampled).toBeGreaterThan(total.files + total.bytes / 80);
       expect(total.bytes).toBe(size[0] + size[1] + extraBytes);
       expect(total.detected + total.warned + total.formatting + total.unprotected).toBe(total.bytes);
       // The workers put every byte back.

@@ -12,8 +12,10 @@ import {verifyLeftovers} from '../../store/kinds/common/leftovers.js';
 import {now, openKnowledge, type StoreOptions} from './store-options.js';
 import {ManifestChecks, ManifestHelper, manifestOutline} from '../bundle/verify-manifests.js';
 import {CANDIDATE_CHECKS, SCENARIO_CHECKS, START_CHECKS} from './kind-steps.generated.js';
+import {EVERY_STEP, step, type VerifySteps} from './verify-steps.js';
 
 export type {VerifyIssue} from '../../store/findings.js';
+export type {StepOutput, VerifySteps} from './verify-steps.js';
 
 export interface VerifyResult {
   status: 'ok' | 'failed';
@@ -64,14 +66,14 @@ function manifestDigests(c: Findings): string[] {
  * put before the candidates', and every answer is the one of checking the
  * manifests first. Then each check of the whole scenario, in its order.
  */
-function verifyScenario(c: Findings, manifests: ManifestChecks): void {
+function verifyScenario(c: Findings, manifests: ManifestChecks, steps: VerifySteps = EVERY_STEP): void {
   const where = c.store.paths.contextDir;
   const mark = c.mark();
   const facts: Partial<ScenarioFacts> = {};
   const candidates: Array<ScenarioView['candidates'][number]> = [];
   c.withOutlines(
-    (digest) => manifests.outline(digest),
-    () => guarded(c, where, () => candidates.push(...checkCandidates(c, manifests, facts))),
+    (digest) => (steps.shared ? steps.shared(digest, () => manifests.outline(digest)) : manifests.outline(digest)),
+    () => guarded(c, where, () => candidates.push(...checkCandidates(c, manifests, facts, steps))),
   );
   c.reportBefore(mark, () =>
     guarded(c, where, () => {
@@ -84,7 +86,11 @@ function verifyScenario(c: Findings, manifests: ManifestChecks): void {
   const records = new Map<string, CandidateRecord>();
   for (const x of candidates) if (x.complete && x.facts.record) records.set(x.digest, x.facts.record);
   const view: ScenarioView = {facts, candidates, records};
-  for (const check of SCENARIO_CHECKS) guarded(c, where, () => check.scenario(c, view));
+  // A scenario's check is handed the view and the manifests that verified (c.bundle(), an outline each: a manifest is content-addressed).
+  const handed = {view, bundles: [...c.bundles.keys()]};
+  for (const check of SCENARIO_CHECKS) {
+    guarded(c, where, () => step(c, steps, `scenario ${check.order}`, handed, {}, () => check.scenario(c, view)));
+  }
 }
 
 /**
@@ -93,9 +99,14 @@ function verifyScenario(c: Findings, manifests: ManifestChecks): void {
  * candidate's findings are then put in the order of the list, as if they had
  * been checked in it.
  */
-function checkCandidates(c: Findings, manifests: ManifestChecks, facts: Partial<ScenarioFacts>): ScenarioView['candidates'] {
+function checkCandidates(
+  c: Findings,
+  manifests: ManifestChecks,
+  facts: Partial<ScenarioFacts>,
+  steps: VerifySteps,
+): ScenarioView['candidates'] {
   const where = c.store.paths.contextDir;
-  for (const check of START_CHECKS) check.start(c, facts);
+  for (const check of START_CHECKS) step(c, steps, `start ${check.order}`, {...facts}, facts, () => check.start(c, facts));
   const digests = listCandidateDigests(c.store);
   const found: Array<{digest: string; facts: Partial<CandidateFacts>; complete: boolean}> = [];
   const blocks: Array<[Mark, Mark]> = [];
@@ -106,7 +117,12 @@ function checkCandidates(c: Findings, manifests: ManifestChecks, facts: Partial<
     const entry = {digest: digests[i]!, facts: {}, complete: false};
     found[i] = entry;
     guarded(c, where, () => {
-      for (const check of CANDIDATE_CHECKS) check.candidate(c, entry.digest, entry.facts, facts);
+      for (const check of CANDIDATE_CHECKS) {
+        const handed = {facts: {...entry.facts}, scenario: facts};
+        step(c, steps, `candidate ${entry.digest} ${check.order}`, handed, entry.facts, () =>
+          check.candidate(c, entry.digest, entry.facts, facts),
+        );
+      }
       entry.complete = true;
     });
     blocks[i] = [before, c.mark()];
@@ -115,7 +131,12 @@ function checkCandidates(c: Findings, manifests: ManifestChecks, facts: Partial<
   return found;
 }
 
-type VerifyOptions = StoreOptions & {replayTolerance?: boolean; allowedSigners?: string | undefined};
+type VerifyOptions = StoreOptions & {
+  replayTolerance?: boolean;
+  allowedSigners?: string | undefined;
+  /** How the steps run (default: every one); see VerifySteps. */
+  steps?: VerifySteps;
+};
 
 /** The root-level checks (the .gitignore, entries verify cannot account for), then one Findings per scenario. */
 function start(options: VerifyOptions): {result: VerifyResult; checkers: Findings[]} {
@@ -167,7 +188,7 @@ function settle(result: VerifyResult): VerifyResult {
 export function verify(options: VerifyOptions): VerifyResult {
   const {result, checkers} = start(options);
   for (const c of checkers) {
-    verifyScenario(c, ManifestChecks.sync(c.store, manifestDigests(c)));
+    verifyScenario(c, ManifestChecks.sync(c.store, manifestDigests(c)), options.steps);
     add(result, c);
   }
   return settle(result);
