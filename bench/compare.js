@@ -29,7 +29,9 @@ const run = (cmd, args, cwd, env = {}) => {
 
 try {
   git('worktree', 'add', '--detach', baseRoot, baseCommit);
-  const sameLock = git('show', `${baseCommit}:package-lock.json`) === fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8').trim();
+  const sameLock =
+    git('show', `${baseCommit}:package-lock.json`) ===
+    fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8').trim();
   if (sameLock) fs.symlinkSync(path.join(root, 'node_modules'), path.join(baseRoot, 'node_modules'));
   else run('npm', ['ci', '--no-audit', '--no-fund'], baseRoot);
   // The base's fixtures must be its own: the bench reads the example and the fake evaluator from the tree it measures.
@@ -37,11 +39,17 @@ try {
 
   const measure = (tree, file) => {
     console.log(`\n== ${tree === root ? 'this tree' : `base ${baseCommit.slice(0, 12)}`} ==`);
-    run(process.execPath, [path.join(here, 'run.js'), '--root', tree, '--json', file], root, {AUTOCTX_BENCH_CACHE: path.join(work, 'cache')});
+    run(process.execPath, [path.join(here, 'run.js'), '--root', tree, '--json', file], root, {
+      AUTOCTX_BENCH_CACHE: path.join(work, 'cache'),
+    });
     return JSON.parse(fs.readFileSync(file, 'utf8'));
   };
   const rounds = [];
-  for (let i = 0; i < 2; i++) rounds.push({base: measure(baseRoot, path.join(work, `base-${i}.json`)), head: measure(root, path.join(work, `head-${i}.json`))});
+  for (let i = 0; i < 2; i++)
+    rounds.push({
+      base: measure(baseRoot, path.join(work, `base-${i}.json`)),
+      head: measure(root, path.join(work, `head-${i}.json`)),
+    });
   // Each row's better figure over the rounds; its own target's verdict is the last round's.
   const best = (side) =>
     rounds.at(-1)[side].map((row, r) => {
@@ -59,7 +67,10 @@ try {
         value: `${row.metric.toPrecision(4)} vs base ${old ? old.metric.toPrecision(4) : '-'}`,
         target: ratio === null ? 'new row' : `ratio ${ratio.toFixed(3)} (${row.better} is better)`,
         ok: ratio === null ? null : ratio <= 1.1,
-        command: row.target === 'none (shown)' ? 'no target of its own' : `own target ${row.target}: ${row.ok ? 'met' : 'NOT met'} in the last run`,
+        command:
+          row.target === 'none (shown)'
+            ? 'no target of its own'
+            : `own target ${row.target}: ${row.ok ? 'met' : 'NOT met'} in the last run`,
       };
     }),
   );

@@ -6,6 +6,12 @@ import {readFileSync, writeFileSync} from 'node:fs';
 const file = process.env.AUTOCTX_IO_FILE;
 if (file)
   process.on('exit', () => {
-    const io = Object.fromEntries(readFileSync('/proc/self/io', 'utf8').trim().split('\n').map((l) => l.split(': ')).map(([k, v]) => [k, Number(v)]));
+    const io = Object.fromEntries(
+      readFileSync('/proc/self/io', 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(': '))
+        .map(([k, v]) => [k, Number(v)]),
+    );
     writeFileSync(file, JSON.stringify(io));
   });

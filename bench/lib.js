@@ -72,7 +72,10 @@ export async function makeVerifyTree({init, propose, tree, source, componentCoun
       const kind = kinds[j % kinds.length];
       fs.mkdirSync(path.join(source, kind), {recursive: true});
       const file = j < kinds.length ? `${kind}.md` : `part-${String(j).padStart(2, '0')}.md`;
-      fs.writeFileSync(path.join(source, kind, file), `${kind} ${i}.${j}: ${'Check the disk before restarting a service; write down what you saw.\n'.repeat(28)}`);
+      fs.writeFileSync(
+        path.join(source, kind, file),
+        `${kind} ${i}.${j}: ${'Check the disk before restarting a service; write down what you saw.\n'.repeat(28)}`,
+      );
     }
   };
   writeSource(0);

@@ -19,11 +19,23 @@ const root = path.resolve(option('--root') ?? path.join(here, '..'));
 // A module of the measured tree, where that tree keeps it: the layout with a folder per system, else a
 // base commit's flat layout (the same file one folder up), so one run.js measures both.
 const inTree = (rel) => {
-  const flat = rel.replace(/^(dist\/(?:core|model|store\/kinds|store))\/(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\//, '$1/');
+  const flat = rel.replace(
+    /^(dist\/(?:core|model|store\/kinds|store))\/(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\//,
+    '$1/',
+  );
   return [rel, flat].map((r) => path.join(root, r)).find((p) => fs.existsSync(p)) ?? path.join(root, rel);
 };
 const load = (rel) => import(pathToFileURL(inTree(rel)).href);
-const {authorizeCampaignPromotion, confirmationPolicyDigest, createBundle, createCandidateFixtureReservation, DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY, evaluateCampaignEvidence, evaluateMatchedTrials, validateBundle} = await load('dist/model/index.js');
+const {
+  authorizeCampaignPromotion,
+  confirmationPolicyDigest,
+  createBundle,
+  createCandidateFixtureReservation,
+  DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY,
+  evaluateCampaignEvidence,
+  evaluateMatchedTrials,
+  validateBundle,
+} = await load('dist/model/index.js');
 const {canonicalJson, stableDigest} = await load('dist/canonical/index.js');
 const {init} = await load('dist/core/common/init.js');
 const {propose} = await load('dist/core/promotion/propose.js');
@@ -93,7 +105,14 @@ const pairs = Array.from({length: 2000}, (_, i) => ({
   incumbent_valid: true,
   pair_key: '',
 }));
-const bigPolicy = {min_screen_pairs: 100, min_confirmation_pairs: 6, max_confirmation_pairs: 1800, min_heldout_pairs: 100, min_effect: 0, confidence_z: 1.96};
+const bigPolicy = {
+  min_screen_pairs: 100,
+  min_confirmation_pairs: 6,
+  max_confirmation_pairs: 1800,
+  min_heldout_pairs: 100,
+  min_effect: 0,
+  confidence_z: 1.96,
+};
 const decision = evaluateMatchedTrials(subject, pairs, bigPolicy);
 const decideMs = timeIt(() => evaluateMatchedTrials(subject, pairs, bigPolicy), {runs: 100, warmup: 10});
 rows.push({
@@ -124,10 +143,39 @@ rows.push({
 
 // 5. The whole authorization: replay of the comparison, lineage and plan checks, the gate, and the
 //    evidence digest (every trial, sorted by pair key, hashed once).
-const plan = createCandidateFixtureReservation({campaign_id: 'bench', candidate_digest: subject.digest, evaluator_epoch: 'epoch-1', cohort: 'bench-cohort', units: pairs.map((t) => ({lane: t.lane, fixture_digest: t.fixture_digest, seed: t.seed}))});
-const reservation = {campaign_id: 'bench', candidate_digest: subject.digest, incumbent_digest: subject.parent_digest, evaluator_epoch: 'epoch-1', candidate_index: 0, allocated_alpha: 0.025, required_confidence_z: 1.96, confirmation_policy_digest: confirmationPolicyDigest(gatePolicy), status: 'reserved', reason: null, evidence_digest: null, independent_confirmation_blocks: 0, independent_heldout_blocks: 0};
+const plan = createCandidateFixtureReservation({
+  campaign_id: 'bench',
+  candidate_digest: subject.digest,
+  evaluator_epoch: 'epoch-1',
+  cohort: 'bench-cohort',
+  units: pairs.map((t) => ({lane: t.lane, fixture_digest: t.fixture_digest, seed: t.seed})),
+});
+const reservation = {
+  campaign_id: 'bench',
+  candidate_digest: subject.digest,
+  incumbent_digest: subject.parent_digest,
+  evaluator_epoch: 'epoch-1',
+  candidate_index: 0,
+  allocated_alpha: 0.025,
+  required_confidence_z: 1.96,
+  confirmation_policy_digest: confirmationPolicyDigest(gatePolicy),
+  status: 'reserved',
+  reason: null,
+  evidence_digest: null,
+  independent_confirmation_blocks: 0,
+  independent_heldout_blocks: 0,
+};
 const comparison = evaluateMatchedTrials(subject, pairs, gatePolicy);
-const authorize = () => authorizeCampaignPromotion({candidate: subject, comparison, trials: pairs, confirmation_policy: gatePolicy, campaign_policy: campaignPolicy, reservation, fixture_reservation: plan});
+const authorize = () =>
+  authorizeCampaignPromotion({
+    candidate: subject,
+    comparison,
+    trials: pairs,
+    confirmation_policy: gatePolicy,
+    campaign_policy: campaignPolicy,
+    reservation,
+    fixture_reservation: plan,
+  });
 if (!authorize().authorized) throw new Error('the authorization benchmark should authorize');
 const authMs = timeIt(authorize, {runs: 50, warmup: 5});
 rows.push({
@@ -151,23 +199,67 @@ const confirmSetup = async (n) => {
   const dir = path.join(pairDir, `n${n}`);
   fs.mkdirSync(dir);
   const fixturesFile = path.join(dir, 'fixtures.jsonl');
-  const fx = [{fixture: 's', lane: 'screen'}, ...Array.from({length: n}, (_, i) => ({fixture: `c${i}`, lane: 'confirmation'})), {fixture: 'h', lane: 'heldout'}];
-  fs.writeFileSync(fixturesFile, fx.map((f, i) => JSON.stringify({...f, initial_state: i, observation: f.fixture})).join('\n') + '\n');
+  const fx = [
+    {fixture: 's', lane: 'screen'},
+    ...Array.from({length: n}, (_, i) => ({fixture: `c${i}`, lane: 'confirmation'})),
+    {fixture: 'h', lane: 'heldout'},
+  ];
+  fs.writeFileSync(
+    fixturesFile,
+    fx.map((f, i) => JSON.stringify({...f, initial_state: i, observation: f.fixture})).join('\n') + '\n',
+  );
   const policyFile = path.join(dir, 'policy.json');
-  fs.writeFileSync(policyFile, JSON.stringify({min_screen_pairs: 1, min_confirmation_pairs: 2, max_confirmation_pairs: n, min_heldout_pairs: 1}));
+  fs.writeFileSync(
+    policyFile,
+    JSON.stringify({min_screen_pairs: 1, min_confirmation_pairs: 2, max_confirmation_pairs: n, min_heldout_pairs: 1}),
+  );
   const k = path.join(dir, 'knowledge');
   await init({knowledge: k, scenario: 'bench', from: path.join(root, 'knowledge-example/demo/baseline')});
   const cand = await propose({knowledge: k, from: path.join(root, 'knowledge-example/demo/candidate-better')});
-  const short = await propose({knowledge: k, from: path.join(root, 'knowledge-example/demo/candidate-worse'), runId: 'short'});
+  const short = await propose({
+    knowledge: k,
+    from: path.join(root, 'knowledge-example/demo/candidate-worse'),
+    runId: 'short',
+  });
   return {k, fixturesFile, policyFile, cand: cand.bundle_digest, short: short.bundle_digest};
 };
 const confirmRun = (setup, digest, delta) => {
   const ioFile = path.join(pairDir, 'io.json');
   const started = performance.now();
-  const res = spawnSync(process.execPath, ['--import', path.join(here, 'io-bytes.js'), path.join(root, 'bin/run.js'), 'confirm', digest, '--knowledge', setup.k, '--evaluator', `node ${fake}`, '--evaluator-mode', 'persistent', '--fixtures', setup.fixturesFile, '--policy', setup.policyFile, '--quiet', '--json'], {encoding: 'utf8', env: {...process.env, FAKE_DELTA: delta, FAKE_NOISE: '0', FAKE_ALTERNATE: '1', AUTOCTX_IO_FILE: ioFile}});
+  const res = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      path.join(here, 'io-bytes.js'),
+      path.join(root, 'bin/run.js'),
+      'confirm',
+      digest,
+      '--knowledge',
+      setup.k,
+      '--evaluator',
+      `node ${fake}`,
+      '--evaluator-mode',
+      'persistent',
+      '--fixtures',
+      setup.fixturesFile,
+      '--policy',
+      setup.policyFile,
+      '--quiet',
+      '--json',
+    ],
+    {
+      encoding: 'utf8',
+      env: {...process.env, FAKE_DELTA: delta, FAKE_NOISE: '0', FAKE_ALTERNATE: '1', AUTOCTX_IO_FILE: ioFile},
+    },
+  );
   const ms = performance.now() - started;
   const io = fs.existsSync(ioFile) ? JSON.parse(fs.readFileSync(ioFile, 'utf8')) : {write_bytes: NaN, wchar: NaN};
-  return {ms, pairs: JSON.parse(res.stdout).pairs_evaluated, io, envelope: fs.statSync(path.join(setup.k, 'bench/context_bundles/candidates', digest, 'matched_trials.json')).size};
+  return {
+    ms,
+    pairs: JSON.parse(res.stdout).pairs_evaluated,
+    io,
+    envelope: fs.statSync(path.join(setup.k, 'bench/context_bundles/candidates', digest, 'matched_trials.json')).size,
+  };
 };
 const overheadAt = async (n) => {
   const setup = await confirmSetup(n);
@@ -185,7 +277,8 @@ rows.push({
   ok: small200.perPair <= 5 && small200.many.pairs >= 200,
   metric: small200.perPair,
   better: 'lower',
-  command: 'autoctx confirm --evaluator-mode persistent: 203 pairs (200 confirmation) against 1, each pair flushed to the run journal',
+  command:
+    'autoctx confirm --evaluator-mode persistent: 203 pairs (200 confirmation) against 1, each pair flushed to the run journal',
 });
 const growth = large2000.perPair / small200.perPair;
 rows.push({
@@ -245,7 +338,8 @@ rows.push({
   ok: nearFloor <= 3,
   metric: nearFloor,
   better: 'lower',
-  command: 'verifyInParallel (what autoctx verify runs) over 1,000 bundles of 50 x 2 KB  vs  fs.readFileSync + createHash per file (median of 7, alternating)',
+  command:
+    'verifyInParallel (what autoctx verify runs) over 1,000 bundles of 50 x 2 KB  vs  fs.readFileSync + createHash per file (median of 7, alternating)',
 });
 rows.push({
   measure: 'verify throughput / sha256sum throughput (weak anchor)',
@@ -254,7 +348,8 @@ rows.push({
   ok: big.throughput >= 0.3,
   metric: big.throughput,
   better: 'higher',
-  command: 'autoctx verify --knowledge <1,000 bundles of 50 x 2 KB>  vs  xargs sha256sum (coreutils sha256sum is about 4x slower than Node or openssl: a weak anchor; median of 5)',
+  command:
+    'autoctx verify --knowledge <1,000 bundles of 50 x 2 KB>  vs  xargs sha256sum (coreutils sha256sum is about 4x slower than Node or openssl: a weak anchor; median of 5)',
 });
 const small = await verifyTree('verify-4x2k', 4);
 rows.push({
@@ -264,7 +359,7 @@ rows.push({
   ok: null,
   metric: small.throughput,
   better: 'higher',
-  command: 'the same over 1,000 bundles of 4 x 2 KB; Node and oclif start-up alone take about 130 ms of verify\'s time',
+  command: "the same over 1,000 bundles of 4 x 2 KB; Node and oclif start-up alone take about 130 ms of verify's time",
 });
 
 // 9. A writing command on a large tree: propose on a tree of 5,000 bundles against one of 10, wall time of
@@ -283,7 +378,10 @@ const proposeTree = async (name, count) => {
   const cache = process.env.AUTOCTX_BENCH_CACHE ? path.join(process.env.AUTOCTX_BENCH_CACHE, `${name}-tree`) : null;
   if (cache && fs.existsSync(cache)) fs.cpSync(cache, k, {recursive: true});
   else {
-    const build = {init: (await ownBuild('dist/core/common/init.js')).init, propose: (await ownBuild('dist/core/promotion/propose.js')).propose};
+    const build = {
+      init: (await ownBuild('dist/core/common/init.js')).init,
+      propose: (await ownBuild('dist/core/promotion/propose.js')).propose,
+    };
     writeSrc(0);
     await build.init({knowledge: k, scenario: 'demo', from: src});
     for (let i = 1; i < count; i++) {
@@ -301,7 +399,21 @@ for (let r = 0; r < 11; r++)
   [smallTree, largeTree].forEach((t, i) => {
     t.writeSrc(`timed-${r}`);
     const s = performance.now();
-    const res = spawnSync(process.execPath, [path.join(root, 'bin/run.js'), 'propose', '--from', t.src, '--run-id', `timed-${r}`, '--knowledge', t.k, '--json'], {encoding: 'utf8'});
+    const res = spawnSync(
+      process.execPath,
+      [
+        path.join(root, 'bin/run.js'),
+        'propose',
+        '--from',
+        t.src,
+        '--run-id',
+        `timed-${r}`,
+        '--knowledge',
+        t.k,
+        '--json',
+      ],
+      {encoding: 'utf8'},
+    );
     const ms = performance.now() - s;
     if (res.status !== 0) throw new Error(`propose exited ${res.status}: ${res.stdout}${res.stderr}`);
     if (r > 1) proposeTimes[i].push(ms);
@@ -321,10 +433,20 @@ fs.rmSync(largeTree.k, {recursive: true, force: true});
 // 10. Canonical JSON and its digest of about 10 MB of objects whose keys are not in order, against
 //     JSON.stringify + SHA-256 of the same value.
 const unsortedRows = [];
-for (let i = 0; unsortedRows.length < 40000; i++) unsortedRows.push({zeta: `row ${i}`, alpha: i * 0.5, mid: {y: [i, i + 1, 'x'], b: true, a: null}, beta: 'lorem ipsum dolor sit amet '.repeat(6), id: i});
+for (let i = 0; unsortedRows.length < 40000; i++)
+  unsortedRows.push({
+    zeta: `row ${i}`,
+    alpha: i * 0.5,
+    mid: {y: [i, i + 1, 'x'], b: true, a: null},
+    beta: 'lorem ipsum dolor sit amet '.repeat(6),
+    id: i,
+  });
 const unsorted = {rows: unsortedRows, meta: {z: 1, a: 2}};
 const unsortedBytes = JSON.stringify(unsorted).length;
-const [canonicalMs, stringifyMs] = await alternate([() => stableDigest(unsorted), () => createHash('sha256').update(JSON.stringify(unsorted)).digest('hex')], 15);
+const [canonicalMs, stringifyMs] = await alternate(
+  [() => stableDigest(unsorted), () => createHash('sha256').update(JSON.stringify(unsorted)).digest('hex')],
+  15,
+);
 rows.push({
   measure: 'canonical JSON + digest of unsorted objects / JSON.stringify + SHA-256',
   value: `${(canonicalMs / stringifyMs).toFixed(2)} (${canonicalMs.toFixed(1)} ms / ${stringifyMs.toFixed(1)} ms, ${(unsortedBytes / 1048576).toFixed(1)} MiB)`,
@@ -332,7 +454,8 @@ rows.push({
   ok: canonicalMs / stringifyMs <= 2,
   metric: canonicalMs / stringifyMs,
   better: 'lower',
-  command: 'stableDigest vs createHash(sha256).update(JSON.stringify(v)) over 40,000 rows of 5 keys (one nested object) out of order (median of 15, alternating)',
+  command:
+    'stableDigest vs createHash(sha256).update(JSON.stringify(v)) over 40,000 rows of 5 keys (one nested object) out of order (median of 15, alternating)',
 });
 
 // 11. The bootstrap package: render in process, prepare as a whole process, recall over 2,000 components.
@@ -340,7 +463,17 @@ rows.push({
 if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
   const {renderPackage, recall} = await load('dist/public/bootstrap.js');
   const {tagAdd} = await load('dist/core/delivery/curation.js');
-  const seven = Array.from({length: 7}, (_, i) => ({kind: 'component', scenario: 'bench', component_kind: 'hints', component_key: `item-${i}`, component_digest: String(i).repeat(64), handoff_id: null, revision: null, handoff_digest: null, body: 'Quota warnings go to the account owner; check the tray icon first. '.repeat(40).slice(0, 2000)}));
+  const seven = Array.from({length: 7}, (_, i) => ({
+    kind: 'component',
+    scenario: 'bench',
+    component_kind: 'hints',
+    component_key: `item-${i}`,
+    component_digest: String(i).repeat(64),
+    handoff_id: null,
+    revision: null,
+    handoff_digest: null,
+    body: 'Quota warnings go to the account owner; check the tray icon first. '.repeat(40).slice(0, 2000),
+  }));
   const renderMs = timeIt(() => renderPackage(seven, {maxBytes: 8192}), {runs: 500, warmup: 50});
   rows.push({
     measure: 'bootstrap render: seven items of 2,000 bytes, in process',
@@ -356,8 +489,21 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
   await init({knowledge: bk, scenario: 'demo', from: path.join(root, 'knowledge-example/demo/candidate-better')});
   const active = JSON.parse(fs.readFileSync(path.join(bk, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
   const manifest = JSON.parse(fs.readFileSync(path.join(bk, 'demo/context_bundles/bundles', `${active}.json`), 'utf8'));
-  for (const c of manifest.components.filter((x) => x.kind === 'playbook' || x.kind === 'hints')) await tagAdd({knowledge: bk, digest: c.digest});
-  const prepareArgs = [path.join(root, 'bin/run.js'), 'bootstrap', 'prepare', '--integration', 'claude-code', '--lifecycle', 'startup', '--enabled', '--json', '--knowledge', bk];
+  for (const c of manifest.components.filter((x) => x.kind === 'playbook' || x.kind === 'hints'))
+    await tagAdd({knowledge: bk, digest: c.digest});
+  const prepareArgs = [
+    path.join(root, 'bin/run.js'),
+    'bootstrap',
+    'prepare',
+    '--integration',
+    'claude-code',
+    '--lifecycle',
+    'startup',
+    '--enabled',
+    '--json',
+    '--knowledge',
+    bk,
+  ];
   const [nodeMs2, prepareMs] = timeCommands([
     [process.execPath, ['-e', '0']],
     [process.execPath, prepareArgs],
@@ -369,20 +515,27 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
     ok: prepareMs / nodeMs2 <= 2.5,
     metric: prepareMs / nodeMs2,
     better: 'lower',
-    command: 'node bin/run.js bootstrap prepare --enabled --json on the example (a pending receipt each run)  vs  node -e 0 (median of 15, interleaved)',
+    command:
+      'node bin/run.js bootstrap prepare --enabled --json on the example (a pending receipt each run)  vs  node -e 0 (median of 15, interleaved)',
   });
   // The hook's whole process: a ready package (a new session each run) and a disabled one, against node -e 0.
   if (fs.existsSync(path.join(root, 'bin/autoctx-hook.js'))) {
     const cfg = (enabled) => {
       const dir = path.join(work, `hook-config-${enabled}`);
       fs.mkdirSync(path.join(dir, 'autoctx'), {recursive: true});
-      fs.writeFileSync(path.join(dir, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[work]: {knowledge: bk, scenario: 'demo', enabled}}}}));
+      fs.writeFileSync(
+        path.join(dir, 'autoctx/config.json'),
+        JSON.stringify({schema_version: 1, hooks: {projects: {[work]: {knowledge: bk, scenario: 'demo', enabled}}}}),
+      );
       return {...process.env, XDG_CONFIG_HOME: dir};
     };
     const on = cfg(true);
     const off = cfg(false);
     const [n0, ready, disabled] = hookTimes([on, off], 'bench', [true, false]);
-    for (const [label, ms] of [['ready package', ready], ['disabled', disabled]]) {
+    for (const [label, ms] of [
+      ['ready package', ready],
+      ['disabled', disabled],
+    ]) {
       rows.push({
         measure: `hook session-start, whole process / node -e 0 (${label})`,
         value: `${(ms / n0).toFixed(2)}x (${ms.toFixed(0)} ms / ${n0.toFixed(0)} ms)`,
@@ -401,22 +554,54 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
       fs.rmSync(path.join(k, '.state'), {recursive: true, force: true});
       const dir = path.join(work, `hook-config-${name}`);
       fs.mkdirSync(path.join(dir, 'autoctx'), {recursive: true});
-      fs.writeFileSync(path.join(dir, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[work]: {knowledge: k, scenario: 'demo', enabled: true}}}}));
+      fs.writeFileSync(
+        path.join(dir, 'autoctx/config.json'),
+        JSON.stringify({
+          schema_version: 1,
+          hooks: {projects: {[work]: {knowledge: k, scenario: 'demo', enabled: true}}},
+        }),
+      );
       const env = {...process.env, XDG_CONFIG_HOME: dir};
-      const p = spawnSync(process.execPath, [path.join(root, 'bin/autoctx-hook.js'), 'session-start', '--host', 'claude-code'], {input: JSON.stringify({session_id: `${name}-seed`, cwd: work, hook_event_name: 'SessionStart', source: 'startup'}), env, encoding: 'utf8'});
-      if (!p.stdout.startsWith('{"hookSpecificOutput"')) throw new Error(`hook seed run failed: ${p.stdout}${p.stderr}`);
+      const p = spawnSync(
+        process.execPath,
+        [path.join(root, 'bin/autoctx-hook.js'), 'session-start', '--host', 'claude-code'],
+        {
+          input: JSON.stringify({
+            session_id: `${name}-seed`,
+            cwd: work,
+            hook_event_name: 'SessionStart',
+            source: 'startup',
+          }),
+          env,
+          encoding: 'utf8',
+        },
+      );
+      if (!p.stdout.startsWith('{"hookSpecificOutput"'))
+        throw new Error(`hook seed run failed: ${p.stdout}${p.stderr}`);
       return {k, env};
     };
     const small = grown('state-small');
     const large = grown('state-large');
     const state = path.join(large.k, '.state');
     let files = 0;
-    for (const folder of [path.join(state, 'bootstrap/receipts'), path.join(state, 'hosts/claude-code'), ...fs.readdirSync(path.join(state, 'evidence')).map((d) => path.join(state, 'evidence', d, 'packages'))]) {
+    for (const folder of [
+      path.join(state, 'bootstrap/receipts'),
+      path.join(state, 'hosts/claude-code'),
+      ...fs.readdirSync(path.join(state, 'evidence')).map((d) => path.join(state, 'evidence', d, 'packages')),
+    ]) {
       const [one] = fs.readdirSync(folder).filter((f) => f.endsWith('.json'));
       if (!one) continue;
       const bytes = fs.readFileSync(path.join(folder, one));
       const hex = one.match(/[0-9a-f]{32,}/)[0];
-      for (let i = 0; i < 4000; i++) fs.writeFileSync(path.join(folder, one.replace(hex, createHash('sha256').update(`${folder}${i}`).digest('hex').slice(0, hex.length))), bytes, {mode: 0o600});
+      for (let i = 0; i < 4000; i++)
+        fs.writeFileSync(
+          path.join(
+            folder,
+            one.replace(hex, createHash('sha256').update(`${folder}${i}`).digest('hex').slice(0, hex.length)),
+          ),
+          bytes,
+          {mode: 0o600},
+        );
       files += 4000;
     }
     const [, smallMs, largeMs] = hookTimes([small.env, large.env], 'bench-state', [true, true]);
@@ -433,7 +618,23 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
   // 2,000 components of 2 KB in one serving bundle.
   const rk = path.join(work, 'recall-knowledge');
   const rsrc = path.join(work, 'recall-src');
-  const words = ['quota', 'sync', 'tray', 'disk', 'folder', 'account', 'owner', 'settings', 'path', 'version', 'conflict', 'upload', 'share', 'device', 'login'];
+  const words = [
+    'quota',
+    'sync',
+    'tray',
+    'disk',
+    'folder',
+    'account',
+    'owner',
+    'settings',
+    'path',
+    'version',
+    'conflict',
+    'upload',
+    'share',
+    'device',
+    'login',
+  ];
   fs.mkdirSync(path.join(rsrc, 'hints'), {recursive: true});
   for (let i = 0; i < 2000; i++) {
     const body = Array.from({length: 300}, (_, j) => words[(i * 7 + j * 13 + ((i * j) % 11)) % words.length]).join(' ');
@@ -448,7 +649,8 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
     ok: null,
     metric: recallMs,
     better: 'lower',
-    command: 'recall({query: "quota owner settings"}) on one serving bundle of 2,000 hints of 2 KB: read, index with MiniSearch, rank, render (median of 7)',
+    command:
+      'recall({query: "quota owner settings"}) on one serving bundle of 2,000 hints of 2 KB: read, index with MiniSearch, rank, render (median of 7)',
   });
 }
 
@@ -461,18 +663,36 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
     scenario: 'demo',
     scope: 'global',
     active: {version: 'v1', bundle_digest: 'a'.repeat(64), source: 'global'},
-    canaries: [{version: 'v2', bundle_digest: 'b'.repeat(64), basis_points: 1000, tenants: ['acme', 'globex'], resource_families: ['repo:acme/'], salt: 'v2', runnable: true}],
+    canaries: [
+      {
+        version: 'v2',
+        bundle_digest: 'b'.repeat(64),
+        basis_points: 1000,
+        tenants: ['acme', 'globex'],
+        resource_families: ['repo:acme/'],
+        salt: 'v2',
+        runnable: true,
+      },
+    ],
     registry_problem: null,
   };
   const users = Array.from({length: 1000}, (_, i) => `user-${i}@example.test`);
   const texts = users.map((u) => bucketText(CANARY_ALGORITHM, ['global', 'demo', 'v2', 'user', u]));
   let sink = 0;
-  const decideMs = timeIt(() => {
-    for (const user of users) sink += decideRoute(snapshot, {user, tenant: 'acme', resourceAddress: 'repo:acme/api'}).state === 'CANARY' ? 1 : 0;
-  }, {runs: 200, warmup: 20});
-  const hashMs = timeIt(() => {
-    for (const t of texts) sink += hash('sha256', t, 'buffer')[0];
-  }, {runs: 200, warmup: 20});
+  const decideMs = timeIt(
+    () => {
+      for (const user of users)
+        sink +=
+          decideRoute(snapshot, {user, tenant: 'acme', resourceAddress: 'repo:acme/api'}).state === 'CANARY' ? 1 : 0;
+    },
+    {runs: 200, warmup: 20},
+  );
+  const hashMs = timeIt(
+    () => {
+      for (const t of texts) sink += hash('sha256', t, 'buffer')[0];
+    },
+    {runs: 200, warmup: 20},
+  );
   rows.push({
     measure: 'route decision in process / one sha256 of its input',
     value: `${(decideMs / hashMs).toFixed(2)}x (${((decideMs / users.length) * 1000).toFixed(2)} µs / ${((hashMs / users.length) * 1000).toFixed(2)} µs)`,
@@ -485,7 +705,9 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
   const rk2 = path.join(work, 'route-knowledge');
   await init({knowledge: rk2, scenario: 'demo', from: path.join(root, 'knowledge-example/demo/baseline')});
   const {releaseName} = await load('dist/core/release/release.js');
-  const activeDigest = JSON.parse(fs.readFileSync(path.join(rk2, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+  const activeDigest = JSON.parse(
+    fs.readFileSync(path.join(rk2, 'demo/context_bundles/active.json'), 'utf8'),
+  ).bundle_digest;
   await releaseName({knowledge: rk2, version: 'v1', digest: activeDigest, actor: 'bench'});
   const [nodeMs3, routeMs] = timeCommands([
     [process.execPath, ['-e', '0']],
@@ -503,15 +725,33 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
   cliIn('init', '--scenario', 'demo', '--from', ex('demo/baseline'));
   const cBase = JSON.parse(fs.readFileSync(path.join(ck, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
   const cCand = JSON.parse(cliIn('propose', '--from', ex('demo/candidate-better'), '--json')).bundle_digest;
-  cliIn('confirm', cCand, '--evaluator', `node ${ex('evaluator.js')}`, '--evaluator-mode', 'persistent', '--fixtures', ex('demo/fixtures.jsonl'), '--quiet');
+  cliIn(
+    'confirm',
+    cCand,
+    '--evaluator',
+    `node ${ex('evaluator.js')}`,
+    '--evaluator-mode',
+    'persistent',
+    '--fixtures',
+    ex('demo/fixtures.jsonl'),
+    '--quiet',
+  );
   cliIn('release', 'name', 'v1', cBase);
   cliIn('release', 'name', 'v2', cCand);
   cliIn('release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'bench');
   cliIn('release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '50', '--rationale', 'bench');
-  for (const d of [cBase, cCand]) cliIn('tag', 'add', JSON.parse(cliIn('bundle', 'show', d, '--json')).manifest.components.find((x) => x.kind === 'playbook').digest);
+  for (const d of [cBase, cCand])
+    cliIn(
+      'tag',
+      'add',
+      JSON.parse(cliIn('bundle', 'show', d, '--json')).manifest.components.find((x) => x.kind === 'playbook').digest,
+    );
   const cfgDir = path.join(work, 'hook-config-canary');
   fs.mkdirSync(path.join(cfgDir, 'autoctx'), {recursive: true});
-  fs.writeFileSync(path.join(cfgDir, 'autoctx/config.json'), JSON.stringify({schema_version: 1, hooks: {projects: {[work]: {knowledge: ck, scenario: 'demo', enabled: true}}}}));
+  fs.writeFileSync(
+    path.join(cfgDir, 'autoctx/config.json'),
+    JSON.stringify({schema_version: 1, hooks: {projects: {[work]: {knowledge: ck, scenario: 'demo', enabled: true}}}}),
+  );
   const [cn0, cHook] = hookTimes([{...process.env, XDG_CONFIG_HOME: cfgDir}], 'bench-canary', [true]);
   rows.push({
     measure: 'hook session-start, whole process / node -e 0 (routed, a 50% canary)',
@@ -520,7 +760,8 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
     ok: cHook / cn0 <= 2,
     metric: cHook / cn0,
     better: 'lower',
-    command: 'node bin/autoctx-hook.js session-start on the quick start\'s baseline (v1 ACTIVE) with the better candidate a 50% canary (v2), a new session each run  vs  node -e 0 (median of 15, interleaved)',
+    command:
+      "node bin/autoctx-hook.js session-start on the quick start's baseline (v1 ACTIVE) with the better candidate a 50% canary (v2), a new session each run  vs  node -e 0 (median of 15, interleaved)",
   });
   rows.push({
     measure: 'autoctx route, whole process / node -e 0',
@@ -529,7 +770,8 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
     ok: routeMs / nodeMs3 <= 2.5,
     metric: routeMs / nodeMs3,
     better: 'lower',
-    command: 'node bin/run.js route --user alice --json on the quick start\'s baseline named v1  vs  node -e 0 (median of 15, interleaved)',
+    command:
+      "node bin/run.js route --user alice --json on the quick start's baseline named v1  vs  node -e 0 (median of 15, interleaved)",
   });
 }
 
@@ -541,12 +783,21 @@ function hookTimes(envs, prefix, packaged) {
   const hookBin = path.join(root, 'bin/autoctx-hook.js');
   const times = [[], ...envs.map(() => [])];
   for (let r = 0; r < 17; r++) {
-    const input = JSON.stringify({session_id: `${prefix}-${r}`, cwd: work, hook_event_name: 'SessionStart', source: 'startup'});
-    for (const [i, args, env] of [[0, ['-e', '0'], process.env], ...envs.map((e, j) => [j + 1, [hookBin, 'session-start', '--host', 'claude-code'], e])]) {
+    const input = JSON.stringify({
+      session_id: `${prefix}-${r}`,
+      cwd: work,
+      hook_event_name: 'SessionStart',
+      source: 'startup',
+    });
+    for (const [i, args, env] of [
+      [0, ['-e', '0'], process.env],
+      ...envs.map((e, j) => [j + 1, [hookBin, 'session-start', '--host', 'claude-code'], e]),
+    ]) {
       const s0 = performance.now();
       const p = spawnSync(process.execPath, args, {input, env, encoding: 'utf8'});
       const ms = performance.now() - s0;
-      if (p.status !== 0 || (i > 0 && packaged[i - 1] && !p.stdout.startsWith('{"hookSpecificOutput"'))) throw new Error(`hook bench run failed: ${p.stdout}${p.stderr}`);
+      if (p.status !== 0 || (i > 0 && packaged[i - 1] && !p.stdout.startsWith('{"hookSpecificOutput"')))
+        throw new Error(`hook bench run failed: ${p.stdout}${p.stderr}`);
       if (r >= 2) times[i].push(ms);
     }
   }
@@ -568,15 +819,29 @@ if (fs.existsSync(inTree('dist/core/signing/signing-history.js'))) {
   const keyFile = path.join(work, 'sig-key');
   spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bench', '-f', keyFile]);
   const signers = path.join(work, 'sig-allowed');
-  fs.writeFileSync(signers, `bench@x ${fs.readFileSync(`${keyFile}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ')}\n`);
+  fs.writeFileSync(
+    signers,
+    `bench@x ${fs.readFileSync(`${keyFile}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ')}\n`,
+  );
   await signingStart({knowledge: signedTree, from: signers, signingKey: keyFile, actor: 'bench@x'});
-  // Records made under signing, on both trees alike: three rollback executions (refused: the baseline has no target), signed on one.
-  for (const k of [unsignedTree, signedTree]) for (const why of ['bench one', 'bench two', 'bench three']) await rollback({knowledge: k, rationale: why, actor: 'bench@x', ...(k === signedTree ? {signingKey: keyFile} : {})});
+  // Records made under signing, on both trees alike: three rollback executions (refused: the baseline has no target),
+  // signed on one.
+  for (const k of [unsignedTree, signedTree])
+    for (const why of ['bench one', 'bench two', 'bench three'])
+      await rollback({
+        knowledge: k,
+        rationale: why,
+        actor: 'bench@x',
+        ...(k === signedTree ? {signingKey: keyFile} : {}),
+      });
   const check = verify({knowledge: signedTree, allowedSigners: signers});
   if (check.errors.length > 0) throw new Error(`the signed bench tree has errors: ${check.errors[0].code}`);
   const times = {unsigned: [], signed: []};
   for (let i = 0; i < 15; i++) {
-    for (const [name, k, anchor] of [['unsigned', unsignedTree, undefined], ['signed', signedTree, signers]]) {
+    for (const [name, k, anchor] of [
+      ['unsigned', unsignedTree, undefined],
+      ['signed', signedTree, signers],
+    ]) {
       const t0 = performance.now();
       verify({knowledge: k, allowedSigners: anchor});
       times[name].push(performance.now() - t0);
@@ -590,7 +855,8 @@ if (fs.existsSync(inTree('dist/core/signing/signing-history.js'))) {
     ok: signedRatio <= 1.5,
     metric: signedRatio,
     better: 'lower',
-    command: 'verify({knowledge, allowedSigners}) in process over the quick start\'s baseline and two proposals with signing started and three signed rollback records  vs  the same tree unsigned (median of 15, interleaved)',
+    command:
+      "verify({knowledge, allowedSigners}) in process over the quick start's baseline and two proposals with signing started and three signed rollback records  vs  the same tree unsigned (median of 15, interleaved)",
   });
   const key = {file: keyFile, agent: false};
   const signTimes = [];
@@ -606,7 +872,8 @@ if (fs.existsSync(inTree('dist/core/signing/signing-history.js'))) {
     ok: true,
     metric: median(signTimes),
     better: 'lower',
-    command: 'signDigest: one ssh-keygen -Y sign -n autoctx process per record, from an unencrypted key file (median of 15)',
+    command:
+      'signDigest: one ssh-keygen -Y sign -n autoctx process per record, from an unencrypted key file (median of 15)',
   });
 }
 
@@ -620,34 +887,59 @@ if (fs.existsSync(inTree('dist/core/inspection/inspect.js'))) {
   fs.cpSync(knowledge, ik, {recursive: true});
   // The quick start tags the serving playbook and hints: the package the hook delivers.
   const {tagAdd} = await load('dist/core/delivery/curation.js');
-  const activeBundle = JSON.parse(fs.readFileSync(path.join(ik, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
-  const served = JSON.parse(fs.readFileSync(path.join(ik, `demo/context_bundles/bundles/${activeBundle}.json`), 'utf8')).components;
-  for (const kind of ['playbook', 'hints']) await tagAdd({knowledge: ik, digest: served.find((c) => c.kind === kind).digest});
+  const activeBundle = JSON.parse(
+    fs.readFileSync(path.join(ik, 'demo/context_bundles/active.json'), 'utf8'),
+  ).bundle_digest;
+  const served = JSON.parse(
+    fs.readFileSync(path.join(ik, `demo/context_bundles/bundles/${activeBundle}.json`), 'utf8'),
+  ).components;
+  for (const kind of ['playbook', 'hints'])
+    await tagAdd({knowledge: ik, digest: served.find((c) => c.kind === kind).digest});
   const active = JSON.parse(fs.readFileSync(path.join(ik, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
   const count = 600;
   let content = '';
   for (let i = 0; i < count; i++) {
     // Each package as a hook delivers it: prepared with its receipt, whose id is the correlation id (the
     // inspector holds the package to the items the receipt names).
-    const delivered = await prepare({knowledge: ik, scenario: 'demo', enabled: true, lifecycle: 'startup', integration: 'bench', eventId: `bench-${i}`});
+    const delivered = await prepare({
+      knowledge: ik,
+      scenario: 'demo',
+      enabled: true,
+      lifecycle: 'startup',
+      integration: 'bench',
+      eventId: `bench-${i}`,
+    });
     content = delivered.content;
     const file = path.join(work, 'inspect', `p${i}.json`);
-    fs.writeFileSync(file, JSON.stringify({schema: 'autoctx.evidence-package.v1', scenario: 'demo', correlation_id: delivered.receipt.receipt_id, bundle_digest: active, layout: 'autoctx-bootstrap-v1', system_prompt: '', user_prompt: delivered.content}));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        schema: 'autoctx.evidence-package.v1',
+        scenario: 'demo',
+        correlation_id: delivered.receipt.receipt_id,
+        bundle_digest: active,
+        layout: 'autoctx-bootstrap-v1',
+        system_prompt: '',
+        user_prompt: delivered.content,
+      }),
+    );
     await evidenceSeal({knowledge: ik, from: file});
   }
   const t0 = performance.now();
   const r = await inspectRun({knowledge: ik, batch: count});
   const ms = performance.now() - t0;
-  if (r.inspected.length !== count || r.inspected.some((x) => x.verdict !== 'PASS')) throw new Error('the inspector bench packages did not all PASS');
+  if (r.inspected.length !== count || r.inspected.some((x) => x.verdict !== 'PASS'))
+    throw new Error('the inspector bench packages did not all PASS');
   const perSecond = count / (ms / 1000);
   rows.push({
-    measure: 'prompt inspector throughput, packages of the example\'s size',
+    measure: "prompt inspector throughput, packages of the example's size",
     value: `${perSecond.toFixed(0)} packages/s (${count} in ${ms.toFixed(0)} ms, ${Buffer.byteLength(content)} bytes each)`,
     target: '>= 500/s',
     ok: perSecond >= 500,
     metric: perSecond,
     better: 'higher',
-    command: 'inspectRun({batch: 600}) in process over 600 sealed copies of the example\'s bootstrap package: read, integrity check, inspect against the bundle, write the result',
+    command:
+      "inspectRun({batch: 600}) in process over 600 sealed copies of the example's bootstrap package: read, integrity check, inspect against the bundle, write the result",
   });
 }
 
@@ -655,7 +947,11 @@ if (fs.existsSync(inTree('dist/core/inspection/inspect.js'))) {
 const mem = path.join(work, 'memory');
 const peakOf = (args) => {
   const rssFile = path.join(mem, 'rss');
-  const r = spawnSync(process.execPath, ['--import', path.join(root, 'test/helpers/max-rss.js'), path.join(root, 'bin/run.js'), ...args, '--json'], {encoding: 'utf8', env: {...process.env, AUTOCTX_MAX_RSS_FILE: rssFile}});
+  const r = spawnSync(
+    process.execPath,
+    ['--import', path.join(root, 'test/helpers/max-rss.js'), path.join(root, 'bin/run.js'), ...args, '--json'],
+    {encoding: 'utf8', env: {...process.env, AUTOCTX_MAX_RSS_FILE: rssFile}},
+  );
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stdout}${r.stderr}`);
   return {json: JSON.parse(r.stdout), peak: Number(fs.readFileSync(rssFile, 'utf8'))};
 };
@@ -668,7 +964,10 @@ for (const [label, line] of [
   fs.mkdirSync(path.join(mem, 'big/playbook'), {recursive: true});
   fs.writeFileSync(path.join(mem, 'base/playbook/playbook.md'), 'Be helpful.\n');
   const size = 100 * 1048576;
-  fs.writeFileSync(path.join(mem, 'big/playbook/playbook.md'), Buffer.from(line.repeat(Math.ceil(size / Buffer.byteLength(line)))).subarray(0, size));
+  fs.writeFileSync(
+    path.join(mem, 'big/playbook/playbook.md'),
+    Buffer.from(line.repeat(Math.ceil(size / Buffer.byteLength(line)))).subarray(0, size),
+  );
   const mk = path.join(mem, 'knowledge');
   peakOf(['init', '--scenario', 'demo', '--from', path.join(mem, 'base'), '--knowledge', mk]);
   const p = peakOf(['propose', '--from', path.join(mem, 'big'), '--knowledge', mk]);
@@ -688,5 +987,7 @@ for (const [label, line] of [
 
 printTable(rows);
 if (option('--json')) fs.writeFileSync(option('--json'), `${JSON.stringify(rows)}\n`);
-console.log(`\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; canonical sample length ${canonicalJson(input).length} bytes`);
+console.log(
+  `\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; canonical sample length ${canonicalJson(input).length} bytes`,
+);
 fs.rmSync(work, {recursive: true, force: true});

@@ -22,8 +22,13 @@ if (!Number.isInteger(runs) || runs < 1) {
 if (roots.length === 0) roots.push(path.join(here, '..'));
 // A module where the checkout keeps it: a folder per system, else an older commit's flat layout.
 const load = (root, rel) => {
-  const flat = rel.replace(/^(dist\/(?:core|model|store\/kinds|store))\/(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\//, '$1/');
-  const file = [rel, flat].map((r) => path.join(path.resolve(root), r)).find((p) => fs.existsSync(p)) ?? path.join(path.resolve(root), rel);
+  const flat = rel.replace(
+    /^(dist\/(?:core|model|store\/kinds|store))\/(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\//,
+    '$1/',
+  );
+  const file =
+    [rel, flat].map((r) => path.join(path.resolve(root), r)).find((p) => fs.existsSync(p)) ??
+    path.join(path.resolve(root), rel);
   return import(pathToFileURL(file).href);
 };
 
@@ -33,7 +38,12 @@ try {
   const {init} = await load(path.join(here, '..'), 'dist/core/common/init.js');
   const {propose} = await load(path.join(here, '..'), 'dist/core/promotion/propose.js');
   const files = await makeVerifyTree({init, propose, tree, source: path.join(work, 'src'), componentCount: 50});
-  const fns = [['read + SHA-256 of every file', () => files.forEach((f) => createHash('sha256').update(fs.readFileSync(f)).digest('hex'))]];
+  const fns = [
+    [
+      'read + SHA-256 of every file',
+      () => files.forEach((f) => createHash('sha256').update(fs.readFileSync(f)).digest('hex')),
+    ],
+  ];
   for (const root of roots) {
     const {verifyInParallel} = await load(root, 'dist/core/common/verify.js');
     fns.push([
@@ -44,10 +54,16 @@ try {
       },
     ]);
   }
-  const times = await alternate(fns.map(([, fn]) => fn), runs);
+  const times = await alternate(
+    fns.map(([, fn]) => fn),
+    runs,
+  );
   const floor = times[0];
   console.log(`${files.length} files; median of ${runs}, interleaved`);
-  for (const [i, [name]] of fns.entries()) console.log(`${times[i].toFixed(0).padStart(6)} ms  ${i === 0 ? '      ' : `${(times[i] / floor).toFixed(2)}×`}  ${name}`);
+  for (const [i, [name]] of fns.entries())
+    console.log(
+      `${times[i].toFixed(0).padStart(6)} ms  ${i === 0 ? '      ' : `${(times[i] / floor).toFixed(2)}×`}  ${name}`,
+    );
 } finally {
   fs.rmSync(work, {recursive: true, force: true});
 }

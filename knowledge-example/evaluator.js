@@ -34,7 +34,12 @@ function answer(request) {
   const text = bundleText(request.bundle_dir);
   const covered = needs.filter((n) => text.includes(n.toLowerCase())).length;
   const score = covered / needs.length + noise(request.fixture_digest, request.seed, request.bundle_digest);
-  return {request_id: request.request_id, fixture_digest: request.fixture_digest, score: Math.round(score * 1e6) / 1e6, valid: true};
+  return {
+    request_id: request.request_id,
+    fixture_digest: request.fixture_digest,
+    score: Math.round(score * 1e6) / 1e6,
+    valid: true,
+  };
 }
 
 const lines = createInterface({input: process.stdin});

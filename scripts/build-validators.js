@@ -8,9 +8,17 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 
 const BASE = 'https://autoctx.dev/schemas/';
 const dir = 'schemas';
-const ajv = new Ajv2020({strict: true, allErrors: false, validateFormats: false, inlineRefs: false, code: {source: true, esm: true, lines: false}});
+const ajv = new Ajv2020({
+  strict: true,
+  allErrors: false,
+  validateFormats: false,
+  inlineRefs: false,
+  code: {source: true, esm: true, lines: false},
+});
 const names = [];
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.schema.json'))
+  .sort()) {
   ajv.addSchema(JSON.parse(readFileSync(path.join(dir, file), 'utf8')));
   names.push(file.slice(0, -'.schema.json'.length));
 }
@@ -18,16 +26,52 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.schema.json')).so
 function emit(file, selected) {
   const exported = Object.fromEntries(selected.map((n) => [n.replace(/-/g, '_'), `${BASE}${n}.schema.json`]));
   const code = `${standaloneCode(ajv, exported)}\nexport default {${selected.map((n) => `${JSON.stringify(n)}: ${n.replace(/-/g, '_')}`).join(', ')}};\n`;
-  if (/require\(/.test(code)) throw new Error('generated validators must not need a runtime require; keep minLength and formats out of the schemas');
+  if (/require\(/.test(code))
+    throw new Error(
+      'generated validators must not need a runtime require; keep minLength and formats out of the schemas',
+    );
   writeFileSync(path.join('dist', 'store', file), code);
   console.log(`${file}: ${selected.length} validators, ${code.length} bytes`);
 }
 const usable = names.filter((n) => n !== 'common');
-emit('validators.generated.js', usable.filter((n) => !n.startsWith('result-')));
+emit(
+  'validators.generated.js',
+  usable.filter((n) => !n.startsWith('result-')),
+);
 // The agent-host hook reads only these (delivery, routing and the documents under them); its bundle takes this
 // module instead (scripts/bundle.js), so a hook does not load the evaluation and evidence validators it never runs.
 // A schema left out here is a hook failure (no output, exit 0), which the hook tests would show.
-const HOOK_SCHEMAS = ['active', 'bootstrap-receipt', 'curation', 'curation-entry', 'evidence-package', 'evidence-record', 'evidence-sampling', 'handoff', 'host-state', 'housekeeping', 'manifest', 'promotion', 'record-histories', 'record-history-entry', 'record-v1', 'record-v2', 'release-descriptor', 'release-receipt', 'release-registry', 'rollback', 'rollback-execution', 'rollover', 'foreign-move', 'state-change', 'team-config', 'user-config'];
+const HOOK_SCHEMAS = [
+  'active',
+  'bootstrap-receipt',
+  'curation',
+  'curation-entry',
+  'evidence-package',
+  'evidence-record',
+  'evidence-sampling',
+  'handoff',
+  'host-state',
+  'housekeeping',
+  'manifest',
+  'promotion',
+  'record-histories',
+  'record-history-entry',
+  'record-v1',
+  'record-v2',
+  'release-descriptor',
+  'release-receipt',
+  'release-registry',
+  'rollback',
+  'rollback-execution',
+  'rollover',
+  'foreign-move',
+  'state-change',
+  'team-config',
+  'user-config',
+];
 for (const n of HOOK_SCHEMAS) if (!usable.includes(n)) throw new Error(`HOOK_SCHEMAS names ${n}, which schemas/ lacks`);
 emit('validators.hook.generated.js', HOOK_SCHEMAS);
-emit('result-validators.generated.js', usable.filter((n) => n.startsWith('result-')));
+emit(
+  'result-validators.generated.js',
+  usable.filter((n) => n.startsWith('result-')),
+);

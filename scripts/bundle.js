@@ -68,7 +68,13 @@ const shared = {
   legalComments: 'none',
   logLevel: 'warning',
 };
-const r = await build({...shared, stdin: {contents: entry, resolveDir: root, sourcefile: 'cli-entry.js', loader: 'js'}, entryNames: 'cli', outdir: undefined, outfile: path.join(root, 'dist/bundle/cli.js')});
+const r = await build({
+  ...shared,
+  stdin: {contents: entry, resolveDir: root, sourcefile: 'cli-entry.js', loader: 'js'},
+  entryNames: 'cli',
+  outdir: undefined,
+  outfile: path.join(root, 'dist/bundle/cli.js'),
+});
 await build({...shared, entryPoints: {'verify-worker': path.join(root, 'dist/core/bundle/verify-worker.js')}});
 // The delivery commands' fast path (bootstrap prepare|claim|render and recall with --json): no oclif in it.
 const fast = await build({...shared, entryPoints: {fast: path.join(root, 'dist/cli/fast-path.js')}});
@@ -79,12 +85,21 @@ if (oclifInFast.length > 0) throw new Error(`dist/bundle/fast.js must not hold o
 const hookValidators = {
   name: 'hook-validators',
   setup(b) {
-    b.onResolve({filter: /[/\\]validators\.generated\.js$/}, (args) => ({path: path.join(path.dirname(path.resolve(args.resolveDir, args.path)), 'validators.hook.generated.js')}));
+    b.onResolve({filter: /[/\\]validators\.generated\.js$/}, (args) => ({
+      path: path.join(path.dirname(path.resolve(args.resolveDir, args.path)), 'validators.hook.generated.js'),
+    }));
   },
 };
-const hook = await build({...shared, plugins: [...shared.plugins, hookValidators], entryPoints: {hook: path.join(root, 'dist/hooks/main.js')}});
-const cliInHook = Object.keys(hook.metafile.inputs).filter((f) => f.includes('@oclif') || /dist[/\\](cli|commands)[/\\]/.test(f));
-if (cliInHook.length > 0) throw new Error(`dist/bundle/hook.js must not hold oclif or the CLI: ${cliInHook.join(', ')}`);
-if (process.env.BUNDLE_META) writeFileSync("/tmp/meta.json", JSON.stringify(r.metafile));
+const hook = await build({
+  ...shared,
+  plugins: [...shared.plugins, hookValidators],
+  entryPoints: {hook: path.join(root, 'dist/hooks/main.js')},
+});
+const cliInHook = Object.keys(hook.metafile.inputs).filter(
+  (f) => f.includes('@oclif') || /dist[/\\](cli|commands)[/\\]/.test(f),
+);
+if (cliInHook.length > 0)
+  throw new Error(`dist/bundle/hook.js must not hold oclif or the CLI: ${cliInHook.join(', ')}`);
+if (process.env.BUNDLE_META) writeFileSync('/tmp/meta.json', JSON.stringify(r.metafile));
 writeFileSync(path.join(root, 'dist/bundle/package.json'), '{"type": "module"}\n');
 console.log(`dist/bundle/cli.js: ${commands.length} commands`);

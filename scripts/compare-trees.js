@@ -24,7 +24,8 @@ const CLASSES = [
 ];
 const B64 = ['b64', '[A-Za-z0-9+/]{40,}={0,2}'];
 const keyMaterial = (file) => /\.sig$|allowed_signers|\.pub$|(^|\/)id_[a-z0-9]+$/.test(file);
-const tokenRe = (file) => new RegExp((keyMaterial(file) ? [B64, ...CLASSES] : CLASSES).map(([n, r]) => `(?<${n}>${r})`).join('|'), 'g');
+const tokenRe = (file) =>
+  new RegExp((keyMaterial(file) ? [B64, ...CLASSES] : CLASSES).map(([n, r]) => `(?<${n}>${r})`).join('|'), 'g');
 
 function listFiles(root) {
   const out = [];
@@ -61,7 +62,9 @@ function normalized(root, files, shared) {
     const name = sub(f, tokenRe(''));
     const dir = path.posix.dirname(name);
     if (!out.has(dir)) out.set(dir, []);
-    out.get(dir).push(`${path.posix.basename(name)}\0${sub(fs.readFileSync(path.join(root, f), 'latin1'), tokenRe(f))}`);
+    out
+      .get(dir)
+      .push(`${path.posix.basename(name)}\0${sub(fs.readFileSync(path.join(root, f), 'latin1'), tokenRe(f))}`);
   }
   for (const list of out.values()) list.sort();
   return out;
@@ -97,7 +100,9 @@ for (const dir of [...new Set([...na.keys(), ...nb.keys()])].sort()) {
     const i = l1.findIndex((l, k) => l !== l2[k]);
     problems.push(`differs: ${dir}/${name} (line ${i + 1})\n  - ${l1[i]?.slice(0, 200)}\n  + ${l2[i]?.slice(0, 200)}`);
   }
-  for (const y of onlyB) if (!onlyA.some((x) => x.split('\0')[0] === y.split('\0')[0])) problems.push(`only in ${b}: ${dir}/${y.split('\0')[0]}`);
+  for (const y of onlyB)
+    if (!onlyA.some((x) => x.split('\0')[0] === y.split('\0')[0]))
+      problems.push(`only in ${b}: ${dir}/${y.split('\0')[0]}`);
 }
 console.log(`${filesA.length} files in ${a}, ${filesB.length} in ${b}; ${shared.size} stable tokens shared`);
 if (problems.length === 0) {

@@ -26,7 +26,15 @@ for (const [source, prototype] of Object.entries(data)) {
   byTarget.set(target, [...(byTarget.get(target) ?? []), source]);
 }
 const targets = [...byTarget.keys()].sort();
-const lines = targets.map((t) => `  ${/^[0-9]$/.test(t) ? `'${t}'` : t}: ${JSON.stringify(byTarget.get(t).sort((a, b) => a.codePointAt(0) - b.codePointAt(0)).join(''))},`);
+const lines = targets.map(
+  (t) =>
+    `  ${/^[0-9]$/.test(t) ? `'${t}'` : t}: ${JSON.stringify(
+      byTarget
+        .get(t)
+        .sort((a, b) => a.codePointAt(0) - b.codePointAt(0))
+        .join(''),
+    )},`,
+);
 const count = targets.reduce((n, t) => n + byTarget.get(t).length, 0);
 writeFileSync(
   'src/model/delivery/confusables.generated.ts',

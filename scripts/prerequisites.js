@@ -22,10 +22,15 @@ if (isRoot && !apt.error) {
   process.stderr.write(`autoctx: installing ${pkgs.join(', ')} with apt-get\n`);
   const env = {...process.env, DEBIAN_FRONTEND: 'noninteractive'};
   const update = spawnSync('apt-get', ['update', '-qq'], {stdio: 'inherit', env});
-  const install = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], {stdio: 'inherit', env});
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], {
+    stdio: 'inherit',
+    env,
+  });
   if (update.status === 0 && install.status === 0 && missing.every(present)) process.exit(0);
 }
 for (const n of missing.filter((m) => !present(m))) {
-  process.stderr.write(`autoctx: ${n.what} is needed and missing: install the package ${n.debian} (apt-get install ${n.debian}), then run again\n`);
+  process.stderr.write(
+    `autoctx: ${n.what} is needed and missing: install the package ${n.debian} (apt-get install ${n.debian}), then run again\n`,
+  );
 }
 process.exit(1);

@@ -21,7 +21,8 @@ import ts from 'typescript';
 const WIDTH = 120;
 const check = process.argv.includes('--check');
 const given = process.argv.slice(2).filter((a) => a !== '--check');
-const DIRECTIVE = /^\s*(\/\/|\/\*|\*)\s*(biome-ignore|@ts-|eslint|prettier-ignore|istanbul|c8 |#region|#endregion|<reference)|^\s*\/\/\//;
+const DIRECTIVE =
+  /^\s*(\/\/|\/\*|\*)\s*(biome-ignore|@ts-|eslint|prettier-ignore|istanbul|c8 |#region|#endregion|<reference)|^\s*\/\/\//;
 
 const width = (s) => [...s].length;
 
@@ -29,7 +30,10 @@ function sourceFiles() {
   const out = execFileSync('git', ['ls-files', '*.ts', '*.tsx', '*.js', '*.mjs', '*.cjs'], {encoding: 'utf8'});
   return out
     .split('\n')
-    .filter((f) => f !== '' && !f.startsWith('test/fixtures/') && !f.startsWith('hosts-e2e/') && !/\.generated\.(d\.)?ts$/.test(f));
+    .filter(
+      (f) =>
+        f !== '' && !f.startsWith('test/fixtures/') && !f.startsWith('hosts-e2e/') && !/\.generated\.(d\.)?ts$/.test(f),
+    );
 }
 
 function scriptKind(file) {
@@ -78,7 +82,10 @@ function comments(file, text) {
     for (const k of kids) visit(k);
   };
   visit(sf);
-  return {list: [...seen.values()].sort((a, b) => a.pos - b.pos), inToken: (pos) => spans.some(([s, e]) => s < pos && pos < e)};
+  return {
+    list: [...seen.values()].sort((a, b) => a.pos - b.pos),
+    inToken: (pos) => spans.some(([s, e]) => s < pos && pos < e),
+  };
 }
 
 /** Words of `text` laid in lines of at most `room` columns (a longer word stands alone). */
@@ -137,7 +144,8 @@ function rewrap(file, text) {
         continue;
       }
       const words = wrap(m[2].trimEnd(), WIDTH - width(indent) - 2 - width(lead));
-      if (words.some((w) => width(indent) + 2 + width(lead) + width(w) > WIDTH)) note(c.pos, 'a word wider than the width');
+      if (words.some((w) => width(indent) + 2 + width(lead) + width(w) > WIDTH))
+        note(c.pos, 'a word wider than the width');
       const block = words.map((w) => `${indent}//${lead}${w}`).join('\n');
       if (alone) edits.push({pos: start, end: c.end, text: block});
       else {
@@ -163,7 +171,11 @@ function rewrap(file, text) {
         continue;
       }
       const words = wrap(m[2], WIDTH - width(before) - 3);
-      edits.push({pos: c.pos, end: c.end, text: [`/*${m[1]}`, ...words.map((w) => `${before} * ${w}`), `${before} */`].join('\n')});
+      edits.push({
+        pos: c.pos,
+        end: c.end,
+        text: [`/*${m[1]}`, ...words.map((w) => `${before} * ${w}`), `${before} */`].join('\n'),
+      });
       continue;
     }
     let fenced = false;
@@ -180,7 +192,8 @@ function rewrap(file, text) {
         const [, prefix, extra, rest] = m;
         const closes = rest.endsWith('*/');
         const words = wrap(closes ? rest.slice(0, -2).trimEnd() : rest, WIDTH - width(prefix) - width(extra));
-        if (words.some((w) => width(prefix) + width(extra) + width(w) > WIDTH)) note(offset, 'a word wider than the width');
+        if (words.some((w) => width(prefix) + width(extra) + width(w) > WIDTH))
+          note(offset, 'a word wider than the width');
         const wrapped = words.map((w) => `${prefix}${extra}${w}`);
         if (closes) wrapped[wrapped.length - 1] += ' */';
         out.push(...wrapped);
@@ -190,7 +203,8 @@ function rewrap(file, text) {
     edits.push({pos: c.pos, end: c.end, text: out.join('\n')});
   }
   let next = text;
-  for (const e of edits.sort((a, b) => b.pos - a.pos || b.end - a.end)) next = next.slice(0, e.pos) + e.text + next.slice(e.end);
+  for (const e of edits.sort((a, b) => b.pos - a.pos || b.end - a.end))
+    next = next.slice(0, e.pos) + e.text + next.slice(e.end);
   return {next, left};
 }
 
@@ -213,5 +227,7 @@ for (const file of given.length > 0 ? given : sourceFiles()) {
   if (!check) fs.writeFileSync(file, next);
 }
 for (const w of wide) console.log(`left wide: ${w}`);
-console.log(`${check ? 'would rewrap' : 'rewrapped'} comments in ${changed} files; ${wide.length} comment lines left wide`);
+console.log(
+  `${check ? 'would rewrap' : 'rewrapped'} comments in ${changed} files; ${wide.length} comment lines left wide`,
+);
 if (failed > 0 || (check && changed > 0)) process.exitCode = 1;

@@ -217,9 +217,15 @@ export const VERIFY_FINDINGS = {
   REPLAY_ONLY: 'note',
 } as const;
 
-export type VerifyErrorFinding = {[K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'error' ? K : never}[keyof typeof VERIFY_FINDINGS];
-export type VerifyWarningFinding = {[K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'warning' ? K : never}[keyof typeof VERIFY_FINDINGS];
-export type VerifyNoteFinding = {[K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'note' ? K : never}[keyof typeof VERIFY_FINDINGS];
+export type VerifyErrorFinding = {
+  [K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'error' ? K : never;
+}[keyof typeof VERIFY_FINDINGS];
+export type VerifyWarningFinding = {
+  [K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'warning' ? K : never;
+}[keyof typeof VERIFY_FINDINGS];
+export type VerifyNoteFinding = {
+  [K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'note' ? K : never;
+}[keyof typeof VERIFY_FINDINGS];
 
 export class AutoctxError extends Error {
   readonly code: ErrorCode;
@@ -266,7 +272,9 @@ export function rethrowUnless(error: unknown, ...expected: ReadonlyArray<(error:
   if (!expected.some((is) => is(error))) throw error;
 }
 
-/** An error the operating system gave a file, process or host call (it names its system call). By shape, across realms. */
+/**
+ * An error the operating system gave a file, process or host call (it names its system call). By shape, across realms.
+ */
 export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
   return typeof error === 'object' && error !== null && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
@@ -297,11 +305,15 @@ export function environmentError(error: unknown, relative: (p: string) => string
   const mapped = e && typeof e === 'object' && typeof e.code === 'string' ? ENVIRONMENT_ERRNO[e.code] : undefined;
   if (!mapped) return null;
   const where = typeof e!.path === 'string' ? relative(e!.path) : undefined;
-  return new AutoctxError(mapped.code, `${where ?? 'a file'}: ${mapped.what} (${e!.code}); nothing was changed by this command`, {
-    errno: e!.code,
-    ...(where !== undefined ? {file: where} : {}),
-    ...(e!.syscall ? {syscall: e!.syscall} : {}),
-  });
+  return new AutoctxError(
+    mapped.code,
+    `${where ?? 'a file'}: ${mapped.what} (${e!.code}); nothing was changed by this command`,
+    {
+      errno: e!.code,
+      ...(where !== undefined ? {file: where} : {}),
+      ...(e!.syscall ? {syscall: e!.syscall} : {}),
+    },
+  );
 }
 
 /**

@@ -22,7 +22,8 @@ function bundleInstructions(dir) {
   for (const kind of readdirSync(dir).sort()) {
     const sub = path.join(dir, kind);
     if (!statSync(sub).isDirectory()) continue;
-    for (const file of readdirSync(sub).sort()) parts.push(`## ${kind}/${file}\n\n${readFileSync(path.join(sub, file), 'utf8').trim()}`);
+    for (const file of readdirSync(sub).sort())
+      parts.push(`## ${kind}/${file}\n\n${readFileSync(path.join(sub, file), 'utf8').trim()}`);
   }
   return `You are a support agent. Follow this context exactly.\n\n${parts.join('\n\n')}`;
 }
@@ -34,7 +35,11 @@ function caseText(request) {
 }
 
 async function post(url, headers, body) {
-  const response = await fetch(url, {method: 'POST', headers: {'content-type': 'application/json', ...headers}, body: JSON.stringify(body)});
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {'content-type': 'application/json', ...headers},
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -44,12 +49,36 @@ async function reply(system, user) {
   const model = process.env.AUTOCTX_MODEL;
   if (process.env.ANTHROPIC_API_KEY) {
     const base = (process.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com').replace(/\/$/, '');
-    const r = await post(`${base}/v1/messages`, {'x-api-key': process.env.ANTHROPIC_API_KEY, 'anthropic-version': '2023-06-01'}, {model: model ?? 'claude-3-5-haiku-latest', max_tokens: 800, temperature: 0, system, messages: [{role: 'user', content: user}]});
-    return (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+    const r = await post(
+      `${base}/v1/messages`,
+      {'x-api-key': process.env.ANTHROPIC_API_KEY, 'anthropic-version': '2023-06-01'},
+      {
+        model: model ?? 'claude-3-5-haiku-latest',
+        max_tokens: 800,
+        temperature: 0,
+        system,
+        messages: [{role: 'user', content: user}],
+      },
+    );
+    return (r.content ?? [])
+      .filter((c) => c.type === 'text')
+      .map((c) => c.text)
+      .join('\n');
   }
   if (process.env.OPENAI_API_KEY) {
     const base = (process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1').replace(/\/$/, '');
-    const r = await post(`${base}/chat/completions`, {authorization: `Bearer ${process.env.OPENAI_API_KEY}`}, {model: model ?? 'gpt-4o-mini', temperature: 0, messages: [{role: 'system', content: system}, {role: 'user', content: user}]});
+    const r = await post(
+      `${base}/chat/completions`,
+      {authorization: `Bearer ${process.env.OPENAI_API_KEY}`},
+      {
+        model: model ?? 'gpt-4o-mini',
+        temperature: 0,
+        messages: [
+          {role: 'system', content: system},
+          {role: 'user', content: user},
+        ],
+      },
+    );
     return r.choices?.[0]?.message?.content ?? '';
   }
   throw new Error('set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible API) or ANTHROPIC_API_KEY');
@@ -59,7 +88,12 @@ async function answer(request) {
   const text = (await reply(bundleInstructions(request.bundle_dir), caseText(request))).toLowerCase();
   const needs = request.observation.needs;
   const covered = needs.filter((n) => text.includes(n.toLowerCase())).length;
-  return {request_id: request.request_id, fixture_digest: request.fixture_digest, score: covered / needs.length, valid: text.trim() !== ''};
+  return {
+    request_id: request.request_id,
+    fixture_digest: request.fixture_digest,
+    score: covered / needs.length,
+    valid: text.trim() !== '',
+  };
 }
 
 // One request at a time, in order: a persistent evaluator answers each line before the next.

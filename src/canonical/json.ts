@@ -96,7 +96,9 @@ export function* textPieces(text: string, size = PIECE): Generator<string> {
   }
 }
 
-const PIECE_BYTES = 1 << 18; // room for an escaped piece of text (at most 6 characters per character, \u001f) and for the pieces a document is written in
+// room for an escaped piece of text (at most 6 characters per character, \u001f) and for the pieces a document is
+// written in
+const PIECE_BYTES = 1 << 18;
 let pieceBuffer: Buffer | undefined;
 
 /**
@@ -143,7 +145,8 @@ function hashCanonical(value: unknown, h: ReturnType<typeof createHash>, depth: 
   const keys = Object.keys(record).sort(compareUtf16);
   h.update('{');
   keys.forEach((key, i) => {
-    if (record[key] === undefined || !key.isWellFormed()) fail('INVALID_INPUT', 'an undefined value or a key with a lone UTF-16 surrogate');
+    if (record[key] === undefined || !key.isWellFormed())
+      fail('INVALID_INPUT', 'an undefined value or a key with a lone UTF-16 surrogate');
     h.update(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`);
     hashCanonical(record[key], h, depth + 1);
   });
@@ -219,7 +222,9 @@ function fast(value: unknown): string {
   return (visited >= SORT_IN_MEMORY ? sortKeys(JSON.stringify(value)) : null) ?? sorted(value);
 }
 
-/** String building with keys sorted (the default sort is UTF-16 code-unit order); values were checked by inKeyOrder(). */
+/**
+ * String building with keys sorted (the default sort is UTF-16 code-unit order); values were checked by inKeyOrder().
+ */
 function sorted(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) {
@@ -253,7 +258,9 @@ export function canonicalJson(value: unknown): string {
   return out.join('');
 }
 
-/** SHA-256 as lowercase hex. crypto.hash (Node ≥ 20.12) is about 4× faster for short inputs; long strings go in pieces. */
+/**
+ * SHA-256 as lowercase hex. crypto.hash (Node ≥ 20.12) is about 4× faster for short inputs; long strings go in pieces.
+ */
 export function sha256Hex(data: string | Uint8Array): string {
   if (typeof data === 'string' && data.length <= LARGE_STRING) return hash('sha256', data, 'hex');
   const h = createHash('sha256');

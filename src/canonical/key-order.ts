@@ -19,7 +19,14 @@ interface Sorter {
   memory: WebAssembly.Memory;
   /** All of memory as a Buffer, made again when memory grows (which replaces its ArrayBuffer). */
   view: Buffer;
-  reorder: (n: number, members: number, membersEnd: number, frames: number, framesEnd: number, scratch: number) => number;
+  reorder: (
+    n: number,
+    members: number,
+    membersEnd: number,
+    frames: number,
+    framesEnd: number,
+    scratch: number,
+  ) => number;
 }
 
 let module: WebAssembly.Module | undefined;
@@ -64,7 +71,10 @@ function reserve(s: Sorter, need: number): void {
   s.view = Buffer.from(s.memory.buffer);
 }
 
-/** Runs the sorter over the text; `use` gets memory and the text's length in bytes, in order (valid only during the call). */
+/**
+ * Runs the sorter over the text; `use` gets memory and the text's length in bytes, in order (valid only during the
+ * call).
+ */
 function sortedBytes<T>(text: string, use: (view: Buffer, n: number) => T): T | null {
   const s = (sorter ??= instance());
   const room = text.length < SHORT ? 3 * text.length : Buffer.byteLength(text, 'utf8');
@@ -78,7 +88,8 @@ function sortedBytes<T>(text: string, use: (view: Buffer, n: number) => T): T | 
       const at = layout(room, records);
       reserve(s, at.need);
       const result = s.reorder(n, at.members, at.membersEnd, at.frames, at.framesEnd, at.scratch);
-      // Out of records: run again with room for all. The objects sorted so far are in order now, so they stay as they are.
+      // Out of records: run again with room for all. The objects sorted so far are in order now, so they stay as they
+      // are.
       if (result === -2 && records < most) {
         records = most;
         continue;

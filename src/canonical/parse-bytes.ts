@@ -19,7 +19,10 @@ export const LARGE_LITERAL = 1 << 20;
  * not also the whole text of the file (for text beyond Latin-1, which V8 holds
  * at two bytes a character, that text alone is twice the file).
  */
-export function parseJsonUtf8(bytes: Uint8Array, sizes = {document: LARGE_DOCUMENT, literal: LARGE_LITERAL}): JsonValue {
+export function parseJsonUtf8(
+  bytes: Uint8Array,
+  sizes = {document: LARGE_DOCUMENT, literal: LARGE_LITERAL},
+): JsonValue {
   if (bytes.length < sizes.document) return parseJson(decodeUtf8(bytes));
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (!isUtf8(buf)) fail('INVALID_UTF8', 'content is not valid UTF-8');
@@ -66,14 +69,24 @@ function longLiterals(buf: Buffer, min: number): Array<[number, number]> {
   }
 }
 
-const SIMPLE_ESCAPES: Record<number, number> = {0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 0x08, 0x66: 0x0c, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09};
+const SIMPLE_ESCAPES: Record<number, number> = {
+  0x22: 0x22,
+  0x5c: 0x5c,
+  0x2f: 0x2f,
+  0x62: 0x08,
+  0x66: 0x0c,
+  0x6e: 0x0a,
+  0x72: 0x0d,
+  0x74: 0x09,
+};
 
 function hex4(buf: Buffer, at: number, end: number): number {
   if (at + 4 > end) fail('INVALID_JSON', 'malformed JSON: bad \\u escape in a long string');
   let v = 0;
   for (let i = at; i < at + 4; i++) {
     const c = buf[i]!;
-    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    const d =
+      c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
     if (d < 0) fail('INVALID_JSON', 'malformed JSON: bad \\u escape in a long string');
     v = v * 16 + d;
   }
@@ -154,7 +167,8 @@ function substitute(value: JsonValue, nonce: string, texts: string[]): JsonValue
     }
     // A long key: rebuild in order, as JSON.parse would have built it (own properties, the last duplicate winning).
     const out: Record<string, JsonValue> = {};
-    for (const k of keys) Object.defineProperty(out, real(k), {value: visit(v[k]!), writable: true, enumerable: true, configurable: true});
+    for (const k of keys)
+      Object.defineProperty(out, real(k), {value: visit(v[k]!), writable: true, enumerable: true, configurable: true});
     return out;
   };
   return visit(value);

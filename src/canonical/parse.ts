@@ -53,7 +53,8 @@ function describeUnsafe(root: unknown): void {
         for (let i = 0; i < value.length; i++) stack.push([value[i], `${path}[${i}]`, depth + 1]);
       } else {
         for (const [key, item] of Object.entries(value)) {
-          if (!key.isWellFormed()) fail('LONE_SURROGATE', `object key at ${path} contains a lone UTF-16 surrogate`, {path});
+          if (!key.isWellFormed())
+            fail('LONE_SURROGATE', `object key at ${path} contains a lone UTF-16 surrogate`, {path});
           stack.push([item, `${path}.${key}`, depth + 1]);
         }
       }

@@ -54,7 +54,9 @@ function* pieces(value: unknown, indent: string): Generator<string> {
     return;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort(compareUtf16);
+  const keys = Object.keys(record)
+    .filter((k) => record[k] !== undefined)
+    .sort(compareUtf16);
   if (keys.length === 0) return yield '{}';
   yield '{';
   for (let i = 0; i < keys.length; i++) {
@@ -84,7 +86,9 @@ function write(value: unknown, indent: string, out: string[]): void {
     return;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort(compareUtf16);
+  const keys = Object.keys(record)
+    .filter((k) => record[k] !== undefined)
+    .sort(compareUtf16);
   if (keys.length === 0) {
     out.push('{}');
     return;

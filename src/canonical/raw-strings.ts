@@ -42,7 +42,10 @@ let scanner: {memory: WebAssembly.Memory; scan: (n: number, out: number, max: nu
 function scanLiterals(buf: Buffer): Uint32Array | null {
   scanner ??= (() => {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(literalScan)));
-    return {memory: instance.exports.memory as WebAssembly.Memory, scan: instance.exports.scan as (n: number, out: number, max: number) => number};
+    return {
+      memory: instance.exports.memory as WebAssembly.Memory,
+      scan: instance.exports.scan as (n: number, out: number, max: number) => number,
+    };
   })();
   const n = buf.length;
   const out = (n + 16 + 7) & ~7;
@@ -80,7 +83,8 @@ export function rawLiteralsOf(bytes: Uint8Array, key: string): RawLiterals | nul
     if (buf[i] !== COLON) continue; // the key's name as a value, not as a key
     i++;
     while (SPACE.has(buf[i]!)) i++;
-    if (buf[i] !== QUOTE || k + 1 === count || bounds[2 * k + 2] !== i) return null; // the key's value is not a string: the general path says so
+    // the key's value is not a string: the general path says so
+    if (buf[i] !== QUOTE || k + 1 === count || bounds[2 * k + 2] !== i) return null;
     literals.push([i, bounds[2 * k + 3]!]);
     k++; // the value is not a key
   }

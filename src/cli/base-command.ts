@@ -16,7 +16,11 @@ export const storeFlags = {
     summary: 'Knowledge root (default: $AUTOCTX_KNOWLEDGE, else ./knowledge).',
     helpValue: 'DIR',
   }),
-  scenario: Flags.string({char: 's', summary: 'Scenario; may be left out when the root holds exactly one.', helpValue: 'S'}),
+  scenario: Flags.string({
+    char: 's',
+    summary: 'Scenario; may be left out when the root holds exactly one.',
+    helpValue: 'S',
+  }),
 };
 
 /** --lock-timeout, for commands that write. */
@@ -39,7 +43,8 @@ export abstract class AutoctxCommand extends Command {
 
   override async init(): Promise<void> {
     await super.init();
-    // Each stream is coloured by its own terminal: `autoctx … 2>err.log` keeps colour on stdout, `| less` keeps it on stderr.
+    // Each stream is coloured by its own terminal: `autoctx … 2>err.log` keeps colour on stdout, `| less` keeps it on
+    // stderr.
     if (!this.jsonEnabled()) await enableColour(process.stdout);
     await enableColour(process.stderr);
   }
@@ -56,7 +61,8 @@ export abstract class AutoctxCommand extends Command {
   }
 
   override async catch(error: Error & {exitCode?: number}): Promise<void> {
-    // A flag refused while parsing is reported here, in one line: oclif would add a warning that the command never parsed (outside NODE_ENV=production).
+    // A flag refused while parsing is reported here, in one line: oclif would add a warning that the command never
+    // parsed (outside NODE_ENV=production).
     const self = this as unknown as {parsed: boolean};
     const whileParsing = !self.parsed;
     self.parsed = true;
@@ -67,7 +73,9 @@ export abstract class AutoctxCommand extends Command {
     else process.stderr.write(`${paintErr.red('error')} ${paintErr.bold(e.code)}: ${e.message}\n${stderrBlock(e)}`);
   }
 
-  /** Print the human summary (never in --json mode) and return the result for --json; the exit code follows the status. */
+  /**
+   * Print the human summary (never in --json mode) and return the result for --json; the exit code follows the status.
+   */
   protected done<T extends {status: string}>(result: T, lines: () => string[]): T {
     const exitCode = exitCodeForStatus(result.status, this.id?.replace(/:/g, ' '));
     if (exitCode !== 0) process.exitCode = exitCode;

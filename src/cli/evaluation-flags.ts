@@ -1,28 +1,76 @@
 import {signingKeyFlag} from './release-flags.js';
 import * as Flags from '@oclif/core/flags';
-import {evaluateCandidate, type EvaluateOptions, type EvaluateResult, type ProgressEvent} from '../core/evaluation/evaluate.js';
+import {
+  evaluateCandidate,
+  type EvaluateOptions,
+  type EvaluateResult,
+  type ProgressEvent,
+} from '../core/evaluation/evaluate.js';
 import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/common/defaults.js';
 import {withTeamDefaults} from '../core/common/team-defaults.js';
 import {digestArg, integerFlag, secondsFlag, sourceFlag, textFlag} from './flags.js';
 import {paint, short} from './style.js';
 
-export const candidateArg = {candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix (8+ hex characters).')};
+export const candidateArg = {
+  candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix (8+ hex characters).'),
+};
 
 /** The flags of screen and confirm, beside the writing commands' base flags. */
 export const evaluationFlags = {
-  evaluator: textFlag('evaluator', {summary: 'Evaluator command, run through sh -c (see the evaluator protocol in the README); default: "evaluator" in autoctx.config.json.', helpValue: 'CMD'}),
-  fixtures: sourceFlag('fixtures', {summary: 'Fixtures file: JSON Lines, one {"fixture", "initial_state", "observation", "lane"?} a line; default: "fixtures" in autoctx.config.json.'}),
-  policy: sourceFlag('policy', {summary: 'Confirmation policy JSON (missing fields take the defaults 2/6/20/2, min_effect 0, z 1.96).'}),
-  'seeds-per-fixture': integerFlag('seeds-per-fixture', {summary: 'Seeds per fixture (default 1).', min: 1, max: 1_000_000, helpValue: 'K'}),
-  cohort: textFlag('cohort', {summary: 'Cohort label (default <run-id>:<evaluator-epoch>:generation:<g>).', helpValue: 'C'}),
-  'evaluator-mode': Flags.string({summary: 'per-arm (default: one process per arm) or persistent (JSON Lines).', options: ['per-arm', 'persistent'], helpValue: 'MODE'}),
-  'evaluator-version': textFlag('evaluator-version', {summary: 'A version label bound into the plan with the command.', helpValue: 'LABEL'}),
-  timeout: secondsFlag('timeout', {summary: `Seconds per arm before the evaluator is stopped (default ${DEFAULT_EVALUATOR_TIMEOUT_SECONDS}).`}),
-  concurrency: integerFlag('concurrency', {summary: 'Pairs evaluated at once (default 1); results are committed in plan order.', min: 1, max: 1024}),
-  audit: textFlag('audit', {summary: 'Audit command for the inconclusive_gate, integrity_alert and pre_promotion checkpoints.', helpValue: 'CMD'}),
-  campaign: textFlag('campaign', {summary: 'Campaign id: reserve alpha and fixtures for this candidate before evaluating it.', helpValue: 'ID'}),
-  'campaign-policy': sourceFlag('campaign-policy', {summary: 'Campaign policy JSON (first use; later it must equal the stored one).'}),
-  rebind: Flags.boolean({summary: 'Bind this evaluator and plan in place of the bound ones; allowed only while no trial is recorded (the old plan is kept in superseded_plans/).'}),
+  evaluator: textFlag('evaluator', {
+    summary:
+      'Evaluator command, run through sh -c (see the evaluator protocol in the README); default: "evaluator" in autoctx.config.json.',
+    helpValue: 'CMD',
+  }),
+  fixtures: sourceFlag('fixtures', {
+    summary:
+      'Fixtures file: JSON Lines, one {"fixture", "initial_state", "observation", "lane"?} a line; default: "fixtures" in autoctx.config.json.',
+  }),
+  policy: sourceFlag('policy', {
+    summary: 'Confirmation policy JSON (missing fields take the defaults 2/6/20/2, min_effect 0, z 1.96).',
+  }),
+  'seeds-per-fixture': integerFlag('seeds-per-fixture', {
+    summary: 'Seeds per fixture (default 1).',
+    min: 1,
+    max: 1_000_000,
+    helpValue: 'K',
+  }),
+  cohort: textFlag('cohort', {
+    summary: 'Cohort label (default <run-id>:<evaluator-epoch>:generation:<g>).',
+    helpValue: 'C',
+  }),
+  'evaluator-mode': Flags.string({
+    summary: 'per-arm (default: one process per arm) or persistent (JSON Lines).',
+    options: ['per-arm', 'persistent'],
+    helpValue: 'MODE',
+  }),
+  'evaluator-version': textFlag('evaluator-version', {
+    summary: 'A version label bound into the plan with the command.',
+    helpValue: 'LABEL',
+  }),
+  timeout: secondsFlag('timeout', {
+    summary: `Seconds per arm before the evaluator is stopped (default ${DEFAULT_EVALUATOR_TIMEOUT_SECONDS}).`,
+  }),
+  concurrency: integerFlag('concurrency', {
+    summary: 'Pairs evaluated at once (default 1); results are committed in plan order.',
+    min: 1,
+    max: 1024,
+  }),
+  audit: textFlag('audit', {
+    summary: 'Audit command for the inconclusive_gate, integrity_alert and pre_promotion checkpoints.',
+    helpValue: 'CMD',
+  }),
+  campaign: textFlag('campaign', {
+    summary: 'Campaign id: reserve alpha and fixtures for this candidate before evaluating it.',
+    helpValue: 'ID',
+  }),
+  'campaign-policy': sourceFlag('campaign-policy', {
+    summary: 'Campaign policy JSON (first use; later it must equal the stored one).',
+  }),
+  rebind: Flags.boolean({
+    summary:
+      'Bind this evaluator and plan in place of the bound ones; allowed only while no trial is recorded (the old plan is kept in superseded_plans/).',
+  }),
   quiet: Flags.boolean({summary: 'No progress lines on stderr.'}),
   'signing-key': signingKeyFlag,
 };
@@ -53,7 +101,13 @@ export type EvaluationFlags = {
  * with the team's defaults (knowledge/autoctx.config.json) where a flag was
  * not given; `take` names what may come from that file.
  */
-export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm', flags: EvaluationFlags, onProgress?: (e: ProgressEvent) => void, take?: Parameters<typeof withTeamDefaults>[1]): EvaluateOptions {
+export function evaluationOptions(
+  candidate: string,
+  mode: 'screen' | 'confirm',
+  flags: EvaluationFlags,
+  onProgress?: (e: ProgressEvent) => void,
+  take?: Parameters<typeof withTeamDefaults>[1],
+): EvaluateOptions {
   const filled = withTeamDefaults(
     {
       knowledge: flags.knowledge,
@@ -94,7 +148,9 @@ export function evaluationOptions(candidate: string, mode: 'screen' | 'confirm',
  * How a run shows its progress on stderr: the live view on a terminal (not in
  * CI), else one plain line per event, nothing with --quiet.
  */
-export async function progressOutput(quiet: boolean): Promise<{onProgress: ((e: ProgressEvent) => void) | undefined; stop: () => void}> {
+export async function progressOutput(
+  quiet: boolean,
+): Promise<{onProgress: ((e: ProgressEvent) => void) | undefined; stop: () => void}> {
   if (quiet) return {onProgress: undefined, stop: () => undefined};
   if (process.stderr.isTTY && !process.env.CI) {
     const {startLiveView} = await import('./live-view.js');
@@ -104,8 +160,14 @@ export async function progressOutput(quiet: boolean): Promise<{onProgress: ((e: 
   return {onProgress: (e) => process.stderr.write(`${progressLine(e)}\n`), stop: () => undefined};
 }
 
-/** screen and confirm: check every flag and default, then evaluate with the progress output, stopped whatever happens. */
-export async function runEvaluation(candidate: string, mode: 'screen' | 'confirm', flags: EvaluationFlags): Promise<EvaluateResult> {
+/**
+ * screen and confirm: check every flag and default, then evaluate with the progress output, stopped whatever happens.
+ */
+export async function runEvaluation(
+  candidate: string,
+  mode: 'screen' | 'confirm',
+  flags: EvaluationFlags,
+): Promise<EvaluateResult> {
   const options = evaluationOptions(candidate, mode, flags); // every flag and default checked before the view starts
   const view = await progressOutput(flags.quiet);
   try {
@@ -128,10 +190,19 @@ export function progressLine(e: ProgressEvent): string {
 
 export function summary(result: EvaluateResult): string[] {
   const c = result.comparison;
-  const color = result.status === 'confirmed' || result.status === 'screened' ? paint.green : result.status === 'needs_more_evidence' ? paint.yellow : paint.red;
+  const color =
+    result.status === 'confirmed' || result.status === 'screened'
+      ? paint.green
+      : result.status === 'needs_more_evidence'
+        ? paint.yellow
+        : paint.red;
   return [
     `${color(result.status)} ${short(result.candidate_digest)} against ${short(result.parent_digest)}: ${c.reason}`,
     `  pairs: screen ${c.screen_pairs}, confirmation ${c.confirmation_pairs}, held-out ${c.heldout_pairs} (${result.pairs_evaluated} evaluated now); mean ${fmt(c.mean_effect)} [${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]`,
-    ...(result.superseded_plan_digest ? [`  rebound: plan ${result.superseded_plan_digest.slice(0, 12)} is superseded by ${result.plan_digest.slice(0, 12)} (kept in superseded_plans/)`] : []),
+    ...(result.superseded_plan_digest
+      ? [
+          `  rebound: plan ${result.superseded_plan_digest.slice(0, 12)} is superseded by ${result.plan_digest.slice(0, 12)} (kept in superseded_plans/)`,
+        ]
+      : []),
   ];
 }

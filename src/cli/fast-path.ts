@@ -17,8 +17,15 @@ import {errorEnvelope, toAutoctxError} from './error-output.js';
  */
 type FlagKind = {type: 'string'; char?: string; check?: (v: string) => boolean} | {type: 'boolean'};
 
-const store: Record<string, FlagKind> = {knowledge: {type: 'string', char: 'k'}, scenario: {type: 'string', char: 's'}, json: {type: 'boolean'}};
-const writing: Record<string, FlagKind> = {...store, 'lock-timeout': {type: 'string', check: (v) => /^\d+(\.\d+)?$/.test(v) && Number(v) <= 86_400 * 365}};
+const store: Record<string, FlagKind> = {
+  knowledge: {type: 'string', char: 'k'},
+  scenario: {type: 'string', char: 's'},
+  json: {type: 'boolean'},
+};
+const writing: Record<string, FlagKind> = {
+  ...store,
+  'lock-timeout': {type: 'string', check: (v) => /^\d+(\.\d+)?$/.test(v) && Number(v) <= 86_400 * 365},
+};
 const maxBytes: FlagKind = {type: 'string', check: (v) => /^\d{1,4}$/.test(v) && Number(v) >= 512 && Number(v) <= 8192};
 const text: FlagKind = {type: 'string', check: (v) => v.length > 0 && !v.startsWith('-')};
 
@@ -35,34 +42,89 @@ const lock = (f: Record<string, string | boolean>) => num(f['lock-timeout']) ?? 
 
 const SPECS: Record<string, Spec> = {
   'bootstrap prepare': {
-    flags: {...writing, integration: text, lifecycle: {type: 'string', check: (v) => (BOOTSTRAP_LIFECYCLES as readonly string[]).includes(v)}, enabled: {type: 'boolean'}, 'event-id': text, handoff: text, 'max-bytes': maxBytes, user: text, session: text},
+    flags: {
+      ...writing,
+      integration: text,
+      lifecycle: {type: 'string', check: (v) => (BOOTSTRAP_LIFECYCLES as readonly string[]).includes(v)},
+      enabled: {type: 'boolean'},
+      'event-id': text,
+      handoff: text,
+      'max-bytes': maxBytes,
+      user: text,
+      session: text,
+    },
     required: ['integration', 'lifecycle'],
     args: 0,
     run: (f) =>
-      prepare({knowledge: str(f.knowledge), scenario: str(f.scenario), integration: str(f.integration)!, lifecycle: str(f.lifecycle)!, enabled: f.enabled === true, eventId: str(f['event-id']), handoff: str(f.handoff), maxBytes: num(f['max-bytes']), user: str(f.user), session: str(f.session), lockTimeout: lock(f)}),
+      prepare({
+        knowledge: str(f.knowledge),
+        scenario: str(f.scenario),
+        integration: str(f.integration)!,
+        lifecycle: str(f.lifecycle)!,
+        enabled: f.enabled === true,
+        eventId: str(f['event-id']),
+        handoff: str(f.handoff),
+        maxBytes: num(f['max-bytes']),
+        user: str(f.user),
+        session: str(f.session),
+        lockTimeout: lock(f),
+      }),
   },
   'bootstrap claim': {
     flags: {...writing, outcome: {type: 'string', check: (v) => v === 'injected' || v === 'failed'}},
     required: ['outcome'],
     args: 1,
-    run: (f, a) => claim({knowledge: str(f.knowledge), scenario: str(f.scenario), receipt: a[0]!, outcome: str(f.outcome)!, lockTimeout: lock(f)}),
+    run: (f, a) =>
+      claim({
+        knowledge: str(f.knowledge),
+        scenario: str(f.scenario),
+        receipt: a[0]!,
+        outcome: str(f.outcome)!,
+        lockTimeout: lock(f),
+      }),
   },
   'bootstrap render': {
     flags: {...store, handoff: text, 'max-bytes': maxBytes, user: text, session: text},
     required: [],
     args: 0,
-    run: (f) => render({knowledge: str(f.knowledge), scenario: str(f.scenario), handoff: str(f.handoff), maxBytes: num(f['max-bytes']), user: str(f.user), session: str(f.session)}),
+    run: (f) =>
+      render({
+        knowledge: str(f.knowledge),
+        scenario: str(f.scenario),
+        handoff: str(f.handoff),
+        maxBytes: num(f['max-bytes']),
+        user: str(f.user),
+        session: str(f.session),
+      }),
   },
   recall: {
-    flags: {...store, query: {type: 'string', char: 'q', check: (v) => v.length > 0}, receipt: text, 'max-bytes': maxBytes, user: text, session: text},
+    flags: {
+      ...store,
+      query: {type: 'string', char: 'q', check: (v) => v.length > 0},
+      receipt: text,
+      'max-bytes': maxBytes,
+      user: text,
+      session: text,
+    },
     required: ['query'],
     args: 0,
-    run: (f) => recall({knowledge: str(f.knowledge), scenario: str(f.scenario), query: str(f.query)!, receipt: str(f.receipt), maxBytes: num(f['max-bytes']), user: str(f.user), session: str(f.session)}),
+    run: (f) =>
+      recall({
+        knowledge: str(f.knowledge),
+        scenario: str(f.scenario),
+        query: str(f.query)!,
+        receipt: str(f.receipt),
+        maxBytes: num(f['max-bytes']),
+        user: str(f.user),
+        session: str(f.session),
+      }),
   },
 };
 
 /** The command, its flags and arguments, when this path understands the whole line; else null. */
-export function parseFastPath(argv: readonly string[]): {id: string; spec: Spec; flags: Record<string, string | boolean>; args: string[]} | null {
+export function parseFastPath(
+  argv: readonly string[],
+): {id: string; spec: Spec; flags: Record<string, string | boolean>; args: string[]} | null {
   const id = argv[0] === 'recall' ? 'recall' : argv[0] === 'bootstrap' ? `bootstrap ${argv[1] ?? ''}` : '';
   const spec = SPECS[id];
   if (!spec) return null;

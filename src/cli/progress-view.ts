@@ -12,7 +12,10 @@ type Lane = (typeof LANES)[number];
 const LABEL: Record<Lane, string> = {screen: 'screen', confirmation: 'confirmation', heldout: 'held-out'};
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(4));
 
-/** The lane a decision's mean is of: the screen's until the confirmation lane has its interval, the held-out lane's when it decided against. */
+/**
+ * The lane a decision's mean is of: the screen's until the confirmation lane has its interval, the held-out lane's when
+ * it decided against.
+ */
 export function meanLane(e: ProgressEvent): Lane | null {
   const d = e.decision;
   if (!d || d.mean_effect === null) return null;
@@ -39,7 +42,8 @@ function laneLine(e: ProgressEvent, lane: Lane): string {
   const {min, max} = e.reach[lane];
   const planned = e.planned[lane];
   const beyond = planned > max ? `, ${planned} planned` : '';
-  if (past(e, lane)) return `${LABEL[lane].padEnd(13)} ${bar(done, done)} ${done} (done${done < max ? `; the rule stopped before ${max}` : ''}${beyond})`;
+  if (past(e, lane))
+    return `${LABEL[lane].padEnd(13)} ${bar(done, done)} ${done} (done${done < max ? `; the rule stopped before ${max}` : ''}${beyond})`;
   const range = min === max ? `${max}` : `${min}–${max}`;
   return `${LABEL[lane].padEnd(13)} ${bar(done, max)} ${done} of ${range}${beyond}`;
 }
@@ -48,12 +52,18 @@ function intervalLine(e: ProgressEvent): string {
   const d = e.decision;
   const lane = meanLane(e);
   if (!d || lane === null) return 'mean –';
-  if (d.confidence_low === null || d.confidence_high === null) return `mean (${LABEL[lane]} lane) ${fmt(d.mean_effect)} against the minimum effect ${e.min_effect}`;
+  if (d.confidence_low === null || d.confidence_high === null)
+    return `mean (${LABEL[lane]} lane) ${fmt(d.mean_effect)} against the minimum effect ${e.min_effect}`;
   const side = d.confidence_low > e.min_effect ? 'clears' : d.confidence_high <= e.min_effect ? 'is below' : 'overlaps';
   return `mean (${LABEL[lane]} lane) ${fmt(d.mean_effect)}  interval [${fmt(d.confidence_low)}, ${fmt(d.confidence_high)}] ${side} the minimum effect ${e.min_effect}`;
 }
 
-const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 600_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
+const seconds = (ms: number) =>
+  ms < 10_000
+    ? `${(ms / 1000).toFixed(1)} s`
+    : ms < 600_000
+      ? `${Math.round(ms / 1000)} s`
+      : `${Math.round(ms / 60_000)} min`;
 
 /** Pairs still to come: at least what each open lane's minimum needs, at most what the rule can reach. */
 function left(e: ProgressEvent): {min: number; max: number} {
@@ -73,7 +83,12 @@ export function timingLine(e: ProgressEvent, startedAt: number, pairsAtStart: nu
   const done = LANES.reduce((n, l) => n + e.counts[l], 0) - pairsAtStart;
   const rate = elapsed > 0 ? (done * 1000) / elapsed : 0;
   const rest = left(e);
-  const estimate = rate > 0 ? (rest.min === rest.max ? `, about ${seconds((rest.max / rate) * 1000)}` : `, about ${seconds((rest.min / rate) * 1000)} to ${seconds((rest.max / rate) * 1000)}`) : '';
+  const estimate =
+    rate > 0
+      ? rest.min === rest.max
+        ? `, about ${seconds((rest.max / rate) * 1000)}`
+        : `, about ${seconds((rest.min / rate) * 1000)} to ${seconds((rest.max / rate) * 1000)}`
+      : '';
   const pairs = rest.min === rest.max ? `${rest.max}` : `${rest.min}–${rest.max}`;
   return `elapsed ${seconds(elapsed)} · ${rate.toFixed(1)} pairs/s · left: ${pairs} pair${rest.max === 1 ? '' : 's'}${e.type === 'done' ? '' : estimate}`;
 }

@@ -12,11 +12,21 @@ export const paint = {bold: plain, dim: plain, red: plain, green: plain, yellow:
 export const paintErr = {bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain};
 
 /** Colour the paints of one stream when that stream is a terminal (and NO_COLOR is unset). */
-export async function enableColour(stream: NodeJS.WriteStream, target: typeof paint = stream === process.stderr ? paintErr : paint): Promise<void> {
+export async function enableColour(
+  stream: NodeJS.WriteStream,
+  target: typeof paint = stream === process.stderr ? paintErr : paint,
+): Promise<void> {
   if (process.env.NO_COLOR || !stream.isTTY || process.env.TERM === 'dumb') return;
   const {default: chalk} = await import('chalk');
   if (chalk.level === 0) return;
-  Object.assign(target, {bold: chalk.bold, dim: chalk.dim, red: chalk.red, green: chalk.green, yellow: chalk.yellow, cyan: chalk.cyan});
+  Object.assign(target, {
+    bold: chalk.bold,
+    dim: chalk.dim,
+    red: chalk.red,
+    green: chalk.green,
+    yellow: chalk.yellow,
+    cyan: chalk.cyan,
+  });
 }
 
 /** Digests are long; people read the first 12 characters. */

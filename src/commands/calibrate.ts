@@ -5,11 +5,19 @@ import {integerFlag} from '../cli/flags.js';
 export default class Calibrate extends AutoctxCommand {
   static override summary = 'Simulate campaigns and print the false-promotion calibration table.';
   static override description =
-    'For each case (the reference table\'s seven rows, the betting method beside Hoeffding, and a null case whose seeds share a fixture effect, blocked and naive), simulates campaigns of up to 8 candidates under the campaign policy and reports the promotion rate, candidates and confirmation blocks per campaign. See docs/statistics.md.';
-  static override examples = ['<%= config.bin %> calibrate', '<%= config.bin %> calibrate --campaigns 200 --seed 7 --json'];
+    "For each case (the reference table's seven rows, the betting method beside Hoeffding, and a null case whose seeds share a fixture effect, blocked and naive), simulates campaigns of up to 8 candidates under the campaign policy and reports the promotion rate, candidates and confirmation blocks per campaign. See docs/statistics.md.";
+  static override examples = [
+    '<%= config.bin %> calibrate',
+    '<%= config.bin %> calibrate --campaigns 200 --seed 7 --json',
+  ];
   static override flags = {
     campaigns: integerFlag('campaigns', {summary: 'Campaigns per row.', default: 1000, min: 1, max: 1_000_000}),
-    seed: integerFlag('seed', {summary: 'Random seed; the same seed gives the same table.', default: 986, min: 0, max: 2 ** 32 - 1}),
+    seed: integerFlag('seed', {
+      summary: 'Random seed; the same seed gives the same table.',
+      default: 986,
+      min: 0,
+      max: 2 ** 32 - 1,
+    }),
   };
 
   async run() {

@@ -4,10 +4,17 @@ import AutoctxHelp from '../cli/help.js';
 
 /** `autoctx help [COMMAND...]`: the same text as `autoctx COMMAND --help` (or the root help). */
 export default class HelpCommand extends OclifCommand {
-  static override summary = 'Show help for autoctx, or for one command (autoctx help confirm, autoctx help bundle show).';
+  static override summary =
+    'Show help for autoctx, or for one command (autoctx help confirm, autoctx help bundle show).';
   static override strict = false;
-  static override args = {command: Args.string({description: 'The command, its words separated by spaces.', required: false})};
-  static override examples = ['<%= config.bin %> help', '<%= config.bin %> help confirm', '<%= config.bin %> help bundle show'];
+  static override args = {
+    command: Args.string({description: 'The command, its words separated by spaces.', required: false}),
+  };
+  static override examples = [
+    '<%= config.bin %> help',
+    '<%= config.bin %> help confirm',
+    '<%= config.bin %> help bundle show',
+  ];
 
   async run(): Promise<void> {
     const {argv} = await this.parse(HelpCommand);

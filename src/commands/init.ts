@@ -12,9 +12,21 @@ export default class Init extends WritingCommand {
     '<%= config.bin %> init --scenario support --from baseline.json --knowledge ./knowledge --json',
   ];
   static override flags = {
-    scenario: textFlag('scenario', {char: 's', summary: 'Name of the new scenario ([A-Za-z0-9._-]).', required: true, helpValue: 'S'}),
-    from: sourceFlag('from', {summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, stdin: true}),
-    'evaluator-epoch': textFlag('evaluator-epoch', {summary: 'Evaluator epoch label for a folder source (default epoch-1).', helpValue: 'E'}),
+    scenario: textFlag('scenario', {
+      char: 's',
+      summary: 'Name of the new scenario ([A-Za-z0-9._-]).',
+      required: true,
+      helpValue: 'S',
+    }),
+    from: sourceFlag('from', {
+      summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.',
+      required: true,
+      stdin: true,
+    }),
+    'evaluator-epoch': textFlag('evaluator-epoch', {
+      summary: 'Evaluator epoch label for a folder source (default epoch-1).',
+      helpValue: 'E',
+    }),
   };
 
   async run() {

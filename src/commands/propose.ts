@@ -12,16 +12,26 @@ export default class Propose extends SigningWritingCommand {
     'cat candidate.json | <%= config.bin %> propose --from - --run-id nightly --generation 3 --json',
   ];
   static override flags = {
-    from: sourceFlag('from', {summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.', required: true, stdin: true}),
+    from: sourceFlag('from', {
+      summary: 'Bundle source: a component folder, a manifest JSON file, or - for stdin.',
+      required: true,
+      stdin: true,
+    }),
     'run-id': textFlag('run-id', {summary: 'The run that produced this candidate (default "manual").', helpValue: 'R'}),
-    generation: integerFlag('generation', {summary: 'Generation within the run (default 0).', min: 0, max: Number.MAX_SAFE_INTEGER, helpValue: 'G'}),
+    generation: integerFlag('generation', {
+      summary: 'Generation within the run (default 0).',
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+      helpValue: 'G',
+    }),
     rationale: textFlag('rationale', {summary: 'Why this candidate should be better.'}),
   };
 
   async run() {
     const {flags} = await this.parse(Propose);
     const result = await propose({
-      knowledge: flags.knowledge, signingKey: flags['signing-key'],
+      knowledge: flags.knowledge,
+      signingKey: flags['signing-key'],
       scenario: flags.scenario,
       from: flags.from,
       runId: flags['run-id'],

@@ -12,11 +12,19 @@ export default class Repair extends SigningWritingCommand {
 
   async run() {
     const {flags} = await this.parse(Repair);
-    const r = await repair({knowledge: flags.knowledge, signingKey: flags['signing-key'], actor: flags.actor, scenario: flags.scenario, lockTimeout: flags['lock-timeout']});
+    const r = await repair({
+      knowledge: flags.knowledge,
+      signingKey: flags['signing-key'],
+      actor: flags.actor,
+      scenario: flags.scenario,
+      lockTimeout: flags['lock-timeout'],
+    });
     return this.done(r, () => [
       ...r.actions.map((a) => `${paint.green('repaired')} ${a}`),
       ...r.remaining.map((a) => `${paint.yellow('left')} ${a}`),
-      r.actions.length || r.remaining.length ? `${r.actions.length} repaired, ${r.remaining.length} left` : 'nothing to repair',
+      r.actions.length || r.remaining.length
+        ? `${r.actions.length} repaired, ${r.remaining.length} left`
+        : 'nothing to repair',
     ]);
   }
 }

@@ -6,26 +6,47 @@ import {reportData, writeReport} from '../core/evaluation/report.js';
 import {reportHtml, reportMarkdown} from '../core/evaluation/report-render.js';
 
 export default class Report extends ScenarioCommand {
-  static override summary = 'Write a report of a candidate\'s comparison: Markdown for a pull request or a CI summary, and a self-contained HTML page with a plot.';
+  static override summary =
+    "Write a report of a candidate's comparison: Markdown for a pull request or a CI summary, and a self-contained HTML page with a plot.";
   static override description =
-    'With --out DIR, writes report-<digest>.md and report-<digest>.html there. With --format md or html, prints that one to stdout (for $GITHUB_STEP_SUMMARY, say). The plot shows the mean effect and its confidence interval after each pair against the minimum effect, and each pair\'s effect by lane; the summaries by lane are descriptive and never part of a decision.';
-  static override examples = ['<%= config.bin %> report 6d9bc734 --out reports/', '<%= config.bin %> report 6d9bc734 --format md >> "$GITHUB_STEP_SUMMARY"'];
+    "With --out DIR, writes report-<digest>.md and report-<digest>.html there. With --format md or html, prints that one to stdout (for $GITHUB_STEP_SUMMARY, say). The plot shows the mean effect and its confidence interval after each pair against the minimum effect, and each pair's effect by lane; the summaries by lane are descriptive and never part of a decision.";
+  static override examples = [
+    '<%= config.bin %> report 6d9bc734 --out reports/',
+    '<%= config.bin %> report 6d9bc734 --format md >> "$GITHUB_STEP_SUMMARY"',
+  ];
   static override args = {candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix.')};
   static override flags = {
-    out: Flags.string({summary: 'Folder to write report-<digest>.md and report-<digest>.html into (it must exist).', helpValue: 'DIR'}),
-    format: Flags.string({summary: 'Print one format to stdout instead: md or html.', options: ['md', 'html'], helpValue: 'FORMAT'}),
+    out: Flags.string({
+      summary: 'Folder to write report-<digest>.md and report-<digest>.html into (it must exist).',
+      helpValue: 'DIR',
+    }),
+    format: Flags.string({
+      summary: 'Print one format to stdout instead: md or html.',
+      options: ['md', 'html'],
+      helpValue: 'FORMAT',
+    }),
   };
 
   async run() {
     const {args, flags} = await this.parse(Report);
-    if ((flags.out === undefined) === (flags.format === undefined)) throw new AutoctxError('USAGE', 'give either --out DIR (both files) or --format md|html (one, to stdout)');
+    if ((flags.out === undefined) === (flags.format === undefined))
+      throw new AutoctxError('USAGE', 'give either --out DIR (both files) or --format md|html (one, to stdout)');
     if (flags.format !== undefined) {
-      if (this.jsonEnabled()) throw new AutoctxError('USAGE', '--format prints the report itself on stdout, which --json needs for the result; use --out');
+      if (this.jsonEnabled())
+        throw new AutoctxError(
+          'USAGE',
+          '--format prints the report itself on stdout, which --json needs for the result; use --out',
+        );
       const data = reportData({knowledge: flags.knowledge, scenario: flags.scenario, candidate: args.candidate});
       process.stdout.write(flags.format === 'md' ? reportMarkdown(data) : reportHtml(data));
       return;
     }
-    const r = writeReport({knowledge: flags.knowledge, scenario: flags.scenario, candidate: args.candidate, out: flags.out!});
+    const r = writeReport({
+      knowledge: flags.knowledge,
+      scenario: flags.scenario,
+      candidate: args.candidate,
+      out: flags.out!,
+    });
     return this.done(r, () => [`wrote ${r.markdown} and ${r.html}`]);
   }
 }

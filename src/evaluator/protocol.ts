@@ -34,8 +34,13 @@ export interface EvaluationAnswer {
  * attestation) and a request id that equal the request's. Other keys are
  * ignored. Anything else is an integrity failure.
  */
-export function parseAnswer(text: string, request: EvaluationRequest, options: {requireRequestId: boolean}): EvaluationAnswer {
-  const bad = (why: string): never => fail('EVALUATOR_FAILED', `evaluator answer for ${request.arm} on ${request.fixture} (seed ${request.seed}) ${why}`);
+export function parseAnswer(
+  text: string,
+  request: EvaluationRequest,
+  options: {requireRequestId: boolean},
+): EvaluationAnswer {
+  const bad = (why: string): never =>
+    fail('EVALUATOR_FAILED', `evaluator answer for ${request.arm} on ${request.fixture} (seed ${request.seed}) ${why}`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -49,8 +54,10 @@ export function parseAnswer(text: string, request: EvaluationRequest, options: {
   const unrecordable = scoreProblem(a.score);
   if (unrecordable) bad(`has a "score" that ${unrecordable}; nothing was recorded for it`);
   if (a.valid !== undefined && typeof a.valid !== 'boolean') bad('has a "valid" that is not a boolean');
-  if (a.fixture_digest !== undefined && a.fixture_digest !== request.fixture_digest) bad(`attests fixture ${JSON.stringify(a.fixture_digest)}, not ${request.fixture_digest}`);
+  if (a.fixture_digest !== undefined && a.fixture_digest !== request.fixture_digest)
+    bad(`attests fixture ${JSON.stringify(a.fixture_digest)}, not ${request.fixture_digest}`);
   if (a.request_id === undefined && options.requireRequestId) bad('does not echo request_id');
-  if (a.request_id !== undefined && a.request_id !== request.request_id) bad(`echoes request_id ${JSON.stringify(a.request_id)}, not ${request.request_id}`);
+  if (a.request_id !== undefined && a.request_id !== request.request_id)
+    bad(`echoes request_id ${JSON.stringify(a.request_id)}, not ${request.request_id}`);
   return {score: a.score as number, valid: (a.valid as boolean | undefined) ?? true};
 }

@@ -10,8 +10,16 @@ import {keepStderr} from './stderr-tail.js';
 export function spawnFailure(error: unknown, command: string): AutoctxError {
   const env = environmentError(error);
   const e = error as NodeJS.ErrnoException;
-  if (!env) return new AutoctxError('EVALUATOR_FAILED', `could not start the evaluator ${JSON.stringify(command)}: ${e?.message ?? String(error)}`);
-  return new AutoctxError(env.code, `could not start the evaluator (sh -c ${JSON.stringify(command)}): ${e.code}; pairs recorded before stay recorded, and the next run goes on from them`, {...env.data, file: 'sh'});
+  if (!env)
+    return new AutoctxError(
+      'EVALUATOR_FAILED',
+      `could not start the evaluator ${JSON.stringify(command)}: ${e?.message ?? String(error)}`,
+    );
+  return new AutoctxError(
+    env.code,
+    `could not start the evaluator (sh -c ${JSON.stringify(command)}): ${e.code}; pairs recorded before stay recorded, and the next run goes on from them`,
+    {...env.data, file: 'sh'},
+  );
 }
 
 export interface CommandResult {
@@ -95,7 +103,12 @@ export function killGroup(child: ChildProcess): void {
 }
 
 /** Run `sh -c command`, give it `input` on stdin, collect its output, kill it after `timeoutMs`. */
-export function runCommand(command: string, input: string, timeoutMs: number, env?: NodeJS.ProcessEnv): Promise<CommandResult> {
+export function runCommand(
+  command: string,
+  input: string,
+  timeoutMs: number,
+  env?: NodeJS.ProcessEnv,
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {

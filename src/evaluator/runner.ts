@@ -35,8 +35,17 @@ class PerArmEvaluator implements Evaluator {
 
   async evaluate(request: EvaluationRequest): Promise<EvaluationAnswer> {
     const r = await runCommand(this.o.command, `${JSON.stringify(request)}\n`, this.o.timeoutSeconds * 1000);
-    if (r.timedOut) fail('EVALUATOR_FAILED', `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`);
-    if (r.code !== 0) fail('EVALUATOR_FAILED', `evaluator ${describeExit(r)} on ${request.arm} ${request.fixture} (seed ${request.seed})`, stderrData(r.stderr));
+    if (r.timedOut)
+      fail(
+        'EVALUATOR_FAILED',
+        `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`,
+      );
+    if (r.code !== 0)
+      fail(
+        'EVALUATOR_FAILED',
+        `evaluator ${describeExit(r)} on ${request.arm} ${request.fixture} (seed ${request.seed})`,
+        stderrData(r.stderr),
+      );
     return parseAnswer(r.stdout.trim(), request, {requireRequestId: false});
   }
 
@@ -81,7 +90,11 @@ class PersistentWorker {
     if (this.child.stdout) createInterface({input: this.child.stdout}).on('line', (line) => this.onLine(line));
     this.child.on('close', (code, signal) => {
       if (this.dead) return this.settle((p) => p.reject(this.dead));
-      this.dead = new AutoctxError('EVALUATOR_FAILED', `persistent evaluator ${describeExit({code, signal, stderr: this.stderr})}`, stderrData(this.stderr));
+      this.dead = new AutoctxError(
+        'EVALUATOR_FAILED',
+        `persistent evaluator ${describeExit({code, signal, stderr: this.stderr})}`,
+        stderrData(this.stderr),
+      );
       this.settle((p) => p.reject(this.dead));
     });
   }
@@ -98,7 +111,10 @@ class PersistentWorker {
     if (line.trim() === '') return;
     const p = this.pending;
     if (!p) {
-      this.dead = new AutoctxError('EVALUATOR_FAILED', `persistent evaluator wrote output nobody asked for: ${JSON.stringify(line.slice(0, 120))}`);
+      this.dead = new AutoctxError(
+        'EVALUATOR_FAILED',
+        `persistent evaluator wrote output nobody asked for: ${JSON.stringify(line.slice(0, 120))}`,
+      );
       return;
     }
     // biome-ignore lint/plugin: passed on, not swallowed: the pending request rejects with it
@@ -115,7 +131,10 @@ class PersistentWorker {
     if (this.dead) throw this.dead;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.dead = new AutoctxError('EVALUATOR_FAILED', `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`);
+        this.dead = new AutoctxError(
+          'EVALUATOR_FAILED',
+          `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`,
+        );
         this.settle((p) => p.reject(this.dead));
         killGroup(this.child);
       }, this.o.timeoutSeconds * 1000);
@@ -126,10 +145,13 @@ class PersistentWorker {
 
   close(): Promise<void> {
     return new Promise((resolve) => {
-      if (this.child.pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return resolve(); // never started, or gone
+      // never started, or gone
+      if (this.child.pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null)
+        return resolve();
       this.child.once('close', () => resolve());
       this.child.stdin?.end();
-      // Ended if it does not stop on its own, and not waited for beyond a second more (an escaped descendant may hold its pipes).
+      // Ended if it does not stop on its own, and not waited for beyond a second more (an escaped descendant may hold
+      // its pipes).
       setTimeout(() => {
         killGroup(this.child);
         setTimeout(() => {
@@ -182,7 +204,9 @@ class PersistentPool implements Evaluator {
 }
 
 export function createEvaluator(o: EvaluatorOptions): Evaluator {
-  if (!Number.isFinite(o.timeoutSeconds) || o.timeoutSeconds <= 0) fail('USAGE', '--timeout must be a positive number of seconds');
-  if (!Number.isSafeInteger(o.concurrency) || o.concurrency < 1) fail('USAGE', '--concurrency must be a positive integer');
+  if (!Number.isFinite(o.timeoutSeconds) || o.timeoutSeconds <= 0)
+    fail('USAGE', '--timeout must be a positive number of seconds');
+  if (!Number.isSafeInteger(o.concurrency) || o.concurrency < 1)
+    fail('USAGE', '--concurrency must be a positive integer');
   return o.mode === 'persistent' ? new PersistentPool(o) : new PerArmEvaluator(o);
 }

@@ -21,7 +21,10 @@ export interface HookOutcome {
   deduplicated?: number;
 }
 
-/** The event id prepare gets: the lifecycle identity (host, session, source, generation), hashed again into the event key. */
+/**
+ * The event id prepare gets: the lifecycle identity (host, session, source, generation), hashed again into the event
+ * key.
+ */
 export function eventId(host: Host, sessionId: string, source: string, generation: number): string {
   return `autoctx-hook:${host}:${Buffer.from(sessionId, 'utf8').toString('hex').slice(0, 400)}:${source}:${generation}`;
 }
@@ -63,17 +66,21 @@ export function parseHookInput(text: string, host: Host, event: HookEvent): Hook
     rethrowUnless(error, isJsonParseError);
     throw new HookInputError('stdin is not JSON');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HookInputError('stdin is not a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new HookInputError('stdin is not a JSON object');
   const v = value as Record<string, unknown>;
   if (v.hook_event_name !== event) throw new HookInputError('hook_event_name is not the event this hook serves');
-  if (typeof v.session_id !== 'string' || v.session_id.trim() === '' || v.session_id.length > 512) throw new HookInputError('session_id is missing or too long');
+  if (typeof v.session_id !== 'string' || v.session_id.trim() === '' || v.session_id.length > 512)
+    throw new HookInputError('session_id is missing or too long');
   // An identifier, never text to show or store: a control character is bad input from the host, not a setting to fix.
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v.session_id)) throw new HookInputError('session_id holds a control character');
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(v.session_id))
+    throw new HookInputError('session_id holds a control character');
   if (typeof v.cwd !== 'string' || !v.cwd.startsWith('/')) throw new HookInputError('cwd is missing or not absolute');
   let source: string | null = null;
   let prompt: string | null = null;
   if (event === 'SessionStart') {
-    if (typeof v.source !== 'string' || !HOST_SOURCES[host].includes(v.source)) throw new HookInputError('source is not a lifecycle this host sends');
+    if (typeof v.source !== 'string' || !HOST_SOURCES[host].includes(v.source))
+      throw new HookInputError('source is not a lifecycle this host sends');
     source = v.source;
   } else {
     if (typeof v.prompt !== 'string') throw new HookInputError('prompt is missing');
@@ -88,18 +95,30 @@ export function parseHookInput(text: string, host: Host, event: HookEvent): Hook
  * shape, the context non-blank, within 8,192 bytes and 10,000 characters.
  */
 export function hookOutputLine(event: HookEvent, context: string): string | null {
-  if (context.trim() === '' || Buffer.byteLength(context, 'utf8') > BOOTSTRAP_LIMITS.maxBytes || context.length > HOST_CHARACTER_CAP) return null;
+  if (
+    context.trim() === '' ||
+    Buffer.byteLength(context, 'utf8') > BOOTSTRAP_LIMITS.maxBytes ||
+    context.length > HOST_CHARACTER_CAP
+  )
+    return null;
   const line = JSON.stringify({hookSpecificOutput: {hookEventName: event, additionalContext: context}});
   // Read back as a host would: exactly one object, exactly these keys, the context unchanged.
   const back = JSON.parse(line) as {hookSpecificOutput?: {hookEventName?: unknown; additionalContext?: unknown}};
   const keys = Object.keys(back);
   const inner = back.hookSpecificOutput ?? {};
-  if (keys.length !== 1 || keys[0] !== 'hookSpecificOutput' || Object.keys(inner).join(',') !== 'hookEventName,additionalContext') return null;
+  if (
+    keys.length !== 1 ||
+    keys[0] !== 'hookSpecificOutput' ||
+    Object.keys(inner).join(',') !== 'hookEventName,additionalContext'
+  )
+    return null;
   if (inner.hookEventName !== event || inner.additionalContext !== context || line.includes('\n')) return null;
   return `${line}\n`;
 }
 
-/** The user a session runs for, when the environment says ($AUTOCTX_USER): routing's requester before the session id. */
+/**
+ * The user a session runs for, when the environment says ($AUTOCTX_USER): routing's requester before the session id.
+ */
 export function hookUser(): string | undefined {
   const u = process.env.AUTOCTX_USER;
   return u !== undefined && u !== '' && u.length <= 512 && !/[\u0000-\u001f\u007f]/.test(u) ? u : undefined;

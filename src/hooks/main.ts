@@ -2,7 +2,15 @@ import {runHook, DEFAULT_BUDGET_MS, INSTALLED_TIMEOUT_S} from './run.js';
 import {STDIN_LIMIT} from './host-io.js';
 
 /** Outcomes that are not failures: nothing is written on stderr for them. */
-const QUIET = new Set(['injected', 'recalled', 'disabled', 'not_configured', 'empty', 'already_delivered', 'insufficient']);
+const QUIET = new Set([
+  'injected',
+  'recalled',
+  'disabled',
+  'not_configured',
+  'empty',
+  'already_delivered',
+  'insufficient',
+]);
 
 /**
  * Read stdin whole (a TTY is no input), up to the limit and the deadline. Then stdin is let go: a host that
@@ -40,15 +48,23 @@ function readStdin(deadline: number): Promise<string> {
  */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const started = Date.now();
-  const stop = setTimeout(() => {
-    process.stderr.write(`${JSON.stringify({component: 'autoctx.hook', outcome: 'timeout', elapsed_ms: Date.now() - started})}\n`);
-    process.exit(0);
-  }, INSTALLED_TIMEOUT_S * 1000 - 400);
+  const stop = setTimeout(
+    () => {
+      process.stderr.write(
+        `${JSON.stringify({component: 'autoctx.hook', outcome: 'timeout', elapsed_ms: Date.now() - started})}\n`,
+      );
+      process.exit(0);
+    },
+    INSTALLED_TIMEOUT_S * 1000 - 400,
+  );
   stop.unref();
   process.exitCode = 0;
   const stdin = await readStdin(started + DEFAULT_BUDGET_MS);
   const result = await runHook(argv, {stdin, env, write: (line) => process.stdout.write(line)});
-  if (!QUIET.has(result.outcome)) process.stderr.write(`${JSON.stringify({component: 'autoctx.hook', ...result, elapsed_ms: Date.now() - started})}\n`);
+  if (!QUIET.has(result.outcome))
+    process.stderr.write(
+      `${JSON.stringify({component: 'autoctx.hook', ...result, elapsed_ms: Date.now() - started})}\n`,
+    );
   clearTimeout(stop);
   process.exitCode = 0;
   // Whatever still holds the process (a handle a library left open) ends at the hard stop, quietly: the answer is out.

@@ -1,7 +1,14 @@
 import {environmentError, isAutoctxError, isSystemError, rethrowUnless} from '../errors.js';
 import {hookSettingsFor, KnowledgeStore, readUserConfig} from '../store/index.js';
 import {HOSTS, type Host} from '../store/kinds/delivery/host-state.js';
-import {HookInputError, parseHookInput, STDIN_LIMIT, type HookEvent, type HookOutcome, type HookRun} from './host-io.js';
+import {
+  HookInputError,
+  parseHookInput,
+  STDIN_LIMIT,
+  type HookEvent,
+  type HookOutcome,
+  type HookRun,
+} from './host-io.js';
 import {sessionStart} from './session-start.js';
 import {userPromptSubmit} from './user-prompt-submit.js';
 
@@ -65,7 +72,10 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     let found;
     try {
       // The project: Claude Code names it; otherwise the session's folder (the nearest listed ancestor).
-      found = hookSettingsFor(readUserConfig(io.env), (args.host === 'claude-code' && io.env.CLAUDE_PROJECT_DIR) || input.cwd);
+      found = hookSettingsFor(
+        readUserConfig(io.env),
+        (args.host === 'claude-code' && io.env.CLAUDE_PROJECT_DIR) || input.cwd,
+      );
     } catch (error) {
       rethrowUnless(error, isAutoctxError, isSystemError);
       return {event, outcome: environmentError(error) ? outcomeOfError(error) : 'invalid_config'};
@@ -76,7 +86,10 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     if (!settings.knowledge.startsWith('/')) return {event, outcome: 'invalid_config'};
     const area = KnowledgeStore.open(settings.knowledge).state();
     const r = run(budget);
-    const outcome = args.event === 'SessionStart' ? await sessionStart(r, input, settings, area) : await userPromptSubmit(r, input, settings, area);
+    const outcome =
+      args.event === 'SessionStart'
+        ? await sessionStart(r, input, settings, area)
+        : await userPromptSubmit(r, input, settings, area);
     return {event, ...outcome};
   } catch (error) {
     return {event, outcome: outcomeOfError(error)};
@@ -96,10 +109,25 @@ export function outcomeOfError(error: unknown): string {
 }
 
 function outcomeOf(code: string): string {
-  if (code === 'PERMISSION_DENIED' || code === 'NO_SPACE' || code === 'READ_ONLY_FS' || code === 'TOO_MANY_OPEN_FILES') return code.toLowerCase();
+  if (code === 'PERMISSION_DENIED' || code === 'NO_SPACE' || code === 'READ_ONLY_FS' || code === 'TOO_MANY_OPEN_FILES')
+    return code.toLowerCase();
   if (code === 'LOCKED' || code === 'LOCK_LOST') return 'locked';
-  if (code === 'KNOWLEDGE_NOT_FOUND' || code === 'SCENARIO_NOT_FOUND' || code === 'NOT_INITIALIZED' || code === 'INVALID_NAME') return 'tree_unavailable';
-  if (code === 'CORRUPT_FILE' || code === 'INTEGRITY' || code === 'IMMUTABLE_CONFLICT' || code === 'UNSAFE_PATH' || code === 'UNSIGNED_POINTER_MOVE') return 'tree_broken';
-  if (code === 'CONFIG_INVALID' || code === 'USAGE' || code === 'INVALID_INPUT' || code === 'HANDOFF_NOT_FOUND') return 'invalid_config';
+  if (
+    code === 'KNOWLEDGE_NOT_FOUND' ||
+    code === 'SCENARIO_NOT_FOUND' ||
+    code === 'NOT_INITIALIZED' ||
+    code === 'INVALID_NAME'
+  )
+    return 'tree_unavailable';
+  if (
+    code === 'CORRUPT_FILE' ||
+    code === 'INTEGRITY' ||
+    code === 'IMMUTABLE_CONFLICT' ||
+    code === 'UNSAFE_PATH' ||
+    code === 'UNSIGNED_POINTER_MOVE'
+  )
+    return 'tree_broken';
+  if (code === 'CONFIG_INVALID' || code === 'USAGE' || code === 'INVALID_INPUT' || code === 'HANDOFF_NOT_FOUND')
+    return 'invalid_config';
   return 'failed';
 }

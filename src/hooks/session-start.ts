@@ -13,7 +13,6 @@ const NEW_GENERATION = new Set(['startup', 'clear', 'compact']);
 /** A second run with the same session and source this soon after the first is the same event (a retry). */
 export const RETRY_WINDOW_MS = 10_000;
 
-
 /**
  * SessionStart: prepare the package for the lifecycle in `source`, check
  * the exact line both hosts accept, claim the receipt, print the line in one
@@ -21,15 +20,30 @@ export const RETRY_WINDOW_MS = 10_000;
  * wrong prints nothing (claiming `failed` where a receipt exists) and is
  * one content-free diagnostic.
  */
-export async function sessionStart(run: HookRun, input: HookInput, settings: HookSettings, area: StateArea): Promise<HookOutcome> {
+export async function sessionStart(
+  run: HookRun,
+  input: HookInput,
+  settings: HookSettings,
+  area: StateArea,
+): Promise<HookOutcome> {
   const {host} = run;
   const source = input.source!;
   const scenario = settings.scenario;
   const now = run.now();
   if (!settings.enabled) {
-    // Off: nothing is written, but an event of this session still pending is skipped (the opt-in revoked), reading no reference.
+    // Off: nothing is written, but an event of this session still pending is skipped (the opt-in revoked), reading no
+    // reference.
     const last = readHostState(area, host, input.session_id, scenario)?.last_event;
-    if (last) await prepare({knowledge: settings.knowledge, scenario, integration: host, lifecycle: last.source, enabled: false, eventId: eventId(host, input.session_id, last.source, last.generation), lockTimeout: run.secondsLeft()});
+    if (last)
+      await prepare({
+        knowledge: settings.knowledge,
+        scenario,
+        integration: host,
+        lifecycle: last.source,
+        enabled: false,
+        eventId: eventId(host, input.session_id, last.source, last.generation),
+        lockTimeout: run.secondsLeft(),
+      });
     return {outcome: 'disabled'};
   }
   // 1. The lifecycle identity, under the state lock: a new generation for startup, clear, compact (not for a retry).
@@ -68,7 +82,8 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
     lockTimeout: run.secondsLeft(),
   });
   const counts = {items: result.items.length, content_bytes: result.content_bytes, truncated: result.truncated};
-  if (result.status !== 'ready') return {outcome: result.status === 'empty' ? 'empty' : (result.reason ?? 'skipped'), ...counts};
+  if (result.status !== 'ready')
+    return {outcome: result.status === 'empty' ? 'empty' : (result.reason ?? 'skipped'), ...counts};
   const receipt = result.receipt.receipt_id;
   const line = hookOutputLine('SessionStart', result.content!);
   if (line === null || run.expired()) {
@@ -76,7 +91,13 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
     return {outcome: line === null ? 'invalid_package' : 'timeout', ...counts};
   }
   try {
-    await claim({knowledge: settings.knowledge, scenario, receipt, outcome: 'injected', lockTimeout: run.secondsLeft()});
+    await claim({
+      knowledge: settings.knowledge,
+      scenario,
+      receipt,
+      outcome: 'injected',
+      lockTimeout: run.secondsLeft(),
+    });
   } catch (error) {
     rethrowUnless(error, isAutoctxError);
     return {outcome: 'claim_failed', ...counts};
@@ -86,9 +107,23 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
   try {
     await area.withLock(run.secondsLeft(), () => {
       const state = readHostState(area, host, input.session_id, scenario) ?? identity.state;
-      writeHostState(area, host, input.session_id, {...state, receipt_id: receipt, delivered_generation: identity.generation, ...(result.routing ? {routing: result.routing} : {}), updated_at: isoTimestamp(run.now())});
-      // The delivery's evidence, under the same rules as autoctx evidence seal: the exact context injected and its receipt.
-      sealDelivery(KnowledgeStore.open(settings.knowledge), area, {scenario, content: result.content!, receipt: {receipt_id: receipt, state: 'injected', package_digest: result.package_digest, items: result.items}, bundleDigest: result.routing?.bundle_digest ?? activeDigestOf(settings), version: result.routing?.version ?? null, at: run.now()});
+      writeHostState(area, host, input.session_id, {
+        ...state,
+        receipt_id: receipt,
+        delivered_generation: identity.generation,
+        ...(result.routing ? {routing: result.routing} : {}),
+        updated_at: isoTimestamp(run.now()),
+      });
+      // The delivery's evidence, under the same rules as autoctx evidence seal: the exact context injected and its
+      // receipt.
+      sealDelivery(KnowledgeStore.open(settings.knowledge), area, {
+        scenario,
+        content: result.content!,
+        receipt: {receipt_id: receipt, state: 'injected', package_digest: result.package_digest, items: result.items},
+        bundleDigest: result.routing?.bundle_digest ?? activeDigestOf(settings),
+        version: result.routing?.version ?? null,
+        at: run.now(),
+      });
     });
   } catch (error) {
     rethrowUnless(error, isAutoctxError);
@@ -100,7 +135,13 @@ export async function sessionStart(run: HookRun, input: HookInput, settings: Hoo
 /** A receipt that will not be delivered is claimed failed, if it still can be. */
 async function claimFailed(run: HookRun, settings: HookSettings, receipt: string): Promise<void> {
   try {
-    await claim({knowledge: settings.knowledge, scenario: settings.scenario, receipt, outcome: 'failed', lockTimeout: Math.min(run.secondsLeft(), 0.5)});
+    await claim({
+      knowledge: settings.knowledge,
+      scenario: settings.scenario,
+      receipt,
+      outcome: 'failed',
+      lockTimeout: Math.min(run.secondsLeft(), 0.5),
+    });
   } catch (error) {
     rethrowUnless(error, isAutoctxError, isSystemError);
     // Already terminal, or the lock not had: nothing more to do within the budget.

@@ -4,9 +4,35 @@
  * pure renderer; render, prepare, claim and recall read a knowledge tree
  * (prepare and claim write receipts in its state area, knowledge/.state/).
  */
-export {render, prepare, claim, type RenderOptions, type RenderResult, type PrepareOptions, type PrepareResult, type ClaimOptions, type ClaimResult} from '../core/delivery/bootstrap.js';
-export {recall, RECALL_MIN_SCORE, type RecallOptions, type RecallResult, type RecalledItem} from '../core/delivery/recall.js';
-export {renderPackage, BOOTSTRAP_LIMITS, BEGIN_MARKER, END_MARKER, TRUST_POLICY, TRUNCATION_MARK, type PackageCandidate, type PackageItem, type RenderedPackage} from '../model/delivery/bootstrap-render.js';
+export {
+  render,
+  prepare,
+  claim,
+  type RenderOptions,
+  type RenderResult,
+  type PrepareOptions,
+  type PrepareResult,
+  type ClaimOptions,
+  type ClaimResult,
+} from '../core/delivery/bootstrap.js';
+export {
+  recall,
+  RECALL_MIN_SCORE,
+  type RecallOptions,
+  type RecallResult,
+  type RecalledItem,
+} from '../core/delivery/recall.js';
+export {
+  renderPackage,
+  BOOTSTRAP_LIMITS,
+  BEGIN_MARKER,
+  END_MARKER,
+  TRUST_POLICY,
+  TRUNCATION_MARK,
+  type PackageCandidate,
+  type PackageItem,
+  type RenderedPackage,
+} from '../model/delivery/bootstrap-render.js';
 export {isSecretKind, normalizeKind, SECRET_MARKERS} from '../model/delivery/bootstrap-text.js';
 export {
   BOOTSTRAP_LIFECYCLES,

@@ -11,12 +11,33 @@ import {evaluateCampaignEvidence} from '../model/evaluation/campaign.js';
 export const CONTEXT_BUNDLE_SCHEMA_VERSION = 1;
 export {canonicalJson, stableDigest, compareUtf16 as utf16Compare} from '../canonical/index.js';
 export {COMPONENT_KINDS, type ComponentKind} from '../model/bundle/kinds.js';
-export {LIFECYCLES, TRANSITIONS, canTransition, type Lifecycle as BundleLifecycle} from '../model/promotion/lifecycle.js';
+export {
+  LIFECYCLES,
+  TRANSITIONS,
+  canTransition,
+  type Lifecycle as BundleLifecycle,
+} from '../model/promotion/lifecycle.js';
 export type {BundleComponent} from '../model/bundle/component.js';
 export type {ContextBundle, BundleInput} from '../model/bundle/bundle.js';
-export type {ManifestChange as BundleManifestChange, ManifestDiff as ContextBundleManifestDiff} from '../model/bundle/diff.js';
-export {TRIAL_LANES, createMatchedTrial, matchedTrialFromDict, matchedTrialPairKey, legacyPairKey, type MatchedTrial, type TrialLane} from '../model/evaluation/trial.js';
-export {DEFAULT_CONFIRMATION_POLICY, confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../model/evaluation/policy.js';
+export type {
+  ManifestChange as BundleManifestChange,
+  ManifestDiff as ContextBundleManifestDiff,
+} from '../model/bundle/diff.js';
+export {
+  TRIAL_LANES,
+  createMatchedTrial,
+  matchedTrialFromDict,
+  matchedTrialPairKey,
+  legacyPairKey,
+  type MatchedTrial,
+  type TrialLane,
+} from '../model/evaluation/trial.js';
+export {
+  DEFAULT_CONFIRMATION_POLICY,
+  confirmationPolicyDigest,
+  validateConfirmationPolicy,
+  type ConfirmationPolicy,
+} from '../model/evaluation/policy.js';
 export type {ComparisonResult} from '../model/promotion/records.js';
 export {evaluateMatchedTrials, type ComparisonSubject} from '../model/evaluation/comparison.js';
 export {

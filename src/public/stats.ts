@@ -14,5 +14,10 @@ export {log} from '../stats/special/log.js';
 export {log1p} from '../stats/special/log1p.js';
 export {erfc} from '../stats/special/erfc.js';
 export {lgamma} from '../stats/special/lgamma.js';
-export {campaignAlphaForCandidate, campaignBoundClears, confirmationBlocksReady, evaluateCampaignEvidence} from '../model/evaluation/campaign.js';
+export {
+  campaignAlphaForCandidate,
+  campaignBoundClears,
+  confirmationBlocksReady,
+  evaluateCampaignEvidence,
+} from '../model/evaluation/campaign.js';
 export {evaluateMatchedTrials} from '../model/evaluation/comparison.js';

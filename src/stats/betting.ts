@@ -42,7 +42,8 @@ export class BettingTest {
     if (!(hi > lo)) throw new RangeError('the betting test needs lo < hi');
     this.width = hi - lo;
     this.m0 = (minEffect - lo) / this.width;
-    if (!(this.m0 > 0 && this.m0 < 1)) throw new RangeError('the minimum effect must lie strictly inside the declared bounds');
+    if (!(this.m0 > 0 && this.m0 < 1))
+      throw new RangeError('the minimum effect must lie strictly inside the declared bounds');
     this.threshold = log(1.0 / alpha);
     this.maxBet = BettingTest.CAP / this.m0;
   }
@@ -87,7 +88,13 @@ export class BettingTest {
 }
 
 /** Whether the betting test rejects "mean ≤ minEffect" over these observations, in this order. */
-export function bettingTestRejects(effects: readonly number[], alpha: number, lo: number, hi: number, minEffect: number): boolean {
+export function bettingTestRejects(
+  effects: readonly number[],
+  alpha: number,
+  lo: number,
+  hi: number,
+  minEffect: number,
+): boolean {
   const test = new BettingTest(alpha, lo, hi, minEffect);
   for (const e of effects) test.add(e);
   return test.rejects();

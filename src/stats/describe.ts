@@ -24,7 +24,17 @@ export function describeEffects(effects: ReadonlyArray<{lane: string; effect: nu
     const xs = effects.filter((e) => e.lane === lane).map((e) => e.effect);
     if (xs.length === 0) continue;
     const sorted = [...xs].sort((a, b) => a - b);
-    out.push({lane, n: xs.length, mean: mean(xs), median: median(sorted), q1: quantileSorted(sorted, 0.25), q3: quantileSorted(sorted, 0.75), sd: xs.length > 1 ? standardDeviation(xs) : null, min: min(xs), max: max(xs)});
+    out.push({
+      lane,
+      n: xs.length,
+      mean: mean(xs),
+      median: median(sorted),
+      q1: quantileSorted(sorted, 0.25),
+      q3: quantileSorted(sorted, 0.75),
+      sd: xs.length > 1 ? standardDeviation(xs) : null,
+      min: min(xs),
+      max: max(xs),
+    });
   }
   return out;
 }

@@ -16,7 +16,8 @@ export function twoSidedTail(z: number): number {
 }
 
 function checkArguments(confidenceZ: number, maxLooks: number): void {
-  if (!Number.isFinite(confidenceZ) || confidenceZ <= 0) throw new RangeError('confidence_z must be finite and positive');
+  if (!Number.isFinite(confidenceZ) || confidenceZ <= 0)
+    throw new RangeError('confidence_z must be finite and positive');
   if (!Number.isSafeInteger(maxLooks) || maxLooks < 1) throw new RangeError('max_looks must be at least one');
 }
 

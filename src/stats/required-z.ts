@@ -8,7 +8,8 @@ const SCALE = 1_000_000_000_000;
  * realized tail larger than the allocation.
  */
 export function requiredConfidenceZ(alpha: number): number {
-  if (!Number.isFinite(alpha) || !(alpha > 0.0 && alpha < 1.0)) throw new RangeError('allocated alpha must be finite and between zero and one');
+  if (!Number.isFinite(alpha) || !(alpha > 0.0 && alpha < 1.0))
+    throw new RangeError('allocated alpha must be finite and between zero and one');
   let lower = 0.0;
   let upper = 1.0;
   while (twoSidedTail(upper) > alpha) {

@@ -1,6 +1,20 @@
-import {LARGE_STRING, parseJsonUtf8, prettyJson, prettyJsonPieces, stableDigest, type JsonValue} from '../canonical/index.js';
+import {
+  LARGE_STRING,
+  parseJsonUtf8,
+  prettyJson,
+  prettyJsonPieces,
+  stableDigest,
+  type JsonValue,
+} from '../canonical/index.js';
 import {AutoctxError, fail, isAutoctxError, rethrowUnless} from '../errors.js';
-import {atomicWrite, createImmutable, withBytes, type RootGuard, type WriteData, type WriteOptions} from './files/fs.js';
+import {
+  atomicWrite,
+  createImmutable,
+  withBytes,
+  type RootGuard,
+  type WriteData,
+  type WriteOptions,
+} from './files/fs.js';
 import {assertSchema, type SchemaName} from './schemas.js';
 
 /**
@@ -8,7 +22,12 @@ import {assertSchema, type SchemaName} from './schemas.js';
  * semantic check. Any failure is CORRUPT_FILE (exit 8) naming the file; the
  * original problem code is kept in data.reason. Returns null when absent.
  */
-export function readDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[] | ImpliedSchema, check?: (value: JsonValue) => T): T | null {
+export function readDocument<T>(
+  guard: RootGuard,
+  file: string,
+  schema: SchemaName | SchemaName[] | ImpliedSchema,
+  check?: (value: JsonValue) => T,
+): T | null {
   const rel = guard.relative(file);
   try {
     const value = withBytes(guard, file, (bytes) => parseJsonUtf8(bytes));
@@ -56,9 +75,15 @@ function checkImplying<T>(schema: ImpliedSchema, value: JsonValue, rel: string, 
 }
 
 /** Like readDocument, but absence is an error too. */
-export function requireDocument<T>(guard: RootGuard, file: string, schema: SchemaName | SchemaName[] | ImpliedSchema, check?: (value: JsonValue) => T): T {
+export function requireDocument<T>(
+  guard: RootGuard,
+  file: string,
+  schema: SchemaName | SchemaName[] | ImpliedSchema,
+  check?: (value: JsonValue) => T,
+): T {
   const v = readDocument(guard, file, schema, check);
-  if (v === null) fail('CORRUPT_FILE', `${guard.relative(file)} is missing`, {file: guard.relative(file), reason: 'MISSING'});
+  if (v === null)
+    fail('CORRUPT_FILE', `${guard.relative(file)} is missing`, {file: guard.relative(file), reason: 'MISSING'});
   return v;
 }
 
@@ -66,17 +91,33 @@ export function requireDocument<T>(guard: RootGuard, file: string, schema: Schem
 export function serialize(schema: SchemaName, value: unknown, what: string): WriteData {
   assertSchema(schema, value, what);
   // A manifest with a very long component is written in pieces, never as one string.
-  if (schema === 'manifest' && (value as {components: {content: string}[]}).components.some((c) => c.content.length > LARGE_STRING)) return () => prettyJsonPieces(value);
+  if (
+    schema === 'manifest' &&
+    (value as {components: {content: string}[]}).components.some((c) => c.content.length > LARGE_STRING)
+  )
+    return () => prettyJsonPieces(value);
   return prettyJson(value);
 }
 
 /** Replace a mutable document atomically. */
-export function writeDocument(guard: RootGuard, file: string, schema: SchemaName, value: unknown, options?: WriteOptions): void {
+export function writeDocument(
+  guard: RootGuard,
+  file: string,
+  schema: SchemaName,
+  value: unknown,
+  options?: WriteOptions,
+): void {
   atomicWrite(guard, file, serialize(schema, value, guard.relative(file)), options);
 }
 
 /** Create an immutable document; an existing one must be semantically equal. */
-export function writeImmutableDocument(guard: RootGuard, file: string, schema: SchemaName, value: unknown, options?: WriteOptions): boolean {
+export function writeImmutableDocument(
+  guard: RootGuard,
+  file: string,
+  schema: SchemaName,
+  value: unknown,
+  options?: WriteOptions,
+): boolean {
   const text = serialize(schema, value, guard.relative(file));
   return createImmutable(
     guard,

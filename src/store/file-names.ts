@@ -12,7 +12,13 @@ export function encodeKey(key: string): string {
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!;
     const ch = String.fromCharCode(b);
-    const plain = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || ch === '_' || ch === '-' || (ch === '.' && i > 0);
+    const plain =
+      (b >= 0x30 && b <= 0x39) ||
+      (b >= 0x41 && b <= 0x5a) ||
+      (b >= 0x61 && b <= 0x7a) ||
+      ch === '_' ||
+      ch === '-' ||
+      (ch === '.' && i > 0);
     out += plain ? ch : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;

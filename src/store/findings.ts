@@ -1,5 +1,12 @@
 import type {Dirent} from 'node:fs';
-import {isAutoctxError, rethrowUnless, type ErrorCode, type VerifyErrorFinding, type VerifyNoteFinding, type VerifyWarningFinding} from '../errors.js';
+import {
+  isAutoctxError,
+  rethrowUnless,
+  type ErrorCode,
+  type VerifyErrorFinding,
+  type VerifyNoteFinding,
+  type VerifyWarningFinding,
+} from '../errors.js';
 import type {JsonValue} from '../canonical/index.js';
 import type {BundleOutline, ContextBundle} from '../model/bundle/bundle.js';
 import type {ActivePointer} from '../model/promotion/records.js';
@@ -40,7 +47,9 @@ export interface CheckedStore extends KindContext {
 export class Findings<S extends CheckedStore = CheckedStore> {
   readonly errors: VerifyIssue[] = [];
   readonly warnings: VerifyIssue[] = [];
-  /** What verify accepted on weaker grounds than its own records (a tree another implementation wrote), said plainly. */
+  /**
+   * What verify accepted on weaker grounds than its own records (a tree another implementation wrote), said plainly.
+   */
   readonly notes: VerifyIssue[] = [];
   /** The outlines of the manifests that verified, by digest. */
   readonly bundles = new Map<string, BundleOutline>();
@@ -141,7 +150,8 @@ export class Findings<S extends CheckedStore = CheckedStore> {
   arrange(mark: Mark, blocks: ReadonlyArray<readonly [Mark, Mark] | undefined>): void {
     const order = (list: VerifyIssue[], key: keyof Mark) => {
       const since = list.splice(mark[key]);
-      for (const block of blocks) if (block) for (let k = block[0][key]; k < block[1][key]; k++) list.push(since[k - mark[key]]!);
+      for (const block of blocks)
+        if (block) for (let k = block[0][key]; k < block[1][key]; k++) list.push(since[k - mark[key]]!);
     };
     order(this.errors, 'errors');
     order(this.warnings, 'warnings');
@@ -152,7 +162,10 @@ export class Findings<S extends CheckedStore = CheckedStore> {
   reportBefore(mark: Mark, fn: () => void): void {
     const end = this.mark();
     fn();
-    this.arrange(mark, [[end, this.mark()], [mark, end]]);
+    this.arrange(mark, [
+      [end, this.mark()],
+      [mark, end],
+    ]);
   }
 
   /** Report one problem against both files it sets against each other. */
@@ -163,8 +176,19 @@ export class Findings<S extends CheckedStore = CheckedStore> {
 }
 
 /** A confirmation policy and its digest must be both present (and agree) or both null. */
-export function checkPolicy(c: Findings, file: string, policy: ConfirmationPolicy | null | undefined, digest: string | null | undefined): void {
+export function checkPolicy(
+  c: Findings,
+  file: string,
+  policy: ConfirmationPolicy | null | undefined,
+  digest: string | null | undefined,
+): void {
   if (policy == null && digest == null) return;
-  if (policy == null || digest == null) return c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: confirmation policy and its digest must be both present or both null`);
-  if (confirmationPolicyDigest(policy) !== digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: confirmation_policy_digest does not match the policy`);
+  if (policy == null || digest == null)
+    return c.error(
+      file,
+      'DIGEST_MISMATCH',
+      `${c.rel(file)}: confirmation policy and its digest must be both present or both null`,
+    );
+  if (confirmationPolicyDigest(policy) !== digest)
+    c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: confirmation_policy_digest does not match the policy`);
 }

@@ -3,7 +3,13 @@ import path from 'node:path';
 import {fail, isSystemError, rethrowUnless} from '../errors.js';
 import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './files/fs.js';
 import {readGitignore, updateGitignore, type GitignoreState} from './kinds/common/gitignore.js';
-import {readApprovalWindowDays, readEvaluationDefaults, readEvidenceSettings, type EvaluationDefaults, type EvidenceSettings} from './kinds/common/team-config.js';
+import {
+  readApprovalWindowDays,
+  readEvaluationDefaults,
+  readEvidenceSettings,
+  type EvaluationDefaults,
+  type EvidenceSettings,
+} from './kinds/common/team-config.js';
 import {assertScenarioName, isScenarioName, RootPaths, STATE_DIR_NAME} from './paths.js';
 import {ScenarioStore} from './scenario-store.js';
 import {StateArea} from './state-area.js';
@@ -11,20 +17,32 @@ import {StateArea} from './state-area.js';
 export {GITIGNORE_LINES} from './kinds/common/gitignore.js';
 
 /** Where the knowledge root is: --knowledge, else AUTOCTX_KNOWLEDGE, else ./knowledge. */
-export function knowledgeRootFrom(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+export function knowledgeRootFrom(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): string {
   const fromEnv = env.AUTOCTX_KNOWLEDGE === '' ? undefined : env.AUTOCTX_KNOWLEDGE;
   return path.resolve(cwd, flag ?? fromEnv ?? 'knowledge');
 }
 
-/** A root-level entry that verify does not know: a hidden or otherwise refused name holding a scenario store, or a state area that is not a folder. */
+/**
+ * A root-level entry that verify does not know: a hidden or otherwise refused name holding a scenario store, or a state
+ * area that is not a folder.
+ */
 export interface UnknownRootEntry {
   file: string;
-  /** UNSAFE_PATH for what stands where a real folder must (a link, a file for the state area), UNKNOWN_ENTRY otherwise. */
+  /**
+   * UNSAFE_PATH for what stands where a real folder must (a link, a file for the state area), UNKNOWN_ENTRY otherwise.
+   */
   code: 'UNSAFE_PATH' | 'UNKNOWN_ENTRY';
   why: string;
 }
 
-/** The knowledge root: root-level documents, the state area, and a folder of scenarios, each with a context_bundles store. */
+/**
+ * The knowledge root: root-level documents, the state area, and a folder of scenarios, each with a context_bundles
+ * store.
+ */
 export class KnowledgeStore {
   readonly guard: RootGuard;
   readonly paths: RootPaths;
@@ -41,7 +59,9 @@ export class KnowledgeStore {
       st = fs.statSync(root);
     } catch (error) {
       rethrowUnless(error, isSystemError);
-      fail('KNOWLEDGE_NOT_FOUND', `no knowledge folder at ${root} (use --knowledge DIR, or run autoctx init)`, {knowledge: root});
+      fail('KNOWLEDGE_NOT_FOUND', `no knowledge folder at ${root} (use --knowledge DIR, or run autoctx init)`, {
+        knowledge: root,
+      });
     }
     if (!st.isDirectory()) fail('KNOWLEDGE_NOT_FOUND', `${root} is not a folder`, {knowledge: root});
     return new KnowledgeStore(root);
@@ -73,16 +93,31 @@ export class KnowledgeStore {
     const out: UnknownRootEntry[] = [];
     for (const e of listDir(this.guard, this.root)) {
       if (e.name === STATE_DIR_NAME) {
-        if (!e.isDirectory()) out.push({file: e.name, code: 'UNSAFE_PATH', why: `${e.name} is not a folder: the state area must be a real folder inside the root`});
+        if (!e.isDirectory())
+          out.push({
+            file: e.name,
+            code: 'UNSAFE_PATH',
+            why: `${e.name} is not a folder: the state area must be a real folder inside the root`,
+          });
         continue;
       }
       if (e.isSymbolicLink()) {
-        // A link at the root (a scenario folder pointing elsewhere, say) is never followed, so never verified: an error, not a silent skip.
-        out.push({file: e.name, code: 'UNSAFE_PATH', why: `${e.name} is a symbolic link: verify never follows a link out of the root, so whatever it points at is not verified`});
+        // A link at the root (a scenario folder pointing elsewhere, say) is never followed, so never verified: an
+        // error, not a silent skip.
+        out.push({
+          file: e.name,
+          code: 'UNSAFE_PATH',
+          why: `${e.name} is a symbolic link: verify never follows a link out of the root, so whatever it points at is not verified`,
+        });
         continue;
       }
       const named = isScenarioName(e.name);
-      if (!named && e.isDirectory() && exists(this.paths.scenarioStore(e.name))) out.push({file: e.name, code: 'UNKNOWN_ENTRY', why: `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is never read or verified`});
+      if (!named && e.isDirectory() && exists(this.paths.scenarioStore(e.name)))
+        out.push({
+          file: e.name,
+          code: 'UNKNOWN_ENTRY',
+          why: `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is never read or verified`,
+        });
     }
     return out;
   }
@@ -103,10 +138,19 @@ export class KnowledgeStore {
     return [...groups.values()].filter((g) => g.length > 1);
   }
 
-  /** Refuse a scenario whose name another folder's equals after NFC (INVALID_NAME): used before reading or creating it. */
+  /**
+   * Refuse a scenario whose name another folder's equals after NFC (INVALID_NAME): used before reading or creating it.
+   */
   assertNoTwin(name: string): void {
-    const twin = this.listScenarios().find((other) => other !== name && other.normalize('NFC') === name.normalize('NFC'));
-    if (twin !== undefined) fail('INVALID_NAME', `scenario "${name}" and the folder "${twin}" are the same name after Unicode normalization (NFC); rename one of them`, {scenario: name});
+    const twin = this.listScenarios().find(
+      (other) => other !== name && other.normalize('NFC') === name.normalize('NFC'),
+    );
+    if (twin !== undefined)
+      fail(
+        'INVALID_NAME',
+        `scenario "${name}" and the folder "${twin}" are the same name after Unicode normalization (NFC); rename one of them`,
+        {scenario: name},
+      );
   }
 
   /** The named scenario, or the only one when the name is left out. */
@@ -116,19 +160,34 @@ export class KnowledgeStore {
       this.assertNoTwin(name);
       if (!exists(this.paths.scenarioStore(name))) {
         const known = this.listScenarios();
-        fail('SCENARIO_NOT_FOUND', `no scenario "${name}" in ${this.root}${known.length ? ` (known: ${known.join(', ')})` : ''}`, {scenario: name});
+        fail(
+          'SCENARIO_NOT_FOUND',
+          `no scenario "${name}" in ${this.root}${known.length ? ` (known: ${known.join(', ')})` : ''}`,
+          {scenario: name},
+        );
       }
       return name;
     }
     const all = this.listScenarios();
     if (all.length === 1) return all[0]!;
     const twins = this.scenarioCollisions()[0];
-    if (twins) fail('INVALID_NAME', `scenario folders ${twins.map((t) => `"${t}"`).join(' and ')} are the same name after Unicode normalization (NFC); rename one of them`);
-    if (all.length === 0) fail('SCENARIO_NOT_FOUND', `no scenario in ${this.root}; run autoctx init --scenario S --from SRC`);
-    fail('SCENARIO_REQUIRED', `${this.root} holds ${all.length} scenarios (${all.join(', ')}); name one with --scenario`);
+    if (twins)
+      fail(
+        'INVALID_NAME',
+        `scenario folders ${twins.map((t) => `"${t}"`).join(' and ')} are the same name after Unicode normalization (NFC); rename one of them`,
+      );
+    if (all.length === 0)
+      fail('SCENARIO_NOT_FOUND', `no scenario in ${this.root}; run autoctx init --scenario S --from SRC`);
+    fail(
+      'SCENARIO_REQUIRED',
+      `${this.root} holds ${all.length} scenarios (${all.join(', ')}); name one with --scenario`,
+    );
   }
 
-  /** How a command signs a step of a signed scenario that did not prepare its signing itself (set by the command's options; null: it cannot). */
+  /**
+   * How a command signs a step of a signed scenario that did not prepare its signing itself (set by the command's
+   * options; null: it cannot).
+   */
   lateSigning: ((store: ScenarioStore) => void) | null = null;
 
   scenario(name: string): ScenarioStore {
@@ -173,7 +232,8 @@ export class KnowledgeStore {
     // An interrupted earlier write of this file leaves its temporary file here.
     const leftovers = listDir(this.guard, this.root).filter((e) => e.isFile() && this.paths.isGitignoreTemp(e.name));
     const current = readGitignore(this.guard);
-    if (leftovers.length === 0 && current !== null && current.removed.length === 0 && current.outdated.length === 0) return [];
+    if (leftovers.length === 0 && current !== null && current.removed.length === 0 && current.outdated.length === 0)
+      return [];
     if (current === null && !options.create) return [];
     return state.withLock(timeoutSeconds, () => {
       for (const e of leftovers) state.writer.remove(path.join(this.root, e.name));

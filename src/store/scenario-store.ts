@@ -9,7 +9,13 @@ import {leftoverKind, ScenarioPaths} from './paths.js';
 import {StateArea} from './state-area.js';
 import {updateGitignore} from './kinds/common/gitignore.js';
 import {appendStateChange, chainTracked} from './kinds/signing/state-chain.js';
-import {JOURNAL_FORMAT, readJournal, RunJournal, type JournalHeader, type JournalRead} from './kinds/evaluation/run-journal.js';
+import {
+  JOURNAL_FORMAT,
+  readJournal,
+  RunJournal,
+  type JournalHeader,
+  type JournalRead,
+} from './kinds/evaluation/run-journal.js';
 import path from 'node:path';
 
 /**
@@ -25,7 +31,10 @@ export class ScenarioStore implements KindContext {
   signer: ((kind: string, digest: string) => string) | null = null;
   /** The principal a signing store's state changes are chained as (signing/chain/; null: no chain entries). */
   chainActor: string | null = null;
-  /** Prepares signing for a step of a signed scenario when the command did not (it throws when it cannot: no key, broken trust). */
+  /**
+   * Prepares signing for a step of a signed scenario when the command did not (it throws when it cannot: no key, broken
+   * trust).
+   */
   lateSigning: (() => void) | null = null;
   private lock: StoreLock | undefined;
 
@@ -58,7 +67,8 @@ export class ScenarioStore implements KindContext {
   async acquireRunLock(digest: string, timeoutSeconds: number): Promise<() => Promise<void>> {
     const file = this.paths.runLock(digest);
     this.guard.check(file);
-    if (!isDirectory(this.paths.candidateDir(digest))) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no candidate folder)`);
+    if (!isDirectory(this.paths.candidateDir(digest)))
+      fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no candidate folder)`);
     const lock = new StoreLock(this.paths.candidateDir(digest), file);
     const deadline = Date.now() + Math.max(0, timeoutSeconds) * 1000;
     for (let attempt = 0; ; attempt++) {
@@ -71,7 +81,12 @@ export class ScenarioStore implements KindContext {
         throw error;
       }
       if (claimed) return () => lock.releaseLock();
-      if (Date.now() >= deadline) fail('LOCKED', `${lock.holderText(`candidate ${digest}'s evaluation run`)}; gave up after ${timeoutSeconds}s (see --lock-timeout)`, {lock: file});
+      if (Date.now() >= deadline)
+        fail(
+          'LOCKED',
+          `${lock.holderText(`candidate ${digest}'s evaluation run`)}; gave up after ${timeoutSeconds}s (see --lock-timeout)`,
+          {lock: file},
+        );
       await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
     }
   }
@@ -81,9 +96,18 @@ export class ScenarioStore implements KindContext {
    * call this), and the pairs an earlier
    * run left in it, not yet folded (null: none).
    */
-  async openRunJournal(digest: string, planDigest: string, timeoutSeconds: number): Promise<{journal: RunJournal; pending: JournalRead | null}> {
+  async openRunJournal(
+    digest: string,
+    planDigest: string,
+    timeoutSeconds: number,
+  ): Promise<{journal: RunJournal; pending: JournalRead | null}> {
     const area = new StateArea(this.guard);
-    const header: JournalHeader = {format: JOURNAL_FORMAT, version: 1, candidate_digest: digest, plan_digest: planDigest};
+    const header: JournalHeader = {
+      format: JOURNAL_FORMAT,
+      version: 1,
+      candidate_digest: digest,
+      plan_digest: planDigest,
+    };
     const file = path.join(area.file('runs', this.scenario), `${digest}.jsonl`);
     // Its folder is made before the first pair is appended: a run that records nothing leaves nothing.
     const journal = new RunJournal(this.guard, file, header, () => area.folder(timeoutSeconds, 'runs', this.scenario));
@@ -94,7 +118,12 @@ export class ScenarioStore implements KindContext {
   journalPairs(digest: string, planDigest: string): number {
     const area = new StateArea(this.guard);
     const file = path.join(area.file('runs', this.scenario), `${digest}.jsonl`);
-    const read = readJournal(this.guard, file, {format: JOURNAL_FORMAT, version: 1, candidate_digest: digest, plan_digest: planDigest});
+    const read = readJournal(this.guard, file, {
+      format: JOURNAL_FORMAT,
+      version: 1,
+      candidate_digest: digest,
+      plan_digest: planDigest,
+    });
     if (read === null) return 0;
     // A journal of another plan, or one that cannot be read, may still hold observations: counted as one.
     return read.refused !== null ? Math.max(1, read.trials.length) : read.trials.length;
@@ -129,26 +158,31 @@ export class ScenarioStore implements KindContext {
     }
     let undone: unknown = null;
     try {
-      const result = await this.writer.transaction(async () => {
-        // In a signed scenario every step that changed the state ends with its signed chain entry, also one that
-        // ends in a refusal that keeps what it wrote (not exit 2 or 9, which put it back): what is on disk is chained.
-        const chain = () => {
-          if (this.signer && this.chainActor !== null) appendStateChange(this, this.chainActor, this.writer.stepFiles());
-          else if (signedTree) refuseUnsigned(this, refusal, (e) => (undone = e));
-        };
-        let value: T;
-        try {
-          value = await fn();
-        } catch (error) {
-          if (isAutoctxError(error) && error.exitCode !== 2 && error.exitCode !== 9 && error.exitCode !== 1) chain();
-          throw error;
-        }
-        chain();
-        return value;
-      }).catch((error: unknown) => {
-        throw undone ?? error; // a refusal other than exit 2, raised once the step is undone
-      });
-      // Housekeeping only after the step succeeded: a command that fails changes nothing, not even leftovers or the .gitignore.
+      const result = await this.writer
+        .transaction(async () => {
+          // In a signed scenario every step that changed the state ends with its signed chain entry, also one that
+          // ends in a refusal that keeps what it wrote (not exit 2 or 9, which put it back): what is on disk is
+          // chained.
+          const chain = () => {
+            if (this.signer && this.chainActor !== null)
+              appendStateChange(this, this.chainActor, this.writer.stepFiles());
+            else if (signedTree) refuseUnsigned(this, refusal, (e) => (undone = e));
+          };
+          let value: T;
+          try {
+            value = await fn();
+          } catch (error) {
+            if (isAutoctxError(error) && error.exitCode !== 2 && error.exitCode !== 9 && error.exitCode !== 1) chain();
+            throw error;
+          }
+          chain();
+          return value;
+        })
+        .catch((error: unknown) => {
+          throw undone ?? error; // a refusal other than exit 2, raised once the step is undone
+        });
+      // Housekeeping only after the step succeeded: a command that fails changes nothing, not even leftovers or the
+      // .gitignore.
       this.sweepLeftovers();
       if (!this.gitignoreChecked) {
         this.gitignoreChecked = true;
@@ -223,6 +257,13 @@ function refuseUnsigned(store: ScenarioStore, refusal: unknown, after: (error: u
   if (changed.length === 0) return;
   const what = `${store.guard.relative(changed[0]!)}${changed.length > 1 ? ` and ${changed.length - 1} other files` : ''}`;
   if (isAutoctxError(refusal) && refusal.exitCode !== 2) after(refusal);
-  const why = isAutoctxError(refusal) && refusal.exitCode === 2 && refusal.code !== 'SIGNING_KEY_REQUIRED' ? `: ${refusal.message}` : '';
-  fail('SIGNING_KEY_REQUIRED', `scenario "${store.scenario}" is signed, and this command changes ${what}: every state change in a signed tree is signed and chained; give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config)${why}; nothing was written`, {file: store.guard.relative(changed[0]!)});
+  const why =
+    isAutoctxError(refusal) && refusal.exitCode === 2 && refusal.code !== 'SIGNING_KEY_REQUIRED'
+      ? `: ${refusal.message}`
+      : '';
+  fail(
+    'SIGNING_KEY_REQUIRED',
+    `scenario "${store.scenario}" is signed, and this command changes ${what}: every state change in a signed tree is signed and chained; give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config)${why}; nothing was written`,
+    {file: store.guard.relative(changed[0]!)},
+  );
 }

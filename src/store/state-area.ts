@@ -15,7 +15,8 @@ const HOUSEKEPT = new Set<string>();
 export const STATE_FILE_MODE = 0o600;
 
 /** What the state area's own .gitignore holds: everything in it stays out of git. */
-export const STATE_GITIGNORE = '# autoctx: per-machine state (receipts, counters, sealed evidence); never committed\n*\n';
+export const STATE_GITIGNORE =
+  '# autoctx: per-machine state (receipts, counters, sealed evidence); never committed\n*\n';
 
 /**
  * The per-machine state area, knowledge/.state/ (ARCHITECTURE §11): what must
@@ -32,14 +33,20 @@ export class StateArea {
 
   constructor(readonly guard: RootGuard) {
     this.paths = new RootPaths(guard.root);
-    this.writer = new LockedWriter(guard, () => this.lock, 'the state area', {mode: STATE_FILE_MODE, dirMode: STATE_DIR_MODE});
+    this.writer = new LockedWriter(guard, () => this.lock, 'the state area', {
+      mode: STATE_FILE_MODE,
+      dirMode: STATE_DIR_MODE,
+    });
   }
 
   get dir(): string {
     return this.paths.stateDir;
   }
 
-  /** Make the folder (0700) if it is missing, and tighten one whose mode is wider. Refuses a link or a file in its place. */
+  /**
+   * Make the folder (0700) if it is missing, and tighten one whose mode is wider. Refuses a link or a file in its
+   * place.
+   */
   private ensureDir(): void {
     this.guard.check(this.dir);
     let st: fs.Stats | undefined;
@@ -49,7 +56,12 @@ export class StateArea {
       rethrowUnless(error, isSystemError);
       st = undefined;
     }
-    if (st && !st.isDirectory()) fail('UNSAFE_PATH', `${this.guard.relative(this.dir)} is not a folder (a link or a file stands where the state area belongs)`, {file: this.guard.relative(this.dir)});
+    if (st && !st.isDirectory())
+      fail(
+        'UNSAFE_PATH',
+        `${this.guard.relative(this.dir)} is not a folder (a link or a file stands where the state area belongs)`,
+        {file: this.guard.relative(this.dir)},
+      );
     if (!st) fs.mkdirSync(this.dir, {mode: STATE_DIR_MODE});
     if (((st?.mode ?? STATE_DIR_MODE) & 0o777) !== STATE_DIR_MODE || !st) fs.chmodSync(this.dir, STATE_DIR_MODE);
   }
@@ -62,7 +74,8 @@ export class StateArea {
     this.lock = lock;
     try {
       const result = await this.writer.transaction(() => {
-        if (readBytes(this.guard, this.paths.stateGitignore)?.toString('utf8') !== STATE_GITIGNORE) this.writer.replace(this.paths.stateGitignore, STATE_GITIGNORE);
+        if (readBytes(this.guard, this.paths.stateGitignore)?.toString('utf8') !== STATE_GITIGNORE)
+          this.writer.replace(this.paths.stateGitignore, STATE_GITIGNORE);
         return fn();
       });
       // Housekeeping only after the step succeeded, as in a scenario store: a step that fails changes nothing.
@@ -95,7 +108,10 @@ export class StateArea {
     }
   }
 
-  /** Under the state lock: remove every temporary file an interrupted writer left anywhere in the area (daily, and repair); the paths removed. */
+  /**
+   * Under the state lock: remove every temporary file an interrupted writer left anywhere in the area (daily, and
+   * repair); the paths removed.
+   */
   sweepAll(): string[] {
     if (!this.lock) fail('INTERNAL', 'internal: a sweep of the state area without its lock');
     const removed: string[] = [];

@@ -31,7 +31,9 @@ function sorted(value: Entry): Entry {
 }
 
 function commandSurface(): Entry {
-  const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, Entry>};
+  const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'oclif.manifest.json'), 'utf8')) as {
+    commands: Record<string, Entry>;
+  };
   const commands: Entry = {};
   for (const id of Object.keys(manifest.commands).sort()) {
     const c = manifest.commands[id]!;
@@ -42,8 +44,14 @@ function commandSurface(): Entry {
       description: c.description,
       aliases: c.aliases,
       hidden: c.hidden,
-      args: sorted(Object.fromEntries(Object.entries(args).map(([name, a]) => [name, sorted({...a, name: undefined})]))),
-      flags: sorted(Object.fromEntries(Object.entries(flags).map(([name, f]) => [name, sorted({...f, name: undefined, hasDynamicHelp: undefined})]))),
+      args: sorted(
+        Object.fromEntries(Object.entries(args).map(([name, a]) => [name, sorted({...a, name: undefined})])),
+      ),
+      flags: sorted(
+        Object.fromEntries(
+          Object.entries(flags).map(([name, f]) => [name, sorted({...f, name: undefined, hasDynamicHelp: undefined})]),
+        ),
+      ),
       result_exit_codes: RESULT_EXIT_BY_COMMAND[id.replaceAll(':', ' ')] ?? RESULT_EXIT_BY_COMMAND[id],
     });
   }
@@ -58,6 +66,8 @@ describe('the command surface', () => {
   it('reads the commands from the build (a command the manifest lacks would go unseen)', () => {
     const surface = commandSurface() as {commands: Record<string, {flags: Record<string, unknown>}>};
     expect(Object.keys(surface.commands).length).toBeGreaterThan(50);
-    expect(Object.keys(surface.commands.promote!.flags)).toEqual(expect.arrayContaining(['json', 'knowledge', 'scenario']));
+    expect(Object.keys(surface.commands.promote!.flags)).toEqual(
+      expect.arrayContaining(['json', 'knowledge', 'scenario']),
+    );
   });
 });

@@ -13,11 +13,26 @@ import {PROJECT_ROOT} from '../helpers/paths.js';
  */
 const SRC = path.join(PROJECT_ROOT, 'src');
 
-/** Each import cycle among the given files, as one loop of files (relative to the project), the first in sorted order first. */
+/**
+ * Each import cycle among the given files, as one loop of files (relative to the project), the first in sorted order
+ * first.
+ */
 function importCycles(files: ReadonlyArray<{file: string; text: string}>): string[][] {
   const known = new Set(files.map((f) => f.file));
-  const edges = new Map(files.map(({file, text}) => [file, [...new Set(importsOf(text).filter((s) => s.startsWith('.')).map((s) => resolveImport(file, s, known)))].filter((t): t is string => t !== null)]));
-  // Tarjan's strongly connected components: every component of more than one file (or a file importing itself) holds a cycle.
+  const edges = new Map(
+    files.map(({file, text}) => [
+      file,
+      [
+        ...new Set(
+          importsOf(text)
+            .filter((s) => s.startsWith('.'))
+            .map((s) => resolveImport(file, s, known)),
+        ),
+      ].filter((t): t is string => t !== null),
+    ]),
+  );
+  // Tarjan's strongly connected components: every component of more than one file (or a file importing itself) holds a
+  // cycle.
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -78,15 +93,40 @@ describe('the import graph', () => {
     const at = (rel: string, text: string) => ({file: path.join(SRC, rel), text});
     const name = (rel: string) => path.join('src', rel);
     // Two modules that know each other only through types.
-    expect(importCycles([at('store/a.ts', "import type {B} from './b.js';\nexport interface A {b: B}"), at('store/b.ts', "import type {A} from './a.js';\nexport interface B {a: A}")])).toEqual([[name('store/a.ts'), name('store/b.ts'), name('store/a.ts')]]);
+    expect(
+      importCycles([
+        at('store/a.ts', "import type {B} from './b.js';\nexport interface A {b: B}"),
+        at('store/b.ts', "import type {A} from './a.js';\nexport interface B {a: A}"),
+      ]),
+    ).toEqual([[name('store/a.ts'), name('store/b.ts'), name('store/a.ts')]]);
     // A re-export and a dynamic import close a loop too, across folders.
-    expect(importCycles([at('core/x/a.ts', "export {b} from '../y/b.js';"), at('core/y/b.ts', "export const b = () => import('../x/a.js');")])).toHaveLength(1);
+    expect(
+      importCycles([
+        at('core/x/a.ts', "export {b} from '../y/b.js';"),
+        at('core/y/b.ts', "export const b = () => import('../x/a.js');"),
+      ]),
+    ).toHaveLength(1);
     // Four files in a ring (named from the first in sorted order), with one file outside it that imports into the ring.
-    const ring = [at('m/one.ts', "import {two} from './two.js';"), at('m/two.ts', "import type {Three} from './three.js';"), at('m/three.ts', "import {four} from './four.js';"), at('m/four.ts', "import {one} from './one.js';"), at('m/out.ts', "import {one} from './one.js';")];
+    const ring = [
+      at('m/one.ts', "import {two} from './two.js';"),
+      at('m/two.ts', "import type {Three} from './three.js';"),
+      at('m/three.ts', "import {four} from './four.js';"),
+      at('m/four.ts', "import {one} from './one.js';"),
+      at('m/out.ts', "import {one} from './one.js';"),
+    ];
     expect(importCycles(ring)).toEqual([['four', 'one', 'two', 'three', 'four'].map((n) => name(`m/${n}.ts`))]);
     // A file that imports itself.
-    expect(importCycles([at('m/self.ts', "import type {Self} from './self.js';")])).toEqual([[name('m/self.ts'), name('m/self.ts')]]);
+    expect(importCycles([at('m/self.ts', "import type {Self} from './self.js';")])).toEqual([
+      [name('m/self.ts'), name('m/self.ts')],
+    ]);
     // No loop, no finding: a chain, and a diamond.
-    expect(importCycles([at('m/a.ts', "import {b} from './b.js';\nimport {c} from './c.js';"), at('m/b.ts', "import {d} from './d.js';"), at('m/c.ts', "import {d} from './d.js';"), at('m/d.ts', "import {fail} from '../errors.js';")])).toEqual([]);
+    expect(
+      importCycles([
+        at('m/a.ts', "import {b} from './b.js';\nimport {c} from './c.js';"),
+        at('m/b.ts', "import {d} from './d.js';"),
+        at('m/c.ts', "import {d} from './d.js';"),
+        at('m/d.ts', "import {fail} from '../errors.js';"),
+      ]),
+    ).toEqual([]);
   });
 });

@@ -15,7 +15,9 @@ import {PROJECT_ROOT} from '../helpers/paths.js';
 function files(dir: string): string[] {
   return fs
     .readdirSync(dir, {withFileTypes: true})
-    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : /\.(ts|tsx|js)$/.test(e.name) ? [path.join(dir, e.name)] : []));
+    .flatMap((e) =>
+      e.isDirectory() ? files(path.join(dir, e.name)) : /\.(ts|tsx|js)$/.test(e.name) ? [path.join(dir, e.name)] : [],
+    );
 }
 
 /** The product's code, with the table's own declarations taken out of src/errors.ts. */
@@ -33,7 +35,9 @@ function productText(): string {
     .join('\n');
 }
 
-/** A code named as a string, or in the one-line `error CODE: message` that bin/run.js prints before anything is built. */
+/**
+ * A code named as a string, or in the one-line `error CODE: message` that bin/run.js prints before anything is built.
+ */
 const named = (code: string): RegExp => new RegExp(`['"\`]${code}['"\`]|\\berror ${code}:`);
 
 describe('the error table', () => {
@@ -45,6 +49,10 @@ describe('the error table', () => {
 
   it('is read by the check above (a made-up code is reported unused)', () => {
     const text = productText();
-    expect([named('NO_SUCH_CODE_ANYWHERE').test(text), named('INVALID_INPUT').test(text), named('NOT_BUILT').test(text)]).toEqual([false, true, true]);
+    expect([
+      named('NO_SUCH_CODE_ANYWHERE').test(text),
+      named('INVALID_INPUT').test(text),
+      named('NOT_BUILT').test(text),
+    ]).toEqual([false, true, true]);
   });
 });

@@ -43,7 +43,12 @@ function listing(dir: string): SourceFile[] {
     const file = path.join(dir, e.name);
     if (e.isDirectory()) return listing(file);
     const text = fs.readFileSync(file, 'utf8');
-    return [{rel: path.relative(SRC, file).split(path.sep).join('/'), lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0)}];
+    return [
+      {
+        rel: path.relative(SRC, file).split(path.sep).join('/'),
+        lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0),
+      },
+    ];
   });
 }
 
@@ -52,7 +57,13 @@ const folderOf = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastInde
 /** The direct sub-folders of a folder of src that hold any file. */
 function subfolders(files: readonly SourceFile[], folder: string): string[] {
   const prefix = `${folder}/`;
-  return [...new Set(files.filter((f) => f.rel.startsWith(prefix) && f.rel.slice(prefix.length).includes('/')).map((f) => f.rel.slice(prefix.length).split('/')[0]!))].sort();
+  return [
+    ...new Set(
+      files
+        .filter((f) => f.rel.startsWith(prefix) && f.rel.slice(prefix.length).includes('/'))
+        .map((f) => f.rel.slice(prefix.length).split('/')[0]!),
+    ),
+  ].sort();
 }
 
 /** What breaks the house rules in a listing of src. */
@@ -66,14 +77,21 @@ function houseViolations(files: readonly SourceFile[], kernels = NUMERIC_KERNELS
     if (n > MAX_FILES_PER_FOLDER) out.push(`src/${folder} holds ${n} files (at most ${MAX_FILES_PER_FOLDER})`);
   }
   const [first, ...others] = SYSTEM_LAYERS.map((layer) => ({layer, systems: subfolders(files, layer)}));
-  for (const o of others) if (o.systems.join() !== first!.systems.join()) out.push(`src/${o.layer} has the system folders ${o.systems.join(', ')}, src/${first!.layer} has ${first!.systems.join(', ')}`);
+  for (const o of others)
+    if (o.systems.join() !== first!.systems.join())
+      out.push(
+        `src/${o.layer} has the system folders ${o.systems.join(', ')}, src/${first!.layer} has ${first!.systems.join(', ')}`,
+      );
   for (const f of files) {
     const over = f.lines > MAX_LINES;
-    if (over && !/\.generated\./.test(f.rel) && kernels[f.rel] === undefined && shrinking[f.rel] === undefined) out.push(`src/${f.rel} has ${f.lines} lines (at most ${MAX_LINES})`);
-    if (!over && shrinking[f.rel] !== undefined) out.push(`src/${f.rel} is within ${MAX_LINES} lines now: take it off SHRINKING`);
+    if (over && !/\.generated\./.test(f.rel) && kernels[f.rel] === undefined && shrinking[f.rel] === undefined)
+      out.push(`src/${f.rel} has ${f.lines} lines (at most ${MAX_LINES})`);
+    if (!over && shrinking[f.rel] !== undefined)
+      out.push(`src/${f.rel} is within ${MAX_LINES} lines now: take it off SHRINKING`);
   }
   const present = new Set(files.map((f) => f.rel));
-  for (const rel of [...Object.keys(kernels), ...Object.keys(shrinking)]) if (!present.has(rel)) out.push(`src/${rel} is listed but does not exist`);
+  for (const rel of [...Object.keys(kernels), ...Object.keys(shrinking)])
+    if (!present.has(rel)) out.push(`src/${rel} is listed but does not exist`);
   return out;
 }
 
@@ -87,20 +105,48 @@ describe('the house rules', () => {
   });
 
   it('the check itself catches each kind of violation', () => {
-    const base: SourceFile[] = SYSTEM_LAYERS.flatMap((layer) => ['release', 'common'].map((system) => ({rel: `${layer}/${system}/a.ts`, lines: 10})));
+    const base: SourceFile[] = SYSTEM_LAYERS.flatMap((layer) =>
+      ['release', 'common'].map((system) => ({rel: `${layer}/${system}/a.ts`, lines: 10})),
+    );
     expect(houseViolations(base, {}, {})).toEqual([]);
-    const many = (folder: string, n: number) => Array.from({length: n}, (_, i) => ({rel: `${folder}/f${i}.ts`, lines: 1}));
+    const many = (folder: string, n: number) =>
+      Array.from({length: n}, (_, i) => ({rel: `${folder}/f${i}.ts`, lines: 1}));
     // Sixteen files in one folder; sixteen in a command topic are fine.
-    expect(houseViolations([...base, ...many('core/release', 15)], {}, {})).toEqual(['src/core/release holds 16 files (at most 15)']);
+    expect(houseViolations([...base, ...many('core/release', 15)], {}, {})).toEqual([
+      'src/core/release holds 16 files (at most 15)',
+    ]);
     expect(houseViolations([...base, ...many('commands/release', 16), ...many('commands', 16)], {}, {})).toEqual([]);
     // A system folder missing from one layer, or one too many.
-    expect(houseViolations(base.filter((f) => f.rel !== 'model/release/a.ts'), {}, {})).toEqual(['src/model has the system folders common, src/core has common, release']);
+    expect(
+      houseViolations(
+        base.filter((f) => f.rel !== 'model/release/a.ts'),
+        {},
+        {},
+      ),
+    ).toEqual(['src/model has the system folders common, src/core has common, release']);
     expect(houseViolations([...base, {rel: 'store/kinds/verify/a.ts', lines: 1}], {}, {})).toHaveLength(1);
     // A file of 401 lines; a generated one and a listed kernel may be longer.
-    expect(houseViolations([...base, {rel: 'core/release/long.ts', lines: 401}], {}, {})).toEqual(['src/core/release/long.ts has 401 lines (at most 400)']);
-    expect(houseViolations([...base, {rel: 'core/release/ok.ts', lines: 400}, {rel: 'model/x.generated.ts', lines: 9000}, {rel: 'stats/k.ts', lines: 900}], {'stats/k.ts': 'a kernel'}, {})).toEqual([]);
+    expect(houseViolations([...base, {rel: 'core/release/long.ts', lines: 401}], {}, {})).toEqual([
+      'src/core/release/long.ts has 401 lines (at most 400)',
+    ]);
+    expect(
+      houseViolations(
+        [
+          ...base,
+          {rel: 'core/release/ok.ts', lines: 400},
+          {rel: 'model/x.generated.ts', lines: 9000},
+          {rel: 'stats/k.ts', lines: 900},
+        ],
+        {'stats/k.ts': 'a kernel'},
+        {},
+      ),
+    ).toEqual([]);
     // A shrinking file that shrank, and a listed file that is gone.
-    expect(houseViolations([...base, {rel: 'store/s.ts', lines: 300}], {}, {'store/s.ts': 'being cut'})).toEqual(['src/store/s.ts is within 400 lines now: take it off SHRINKING']);
-    expect(houseViolations(base, {'stats/gone.ts': 'a kernel'}, {})).toEqual(['src/stats/gone.ts is listed but does not exist']);
+    expect(houseViolations([...base, {rel: 'store/s.ts', lines: 300}], {}, {'store/s.ts': 'being cut'})).toEqual([
+      'src/store/s.ts is within 400 lines now: take it off SHRINKING',
+    ]);
+    expect(houseViolations(base, {'stats/gone.ts': 'a kernel'}, {})).toEqual([
+      'src/stats/gone.ts is listed but does not exist',
+    ]);
   });
 });

@@ -3,7 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {CANDIDATE_CHECKS, SCENARIO_CHECKS, SCENARIO_REPAIRS, START_CHECKS} from '../../src/core/common/kind-steps.generated.js';
+import {
+  CANDIDATE_CHECKS,
+  SCENARIO_CHECKS,
+  SCENARIO_REPAIRS,
+  START_CHECKS,
+} from '../../src/core/common/kind-steps.generated.js';
 
 /**
  * verify and repair run the steps the document kinds declare, from a list
@@ -41,8 +46,19 @@ describe('the generated list of kind steps', () => {
   });
 
   it('lists every step a module under src/store/kinds or src/core declares', () => {
-    const grep = execFileSync('grep', ['-rhoE', '^export const \\w+: (StartCheck|CandidateCheck|ScenarioCheck|ScenarioRepair) =', 'src/store/kinds', 'src/core'], {cwd: PROJECT_ROOT, encoding: 'utf8'});
+    const grep = execFileSync(
+      'grep',
+      [
+        '-rhoE',
+        '^export const \\w+: (StartCheck|CandidateCheck|ScenarioCheck|ScenarioRepair) =',
+        'src/store/kinds',
+        'src/core',
+      ],
+      {cwd: PROJECT_ROOT, encoding: 'utf8'},
+    );
     const declared = grep.trim().split('\n').length;
-    expect(START_CHECKS.length + CANDIDATE_CHECKS.length + SCENARIO_CHECKS.length + SCENARIO_REPAIRS.length).toBe(declared);
+    expect(START_CHECKS.length + CANDIDATE_CHECKS.length + SCENARIO_CHECKS.length + SCENARIO_REPAIRS.length).toBe(
+      declared,
+    );
   });
 });

@@ -58,13 +58,21 @@ function violations(files: Array<{file: string; text: string}>): Violation[] {
         const to = layerOf(target);
         if (to === from) continue;
         const toRank = RANK[to];
-        if (toRank === undefined || toRank >= rank) out.push({file: rel, imports: spec, why: `${from} (rank ${rank}) may not import ${to} (rank ${toRank ?? '?'})`});
-        if ((from === 'hooks' || from === 'public') && (to === 'cli' || to === 'commands')) out.push({file: rel, imports: spec, why: `${from} never imports the CLI`});
+        if (toRank === undefined || toRank >= rank)
+          out.push({
+            file: rel,
+            imports: spec,
+            why: `${from} (rank ${rank}) may not import ${to} (rank ${toRank ?? '?'})`,
+          });
+        if ((from === 'hooks' || from === 'public') && (to === 'cli' || to === 'commands'))
+          out.push({file: rel, imports: spec, why: `${from} never imports the CLI`});
         continue;
       }
       const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
-      if (UI.includes(pkg) && from !== 'cli' && from !== 'commands') out.push({file: rel, imports: spec, why: `only cli and commands use ${pkg}`});
-      if (FILESYSTEM.includes(spec) && from !== 'store') out.push({file: rel, imports: spec, why: 'the store does every file-system access'});
+      if (UI.includes(pkg) && from !== 'cli' && from !== 'commands')
+        out.push({file: rel, imports: spec, why: `only cli and commands use ${pkg}`});
+      if (FILESYSTEM.includes(spec) && from !== 'store')
+        out.push({file: rel, imports: spec, why: 'the store does every file-system access'});
     }
   }
   return out;
@@ -90,17 +98,23 @@ describe('the import boundary (ARCHITECTURE §2)', () => {
       if (seen.has(file)) return;
       seen.add(file);
       // A generated module (the validators) has only its declarations in src: its code is the built one.
-      const code = fs.existsSync(file) ? file : path.join(PROJECT_ROOT, 'dist', path.relative(SRC, file).replace(/\.ts$/, '.js'));
+      const code = fs.existsSync(file)
+        ? file
+        : path.join(PROJECT_ROOT, 'dist', path.relative(SRC, file).replace(/\.ts$/, '.js'));
       for (const spec of importsOf(fs.readFileSync(code, 'utf8'))) {
         if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts'));
-        else if (UI.includes(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)) ui.push(`${path.relative(PROJECT_ROOT, file)} imports ${spec}`);
+        else if (UI.includes(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!))
+          ui.push(`${path.relative(PROJECT_ROOT, file)} imports ${spec}`);
       }
     };
     visit(path.join(SRC, entry));
     expect(seen.size).toBeGreaterThan(20);
     expect(ui).toEqual([]);
     // The hook never imports the CLI, however deep.
-    if (noCli) expect([...seen].map((f) => path.relative(SRC, f)).filter((f) => f.startsWith('cli/') || f.startsWith('commands/'))).toEqual([]);
+    if (noCli)
+      expect(
+        [...seen].map((f) => path.relative(SRC, f)).filter((f) => f.startsWith('cli/') || f.startsWith('commands/')),
+      ).toEqual([]);
   });
 
   it('no file imports against the layer rules', () => {
@@ -110,8 +124,14 @@ describe('the import boundary (ARCHITECTURE §2)', () => {
   it('nothing but oclif commands lives in src/commands, and commands write no files', () => {
     for (const file of files.filter((f) => layerOf(f) === 'commands')) {
       const text = fs.readFileSync(file, 'utf8');
-      expect([path.relative(SRC, file), /export default class \w+ extends \w+Command\b/.test(text)]).toEqual([path.relative(SRC, file), true]);
-      expect([path.relative(SRC, file), /writeFileSync|createWriteStream|appendFileSync/.test(text)]).toEqual([path.relative(SRC, file), false]);
+      expect([path.relative(SRC, file), /export default class \w+ extends \w+Command\b/.test(text)]).toEqual([
+        path.relative(SRC, file),
+        true,
+      ]);
+      expect([path.relative(SRC, file), /writeFileSync|createWriteStream|appendFileSync/.test(text)]).toEqual([
+        path.relative(SRC, file),
+        false,
+      ]);
     }
   });
 
@@ -128,7 +148,13 @@ describe('the import boundary (ARCHITECTURE §2)', () => {
       probe('canonical', "import {x} from '../stats/rng.js';"),
     ];
     const found = violations(cases);
-    expect(cases.map((c) => found.some((v) => v.file === path.relative(PROJECT_ROOT, c.file) && c.text.includes(v.imports)))).toEqual(cases.map(() => true));
-    expect(violations([probe('core', "import {fail} from '../errors.js';\nimport {readFixtures} from '../store/index.js';")])).toEqual([]);
+    expect(
+      cases.map((c) => found.some((v) => v.file === path.relative(PROJECT_ROOT, c.file) && c.text.includes(v.imports))),
+    ).toEqual(cases.map(() => true));
+    expect(
+      violations([
+        probe('core', "import {fail} from '../errors.js';\nimport {readFixtures} from '../store/index.js';"),
+      ]),
+    ).toEqual([]);
   });
 });

@@ -14,7 +14,8 @@ import {PROJECT_ROOT} from '../helpers/paths.js';
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-lint-'));
 fs.copyFileSync(path.join(PROJECT_ROOT, 'biome.json'), path.join(scratch, 'biome.json'));
 fs.mkdirSync(path.join(scratch, 'scripts/lint'), {recursive: true});
-for (const f of fs.readdirSync(path.join(PROJECT_ROOT, 'scripts/lint'))) fs.copyFileSync(path.join(PROJECT_ROOT, 'scripts/lint', f), path.join(scratch, 'scripts/lint', f));
+for (const f of fs.readdirSync(path.join(PROJECT_ROOT, 'scripts/lint')))
+  fs.copyFileSync(path.join(PROJECT_ROOT, 'scripts/lint', f), path.join(scratch, 'scripts/lint', f));
 afterAll(() => fs.rmSync(scratch, {recursive: true, force: true}));
 
 const fn = (body: string): string => `export function f(read: () => number): number {\n${body}\n}\n`;
@@ -23,11 +24,32 @@ const bare = fn('  try {\n    return read();\n  } catch {\n    return 0;\n  }');
 /** Each probe: where it is saved (the rules depend on the folder) and its text. */
 const PROBES = {
   bare: ['src/bare.ts', bare],
-  bareFinally: ['src/bare-finally.ts', fn('  try {\n    return read();\n  } catch {\n    return 0;\n  } finally {\n    read();\n  }')],
-  silent: ['src/silent.ts', fn('  try {\n    return read();\n  } catch (error) {\n    return String(error).length;\n  }')],
-  rethrows: ['src/rethrows.ts', fn('  try {\n    return read();\n  } catch (error) {\n    rethrowUnless(error, isSystemError);\n    return 0;\n  }')],
-  throws: ['src/throws.ts', fn('  try {\n    return read();\n  } catch (error) {\n    if (!(error instanceof RangeError)) throw error;\n    return 0;\n  }')],
-  deliberate: ['src/deliberate.ts', fn('  // biome-ignore lint/plugin: the output of last resort\n  try {\n    return read();\n  } catch {\n    return 0;\n  }')],
+  bareFinally: [
+    'src/bare-finally.ts',
+    fn('  try {\n    return read();\n  } catch {\n    return 0;\n  } finally {\n    read();\n  }'),
+  ],
+  silent: [
+    'src/silent.ts',
+    fn('  try {\n    return read();\n  } catch (error) {\n    return String(error).length;\n  }'),
+  ],
+  rethrows: [
+    'src/rethrows.ts',
+    fn(
+      '  try {\n    return read();\n  } catch (error) {\n    rethrowUnless(error, isSystemError);\n    return 0;\n  }',
+    ),
+  ],
+  throws: [
+    'src/throws.ts',
+    fn(
+      '  try {\n    return read();\n  } catch (error) {\n    if (!(error instanceof RangeError)) throw error;\n    return 0;\n  }',
+    ),
+  ],
+  deliberate: [
+    'src/deliberate.ts',
+    fn(
+      '  // biome-ignore lint/plugin: the output of last resort\n  try {\n    return read();\n  } catch {\n    return 0;\n  }',
+    ),
+  ],
   inBin: ['bin/bare.js', bare.replace(': number', '').replace('read: () => number', 'read')],
   inScripts: ['scripts/bare.ts', bare],
   inTest: ['test/bare.ts', bare],
@@ -43,7 +65,10 @@ beforeAll(() => {
     fs.writeFileSync(path.join(scratch, rel), text);
   }
   const biome = path.join(PROJECT_ROOT, 'node_modules/.bin/biome');
-  const r = spawnSync(biome, ['lint', '--vcs-enabled=false', '--reporter=json', '--max-diagnostics=100', '.'], {cwd: scratch, encoding: 'utf8'});
+  const r = spawnSync(biome, ['lint', '--vcs-enabled=false', '--reporter=json', '--max-diagnostics=100', '.'], {
+    cwd: scratch,
+    encoding: 'utf8',
+  });
   const report = JSON.parse(r.stdout) as {diagnostics: Array<{message: string; location: {path: string}}>};
   for (const d of report.diagnostics) (found[d.location.path] ??= []).push(d.message);
 });

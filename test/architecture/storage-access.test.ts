@@ -10,6 +10,18 @@ import {ScenarioStore} from '../../src/store/scenario-store.js';
 describe('ScenarioStore', () => {
   it('has no method that forwards to a document kind', () => {
     const own = Object.getOwnPropertyNames(ScenarioStore.prototype).sort();
-    expect(own).toEqual(['acquireRunLock', 'constructor', 'journalPairs', 'linkStaysInside', 'locked', 'openRunJournal', 'removeAbandonedLock', 'sweepLeftovers', 'updateGitignore', 'walk', 'withLock']);
+    expect(own).toEqual([
+      'acquireRunLock',
+      'constructor',
+      'journalPairs',
+      'linkStaysInside',
+      'locked',
+      'openRunJournal',
+      'removeAbandonedLock',
+      'sweepLeftovers',
+      'updateGitignore',
+      'walk',
+      'withLock',
+    ]);
   });
 });

@@ -11,10 +11,17 @@ import {canonicalOracle as oracle} from '../helpers/canonical-oracle.js';
 // The hashing fast paths (a value already in key order goes to JSON.stringify whole; a manifest's
 // contents are escaped once for both digests) must give the bytes of the plain definition.
 
-const text = fc.oneof(fc.string({unit: 'grapheme'}), fc.string({unit: 'binary'}).filter((s) => s.isWellFormed()), fc.constantFrom('', '"\\\n\t\u0000\u001f\u007f\u2028', '\u{1F600}é'));
-const keyText = fc.oneof(text, fc.constantFrom('0', '1', '9', '10', '4294967294', '4294967295', '-1', '01', '__proto__', 'toJSON'));
+const text = fc.oneof(
+  fc.string({unit: 'grapheme'}),
+  fc.string({unit: 'binary'}).filter((s) => s.isWellFormed()),
+  fc.constantFrom('', '"\\\n\t\u0000\u001f\u007f\u2028', '\u{1F600}é'),
+);
+const keyText = fc.oneof(
+  text,
+  fc.constantFrom('0', '1', '9', '10', '4294967294', '4294967295', '-1', '01', '__proto__', 'toJSON'),
+);
 
-describe('canonical JSON fast paths give the definition\'s bytes', () => {
+describe("canonical JSON fast paths give the definition's bytes", () => {
   it('for any value, in any key order, including array-index keys that V8 orders numerically', () => {
     const json = jsonValues({text, key: keyText, maxKeys: 5, canonical: true});
     fc.assert(
@@ -28,14 +35,30 @@ describe('canonical JSON fast paths give the definition\'s bytes', () => {
 
   it('rows of a few shapes, keys in any order (the JSON.stringify text sorted in place)', () => {
     const shapeKeys = fc.uniqueArray(keyText, {minLength: 1, maxLength: 6});
-    const rows = fc.tuple(fc.array(shapeKeys, {minLength: 1, maxLength: 4}), fc.array(fc.tuple(fc.nat(), fc.nat(), fc.oneof(text, fc.double({noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6}), fc.constant(null))), {maxLength: 40}));
+    const rows = fc.tuple(
+      fc.array(shapeKeys, {minLength: 1, maxLength: 4}),
+      fc.array(
+        fc.tuple(
+          fc.nat(),
+          fc.nat(),
+          fc.oneof(text, fc.double({noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6}), fc.constant(null)),
+        ),
+        {maxLength: 40},
+      ),
+    );
     fc.assert(
       fc.property(rows, ([shapes, picks]) => {
         const value = picks.map(([s, rot, leaf]) => {
           const keys = shapes[s % shapes.length]!;
           const turned = [...keys.slice(rot % keys.length), ...keys.slice(0, rot % keys.length)];
           const row: Record<string, unknown> = {};
-          for (const k of turned) Object.defineProperty(row, k, {value: k === turned[0] ? {inner: leaf, also: [leaf]} : leaf, enumerable: true, writable: true, configurable: true});
+          for (const k of turned)
+            Object.defineProperty(row, k, {
+              value: k === turned[0] ? {inner: leaf, also: [leaf]} : leaf,
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
           return row;
         });
         expect(canonicalJson(value)).toBe(oracle(value));
@@ -53,35 +76,75 @@ describe('canonical JSON fast paths give the definition\'s bytes', () => {
       media_type: fc.constantFrom('text/markdown', 'application/json', 'text/plain; charset="utf-8"'),
     });
     fc.assert(
-      fc.property(fc.uniqueArray(component, {selector: (c) => `${c.kind}\u0000${c.key}`, maxLength: 6}), text.filter((s) => s.trim() !== ''), (components, scenario) => {
-        const b = createBundle({scenario, evaluator_epoch: 'epoch "1"', parent_digest: null, components});
-        for (const c of b.components) expect(c.digest).toBe(stableDigest({media_type: c.media_type, kind: c.kind, key: c.key, content: c.content}));
-        const plain = {schema_version: 1, scenario, parent_digest: null, evaluator_epoch: 'epoch "1"', components: b.components.map((c) => ({kind: c.kind, media_type: c.media_type, key: c.key, digest: c.digest, content: c.content}))};
-        expect(b.digest).toBe(stableDigest(plain));
-        expect(bundleDigest(b)).toBe(b.digest);
-        expect(validateBundle(JSON.parse(JSON.stringify(b)))).toEqual(b);
-      }),
+      fc.property(
+        fc.uniqueArray(component, {selector: (c) => `${c.kind}\u0000${c.key}`, maxLength: 6}),
+        text.filter((s) => s.trim() !== ''),
+        (components, scenario) => {
+          const b = createBundle({scenario, evaluator_epoch: 'epoch "1"', parent_digest: null, components});
+          for (const c of b.components)
+            expect(c.digest).toBe(
+              stableDigest({media_type: c.media_type, kind: c.kind, key: c.key, content: c.content}),
+            );
+          const plain = {
+            schema_version: 1,
+            scenario,
+            parent_digest: null,
+            evaluator_epoch: 'epoch "1"',
+            components: b.components.map((c) => ({
+              kind: c.kind,
+              media_type: c.media_type,
+              key: c.key,
+              digest: c.digest,
+              content: c.content,
+            })),
+          };
+          expect(b.digest).toBe(stableDigest(plain));
+          expect(bundleDigest(b)).toBe(b.digest);
+          expect(validateBundle(JSON.parse(JSON.stringify(b)))).toEqual(b);
+        },
+      ),
       {numRuns: 300, seed: 2026},
     );
   });
 
   it('the manifest diff is the definition: the union of (kind, key) in UTF-16 order, equal digests skipped', () => {
-    const component = fc.record({kind: fc.constantFrom('playbook', 'hints', 'routing_config'), key: fc.constantFrom('a', 'B', 'b', 'é', '\u{1F600}', 'ab'), content: fc.constantFrom('x', 'y')});
+    const component = fc.record({
+      kind: fc.constantFrom('playbook', 'hints', 'routing_config'),
+      key: fc.constantFrom('a', 'B', 'b', 'é', '\u{1F600}', 'ab'),
+      content: fc.constantFrom('x', 'y'),
+    });
     const side = fc.uniqueArray(component, {selector: (c) => `${c.kind}\u0000${c.key}`, maxLength: 8});
     const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
     fc.assert(
       fc.property(side, side, (left, right) => {
-        const make = (components: typeof left) => createBundle({scenario: 's', evaluator_epoch: 'e', parent_digest: null, components});
+        const make = (components: typeof left) =>
+          createBundle({scenario: 's', evaluator_epoch: 'e', parent_digest: null, components});
         const [a, b] = [make(left), make(right)];
-        const ids = [...new Set([...a.components, ...b.components].map((c) => JSON.stringify([c.kind, c.key])))].map((x) => JSON.parse(x) as [string, string]);
+        const ids = [...new Set([...a.components, ...b.components].map((c) => JSON.stringify([c.kind, c.key])))].map(
+          (x) => JSON.parse(x) as [string, string],
+        );
         ids.sort((x, y) => cmp(x[0], y[0]) || cmp(x[1], y[1]));
-        const digestOf = (bundle: typeof a, [kind, key]: [string, string]) => bundle.components.find((c) => c.kind === kind && c.key === key)?.digest ?? null;
+        const digestOf = (bundle: typeof a, [kind, key]: [string, string]) =>
+          bundle.components.find((c) => c.kind === kind && c.key === key)?.digest ?? null;
         const want = ids
-          .map((id) => ({component_kind: id[0], component_key: id[1], tested_component_digest: digestOf(a, id), comparison_component_digest: digestOf(b, id)}))
+          .map((id) => ({
+            component_kind: id[0],
+            component_key: id[1],
+            tested_component_digest: digestOf(a, id),
+            comparison_component_digest: digestOf(b, id),
+          }))
           .filter((c) => c.tested_component_digest !== c.comparison_component_digest);
         const diff = manifestDiff(a, b);
         expect(diff.changes).toEqual(want);
-        expect(diff.digest).toBe(stableDigest({schema_version: 1, tested_bundle_digest: a.digest, comparison_bundle_digest: b.digest, evaluator_epoch: 'e', changes: want}));
+        expect(diff.digest).toBe(
+          stableDigest({
+            schema_version: 1,
+            tested_bundle_digest: a.digest,
+            comparison_bundle_digest: b.digest,
+            evaluator_epoch: 'e',
+            changes: want,
+          }),
+        );
       }),
       {numRuns: 300, seed: 2026},
     );

@@ -13,18 +13,44 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 /** Object from entries in the given order (defineProperty, so that "__proto__" is an own key). */
 function objectOf(entries: Array<[string, unknown]>): Record<string, unknown> {
   const o: Record<string, unknown> = {};
-  for (const [k, v] of entries) Object.defineProperty(o, k, {value: v, enumerable: true, writable: true, configurable: true});
+  for (const [k, v] of entries)
+    Object.defineProperty(o, k, {value: v, enumerable: true, writable: true, configurable: true});
   return o;
 }
 
 // Characters from each range whose UTF-8 byte order and UTF-16 order agree or differ:
 // ASCII, two and three bytes, the last before the surrogates, U+E000 to U+FFFF (after
 // the surrogates in UTF-16), beyond U+FFFF (surrogate pairs in UTF-16), and digits.
-const plain = ['a', 'b', 'z', '_', '1', '9', '0', 'é', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffee', '\uffff', '\u{10000}', '\u{1F600}', '\u{10ffff}'];
+const plain = [
+  'a',
+  'b',
+  'z',
+  '_',
+  '1',
+  '9',
+  '0',
+  'é',
+  '\u07ff',
+  '\u0800',
+  '\ud7ff',
+  '\ue000',
+  '\uffee',
+  '\uffff',
+  '\u{10000}',
+  '\u{1F600}',
+  '\u{10ffff}',
+];
 // Characters JSON.stringify escapes in a key: the sorter leaves such objects to the caller.
 const escaped = ['"', '\\', '\n', '\u0000', '\u001f'];
 const key = (chars: string[]) => fc.array(fc.constantFrom(...chars), {maxLength: 4}).map((cs) => cs.join(''));
-const leaf = fc.oneof(fc.string(), fc.integer(), fc.double({noNaN: true, noDefaultInfinity: true, min: -1e15, max: 1e15}), fc.boolean(), fc.constant(null), fc.constantFrom('{"a":1}', '[],}{', 'x\\"y', '\\'));
+const leaf = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.double({noNaN: true, noDefaultInfinity: true, min: -1e15, max: 1e15}),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constantFrom('{"a":1}', '[],}{', 'x\\"y', '\\'),
+);
 
 function values(chars: string[]) {
   const {tree} = fc.letrec((tie) => ({
@@ -66,12 +92,20 @@ describe('key order in WebAssembly', () => {
   });
 
   it('puts the pairs of UTF-16 before U+E000 and after U+D7FF, where UTF-8 byte order would not', () => {
-    const v = {'\uffff': 1, '\u{10000}': 2, '\ue000': 3, '\ud7ff': 4, 'a': 5};
+    const v = {'\uffff': 1, '\u{10000}': 2, '\ue000': 3, '\ud7ff': 4, a: 5};
     expect(sortKeys(JSON.stringify(v))).toBe('{"a":5,"\ud7ff":4,"\u{10000}":2,"\ue000":3,"\uffff":1}');
   });
 
   it('sorts integer-like keys as text, "__proto__" as any key, and keys that are prefixes of others first', () => {
-    const v = objectOf([['b', 1], ['10', 2], ['9', 3], ['__proto__', 4], ['ab', 5], ['a', 6], ['', 7]]);
+    const v = objectOf([
+      ['b', 1],
+      ['10', 2],
+      ['9', 3],
+      ['__proto__', 4],
+      ['ab', 5],
+      ['a', 6],
+      ['', 7],
+    ]);
     expect(canonicalJson(v)).toBe('{"":7,"10":2,"9":3,"__proto__":4,"a":6,"ab":5,"b":1}');
   });
 
@@ -98,7 +132,10 @@ describe('key order in WebAssembly', () => {
 
 describe('key order in WebAssembly, room for members', () => {
   it('an object of more members than the first layout holds is sorted by a second run, with the same bytes', () => {
-    const entries: Array<[string, unknown]> = Array.from({length: 6000}, (_, i) => [`k${String(5999 - i).padStart(5, '0')}`, {z: i, a: [i, {y: 1, b: 2}]}]);
+    const entries: Array<[string, unknown]> = Array.from({length: 6000}, (_, i) => [
+      `k${String(5999 - i).padStart(5, '0')}`,
+      {z: i, a: [i, {y: 1, b: 2}]},
+    ]);
     const v = {outer: objectOf(entries), first: objectOf(entries.slice(0, 50))};
     expect(sortKeys(JSON.stringify(v))).toBe(oracle(v));
     expect(stableDigest(v)).toBe(sha(oracle(v)));

@@ -1,12 +1,23 @@
 import {createHash} from 'node:crypto';
 import {describe, expect, it} from '@jest/globals';
-import {canonicalJson, LARGE_STRING, prettyJson, prettyJsonPieces, sha256Hex, stableDigest, textPieces} from '../../src/canonical/index.js';
+import {
+  canonicalJson,
+  LARGE_STRING,
+  prettyJson,
+  prettyJsonPieces,
+  sha256Hex,
+  stableDigest,
+  textPieces,
+} from '../../src/canonical/index.js';
 
 // A string just over the piecewise threshold, with a surrogate pair straddling every 1 Mi boundary
 // and characters JSON must escape.
 const piece = 1 << 20;
 let big = '';
-while (big.length <= LARGE_STRING) big += `${'a"\\\t\u00e9'.repeat(Math.floor((piece - 6) / 5))}${'b'.repeat((piece - 1) % 5)}\u{1F600}`.slice(0, piece - 1) + '\u{1F600}';
+while (big.length <= LARGE_STRING)
+  big +=
+    `${'a"\\\t\u00e9'.repeat(Math.floor((piece - 6) / 5))}${'b'.repeat((piece - 1) % 5)}\u{1F600}`.slice(0, piece - 1) +
+    '\u{1F600}';
 const value = {z: [big, 1.5, null], a: {content: big, key: 'k'}};
 
 describe('very long strings are hashed and written in pieces with the same bytes', () => {

@@ -12,19 +12,27 @@ const load = (name: string) => JSON.parse(readFileSync(path.join(FIXTURES, name)
 describe('canonical-parity.json', () => {
   const fixture = load('canonical-parity.json');
 
-  const cases: Array<[string, {value: unknown; canonical: string; digest: string}]> = fixture.canonical_cases.map((c: {name: string}) => [c.name, c]);
+  const cases: Array<[string, {value: unknown; canonical: string; digest: string}]> = fixture.canonical_cases.map(
+    (c: {name: string}) => [c.name, c],
+  );
   it.each(cases)('canonical case %s matches byte for byte', (_name, {value, canonical, digest}) => {
     expect(canonicalJson(value)).toBe(canonical);
     expect(stableDigest(value)).toBe(digest);
   });
 
-  const unsafe: Array<[string, string]> = fixture.unsafe_integer_cases.map((c: {name: string; json: string}) => [c.name, c.json]);
+  const unsafe: Array<[string, string]> = fixture.unsafe_integer_cases.map((c: {name: string; json: string}) => [
+    c.name,
+    c.json,
+  ]);
   it.each(unsafe)('rejects unsafe integer case %s', (_name, json) => {
     expect(() => parseJson(json)).toThrow(/safe integer/);
     expect(() => canonicalJson(JSON.parse(json))).toThrow(/safe integer/);
   });
 
-  const lone: Array<[string, string]> = fixture.invalid_unicode_cases.map((c: {name: string; json: string}) => [c.name, c.json]);
+  const lone: Array<[string, string]> = fixture.invalid_unicode_cases.map((c: {name: string; json: string}) => [
+    c.name,
+    c.json,
+  ]);
   it.each(lone)('rejects lone surrogate case %s', (_name, json) => {
     expect(() => parseJson(json)).toThrow(/lone UTF-16 surrogate/);
     expect(() => canonicalJson(JSON.parse(json))).toThrow(/lone UTF-16 surrogate/);
@@ -36,7 +44,9 @@ describe('canonical-parity.json', () => {
       scenario: input.scenario,
       evaluator_epoch: input.evaluator_epoch,
       parent_digest: null,
-      components: input.components.map((c: {kind: string; key: string; value: unknown}) => createJsonComponent(c.kind, c.key, c.value)),
+      components: input.components.map((c: {kind: string; key: string; value: unknown}) =>
+        createJsonComponent(c.kind, c.key, c.value),
+      ),
     });
     expect(bundle).toEqual(fixture.bundle_manifest);
     expect(bundle.components.map((c) => c.key)).toEqual(['\u{1F600}', '\uFB33']);
@@ -53,13 +63,21 @@ describe('canonical-parity.json', () => {
 describe('manifest-parity.json', () => {
   const fixture = load('manifest-parity.json');
 
-  it.each([['baseline'], ['candidate']])('%s: built from parts equals the fixture, and the fixture validates', (name) => {
-    const m = fixture[name];
-    const built = createBundle({scenario: m.scenario, evaluator_epoch: m.evaluator_epoch, parent_digest: m.parent_digest, components: [...m.components].reverse()});
-    expect(built).toEqual(m);
-    expect(canonicalJson(built)).toBe(canonicalJson(m));
-    expect(validateBundle(m)).toEqual(built);
-  });
+  it.each([['baseline'], ['candidate']])(
+    '%s: built from parts equals the fixture, and the fixture validates',
+    (name) => {
+      const m = fixture[name];
+      const built = createBundle({
+        scenario: m.scenario,
+        evaluator_epoch: m.evaluator_epoch,
+        parent_digest: m.parent_digest,
+        components: [...m.components].reverse(),
+      });
+      expect(built).toEqual(m);
+      expect(canonicalJson(built)).toBe(canonicalJson(m));
+      expect(validateBundle(m)).toEqual(built);
+    },
+  );
 
   it('rejects a forged component digest and an unknown kind', () => {
     const m = structuredClone(fixture.candidate);
@@ -74,7 +92,9 @@ describe('manifest-parity.json', () => {
 describe('manifest-diff-parity.json', () => {
   it('diff of candidate against baseline equals the fixture, digest included', () => {
     const {baseline, candidate} = load('manifest-parity.json');
-    expect(manifestDiff(validateBundle(candidate), validateBundle(baseline))).toEqual(load('manifest-diff-parity.json'));
+    expect(manifestDiff(validateBundle(candidate), validateBundle(baseline))).toEqual(
+      load('manifest-diff-parity.json'),
+    );
   });
 });
 

@@ -25,7 +25,16 @@ const bytePath = (bytes: Uint8Array) => outcome(() => parseJsonUtf8(Buffer.from(
 const text = fc.oneof(
   fc.string({unit: 'grapheme', maxLength: 40}),
   fc.string({unit: 'binary', maxLength: 40}),
-  fc.constantFrom('"\\/\b\f\n\r\t\u0000\u001f\u007f', '\u2028\u2029', '\u{1F600}\u{10FFFF}', 'é€', 'a\\"b', '\\\\"', '', '__proto__'),
+  fc.constantFrom(
+    '"\\/\b\f\n\r\t\u0000\u001f\u007f',
+    '\u2028\u2029',
+    '\u{1F600}\u{10FFFF}',
+    'é€',
+    'a\\"b',
+    '\\\\"',
+    '',
+    '__proto__',
+  ),
 );
 
 describe('parsing JSON from bytes with long strings decoded in place', () => {
@@ -33,7 +42,16 @@ describe('parsing JSON from bytes with long strings decoded in place', () => {
     const json = jsonValues({text, canonical: false});
     // Spellings JSON.stringify never writes: escaped solidus, \u escapes of any character, upper-case hex.
     const respell = (s: string, how: number) =>
-      how === 0 ? s : how === 1 ? s.replace(/\//g, '\\/') : s.replace(/[gkqxz\u00e9\u20ac\u2028\u{1F600}]/gu, (ch) => Array.from({length: ch.length}, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0').toUpperCase()}`).join(''));
+      how === 0
+        ? s
+        : how === 1
+          ? s.replace(/\//g, '\\/')
+          : s.replace(/[gkqxz\u00e9\u20ac\u2028\u{1F600}]/gu, (ch) =>
+              Array.from(
+                {length: ch.length},
+                (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0').toUpperCase()}`,
+              ).join(''),
+            );
     fc.assert(
       fc.property(json, fc.constantFrom(undefined, 2), fc.integer({min: 0, max: 2}), (v, indent, how) => {
         const bytes = Buffer.from(respell(JSON.stringify(v, null, indent), how));
@@ -45,7 +63,17 @@ describe('parsing JSON from bytes with long strings decoded in place', () => {
   });
 
   it('refuses what the reference refuses: every single-byte change of a document', () => {
-    const doc = Buffer.from(JSON.stringify({a: 'long text "quoted" \\ back\nslash é \u{1F600} \u2028', b: [1, 2.5, null, true], 'key long enough': {c: 'another long string'}}, null, 1));
+    const doc = Buffer.from(
+      JSON.stringify(
+        {
+          a: 'long text "quoted" \\ back\nslash é \u{1F600} \u2028',
+          b: [1, 2.5, null, true],
+          'key long enough': {c: 'another long string'},
+        },
+        null,
+        1,
+      ),
+    );
     let refused = 0;
     for (let i = 0; i < doc.length; i++) {
       for (const byte of [0x00, 0x0a, 0x1f, 0x22, 0x5c, 0x75, 0x7d, 0xc3, 0xff, doc[i]! ^ 1]) {
@@ -78,7 +106,10 @@ describe('parsing JSON from bytes with long strings decoded in place', () => {
       expect([doc, bytePath(Buffer.from(doc))]).toEqual([doc, {ok: false, code}]);
       expect([doc, reference(Buffer.from(doc))]).toEqual([doc, {ok: false, code}]);
     }
-    expect(bytePath(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]))).toEqual({ok: false, code: 'INVALID_UTF8'});
+    expect(bytePath(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]))).toEqual({
+      ok: false,
+      code: 'INVALID_UTF8',
+    });
   });
 
   it('a long key, also duplicated, is an own property in its first place with the last value', () => {

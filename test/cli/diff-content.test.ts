@@ -26,7 +26,7 @@ function twoBundles() {
 const cli = (t: Tree, args: string[]) => runCliProcess([...args, '--knowledge', t.knowledge], {env: {NO_COLOR: '1'}});
 
 describe('autoctx diff', () => {
-  it('shows each changed component as a unified diff from B to A, and --json gives patches that turn B\'s text into A\'s', () => {
+  it("shows each changed component as a unified diff from B to A, and --json gives patches that turn B's text into A's", () => {
     const {t, active, c} = twoBundles();
     const human = cli(t, ['diff', c, active]);
     expect(human.status).toBe(0);
@@ -41,11 +41,26 @@ describe('autoctx diff', () => {
 
     const json = cli(t, ['diff', c, active, '--json']).json;
     expect(resultSchemaProblem('result-diff', json)).toBeNull();
-    expect(json.content_diffs.map((d: {component_kind: string; component_key: string; change: string}) => [d.component_kind, d.component_key, d.change])).toEqual(
-      json.manifest_diff.changes.map((ch: {component_kind: string; component_key: string; comparison_component_digest: string | null}) => [ch.component_kind, ch.component_key, ch.comparison_component_digest === null ? 'added' : 'changed']),
+    expect(
+      json.content_diffs.map((d: {component_kind: string; component_key: string; change: string}) => [
+        d.component_kind,
+        d.component_key,
+        d.change,
+      ]),
+    ).toEqual(
+      json.manifest_diff.changes.map(
+        (ch: {component_kind: string; component_key: string; comparison_component_digest: string | null}) => [
+          ch.component_kind,
+          ch.component_key,
+          ch.comparison_component_digest === null ? 'added' : 'changed',
+        ],
+      ),
     );
     // The patch is a real one: applied to B's text it gives A's.
-    const text = (digest: string, kind: string) => JSON.parse(fs.readFileSync(t.file(`bundles/${digest}.json`), 'utf8')).components.find((x: {kind: string}) => x.kind === kind)?.content ?? '';
+    const text = (digest: string, kind: string) =>
+      JSON.parse(fs.readFileSync(t.file(`bundles/${digest}.json`), 'utf8')).components.find(
+        (x: {kind: string}) => x.kind === kind,
+      )?.content ?? '';
     const playbook = json.content_diffs.find((d: {component_kind: string}) => d.component_kind === 'playbook');
     expect(applyPatch(text(active, 'playbook'), playbook.patch)).toBe(text(c, 'playbook'));
   });
@@ -54,9 +69,19 @@ describe('autoctx diff', () => {
     const {t, active, c} = twoBundles();
     const stat = cli(t, ['diff', c, active, '--stat']);
     expect(stat.stdout).not.toContain('@@');
-    expect(stat.stdout.trim().split('\n').slice(1).every((l) => /^ {2}[+~-] /.test(l))).toBe(true);
+    expect(
+      stat.stdout
+        .trim()
+        .split('\n')
+        .slice(1)
+        .every((l) => /^ {2}[+~-] /.test(l)),
+    ).toBe(true);
     const back = cli(t, ['diff', active, c, '--json']).json;
-    expect(back.content_diffs.find((d: {component_key: string}) => d.component_key === 'extra')).toMatchObject({change: 'removed', added_lines: 0, removed_lines: 1});
+    expect(back.content_diffs.find((d: {component_key: string}) => d.component_key === 'extra')).toMatchObject({
+      change: 'removed',
+      added_lines: 0,
+      removed_lines: 1,
+    });
   });
 
   it('a bundle against itself: no changes, no text', () => {

@@ -15,7 +15,9 @@ function fresh(): Tree {
   return t;
 }
 const check = (t: Tree, args: string[], json = true) =>
-  runCli(['evaluator', 'check', ...args, '--knowledge', t.knowledge, ...(json ? ['--json'] : [])], {env: {...fakeEnv(t.dir), NO_COLOR: '1'}});
+  runCli(['evaluator', 'check', ...args, '--knowledge', t.knowledge, ...(json ? ['--json'] : [])], {
+    env: {...fakeEnv(t.dir), NO_COLOR: '1'},
+  });
 
 describe('autoctx evaluator check', () => {
   it('runs pairs of the active bundle against itself, shows every request and answer, and writes and binds nothing', () => {
@@ -35,7 +37,14 @@ describe('autoctx evaluator check', () => {
       expect(x.answer).toEqual({score: expect.any(Number), valid: true});
       expect(fs.existsSync(x.request.bundle_dir)).toBe(false); // the scratch copies are gone
     }
-    expect(r.json.exchanges.map((x: {request: {arm: string}}) => x.request.arm)).toEqual(['candidate', 'incumbent', 'incumbent', 'candidate', 'candidate', 'incumbent']);
+    expect(r.json.exchanges.map((x: {request: {arm: string}}) => x.request.arm)).toEqual([
+      'candidate',
+      'incumbent',
+      'incumbent',
+      'candidate',
+      'candidate',
+      'incumbent',
+    ]);
     expect(treeHash(t.knowledge)).toBe(before);
     expect(fs.existsSync(t.file(`candidates/${c}/evaluator_plan.json`))).toBe(false);
   });
@@ -47,7 +56,11 @@ describe('autoctx evaluator check', () => {
     expect(r.status).toBe(8);
     expect(r.json.status).toBe('failed');
     expect(r.json.exchanges).toHaveLength(1);
-    expect(r.json.exchanges[0].error).toMatchObject({code: 'EVALUATOR_FAILED', message: expect.stringContaining('nod: not found'), stderr_tail: [expect.stringContaining('nod: not found')]});
+    expect(r.json.exchanges[0].error).toMatchObject({
+      code: 'EVALUATOR_FAILED',
+      message: expect.stringContaining('nod: not found'),
+      stderr_tail: [expect.stringContaining('nod: not found')],
+    });
     const human = check(t, ['--evaluator', `nod ${FAKE}`, '--fixtures', FIXTURES_12], false);
     expect(human.stdout).toMatch(/^failed candidate /m);
     expect(human.stdout).toContain('  | sh: 1: nod: not found');

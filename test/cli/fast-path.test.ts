@@ -13,27 +13,79 @@ let digest: string;
 beforeAll(() => {
   dir = tempDir('autoctx-fast-');
   template = path.join(dir, 'template');
-  const src = writeSource(path.join(dir, 'src'), {'playbook/playbook.md': 'Check the sync icon first.\n', 'hints/hints.md': 'Quota warnings come from the account page.\n', 'tool_guidance/search.md': 'Search the help centre.\n'});
+  const src = writeSource(path.join(dir, 'src'), {
+    'playbook/playbook.md': 'Check the sync icon first.\n',
+    'hints/hints.md': 'Quota warnings come from the account page.\n',
+    'tool_guidance/search.md': 'Search the help centre.\n',
+  });
   expect(runCli(['init', '--scenario', 'demo', '--from', src, '--knowledge', template]).status).toBe(0);
-  const active = JSON.parse(fs.readFileSync(path.join(template, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+  const active = JSON.parse(
+    fs.readFileSync(path.join(template, 'demo/context_bundles/active.json'), 'utf8'),
+  ).bundle_digest;
   digest = runCli(['bundle', 'show', active, '--knowledge', template, '--json']).json.manifest.components[0].digest;
   expect(runCli(['tag', 'add', digest, '--knowledge', template]).status).toBe(0);
   fs.writeFileSync(path.join(dir, 'h.json'), '{"summary": "first"}');
-  expect(runCli(['handoff', 'write', '--id', 'notes', '--from', path.join(dir, 'h.json'), '--knowledge', template]).status).toBe(0);
+  expect(
+    runCli(['handoff', 'write', '--id', 'notes', '--from', path.join(dir, 'h.json'), '--knowledge', template]).status,
+  ).toBe(0);
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
 function run(knowledge: string, args: string[], fast: boolean) {
-  const r = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...args.map((a) => a.replace('{k}', knowledge))], {encoding: 'utf8', env: {...process.env, AUTOCTX_FAST_PATH: fast ? '1' : '0', NO_COLOR: '1'}});
+  const r = spawnSync(
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'bin/run.js'), ...args.map((a) => a.replace('{k}', knowledge))],
+    {encoding: 'utf8', env: {...process.env, AUTOCTX_FAST_PATH: fast ? '1' : '0', NO_COLOR: '1'}},
+  );
   return {status: r.status, stdout: r.stdout.replaceAll(knowledge, '{k}'), stderr: r.stderr};
 }
 
-const PREPARE = ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--knowledge', '{k}', '--json'];
+const PREPARE = [
+  'bootstrap',
+  'prepare',
+  '--integration',
+  'codex',
+  '--lifecycle',
+  'startup',
+  '--knowledge',
+  '{k}',
+  '--json',
+];
 const sequences: Array<[string, string[][]]> = [
-  ['prepare, retry, claim twice, prepare again', [[...PREPARE, '--enabled', '--event-id', 'e1'], [...PREPARE, '--enabled', '--event-id', 'e1'], ['bootstrap', 'claim', 'RECEIPT', '--outcome', 'injected', '--knowledge', '{k}', '--json'], ['bootstrap', 'claim', 'RECEIPT', '--outcome', 'injected', '-k', '{k}', '--json'], [...PREPARE, '--enabled', '--event-id', 'e1']]],
-  ['disabled, a handoff, a byte limit, a mismatch', [[...PREPARE, '--event-id', 'e2'], [...PREPARE, '--enabled', '--event-id=e3', '--handoff', 'notes@1', '--max-bytes', '1024'], [...PREPARE, '--enabled', '--event-id', 'e3', '--handoff', 'notes@1']]],
-  ['render and recall', [['bootstrap', 'render', '--handoff', 'notes@1', '--knowledge', '{k}', '--json'], ['bootstrap', 'render', '--handoff', 'notes@7', '--knowledge', '{k}', '--json'], ['recall', '-q', 'quota account', '--knowledge', '{k}', '--json'], ['recall', '--query', 'quota', '--receipt', 'bcr_zz', '--knowledge', '{k}', '--json']]],
-  ['unknown scenario and knowledge', [[...PREPARE, '--scenario', 'nope', '--enabled'], ['bootstrap', 'render', '--knowledge', '/nonexistent/k', '--json']]],
+  [
+    'prepare, retry, claim twice, prepare again',
+    [
+      [...PREPARE, '--enabled', '--event-id', 'e1'],
+      [...PREPARE, '--enabled', '--event-id', 'e1'],
+      ['bootstrap', 'claim', 'RECEIPT', '--outcome', 'injected', '--knowledge', '{k}', '--json'],
+      ['bootstrap', 'claim', 'RECEIPT', '--outcome', 'injected', '-k', '{k}', '--json'],
+      [...PREPARE, '--enabled', '--event-id', 'e1'],
+    ],
+  ],
+  [
+    'disabled, a handoff, a byte limit, a mismatch',
+    [
+      [...PREPARE, '--event-id', 'e2'],
+      [...PREPARE, '--enabled', '--event-id=e3', '--handoff', 'notes@1', '--max-bytes', '1024'],
+      [...PREPARE, '--enabled', '--event-id', 'e3', '--handoff', 'notes@1'],
+    ],
+  ],
+  [
+    'render and recall',
+    [
+      ['bootstrap', 'render', '--handoff', 'notes@1', '--knowledge', '{k}', '--json'],
+      ['bootstrap', 'render', '--handoff', 'notes@7', '--knowledge', '{k}', '--json'],
+      ['recall', '-q', 'quota account', '--knowledge', '{k}', '--json'],
+      ['recall', '--query', 'quota', '--receipt', 'bcr_zz', '--knowledge', '{k}', '--json'],
+    ],
+  ],
+  [
+    'unknown scenario and knowledge',
+    [
+      [...PREPARE, '--scenario', 'nope', '--enabled'],
+      ['bootstrap', 'render', '--knowledge', '/nonexistent/k', '--json'],
+    ],
+  ],
 ];
 
 describe('the fast path of the delivery commands', () => {
@@ -43,7 +95,11 @@ describe('the fast path of the delivery commands', () => {
       fs.cpSync(template, k, {recursive: true});
       let receipt = '';
       const out = steps.map((args) => {
-        const r = run(k, args.map((a) => (a === 'RECEIPT' ? receipt : a)), fast);
+        const r = run(
+          k,
+          args.map((a) => (a === 'RECEIPT' ? receipt : a)),
+          fast,
+        );
         const id = /"receipt_id":"(bcr_[0-9a-f]{32})"/.exec(r.stdout)?.[1];
         if (id && !receipt) receipt = id;
         return r;
@@ -56,10 +112,13 @@ describe('the fast path of the delivery commands', () => {
     const strip = (k: string) => {
       const folder = path.join(k, '.state/bootstrap/receipts');
       if (!fs.existsSync(folder)) return [];
-      return fs.readdirSync(folder).sort().map((f) => {
-        const {created_at: _c, updated_at: _u, ...rest} = JSON.parse(fs.readFileSync(path.join(folder, f), 'utf8'));
-        return [f, rest];
-      });
+      return fs
+        .readdirSync(folder)
+        .sort()
+        .map((f) => {
+          const {created_at: _c, updated_at: _u, ...rest} = JSON.parse(fs.readFileSync(path.join(folder, f), 'utf8'));
+          return [f, rest];
+        });
     };
     expect(strip(trees[0]!.k)).toEqual(strip(trees[1]!.k));
     fs.rmSync(path.join(trees[0]!.k, '.state'), {recursive: true, force: true});
@@ -73,8 +132,10 @@ describe('the fast path of the delivery commands', () => {
     expect(ok(['bootstrap', 'claim', 'bcr_x', '--outcome', 'failed', '--json'])).toBe(true);
     expect(ok(['recall', '-q', 'x', '-s', 'demo', '--json'])).toBe(true);
     for (const argv of [
-      ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup'], // no --json: the human answer is oclif's
-      ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'boot', '--json'], // a value oclif refuses: its message
+      // no --json: the human answer is oclif's
+      ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup'],
+      // a value oclif refuses: its message
+      ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'boot', '--json'],
       ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--max-bytes', '100', '--json'],
       ['bootstrap', 'prepare', '--integration', 'codex', '--json'], // a required flag missing
       ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--json', '--help'],
@@ -85,7 +146,8 @@ describe('the fast path of the delivery commands', () => {
       ['bootstrap', 'claim', 'a', 'b', '--outcome', 'failed', '--json'],
       ['bootstrap', 'frobnicate', '--json'],
       ['status', '--json'],
-    ]) expect([argv.join(' '), ok(argv)]).toEqual([argv.join(' '), false]);
+    ])
+      expect([argv.join(' '), ok(argv)]).toEqual([argv.join(' '), false]);
   });
 
   it('its bundle holds no oclif, and runs from any working folder', () => {
@@ -94,7 +156,17 @@ describe('the fast path of the delivery commands', () => {
     const k = path.join(dir, 'k-trace');
     fs.cpSync(template, k, {recursive: true});
     const before = treeHash(template);
-    const r = spawnSync(process.execPath, ['--trace-event-categories', 'node.fs.sync', path.join(PROJECT_ROOT, 'bin/run.js'), ...PREPARE.map((a) => a.replace('{k}', k)), '--enabled'], {encoding: 'utf8', cwd: dir});
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--trace-event-categories',
+        'node.fs.sync',
+        path.join(PROJECT_ROOT, 'bin/run.js'),
+        ...PREPARE.map((a) => a.replace('{k}', k)),
+        '--enabled',
+      ],
+      {encoding: 'utf8', cwd: dir},
+    );
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).status).toBe('ready');
     expect(treeHash(template)).toBe(before);

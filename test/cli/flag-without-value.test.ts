@@ -17,7 +17,9 @@ interface ManifestFlag {
   char?: string;
   aliases?: string[];
 }
-const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {flags: Record<string, ManifestFlag>}>};
+const manifest = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'oclif.manifest.json'), 'utf8')) as {
+  commands: Record<string, {flags: Record<string, ManifestFlag>}>;
+};
 
 /** [command id, flag name, the token that names it]: one per spelling of every value flag. */
 const cases: Array<[string, string, string]> = [];
@@ -27,7 +29,12 @@ for (const [id, command] of Object.entries(manifest.commands)) {
   if (command.flags.json) withJson.add(id);
   for (const flag of Object.values(command.flags)) {
     if (flag.type !== 'option') continue;
-    for (const token of [`--${flag.name}`, ...(flag.aliases ?? []).map((a) => `--${a}`), ...(flag.char ? [`-${flag.char}`] : [])]) cases.push([id, flag.name, token]);
+    for (const token of [
+      `--${flag.name}`,
+      ...(flag.aliases ?? []).map((a) => `--${a}`),
+      ...(flag.char ? [`-${flag.char}`] : []),
+    ])
+      cases.push([id, flag.name, token]);
   }
 }
 
@@ -66,12 +73,14 @@ function expectUsage(r: {status: number | null; stdout: string; stderr: string},
 describe('a value flag given without its value', () => {
   it('the manifest lists the flags under test', () => {
     expect(cases.length).toBeGreaterThan(250);
-    expect(cases).toEqual(expect.arrayContaining([
-      ['rollback', 'rationale', '--rationale'],
-      ['reject', 'rationale', '--rationale'],
-      ['handoff:write', 'from', '--from'],
-      ['release:transition', 'rationale', '--rationale'],
-    ]));
+    expect(cases).toEqual(
+      expect.arrayContaining([
+        ['rollback', 'rationale', '--rationale'],
+        ['reject', 'rationale', '--rationale'],
+        ['handoff:write', 'from', '--from'],
+        ['release:transition', 'rationale', '--rationale'],
+      ]),
+    );
   });
 
   it.each(cases)('%s %s (%s): given last, is a one-line usage error', (id, flag, token) => {
@@ -89,7 +98,10 @@ describe('a value flag given without its value', () => {
   it.each(delivery)('%s %s (%s): bin/run.js answers the same with and without its fast path', (id, flag, token) => {
     for (const args of [line(id, flag, ['--json', token]), line(id, flag, [token, '--json'])]) {
       const [fast, oclif] = ['1', '0'].map((on) => {
-        const r = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...args], {encoding: 'utf8', env: {...process.env, AUTOCTX_FAST_PATH: on, NO_COLOR: '1'}});
+        const r = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...args], {
+          encoding: 'utf8',
+          env: {...process.env, AUTOCTX_FAST_PATH: on, NO_COLOR: '1'},
+        });
         return {status: r.status, stdout: r.stdout, stderr: r.stderr};
       });
       expect(fast).toEqual(oclif);

@@ -7,7 +7,10 @@ import {runCli, runCliProcess} from '../helpers/cli.js';
 import {treeHash} from '../helpers/tree.js';
 
 /** What a typed flag's own parser makes of one value: the value, or the stable code it refuses with. */
-async function parsed(flag: {parse: (input: string, ctx: never, opts: never) => Promise<unknown>}, input: string): Promise<unknown> {
+async function parsed(
+  flag: {parse: (input: string, ctx: never, opts: never) => Promise<unknown>},
+  input: string,
+): Promise<unknown> {
   try {
     return await flag.parse(input, {} as never, {} as never);
   } catch (error) {
@@ -74,23 +77,91 @@ function writingCases(): Array<[string, string[], string]> {
   const out = path.join(t.dir, 'units.jsonl');
   const audit = ['--audit', `node ${AUDIT}`];
   const commands: Array<[string, string[], Array<[string, string]>, boolean]> = [
-    // [name, arguments without the flag under test, [flag, bad value] pairs, whether the candidate argument is checked too]
+    // [name, arguments without the flag under test, [flag, bad value] pairs, whether the candidate argument is checked
+    // too]
     ['init', ['init', '--scenario', 'fresh', '--from', src], [['--lock-timeout', 'soon']], false],
-    ['propose', ['propose', '--from', src, '--run-id', 'other'], [['--lock-timeout', '-1'], ['--generation', 'abc'], ['--generation', '-1'], ['--generation', '1.5']], false],
-    ['screen', ['screen', candidate, ...evalArgs(audit)], [['--timeout', 'abc'], ['--timeout', '0'], ['--seeds-per-fixture', '0'], ['--concurrency', 'many'], ['--lock-timeout', 'NaN']], true],
-    ['confirm', ['confirm', candidate, ...evalArgs(audit)], [['--timeout', 'abc'], ['--timeout', '-5'], ['--seeds-per-fixture', 'x'], ['--concurrency', '0'], ['--lock-timeout', 'Infinity']], true],
-    ['promote', ['promote', candidate, ...audit], [['--timeout', 'abc'], ['--lock-timeout', 'later']], true],
+    [
+      'propose',
+      ['propose', '--from', src, '--run-id', 'other'],
+      [
+        ['--lock-timeout', '-1'],
+        ['--generation', 'abc'],
+        ['--generation', '-1'],
+        ['--generation', '1.5'],
+      ],
+      false,
+    ],
+    [
+      'screen',
+      ['screen', candidate, ...evalArgs(audit)],
+      [
+        ['--timeout', 'abc'],
+        ['--timeout', '0'],
+        ['--seeds-per-fixture', '0'],
+        ['--concurrency', 'many'],
+        ['--lock-timeout', 'NaN'],
+      ],
+      true,
+    ],
+    [
+      'confirm',
+      ['confirm', candidate, ...evalArgs(audit)],
+      [
+        ['--timeout', 'abc'],
+        ['--timeout', '-5'],
+        ['--seeds-per-fixture', 'x'],
+        ['--concurrency', '0'],
+        ['--lock-timeout', 'Infinity'],
+      ],
+      true,
+    ],
+    [
+      'promote',
+      ['promote', candidate, ...audit],
+      [
+        ['--timeout', 'abc'],
+        ['--lock-timeout', 'later'],
+      ],
+      true,
+    ],
     ['reject', ['reject', candidate, '--rationale', 'no'], [['--lock-timeout', 'x']], true],
-    ['rollback', ['rollback', '--rationale', 'x'], [['--expect-active', 'xyz'], ['--expect-active', 'ABCDEF01'], ['--lock-timeout', '-2']], false],
+    [
+      'rollback',
+      ['rollback', '--rationale', 'x'],
+      [
+        ['--expect-active', 'xyz'],
+        ['--expect-active', 'ABCDEF01'],
+        ['--lock-timeout', '-2'],
+      ],
+      false,
+    ],
     ['epoch rollover', ['epoch', 'rollover', '--evaluator-epoch', 'e2'], [['--lock-timeout', '']], false],
     ['repair', ['repair'], [['--lock-timeout', 'abc']], false],
-    ['plan export', ['plan', 'export', candidate, '--engine', 'e', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out], [['--seeds-per-fixture', '-3'], ['--lock-timeout', 'x']], true],
+    [
+      'plan export',
+      ['plan', 'export', candidate, '--engine', 'e', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out],
+      [
+        ['--seeds-per-fixture', '-3'],
+        ['--lock-timeout', 'x'],
+      ],
+      true,
+    ],
     ['trials ingest', ['trials', 'ingest', candidate, results], [['--lock-timeout', 'x']], true],
   ];
   const cases: Array<[string, string[], string]> = [];
   for (const [name, args, flags, hasCandidate] of commands) {
-    for (const [flag, value] of flags) cases.push([`${name} ${flag} ${JSON.stringify(value)}`, [...args, flag, value], flag === '--expect-active' ? 'INVALID_DIGEST' : 'USAGE']);
-    if (hasCandidate) cases.push([`${name} with a candidate that is not a digest`, args.map((a) => (a === candidate ? 'not-hex!' : a)), 'INVALID_DIGEST']);
+    for (const [flag, value] of flags)
+      cases.push([
+        `${name} ${flag} ${JSON.stringify(value)}`,
+        [...args, flag, value],
+        flag === '--expect-active' ? 'INVALID_DIGEST' : 'USAGE',
+      ]);
+    if (hasCandidate)
+      cases.push([
+        `${name} with a candidate that is not a digest`,
+        args.map((a) => (a === candidate ? 'not-hex!' : a)),
+        'INVALID_DIGEST',
+      ]);
   }
   return cases;
 }
@@ -120,37 +191,75 @@ describe('every flag of every writing command is checked before anything is read
   it('plan export --out into a folder that does not exist: exit 2 before the plan is bound', () => {
     const before = treeHash(t.dir);
     const out = path.join(t.dir, 'no-such-folder', 'units.jsonl');
-    const r = t.cli(['plan', 'export', candidate, '--engine', 'e', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out]);
+    const r = t.cli([
+      'plan',
+      'export',
+      candidate,
+      '--engine',
+      'e',
+      '--fixtures',
+      FIXTURES_12,
+      '--policy',
+      POLICY_SMALL,
+      '--out',
+      out,
+    ]);
     expect([r.status, r.json.error.code, r.json.error.data]).toEqual([2, 'INPUT_NOT_FOUND', {file: out}]);
     expect(treeHash(t.dir)).toBe(before);
   });
 
   it('the error envelope carries the error data: the file a missing input names', () => {
     const r = runCli(['propose', '--from', path.join(t.dir, 'nope'), '--knowledge', t.knowledge, '--json']);
-    expect(r.json).toEqual({status: 'error', error: {code: 'INPUT_NOT_FOUND', exit_code: 2, message: expect.stringContaining('nope'), data: {file: path.join(t.dir, 'nope')}}});
+    expect(r.json).toEqual({
+      status: 'error',
+      error: {
+        code: 'INPUT_NOT_FOUND',
+        exit_code: 2,
+        message: expect.stringContaining('nope'),
+        data: {file: path.join(t.dir, 'nope')},
+      },
+    });
   });
 });
 
 describe('an unknown command is a usage error', () => {
   it.each([
     [['statsu'], '"statsu" is not an autoctx command; did you mean "status"? (see autoctx --help)', 'status'],
-    [['stauts', '--scenario', 'demo'], '"stauts" is not an autoctx command; did you mean "status"? (see autoctx --help)', 'status'],
-    [['promot', 'abcdef01'], '"promot" is not an autoctx command; did you mean "promote"? (see autoctx --help)', 'promote'],
-    [['bundle', 'shwo', 'abcdef01'], '"bundle shwo" is not an autoctx command; did you mean "bundle show"? (see autoctx --help)', 'bundle show'],
+    [
+      ['stauts', '--scenario', 'demo'],
+      '"stauts" is not an autoctx command; did you mean "status"? (see autoctx --help)',
+      'status',
+    ],
+    [
+      ['promot', 'abcdef01'],
+      '"promot" is not an autoctx command; did you mean "promote"? (see autoctx --help)',
+      'promote',
+    ],
+    [
+      ['bundle', 'shwo', 'abcdef01'],
+      '"bundle shwo" is not an autoctx command; did you mean "bundle show"? (see autoctx --help)',
+      'bundle show',
+    ],
     [['frobnicate'], '"frobnicate" is not an autoctx command (see autoctx --help)', undefined],
-  ])('%j: exit 2, the JSON envelope under --json, one line on stderr without it, and nothing run (the suggestion is never run)', (args, message, suggestion) => {
-    const before = treeHash(t.dir);
-    const json = runCliProcess([...args, '--json', '--knowledge', t.knowledge]);
-    expect(json.status).toBe(2);
-    const command = args.slice(0, args[0] === 'bundle' ? 2 : 1).join(' ');
-    expect(json.json).toEqual({status: 'error', error: {code: 'UNKNOWN_COMMAND', exit_code: 2, message, data: {command, ...(suggestion ? {suggestion} : {})}}});
-    expect(json.stdout.trim().split('\n')).toHaveLength(1);
-    const plain = runCliProcess(args, {input: 'y\n'}); // an answer on stdin is never read: nothing prompts
-    expect(plain.status).toBe(2);
-    expect(plain.stdout).toBe('');
-    expect(plain.stderr).toBe(`error UNKNOWN_COMMAND: ${message}\n`);
-    expect(treeHash(t.dir)).toBe(before);
-  });
+  ])(
+    '%j: exit 2, the JSON envelope under --json, one line on stderr without it, and nothing run (the suggestion is never run)',
+    (args, message, suggestion) => {
+      const before = treeHash(t.dir);
+      const json = runCliProcess([...args, '--json', '--knowledge', t.knowledge]);
+      expect(json.status).toBe(2);
+      const command = args.slice(0, args[0] === 'bundle' ? 2 : 1).join(' ');
+      expect(json.json).toEqual({
+        status: 'error',
+        error: {code: 'UNKNOWN_COMMAND', exit_code: 2, message, data: {command, ...(suggestion ? {suggestion} : {})}},
+      });
+      expect(json.stdout.trim().split('\n')).toHaveLength(1);
+      const plain = runCliProcess(args, {input: 'y\n'}); // an answer on stdin is never read: nothing prompts
+      expect(plain.status).toBe(2);
+      expect(plain.stdout).toBe('');
+      expect(plain.stderr).toBe(`error UNKNOWN_COMMAND: ${message}\n`);
+      expect(treeHash(t.dir)).toBe(before);
+    },
+  );
 });
 
 describe('help', () => {
@@ -160,7 +269,10 @@ describe('help', () => {
     expect(long.status).toBe(0);
     expect(long.stdout).toContain('USAGE');
     expect(long.stdout).toContain('--rebind');
-    for (const args of [['confirm', '-h'], ['help', 'confirm']]) {
+    for (const args of [
+      ['confirm', '-h'],
+      ['help', 'confirm'],
+    ]) {
       const r = helpOf(args);
       expect([args, r.status, r.stdout]).toEqual([args, 0, long.stdout]);
     }
@@ -178,7 +290,9 @@ describe('help', () => {
   });
 
   it('shell completion comes from @oclif/plugin-autocomplete', () => {
-    const r = runCliProcess(['autocomplete', 'script', 'bash'], {env: {XDG_CACHE_HOME: path.join(t.dir, 'cache'), HOME: t.dir}});
+    const r = runCliProcess(['autocomplete', 'script', 'bash'], {
+      env: {XDG_CACHE_HOME: path.join(t.dir, 'cache'), HOME: t.dir},
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('autoctx');
   });

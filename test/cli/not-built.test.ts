@@ -13,7 +13,11 @@ describe('a checkout that was never built', () => {
     fs.copyFileSync(path.join(PROJECT_ROOT, 'bin/run.js'), path.join(dir, 'bin/run.js'));
     fs.copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(dir, 'package.json'));
     const r = spawnSync(process.execPath, [path.join(dir, 'bin/run.js'), 'status'], {encoding: 'utf8'});
-    expect([r.status, r.stdout, r.stderr.trim().split('\n')]).toEqual([9, '', [expect.stringMatching(/^error NOT_BUILT: .*npm run build$/)]]);
+    expect([r.status, r.stdout, r.stderr.trim().split('\n')]).toEqual([
+      9,
+      '',
+      [expect.stringMatching(/^error NOT_BUILT: .*npm run build$/)],
+    ]);
     expect(ERROR_CODES.NOT_BUILT).toBe(EXIT.ENVIRONMENT);
     fs.rmSync(dir, {recursive: true, force: true});
   });

@@ -10,7 +10,10 @@ import {AUDIT, evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 
-const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const CANDIDATE = {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+};
 const rel = {receipts: 'releases/receipts/global', registry: 'releases/registry/global.json'};
 
 let t: Tree;
@@ -39,7 +42,12 @@ function proposeIn(knowledge: string, name: string, playbook: string): string {
 }
 const receiptsOf = (knowledge: string, scope = 'global') => {
   const dir = path.join(knowledge, 'demo/context_bundles/releases/receipts', scope);
-  return fs.existsSync(dir) ? fs.readdirSync(dir).sort().map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))) : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .sort()
+        .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
+    : [];
 };
 
 beforeAll(() => {
@@ -63,7 +71,11 @@ beforeAll(() => {
 
 describe('every cell of the transition table, applied and blocked, with its receipt', () => {
   it('reaches each state as release list reports it', () => {
-    for (const [state, k] of templates) expect([state, must(k, ['release', 'list']).scopes[0].releases.find((r: {version: string}) => r.version === 'v2').state]).toEqual([state, state]);
+    for (const [state, k] of templates)
+      expect([
+        state,
+        must(k, ['release', 'list']).scopes[0].releases.find((r: {version: string}) => r.version === 'v2').state,
+      ]).toEqual([state, state]);
   });
 
   // Which cells apply and which are blocked, with their receipts, is tested on the library (test/core/release.test.ts);
@@ -71,28 +83,46 @@ describe('every cell of the transition table, applied and blocked, with its rece
   it('exits 0 for an applied cell and 3 for a blocked one, the blockers in its JSON', () => {
     const retired = copy(templates.get('RETIRED')!, 'exit-blocked');
     const blocked = cli(retired, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back']);
-    expect({exit: blocked.status, codes: blocked.json.blockers.map((b: {code: string}) => b.code)}).toEqual({exit: 3, codes: ['ILLEGAL_STATE_TRANSITION']});
+    expect({exit: blocked.status, codes: blocked.json.blockers.map((b: {code: string}) => b.code)}).toEqual({
+      exit: 3,
+      codes: ['ILLEGAL_STATE_TRANSITION'],
+    });
     expect(resultSchemaProblem('result-release-transition', blocked.json)).toBeNull();
-    const applied = cli(copy(templates.get('SHADOW')!, 'exit-applied'), ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'on']);
+    const applied = cli(copy(templates.get('SHADOW')!, 'exit-applied'), [
+      'release',
+      'transition',
+      'v2',
+      '--to',
+      'CANARY',
+      '--rationale',
+      'on',
+    ]);
     expect({exit: applied.status, status: applied.json.status}).toEqual({exit: 0, status: 'applied'});
     expect(resultSchemaProblem('result-release-transition', applied.json)).toBeNull();
   });
 });
 
-describe('the gate\'s evidence', () => {
+describe("the gate's evidence", () => {
   it('refuses a CANARY without a confirmed comparison against the bundle active.json names now', () => {
     const k = copy(templates.get('SHADOW')!, 'no-evidence');
     const c = proposeIn(k, 'other', 'Be brief.\n');
     must(k, ['release', 'name', 'v3', c]);
     must(k, ['release', 'transition', 'v3', '--to', 'SHADOW', '--rationale', 's']);
     const none = cli(k, ['release', 'transition', 'v3', '--to', 'CANARY', '--rationale', 'c']);
-    expect({exit: none.status, codes: none.json.blockers.map((b: {code: string}) => b.code)}).toEqual({exit: 3, codes: ['EVALUATION_MISSING']});
-    // v3 confirmed against the baseline; then v2 is promoted, so v3's evidence is not against the bundle that serves now.
+    expect({exit: none.status, codes: none.json.blockers.map((b: {code: string}) => b.code)}).toEqual({
+      exit: 3,
+      codes: ['EVALUATION_MISSING'],
+    });
+    // v3 confirmed against the baseline; then v2 is promoted, so v3's evidence is not against the bundle that serves
+    // now.
     must(k, ['confirm', c, ...evalArgs()], 0, fakeEnv(path.dirname(k)));
     must(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'c']);
     must(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'a']);
     const stale = cli(k, ['release', 'transition', 'v3', '--to', 'CANARY', '--rationale', 'c']);
-    expect({exit: stale.status, codes: stale.json.blockers.map((b: {code: string}) => b.code)}).toEqual({exit: 3, codes: ['EVALUATION_NOT_FOR_BUNDLE_HASH']});
+    expect({exit: stale.status, codes: stale.json.blockers.map((b: {code: string}) => b.code)}).toEqual({
+      exit: 3,
+      codes: ['EVALUATION_NOT_FOR_BUNDLE_HASH'],
+    });
   }, 120_000);
 
   it('runs the bound audit for a CANARY: a hold blocks it', () => {
@@ -105,23 +135,45 @@ describe('the gate\'s evidence', () => {
     must(k, ['confirm', c, ...evalArgs(['--audit', `node ${AUDIT}`])], 0, {...fakeEnv(dir), FAKE_AUDIT: 'advisory'});
     must(k, ['release', 'name', 'v4', c]);
     must(k, ['release', 'transition', 'v4', '--to', 'SHADOW', '--rationale', 's']);
-    const held = cli(k, ['release', 'transition', 'v4', '--to', 'CANARY', '--rationale', 'c'], {FAKE_AUDIT: 'review_required'});
-    expect({exit: held.status, codes: held.json.blockers.map((b: {code: string}) => b.code)}).toEqual({exit: 3, codes: ['AUDIT_HOLD']});
-    expect(cli(k, ['release', 'transition', 'v4', '--to', 'CANARY', '--rationale', 'c'], {FAKE_AUDIT: 'advisory'}).status).toBe(0);
+    const held = cli(k, ['release', 'transition', 'v4', '--to', 'CANARY', '--rationale', 'c'], {
+      FAKE_AUDIT: 'review_required',
+    });
+    expect({exit: held.status, codes: held.json.blockers.map((b: {code: string}) => b.code)}).toEqual({
+      exit: 3,
+      codes: ['AUDIT_HOLD'],
+    });
+    expect(
+      cli(k, ['release', 'transition', 'v4', '--to', 'CANARY', '--rationale', 'c'], {FAKE_AUDIT: 'advisory'}).status,
+    ).toBe(0);
   }, 120_000);
 
-  // What the global ACTIVE writes (promote's record, the pointer, no ACTIVE in the registry) is tested on the library (test/core/release.test.ts).
-  it('makes the global ACTIVE a promotion: promote\'s gates and its exit codes', () => {
-    // A canary whose comparison is against a bundle that no longer serves: the promotion that replaced that bundle ended the
-    // canary (DEPRECATED, by a receipt), so the transition is blocked by the table; promote of it exits 6 (and rejects it as stale).
+  // What the global ACTIVE writes (promote's record, the pointer, no ACTIVE in the registry) is tested on the library
+  // (test/core/release.test.ts).
+  it("makes the global ACTIVE a promotion: promote's gates and its exit codes", () => {
+    // A canary whose comparison is against a bundle that no longer serves: the promotion that replaced that bundle
+    // ended the
+    // canary (DEPRECATED, by a receipt), so the transition is blocked by the table; promote of it exits 6 (and rejects
+    // it as stale).
     const k2 = copy(templates.get('CANARY')!, 'stale');
     const c = proposeIn(k2, 'third', 'Be helpful, precise and kind.\n');
     must(k2, ['confirm', c, ...evalArgs()], 0, fakeEnv(path.dirname(k2)));
     must(k2, ['promote', c]);
-    expect(receiptsOf(k2).at(-1)).toMatchObject({applied: true, version: 'v2', from_state: 'CANARY', target_state: 'DEPRECATED'});
+    expect(receiptsOf(k2).at(-1)).toMatchObject({
+      applied: true,
+      version: 'v2',
+      from_state: 'CANARY',
+      target_state: 'DEPRECATED',
+    });
     const stale = cli(k2, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
-    expect({exit: stale.status, code: stale.json.blockers?.[0]?.code}).toEqual({exit: 3, code: 'ILLEGAL_STATE_TRANSITION'});
-    expect(receiptsOf(k2).at(-1)).toMatchObject({applied: false, target_state: 'ACTIVE', blockers: [{code: 'ILLEGAL_STATE_TRANSITION'}]});
+    expect({exit: stale.status, code: stale.json.blockers?.[0]?.code}).toEqual({
+      exit: 3,
+      code: 'ILLEGAL_STATE_TRANSITION',
+    });
+    expect(receiptsOf(k2).at(-1)).toMatchObject({
+      applied: false,
+      target_state: 'ACTIVE',
+      blockers: [{code: 'ILLEGAL_STATE_TRANSITION'}],
+    });
     const promoted = cli(k2, ['promote', a]);
     expect({exit: promoted.status, code: promoted.json.error?.code}).toEqual({exit: 6, code: 'ACTIVE_MOVED'});
     expect(must(k2, ['verify']).errors).toEqual([]);
@@ -135,7 +187,27 @@ describe('the registry', () => {
     expect(expected).toBeNull();
     const run = () =>
       new Promise<{code: number | null; out: string}>((resolve) => {
-        const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), 'release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'race', '--expect-registry', 'none', '--knowledge', k, '--json', '--lock-timeout', '60'], {stdio: ['ignore', 'pipe', 'pipe']});
+        const child = spawn(
+          process.execPath,
+          [
+            path.join(PROJECT_ROOT, 'bin/run.js'),
+            'release',
+            'transition',
+            'v2',
+            '--to',
+            'SHADOW',
+            '--rationale',
+            'race',
+            '--expect-registry',
+            'none',
+            '--knowledge',
+            k,
+            '--json',
+            '--lock-timeout',
+            '60',
+          ],
+          {stdio: ['ignore', 'pipe', 'pipe']},
+        );
         let out = '';
         child.stdout.on('data', (d) => (out += d));
         child.on('close', (code) => resolve({code, out}));
@@ -148,12 +220,19 @@ describe('the registry', () => {
     expect(must(k, ['verify']).errors).toEqual([]);
   }, 120_000);
 
-  it('--dry-run runs the gate, promote\'s gates for the global ACTIVE included, and writes nothing', () => {
+  it("--dry-run runs the gate, promote's gates for the global ACTIVE included, and writes nothing", () => {
     const k = copy(templates.get('CANARY')!, 'dry');
     const before = treeHash(k);
-    expect(must(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'x', '--dry-run'])).toMatchObject({status: 'allowed', dry_run: true, receipt_seq: null});
+    expect(must(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'x', '--dry-run'])).toMatchObject({
+      status: 'allowed',
+      dry_run: true,
+      receipt_seq: null,
+    });
     const blocked = cli(k, ['release', 'transition', 'v2', '--to', 'DRAFT', '--rationale', 'x', '--dry-run']);
-    expect({exit: blocked.status, codes: blocked.json.blockers.map((b: {code: string}) => b.code)}).toEqual({exit: 3, codes: ['ILLEGAL_STATE_TRANSITION']});
+    expect({exit: blocked.status, codes: blocked.json.blockers.map((b: {code: string}) => b.code)}).toEqual({
+      exit: 3,
+      codes: ['ILLEGAL_STATE_TRANSITION'],
+    });
     expect(treeHash(k)).toBe(before);
     const d = copy(templates.get('SHADOW')!, 'dry-evidence');
     const src = proposeIn(d, 'dry-src', 'Be quick.\n');
@@ -161,18 +240,47 @@ describe('the registry', () => {
     must(d, ['release', 'transition', 'v5', '--to', 'SHADOW', '--rationale', 's']);
     const hash = treeHash(d);
     const none = cli(d, ['release', 'transition', 'v5', '--to', 'CANARY', '--rationale', 'x', '--dry-run']);
-    expect({exit: none.status, codes: none.json.blockers.map((b: {code: string}) => b.code)}).toEqual({exit: 3, codes: ['EVALUATION_MISSING']});
+    expect({exit: none.status, codes: none.json.blockers.map((b: {code: string}) => b.code)}).toEqual({
+      exit: 3,
+      codes: ['EVALUATION_MISSING'],
+    });
     expect(treeHash(d)).toBe(hash);
   });
 
   it('refuses a lost swap before anything is written, and names the digest to expect', () => {
     const k = copy(templates.get('SHADOW')!, 'stale');
     const before = treeHash(k);
-    const r = cli(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '5', '--rationale', 'x', '--expect-registry', 'none']);
+    const r = cli(k, [
+      'release',
+      'transition',
+      'v2',
+      '--to',
+      'SHADOW',
+      '--shadow-percent',
+      '5',
+      '--rationale',
+      'x',
+      '--expect-registry',
+      'none',
+    ]);
     expect({exit: r.status, code: r.json.error.code}).toEqual({exit: 6, code: 'STALE_REGISTRY'});
     expect(treeHash(k)).toBe(before);
     const digest = must(k, ['release', 'list']).scopes[0].registry_digest;
-    expect(must(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '5', '--rationale', 'x', '--expect-registry', digest])).toMatchObject({status: 'applied', registry_before: digest});
+    expect(
+      must(k, [
+        'release',
+        'transition',
+        'v2',
+        '--to',
+        'SHADOW',
+        '--shadow-percent',
+        '5',
+        '--rationale',
+        'x',
+        '--expect-registry',
+        digest,
+      ]),
+    ).toMatchObject({status: 'applied', registry_before: digest});
   });
 
   it('catches a hand-edited registry: verify names it (exit 8), and readers refuse it', () => {
@@ -183,8 +291,15 @@ describe('the registry', () => {
     fs.writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
     const v = cli(k, ['verify']);
     expect(v.status).toBe(8);
-    expect(v.json.errors.map((e: {code: string; file: string}) => `${e.code} ${e.file}`)).toContain(`REGISTRY_MISMATCH demo/context_bundles/${rel.registry}`);
-    for (const args of [['release', 'list'], ['status'], ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'x']]) expect([args[1], cli(k, args).status]).toEqual([args[1], 8]);
+    expect(v.json.errors.map((e: {code: string; file: string}) => `${e.code} ${e.file}`)).toContain(
+      `REGISTRY_MISMATCH demo/context_bundles/${rel.registry}`,
+    );
+    for (const args of [
+      ['release', 'list'],
+      ['status'],
+      ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'x'],
+    ])
+      expect([args[1], cli(k, args).status]).toEqual([args[1], 8]);
   });
 
   it('accepts older state names on input, records canonical ones, and refuses an older name in storage', () => {
@@ -216,7 +331,10 @@ describe('the registry', () => {
     expect(v.warnings.map((w: {code: string}) => w.code)).toContain('REGISTRY_PENDING');
     expect(must(k, ['status']).scenarios[0].repairable.join('\n')).toMatch(/release registry of scope global/);
     // Readers already see the receipt's registry.
-    expect(must(k, ['release', 'list']).scopes[0].releases.find((r: {version: string}) => r.version === 'v2').shadow.basis_points).toBe(700);
+    expect(
+      must(k, ['release', 'list']).scopes[0].releases.find((r: {version: string}) => r.version === 'v2').shadow
+        .basis_points,
+    ).toBe(700);
     must(k, ['repair']);
     expect(must(k, ['verify']).warnings).toEqual([]);
   });
@@ -232,13 +350,19 @@ describe('release names', () => {
     };
     expect(code(['release', 'name', 'V2', a])).toBe('2 VERSION_EXISTS');
     expect(code(['release', 'name', 'v9', a])).toBe('2 DIGEST_ALREADY_NAMED');
-    expect(code(['release', 'name', 'v3', a.slice(0, 12), '--rollback-target', 'v2'])).toBe('2 ROLLBACK_TARGET_NOT_SERVED');
+    expect(code(['release', 'name', 'v3', a.slice(0, 12), '--rollback-target', 'v2'])).toBe(
+      '2 ROLLBACK_TARGET_NOT_SERVED',
+    );
     expect(code(['release', 'name', 'v3', t.baseline, '--rollback-target', 'v7'])).toBe('2 VERSION_NOT_FOUND');
     expect(code(['release', 'name', 'v 3', t.baseline])).toBe('2 INVALID_NAME');
-    expect(code(['release', 'name', 'v3', t.baseline, '--golden-inputs', path.join(PROJECT_ROOT, 'package.json')])).toMatch(/^2 /);
+    expect(
+      code(['release', 'name', 'v3', t.baseline, '--golden-inputs', path.join(PROJECT_ROOT, 'package.json')]),
+    ).toMatch(/^2 /);
     expect(treeHash(k)).toBe(before);
     // The same descriptor again is the run before, answered as it was.
-    expect(must(k, ['release', 'name', 'v2', a, '--parent-version', 'v1', '--rollback-target', 'v1'])).toMatchObject({already_named: true});
+    expect(must(k, ['release', 'name', 'v2', a, '--parent-version', 'v1', '--rollback-target', 'v1'])).toMatchObject({
+      already_named: true,
+    });
     expect(treeHash(k)).toBe(before);
   });
 
@@ -259,15 +383,40 @@ describe('release names', () => {
     const k = copy(templates.get('DRAFT')!, 'golden');
     const c = proposeIn(k, 'golden-src', 'Golden.\n');
     const fixtures = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12.jsonl');
-    const r = must(k, ['release', 'name', 'v3', c, '--parent-version', 'V2', '--golden-inputs', fixtures, '--vocabulary-version', 'dict-3', '--compatible-vocabulary', 'dict-2', 'dict-1', '--model-profile', 'fast']);
+    const r = must(k, [
+      'release',
+      'name',
+      'v3',
+      c,
+      '--parent-version',
+      'V2',
+      '--golden-inputs',
+      fixtures,
+      '--vocabulary-version',
+      'dict-3',
+      '--compatible-vocabulary',
+      'dict-2',
+      'dict-1',
+      '--model-profile',
+      'fast',
+    ]);
     expect(resultSchemaProblem('result-release-name', r)).toBeNull();
     const sha = createHash('sha256').update(fs.readFileSync(fixtures)).digest('hex');
-    expect(r.descriptor).toMatchObject({version: 'v3', parent_version: 'v2', vocabulary_version: 'dict-3', compatible_vocabularies: ['dict-2', 'dict-1'], model_profiles: ['fast'], golden_inputs: [{name: 'fixtures-12.jsonl', sha256: sha, bytes: fs.statSync(fixtures).size}]});
+    expect(r.descriptor).toMatchObject({
+      version: 'v3',
+      parent_version: 'v2',
+      vocabulary_version: 'dict-3',
+      compatible_vocabularies: ['dict-2', 'dict-1'],
+      model_profiles: ['fast'],
+      golden_inputs: [{name: 'fixtures-12.jsonl', sha256: sha, bytes: fs.statSync(fixtures).size}],
+    });
     const shown = must(k, ['release', 'show', 'V3']);
     expect(resultSchemaProblem('result-release-show', shown)).toBeNull();
     expect(shown.descriptor).toEqual(r.descriptor);
     expect(resultSchemaProblem('result-release-list', must(k, ['release', 'list']))).toBeNull();
-    expect(resultSchemaProblem('result-release-history', must(templates.get('RETIRED')!, ['release', 'history']))).toBeNull();
+    expect(
+      resultSchemaProblem('result-release-history', must(templates.get('RETIRED')!, ['release', 'history'])),
+    ).toBeNull();
     expect(resultSchemaProblem('result-status', must(templates.get('RETIRED')!, ['status']))).toBeNull();
   });
 });

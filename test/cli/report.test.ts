@@ -17,7 +17,10 @@ let c: string;
 let browser: Browser;
 beforeAll(async () => {
   t = makeTree();
-  c = t.propose('c', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  c = t.propose('c', {
+    'playbook/playbook.md': 'Be helpful and precise.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+  });
   expect(t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir, {FAKE_NOISE: '0.05'})).json.status).toBe('confirmed');
   browser = await launchBrowser();
 }, 60_000);
@@ -43,7 +46,7 @@ describe('autoctx report', () => {
     expect(runCliProcess(['report', c, '--format', 'md', '--knowledge', t.knowledge]).stdout).toBe(md);
   });
 
-  it('the HTML, in headless Chromium: one self-contained page with the interval band, the minimum effect and every pair\'s effect by lane', async () => {
+  it("the HTML, in headless Chromium: one self-contained page with the interval band, the minimum effect and every pair's effect by lane", async () => {
     const html = path.join(t.dir, 'report.html');
     fs.writeFileSync(html, runCliProcess(['report', c, '--format', 'html', '--knowledge', t.knowledge]).stdout);
     const page = await browser.newPage();
@@ -67,7 +70,9 @@ describe('autoctx report', () => {
         scripts: document.querySelectorAll('script').length,
       };
     });
-    const trials = JSON.parse(fs.readFileSync(t.file(`candidates/${c}/matched_trials.json`), 'utf8')).trials as Array<{lane: string}>;
+    const trials = JSON.parse(fs.readFileSync(t.file(`candidates/${c}/matched_trials.json`), 'utf8')).trials as Array<{
+      lane: string;
+    }>;
     expect(facts.svg).toBe(true);
     expect(facts.band).toBeGreaterThan(0);
     expect(facts.mean).toBeGreaterThan(0);
@@ -89,7 +94,11 @@ describe('autoctx report', () => {
   it('refuses what it cannot report, with one line and exit 2', () => {
     const p = t.propose('p', {'playbook/playbook.md': 'Not evaluated yet.\n'});
     const before = treeHash(t.knowledge);
-    for (const args of [['report', p, '--format', 'md'], ['report', c], ['report', c, '--out', path.join(t.dir, 'nope')]]) {
+    for (const args of [
+      ['report', p, '--format', 'md'],
+      ['report', c],
+      ['report', c, '--out', path.join(t.dir, 'nope')],
+    ]) {
       const r = runCliProcess([...args, '--knowledge', t.knowledge]);
       expect([args, r.status, r.stderr.trim().split('\n').length]).toEqual([args, 2, 1]);
       expect(r.stderr).toMatch(/^error [A-Z_]+: /);

@@ -33,7 +33,10 @@ const users = Array.from({length: 40}, (_, i) => `user-${i}`);
 
 beforeAll(() => {
   t = makeTree();
-  a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  a = t.propose('better', {
+    'playbook/playbook.md': 'Be helpful and precise.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+  });
   must(t.knowledge, ['confirm', a, ...evalArgs()], fakeEnv(t.dir));
   must(t.knowledge, ['release', 'name', 'v1', t.baseline]);
   must(t.knowledge, ['release', 'name', 'v2', a]);
@@ -48,7 +51,11 @@ const asJson = (x: unknown) => JSON.parse(JSON.stringify(x));
 // The routing decisions are tested on the library (route, openRouter); the command, once, for its JSON and its flags.
 describe('autoctx route and openRouter', () => {
   it('autoctx route --json prints what route decides, for each requester flag', () => {
-    for (const [flag, who] of [['--user', {user: users[0]}], ['--session', {session: 's-1'}], ['--event', {event: 'e-1'}]] as const) {
+    for (const [flag, who] of [
+      ['--user', {user: users[0]}],
+      ['--session', {session: 's-1'}],
+      ['--event', {event: 'e-1'}],
+    ] as const) {
       const r = must(canaryTree, ['route', flag, Object.values(who)[0]!]);
       expect(resultSchemaProblem('result-route', r)).toBeNull();
       expect(r).toEqual(asJson(route({knowledge: canaryTree, ...who})));
@@ -69,29 +76,55 @@ describe('autoctx route and openRouter', () => {
     const canary = states.filter((s) => s === 'CANARY').length;
     expect(canary).toBeGreaterThan(8);
     expect(canary).toBeLessThan(32);
-    expect(route({knowledge: canaryTree})).toMatchObject({state: 'ACTIVE', version: 'v1', reason: 'no_requester', requester: null});
+    expect(route({knowledge: canaryTree})).toMatchObject({
+      state: 'ACTIVE',
+      version: 'v1',
+      reason: 'no_requester',
+      requester: null,
+    });
     expect(route({knowledge: canaryTree, session: 's-1'}).requester).toBe('session');
     expect(route({knowledge: canaryTree, event: 'e-1'}).requester).toBe('event');
   });
 
   it('narrows a canary to its tenants and resource families', async () => {
     const k = copy('filters');
-    await releaseTransition({knowledge: k, version: 'v2', to: 'CANARY', canaryBasisPoints: 10_000, canaryTenants: ['acme'], canaryResourceFamilies: ['repo:acme/'], rationale: 'acme only'});
+    await releaseTransition({
+      knowledge: k,
+      version: 'v2',
+      to: 'CANARY',
+      canaryBasisPoints: 10_000,
+      canaryTenants: ['acme'],
+      canaryResourceFamilies: ['repo:acme/'],
+      rationale: 'acme only',
+    });
     expect(route({knowledge: k, user: 'u', tenant: 'acme', resourceAddress: 'repo:acme/api'}).state).toBe('CANARY');
     expect(route({knowledge: k, user: 'u', tenant: 'acme', resourceId: 'repo:acme/'}).state).toBe('CANARY');
-    expect(route({knowledge: k, user: 'u', tenant: 'globex', resourceAddress: 'repo:acme/api'}).reason).toBe('tenant_filtered');
+    expect(route({knowledge: k, user: 'u', tenant: 'globex', resourceAddress: 'repo:acme/api'}).reason).toBe(
+      'tenant_filtered',
+    );
     expect(route({knowledge: k, user: 'u', resourceAddress: 'repo:acme/api'}).reason).toBe('tenant_filtered');
-    expect(route({knowledge: k, user: 'u', tenant: 'acme', resourceAddress: 'repo:globex/api'}).reason).toBe('resource_filtered');
+    expect(route({knowledge: k, user: 'u', tenant: 'acme', resourceAddress: 'repo:globex/api'}).reason).toBe(
+      'resource_filtered',
+    );
     // The flags reach the same request: --tenant and --resource-address.
-    expect(must(k, ['route', '--user', 'u', '--tenant', 'acme', '--resource-address', 'repo:acme/api']).state).toBe('CANARY');
-    expect(must(k, ['route', '--user', 'u', '--tenant', 'acme', '--resource-id', 'repo:globex/']).reason).toBe('resource_filtered');
+    expect(must(k, ['route', '--user', 'u', '--tenant', 'acme', '--resource-address', 'repo:acme/api']).state).toBe(
+      'CANARY',
+    );
+    expect(must(k, ['route', '--user', 'u', '--tenant', 'acme', '--resource-id', 'repo:globex/']).reason).toBe(
+      'resource_filtered',
+    );
   });
 
-  it('falls back to ACTIVE from a canary this deployment cannot run, and tells the router\'s reporter once per version, after the decision', async () => {
+  it("falls back to ACTIVE from a canary this deployment cannot run, and tells the router's reporter once per version, after the decision", async () => {
     const k = copy('runnable');
     await releaseTransition({knowledge: k, version: 'v2', to: 'CANARY', canaryBasisPoints: 10_000, rationale: 'all'});
     await releaseRunnable({knowledge: k, versions: ['v1'], rationale: 'this build runs v1 only'});
-    expect(route({knowledge: k, user: 'u'})).toMatchObject({state: 'ACTIVE', version: 'v1', reason: 'not_runnable', not_runnable: ['v2']});
+    expect(route({knowledge: k, user: 'u'})).toMatchObject({
+      state: 'ACTIVE',
+      version: 'v1',
+      reason: 'not_runnable',
+      not_runnable: ['v2'],
+    });
     const told: string[] = [];
     const router = openRouter({knowledge: k, onNotRunnable: (v) => told.push(v)});
     for (const user of users) expect(router.route({user}).state).toBe('ACTIVE');
@@ -112,7 +145,7 @@ describe('autoctx route and openRouter', () => {
     expect(router.route({user: inCanary})).toMatchObject({state: 'ACTIVE', version: 'v1'});
   });
 
-  it('serves active.json\'s bundle when the registry does not verify, and says why', () => {
+  it("serves active.json's bundle when the registry does not verify, and says why", () => {
     const k = copy('edited');
     const file = path.join(k, 'demo/context_bundles/releases/registry/global.json');
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"basis_points": 5000', '"basis_points": 10000'));
@@ -127,16 +160,49 @@ describe('autoctx shadow sample', () => {
     const k = copy('shadow');
     const shadowTree = path.join(tempDir('autoctx-shadow-'), 'knowledge');
     fs.cpSync(k, shadowTree, {recursive: true});
-    expect(must(shadowTree, ['shadow', 'sample', '--event', 'e-1'])).toMatchObject({status: 'not_sampled', reason: 'no_shadow'});
+    expect(must(shadowTree, ['shadow', 'sample', '--event', 'e-1'])).toMatchObject({
+      status: 'not_sampled',
+      reason: 'no_shadow',
+    });
     must(shadowTree, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back to shadow']);
-    expect(must(shadowTree, ['shadow', 'sample', '--event', 'e-1'])).toMatchObject({status: 'not_sampled', reason: 'outside_sample', basis_points: 0});
-    must(shadowTree, ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '100', '--shadow-daily-cap', '5', '--rationale', 'all, five a day']);
+    expect(must(shadowTree, ['shadow', 'sample', '--event', 'e-1'])).toMatchObject({
+      status: 'not_sampled',
+      reason: 'outside_sample',
+      basis_points: 0,
+    });
+    must(shadowTree, [
+      'release',
+      'transition',
+      'v2',
+      '--to',
+      'SHADOW',
+      '--shadow-percent',
+      '100',
+      '--shadow-daily-cap',
+      '5',
+      '--rationale',
+      'all, five a day',
+    ]);
     const old = path.join(shadowTree, '.state/shadow');
     fs.mkdirSync(old, {recursive: true});
     fs.writeFileSync(path.join(old, `${'0'.repeat(32)}-2026-01-01.json`), '{}');
     const run = (i: number) =>
       new Promise<{code: number | null; out: string}>((resolve) => {
-        const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), 'shadow', 'sample', '--event', `evt-${i}`, '--consume', '--knowledge', shadowTree, '--json'], {stdio: ['ignore', 'pipe', 'pipe']});
+        const child = spawn(
+          process.execPath,
+          [
+            path.join(PROJECT_ROOT, 'bin/run.js'),
+            'shadow',
+            'sample',
+            '--event',
+            `evt-${i}`,
+            '--consume',
+            '--knowledge',
+            shadowTree,
+            '--json',
+          ],
+          {stdio: ['ignore', 'pipe', 'pipe']},
+        );
         let out = '';
         child.stdout.on('data', (d) => (out += d));
         child.on('close', (code) => resolve({code, out}));
@@ -150,13 +216,27 @@ describe('autoctx shadow sample', () => {
     });
     expect(answers.filter((x) => x.status === 'sampled')).toHaveLength(5);
     expect(answers.filter((x) => x.reason === 'daily_cap')).toHaveLength(3);
-    expect(answers.filter((x) => x.status === 'sampled').map((x) => x.count).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      answers
+        .filter((x) => x.status === 'sampled')
+        .map((x) => x.count)
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5]);
     expect(fs.readdirSync(old).filter((f) => f.endsWith('2026-01-01.json'))).toEqual([]);
     // Without --consume the answer reads the count and takes nothing.
-    expect(must(shadowTree, ['shadow', 'sample', '--event', 'evt-x'])).toMatchObject({status: 'not_sampled', reason: 'daily_cap', consumed: false, count: 5});
+    expect(must(shadowTree, ['shadow', 'sample', '--event', 'evt-x'])).toMatchObject({
+      status: 'not_sampled',
+      reason: 'daily_cap',
+      consumed: false,
+      count: 5,
+    });
     // A SHADOW release this deployment cannot run is skipped.
     must(shadowTree, ['release', 'runnable', 'v1', '--rationale', 'v1 only']);
-    expect(must(shadowTree, ['shadow', 'sample', '--event', 'evt-y'])).toMatchObject({status: 'not_sampled', reason: 'no_shadow', skipped: ['v2']});
+    expect(must(shadowTree, ['shadow', 'sample', '--event', 'evt-y'])).toMatchObject({
+      status: 'not_sampled',
+      reason: 'no_shadow',
+      skipped: ['v2'],
+    });
     expect(cli(shadowTree, ['shadow', 'sample', '--event', '']).status).toBe(2);
   }, 120_000);
 });

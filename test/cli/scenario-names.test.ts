@@ -15,7 +15,8 @@ function fresh() {
   dirs.push(dir);
   const knowledge = path.join(dir, 'knowledge');
   const src = (name: string, files: Record<string, string>) => writeSource(path.join(dir, name), files);
-  const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli([...args, '--knowledge', knowledge, '--json'], env ? {env} : {});
+  const cli = (args: string[], env?: NodeJS.ProcessEnv) =>
+    runCli([...args, '--knowledge', knowledge, '--json'], env ? {env} : {});
   return {dir, knowledge, src, cli};
 }
 const BASE = {'playbook/playbook.md': 'Be helpful.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
@@ -27,7 +28,9 @@ describe('scenario names beyond ASCII', () => {
     const i = cli(['init', '--scenario', name, '--from', src('base', BASE)]);
     expect([i.status, i.json.scenario]).toEqual([0, name]);
     expect(fs.existsSync(path.join(knowledge, name, 'context_bundles/active.json'))).toBe(true);
-    const manifest = JSON.parse(fs.readFileSync(path.join(knowledge, name, `context_bundles/bundles/${i.json.bundle_digest}.json`), 'utf8'));
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(knowledge, name, `context_bundles/bundles/${i.json.bundle_digest}.json`), 'utf8'),
+    );
     expect(manifest.scenario).toBe(name);
     const p = cli(['propose', '--from', src('cand', {...BASE, 'playbook/playbook.md': 'Be helpful and precise.\n'})]);
     expect(p.status).toBe(0);
@@ -53,9 +56,16 @@ describe('scenario names beyond ASCII', () => {
     fs.cpSync(path.join(knowledge, nfc), path.join(knowledge, nfd), {recursive: true});
     const v = cli(['verify']);
     expect(v.status).toBe(8);
-    expect(v.json.errors.filter((e: {code: string}) => e.code === 'SCENARIO_COLLISION').map((e: {file: string}) => e.file).sort()).toEqual([nfd, nfc].sort());
+    expect(
+      v.json.errors
+        .filter((e: {code: string}) => e.code === 'SCENARIO_COLLISION')
+        .map((e: {file: string}) => e.file)
+        .sort(),
+    ).toEqual([nfd, nfc].sort());
     expect(cli(['status', '--scenario', nfc]).json.error.code).toBe('INVALID_NAME');
-    expect(cli(['propose', '--scenario', nfd, '--from', src('c', {...BASE, 'hints/hints.md': 'x\n'})]).json.error.code).toBe('INVALID_NAME');
+    expect(
+      cli(['propose', '--scenario', nfd, '--from', src('c', {...BASE, 'hints/hints.md': 'x\n'})]).json.error.code,
+    ).toBe('INVALID_NAME');
   });
 
   it.each([

@@ -44,44 +44,134 @@ beforeAll(() => {
   anchor = path.join(keys, 'allowed_signers');
   fs.writeFileSync(anchor, `alice@x namespaces="autoctx" ${keygen('alice')}\n`);
   t = makeTree();
-  v2 = t.propose('v2', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
-  v3 = t.propose('v3', {'playbook/playbook.md': 'Be helpful, precise and kind.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  v2 = t.propose('v2', {
+    'playbook/playbook.md': 'Be helpful and precise.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+  });
+  v3 = t.propose('v3', {
+    'playbook/playbook.md': 'Be helpful, precise and kind.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+  });
   mustIn(t.knowledge, ['signing', 'start', '--from', anchor, '--signing-key', key('alice'), '--actor', 'alice@x']);
   const k = ['--signing-key', key('alice')];
   for (const d of [v2, v3]) mustIn(t.knowledge, ['confirm', d, ...evalArgs(k)], 0, fakeEnv(t.dir));
-  for (const [v, d] of [['v1', t.baseline], ['v2', v2], ['v3', v3]]) mustIn(t.knowledge, ['release', 'name', v!, d!, ...k]);
-  mustIn(t.knowledge, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's', '--actor', 'alice@x', ...k]);
-  mustIn(t.knowledge, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all', '--actor', 'alice@x', ...k]);
+  for (const [v, d] of [
+    ['v1', t.baseline],
+    ['v2', v2],
+    ['v3', v3],
+  ])
+    mustIn(t.knowledge, ['release', 'name', v!, d!, ...k]);
+  mustIn(t.knowledge, [
+    'release',
+    'transition',
+    'v2',
+    '--to',
+    'SHADOW',
+    '--rationale',
+    's',
+    '--actor',
+    'alice@x',
+    ...k,
+  ]);
+  mustIn(t.knowledge, [
+    'release',
+    'transition',
+    'v2',
+    '--to',
+    'CANARY',
+    '--canary-percent',
+    '100',
+    '--rationale',
+    'all',
+    '--actor',
+    'alice@x',
+    ...k,
+  ]);
   signed = t.knowledge;
 }, 240_000);
 
 const copy = (label: string) => copyTree(signed, 'autoctx-signed-withdrawal', label);
-const lastReceipt = (k: string) => (mustIn(k, ['release', 'history']).receipts as Array<Record<string, unknown>>).at(-1)!;
+const lastReceipt = (k: string) =>
+  (mustIn(k, ['release', 'history']).receipts as Array<Record<string, unknown>>).at(-1)!;
 const verified = (k: string) => verify({knowledge: k, allowedSigners: anchor}).errors.map((e) => `${e.code} ${e.file}`);
-const states = (k: string) => Object.fromEntries(mustIn(k, ['release', 'list']).scopes[0].releases.map((r: {version: string; state: string}) => [r.version, r.state]));
+const states = (k: string) =>
+  Object.fromEntries(
+    mustIn(k, ['release', 'list']).scopes[0].releases.map((r: {version: string; state: string}) => [
+      r.version,
+      r.state,
+    ]),
+  );
 
-/** A canary of a rejected bundle, as an older autoctx left it: written (signed, chained) under the scenario lock by alice. */
+/**
+ * A canary of a rejected bundle, as an older autoctx left it: written (signed, chained) under the scenario lock by
+ * alice.
+ */
 async function rejectedCanary(k: string): Promise<void> {
-  mustIn(k, ['release', 'transition', 'v2', '--to', 'DEPRECATED', '--rationale', 'off', '--actor', 'alice@x', '--signing-key', key('alice')]);
+  mustIn(k, [
+    'release',
+    'transition',
+    'v2',
+    '--to',
+    'DEPRECATED',
+    '--rationale',
+    'off',
+    '--actor',
+    'alice@x',
+    '--signing-key',
+    key('alice'),
+  ]);
   mustIn(k, ['reject', v2, '--rationale', 'no', '--signing-key', key('alice')]);
   const store = openScenario({knowledge: k});
   prepareSigning(store, {signingKey: key('alice')}, {actor: 'alice@x', role: 'sign'});
   await store.withLock(5, () => {
     const view = scopeView(store, 'global');
-    const registry = {...view.state.registry, releases: {...view.state.registry.releases, v2: {version: 'v2', state: 'SHADOW' as const, canary: null, shadow: null}}};
-    const next = normalized(applyTransition(registry, {version: 'v2', to: 'CANARY', settings: {canary: {basis_points: null}}, deprecate: []}), view);
-    const receipt = nextReceipt(store, view.state, {action: 'transition', version: 'v2', bundle_digest: v2, actor: 'alice@x', at: '2026-01-01T00:00:00Z', from_state: 'SHADOW', requested_state: 'CANARY', target_state: 'CANARY', applied: true, blockers: [], rationale: 'old', deprecated_versions: [], promotion_id: null}, next);
+    const registry = {
+      ...view.state.registry,
+      releases: {
+        ...view.state.registry.releases,
+        v2: {version: 'v2', state: 'SHADOW' as const, canary: null, shadow: null},
+      },
+    };
+    const next = normalized(
+      applyTransition(registry, {version: 'v2', to: 'CANARY', settings: {canary: {basis_points: null}}, deprecate: []}),
+      view,
+    );
+    const receipt = nextReceipt(
+      store,
+      view.state,
+      {
+        action: 'transition',
+        version: 'v2',
+        bundle_digest: v2,
+        actor: 'alice@x',
+        at: '2026-01-01T00:00:00Z',
+        from_state: 'SHADOW',
+        requested_state: 'CANARY',
+        target_state: 'CANARY',
+        applied: true,
+        blockers: [],
+        rationale: 'old',
+        deprecated_versions: [],
+        promotion_id: null,
+      },
+      next,
+    );
     createReceipt(store, receipt);
     swapRegistry(store, 'global', view.state.digest, receipt.registry!);
   });
   expect(states(k)).toMatchObject({v2: 'CANARY'});
 }
 
-describe('a release a command ends on its own is recorded under the command\'s actor', () => {
-  it('reject with alice\'s key while $AUTOCTX_ACTOR names bob: the withdrawal receipt names alice, and the tree verifies', () => {
+describe("a release a command ends on its own is recorded under the command's actor", () => {
+  it("reject with alice's key while $AUTOCTX_ACTOR names bob: the withdrawal receipt names alice, and the tree verifies", () => {
     const k = copy('reject');
     mustIn(k, ['reject', v2, '--rationale', 'no', '--signing-key', key('alice')], 0, BOB);
-    expect(lastReceipt(k)).toMatchObject({version: 'v2', from_state: 'CANARY', target_state: 'DEPRECATED', actor: 'alice@x'});
+    expect(lastReceipt(k)).toMatchObject({
+      version: 'v2',
+      from_state: 'CANARY',
+      target_state: 'DEPRECATED',
+      actor: 'alice@x',
+    });
     expect(verified(k)).toEqual([]);
   });
 
@@ -95,22 +185,43 @@ describe('a release a command ends on its own is recorded under the command\'s a
     expect(verified(k)).toEqual([]);
   });
 
-  it('promote over the bundle a canary was tested against, with alice\'s key while $AUTOCTX_ACTOR names bob: the stale canary\'s end names alice', () => {
+  it("promote over the bundle a canary was tested against, with alice's key while $AUTOCTX_ACTOR names bob: the stale canary's end names alice", () => {
     const k = copy('promote');
     mustIn(k, ['promote', v3, '--signing-key', key('alice')], 0, BOB);
-    expect(lastReceipt(k)).toMatchObject({version: 'v2', from_state: 'CANARY', target_state: 'DEPRECATED', actor: 'alice@x'});
+    expect(lastReceipt(k)).toMatchObject({
+      version: 'v2',
+      from_state: 'CANARY',
+      target_state: 'DEPRECATED',
+      actor: 'alice@x',
+    });
     expect(verified(k)).toEqual([]);
   });
 
   it('unsigned: reject --actor and promote --actor name their actor on what they end', () => {
     const plain = path.join(tempDir('autoctx-unsigned-withdrawal-'), 'knowledge');
     const u = makeTree();
-    const b = u.propose('b', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
-    const c = u.propose('c', {'playbook/playbook.md': 'Be helpful, precise and kind.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const b = u.propose('b', {
+      'playbook/playbook.md': 'Be helpful and precise.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
+    const c = u.propose('c', {
+      'playbook/playbook.md': 'Be helpful, precise and kind.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
     for (const d of [b, c]) mustIn(u.knowledge, ['confirm', d, ...evalArgs()], 0, fakeEnv(u.dir));
     mustIn(u.knowledge, ['release', 'name', 'v2', b]);
     mustIn(u.knowledge, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's']);
-    mustIn(u.knowledge, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'c']);
+    mustIn(u.knowledge, [
+      'release',
+      'transition',
+      'v2',
+      '--to',
+      'CANARY',
+      '--canary-percent',
+      '10',
+      '--rationale',
+      'c',
+    ]);
     fs.cpSync(u.knowledge, plain, {recursive: true});
     const viaTransition = path.join(tempDir('autoctx-unsigned-transition-'), 'knowledge');
     fs.cpSync(u.knowledge, viaTransition, {recursive: true});
@@ -121,13 +232,30 @@ describe('a release a command ends on its own is recorded under the command\'s a
     // The same promotion through release transition to ACTIVE: the transition's --actor is the promotion's.
     mustIn(viaTransition, ['release', 'name', 'v3', c]);
     mustIn(viaTransition, ['release', 'transition', 'v3', '--to', 'SHADOW', '--rationale', 's']);
-    mustIn(viaTransition, ['release', 'transition', 'v3', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'c']);
-    mustIn(viaTransition, ['release', 'transition', 'v3', '--to', 'ACTIVE', '--rationale', 'go', '--actor', 'carol@z'], 0, BOB);
+    mustIn(viaTransition, [
+      'release',
+      'transition',
+      'v3',
+      '--to',
+      'CANARY',
+      '--canary-percent',
+      '10',
+      '--rationale',
+      'c',
+    ]);
+    mustIn(
+      viaTransition,
+      ['release', 'transition', 'v3', '--to', 'ACTIVE', '--rationale', 'go', '--actor', 'carol@z'],
+      0,
+      BOB,
+    );
     const history = mustIn(viaTransition, ['release', 'history']).receipts as Array<Record<string, unknown>>;
-    expect(history.find((r) => r.version === 'v2' && r.target_state === 'DEPRECATED')).toMatchObject({actor: 'carol@z'});
+    expect(history.find((r) => r.version === 'v2' && r.target_state === 'DEPRECATED')).toMatchObject({
+      actor: 'carol@z',
+    });
   }, 120_000);
 
-  it('repair ending a rejected canary with alice\'s key while $AUTOCTX_ACTOR names bob: its receipt is signed, names alice, and the tree verifies', async () => {
+  it("repair ending a rejected canary with alice's key while $AUTOCTX_ACTOR names bob: its receipt is signed, names alice, and the tree verifies", async () => {
     const k = copy('repair');
     await rejectedCanary(k);
     expect(verified(k)).toEqual([expect.stringMatching(/^REJECTED_SERVING /)]);
@@ -145,7 +273,12 @@ describe('a release a command ends on its own is recorded under the command\'s a
     const r = mustIn(k, ['reject', v2, '--rationale', 'again', '--signing-key', key('alice')], 0, BOB);
     expect(r.already_rejected).toBe(true);
     expect(states(k)).toMatchObject({v2: 'DEPRECATED'});
-    expect(lastReceipt(k)).toMatchObject({version: 'v2', from_state: 'CANARY', target_state: 'DEPRECATED', actor: 'alice@x'});
+    expect(lastReceipt(k)).toMatchObject({
+      version: 'v2',
+      from_state: 'CANARY',
+      target_state: 'DEPRECATED',
+      actor: 'alice@x',
+    });
     expect(verified(k)).toEqual([]);
   });
 });

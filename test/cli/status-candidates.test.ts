@@ -12,7 +12,10 @@ describe('autoctx status', () => {
   it('shows every candidate with its decision, mean, interval, pairs, rationale and time, newest first', () => {
     const t = makeTree();
     trees.push(t);
-    const c = t.propose('c', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const c = t.propose('c', {
+      'playbook/playbook.md': 'Be helpful and precise.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
     expect(t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('confirmed');
     const json = runCliProcess(['status', '--knowledge', t.knowledge, '--json']).json;
     expect(resultSchemaProblem('result-status', json)).toBeNull();
@@ -31,21 +34,31 @@ describe('autoctx status', () => {
     });
     expect(json.scenarios[0].repairable).toEqual([]);
     const human = runCliProcess(['status', '--knowledge', t.knowledge], {env: {NO_COLOR: '1'}}).stdout;
-    expect(human).toContain(`  ${c.slice(0, 12)}  confirmed  confirmed          mean ${record.comparison.mean_effect.toFixed(4)} [${record.comparison.confidence_low.toFixed(4)}, ${record.comparison.confidence_high.toFixed(4)}], ${first.pairs} pairs  ${record.updated_at}  ${record.rationale}`);
+    expect(human).toContain(
+      `  ${c.slice(0, 12)}  confirmed  confirmed          mean ${record.comparison.mean_effect.toFixed(4)} [${record.comparison.confidence_low.toFixed(4)}, ${record.comparison.confidence_high.toFixed(4)}], ${first.pairs} pairs  ${record.updated_at}  ${record.rationale}`,
+    );
     expect(human).not.toContain('repair');
   });
 
   it('hints at repair when an interrupted command left work to complete, and not once repair completed it', () => {
     const t = makeTree();
     trees.push(t);
-    const c = t.propose('c', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const c = t.propose('c', {
+      'playbook/playbook.md': 'Be helpful and precise.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
     expect(t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('confirmed');
     expect(t.cli(['promote', c]).json.status).toBe('promoted');
     // A promotion cut short after the pointer moved: the served candidate's record still says confirmed.
     const file = t.file(`candidates/${c}/record.json`);
-    fs.writeFileSync(file, JSON.stringify({...JSON.parse(fs.readFileSync(file, 'utf8')), lifecycle: 'confirmed'}, null, 2));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({...JSON.parse(fs.readFileSync(file, 'utf8')), lifecycle: 'confirmed'}, null, 2),
+    );
     const json = runCliProcess(['status', '--knowledge', t.knowledge, '--json']).json;
-    expect(json.scenarios[0].repairable).toEqual([`${c}: it serves but its record says confirmed (a pointer move cut short)`]);
+    expect(json.scenarios[0].repairable).toEqual([
+      `${c}: it serves but its record says confirmed (a pointer move cut short)`,
+    ]);
     const human = runCliProcess(['status', '--knowledge', t.knowledge], {env: {NO_COLOR: '1'}}).stdout;
     expect(human).toContain('an interrupted command left work to complete: run autoctx repair --scenario "demo"');
     expect(t.cli(['repair']).status).toBe(0);

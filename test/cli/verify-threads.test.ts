@@ -6,7 +6,16 @@ import {init} from '../../src/core/common/init.js';
 import {propose} from '../../src/core/promotion/propose.js';
 import {verify} from '../../src/core/common/verify.js';
 import fc from 'fast-check';
-import {claimOutlines, FREE, LEFT, MAIN, packOutline, POSTED, unpackOutline, warmUp} from '../../src/store/kinds/bundle/bundle-fast.js';
+import {
+  claimOutlines,
+  FREE,
+  LEFT,
+  MAIN,
+  packOutline,
+  POSTED,
+  unpackOutline,
+  warmUp,
+} from '../../src/store/kinds/bundle/bundle-fast.js';
 import {COMPONENT_KINDS} from '../../src/model/bundle/kinds.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
@@ -19,7 +28,11 @@ describe('verify on two threads', () => {
   it('gives the answer of one thread, on a clean tree and on one damaged in both halves', async () => {
     const dir = tempDir();
     const knowledge = path.join(dir, 'knowledge');
-    const source = (i: number) => writeSource(path.join(dir, `src-${i}`), {'playbook/playbook.md': `Step ${i}: check the disk.\n`, 'hints/hints.md': `Hint ${i}.\n`});
+    const source = (i: number) =>
+      writeSource(path.join(dir, `src-${i}`), {
+        'playbook/playbook.md': `Step ${i}: check the disk.\n`,
+        'hints/hints.md': `Hint ${i}.\n`,
+      });
     await init({knowledge, scenario: 'demo', from: source(0)});
     for (let i = 1; i < 12; i++) await propose({knowledge, from: source(i), runId: `r${i}`});
 
@@ -51,7 +64,9 @@ describe('verify on two threads', () => {
     edit(names[7]!, (m) => delete m.components[1].digest);
     fs.writeFileSync(path.join(bundles, names[10]!), '{"truncated": ');
     const damaged = answers();
-    expect(damaged.inProcess.errors.map((e) => e.file)).toEqual(expect.arrayContaining([2, 5, 7, 10].map((i) => `demo/context_bundles/bundles/${names[i]}`)));
+    expect(damaged.inProcess.errors.map((e) => e.file)).toEqual(
+      expect.arrayContaining([2, 5, 7, 10].map((i) => `demo/context_bundles/bundles/${names[i]}`)),
+    );
     expect([damaged.one.status, damaged.two.status, damaged.helper.status]).toEqual([8, 8, 8]);
     expect(damaged.two.json).toEqual(damaged.one.json);
     expect(damaged.helper.json).toEqual(damaged.one.json);
@@ -70,7 +85,8 @@ describe('verify on two threads', () => {
     rewrite(path.join(candidates, listed[9]!, 'record.json'), (r) => (r.evaluator_epoch = 'another-epoch'));
     const withDiff = listed.filter((d) => fs.existsSync(path.join(candidates, d, 'manifest_diff.json')));
     rewrite(path.join(candidates, withDiff[3]!, 'manifest_diff.json'), (d) => (d.evaluator_epoch = 'another-epoch'));
-    // A history that is a file, not a folder: a refusal inside that candidate's checks, which no longer skips the ones after it.
+    // A history that is a file, not a folder: a refusal inside that candidate's checks, which no longer skips the ones
+    // after it.
     const history = path.join(candidates, listed[6]!, 'record_history');
     fs.rmSync(history, {recursive: true});
     fs.writeFileSync(history, 'not a folder\n');
@@ -79,11 +95,14 @@ describe('verify on two threads', () => {
     expect(both.two.json).toEqual(both.one.json);
     expect(both.helper.json).toEqual(both.one.json);
     expect(both.two.json).toEqual(JSON.parse(JSON.stringify(both.inProcess)));
-    const inCandidates = both.inProcess.errors.map((e) => e.file).filter((f) => f.startsWith('demo/context_bundles/candidates/'));
+    const inCandidates = both.inProcess.errors
+      .map((e) => e.file)
+      .filter((f) => f.startsWith('demo/context_bundles/candidates/'));
     const order = inCandidates.map((f) => listed.indexOf(f.split('/')[3]!));
     expect(order).toEqual([...order].sort((a, b) => a - b));
     // Each is found, the one after the refused history (listed[9]) included.
-    for (const d of [listed[1]!, withDiff[3]!, listed[6]!, listed[9]!]) expect([d, inCandidates.some((f) => f.includes(d))]).toEqual([d, true]);
+    for (const d of [listed[1]!, withDiff[3]!, listed[6]!, listed[9]!])
+      expect([d, inCandidates.some((f) => f.includes(d))]).toEqual([d, true]);
   }, 60_000);
 
   it('has a helper that checks the manifests it claims, hands back the damaged ones, and loads from both builds', async () => {
@@ -116,7 +135,12 @@ describe('verify on two threads', () => {
     // One the main thread claimed, or one the walk did not find as a file (''), is not its to take.
     const taken = queue();
     Atomics.store(taken, 1 + 4, MAIN);
-    expect(claimed(taken, files.map((f, i) => (i === 0 ? '' : f)))).toEqual([5, 2, 1]);
+    expect(
+      claimed(
+        taken,
+        files.map((f, i) => (i === 0 ? '' : f)),
+      ),
+    ).toEqual([5, 2, 1]);
     expect([...taken.subarray(1)]).toEqual([FREE, POSTED, POSTED, LEFT, MAIN, POSTED]);
     for (const build of ['dist/core/bundle/verify-worker.js', 'dist/bundle/verify-worker.js']) {
       const worker = new Worker(path.resolve(build));
@@ -129,7 +153,8 @@ describe('verify on two threads', () => {
       await worker.terminate();
       // What it posted is on the port before its answer (as the main thread of verify takes it in).
       const posted: number[] = [];
-      for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) posted.push(unpackOutline(m.message)[0]);
+      for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1))
+        posted.push(unpackOutline(m.message)[0]);
       port1.close();
       expect([build, answer, posted]).toEqual([build, 'done', [...expected].reverse()]);
     }
@@ -144,7 +169,10 @@ describe('verify on two threads', () => {
       evaluator_epoch: text,
       parent_digest: fc.option(hex, {nil: null}),
       digest: hex,
-      components: fc.array(fc.record({kind: fc.constantFrom(...COMPONENT_KINDS), key: text, media_type: text, digest: hex}), {maxLength: 8}),
+      components: fc.array(
+        fc.record({kind: fc.constantFrom(...COMPONENT_KINDS), key: text, media_type: text, digest: hex}),
+        {maxLength: 8},
+      ),
     });
     fc.assert(
       fc.property(fc.nat(), outline, (i, o) => {

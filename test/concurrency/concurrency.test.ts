@@ -11,10 +11,23 @@ import {tempDir, writeSource} from '../helpers/tree.js';
 const root = tempDir('autoctx-concurrency-');
 afterAll(() => fs.rmSync(root, {recursive: true, force: true}));
 const BIN = path.join(PROJECT_ROOT, 'bin/run.js');
-const evaluation = ['--evaluator', `node ${FAKE}`, '--evaluator-mode', 'persistent', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--quiet'];
+const evaluation = [
+  '--evaluator',
+  `node ${FAKE}`,
+  '--evaluator-mode',
+  'persistent',
+  '--fixtures',
+  FIXTURES_12,
+  '--policy',
+  POLICY_SMALL,
+  '--quiet',
+];
 const ENV = {FAKE_DELTA: '0.3', FAKE_NOISE: '0.02'};
 
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{status: number | null; stdout: string; stderr: string}> {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{status: number | null; stdout: string; stderr: string}> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {env: {...process.env, NO_COLOR: '1', ...ENV, ...env}});
     let stdout = '';
@@ -41,9 +54,13 @@ describe('concurrent use', () => {
   it('16 processes promote 16 confirmed siblings at once: exactly one wins, the others exit 6, and the tree verifies', async () => {
     const k = tree('promote16');
     const candidates = Array.from({length: 16}, (_, i) => propose(k, i));
-    const confirmed = await Promise.all(candidates.map((c) => run(['confirm', c, ...evaluation, '--knowledge', k, '--json', '--lock-timeout', '120'])));
+    const confirmed = await Promise.all(
+      candidates.map((c) => run(['confirm', c, ...evaluation, '--knowledge', k, '--json', '--lock-timeout', '120'])),
+    );
     expect(confirmed.map((r) => JSON.parse(r.stdout).status)).toEqual(Array(16).fill('confirmed'));
-    const results = await Promise.all(candidates.map((c) => run(['promote', c, '--knowledge', k, '--json', '--lock-timeout', '120'])));
+    const results = await Promise.all(
+      candidates.map((c) => run(['promote', c, '--knowledge', k, '--json', '--lock-timeout', '120'])),
+    );
     const codes = results.map((r) => r.status).sort();
     expect(codes).toEqual([0, ...Array(15).fill(6)]);
     const winner = candidates[results.findIndex((r) => r.status === 0)]!;
@@ -57,21 +74,61 @@ describe('concurrent use', () => {
     const k = tree('ingest8');
     const c = propose(k, 0);
     const units = path.join(root, 'ingest-units.jsonl');
-    runCli(['plan', 'export', c, '--engine', 'e', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', units, '--knowledge', k, '--json']);
-    const results = readUnits(units).map((u) => JSON.stringify(trialResult(u, {score: 0.5 + (u.seed % 5) / 50}, {score: 0.5 + (u.seed % 3) / 50})));
+    runCli([
+      'plan',
+      'export',
+      c,
+      '--engine',
+      'e',
+      '--fixtures',
+      FIXTURES_12,
+      '--policy',
+      POLICY_SMALL,
+      '--out',
+      units,
+      '--knowledge',
+      k,
+      '--json',
+    ]);
+    const results = readUnits(units).map((u) =>
+      JSON.stringify(trialResult(u, {score: 0.5 + (u.seed % 5) / 50}, {score: 0.5 + (u.seed % 3) / 50})),
+    );
     const file = path.join(root, 'ingest-results.jsonl');
     fs.writeFileSync(file, `${results.join('\n')}\n`);
-    const all = await Promise.all(Array.from({length: 8}, () => run(['trials', 'ingest', c, file, '--knowledge', k, '--json', '--lock-timeout', '120'])));
+    const all = await Promise.all(
+      Array.from({length: 8}, () =>
+        run(['trials', 'ingest', c, file, '--knowledge', k, '--json', '--lock-timeout', '120']),
+      ),
+    );
     for (const r of all) expect([0, 3, 4]).toContain(r.status);
-    const envelope = JSON.parse(fs.readFileSync(path.join(k, `demo/context_bundles/candidates/${c}/matched_trials.json`), 'utf8'));
+    const envelope = JSON.parse(
+      fs.readFileSync(path.join(k, `demo/context_bundles/candidates/${c}/matched_trials.json`), 'utf8'),
+    );
     const keys = envelope.trials.map((t: {pair_key: string}) => t.pair_key);
     expect(new Set(keys).size).toBe(keys.length);
     // Equal to one process ingesting alone.
     const alone = tree('ingest1');
     expect(propose(alone, 0)).toBe(c);
-    runCli(['plan', 'export', c, '--engine', 'e', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', path.join(root, 'u1.jsonl'), '--knowledge', alone, '--json']);
+    runCli([
+      'plan',
+      'export',
+      c,
+      '--engine',
+      'e',
+      '--fixtures',
+      FIXTURES_12,
+      '--policy',
+      POLICY_SMALL,
+      '--out',
+      path.join(root, 'u1.jsonl'),
+      '--knowledge',
+      alone,
+      '--json',
+    ]);
     runCli(['trials', 'ingest', c, file, '--knowledge', alone, '--json']);
-    expect(fs.readFileSync(path.join(k, `demo/context_bundles/candidates/${c}/matched_trials.json`), 'utf8')).toBe(fs.readFileSync(path.join(alone, `demo/context_bundles/candidates/${c}/matched_trials.json`), 'utf8'));
+    expect(fs.readFileSync(path.join(k, `demo/context_bundles/candidates/${c}/matched_trials.json`), 'utf8')).toBe(
+      fs.readFileSync(path.join(alone, `demo/context_bundles/candidates/${c}/matched_trials.json`), 'utf8'),
+    );
     expect(verify({knowledge: k}).errors).toEqual([]);
   });
 
@@ -86,7 +143,9 @@ describe('concurrent use', () => {
       for (let i = 0; i < 199; i++) await rollback({knowledge: ${JSON.stringify(k)}, rationale: 'flip ' + i});
       process.stdout.write('done');
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', writer], {stdio: ['ignore', 'pipe', 'inherit']});
+    const child = spawn(process.execPath, ['--input-type=module', '-e', writer], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const finished = new Promise<void>((resolve) => child.on('close', () => resolve()));
     const activeFile = path.join(k, 'demo/context_bundles/active.json');
     const bundles = path.join(k, 'demo/context_bundles/bundles');
@@ -108,7 +167,9 @@ describe('concurrent use', () => {
     await finished;
     expect(bad).toBe(0);
     expect(seen.size).toBeGreaterThanOrEqual(1);
-    expect(runCli(['log', '--knowledge', k, '--json']).json.entries.filter((e: {served?: string}) => e.served !== undefined)).toHaveLength(200);
+    expect(
+      runCli(['log', '--knowledge', k, '--json']).json.entries.filter((e: {served?: string}) => e.served !== undefined),
+    ).toHaveLength(200);
     expect(verify({knowledge: k}).errors).toEqual([]);
   });
 
@@ -138,9 +199,12 @@ describe('concurrent use', () => {
     a.stdout.on('data', (d) => (out += d));
     await new Promise<void>((resolve) => a.stdout.once('data', () => resolve()));
     // Another writer takes the lock over once its heartbeat is stale.
-    const taker = await run(['rollback', '--rationale', 'x', '--knowledge', k, '--json', '--lock-timeout', '10'], {AUTOCTX_LOCK_STALE_MS: '2000'});
+    const taker = await run(['rollback', '--rationale', 'x', '--knowledge', k, '--json', '--lock-timeout', '10'], {
+      AUTOCTX_LOCK_STALE_MS: '2000',
+    });
     await new Promise<void>((resolve) => a.on('close', () => resolve()));
-    expect(JSON.parse(taker.stdout).status).toBe('refused'); // it got the lock; nothing to roll back to (the refusal is recorded)
+    // it got the lock; nothing to roll back to (the refusal is recorded)
+    expect(JSON.parse(taker.stdout).status).toBe('refused');
     expect(out.trim().split('\n')).toEqual(['held', 'LOCK_LOST']);
     expect(fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8')).toBe(before);
   });

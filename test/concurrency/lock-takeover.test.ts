@@ -37,7 +37,10 @@ function holder(): {child: ChildProcess; lines: string[]; next: () => Promise<st
       process.exit(0);
     });
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['pipe', 'pipe', 'inherit'], env: {...process.env, AUTOCTX_LOCK_STALE_MS: STALE}});
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: {...process.env, AUTOCTX_LOCK_STALE_MS: STALE},
+  });
   const lines: string[] = [];
   const waiters: Array<(l: string) => void> = [];
   let buf = '';
@@ -58,11 +61,12 @@ function holder(): {child: ChildProcess; lines: string[]; next: () => Promise<st
     send: (line) => child.stdin!.write(`${line}\n`),
   };
 }
-const exited = (c: ChildProcess) => new Promise((resolve) => (c.exitCode !== null ? resolve(c.exitCode) : c.on('exit', resolve)));
+const exited = (c: ChildProcess) =>
+  new Promise((resolve) => (c.exitCode !== null ? resolve(c.exitCode) : c.on('exit', resolve)));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('lock takeover, with SIGSTOP-frozen holders', () => {
-  it('a holder frozen past the stale time is taken over; on waking it finds out before writing, and its release leaves the new holder\'s lock', async () => {
+  it("a holder frozen past the stale time is taken over; on waking it finds out before writing, and its release leaves the new holder's lock", async () => {
     const h = holder();
     expect(await h.next()).toBe('held');
     h.child.kill('SIGSTOP');
@@ -85,14 +89,17 @@ describe('lock takeover, with SIGSTOP-frozen holders', () => {
     const h = holder();
     expect(await h.next()).toBe('held');
     h.child.kill('SIGSTOP');
-    await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.5})).rejects.toMatchObject({code: 'LOCKED', exitCode: 7});
+    await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.5})).rejects.toMatchObject({
+      code: 'LOCKED',
+      exitCode: 7,
+    });
     h.child.kill('SIGCONT');
     h.send('check');
     expect(await h.next()).toBe('still-held');
     await exited(h.child);
   }, 20_000);
 
-  it('a SIGKILLed holder\'s lock is taken over at once; a prepared owner file it left is no lock', async () => {
+  it("a SIGKILLed holder's lock is taken over at once; a prepared owner file it left is no lock", async () => {
     const h = holder();
     expect(await h.next()).toBe('held');
     h.child.kill('SIGKILL');
@@ -106,23 +113,46 @@ describe('lock takeover, with SIGSTOP-frozen holders', () => {
   }, 20_000);
 
   it('a live pid is the owner only with its start time: a reused pid is taken over at once, the real owner is not', async () => {
-    const mine = {pid: process.pid, hostname: os.hostname(), boot_id: fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), nonce: 'n', acquired_at: 'x'};
+    const mine = {
+      pid: process.pid,
+      hostname: os.hostname(),
+      boot_id: fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+      nonce: 'n',
+      acquired_at: 'x',
+    };
     fs.writeFileSync(lockFile(), JSON.stringify({...mine, start_time: '1'}));
     const l = new StoreLock(target(), lockFile());
     await l.acquire({timeoutSeconds: 0});
     await l.releaseLock();
     fs.writeFileSync(lockFile(), JSON.stringify({...mine, start_time: processStartTime(process.pid)}));
-    await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.3})).rejects.toMatchObject({code: 'LOCKED'});
+    await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.3})).rejects.toMatchObject({
+      code: 'LOCKED',
+    });
     // From another boot, the same pid is gone.
-    fs.writeFileSync(lockFile(), JSON.stringify({...mine, boot_id: 'another-boot', start_time: processStartTime(process.pid)}));
+    fs.writeFileSync(
+      lockFile(),
+      JSON.stringify({...mine, boot_id: 'another-boot', start_time: processStartTime(process.pid)}),
+    );
     const m = new StoreLock(target(), lockFile());
     await m.acquire({timeoutSeconds: 0});
     await m.releaseLock();
   });
 
   it('a lock from another host is judged only by its heartbeat', async () => {
-    fs.writeFileSync(lockFile(), JSON.stringify({pid: 999999, hostname: 'elsewhere', boot_id: null, start_time: null, nonce: 'n', acquired_at: 'x'}));
-    await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.3})).rejects.toMatchObject({code: 'LOCKED'});
+    fs.writeFileSync(
+      lockFile(),
+      JSON.stringify({
+        pid: 999999,
+        hostname: 'elsewhere',
+        boot_id: null,
+        start_time: null,
+        nonce: 'n',
+        acquired_at: 'x',
+      }),
+    );
+    await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.3})).rejects.toMatchObject({
+      code: 'LOCKED',
+    });
     const old = new Date(Date.now() - 5000);
     fs.utimesSync(lockFile(), old, old);
     const l = new StoreLock(target(), lockFile());
@@ -130,11 +160,19 @@ describe('lock takeover, with SIGSTOP-frozen holders', () => {
     await l.releaseLock();
   });
 
-  it('an older autoctx\'s lock folder is respected while its owner lives, and taken over once it is gone', async () => {
+  it("an older autoctx's lock folder is respected while its owner lives, and taken over once it is gone", async () => {
     fs.mkdirSync(lockFile());
-    fs.writeFileSync(path.join(lockFile(), 'owner.json'), JSON.stringify({pid: process.pid, hostname: os.hostname(), nonce: 'old', acquired_at: 'x'}));
-    await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.3})).rejects.toMatchObject({code: 'LOCKED'});
-    fs.writeFileSync(path.join(lockFile(), 'owner.json'), JSON.stringify({pid: 999999, hostname: os.hostname(), nonce: 'old', acquired_at: 'x'}));
+    fs.writeFileSync(
+      path.join(lockFile(), 'owner.json'),
+      JSON.stringify({pid: process.pid, hostname: os.hostname(), nonce: 'old', acquired_at: 'x'}),
+    );
+    await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.3})).rejects.toMatchObject({
+      code: 'LOCKED',
+    });
+    fs.writeFileSync(
+      path.join(lockFile(), 'owner.json'),
+      JSON.stringify({pid: 999999, hostname: os.hostname(), nonce: 'old', acquired_at: 'x'}),
+    );
     const l = new StoreLock(target(), lockFile());
     await l.acquire({timeoutSeconds: 0});
     expect(fs.statSync(lockFile()).isFile()).toBe(true);

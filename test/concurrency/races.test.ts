@@ -9,16 +9,20 @@ import {tempDir, writeSource} from '../helpers/tree.js';
 
 // Concurrent commands never corrupt the tree. Each race is forced with a named pause
 // point (AUTOCTX_PAUSE, the process stops itself there until SIGCONT), then run unforced 50 times.
-const B = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const B = {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+};
 const dirs: string[] = [];
 const counts: string[] = [];
 afterAll(() => {
   dirs.forEach((d) => fs.rmSync(d, {recursive: true, force: true}));
-  if (counts.length > 0) process.stdout.write(`races, unforced (50 runs each):\n${counts.map((c) => `  ${c}`).join('\n')}\n`);
+  if (counts.length > 0)
+    process.stdout.write(`races, unforced (50 runs each):\n${counts.map((c) => `  ${c}`).join('\n')}\n`);
 });
 
-
-const cli = (t: {knowledge: string}, args: string[], env: NodeJS.ProcessEnv = {}) => runCliProcess([...args, '--knowledge', t.knowledge, '--json'], {env});
+const cli = (t: {knowledge: string}, args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runCliProcess([...args, '--knowledge', t.knowledge, '--json'], {env});
 const record = (t: Tree, d: string) => JSON.parse(t.read(`candidates/${d}/record.json`));
 const active = (t: Tree) => JSON.parse(t.read('active.json'));
 const clean = (knowledge: string) => verify({knowledge}).errors.map((e) => `${e.code} ${e.file}`);
@@ -37,8 +41,17 @@ function fresh(kind: 'proposed' | 'confirmed'): {t: Tree; b: string} {
   const dir = tempDir('autoctx-race-');
   dirs.push(dir);
   const knowledge = path.join(dir, 'knowledge');
-  fs.cpSync(kind === 'confirmed' ? base.tree.knowledge : path.join(base.tree.dir, 'proposed-knowledge'), knowledge, {recursive: true});
-  const t: Tree = {...base.tree, dir, knowledge, cli: (args, env) => cli({knowledge}, args, env ?? {}), file: (rel) => path.join(knowledge, 'demo/context_bundles', rel), read: (rel) => fs.readFileSync(path.join(knowledge, 'demo/context_bundles', rel), 'utf8')};
+  fs.cpSync(kind === 'confirmed' ? base.tree.knowledge : path.join(base.tree.dir, 'proposed-knowledge'), knowledge, {
+    recursive: true,
+  });
+  const t: Tree = {
+    ...base.tree,
+    dir,
+    knowledge,
+    cli: (args, env) => cli({knowledge}, args, env ?? {}),
+    file: (rel) => path.join(knowledge, 'demo/context_bundles', rel),
+    read: (rel) => fs.readFileSync(path.join(knowledge, 'demo/context_bundles', rel), 'utf8'),
+  };
   return {t, b: base.proposed};
 }
 const confirmArgs = (b: string, dir: string) => ({args: ['confirm', b, ...evalArgs()], env: fakeEnv(dir)});
@@ -57,7 +70,7 @@ describe('races, forced with pause points', () => {
     expect(clean(t.knowledge)).toEqual([]);
   }, 60_000);
 
-  it('two promote B at once: the second reports the first\'s promotion and rejects nothing', async () => {
+  it("two promote B at once: the second reports the first's promotion and rejects nothing", async () => {
     const {t, b} = fresh('confirmed');
     const p = await paused(t.knowledge, ['promote', b], 'promote:before-commit');
     expect(cli(t, ['promote', b]).json.status).toBe('promoted');
@@ -93,7 +106,11 @@ describe('races, forced with pause points', () => {
     const r = await first.done;
     expect(r.json.status).toBe('confirmed');
     const again = cli(t, args, env);
-    expect([again.json.status, again.json.pairs_evaluated, again.json.comparison]).toEqual(['confirmed', 0, r.json.comparison]);
+    expect([again.json.status, again.json.pairs_evaluated, again.json.comparison]).toEqual([
+      'confirmed',
+      0,
+      r.json.comparison,
+    ]);
     expect(clean(t.knowledge)).toEqual([]);
   }, 60_000);
 });
@@ -104,7 +121,10 @@ describe('lock order: scenario, campaign, run, state', () => {
     const {args, env} = confirmArgs(b, t.dir);
     const runLock = t.file(`candidates/${b}/autoctx.lock`);
     // Another command holds the scenario lock: the run must not take its run lock meanwhile.
-    const w = writeSource(path.join(t.dir, 'w'), {'playbook/playbook.md': 'Be terse.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const w = writeSource(path.join(t.dir, 'w'), {
+      'playbook/playbook.md': 'Be terse.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
     const holder = await paused(t.knowledge, ['propose', '--from', w, '--run-id', 'w'], 'scenario:locked');
     const run = start(t.knowledge, args, env);
     await new Promise((r) => setTimeout(r, 1500));
@@ -120,7 +140,11 @@ describe('lock order: scenario, campaign, run, state', () => {
     const second = cli(t2, [...args, '--lock-timeout', '1'], env);
     const scenarioHeld = fs.existsSync(t2.file('autoctx.lock'));
     first.resume();
-    expect([second.status, second.json.error.code, second.json.error.message]).toEqual([7, 'LOCKED', expect.stringContaining(`candidate ${b2}'s evaluation run is locked by process ${first.pid}`)]);
+    expect([second.status, second.json.error.code, second.json.error.message]).toEqual([
+      7,
+      'LOCKED',
+      expect.stringContaining(`candidate ${b2}'s evaluation run is locked by process ${first.pid}`),
+    ]);
     expect(scenarioHeld).toBe(false); // the scenario lock was let go
     expect((await first.done).json.status).toBe('confirmed');
   }, 60_000);
@@ -144,7 +168,10 @@ describe('races, unforced', () => {
       } else {
         expect([lifecycle, jr.status, active(t).bundle_digest === b]).toEqual(['rejected', 0, false]);
         // The documented answers of a promotion that lost to a rejection: never INTEGRITY on a consistent tree.
-        expect([[6, 'CAS_LOST'], [2, 'NOT_CONFIRMED']]).toContainEqual([pr.status, pr.json?.error?.code]);
+        expect([
+          [6, 'CAS_LOST'],
+          [2, 'NOT_CONFIRMED'],
+        ]).toContainEqual([pr.status, pr.json?.error?.code]);
         tally.rejected++;
       }
     }
@@ -156,9 +183,16 @@ describe('races, unforced', () => {
     for (let i = 0; i < RUNS; i++) {
       const {t, b} = fresh('confirmed');
       const rs = await Promise.all([start(t.knowledge, ['promote', b]).done, start(t.knowledge, ['promote', b]).done]);
-      expect(rs.map((r) => [r.status, r.json.status])).toEqual([[0, 'promoted'], [0, 'promoted']]);
+      expect(rs.map((r) => [r.status, r.json.status])).toEqual([
+        [0, 'promoted'],
+        [0, 'promoted'],
+      ]);
       already += rs.filter((r) => r.json.already_promoted).length;
-      expect([record(t, b).lifecycle, fs.readdirSync(t.file('promotions')).length, fs.existsSync(t.file(`candidates/${b}/negative_result.json`))]).toEqual(['active', 1, false]);
+      expect([
+        record(t, b).lifecycle,
+        fs.readdirSync(t.file('promotions')).length,
+        fs.existsSync(t.file(`candidates/${b}/negative_result.json`)),
+      ]).toEqual(['active', 1, false]);
       expect(clean(t.knowledge)).toEqual([]);
     }
     counts.push(`two promotes: ${already} of ${2 * RUNS} answered "already promoted"`);
@@ -182,7 +216,9 @@ describe('races, unforced', () => {
         tally.rejectedMidRun++;
       }
     }
-    counts.push(`reject during confirm: confirm finished first ${tally.confirmedFirst}, rejected under the run ${tally.rejectedMidRun}`);
+    counts.push(
+      `reject during confirm: confirm finished first ${tally.confirmedFirst}, rejected under the run ${tally.rejectedMidRun}`,
+    );
   }, 600_000);
 
   it(`two confirm B, ${RUNS} times: the same decision, every pair evaluated once`, async () => {
@@ -191,12 +227,16 @@ describe('races, unforced', () => {
       const {t, b} = fresh('proposed');
       const {args, env} = confirmArgs(b, t.dir);
       const log = path.join(t.dir, 'fake.log');
-      const rs = await Promise.all([start(t.knowledge, args, {...env, FAKE_LOG: log}).done, start(t.knowledge, args, {...env, FAKE_LOG: log}).done]);
+      const rs = await Promise.all([
+        start(t.knowledge, args, {...env, FAKE_LOG: log}).done,
+        start(t.knowledge, args, {...env, FAKE_LOG: log}).done,
+      ]);
       expect(rs.map((r) => r.json.status)).toEqual(['confirmed', 'confirmed']);
       expect(rs[0]!.json.comparison).toEqual(rs[1]!.json.comparison);
       waited += rs.filter((r) => r.json.pairs_evaluated === 0).length;
       const pairs = JSON.parse(t.read(`candidates/${b}/matched_trials.json`)).trials.length;
-      expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2 * pairs); // two arms per pair, each pair once
+      // two arms per pair, each pair once
+      expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2 * pairs);
       expect(clean(t.knowledge)).toEqual([]);
     }
     counts.push(`two confirms: ${waited} of ${RUNS} second runs found every pair recorded`);

@@ -24,11 +24,18 @@ let shadowTree = '';
 beforeAll(() => {
   base = makeTree();
   dirs.push(base.dir);
-  b = base.propose('b', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  b = base.propose('b', {
+    'playbook/playbook.md': 'Be helpful and precise.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+  });
   expect(base.cli(['confirm', b, ...evalArgs()], fakeEnv(base.dir)).json.status).toBe('confirmed');
   shadowTree = path.join(base.dir, 'shadow', 'knowledge');
   fs.cpSync(base.knowledge, shadowTree, {recursive: true});
-  for (const args of [['release', 'name', 'v2', b], ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's']]) expect(runCli([...args, '--knowledge', shadowTree, '--json']).status).toBe(0);
+  for (const args of [
+    ['release', 'name', 'v2', b],
+    ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's'],
+  ])
+    expect(runCli([...args, '--knowledge', shadowTree, '--json']).status).toBe(0);
 }, 120_000);
 
 function fresh(from: string): string {
@@ -38,7 +45,6 @@ function fresh(from: string): string {
   fs.cpSync(from, k, {recursive: true});
   return k;
 }
-
 
 const json = (k: string, rel: string) => JSON.parse(fs.readFileSync(path.join(k, 'demo/context_bundles', rel), 'utf8'));
 const errors = (k: string) => verify({knowledge: k}).errors.map((e) => `${e.code} ${e.file}`);
@@ -51,7 +57,8 @@ describe('reject against promote', () => {
   it('forced: promote read the record before a rejection, and reads its negative result while the rejection is half written: CAS_LOST, not INTEGRITY', async () => {
     const k = fresh(base.knowledge);
     const p = await paused(k, ['promote', b], 'promote:record-read');
-    const j = await paused(k, ['reject', b, '--rationale', 'race'], 'rejection:negative-written'); // holds the lock, the record not yet rejected
+    // holds the lock, the record not yet rejected
+    const j = await paused(k, ['reject', b, '--rationale', 'race'], 'rejection:negative-written');
     p.resume();
     j.resume();
     const [pr, jr] = await Promise.all([p.done, j.done]);
@@ -66,13 +73,25 @@ describe('reject against promote', () => {
     const answers: string[] = [];
     for (let i = 0; i < 8; i++) {
       const k = fresh(base.knowledge);
-      const [pr, jr] = await Promise.all([start(k, ['promote', b]).done, start(k, ['reject', b, '--rationale', 'race']).done]);
+      const [pr, jr] = await Promise.all([
+        start(k, ['promote', b]).done,
+        start(k, ['reject', b, '--rationale', 'race']).done,
+      ]);
       expect([i, errors(k), pr.stderr, jr.stderr]).toEqual([i, [], '', '']);
       const promoted = json(k, 'active.json').bundle_digest === b;
-      if (promoted) expect([pr.status, jr.status, jr.json.error.code, json(k, `candidates/${b}/record.json`).lifecycle]).toEqual([0, 2, 'INVALID_TRANSITION', 'active']);
+      if (promoted)
+        expect([pr.status, jr.status, jr.json.error.code, json(k, `candidates/${b}/record.json`).lifecycle]).toEqual([
+          0,
+          2,
+          'INVALID_TRANSITION',
+          'active',
+        ]);
       else {
         expect([jr.status, json(k, `candidates/${b}/record.json`).lifecycle]).toEqual([0, 'rejected']);
-        expect([[6, 'CAS_LOST'], [2, 'NOT_CONFIRMED']]).toContainEqual([pr.status, pr.json.error.code]);
+        expect([
+          [6, 'CAS_LOST'],
+          [2, 'NOT_CONFIRMED'],
+        ]).toContainEqual([pr.status, pr.json.error.code]);
       }
       answers.push(promoted ? 'promoted' : pr.json.error.code);
     }
@@ -83,11 +102,19 @@ describe('reject against promote', () => {
 describe('reject against a transition that would make the bundle serve', () => {
   it('forced, to CANARY: the rejection RETIRES the SHADOW first, and the transition decided before it is blocked under the lock', async () => {
     const k = fresh(shadowTree);
-    const tr = await paused(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all'], 'transition:before-commit');
+    const tr = await paused(
+      k,
+      ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all'],
+      'transition:before-commit',
+    );
     expect(runCli(['reject', b, '--rationale', 'race', '--knowledge', k, '--json']).status).toBe(0);
     tr.resume();
     const r = await tr.done;
-    expect([r.status, r.json.status, r.json.blockers.map((x: {code: string}) => x.code)]).toEqual([3, 'blocked', ['CANDIDATE_REJECTED', 'ILLEGAL_STATE_TRANSITION']]);
+    expect([r.status, r.json.status, r.json.blockers.map((x: {code: string}) => x.code)]).toEqual([
+      3,
+      'blocked',
+      ['CANDIDATE_REJECTED', 'ILLEGAL_STATE_TRANSITION'],
+    ]);
     expect(serves(k)).toBe(false);
     expect(errors(k)).toEqual([]);
   }, 60_000);
@@ -95,7 +122,11 @@ describe('reject against a transition that would make the bundle serve', () => {
   it('forced, DRAFT to SHADOW: a transition decided before the rejection is blocked under the lock (CANDIDATE_REJECTED)', async () => {
     const k = fresh(base.knowledge);
     expect(runCli(['release', 'name', 'v2', b, '--knowledge', k, '--json']).status).toBe(0);
-    const tr = await paused(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's'], 'transition:before-commit');
+    const tr = await paused(
+      k,
+      ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's'],
+      'transition:before-commit',
+    );
     expect(runCli(['reject', b, '--rationale', 'race', '--knowledge', k, '--json']).status).toBe(0);
     tr.resume();
     const r = await tr.done;
@@ -106,9 +137,22 @@ describe('reject against a transition that would make the bundle serve', () => {
   it('unforced, 8 times: whichever goes first, the rejected bundle is never a CANARY and nobody is routed to it', async () => {
     for (let i = 0; i < 8; i++) {
       const k = fresh(shadowTree);
-      const [tr, jr] = await Promise.all([start(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all']).done, start(k, ['reject', b, '--rationale', 'race']).done]);
-      const state = runCli(['release', 'list', '--knowledge', k, '--json']).json.scopes[0].releases.find((r: {version: string}) => r.version === 'v2').state;
-      expect({i, reject: jr.status, transition: [0, 3].includes(tr.status!) ? 'ok' : tr.stdout + tr.stderr, serves: serves(k), canary: state === 'CANARY', errors: errors(k)}).toEqual({i, reject: 0, transition: 'ok', serves: false, canary: false, errors: []});
+      const [tr, jr] = await Promise.all([
+        start(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all'])
+          .done,
+        start(k, ['reject', b, '--rationale', 'race']).done,
+      ]);
+      const state = runCli(['release', 'list', '--knowledge', k, '--json']).json.scopes[0].releases.find(
+        (r: {version: string}) => r.version === 'v2',
+      ).state;
+      expect({
+        i,
+        reject: jr.status,
+        transition: [0, 3].includes(tr.status!) ? 'ok' : tr.stdout + tr.stderr,
+        serves: serves(k),
+        canary: state === 'CANARY',
+        errors: errors(k),
+      }).toEqual({i, reject: 0, transition: 'ok', serves: false, canary: false, errors: []});
     }
   }, 60_000);
 });

@@ -14,14 +14,16 @@ import {tempDir, writeSource} from '../helpers/tree.js';
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, {recursive: true, force: true})));
 
-const digestOf = (kind: string, key: string, content: string) => componentDigest({kind, key, content, media_type: kind === 'routing_config' ? 'application/json' : 'text/markdown'});
+const digestOf = (kind: string, key: string, content: string) =>
+  componentDigest({kind, key, content, media_type: kind === 'routing_config' ? 'application/json' : 'text/markdown'});
 
 /** A root with scenarios, each initialized from the files given (kind/key.md → content). */
 async function root(scenarios: Record<string, Record<string, string>>): Promise<string> {
   const dir = tempDir('autoctx-bootstrap-');
   dirs.push(dir);
   const knowledge = path.join(dir, 'knowledge');
-  for (const [scenario, files] of Object.entries(scenarios)) await init({knowledge, scenario, from: writeSource(path.join(dir, `src-${scenario}`), files)});
+  for (const [scenario, files] of Object.entries(scenarios))
+    await init({knowledge, scenario, from: writeSource(path.join(dir, `src-${scenario}`), files)});
   return knowledge;
 }
 
@@ -36,22 +38,38 @@ async function code(p: Promise<unknown> | (() => unknown)): Promise<string> {
 }
 
 const md = (kind: string, key: string) => `${kind}/${key}.md`;
-const base = {playbook: 'Check the sync icon first.\n', hints: 'Quota warnings come from the account page.\n', notes: 'Ship notes every Friday.\n'};
-const demoFiles = {[md('playbook', 'playbook')]: base.playbook, [md('hints', 'hints')]: base.hints, [md('tool_guidance', 'notes')]: base.notes, [md('hints', 'API.Key')]: 'sk-do-not-show\n'};
+const base = {
+  playbook: 'Check the sync icon first.\n',
+  hints: 'Quota warnings come from the account page.\n',
+  notes: 'Ship notes every Friday.\n',
+};
+const demoFiles = {
+  [md('playbook', 'playbook')]: base.playbook,
+  [md('hints', 'hints')]: base.hints,
+  [md('tool_guidance', 'notes')]: base.notes,
+  [md('hints', 'API.Key')]: 'sk-do-not-show\n',
+};
 const D = {
   playbook: digestOf('playbook', 'playbook', base.playbook),
   hints: digestOf('hints', 'hints', base.hints),
   notes: digestOf('tool_guidance', 'notes', base.notes),
   secret: digestOf('hints', 'API.Key', 'sk-do-not-show\n'),
 };
-const prep = (knowledge: string, extra: Partial<Parameters<typeof prepare>[0]> = {}) => prepare({knowledge, scenario: 'demo', integration: 'claude-code', lifecycle: 'startup', ...extra});
+const prep = (knowledge: string, extra: Partial<Parameters<typeof prepare>[0]> = {}) =>
+  prepare({knowledge, scenario: 'demo', integration: 'claude-code', lifecycle: 'startup', ...extra});
 
 describe('opt-in and lifecycles', () => {
   it('is off by default: skipped, disabled, nothing written without an event id; a keyed disabled event leaves a skipped receipt', async () => {
     const knowledge = await root({demo: demoFiles});
     await tagAdd({knowledge, digest: D.playbook});
     const off = await prep(knowledge);
-    expect(off).toMatchObject({status: 'skipped', reason: 'disabled', content: null, items: [], receipt: {state: 'skipped', stored: false}});
+    expect(off).toMatchObject({
+      status: 'skipped',
+      reason: 'disabled',
+      content: null,
+      items: [],
+      receipt: {state: 'skipped', stored: false},
+    });
     expect(fs.existsSync(path.join(knowledge, '.state/bootstrap'))).toBe(false);
     const keyed = await prep(knowledge, {eventId: 'session-1'});
     expect(keyed).toMatchObject({status: 'skipped', reason: 'disabled', receipt: {state: 'skipped', stored: true}});
@@ -77,7 +95,10 @@ describe('selection', () => {
     const dir = path.dirname(knowledge);
     for (const [i, summary] of ['first', 'second'].entries()) {
       fs.writeFileSync(path.join(dir, `h${i}.json`), JSON.stringify({summary}));
-      expect(await handoffWrite({knowledge, id: 'notes', from: path.join(dir, `h${i}.json`)})).toMatchObject({status: 'written', revision: i + 1});
+      expect(await handoffWrite({knowledge, id: 'notes', from: path.join(dir, `h${i}.json`)})).toMatchObject({
+        status: 'written',
+        revision: i + 1,
+      });
     }
     for (const d of [D.hints, D.secret, D.playbook]) await tagAdd({knowledge, digest: d});
     const none = render({knowledge});
@@ -100,7 +121,13 @@ describe('selection', () => {
     const knowledge = await root({demo: demoFiles});
     await tagAdd({knowledge, digest: D.hints});
     const dir = path.dirname(knowledge);
-    const p = await propose({knowledge, from: writeSource(path.join(dir, 'next'), {...demoFiles, [md('hints', 'hints')]: 'Quota warnings moved to settings.\n'})});
+    const p = await propose({
+      knowledge,
+      from: writeSource(path.join(dir, 'next'), {
+        ...demoFiles,
+        [md('hints', 'hints')]: 'Quota warnings moved to settings.\n',
+      }),
+    });
     const changed = digestOf('hints', 'hints', 'Quota warnings moved to settings.\n');
     // A proposed candidate's component can be tagged (it is in a stored bundle), but it serves nobody yet.
     expect(await tagAdd({knowledge, digest: changed})).toMatchObject({status: 'tagged'});
@@ -111,7 +138,11 @@ describe('selection', () => {
 
   it('takes references in declared order only when they grant read access; missing and ungranted ones are counted, not fatal', async () => {
     const other = {[md('playbook', 'playbook')]: 'Billing playbook.\n'};
-    const knowledge = await root({demo: demoFiles, billing: other, legal: {[md('playbook', 'playbook')]: 'Legal playbook.\n'}});
+    const knowledge = await root({
+      demo: demoFiles,
+      billing: other,
+      legal: {[md('playbook', 'playbook')]: 'Legal playbook.\n'},
+    });
     const billing = digestOf('playbook', 'playbook', 'Billing playbook.\n');
     await tagAdd({knowledge, scenario: 'demo', digest: D.playbook});
     await tagAdd({knowledge, scenario: 'billing', digest: billing});
@@ -123,7 +154,10 @@ describe('selection', () => {
     await grantAdd({knowledge, scenario: 'billing', name: 'demo'});
     r = render({knowledge, scenario: 'demo'});
     expect(r.references).toEqual({declared: 3, considered: 3, participating: 1, missing: 1, ungranted: 1});
-    expect(r.items.map((i) => [i.scenario, i.component_digest])).toEqual([['demo', D.playbook], ['billing', billing]]);
+    expect(r.items.map((i) => [i.scenario, i.component_digest])).toEqual([
+      ['demo', D.playbook],
+      ['billing', billing],
+    ]);
     // At most eight references are considered.
     for (let i = 0; i < 7; i++) await referenceAdd({knowledge, scenario: 'demo', name: `more-${i}`});
     expect(render({knowledge, scenario: 'demo'}).references).toMatchObject({declared: 10, considered: 8});
@@ -166,8 +200,11 @@ describe('a curation change cut short', () => {
     await tagAdd({knowledge, digest: D.hints});
     fs.writeFileSync(curation, before); // as if killed between the entry and curation.json
     expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['CURATION_PENDING']);
-    expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook']); // what is in force is curation.json
-    expect((await repair({knowledge})).actions.join('\n')).toMatch(/completed demo\/context_bundles\/bootstrap\/curation\.json from .*000002\.json/);
+    // what is in force is curation.json
+    expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook']);
+    expect((await repair({knowledge})).actions.join('\n')).toMatch(
+      /completed demo\/context_bundles\/bootstrap\/curation\.json from .*000002\.json/,
+    );
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
     expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook', 'hints']);
     // A handoff revision written, its curation entry not: pending, then indexed by repair.
@@ -180,7 +217,9 @@ describe('a curation change cut short', () => {
     fs.writeFileSync(curation, kept);
     expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['HANDOFF_PENDING']);
     expect(await code(() => render({knowledge, handoff: 'notes@1'}))).toBe('HANDOFF_NOT_FOUND 2');
-    expect((await repair({knowledge})).actions.join('\n')).toMatch(/recorded .*handoffs\/notes\/000001\.json in .*curation\.json, a handoff write cut short/);
+    expect((await repair({knowledge})).actions.join('\n')).toMatch(
+      /recorded .*handoffs\/notes\/000001\.json in .*curation\.json, a handoff write cut short/,
+    );
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
     expect(render({knowledge, handoff: 'notes@1'}).items[0]).toMatchObject({kind: 'handoff', revision: 1});
   });
@@ -220,16 +259,23 @@ describe('a curation change cut short', () => {
       const content = {summary: 'forged'};
       fs.writeFileSync(file, JSON.stringify({...doc, content, content_digest: stableDigest(content)}));
       expect(await code(() => render({knowledge: copy, handoff: `notes@${rev}`}))).toBe('INTEGRITY 8');
-      expect(verify({knowledge: copy}).errors.map((e) => e.file)).toContain(`demo/context_bundles/bootstrap/handoffs/notes/00000${rev}.json`);
+      expect(verify({knowledge: copy}).errors.map((e) => e.file)).toContain(
+        `demo/context_bundles/bootstrap/handoffs/notes/00000${rev}.json`,
+      );
     }
     const copy = path.join(tempDir('autoctx-bootstrap-'), 'knowledge');
     dirs.push(path.dirname(copy));
     fs.cpSync(knowledge, copy, {recursive: true});
     const head = path.join(copy, 'demo/context_bundles/bootstrap/handoffs/notes/000002.json');
     const doc = JSON.parse(fs.readFileSync(head, 'utf8'));
-    fs.writeFileSync(head, JSON.stringify({...doc, content: {summary: 'x'}, content_digest: stableDigest({summary: 'x'})}));
+    fs.writeFileSync(
+      head,
+      JSON.stringify({...doc, content: {summary: 'x'}, content_digest: stableDigest({summary: 'x'})}),
+    );
     fs.writeFileSync(path.join(dir, 'h3.json'), '{"summary": "three"}');
-    expect(await code(handoffWrite({knowledge: copy, id: 'notes', from: path.join(dir, 'h3.json')}))).toBe('INTEGRITY 8');
+    expect(await code(handoffWrite({knowledge: copy, id: 'notes', from: path.join(dir, 'h3.json')}))).toBe(
+      'INTEGRITY 8',
+    );
   });
 });
 
@@ -241,23 +287,50 @@ describe('receipts', () => {
     const again = await prep(knowledge, {enabled: true, eventId: 'e1'});
     expect(again).toEqual(first);
     expect(first.status).toBe('ready');
-    expect(await claim({knowledge, receipt: first.receipt.receipt_id, outcome: 'injected'})).toMatchObject({status: 'claimed', state: 'injected'});
-    expect(await prep(knowledge, {enabled: true, eventId: 'e1'})).toMatchObject({status: 'skipped', reason: 'already_delivered', content: null, receipt: {receipt_id: first.receipt.receipt_id, state: 'injected'}});
+    expect(await claim({knowledge, receipt: first.receipt.receipt_id, outcome: 'injected'})).toMatchObject({
+      status: 'claimed',
+      state: 'injected',
+    });
+    expect(await prep(knowledge, {enabled: true, eventId: 'e1'})).toMatchObject({
+      status: 'skipped',
+      reason: 'already_delivered',
+      content: null,
+      receipt: {receipt_id: first.receipt.receipt_id, state: 'injected'},
+    });
     // A second injected claim is refused even though the receipt is injected; a failed claim returns it as it is.
-    expect(await code(claim({knowledge, receipt: first.receipt.receipt_id, outcome: 'injected'}))).toBe('RECEIPT_ALREADY_CLAIMED 6');
-    expect(await claim({knowledge, receipt: first.receipt.receipt_id, outcome: 'failed'})).toMatchObject({status: 'unchanged', state: 'injected'});
-    expect(await code(claim({knowledge, receipt: `bcr_${'1'.repeat(32)}`, outcome: 'failed'}))).toBe('RECEIPT_NOT_FOUND 2');
-    expect(await code(claim({knowledge, scenario: 'demo', receipt: 'nope', outcome: 'failed'}))).toBe('INVALID_INPUT 2');
+    expect(await code(claim({knowledge, receipt: first.receipt.receipt_id, outcome: 'injected'}))).toBe(
+      'RECEIPT_ALREADY_CLAIMED 6',
+    );
+    expect(await claim({knowledge, receipt: first.receipt.receipt_id, outcome: 'failed'})).toMatchObject({
+      status: 'unchanged',
+      state: 'injected',
+    });
+    expect(await code(claim({knowledge, receipt: `bcr_${'1'.repeat(32)}`, outcome: 'failed'}))).toBe(
+      'RECEIPT_NOT_FOUND 2',
+    );
+    expect(await code(claim({knowledge, scenario: 'demo', receipt: 'nope', outcome: 'failed'}))).toBe(
+      'INVALID_INPUT 2',
+    );
   });
 
   it('refuses the same event with another byte limit or handoff, and a failed claim ends it', async () => {
     const knowledge = await root({demo: demoFiles});
     await tagAdd({knowledge, digest: D.playbook});
     const r = await prep(knowledge, {enabled: true, eventId: 'e2'});
-    expect(await code(prep(knowledge, {enabled: true, eventId: 'e2', maxBytes: 1024}))).toBe('BOOTSTRAP_REQUEST_MISMATCH 2');
-    expect(await claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'failed'})).toMatchObject({status: 'claimed', state: 'failed'});
-    expect(await code(claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'}))).toBe('RECEIPT_ALREADY_CLAIMED 6');
-    expect(await prep(knowledge, {enabled: true, eventId: 'e2'})).toMatchObject({status: 'skipped', reason: 'already_delivered'});
+    expect(await code(prep(knowledge, {enabled: true, eventId: 'e2', maxBytes: 1024}))).toBe(
+      'BOOTSTRAP_REQUEST_MISMATCH 2',
+    );
+    expect(await claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'failed'})).toMatchObject({
+      status: 'claimed',
+      state: 'failed',
+    });
+    expect(await code(claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'}))).toBe(
+      'RECEIPT_ALREADY_CLAIMED 6',
+    );
+    expect(await prep(knowledge, {enabled: true, eventId: 'e2'})).toMatchObject({
+      status: 'skipped',
+      reason: 'already_delivered',
+    });
   });
 
   it('revoking the opt-in while pending skips the event without reading references', async () => {
@@ -268,8 +341,14 @@ describe('receipts', () => {
     // The reference's curation is now unreadable: a disabled retry must not touch it.
     fs.mkdirSync(path.join(knowledge, 'billing/context_bundles/bootstrap'), {recursive: true});
     fs.writeFileSync(path.join(knowledge, 'billing/context_bundles/bootstrap/curation.json'), '{');
-    expect(await prep(knowledge, {eventId: 'e3'})).toMatchObject({status: 'skipped', reason: 'disabled', receipt: {receipt_id: r.receipt.receipt_id, state: 'skipped'}});
-    expect(await code(claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'}))).toBe('RECEIPT_ALREADY_CLAIMED 6');
+    expect(await prep(knowledge, {eventId: 'e3'})).toMatchObject({
+      status: 'skipped',
+      reason: 'disabled',
+      receipt: {receipt_id: r.receipt.receipt_id, state: 'skipped'},
+    });
+    expect(await code(claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'}))).toBe(
+      'RECEIPT_ALREADY_CLAIMED 6',
+    );
   });
 
   it('a pending retry after the grant was withdrawn is not delivered: failed, preparation_failed', async () => {
@@ -281,18 +360,31 @@ describe('receipts', () => {
     expect(r.items.map((i) => i.scenario)).toEqual(['billing']);
     const {grantRm} = await import('../../src/core/delivery/curation.js');
     await grantRm({knowledge, scenario: 'billing', name: 'demo'});
-    expect(await prep(knowledge, {enabled: true, eventId: 'e4'})).toMatchObject({status: 'skipped', reason: 'preparation_failed', receipt: {state: 'failed'}});
+    expect(await prep(knowledge, {enabled: true, eventId: 'e4'})).toMatchObject({
+      status: 'skipped',
+      reason: 'preparation_failed',
+      receipt: {state: 'failed'},
+    });
   });
 
   it('an empty request is empty with a skipped receipt, stored only with an event id', async () => {
     const knowledge = await root({demo: demoFiles});
-    expect(await prep(knowledge, {enabled: true})).toMatchObject({status: 'empty', reason: 'no_eligible_context', receipt: {state: 'skipped', stored: false}});
-    expect(await prep(knowledge, {enabled: true, eventId: 'e5'})).toMatchObject({status: 'empty', receipt: {state: 'skipped', stored: true}});
+    expect(await prep(knowledge, {enabled: true})).toMatchObject({
+      status: 'empty',
+      reason: 'no_eligible_context',
+      receipt: {state: 'skipped', stored: false},
+    });
+    expect(await prep(knowledge, {enabled: true, eventId: 'e5'})).toMatchObject({
+      status: 'empty',
+      receipt: {state: 'skipped', stored: true},
+    });
     // Without an event id a ready package still gets a pending receipt file.
     await tagAdd({knowledge, digest: D.notes});
     const ready = await prep(knowledge, {enabled: true});
     expect(ready).toMatchObject({status: 'ready', receipt: {state: 'pending', stored: true}});
-    expect(fs.existsSync(path.join(knowledge, `.state/bootstrap/receipts/${ready.receipt.receipt_id}.json`))).toBe(true);
+    expect(fs.existsSync(path.join(knowledge, `.state/bootstrap/receipts/${ready.receipt.receipt_id}.json`))).toBe(
+      true,
+    );
   });
 
   it('prunes receipts older than 30 days at the first prepare of a day (an injected clock)', async () => {
@@ -307,9 +399,20 @@ describe('receipts', () => {
     // Expired, but pruned less than a day ago: kept until the next day's first prepare (.state/housekeeping.json).
     await prep(knowledge, {enabled: true, eventId: 'next', now: () => hours(30 * 24 + 1)});
     expect(fs.existsSync(file)).toBe(true);
-    expect(JSON.parse(fs.readFileSync(path.join(knowledge, '.state/housekeeping.json'), 'utf8')).pruned_at).toBe('2026-10-30T12:00:00.000000+00:00');
+    expect(JSON.parse(fs.readFileSync(path.join(knowledge, '.state/housekeeping.json'), 'utf8')).pruned_at).toBe(
+      '2026-10-30T12:00:00.000000+00:00',
+    );
     // Bad input is refused before anything is pruned.
-    expect(await code(prep(knowledge, {enabled: true, eventId: 'x', maxBytes: 10, now: () => new Date(t0.getTime() + 31 * 86_400_000)}))).toBe('USAGE 2');
+    expect(
+      await code(
+        prep(knowledge, {
+          enabled: true,
+          eventId: 'x',
+          maxBytes: 10,
+          now: () => new Date(t0.getTime() + 31 * 86_400_000),
+        }),
+      ),
+    ).toBe('USAGE 2');
     expect(fs.existsSync(file)).toBe(true);
     await prep(knowledge, {enabled: true, eventId: 'later', now: () => new Date(t0.getTime() + 31 * 86_400_000)});
     expect(fs.existsSync(file)).toBe(false);
@@ -329,7 +432,11 @@ describe('receipts', () => {
     expect(fs.existsSync(file)).toBe(true);
     for (const at of [days(31), days(0.01)]) {
       const again = await prep(knowledge, {enabled: true, eventId: 'e', now: () => at});
-      expect([again.status, again.reason, again.receipt.receipt_id]).toEqual(['skipped', 'already_delivered', first.receipt.receipt_id]);
+      expect([again.status, again.reason, again.receipt.receipt_id]).toEqual([
+        'skipped',
+        'already_delivered',
+        first.receipt.receipt_id,
+      ]);
     }
     // A clock that stays ahead and records there is time that passed: the next day's prune judges at day 31.
     await prep(knowledge, {enabled: true, eventId: 'later', now: () => days(32.5)});
@@ -348,10 +455,21 @@ describe('receipts', () => {
     recall({knowledge, query: 'QUERY-TEXT quota', receipt: r.receipt.receipt_id});
     await prep(knowledge, {enabled: true, eventId: 'another', maxBytes: 512, handoff: 'notes@1'});
     const folder = path.join(knowledge, '.state/bootstrap');
-    const all = (fs.readdirSync(folder, {recursive: true}) as string[]).map((f) => path.join(folder, f)).filter((f) => fs.statSync(f).isFile());
+    const all = (fs.readdirSync(folder, {recursive: true}) as string[])
+      .map((f) => path.join(folder, f))
+      .filter((f) => fs.statSync(f).isFile());
     expect(all.length).toBe(2);
     const bytes = all.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-    for (const secret of [base.playbook.trim(), base.hints.trim(), 'HANDOFF-BODY-TEXT', rawEvent, 'QUERY-TEXT', 'BEGIN', 'Quoted history']) expect([secret, bytes.includes(secret)]).toEqual([secret, false]);
+    for (const secret of [
+      base.playbook.trim(),
+      base.hints.trim(),
+      'HANDOFF-BODY-TEXT',
+      rawEvent,
+      'QUERY-TEXT',
+      'BEGIN',
+      'Quoted history',
+    ])
+      expect([secret, bytes.includes(secret)]).toEqual([secret, false]);
     for (const f of all) expect(fs.statSync(f).mode & 0o777).toBe(0o600);
     expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
   });
@@ -379,9 +497,20 @@ describe('recall with first-query dedup', () => {
 
   it('breaks ties by (scenario, kind, key)', async () => {
     const same = 'Quota resets monthly.\n';
-    const knowledge = await root({demo: {...demoFiles, [md('tool_guidance', 'b-quota')]: same, [md('hints', 'z-quota')]: same, [md('hints', 'a-quota')]: same}});
+    const knowledge = await root({
+      demo: {
+        ...demoFiles,
+        [md('tool_guidance', 'b-quota')]: same,
+        [md('hints', 'z-quota')]: same,
+        [md('hints', 'a-quota')]: same,
+      },
+    });
     const r = recall({knowledge, query: 'resets'});
-    expect(r.items.map((i) => `${i.component_kind}/${i.component_key}`)).toEqual(['hints/a-quota', 'hints/z-quota', 'tool_guidance/b-quota']);
+    expect(r.items.map((i) => `${i.component_kind}/${i.component_key}`)).toEqual([
+      'hints/a-quota',
+      'hints/z-quota',
+      'tool_guidance/b-quota',
+    ]);
     expect(new Set(r.items.map((i) => i.score)).size).toBe(1);
   });
 
@@ -389,9 +518,17 @@ describe('recall with first-query dedup', () => {
     const knowledge = await root({demo: files});
     await tagAdd({knowledge, digest: qa});
     const r = await prep(knowledge, {enabled: true, eventId: 'q0'});
-    expect(recall({knowledge, query: 'shows'})).toMatchObject({status: 'ready', items: [expect.objectContaining({component_key: 'quota-a'})]});
+    expect(recall({knowledge, query: 'shows'})).toMatchObject({
+      status: 'ready',
+      items: [expect.objectContaining({component_key: 'quota-a'})],
+    });
     await claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'});
-    expect(recall({knowledge, query: 'shows', receipt: r.receipt.receipt_id})).toMatchObject({status: 'empty', sufficient: false, deduplicated: 1, items: []});
+    expect(recall({knowledge, query: 'shows', receipt: r.receipt.receipt_id})).toMatchObject({
+      status: 'empty',
+      sufficient: false,
+      deduplicated: 1,
+      items: [],
+    });
   });
 
   it('drops the exact components an injected receipt delivered whole, before the limit and the sufficiency rule', async () => {
@@ -399,7 +536,10 @@ describe('recall with first-query dedup', () => {
     await tagAdd({knowledge, digest: qa});
     const r = await prep(knowledge, {enabled: true, eventId: 'q1'});
     // Not injected yet: the receipt is ignored (fail open).
-    expect(recall({knowledge, query: 'quota', receipt: r.receipt.receipt_id})).toMatchObject({receipt_used: false, deduplicated: 0});
+    expect(recall({knowledge, query: 'quota', receipt: r.receipt.receipt_id})).toMatchObject({
+      receipt_used: false,
+      deduplicated: 0,
+    });
     await claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'});
     const after = recall({knowledge, query: 'quota', receipt: r.receipt.receipt_id});
     expect(after).toMatchObject({receipt_used: true, deduplicated: 1});
@@ -411,8 +551,14 @@ describe('recall with first-query dedup', () => {
 
   it('keeps recalling a component delivered only in part, and a newer revision of a delivered one', async () => {
     const big = `Quota ${'details '.repeat(400)}\n`;
-    const others = {[md('playbook', 'playbook')]: 'Greet the customer.\n', [md('tool_guidance', 'search')]: 'Search the help centre.\n', [md('hints', 'printers')]: 'Printers are out of scope.\n'};
-    const knowledge = await root({demo: {...others, [md('hints', 'big')]: big, [md('hints', 'small')]: 'Quota small note.\n'}});
+    const others = {
+      [md('playbook', 'playbook')]: 'Greet the customer.\n',
+      [md('tool_guidance', 'search')]: 'Search the help centre.\n',
+      [md('hints', 'printers')]: 'Printers are out of scope.\n',
+    };
+    const knowledge = await root({
+      demo: {...others, [md('hints', 'big')]: big, [md('hints', 'small')]: 'Quota small note.\n'},
+    });
     await tagAdd({knowledge, digest: digestOf('hints', 'big', big)});
     await tagAdd({knowledge, digest: digestOf('hints', 'small', 'Quota small note.\n')});
     const r = await prep(knowledge, {enabled: true, eventId: 'q2'});
@@ -422,7 +568,11 @@ describe('recall with first-query dedup', () => {
     expect(after.items.map((i) => i.component_key)).toEqual(['big']); // small was delivered whole; big only in part
     // A newer revision of "small" (a new digest) serves after a promotion: it is recalled again.
     const {promoteForTest} = await import('../helpers/promote.js');
-    await promoteForTest(knowledge, 'demo', {...others, [md('hints', 'big')]: big, [md('hints', 'small')]: 'Quota small note, revised.\n'});
+    await promoteForTest(knowledge, 'demo', {
+      ...others,
+      [md('hints', 'big')]: big,
+      [md('hints', 'small')]: 'Quota small note, revised.\n',
+    });
     const revised = recall({knowledge, query: 'quota', receipt: r.receipt.receipt_id});
     expect(revised.items.map((i) => i.component_key).sort()).toEqual(['big', 'small']);
   });

@@ -47,7 +47,12 @@ describe('init', () => {
     const r = await init({knowledge, scenario: 'demo', from: baseline});
     expect(r).toMatchObject({status: 'initialized', created: true, scenario: 'demo', evaluator_epoch: 'epoch-1'});
     const active = JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8'));
-    expect(active).toMatchObject({bundle_digest: r.bundle_digest, promotion_id: null, rollback_target_digest: null, schema_version: 1});
+    expect(active).toMatchObject({
+      bundle_digest: r.bundle_digest,
+      promotion_id: null,
+      rollback_target_digest: null,
+      schema_version: 1,
+    });
     expect(fs.readFileSync(path.join(knowledge, 'demo/playbook.md'), 'utf8')).toBe('Be helpful.\n');
     expect(fs.readFileSync(path.join(knowledge, '.gitignore'), 'utf8')).toContain('*.tmp');
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
@@ -59,13 +64,19 @@ describe('init', () => {
     const again = await init({knowledge, scenario: 'demo', from: baseline});
     expect(again).toMatchObject({created: false, bundle_digest: first.bundle_digest});
     expect(treeHash(knowledge)).toBe(before);
-    await expect(init({knowledge, scenario: 'demo', from: candidate})).rejects.toMatchObject({code: 'ALREADY_INITIALIZED', exitCode: 2});
+    await expect(init({knowledge, scenario: 'demo', from: candidate})).rejects.toMatchObject({
+      code: 'ALREADY_INITIALIZED',
+      exitCode: 2,
+    });
     expect(treeHash(knowledge)).toBe(before);
   });
 
   it('writes files with sorted keys, two-space indent and a final newline', async () => {
     const r = await init({knowledge, scenario: 'demo', from: baseline});
-    const text = fs.readFileSync(path.join(knowledge, 'demo/context_bundles/bundles', `${r.bundle_digest}.json`), 'utf8');
+    const text = fs.readFileSync(
+      path.join(knowledge, 'demo/context_bundles/bundles', `${r.bundle_digest}.json`),
+      'utf8',
+    );
     expect(text.endsWith('}\n')).toBe(true);
     expect(text.split('\n')[1]).toBe('  "components": [');
   });
@@ -80,7 +91,14 @@ describe('propose', () => {
     expect(diff.changes).toEqual([expect.objectContaining({component_kind: 'playbook', component_key: 'playbook'})]);
     expect(diff.digest).toBe(p.manifest_diff_digest);
     const record = JSON.parse(fs.readFileSync(path.join(base, 'record.json'), 'utf8'));
-    expect(record).toMatchObject({schema_version: 2, lifecycle: 'proposed', parent_digest: i.bundle_digest, rationale: 'more precise', source_run_id: 'manual', source_generation: 0});
+    expect(record).toMatchObject({
+      schema_version: 2,
+      lifecycle: 'proposed',
+      parent_digest: i.bundle_digest,
+      rationale: 'more precise',
+      source_run_id: 'manual',
+      source_generation: 0,
+    });
   });
 
   it('returns the existing record for the same run and generation, refuses another source', async () => {
@@ -89,20 +107,30 @@ describe('propose', () => {
     const again = await propose({knowledge, from: candidate});
     expect(again).toMatchObject({created: false, bundle_digest: p.bundle_digest});
     expect(treeHash(knowledge)).toBe(before);
-    await expect(propose({knowledge, from: candidate, runId: 'other', generation: 2})).rejects.toMatchObject({code: 'CANDIDATE_EXISTS'});
+    await expect(propose({knowledge, from: candidate, runId: 'other', generation: 2})).rejects.toMatchObject({
+      code: 'CANDIDATE_EXISTS',
+    });
     expect(treeHash(knowledge)).toBe(before);
   });
 
   it('takes a manifest-shaped JSON whose lineage must agree with the active bundle', async () => {
     const {i} = await setUp();
-    const manifest = {scenario: 'demo', evaluator_epoch: 'epoch-1', parent_digest: i.bundle_digest, components: [{kind: 'playbook', key: 'playbook', content: 'json', media_type: 'text/markdown'}]};
+    const manifest = {
+      scenario: 'demo',
+      evaluator_epoch: 'epoch-1',
+      parent_digest: i.bundle_digest,
+      components: [{kind: 'playbook', key: 'playbook', content: 'json', media_type: 'text/markdown'}],
+    };
     const file = path.join(dir, 'm.json');
     fs.writeFileSync(file, JSON.stringify(manifest));
     const r = await propose({knowledge, from: file, runId: 'json'});
     expect(r.parent_digest).toBe(i.bundle_digest);
     fs.writeFileSync(file, JSON.stringify({...manifest, evaluator_epoch: 'epoch-9'}));
     const before = treeHash(knowledge);
-    await expect(propose({knowledge, from: file, runId: 'json2'})).rejects.toMatchObject({code: 'LINEAGE_MISMATCH', exitCode: 2});
+    await expect(propose({knowledge, from: file, runId: 'json2'})).rejects.toMatchObject({
+      code: 'LINEAGE_MISMATCH',
+      exitCode: 2,
+    });
     expect(treeHash(knowledge)).toBe(before);
   });
 });
@@ -120,29 +148,61 @@ describe('rollback', () => {
   it('moves the pointer back, records the move, and a second rollback undoes the first', async () => {
     const {i, p} = await promotedTree();
     const r = await rollback({knowledge, rationale: 'regression'});
-    expect(r).toMatchObject({status: 'rolled_back', from_digest: p.bundle_digest, bundle_digest: i.bundle_digest, already_done: false});
-    expect(status({knowledge}).scenarios[0]!.active).toMatchObject({bundle_digest: i.bundle_digest, rollback_target_digest: p.bundle_digest});
-    expect(status({knowledge}).scenarios[0]!.candidates).toMatchObject({active: [i.bundle_digest], superseded: [p.bundle_digest]});
+    expect(r).toMatchObject({
+      status: 'rolled_back',
+      from_digest: p.bundle_digest,
+      bundle_digest: i.bundle_digest,
+      already_done: false,
+    });
+    expect(status({knowledge}).scenarios[0]!.active).toMatchObject({
+      bundle_digest: i.bundle_digest,
+      rollback_target_digest: p.bundle_digest,
+    });
+    expect(status({knowledge}).scenarios[0]!.candidates).toMatchObject({
+      active: [i.bundle_digest],
+      superseded: [p.bundle_digest],
+    });
     expect(fs.readFileSync(path.join(knowledge, 'demo/playbook.md'), 'utf8')).toBe('Be helpful.\n');
     const back = await rollback({knowledge, rationale: 'it was fine'});
     expect(back.bundle_digest).toBe(p.bundle_digest);
-    expect(log({knowledge}).entries.map((e) => [e.type, e.served])).toEqual([['rollback', 'serving'], ['rollback', 'served'], ['promotion', 'served'], ['confirmation', undefined], ['screen', undefined], ['proposal', undefined], ['init', undefined]]);
+    expect(log({knowledge}).entries.map((e) => [e.type, e.served])).toEqual([
+      ['rollback', 'serving'],
+      ['rollback', 'served'],
+      ['promotion', 'served'],
+      ['confirmation', undefined],
+      ['screen', undefined],
+      ['proposal', undefined],
+      ['init', undefined],
+    ]);
     // Every file of the tree is checked, and counted once; the per-machine state area is the one folder verify skips.
     const state = path.join(knowledge, '.state');
-    const files = fs.readdirSync(knowledge, {recursive: true, withFileTypes: true}).filter((e) => e.isFile() && !path.join(e.parentPath, e.name).startsWith(state + path.sep)).length;
+    const files = fs
+      .readdirSync(knowledge, {recursive: true, withFileTypes: true})
+      .filter((e) => e.isFile() && !path.join(e.parentPath, e.name).startsWith(state + path.sep)).length;
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], files_checked: files});
   });
 
   it('writes the rationales the Python implementation writes into the records a move changes', async () => {
     const {i, p} = await promotedTree();
-    const rationale = (d: string) => JSON.parse(fs.readFileSync(path.join(knowledge, `demo/context_bundles/candidates/${d}/record.json`), 'utf8')).rationale;
+    const rationale = (d: string) =>
+      JSON.parse(fs.readFileSync(path.join(knowledge, `demo/context_bundles/candidates/${d}/record.json`), 'utf8'))
+        .rationale;
     const promoted = JSON.parse(fs.readFileSync(path.join(knowledge, 'demo/context_bundles/active.json'), 'utf8'));
-    expect([rationale(p.bundle_digest), rationale(i.bundle_digest)]).toEqual([promoted.rationale, `superseded by ${p.bundle_digest}`]);
+    expect([rationale(p.bundle_digest), rationale(i.bundle_digest)]).toEqual([
+      promoted.rationale,
+      `superseded by ${p.bundle_digest}`,
+    ]);
     await rollback({knowledge, rationale: 'regression'});
     // The restored record no longer reads "superseded by …".
-    expect([rationale(i.bundle_digest), rationale(p.bundle_digest)]).toEqual(['restored by rollback: regression', 'rolled back: regression']);
+    expect([rationale(i.bundle_digest), rationale(p.bundle_digest)]).toEqual([
+      'restored by rollback: regression',
+      'rolled back: regression',
+    ]);
     const r = await rolloverEpoch({knowledge, evaluatorEpoch: 'epoch-2'});
-    expect([rationale(r.bundle_digest), rationale(i.bundle_digest)]).toEqual(['evaluator epoch rollover from epoch-1', 'evaluator epoch rolled over to epoch-2']);
+    expect([rationale(r.bundle_digest), rationale(i.bundle_digest)]).toEqual([
+      'evaluator epoch rollover from epoch-1',
+      'evaluator epoch rolled over to epoch-2',
+    ]);
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: []});
   });
 
@@ -158,7 +218,10 @@ describe('rollback', () => {
   it('with --expect-active naming a bundle that is not active and was not rolled back: exit 6, nothing changes', async () => {
     const {i} = await promotedTree();
     const before = treeHash(knowledge);
-    await expect(rollback({knowledge, rationale: 'x', expectActive: i.bundle_digest})).rejects.toMatchObject({code: 'ACTIVE_MOVED', exitCode: 6});
+    await expect(rollback({knowledge, rationale: 'x', expectActive: i.bundle_digest})).rejects.toMatchObject({
+      code: 'ACTIVE_MOVED',
+      exitCode: 6,
+    });
     expect(treeHash(knowledge)).toBe(before);
   });
 
@@ -222,7 +285,11 @@ describe('bundle build, materialize and diff', () => {
   it('bundle build needs no knowledge tree and writes nothing', () => {
     const before = treeHash(dir);
     const r = buildBundle({from: baseline, scenario: 'demo'});
-    expect(r.manifest.components.map((c) => `${c.kind}/${c.key}`)).toEqual(['hints/hints', 'playbook/playbook', 'routing_config/roles']);
+    expect(r.manifest.components.map((c) => `${c.kind}/${c.key}`)).toEqual([
+      'hints/hints',
+      'playbook/playbook',
+      'routing_config/roles',
+    ]);
     expect(r.manifest.components[2]!.content).toBe('{"model_competitor":"small"}');
     expect(treeHash(dir)).toBe(before);
   });

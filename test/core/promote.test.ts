@@ -12,7 +12,10 @@ import {evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
  * output are tested through the CLI in test/pipeline/promote.test.ts.
  */
 const tree = useTrees();
-const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const CANDIDATE = {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+};
 const confirmed = (t: Tree, name = 'cand', files = CANDIDATE) => {
   const c = t.propose(name, files);
   expect(t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('confirmed');
@@ -35,11 +38,20 @@ describe('promote', () => {
     const c = confirmed(t);
     const r = await promote({knowledge: t.knowledge, candidate: c});
     expect(resultSchemaProblem('result-promote', JSON.parse(JSON.stringify(r)))).toBeNull();
-    expect(r).toMatchObject({status: 'promoted', bundle_digest: c, incumbent_digest: t.baseline, already_promoted: false});
+    expect(r).toMatchObject({
+      status: 'promoted',
+      bundle_digest: c,
+      incumbent_digest: t.baseline,
+      already_promoted: false,
+    });
     const active = JSON.parse(t.read('active.json'));
     expect(active).toMatchObject({bundle_digest: c, promotion_id: r.promotion_id, rollback_target_digest: t.baseline});
     const promotion = JSON.parse(t.read(`promotions/${r.promotion_id}.json`));
-    expect(promotion).toMatchObject({candidate_digest: c, cohort: 'cand:epoch-1:generation:0', confirmation_policy: {max_confirmation_pairs: 4}});
+    expect(promotion).toMatchObject({
+      candidate_digest: c,
+      cohort: 'cand:epoch-1:generation:0',
+      confirmation_policy: {max_confirmation_pairs: 4},
+    });
     expect(JSON.parse(t.read(`candidates/${c}/record.json`)).lifecycle).toBe('active');
     expect(JSON.parse(t.read(`candidates/${t.baseline}/record.json`)).lifecycle).toBe('superseded');
     const again = await promote({knowledge: t.knowledge, candidate: c});
@@ -51,15 +63,24 @@ describe('promote', () => {
   it('a stale parent after a sibling wins: stale_terminalization.json, a negative result, rejected, ACTIVE_MOVED, pointer untouched', async () => {
     const t = tree();
     const a = confirmed(t, 'a');
-    const b = confirmed(t, 'b', {'playbook/playbook.md': 'Another idea.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const b = confirmed(t, 'b', {
+      'playbook/playbook.md': 'Another idea.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
     expect((await promote({knowledge: t.knowledge, candidate: a})).status).toBe('promoted');
     const pointer = t.read('active.json');
     const e = await refusal(promote({knowledge: t.knowledge, candidate: b}));
     expect(e.code).toBe('ACTIVE_MOVED');
     expect(e.message).toMatch(/active bundle is/);
     expect(t.read('active.json')).toBe(pointer);
-    expect(JSON.parse(t.read(`candidates/${b}/stale_terminalization.json`))).toMatchObject({candidate_digest: b, observed_active_digest: a, parent_digest: t.baseline});
-    expect(JSON.parse(t.read(`candidates/${b}/negative_result.json`)).entries[0].result_id).toBe(`context-bundle-${b}-stale-incumbent`);
+    expect(JSON.parse(t.read(`candidates/${b}/stale_terminalization.json`))).toMatchObject({
+      candidate_digest: b,
+      observed_active_digest: a,
+      parent_digest: t.baseline,
+    });
+    expect(JSON.parse(t.read(`candidates/${b}/negative_result.json`)).entries[0].result_id).toBe(
+      `context-bundle-${b}-stale-incumbent`,
+    );
     expect(JSON.parse(t.read(`candidates/${b}/record.json`)).lifecycle).toBe('rejected');
     expect(verify({knowledge: t.knowledge}).errors).toEqual([]);
   });

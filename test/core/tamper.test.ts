@@ -53,10 +53,17 @@ describe('tamper evidence', () => {
   it('the CLI exits 8 and names the file', () => {
     const file = manifests[0]!;
     const original = fs.readFileSync(file, 'utf8');
-    fs.writeFileSync(file, original.replace(/"content": "(.)/, (_m, c: string) => `"content": "${c === 'x' ? 'y' : 'x'}`));
+    fs.writeFileSync(
+      file,
+      original.replace(/"content": "(.)/, (_m, c: string) => `"content": "${c === 'x' ? 'y' : 'x'}`),
+    );
     const r = runCli(['verify', '--knowledge', knowledge, '--json']);
     fs.writeFileSync(file, original);
     expect(r.status).toBe(8);
-    expect(r.json.errors[0]).toMatchObject({severity: 'error', file: path.relative(knowledge, file), code: 'DIGEST_MISMATCH'});
+    expect(r.json.errors[0]).toMatchObject({
+      severity: 'error',
+      file: path.relative(knowledge, file),
+      code: 'DIGEST_MISMATCH',
+    });
   });
 });

@@ -23,10 +23,21 @@ function tamperedTree(badManifest: boolean): string {
   const camp = cb('campaign', 'candidates');
   fs.rmSync(path.join(camp, '3c51c548b174c505110248e35333ef12325c702066aa4cbcfd10fd402b780231', 'record.json'));
   fs.rmSync(path.join(camp, 'bec7a58e2f3eb19a36ebe880affc912f100d9ce68bcdbe85e5eb4007df88e792', 'manifest_diff.json'));
-  fs.writeFileSync(path.join(camp, 'bec7a58e2f3eb19a36ebe880affc912f100d9ce68bcdbe85e5eb4007df88e792', '.record.json.autoctx-0123456789abcdef.tmp'), 'x');
-  const playbook = path.join(cb('campaign', 'bundles'), 'bec7a58e2f3eb19a36ebe880affc912f100d9ce68bcdbe85e5eb4007df88e792.json');
+  fs.writeFileSync(
+    path.join(
+      camp,
+      'bec7a58e2f3eb19a36ebe880affc912f100d9ce68bcdbe85e5eb4007df88e792',
+      '.record.json.autoctx-0123456789abcdef.tmp',
+    ),
+    'x',
+  );
+  const playbook = path.join(
+    cb('campaign', 'bundles'),
+    'bec7a58e2f3eb19a36ebe880affc912f100d9ce68bcdbe85e5eb4007df88e792.json',
+  );
   // A manifest that does not hash to its name: repair refuses the tree (as it always did), so only verify sees it.
-  if (badManifest) fs.writeFileSync(playbook, fs.readFileSync(playbook, 'utf8').replace('"content": "', '"content": "!'));
+  if (badManifest)
+    fs.writeFileSync(playbook, fs.readFileSync(playbook, 'utf8').replace('"content": "', '"content": "!'));
   fs.rmSync(path.join(camp, '76bbc7044ceae5c470e5c1866d2579bb6aeff1dacc61532da8b83377f51db3ee'), {recursive: true});
   const promotion = path.join(cb('campaign', 'promotions'), first(cb('campaign', 'promotions')));
   fs.writeFileSync(promotion, fs.readFileSync(promotion, 'utf8').replace('"cohort": "', '"cohort": "x'));
@@ -45,7 +56,8 @@ function tamperedTree(badManifest: boolean): string {
 describe('verify and repair driven by the kinds', () => {
   it('report every finding and every repair in the order they always had', async () => {
     const k = tamperedTree(true);
-    const findings = (x: Awaited<ReturnType<typeof verifyInParallel>>) => [...x.errors, ...x.warnings, ...x.notes].map((f) => `${f.severity} ${f.code} ${f.file}`);
+    const findings = (x: Awaited<ReturnType<typeof verifyInParallel>>) =>
+      [...x.errors, ...x.warnings, ...x.notes].map((f) => `${f.severity} ${f.code} ${f.file}`);
     const before = findings(verify({knowledge: k, now: NOW}));
     const threaded = findings(await verifyInParallel({knowledge: k, now: NOW}));
     const k2 = tamperedTree(false);

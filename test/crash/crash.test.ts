@@ -22,10 +22,30 @@ afterAll(() => fs.rmSync(root, {recursive: true, force: true}));
 const covered: string[] = [];
 
 const ENV = {FAKE_DELTA: '0.2', FAKE_NOISE: '0.05'};
-const base = writeSource(path.join(root, 'src-base'), {'playbook/playbook.md': 'Be helpful.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
-const cand = writeSource(path.join(root, 'src-cand'), {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
-const candHarness = writeSource(path.join(root, 'src-cand-harness'), {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}', 'harness_validator/check_output.py': 'def validate(output):\n    return "error" not in output\n'});
-const evaluation = ['--evaluator', `node ${FAKE}`, '--evaluator-mode', 'persistent', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--quiet'];
+const base = writeSource(path.join(root, 'src-base'), {
+  'playbook/playbook.md': 'Be helpful.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+});
+const cand = writeSource(path.join(root, 'src-cand'), {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+});
+const candHarness = writeSource(path.join(root, 'src-cand-harness'), {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+  'harness_validator/check_output.py': 'def validate(output):\n    return "error" not in output\n',
+});
+const evaluation = [
+  '--evaluator',
+  `node ${FAKE}`,
+  '--evaluator-mode',
+  'persistent',
+  '--fixtures',
+  FIXTURES_12,
+  '--policy',
+  POLICY_SMALL,
+  '--quiet',
+];
 
 function cli(k: string, args: string[], env: NodeJS.ProcessEnv = {}): CliResult {
   return runCli([...args, '--knowledge', k, '--json'], {env: {...ENV, ...env}});
@@ -44,7 +64,8 @@ function template(name: string, build: (k: string) => void): string {
   return templates[name];
 }
 const empty = () => template('empty', () => undefined);
-const initialized = () => template('initialized', (k) => expect(cli(k, ['init', '--scenario', 'demo', '--from', base]).status).toBe(0));
+const initialized = () =>
+  template('initialized', (k) => expect(cli(k, ['init', '--scenario', 'demo', '--from', base]).status).toBe(0));
 const proposed = () =>
   template('proposed', (k) => {
     fs.cpSync(initialized(), k, {recursive: true});
@@ -64,8 +85,22 @@ const exported = () =>
   template('exported', (k) => {
     fs.cpSync(proposed(), k, {recursive: true});
     const units = path.join(root, 'units.jsonl');
-    cli(k, ['plan', 'export', candidate, '--engine', 'crash-engine', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', units]);
-    const results = readUnits(units).map((u) => JSON.stringify(trialResult(u, {score: 0.7 + (u.seed % 7) / 100}, {score: 0.5})));
+    cli(k, [
+      'plan',
+      'export',
+      candidate,
+      '--engine',
+      'crash-engine',
+      '--fixtures',
+      FIXTURES_12,
+      '--policy',
+      POLICY_SMALL,
+      '--out',
+      units,
+    ]);
+    const results = readUnits(units).map((u) =>
+      JSON.stringify(trialResult(u, {score: 0.7 + (u.seed % 7) / 100}, {score: 0.5})),
+    );
     fs.writeFileSync(path.join(root, 'results.jsonl'), `${results.join('\n')}\n`);
   });
 
@@ -76,27 +111,52 @@ const typoBound = () =>
     const typo = evaluation.map((x) => (x === `node ${FAKE}` ? `nod ${FAKE}` : x));
     expect(cli(k, ['confirm', candidate, ...typo]).status).toBe(8);
   });
-/** A confirmed candidate whose evidence is schema-1 with no recorded policy (as an older Python implementation left it). */
+/**
+ * A confirmed candidate whose evidence is schema-1 with no recorded policy (as an older Python implementation left it).
+ */
 const legacy = () =>
   template('legacy', (k) => {
     fs.cpSync(confirmed(), k, {recursive: true});
     const dir = path.join(k, 'demo/context_bundles/candidates', candidate);
     const doc = JSON.parse(fs.readFileSync(path.join(dir, 'matched_trials.json'), 'utf8'));
-    fs.writeFileSync(path.join(dir, 'matched_trials.json'), JSON.stringify(doc.trials.map((t: Record<string, unknown>) => ({...t, pair_key: legacyPairKey(t as never)}))));
+    fs.writeFileSync(
+      path.join(dir, 'matched_trials.json'),
+      JSON.stringify(doc.trials.map((t: Record<string, unknown>) => ({...t, pair_key: legacyPairKey(t as never)}))),
+    );
     const record = JSON.parse(fs.readFileSync(path.join(dir, 'record.json'), 'utf8'));
-    fs.writeFileSync(path.join(dir, 'record.json'), JSON.stringify({...record, confirmation_policy: null, confirmation_policy_digest: null}, null, 2));
+    fs.writeFileSync(
+      path.join(dir, 'record.json'),
+      JSON.stringify({...record, confirmation_policy: null, confirmation_policy_digest: null}, null, 2),
+    );
     fs.rmSync(path.join(dir, 'evidence_seal.json'));
     withoutRecordHistories(k);
   });
 
-/** A tree the Python implementation wrote whose newest pointer move is its own rollback (scenario rolled of test/fixtures/upstream-rich). */
+/**
+ * A tree the Python implementation wrote whose newest pointer move is its own rollback (scenario rolled of
+ * test/fixtures/upstream-rich).
+ */
 const pythonRolledBack = () => template('python-rolled-back', (k) => copyRolledScenario(k));
 /** What rolling back from it keeps: the pointer, the foreign move (foreign_moves/) and the execution records. */
 function foreignState(k: string): unknown {
   const dir = path.join(k, 'rolled/context_bundles');
-  const list = (sub: string) => (fs.existsSync(path.join(dir, sub)) ? fs.readdirSync(path.join(dir, sub)).filter((f) => f.endsWith('.json')).sort() : []);
-  const rbx = list('rollbacks').map((f) => JSON.parse(fs.readFileSync(path.join(dir, 'rollbacks', f), 'utf8'))).map((r) => [r.status, r.from_digest, r.to_digest]);
-  return {active: JSON.parse(fs.readFileSync(path.join(dir, 'active.json'), 'utf8')).bundle_digest, foreign: list('foreign_moves').map((f) => fs.readFileSync(path.join(dir, 'foreign_moves', f), 'utf8').replace(/"adopted_at": "[^"]*"/, '')), rbx};
+  const list = (sub: string) =>
+    fs.existsSync(path.join(dir, sub))
+      ? fs
+          .readdirSync(path.join(dir, sub))
+          .filter((f) => f.endsWith('.json'))
+          .sort()
+      : [];
+  const rbx = list('rollbacks')
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, 'rollbacks', f), 'utf8')))
+    .map((r) => [r.status, r.from_digest, r.to_digest]);
+  return {
+    active: JSON.parse(fs.readFileSync(path.join(dir, 'active.json'), 'utf8')).bundle_digest,
+    foreign: list('foreign_moves').map((f) =>
+      fs.readFileSync(path.join(dir, 'foreign_moves', f), 'utf8').replace(/"adopted_at": "[^"]*"/, ''),
+    ),
+    rbx,
+  };
 }
 
 /** The component digest of the baseline's playbook, tagged by the bootstrap scenarios. */
@@ -105,7 +165,9 @@ const tagged = () =>
   template('tagged', (k) => {
     fs.cpSync(initialized(), k, {recursive: true});
     const active = JSON.parse(fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
-    playbookDigest = cli(k, ['bundle', 'show', active]).json.manifest.components.find((c: {kind: string}) => c.kind === 'playbook').digest;
+    playbookDigest = cli(k, ['bundle', 'show', active]).json.manifest.components.find(
+      (c: {kind: string}) => c.kind === 'playbook',
+    ).digest;
     expect(cli(k, ['tag', 'add', playbookDigest]).status).toBe(0);
     const h = path.join(root, 'handoff-1.json');
     fs.writeFileSync(h, '{"summary": "first"}');
@@ -113,7 +175,19 @@ const tagged = () =>
   });
 const handoff2 = path.join(root, 'handoff-2.json');
 fs.writeFileSync(handoff2, '{"summary": "second", "open": ["quota"]}');
-const PREPARE = ['bootstrap', 'prepare', '--integration', 'codex', '--lifecycle', 'startup', '--enabled', '--event-id', 'crash-event', '--handoff', 'notes@1'];
+const PREPARE = [
+  'bootstrap',
+  'prepare',
+  '--integration',
+  'codex',
+  '--lifecycle',
+  'startup',
+  '--enabled',
+  '--event-id',
+  'crash-event',
+  '--handoff',
+  'notes@1',
+];
 let receiptId = '';
 const prepared = () =>
   template('prepared', (k) => {
@@ -145,16 +219,25 @@ const emergency = () =>
   });
 
 /** Scope eu: v2 ACTIVE there, then v3 (a second confirmed candidate) ACTIVE in its place. */
-const cand3 = writeSource(path.join(root, 'src-cand3'), {'playbook/playbook.md': 'Be helpful, precise and kind.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+const cand3 = writeSource(path.join(root, 'src-cand3'), {
+  'playbook/playbook.md': 'Be helpful, precise and kind.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+});
 let thirdDigest = '';
 const scopedTwo = () =>
   template('scoped-two', (k) => {
     fs.cpSync(released(), k, {recursive: true});
     const third = cli(k, ['propose', '--from', cand3, '--run-id', 'third']).json.bundle_digest;
-    expect(cli(k, ['confirm', third, ...evaluation], {FAKE_DELTA: '0.5', FAKE_NOISE: '0.01'}).json.status).toBe('confirmed');
+    expect(cli(k, ['confirm', third, ...evaluation], {FAKE_DELTA: '0.5', FAKE_NOISE: '0.01'}).json.status).toBe(
+      'confirmed',
+    );
     expect(cli(k, ['release', 'name', 'v3', third]).status).toBe(0);
     thirdDigest = third;
-    for (const v of ['v2', 'v3']) for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) expect(cli(k, ['release', 'transition', v, '--to', to, '--scope', 'eu', '--rationale', `${v} ${to}`]).status).toBe(0);
+    for (const v of ['v2', 'v3'])
+      for (const to of ['SHADOW', 'CANARY', 'ACTIVE'])
+        expect(
+          cli(k, ['release', 'transition', v, '--to', to, '--scope', 'eu', '--rationale', `${v} ${to}`]).status,
+        ).toBe(0);
   });
 
 /** Keys for the signed scenarios: alice signs, bob approves. */
@@ -169,59 +252,117 @@ function keygen(name: string): string {
 const signers = () => {
   const file = path.join(root, 'allowed_signers');
   if (!fs.existsSync(file)) {
-    const pub = (n: string) => fs.readFileSync(`${keygen(n)}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
-    fs.writeFileSync(file, `alice@x namespaces="autoctx" ${pub('alice')}\nbob@x namespaces="autoctx,autoctx-approver" ${pub('bob')}\n`);
+    const pub = (n: string) =>
+      fs
+        .readFileSync(`${keygen(n)}.pub`, 'utf8')
+        .trim()
+        .split(' ')
+        .slice(0, 2)
+        .join(' ');
+    fs.writeFileSync(
+      file,
+      `alice@x namespaces="autoctx" ${pub('alice')}\nbob@x namespaces="autoctx,autoctx-approver" ${pub('bob')}\n`,
+    );
   }
   return file;
 };
 const signersNext = () => {
   const file = path.join(root, 'allowed_signers.next');
-  if (!fs.existsSync(file)) fs.writeFileSync(file, `${fs.readFileSync(signers(), 'utf8')}carol@x ${fs.readFileSync(`${keygen('bob')}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ')}\n`);
+  if (!fs.existsSync(file))
+    fs.writeFileSync(
+      file,
+      `${fs.readFileSync(signers(), 'utf8')}carol@x ${fs
+        .readFileSync(`${keygen('bob')}.pub`, 'utf8')
+        .trim()
+        .split(' ')
+        .slice(0, 2)
+        .join(' ')}\n`,
+    );
   return file;
 };
 /** The promoted tree, signing started by alice. */
 const signedPromoted = () =>
   template('signed-promoted', (k) => {
     fs.cpSync(promoted(), k, {recursive: true});
-    expect(cli(k, ['signing', 'start', '--from', signers(), '--signing-key', keygen('alice'), '--actor', 'alice@x']).status).toBe(0);
+    expect(
+      cli(k, ['signing', 'start', '--from', signers(), '--signing-key', keygen('alice'), '--actor', 'alice@x']).status,
+    ).toBe(0);
   });
 let signedKey = '';
 const signedEmergency = () =>
   template('signed-emergency', (k) => {
     fs.cpSync(signedPromoted(), k, {recursive: true});
-    signedKey = cli(k, ['rollback', '--emergency', '--rationale', 'stop', '--actor', 'alice@x', '--signing-key', keygen('alice')]).json.execution_key;
+    signedKey = cli(k, [
+      'rollback',
+      '--emergency',
+      '--rationale',
+      'stop',
+      '--actor',
+      'alice@x',
+      '--signing-key',
+      keygen('alice'),
+    ]).json.execution_key;
   });
 
 /** An evidence package of the baseline (its playbook as a components-layout system prompt). */
 const evidencePackage = (n = 9) => {
   const file = path.join(root, `evidence-package-${n}.json`);
-  const baseline = JSON.parse(fs.readFileSync(path.join(initialized(), 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
-  fs.writeFileSync(file, JSON.stringify({schema: 'autoctx.evidence-package.v1', scenario: 'demo', correlation_id: `crash-${n}`, bundle_digest: baseline, layout: 'autoctx-components-v1', system_prompt: 'Be helpful.\n', user_prompt: 'hello'}));
+  const baseline = JSON.parse(
+    fs.readFileSync(path.join(initialized(), 'demo/context_bundles/active.json'), 'utf8'),
+  ).bundle_digest;
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      schema: 'autoctx.evidence-package.v1',
+      scenario: 'demo',
+      correlation_id: `crash-${n}`,
+      bundle_digest: baseline,
+      layout: 'autoctx-components-v1',
+      system_prompt: 'Be helpful.\n',
+      user_prompt: 'hello',
+    }),
+  );
   return file;
 };
 /** Two sealed packages, not yet inspected. */
 const sealedEvidence = () =>
   template('sealed-evidence', (k) => {
     fs.cpSync(initialized(), k, {recursive: true});
-    for (let i = 0; i < 2; i++) expect(cli(k, ['evidence', 'seal', '--from', evidencePackage(i)]).json.status).toBe('sealed');
+    for (let i = 0; i < 2; i++)
+      expect(cli(k, ['evidence', 'seal', '--from', evidencePackage(i)]).json.status).toBe('sealed');
   });
 function evidenceFiles(k: string, sub: string): string[] {
   const dir = path.join(k, '.state/evidence');
-  return fs.existsSync(dir) ? (fs.readdirSync(dir, {recursive: true}) as string[]).filter((f) => f.includes(`${sub}/`) && f.endsWith('.json')).sort() : [];
+  return fs.existsSync(dir)
+    ? (fs.readdirSync(dir, {recursive: true}) as string[])
+        .filter((f) => f.includes(`${sub}/`) && f.endsWith('.json'))
+        .sort()
+    : [];
 }
-const inspections = (k: string) => evidenceFiles(k, 'inspections').map((f) => JSON.parse(fs.readFileSync(path.join(k, '.state/evidence', f), 'utf8')).verdict);
+const inspections = (k: string) =>
+  evidenceFiles(k, 'inspections').map(
+    (f) => JSON.parse(fs.readFileSync(path.join(k, '.state/evidence', f), 'utf8')).verdict,
+  );
 
 /** The signing history and the signatures (counted per folder: a re-run signs records of its own time). */
 function signingState(k: string): unknown {
   const dir = path.join(k, 'demo/context_bundles');
   const allowed = path.join(k, 'demo/allowed_signers');
-  // A signature written before its record, the record then cut short, is a leftover (ORPHAN_SIGNATURE) that repair removes.
-  const sigs = fs.existsSync(dir) ? (fs.readdirSync(dir, {recursive: true}) as string[]).filter((f) => f.endsWith('.sig') && fs.existsSync(path.join(dir, f.slice(0, -4)))).map((f) => path.dirname(f)).sort() : [];
+  // A signature written before its record, the record then cut short, is a leftover (ORPHAN_SIGNATURE) that repair
+  // removes.
+  const sigs = fs.existsSync(dir)
+    ? (fs.readdirSync(dir, {recursive: true}) as string[])
+        .filter((f) => f.endsWith('.sig') && fs.existsSync(path.join(dir, f.slice(0, -4))))
+        .map((f) => path.dirname(f))
+        .sort()
+    : [];
   const start = path.join(dir, 'signing/start.json');
   return {
     allowed: fs.existsSync(allowed) ? fs.readFileSync(allowed, 'utf8') : null,
     start: fs.existsSync(start) ? JSON.parse(fs.readFileSync(start, 'utf8')).unsigned.length : null,
-    changes: fs.existsSync(path.join(dir, 'signing/signers')) ? fs.readdirSync(path.join(dir, 'signing/signers')).filter((f) => f.endsWith('.json')).length : 0,
+    changes: fs.existsSync(path.join(dir, 'signing/signers'))
+      ? fs.readdirSync(path.join(dir, 'signing/signers')).filter((f) => f.endsWith('.json')).length
+      : 0,
     sigs,
   };
 }
@@ -231,11 +372,27 @@ function rollbackState(k: string): unknown {
   const dir = path.join(k, 'demo/context_bundles/rollbacks');
   if (!fs.existsSync(dir)) return null;
   const read = (f: string) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
-  const executions = fs.readdirSync(dir).filter((f) => /^RBX-.*\.json$/.test(f)).map((f) => {
-    const r = read(f);
-    return {status: r.status, scope: r.scope, emergency: r.emergency, from: r.from_digest, to: r.to_digest, actor: r.actor, conditions: r.conditions};
-  });
-  const approvals = fs.existsSync(path.join(dir, 'approvals')) ? fs.readdirSync(path.join(dir, 'approvals')).filter((f) => f.endsWith('.json')).map((f) => read(`approvals/${f}`).approved_by) : [];
+  const executions = fs
+    .readdirSync(dir)
+    .filter((f) => /^RBX-.*\.json$/.test(f))
+    .map((f) => {
+      const r = read(f);
+      return {
+        status: r.status,
+        scope: r.scope,
+        emergency: r.emergency,
+        from: r.from_digest,
+        to: r.to_digest,
+        actor: r.actor,
+        conditions: r.conditions,
+      };
+    });
+  const approvals = fs.existsSync(path.join(dir, 'approvals'))
+    ? fs
+        .readdirSync(path.join(dir, 'approvals'))
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => read(`approvals/${f}`).approved_by)
+    : [];
   return {executions, approvals, legacy: fs.readdirSync(dir).filter((f) => /^[0-9a-f]{32}\.json$/.test(f)).length};
 }
 
@@ -243,13 +400,32 @@ function rollbackState(k: string): unknown {
 const shadowed = () =>
   template('shadowed', (k) => {
     fs.cpSync(released(), k, {recursive: true});
-    expect(cli(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '100', '--shadow-daily-cap', '5', '--rationale', 'shadow']).status).toBe(0);
+    expect(
+      cli(k, [
+        'release',
+        'transition',
+        'v2',
+        '--to',
+        'SHADOW',
+        '--shadow-percent',
+        '100',
+        '--shadow-daily-cap',
+        '5',
+        '--rationale',
+        'shadow',
+      ]).status,
+    ).toBe(0);
   });
 
 /** The shadow counters: each day's count, read back through their schema by the next sample. */
 function shadowCounts(k: string): number[] {
   const dir = path.join(k, '.state/shadow');
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).count as number) : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).count as number)
+    : [];
 }
 
 /** Descriptors, registries and receipts, without the times and digests of times a re-run writes anew. */
@@ -262,8 +438,21 @@ function releaseState(k: string): unknown {
     .map((f) => {
       const doc = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
       if (f.startsWith('versions')) return [f, {...doc, created_at: null, digest: null}];
-      if (f.startsWith('registry')) return [f, {releases: doc.releases, runnable: doc.runnable, receipt: doc.receipt?.seq}];
-      return [f, {seq: doc.seq, version: doc.version, from: doc.from_state, to: doc.target_state, applied: doc.applied, blockers: doc.blockers.map((b: {code: string}) => b.code), promoted: doc.promotion_id !== null, releases: doc.registry?.releases ?? null}];
+      if (f.startsWith('registry'))
+        return [f, {releases: doc.releases, runnable: doc.runnable, receipt: doc.receipt?.seq}];
+      return [
+        f,
+        {
+          seq: doc.seq,
+          version: doc.version,
+          from: doc.from_state,
+          to: doc.target_state,
+          applied: doc.applied,
+          blockers: doc.blockers.map((b: {code: string}) => b.code),
+          promoted: doc.promotion_id !== null,
+          releases: doc.registry?.releases ?? null,
+        },
+      ];
     });
 }
 
@@ -275,13 +464,24 @@ function bootstrapState(k: string): unknown {
           .filter((f) => fs.statSync(path.join(dir, f)).isFile() && !f.endsWith('.gitignore') && !/\.tmp$/.test(f))
           .sort()
           .map((f) => {
-            const {written_at: _w, created_at: _c, updated_at: _u, previous_entry_sha256: _p, previous_document_digest: _d, ...rest} = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+            const {
+              written_at: _w,
+              created_at: _c,
+              updated_at: _u,
+              previous_entry_sha256: _p,
+              previous_document_digest: _d,
+              ...rest
+            } = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
             const curation = rest.curation ?? rest;
-            if (Array.isArray(curation.handoffs)) curation.handoffs = curation.handoffs.map((h: {id: string; revision: number}) => [h.id, h.revision]);
+            if (Array.isArray(curation.handoffs))
+              curation.handoffs = curation.handoffs.map((h: {id: string; revision: number}) => [h.id, h.revision]);
             return [f, rest];
           })
       : [];
-  return {curation: read(path.join(k, 'demo/context_bundles/bootstrap')), receipts: read(path.join(k, '.state/bootstrap'))};
+  return {
+    curation: read(path.join(k, 'demo/context_bundles/bootstrap')),
+    receipts: read(path.join(k, '.state/bootstrap')),
+  };
 }
 
 /** What a finished run leaves: the pointer and every candidate's lifecycle, comparison and evidence. */
@@ -289,12 +489,20 @@ function state(k: string): unknown {
   const dir = path.join(k, 'demo/context_bundles');
   if (!fs.existsSync(path.join(dir, 'active.json'))) return null;
   const active = JSON.parse(fs.readFileSync(path.join(dir, 'active.json'), 'utf8'));
-  const candidates = fs.existsSync(path.join(dir, 'candidates')) ? fs.readdirSync(path.join(dir, 'candidates')).sort() : [];
-  const mirror = (name: string) => (fs.existsSync(path.join(k, 'demo', name)) ? fs.readFileSync(path.join(k, 'demo', name), 'utf8') : null);
+  const candidates = fs.existsSync(path.join(dir, 'candidates'))
+    ? fs.readdirSync(path.join(dir, 'candidates')).sort()
+    : [];
+  const mirror = (name: string) =>
+    fs.existsSync(path.join(k, 'demo', name)) ? fs.readFileSync(path.join(k, 'demo', name), 'utf8') : null;
   // Harness validators' runtime files, and the plans a rebind kept, with their bytes.
   const files = (sub: string) => {
     const d = path.join(dir, sub);
-    return fs.existsSync(d) ? (fs.readdirSync(d, {recursive: true}) as string[]).filter((f) => fs.statSync(path.join(d, f)).isFile()).sort().map((f) => [f, fs.readFileSync(path.join(d, f), 'utf8')]) : [];
+    return fs.existsSync(d)
+      ? (fs.readdirSync(d, {recursive: true}) as string[])
+          .filter((f) => fs.statSync(path.join(d, f)).isFile())
+          .sort()
+          .map((f) => [f, fs.readFileSync(path.join(d, f), 'utf8')])
+      : [];
   };
   return {
     bootstrap: bootstrapState(k),
@@ -307,10 +515,25 @@ function state(k: string): unknown {
     mirrors: {playbook: mirror('playbook.md'), hints: mirror('hints.md')},
     candidates: candidates.map((d) => {
       const c = path.join(dir, 'candidates', d);
-      const record = fs.existsSync(path.join(c, 'record.json')) ? JSON.parse(fs.readFileSync(path.join(c, 'record.json'), 'utf8')) : null;
-      const evidence = fs.existsSync(path.join(c, 'matched_trials.json')) ? fs.readFileSync(path.join(c, 'matched_trials.json'), 'utf8') : null;
-      const plan = fs.existsSync(path.join(c, 'evaluator_plan.json')) ? JSON.parse(fs.readFileSync(path.join(c, 'evaluator_plan.json'), 'utf8')).plan_digest : null;
-      return {d, lifecycle: record?.lifecycle, comparison: record?.comparison, policy: record?.confirmation_policy_digest ?? null, evidence, plan, superseded: files(`candidates/${d}/superseded_plans`), negative: fs.existsSync(path.join(c, 'negative_result.json'))};
+      const record = fs.existsSync(path.join(c, 'record.json'))
+        ? JSON.parse(fs.readFileSync(path.join(c, 'record.json'), 'utf8'))
+        : null;
+      const evidence = fs.existsSync(path.join(c, 'matched_trials.json'))
+        ? fs.readFileSync(path.join(c, 'matched_trials.json'), 'utf8')
+        : null;
+      const plan = fs.existsSync(path.join(c, 'evaluator_plan.json'))
+        ? JSON.parse(fs.readFileSync(path.join(c, 'evaluator_plan.json'), 'utf8')).plan_digest
+        : null;
+      return {
+        d,
+        lifecycle: record?.lifecycle,
+        comparison: record?.comparison,
+        policy: record?.confirmation_policy_digest ?? null,
+        evidence,
+        plan,
+        superseded: files(`candidates/${d}/superseded_plans`),
+        negative: fs.existsSync(path.join(c, 'negative_result.json')),
+      };
     }),
   };
 }
@@ -337,44 +560,189 @@ const scenarios: Scenario[] = [
   {name: 'init', from: empty, args: () => ['init', '--scenario', 'demo', '--from', base]},
   {name: 'propose', from: initialized, args: () => ['propose', '--from', cand, '--run-id', 'crash']},
   {name: 'confirm (trial recording)', from: proposed, args: () => ['confirm', candidate, ...evaluation]},
-  {name: 'confirm with a campaign (reservations)', from: proposed, args: () => ['confirm', candidate, ...evaluation, '--campaign', 'crash-campaign']},
+  {
+    name: 'confirm with a campaign (reservations)',
+    from: proposed,
+    args: () => ['confirm', candidate, ...evaluation, '--campaign', 'crash-campaign'],
+  },
   {name: 'promote', from: confirmed, args: () => ['promote', candidate]},
-  {name: 'rollback', from: promoted, args: () => ['rollback', '--rationale', 'crash test', '--expect-active', candidate]},
+  {
+    name: 'rollback',
+    from: promoted,
+    args: () => ['rollback', '--rationale', 'crash test', '--expect-active', candidate],
+  },
   // The Python implementation's rollback pointer is kept in foreign_moves/ before autoctx moves on from it.
-  {name: 'rollback from the Python implementation\'s rollback (the foreign move kept, the record, the pointer)', from: pythonRolledBack, args: () => ['rollback', '--scenario', 'rolled', '--rationale', 'crash test', '--expect-active', 'b258b0aa65e748cd68adecaedf92828bc7195e8b894b77f31ab6c2b89603bd1c'], after: (k) => expect(foreignState(k)).toEqual(foreignState(crashClean!))},
-  {name: 'rollback --emergency', from: promoted, args: () => ['rollback', '--emergency', '--rationale', 'crash test', '--actor', 'alice', '--expect-active', candidate]},
-  {name: 'rollback --scope (the record, a rollback receipt, then the registry)', from: scopedTwo, args: () => ['rollback', '--scope', 'eu', '--rationale', 'crash test', '--expect-active', (scopedTwo(), thirdDigest)]},
+  {
+    name: "rollback from the Python implementation's rollback (the foreign move kept, the record, the pointer)",
+    from: pythonRolledBack,
+    args: () => [
+      'rollback',
+      '--scenario',
+      'rolled',
+      '--rationale',
+      'crash test',
+      '--expect-active',
+      'b258b0aa65e748cd68adecaedf92828bc7195e8b894b77f31ab6c2b89603bd1c',
+    ],
+    after: (k) => expect(foreignState(k)).toEqual(foreignState(crashClean!)),
+  },
+  {
+    name: 'rollback --emergency',
+    from: promoted,
+    args: () => [
+      'rollback',
+      '--emergency',
+      '--rationale',
+      'crash test',
+      '--actor',
+      'alice',
+      '--expect-active',
+      candidate,
+    ],
+  },
+  {
+    name: 'rollback --scope (the record, a rollback receipt, then the registry)',
+    from: scopedTwo,
+    args: () => [
+      'rollback',
+      '--scope',
+      'eu',
+      '--rationale',
+      'crash test',
+      '--expect-active',
+      (scopedTwo(), thirdDigest),
+    ],
+  },
   // An approval made durable before the kill is made once: the re-run is refused (ALREADY_APPROVED, exit 3).
-  {name: 'rollback approve', from: emergency, args: () => ['rollback', 'approve', executionKey, '--actor', 'bob'], rerun: [0, 3]},
-  {name: 'signing start (the signed start record, then allowed_signers)', from: promoted, args: () => ['signing', 'start', '--from', signers(), '--signing-key', keygen('alice'), '--actor', 'alice@x']},
-  {name: 'signing signers (a signed change, then allowed_signers)', from: signedPromoted, args: () => ['signing', 'signers', '--from', signersNext(), '--signing-key', keygen('alice'), '--actor', 'alice@x']},
-  {name: 'rollback, signed (the signature, the record, the pointer)', from: signedPromoted, args: () => ['rollback', '--rationale', 'crash test', '--actor', 'alice@x', '--signing-key', keygen('alice'), '--expect-active', candidate]},
-  {name: 'rollback approve, signed', from: signedEmergency, args: () => ['rollback', 'approve', signedKey, '--actor', 'bob@x', '--signing-key', keygen('bob')], rerun: [0, 3]},
-  {name: 'evidence seal (a package and the sampling counter in the state area)', from: initialized, args: () => ['evidence', 'seal', '--from', evidencePackage()], after: (k) => expect(evidenceFiles(k, 'packages')).toHaveLength(1)},
-  {name: 'inspect run (the inspections in the state area)', from: sealedEvidence, args: () => ['inspect', 'run'], after: (k) => expect(inspections(k)).toEqual(['PASS', 'PASS'])},
-  {name: 'evidence prune', from: sealedEvidence, args: () => ['evidence', 'prune', '--now', '2099-01-01T00:00:00Z'], after: (k) => expect(evidenceFiles(k, 'packages')).toEqual([])},
+  {
+    name: 'rollback approve',
+    from: emergency,
+    args: () => ['rollback', 'approve', executionKey, '--actor', 'bob'],
+    rerun: [0, 3],
+  },
+  {
+    name: 'signing start (the signed start record, then allowed_signers)',
+    from: promoted,
+    args: () => ['signing', 'start', '--from', signers(), '--signing-key', keygen('alice'), '--actor', 'alice@x'],
+  },
+  {
+    name: 'signing signers (a signed change, then allowed_signers)',
+    from: signedPromoted,
+    args: () => ['signing', 'signers', '--from', signersNext(), '--signing-key', keygen('alice'), '--actor', 'alice@x'],
+  },
+  {
+    name: 'rollback, signed (the signature, the record, the pointer)',
+    from: signedPromoted,
+    args: () => [
+      'rollback',
+      '--rationale',
+      'crash test',
+      '--actor',
+      'alice@x',
+      '--signing-key',
+      keygen('alice'),
+      '--expect-active',
+      candidate,
+    ],
+  },
+  {
+    name: 'rollback approve, signed',
+    from: signedEmergency,
+    args: () => ['rollback', 'approve', signedKey, '--actor', 'bob@x', '--signing-key', keygen('bob')],
+    rerun: [0, 3],
+  },
+  {
+    name: 'evidence seal (a package and the sampling counter in the state area)',
+    from: initialized,
+    args: () => ['evidence', 'seal', '--from', evidencePackage()],
+    after: (k) => expect(evidenceFiles(k, 'packages')).toHaveLength(1),
+  },
+  {
+    name: 'inspect run (the inspections in the state area)',
+    from: sealedEvidence,
+    args: () => ['inspect', 'run'],
+    after: (k) => expect(inspections(k)).toEqual(['PASS', 'PASS']),
+  },
+  {
+    name: 'evidence prune',
+    from: sealedEvidence,
+    args: () => ['evidence', 'prune', '--now', '2099-01-01T00:00:00Z'],
+    after: (k) => expect(evidenceFiles(k, 'packages')).toEqual([]),
+  },
   {name: 'epoch rollover', from: initialized, args: () => ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']},
-  {name: 'trials ingest', from: exported, args: () => ['trials', 'ingest', candidate, path.join(root, 'results.jsonl')]},
+  {
+    name: 'trials ingest',
+    from: exported,
+    args: () => ['trials', 'ingest', candidate, path.join(root, 'results.jsonl')],
+  },
   {name: 'reject', from: confirmed, args: () => ['reject', candidate, '--rationale', 'crash test']},
-  // A rejected bundle never serves: the canary is ended by its receipt (then the registry) before the negative result and the record.
-  {name: 'reject a CANARY\'s bundle (a receipt, the registry, the negative result, the record)', from: canaried, args: () => ['reject', candidate, '--rationale', 'crash test']},
-  {name: 'propose with a harness validator (its runtime file)', from: initialized, args: () => ['propose', '--from', candHarness, '--run-id', 'crash-harness']},
-  {name: 'confirm --rebind (the old plan kept, the new one bound)', from: typoBound, args: () => ['confirm', candidate, ...evaluation, '--rebind']},
-  {name: 'trials migrate (legacy evidence to schema 2)', from: legacy, args: () => ['trials', 'migrate', candidate, '--policy', POLICY_SMALL]},
+  // A rejected bundle never serves: the canary is ended by its receipt (then the registry) before the negative result
+  // and the record.
+  {
+    name: "reject a CANARY's bundle (a receipt, the registry, the negative result, the record)",
+    from: canaried,
+    args: () => ['reject', candidate, '--rationale', 'crash test'],
+  },
+  {
+    name: 'propose with a harness validator (its runtime file)',
+    from: initialized,
+    args: () => ['propose', '--from', candHarness, '--run-id', 'crash-harness'],
+  },
+  {
+    name: 'confirm --rebind (the old plan kept, the new one bound)',
+    from: typoBound,
+    args: () => ['confirm', candidate, ...evaluation, '--rebind'],
+  },
+  {
+    name: 'trials migrate (legacy evidence to schema 2)',
+    from: legacy,
+    args: () => ['trials', 'migrate', candidate, '--policy', POLICY_SMALL],
+  },
   {name: 'tag add', from: initialized, args: () => ['tag', 'add', (tagged(), playbookDigest)]},
   {name: 'tag rm', from: tagged, args: () => ['tag', 'rm', playbookDigest]},
   {name: 'reference add', from: initialized, args: () => ['reference', 'add', 'billing']},
   {name: 'grant add', from: initialized, args: () => ['grant', 'add', 'billing']},
-  {name: 'handoff write (a first revision)', from: initialized, args: () => ['handoff', 'write', '--id', 'notes', '--from', handoff2]},
-  {name: 'handoff write (the next revision)', from: tagged, args: () => ['handoff', 'write', '--id', 'notes', '--from', handoff2]},
+  {
+    name: 'handoff write (a first revision)',
+    from: initialized,
+    args: () => ['handoff', 'write', '--id', 'notes', '--from', handoff2],
+  },
+  {
+    name: 'handoff write (the next revision)',
+    from: tagged,
+    args: () => ['handoff', 'write', '--id', 'notes', '--from', handoff2],
+  },
   {name: 'bootstrap prepare (a receipt in the state area)', from: tagged, args: () => PREPARE},
-  {name: 'bootstrap claim', from: prepared, args: () => ['bootstrap', 'claim', receiptId, '--outcome', 'injected'], rerun: [0, 6]},
+  {
+    name: 'bootstrap claim',
+    from: prepared,
+    args: () => ['bootstrap', 'claim', receiptId, '--outcome', 'injected'],
+    rerun: [0, 6],
+  },
   {name: 'release name', from: confirmed, args: () => ['release', 'name', 'v2', candidate]},
-  {name: 'release transition (a receipt, then the registry)', from: released, args: () => ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '5', '--rationale', 'crash']},
-  {name: 'release transition to ACTIVE (the promotion, then the receipt)', from: canaried, args: () => ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'crash']},
-  {name: 'release runnable', from: released, args: () => ['release', 'runnable', 'v1', 'v2', '--default', 'v1', '--rationale', 'crash']},
-  // A sample consumed before the kill is counted: the re-run takes a second (the count is at least the uninterrupted one's, never corrupt).
-  {name: 'shadow sample --consume (a counter in the state area)', from: shadowed, args: () => ['shadow', 'sample', '--event', 'crash-event', '--consume'], after: (k) => expect([1, 2]).toContain(Math.max(...shadowCounts(k)))},
+  {
+    name: 'release transition (a receipt, then the registry)',
+    from: released,
+    args: () => ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '5', '--rationale', 'crash'],
+  },
+  {
+    name: 'release transition to ACTIVE (the promotion, then the receipt)',
+    from: canaried,
+    args: () => ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'crash'],
+  },
+  {
+    name: 'release runnable',
+    from: released,
+    args: () => ['release', 'runnable', 'v1', 'v2', '--default', 'v1', '--rationale', 'crash'],
+  },
+  // A sample consumed before the kill is counted: the re-run takes a second (the count is at least the uninterrupted
+  // one's, never corrupt).
+  {
+    name: 'shadow sample --consume (a counter in the state area)',
+    from: shadowed,
+    args: () => ['shadow', 'sample', '--event', 'crash-event', '--consume'],
+    after: (k) => expect([1, 2]).toContain(Math.max(...shadowCounts(k))),
+  },
 ];
 
 describe('crash injection: SIGKILL before and after every durable write', () => {
@@ -388,7 +756,11 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
     const trace = path.join(root, `trace-${s.name.replace(/\W+/g, '-')}`);
     const expected = cli(clean, s.args(), {AUTOCTX_FAULT_TRACE: trace});
     crashClean = clean;
-    const points = fs.readFileSync(trace, 'utf8').trim().split('\n').map((l) => l.split(' ')[0]!);
+    const points = fs
+      .readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[0]!);
     expect(points.length).toBeGreaterThan(1);
     for (const point of points) {
       const k = fresh();
@@ -399,7 +771,8 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
         const active = JSON.parse(fs.readFileSync(activeFile, 'utf8'));
         expect(fs.existsSync(path.join(k, 'demo/context_bundles/bundles', `${active.bundle_digest}.json`))).toBe(true);
       }
-      if (['demo', 'rolled'].some((scenario) => fs.existsSync(path.join(k, scenario, 'context_bundles')))) expect([point, verify({knowledge: k}).errors]).toEqual([point, []]);
+      if (['demo', 'rolled'].some((scenario) => fs.existsSync(path.join(k, scenario, 'context_bundles'))))
+        expect([point, verify({knowledge: k}).errors]).toEqual([point, []]);
       const again = cli(k, s.args());
       if (s.rerun) expect([point, s.rerun.includes(again.status!)]).toEqual([point, true]);
       else expect([point, again.status]).toEqual([point, expected.status]);
@@ -411,7 +784,14 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
       const after = verify({knowledge: k});
       const left = temps(k);
       const outsideState = left.filter((f) => !f.startsWith(`.state${path.sep}`));
-      expect([point, after.errors, after.warnings.filter((w) => w.code === 'LEFTOVER_TEMP').map((w) => w.file).sort()]).toEqual([point, [], [...outsideState].sort()]);
+      expect([
+        point,
+        after.errors,
+        after.warnings
+          .filter((w) => w.code === 'LEFTOVER_TEMP')
+          .map((w) => w.file)
+          .sort(),
+      ]).toEqual([point, [], [...outsideState].sort()]);
       if (left.length > 0) expect([point, cli(k, ['repair']).status]).toEqual([point, 0]);
       expect([point, temps(k)]).toEqual([point, []]);
       expect([point, verify({knowledge: k}).warnings.filter((w) => w.code === 'LEFTOVER_TEMP')]).toEqual([point, []]);

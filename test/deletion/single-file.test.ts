@@ -12,15 +12,34 @@ import {foreignMoveTree, kindsMissing, markerTree} from '../helpers/kind-trees.j
  * ("Safe to lose") lists the same patterns, and this test checks that it does.
  */
 const SAFE_TO_LOSE: Array<[RegExp, string]> = [
-  [/^\.gitignore$/, 'the root .gitignore: trees the Python implementation writes have none, and any writing command or repair writes it'],
-  [/^demo\/(playbook|hints)\.md$/, 'mirrors of the active bundle, for people and legacy readers: repair rewrites them from the manifest'],
-  [/^demo\/negative_result_ledgers\/context-bundle-[0-9a-f]{64}\.json$/, 'the discoverable copy of a negative result: a warning that repair restores from the candidate\'s own'],
-  [/^demo\/context_bundles\/runtime\/[0-9a-f]{64}\/harness\/[A-Za-z_][A-Za-z0-9_]*\.py$/, 'a harness validator\'s runtime file: it derives from the manifest, a warning that repair writes back'],
-  [/^demo\/context_bundles\/rollbacks\/approvals\/RBX-\d{14}-[0-9a-f]{8}\.json$/, 'an emergency rollback\'s approval: its loss makes the rollback read AWAITING_APPROVAL again (EXPIRED_UNAPPROVED once its window closed), which status and verify show: less approved, never more'],
+  [
+    /^\.gitignore$/,
+    'the root .gitignore: trees the Python implementation writes have none, and any writing command or repair writes it',
+  ],
+  [
+    /^demo\/(playbook|hints)\.md$/,
+    'mirrors of the active bundle, for people and legacy readers: repair rewrites them from the manifest',
+  ],
+  [
+    /^demo\/negative_result_ledgers\/context-bundle-[0-9a-f]{64}\.json$/,
+    "the discoverable copy of a negative result: a warning that repair restores from the candidate's own",
+  ],
+  [
+    /^demo\/context_bundles\/runtime\/[0-9a-f]{64}\/harness\/[A-Za-z_][A-Za-z0-9_]*\.py$/,
+    "a harness validator's runtime file: it derives from the manifest, a warning that repair writes back",
+  ],
+  [
+    /^demo\/context_bundles\/rollbacks\/approvals\/RBX-\d{14}-[0-9a-f]{8}\.json$/,
+    "an emergency rollback's approval: its loss makes the rollback read AWAITING_APPROVAL again (EXPIRED_UNAPPROVED once its window closed), which status and verify show: less approved, never more",
+  ],
 ];
 
-/** A refused rollback's record changed nothing else: a tree without it is one in which the refusal was never attempted (docs/guarantees.md says so). */
-const refusedRecord = (file: string) => /\/rollbacks\/RBX-[^/]+\.json$/.test(file) && JSON.parse(fs.readFileSync(file, 'utf8')).status === 'REFUSED';
+/**
+ * A refused rollback's record changed nothing else: a tree without it is one in which the refusal was never attempted
+ * (docs/guarantees.md says so).
+ */
+const refusedRecord = (file: string) =>
+  /\/rollbacks\/RBX-[^/]+\.json$/.test(file) && JSON.parse(fs.readFileSync(file, 'utf8')).status === 'REFUSED';
 
 /** Each tree built once, by the test that deletes its files or by the one that checks the kinds they hold. */
 const once = <T>(build: () => T): (() => T) => {
@@ -33,7 +52,10 @@ const fullTree = once(() => {
   dirs.push(t.dir);
   return t.knowledge;
 });
-/** A Python-written tree autoctx rolled back from (its foreign_moves/ record), then signed: a signers change, a signed rollback, the state chain. */
+/**
+ * A Python-written tree autoctx rolled back from (its foreign_moves/ record), then signed: a signers change, a signed
+ * rollback, the state chain.
+ */
 const foreignTree = once(() => {
   const t = foreignMoveTree();
   dirs.push(t.dir);
@@ -41,11 +63,14 @@ const foreignTree = once(() => {
 });
 
 function filesOf(root: string): string[] {
-  return (fs.readdirSync(root, {recursive: true, withFileTypes: true}) as fs.Dirent[])
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(root, path.join(e.parentPath, e.name)))
-    .filter((rel) => !rel.startsWith(`.state${path.sep}`)) // the per-machine state area: never committed, and the one folder verify skips
-    .sort();
+  return (
+    (fs.readdirSync(root, {recursive: true, withFileTypes: true}) as fs.Dirent[])
+      .filter((e) => e.isFile())
+      .map((e) => path.relative(root, path.join(e.parentPath, e.name)))
+      // the per-machine state area: never committed, and the one folder verify skips
+      .filter((rel) => !rel.startsWith(`.state${path.sep}`))
+      .sort()
+  );
 }
 
 /** The codes of a pointer history with a move missing from its record. */
@@ -56,7 +81,8 @@ const summary: string[] = [];
 afterAll(() => {
   dirs.forEach((d) => fs.rmSync(d, {recursive: true, force: true}));
   // What each deletion made verify report: the figures the closing notes quote.
-  if (summary.length > 0) process.stdout.write(`single-file deletion: ${summary.length} files\n${summary.map((l) => `  ${l}`).join('\n')}\n`);
+  if (summary.length > 0)
+    process.stdout.write(`single-file deletion: ${summary.length} files\n${summary.map((l) => `  ${l}`).join('\n')}\n`);
 });
 
 /**
@@ -70,26 +96,46 @@ function deleteEach(knowledge: string, strict: boolean, allowedSigners?: string)
     const copy = path.join(tempDir('autoctx-delete-'), 'knowledge');
     dirs.push(path.dirname(copy));
     fs.cpSync(knowledge, copy, {recursive: true});
-    // A promotion or rollover record lives under a random or derived id that nothing else names: its loss is named by the move it recorded.
-    // A rollback's execution record is named by the record histories of the two bundles it moved between, so its loss must name it.
-    const move = /\/(promotions|rollovers)\//.test(rel) ? JSON.parse(fs.readFileSync(path.join(copy, rel), 'utf8')) : null;
+    // A promotion or rollover record lives under a random or derived id that nothing else names: its loss is named by
+    // the move it recorded.
+    // A rollback's execution record is named by the record histories of the two bundles it moved between, so its loss
+    // must name it.
+    const move = /\/(promotions|rollovers)\//.test(rel)
+      ? JSON.parse(fs.readFileSync(path.join(copy, rel), 'utf8'))
+      : null;
     const movedTo: string | null = move && !strict ? (move.candidate_digest ?? move.to_digest) : null;
     fs.rmSync(path.join(copy, rel));
     const r = verify({knowledge: copy, allowedSigners});
     // The patterns name the scenario demo; a tree of another scenario's name is matched as if it were demo.
-    const safe = SAFE_TO_LOSE.find(([re]) => re.test(rel.replace(/^[^/]+\//, 'demo/'))) ?? (refusedRecord(path.join(knowledge, rel)) ? [/refused/, 'a refused rollback'] : undefined);
-    // A change of the signed state chain is named by its SHA-256, as the change after it (or the anchor's pin) names it.
+    const safe =
+      SAFE_TO_LOSE.find(([re]) => re.test(rel.replace(/^[^/]+\//, 'demo/'))) ??
+      (refusedRecord(path.join(knowledge, rel)) ? [/refused/, 'a refused rollback'] : undefined);
+    // A change of the signed state chain is named by its SHA-256, as the change after it (or the anchor's pin) names
+    // it.
     const change = /\/signing\/chain\/([0-9a-f]{64})\.json$/.exec(rel)?.[1];
-    const named = r.errors.some((e) => e.file === rel || e.message.includes(rel) || (change !== undefined && e.message.includes(change)) || (movedTo !== null && HISTORY_CODES.has(e.code) && e.message.includes(movedTo)));
+    const named = r.errors.some(
+      (e) =>
+        e.file === rel ||
+        e.message.includes(rel) ||
+        (change !== undefined && e.message.includes(change)) ||
+        (movedTo !== null && HISTORY_CODES.has(e.code) && e.message.includes(movedTo)),
+    );
     summary.push(`${rel}: ${r.errors.map((e) => e.code).join(',') || `(${r.warnings.map((w) => w.code).join(',')})`}`);
-    if (safe) outcome.push(`${rel}: ${r.errors.length === 0 ? 'safe' : `errors ${r.errors.map((e) => e.code).join(',')}`}`);
-    else outcome.push(`${rel}: ${named ? 'named' : `NOT NAMED (${r.errors.map((e) => `${e.code} ${e.file}`).join('; ') || 'no errors'})`}`);
+    if (safe)
+      outcome.push(`${rel}: ${r.errors.length === 0 ? 'safe' : `errors ${r.errors.map((e) => e.code).join(',')}`}`);
+    else
+      outcome.push(
+        `${rel}: ${named ? 'named' : `NOT NAMED (${r.errors.map((e) => `${e.code} ${e.file}`).join('; ') || 'no errors'})`}`,
+      );
   }
   expect(outcome.length).toBe(files.length);
   return outcome.filter((o) => !o.endsWith(': named') && !o.endsWith(': safe'));
 }
 
-/** v2 (one added component) made ACTIVE by release transitions, a stale candidate refused, then rolled back to v1 (test/helpers/kind-trees.ts). */
+/**
+ * v2 (one added component) made ACTIVE by release transitions, a stale candidate refused, then rolled back to v1
+ * (test/helpers/kind-trees.ts).
+ */
 const rolledBackTree = once(() => {
   const t = markerTree();
   dirs.push(t.dir);
@@ -101,13 +147,24 @@ describe('single-file deletion, exhaustively', () => {
     const k = fullTree();
     expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: []});
     const files = filesOf(k);
-    for (const want of [/^demo\/context_bundles\/promotions\//, /^demo\/context_bundles\/rollbacks\//, /^demo\/context_bundles\/rollovers\//, /negative_result\.json$/, /false-promotion\.json$/, /reservation-artifacts\//, /evidence_seal\.json$/, /evaluator_plan\.json$/, /\/runtime\/[0-9a-f]{64}\/harness\//, /\/superseded_plans\//]) {
+    for (const want of [
+      /^demo\/context_bundles\/promotions\//,
+      /^demo\/context_bundles\/rollbacks\//,
+      /^demo\/context_bundles\/rollovers\//,
+      /negative_result\.json$/,
+      /false-promotion\.json$/,
+      /reservation-artifacts\//,
+      /evidence_seal\.json$/,
+      /evaluator_plan\.json$/,
+      /\/runtime\/[0-9a-f]{64}\/harness\//,
+      /\/superseded_plans\//,
+    ]) {
       expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
     }
     expect(deleteEach(k, false)).toEqual([]);
   });
 
-  it('a tree whose newest move is autoctx\'s own rollback: deleting any one file, its execution record included, is an error naming that very file', () => {
+  it("a tree whose newest move is autoctx's own rollback: deleting any one file, its execution record included, is an error naming that very file", () => {
     const k = rolledBackTree();
     expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: [], notes: []});
     expect(filesOf(k).filter((f) => /\/rollbacks\/RBX-[^/]+\.json$/.test(f))).toHaveLength(1);
@@ -118,7 +175,12 @@ describe('single-file deletion, exhaustively', () => {
     const {knowledge, anchor} = foreignTree();
     expect(verify({knowledge, allowedSigners: anchor})).toMatchObject({status: 'ok', errors: [], warnings: []});
     const files = filesOf(knowledge);
-    for (const want of [/\/foreign_moves\/[0-9a-f]{32}\.json$/, /\/signing\/chain\/[0-9a-f]{64}\.json$/, /\/signing\/chain\/[0-9a-f]{64}\.json\.sig$/, /\/signing\/signers\/000001\.json$/]) {
+    for (const want of [
+      /\/foreign_moves\/[0-9a-f]{32}\.json$/,
+      /\/signing\/chain\/[0-9a-f]{64}\.json$/,
+      /\/signing\/chain\/[0-9a-f]{64}\.json\.sig$/,
+      /\/signing\/signers\/000001\.json$/,
+    ]) {
       expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
     }
     expect(deleteEach(knowledge, true, anchor)).toEqual([]);
@@ -133,6 +195,7 @@ describe('single-file deletion, exhaustively', () => {
     const doc = fs.readFileSync(path.join(PROJECT_ROOT, 'docs/guarantees.md'), 'utf8');
     const section = doc.slice(doc.indexOf('### Safe to lose'));
     expect(section.length).toBeGreaterThan(20);
-    for (const [re] of SAFE_TO_LOSE) expect([String(re), section.includes(`\`${re.source}\``)]).toEqual([String(re), true]);
+    for (const [re] of SAFE_TO_LOSE)
+      expect([String(re), section.includes(`\`${re.source}\``)]).toEqual([String(re), true]);
   });
 });

@@ -18,7 +18,10 @@ function underLimit(body: string): {code: string; message: string}[] {
     ${body}
     process.stdout.write(JSON.stringify(out));
   `;
-  const r = spawnSync('bash', ['-c', `ulimit -n 64; exec "${process.execPath}" --input-type=module -e "$0"`, script], {encoding: 'utf8', timeout: 30_000});
+  const r = spawnSync('bash', ['-c', `ulimit -n 64; exec "${process.execPath}" --input-type=module -e "$0"`, script], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -28,7 +31,13 @@ describe('too many open files', () => {
     const out = underLimit(`
       try { await runCommand('true', '', 5000); out.push({code: 'none', message: ''}); } catch (e) { out.push({code: e.code, message: e.message, exit: e.exitCode}); }
     `);
-    expect(out).toEqual([expect.objectContaining({code: 'TOO_MANY_OPEN_FILES', exit: 9, message: expect.stringContaining('could not start the evaluator')})]);
+    expect(out).toEqual([
+      expect.objectContaining({
+        code: 'TOO_MANY_OPEN_FILES',
+        exit: 9,
+        message: expect.stringContaining('could not start the evaluator'),
+      }),
+    ]);
   });
 
   it('a persistent evaluator that cannot be started fails its request the same way, and closes', () => {

@@ -18,7 +18,10 @@ const fill = path.join(mountPoint, 'fill');
 
 execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint]);
 const cli = (args) => {
-  const r = spawnSync(process.execPath, [bin, ...args, '--knowledge', knowledge, '--json'], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}});
+  const r = spawnSync(process.execPath, [bin, ...args, '--knowledge', knowledge, '--json'], {
+    encoding: 'utf8',
+    env: {...process.env, NO_COLOR: '1'},
+  });
   let json;
   try {
     json = JSON.parse(r.stdout);
@@ -48,7 +51,8 @@ const must = (r) => {
   return r;
 };
 must(cli(['init', '--scenario', 'demo', '--from', path.join(example, 'baseline')]));
-const worse = must(cli(['propose', '--from', path.join(example, 'candidate-worse'), '--run-id', 'w'])).json.bundle_digest;
+const worse = must(cli(['propose', '--from', path.join(example, 'candidate-worse'), '--run-id', 'w'])).json
+  .bundle_digest;
 
 // Full: fill the file system, then free 4 KiB at a time until the command goes through.
 const commands = [
@@ -66,7 +70,14 @@ for (const args of commands) {
   for (let step = 0; step < 200; step++) {
     const before = hash(knowledge);
     const r = cli(args);
-    out({mode: 'full', command: args.slice(0, 2).join(' '), step, status: r.status, json: r.json, changed: hash(knowledge) !== before});
+    out({
+      mode: 'full',
+      command: args.slice(0, 2).join(' '),
+      step,
+      status: r.status,
+      json: r.json,
+      changed: hash(knowledge) !== before,
+    });
     if (r.status !== 9) break;
     fs.truncateSync(fill, Math.max(0, fs.statSync(fill).size - 4096));
   }
@@ -86,7 +97,13 @@ const readOnly = [
 for (const args of readOnly) {
   const before = hash(knowledge);
   const r = cli(args);
-  out({mode: 'read-only', command: args.slice(0, 2).join(' '), status: r.status, json: r.json, changed: hash(knowledge) !== before});
+  out({
+    mode: 'read-only',
+    command: args.slice(0, 2).join(' '),
+    status: r.status,
+    json: r.json,
+    changed: hash(knowledge) !== before,
+  });
 }
 const v = cli(['verify']);
 out({mode: 'read-only', command: 'verify', status: v.status, json: v.json, changed: false});

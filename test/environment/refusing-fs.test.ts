@@ -10,7 +10,10 @@ interface Run {
   step?: number;
   status: number;
   changed: boolean;
-  json: {status: string; error?: {code: string; exit_code: number; message: string; data?: {file?: string; errno?: string}}};
+  json: {
+    status: string;
+    error?: {code: string; exit_code: number; message: string; data?: {file?: string; errno?: string}};
+  };
 }
 
 /**
@@ -20,9 +23,25 @@ interface Run {
  */
 function runDriver(): Run[] {
   const mountPoint = tempDir('autoctx-mnt-');
-  const r = spawnSync('unshare', ['--user', '--map-root-user', '--mount', process.execPath, path.join(PROJECT_ROOT, 'test/environment/refusing-fs.js'), PROJECT_ROOT, mountPoint], {encoding: 'utf8', timeout: 240_000});
-  if (r.status !== 0) throw new Error(`the mount-namespace driver failed (exit ${r.status}): ${r.error?.message ?? ''}${r.stderr}`);
-  return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Run);
+  const r = spawnSync(
+    'unshare',
+    [
+      '--user',
+      '--map-root-user',
+      '--mount',
+      process.execPath,
+      path.join(PROJECT_ROOT, 'test/environment/refusing-fs.js'),
+      PROJECT_ROOT,
+      mountPoint,
+    ],
+    {encoding: 'utf8', timeout: 240_000},
+  );
+  if (r.status !== 0)
+    throw new Error(`the mount-namespace driver failed (exit ${r.status}): ${r.error?.message ?? ''}${r.stderr}`);
+  return r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Run);
 }
 
 describe('the environment refuses: exit 9, the path named, nothing changed', () => {
@@ -35,7 +54,13 @@ describe('the environment refuses: exit 9, the path named, nothing changed', () 
       expect([command, refused.length]).toEqual([command, expect.any(Number)]);
       expect([command, refused.length > 0]).toEqual([command, true]);
       for (const r of refused) {
-        expect([command, r.step, r.json.error?.code, r.json.error?.exit_code, r.changed]).toEqual([command, r.step, 'NO_SPACE', 9, false]);
+        expect([command, r.step, r.json.error?.code, r.json.error?.exit_code, r.changed]).toEqual([
+          command,
+          r.step,
+          'NO_SPACE',
+          9,
+          false,
+        ]);
         expect(r.json.error?.data?.file).toEqual(expect.any(String));
         expect(r.json.error?.message).toContain(r.json.error!.data!.file!);
       }
@@ -48,7 +73,14 @@ describe('the environment refuses: exit 9, the path named, nothing changed', () 
 
   it('on a read-only file system every writing command is exit 9 naming the path, nothing changes, and verify still reads the tree', () => {
     const mine = runs.filter((r) => r.mode === 'read-only' && r.command !== 'verify');
-    expect(mine.map((r) => r.command)).toEqual(['propose --from', expect.stringMatching(/^reject /), 'rollback --rationale', 'epoch rollover', 'repair', 'init --scenario']);
+    expect(mine.map((r) => r.command)).toEqual([
+      'propose --from',
+      expect.stringMatching(/^reject /),
+      'rollback --rationale',
+      'epoch rollover',
+      'repair',
+      'init --scenario',
+    ]);
     for (const r of mine) {
       expect([r.command, r.status, r.json.error?.code, r.changed]).toEqual([r.command, 9, 'READ_ONLY_FS', false]);
       expect(r.json.error?.message).toContain(r.json.error!.data!.file!);

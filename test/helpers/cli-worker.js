@@ -12,8 +12,10 @@ const out = {stdout: '', stderr: ''};
 const realStdout = process.stdout.write.bind(process.stdout);
 const realStderr = process.stderr.write.bind(process.stderr);
 let capturing = false;
-process.stdout.write = (chunk, ...rest) => (capturing ? ((out.stdout += String(chunk)), true) : realStdout(chunk, ...rest));
-process.stderr.write = (chunk, ...rest) => (capturing ? ((out.stderr += String(chunk)), true) : realStderr(chunk, ...rest));
+process.stdout.write = (chunk, ...rest) =>
+  capturing ? ((out.stdout += String(chunk)), true) : realStdout(chunk, ...rest);
+process.stderr.write = (chunk, ...rest) =>
+  capturing ? ((out.stderr += String(chunk)), true) : realStderr(chunk, ...rest);
 
 parentPort.on('message', async ({args, env, port, flag}) => {
   const saved = {...process.env};

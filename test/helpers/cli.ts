@@ -51,15 +51,28 @@ let worker: Worker | undefined;
  */
 export function runCli(args: string[], options: CliOptions = {}): CliResult {
   const env = cliEnv(options.env);
-  if ((options.input !== undefined && options.input !== '') || options.cwd !== undefined || env.AUTOCTX_FAULT || env.AUTOCTX_FAULT_TRACE || env.AUTOCTX_PAUSE || process.env.AUTOCTX_TEST_SPAWN === '1') return runCliProcess(args, options);
+  if (
+    (options.input !== undefined && options.input !== '') ||
+    options.cwd !== undefined ||
+    env.AUTOCTX_FAULT ||
+    env.AUTOCTX_FAULT_TRACE ||
+    env.AUTOCTX_PAUSE ||
+    process.env.AUTOCTX_TEST_SPAWN === '1'
+  )
+    return runCliProcess(args, options);
   if (!worker) {
-    worker = new Worker(new URL('./cli-worker.js', import.meta.url), {workerData: {manifest: path.join(PROJECT_ROOT, 'package.json')}, stdout: false, stderr: false});
+    worker = new Worker(new URL('./cli-worker.js', import.meta.url), {
+      workerData: {manifest: path.join(PROJECT_ROOT, 'package.json')},
+      stdout: false,
+      stderr: false,
+    });
     worker.unref();
   }
   const {port1, port2} = new MessageChannel();
   const flag = new Int32Array(new SharedArrayBuffer(4));
   worker.postMessage({args, env: {...env, CI: '1'}, port: port2, flag}, [port2]);
-  if (Atomics.wait(flag, 0, 0, 300_000) === 'timed-out') throw new Error(`autoctx ${args.join(' ')}: no answer from the in-process CLI within 300 s`);
+  if (Atomics.wait(flag, 0, 0, 300_000) === 'timed-out')
+    throw new Error(`autoctx ${args.join(' ')}: no answer from the in-process CLI within 300 s`);
   const answer = receiveMessageOnPort(port1)?.message as {status: number; stdout: string; stderr: string} | undefined;
   port1.close();
   if (!answer) throw new Error(`autoctx ${args.join(' ')}: the in-process CLI gave no answer`);

@@ -21,7 +21,12 @@ export const CASE_BUDGET_MS = 4500;
  * knowledge tree, a project folder, and a per-user configuration that enables
  * the hook for that project (or the `config` text given), under `dir`.
  */
-export function hookCase(dir: string, template: string, settings: Record<string, unknown> = {}, config?: string): HookCase {
+export function hookCase(
+  dir: string,
+  template: string,
+  settings: Record<string, unknown> = {},
+  config?: string,
+): HookCase {
   const root = path.join(dir, `case-${Math.random().toString(16).slice(2)}`);
   const knowledge = path.join(root, 'knowledge');
   const project = path.join(root, 'project');
@@ -29,6 +34,15 @@ export function hookCase(dir: string, template: string, settings: Record<string,
   fs.cpSync(template, knowledge, {recursive: true});
   const cfg = path.join(root, 'config');
   fs.mkdirSync(path.join(cfg, 'autoctx'), {recursive: true});
-  fs.writeFileSync(path.join(cfg, 'autoctx/config.json'), config ?? JSON.stringify({schema_version: 1, hooks: {projects: {[project]: {knowledge, scenario: 'demo', enabled: true, budget_ms: CASE_BUDGET_MS, ...settings}}}}));
+  fs.writeFileSync(
+    path.join(cfg, 'autoctx/config.json'),
+    config ??
+      JSON.stringify({
+        schema_version: 1,
+        hooks: {
+          projects: {[project]: {knowledge, scenario: 'demo', enabled: true, budget_ms: CASE_BUDGET_MS, ...settings}},
+        },
+      }),
+  );
   return {knowledge, project, env: {XDG_CONFIG_HOME: cfg, HOME: root, PATH: process.env.PATH}};
 }

@@ -3,7 +3,11 @@ import path from 'node:path';
 
 /** Every .ts file under dir (the generated declarations included), depth first. */
 export function sources(dir: string): string[] {
-  return fs.readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  return fs
+    .readdirSync(dir, {withFileTypes: true})
+    .flatMap((e) =>
+      e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+    );
 }
 
 /** Every module a file imports (static and dynamic imports, type imports, re-exports), as written. */
@@ -21,6 +25,7 @@ export function importsOf(text: string): string[] {
  */
 export function resolveImport(from: string, spec: string, known: ReadonlySet<string>): string | null {
   const base = path.resolve(path.dirname(from), spec).replace(/\.js$/, '');
-  for (const candidate of [`${base}.ts`, `${base}.d.ts`, path.join(base, 'index.ts')]) if (known.has(candidate)) return candidate;
+  for (const candidate of [`${base}.ts`, `${base}.d.ts`, path.join(base, 'index.ts')])
+    if (known.has(candidate)) return candidate;
   return null;
 }

@@ -17,20 +17,31 @@ import {tempDir} from './tree.js';
 export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   active: /\/context_bundles\/active\.json$/,
   manifest: /\/context_bundles\/bundles\/[0-9a-f]{64}\.json$/,
-  'record-v1': {outside: 'schema-1 candidate records exist only in trees an older Python store wrote; verify reads them as records (test/cli/upstream-rich.test.ts), and no autoctx command or Python rollback leaves one in a tree these suites build'},
+  'record-v1': {
+    outside:
+      'schema-1 candidate records exist only in trees an older Python store wrote; verify reads them as records (test/cli/upstream-rich.test.ts), and no autoctx command or Python rollback leaves one in a tree these suites build',
+  },
   'record-v2': /\/candidates\/[0-9a-f]{64}\/record\.json$/,
   'manifest-diff': /\/candidates\/[0-9a-f]{64}\/manifest_diff\.json$/,
   'matched-trials': /\/candidates\/[0-9a-f]{64}\/matched_trials\.json$/,
-  'matched-trials-legacy': {outside: 'legacy (schema-1) evidence, which verify only warns of (LEGACY_EVIDENCE) until trials migrate; test/cli/upstream-rich.test.ts covers it'},
+  'matched-trials-legacy': {
+    outside:
+      'legacy (schema-1) evidence, which verify only warns of (LEGACY_EVIDENCE) until trials migrate; test/cli/upstream-rich.test.ts covers it',
+  },
   'evidence-seal': /\/candidates\/[0-9a-f]{64}\/evidence_seal\.json$/,
   promotion: /\/context_bundles\/promotions\/[0-9a-f]{32}\.json$/,
-  rollback: {outside: 'the Python implementation\'s own rollback record (rollbacks/<32 hex>.json); autoctx writes execution records (rollback-execution) instead'},
+  rollback: {
+    outside:
+      "the Python implementation's own rollback record (rollbacks/<32 hex>.json); autoctx writes execution records (rollback-execution) instead",
+  },
   'rollback-execution': /\/rollbacks\/RBX-\d{14}-[0-9a-f]{8}\.json$/,
   'rollback-approval': /\/rollbacks\/approvals\/RBX-\d{14}-[0-9a-f]{8}\.json$/,
   'signing-start': /\/signing\/start\.json$/,
   'signers-change': /\/signing\/signers\/\d{6}\.json$/,
   'state-change': /\/signing\/chain\/[0-9a-f]{64}\.json$/,
-  'evidence-package': {outside: 'the per-machine state area (.state/evidence), which is never committed and which verify skips'},
+  'evidence-package': {
+    outside: 'the per-machine state area (.state/evidence), which is never committed and which verify skips',
+  },
   'evidence-record': {outside: 'the per-machine state area (.state/evidence)'},
   'evidence-inspection': {outside: 'the per-machine state area (.state/evidence)'},
   'evidence-sampling': {outside: 'the per-machine state area (.state/evidence)'},
@@ -46,7 +57,7 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   'release-receipt': /\/releases\/receipts\/[^/]+\/\d{6}\.json$/,
   'shadow-counter': {outside: 'the per-machine state area (.state/shadow)'},
   'bootstrap-receipt': {outside: 'the per-machine state area (.state/bootstrap)'},
-  'host-state': {outside: 'the user\'s configuration folder, outside any knowledge tree'},
+  'host-state': {outside: "the user's configuration folder, outside any knowledge tree"},
   housekeeping: {outside: 'the per-machine state area (.state/housekeeping.json)'},
   'negative-result': /\/candidates\/[0-9a-f]{64}\/negative_result\.json$/,
   'evaluator-plan': /\/candidates\/[0-9a-f]{64}\/evaluator_plan\.json$/,
@@ -54,12 +65,17 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   'reservation-artifact': /\/promotion-risk\/[^/]+\/reservation-artifacts\/[0-9a-f]{64}\.json$/,
   'stale-terminalization': /\/candidates\/[0-9a-f]{64}\/stale_terminalization\.json$/,
   'causal-attribution': /\/candidates\/[0-9a-f]{64}\/causal_attribution\.json$/,
-  'trial-result': {outside: 'a line of an evaluation engine\'s results file (trials ingest reads it); never stored as a document'},
+  'trial-result': {
+    outside: "a line of an evaluation engine's results file (trials ingest reads it); never stored as a document",
+  },
   'work-unit': {outside: 'a line plan export writes for an evaluation engine, outside the tree'},
   'evaluation-request': {outside: 'a message to an evaluator process, never stored'},
   'evaluation-answer': {outside: 'a message from an evaluator process, never stored'},
-  'team-config': {outside: 'knowledge/autoctx.config.json holds a team\'s evaluation defaults, read only by the commands that evaluate; it records no state verify vouches for'},
-  'user-config': {outside: 'the user\'s configuration folder, outside any knowledge tree'},
+  'team-config': {
+    outside:
+      "knowledge/autoctx.config.json holds a team's evaluation defaults, read only by the commands that evaluate; it records no state verify vouches for",
+  },
+  'user-config': {outside: "the user's configuration folder, outside any knowledge tree"},
 };
 
 /** Files that are not JSON documents, kept by their own kind modules. */
@@ -81,7 +97,10 @@ export function documentSchemas(): string[] {
     .sort();
 }
 
-/** The kinds (documents with a pattern, and file kinds) of which none of `files` (relative to a knowledge root, `/`-separated) is one. */
+/**
+ * The kinds (documents with a pattern, and file kinds) of which none of `files` (relative to a knowledge root,
+ * `/`-separated) is one.
+ */
 /** The kind a file (relative to a knowledge root) is, by the patterns above; null for none. */
 export function kindOf(file: string): string | null {
   const f = file.split(path.sep).join('/');
@@ -91,7 +110,10 @@ export function kindOf(file: string): string | null {
 
 export function kindsMissing(files: string[]): string[] {
   const slashed = files.map((f) => f.split(path.sep).join('/'));
-  const patterns: Array<[string, RegExp]> = [...Object.entries(DOCUMENT_KINDS).flatMap(([k, v]) => (v instanceof RegExp ? [[k, v] as [string, RegExp]] : [])), ...Object.entries(FILE_KINDS)];
+  const patterns: Array<[string, RegExp]> = [
+    ...Object.entries(DOCUMENT_KINDS).flatMap(([k, v]) => (v instanceof RegExp ? [[k, v] as [string, RegExp]] : [])),
+    ...Object.entries(FILE_KINDS),
+  ];
   return patterns.filter(([, re]) => !slashed.some((f) => re.test(f))).map(([k]) => k);
 }
 
@@ -113,7 +135,8 @@ export function copyRolledScenario(knowledge: string): void {
   fs.mkdirSync(knowledge, {recursive: true});
   fs.cpSync(path.join(RICH_KNOWLEDGE, 'rolled'), path.join(knowledge, 'rolled'), {recursive: true});
   fs.chmodSync(knowledge, 0o755);
-  for (const e of fs.readdirSync(knowledge, {recursive: true}) as string[]) fs.chmodSync(path.join(knowledge, e), fs.statSync(path.join(knowledge, e)).isDirectory() ? 0o755 : 0o644);
+  for (const e of fs.readdirSync(knowledge, {recursive: true}) as string[])
+    fs.chmodSync(path.join(knowledge, e), fs.statSync(path.join(knowledge, e)).isDirectory() ? 0o755 : 0o644);
 }
 
 /**
@@ -132,7 +155,16 @@ export function foreignMoveTree(): {dir: string; knowledge: string; anchor: stri
   mustIn(knowledge, ['rollback', ...at, '--rationale', 'the short answers were better']);
   mustIn(knowledge, ['signing', 'start', ...at, '--from', signers, '--signing-key', key, '--actor', 'alice@x']);
   mustIn(knowledge, ['signing', 'signers', ...at, '--from', next, '--signing-key', key, '--actor', 'alice@x']);
-  mustIn(knowledge, ['rollback', ...at, '--rationale', 'no, the long ones', '--actor', 'alice@x', '--signing-key', key]);
+  mustIn(knowledge, [
+    'rollback',
+    ...at,
+    '--rationale',
+    'no, the long ones',
+    '--actor',
+    'alice@x',
+    '--signing-key',
+    key,
+  ]);
   const head = cliIn(knowledge, ['verify', '--allowed-signers', next]).json.chain_heads.rolled as string;
   fs.appendFileSync(next, `# autoctx-chain rolled ${head}\n`);
   return {dir, knowledge, anchor: next};
@@ -148,12 +180,20 @@ export function foreignMoveTree(): {dir: string; knowledge: string; anchor: stri
 export function markerTree(): Tree {
   const t = makeTree();
   // v2 adds one component to v1, so its promotion writes a causal attribution.
-  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful.\n', 'routing_config/roles.json': '{"model_competitor": "small"}', 'hints/hints.md': 'Quota warnings come from the account page.\n'});
-  const stale = t.propose('stale', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  const a = t.propose('better', {
+    'playbook/playbook.md': 'Be helpful.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+    'hints/hints.md': 'Quota warnings come from the account page.\n',
+  });
+  const stale = t.propose('stale', {
+    'playbook/playbook.md': 'Be helpful and precise.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+  });
   for (const d of [a, stale]) mustIn(t.knowledge, ['confirm', d, ...evalArgs()], 0, fakeEnv(t.dir));
   mustIn(t.knowledge, ['release', 'name', 'v1', t.baseline]);
   mustIn(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1']);
-  for (const to of ['SHADOW', 'CANARY', 'ACTIVE']) mustIn(t.knowledge, ['release', 'transition', 'v2', '--to', to, '--rationale', `v2 ${to}`]);
+  for (const to of ['SHADOW', 'CANARY', 'ACTIVE'])
+    mustIn(t.knowledge, ['release', 'transition', 'v2', '--to', to, '--rationale', `v2 ${to}`]);
   // A candidate confirmed against v1, promoted once v2 serves: its evidence is stale (a stale terminalization).
   mustIn(t.knowledge, ['promote', stale], 6);
   mustIn(t.knowledge, ['rollback', '--to', 'v1', '--rationale', 'quality dropped']);

@@ -13,7 +13,11 @@ export interface Started {
 
 /** Start the CLI on a knowledge tree (in JSON) without waiting for it. */
 export function start(knowledge: string, args: string[], env: NodeJS.ProcessEnv = {}): Started {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...args, '--knowledge', knowledge, '--json'], {cwd: PROJECT_ROOT, env: {...process.env, NO_COLOR: '1', ...env}, stdio: ['ignore', 'pipe', 'pipe']});
+  const child = spawn(
+    process.execPath,
+    [path.join(PROJECT_ROOT, 'bin/run.js'), ...args, '--knowledge', knowledge, '--json'],
+    {cwd: PROJECT_ROOT, env: {...process.env, NO_COLOR: '1', ...env}, stdio: ['ignore', 'pipe', 'pipe']},
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -36,10 +40,16 @@ export function start(knowledge: string, args: string[], env: NodeJS.ProcessEnv 
  * Start the CLI stopped at a named pause point (AUTOCTX_PAUSE: the process stops itself there
  * until SIGCONT); resolves once it has stopped there. Its trace folder is a temporary folder.
  */
-export async function paused(knowledge: string, args: string[], point: string, env: NodeJS.ProcessEnv = {}): Promise<Started & {resume: () => void}> {
+export async function paused(
+  knowledge: string,
+  args: string[],
+  point: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Started & {resume: () => void}> {
   const trace = path.join(tempDir('autoctx-pause-'), 'trace');
   const s = start(knowledge, args, {...env, AUTOCTX_PAUSE: point, AUTOCTX_PAUSE_TRACE: trace});
-  const stopped = () => fs.existsSync(trace) && /^\S+ \S+ T /.test(fs.readFileSync(`/proc/${s.pid}/stat`, 'utf8').replace(/\(.*\)/s, 'x'));
+  const stopped = () =>
+    fs.existsSync(trace) && /^\S+ \S+ T /.test(fs.readFileSync(`/proc/${s.pid}/stat`, 'utf8').replace(/\(.*\)/s, 'x'));
   for (let i = 0; !stopped(); i++) {
     if (i > 600) throw new Error(`the process never reached ${point}`);
     await new Promise((r) => setTimeout(r, 50));

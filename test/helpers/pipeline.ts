@@ -16,12 +16,26 @@ export type WorkUnit = Omit<TrialResultLine, 'schema' | 'candidate' | 'incumbent
 
 /** The work units of a units.jsonl file. */
 export function readUnits(file: string): WorkUnit[] {
-  return fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as WorkUnit);
+  return fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as WorkUnit);
 }
 
 /** A trial result answering a unit (autoctx.trial-result.v1), with the arms given. */
 export function trialResult(u: WorkUnit, candidate: object, incumbent: object): Record<string, unknown> {
-  return {schema: TRIAL_RESULT_SCHEMA, plan_digest: u.plan_digest, pair_key: u.pair_key, lane: u.lane, fixture: u.fixture, fixture_digest: u.fixture_digest, seed: u.seed, candidate, incumbent};
+  return {
+    schema: TRIAL_RESULT_SCHEMA,
+    plan_digest: u.plan_digest,
+    pair_key: u.pair_key,
+    lane: u.lane,
+    fixture: u.fixture,
+    fixture_digest: u.fixture_digest,
+    seed: u.seed,
+    candidate,
+    incumbent,
+  };
 }
 
 export interface Tree {
@@ -39,7 +53,10 @@ export function makeTree(): Tree {
   const dir = tempDir('autoctx-pipeline-');
   const knowledge = path.join(dir, 'knowledge');
   const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli([...args, '--knowledge', knowledge, '--json'], {env});
-  const src = writeSource(path.join(dir, 'baseline'), {'playbook/playbook.md': 'Be helpful.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  const src = writeSource(path.join(dir, 'baseline'), {
+    'playbook/playbook.md': 'Be helpful.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+  });
   const init = cli(['init', '--scenario', 'demo', '--from', src]);
   if (init.status !== 0) throw new Error(init.stdout + init.stderr);
   return {
@@ -60,7 +77,17 @@ export function makeTree(): Tree {
 
 /** confirm/screen arguments with the fake evaluator. */
 export function evalArgs(extra: string[] = [], persistent = true): string[] {
-  return ['--evaluator', `node ${FAKE}`, ...(persistent ? ['--evaluator-mode', 'persistent'] : []), '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--quiet', ...extra];
+  return [
+    '--evaluator',
+    `node ${FAKE}`,
+    ...(persistent ? ['--evaluator-mode', 'persistent'] : []),
+    '--fixtures',
+    FIXTURES_12,
+    '--policy',
+    POLICY_SMALL,
+    '--quiet',
+    ...extra,
+  ];
 }
 
 export function fakeEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -96,17 +123,54 @@ export function historyTree(more = false): Tree {
     if (r.status !== exit) throw new Error(r.stdout + r.stderr);
   };
   // The promoted candidate has a harness validator, so the tree has a runtime file for the deletion and tamper suites.
-  const a = t.propose('better', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}', 'harness_validator/check_output.py': 'def validate(output):\n    return "error" not in output\n'});
-  const b = t.propose('worse', {'playbook/playbook.md': 'Be terse.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+  const a = t.propose('better', {
+    'playbook/playbook.md': 'Be helpful and precise.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+    'harness_validator/check_output.py': 'def validate(output):\n    return "error" not in output\n',
+  });
+  const b = t.propose('worse', {
+    'playbook/playbook.md': 'Be terse.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+  });
   must(t.cli(['confirm', a, ...evalArgs(['--campaign', 'nightly'])], fakeEnv(t.dir)));
   const fixturesB = path.join(PROJECT_ROOT, 'test/fixtures/fixtures-12b.jsonl');
-  must(t.cli(['confirm', b, ...evalArgs(['--campaign', 'nightly']).map((x) => (x === FIXTURES_12 ? fixturesB : x))], fakeEnv(t.dir, {FAKE_DELTA: '-0.2'})), 3);
+  must(
+    t.cli(
+      ['confirm', b, ...evalArgs(['--campaign', 'nightly']).map((x) => (x === FIXTURES_12 ? fixturesB : x))],
+      fakeEnv(t.dir, {FAKE_DELTA: '-0.2'}),
+    ),
+    3,
+  );
   must(t.cli(['promote', a]));
   must(t.cli(['rollback', '--rationale', 'rolled back after the on-call review']));
   // A candidate whose first evaluator was a typo, bound again with --rebind: the tree keeps a superseded plan.
-  const r = t.propose('retried', {'playbook/playbook.md': 'Be helpful, precise and brief.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
-  must(t.cli(['confirm', r, ...evalArgs([], false).map((x) => (x === `node ${FAKE}` ? `nod ${FAKE}` : x))], fakeEnv(t.dir)), 8);
-  must(t.cli(['plan', 'export', r, '--engine', 'remote-v1', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', path.join(t.dir, 'retried-units.jsonl'), '--rebind']));
+  const r = t.propose('retried', {
+    'playbook/playbook.md': 'Be helpful, precise and brief.\n',
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+  });
+  must(
+    t.cli(
+      ['confirm', r, ...evalArgs([], false).map((x) => (x === `node ${FAKE}` ? `nod ${FAKE}` : x))],
+      fakeEnv(t.dir),
+    ),
+    8,
+  );
+  must(
+    t.cli([
+      'plan',
+      'export',
+      r,
+      '--engine',
+      'remote-v1',
+      '--fixtures',
+      FIXTURES_12,
+      '--policy',
+      POLICY_SMALL,
+      '--out',
+      path.join(t.dir, 'retried-units.jsonl'),
+      '--rebind',
+    ]),
+  );
   if (more) {
     must(t.cli(['rollback', '--rationale', 'the review cleared it']));
     // The rollback service: an emergency rollback approved by a second principal, then undone.
@@ -126,15 +190,58 @@ export function historyTree(more = false): Tree {
       fs.writeFileSync(file, JSON.stringify({summary, owner: 'support-lead'}));
       must(t.cli(['handoff', 'write', '--id', 'release-notes', '--from', file]));
     }
-    // Releases: descriptors, a blocked and an applied transition in the global scope, a scope of its own with a runnable set.
+    // Releases: descriptors, a blocked and an applied transition in the global scope, a scope of its own with a
+    // runnable set.
     must(t.cli(['release', 'name', 'v1', active]));
-    must(t.cli(['release', 'name', 'v2', a, '--rollback-target', 'v1', '--golden-inputs', FIXTURES_12, '--vocabulary-version', 'dict-3', '--model-profile', 'fast']));
+    must(
+      t.cli([
+        'release',
+        'name',
+        'v2',
+        a,
+        '--rollback-target',
+        'v1',
+        '--golden-inputs',
+        FIXTURES_12,
+        '--vocabulary-version',
+        'dict-3',
+        '--model-profile',
+        'fast',
+      ]),
+    );
     must(t.cli(['release', 'transition', 'v1', '--to', 'DEPRECATED', '--rationale', 'nothing else serves']), 3);
     must(t.cli(['release', 'transition', 'v2', '--to', 'RETIRED', '--rationale', 'superseded by the rollover']));
     must(t.cli(['release', 'runnable', '--all', '--rationale', 'every release runs here']));
     must(t.cli(['release', 'name', 'v3', r]));
-    must(t.cli(['release', 'transition', 'v3', '--to', 'SHADOW', '--scope', 'EU', '--shadow-percent', '5', '--rationale', 'try it in eu']));
-    must(t.cli(['release', 'runnable', 'v1', 'v3', '--default', 'v1', '--scope', 'eu', '--rationale', 'what the eu build ships']));
+    must(
+      t.cli([
+        'release',
+        'transition',
+        'v3',
+        '--to',
+        'SHADOW',
+        '--scope',
+        'EU',
+        '--shadow-percent',
+        '5',
+        '--rationale',
+        'try it in eu',
+      ]),
+    );
+    must(
+      t.cli([
+        'release',
+        'runnable',
+        'v1',
+        'v3',
+        '--default',
+        'v1',
+        '--scope',
+        'eu',
+        '--rationale',
+        'what the eu build ships',
+      ]),
+    );
     // A refused rollback is recorded too: v2, the recorded target, is RETIRED.
     must(t.cli(['rollback', '--rationale', 'back to v2']), 3);
   }

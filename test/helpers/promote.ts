@@ -3,8 +3,14 @@ import {runCli} from './cli.js';
 import {evalArgs, fakeEnv} from './pipeline.js';
 import {writeSource} from './tree.js';
 
-/** Propose a bundle of these files in a scenario, confirm it with the fake evaluator and promote it; returns its digest. */
-export async function promoteForTest(knowledge: string, scenario: string, files: Record<string, string>): Promise<string> {
+/**
+ * Propose a bundle of these files in a scenario, confirm it with the fake evaluator and promote it; returns its digest.
+ */
+export async function promoteForTest(
+  knowledge: string,
+  scenario: string,
+  files: Record<string, string>,
+): Promise<string> {
   const dir = path.dirname(knowledge);
   const run = (args: string[], env?: NodeJS.ProcessEnv) => {
     const r = runCli([...args, '--knowledge', knowledge, '--scenario', scenario, '--json'], {env});

@@ -12,6 +12,7 @@ export const UPDATE_VARIABLE = 'AUTOCTX_UPDATE_SNAPSHOTS';
 export function expectSnapshotFile(file: string, actual: unknown): void {
   const text = `${JSON.stringify(actual, null, 2)}\n`;
   if (process.env[UPDATE_VARIABLE] === '1') fs.writeFileSync(file, text);
-  if (!fs.existsSync(file)) throw new Error(`${file} does not exist: run this test once with ${UPDATE_VARIABLE}=1 and commit the file`);
+  if (!fs.existsSync(file))
+    throw new Error(`${file} does not exist: run this test once with ${UPDATE_VARIABLE}=1 and commit the file`);
   expect(JSON.parse(text)).toEqual(JSON.parse(fs.readFileSync(file, 'utf8')));
 }

@@ -22,7 +22,10 @@ export function removeTempDirs(): void {
  * Hash of a whole tree: every file's path and bytes, every folder, every link
  * and its target. Equal hashes mean nothing was created, changed or removed.
  */
-/** A digest of every entry under root; `except` names files (relative paths) left out, for "nothing else changed" checks. */
+/**
+ * A digest of every entry under root; `except` names files (relative paths) left out, for "nothing else changed"
+ * checks.
+ */
 export function treeHash(root: string, except: (rel: string) => boolean = () => false): string {
   const h = createHash('sha256');
   const visit = (dir: string) => {
@@ -84,6 +87,8 @@ export function withoutRecordHistories(knowledge: string): void {
     if (scenario.startsWith('.') || !fs.existsSync(dir)) continue;
     fs.rmSync(path.join(dir, 'record_histories.json'), {force: true});
     const candidates = path.join(dir, 'candidates');
-    if (fs.existsSync(candidates)) for (const d of fs.readdirSync(candidates)) fs.rmSync(path.join(candidates, d, 'record_history'), {recursive: true, force: true});
+    if (fs.existsSync(candidates))
+      for (const d of fs.readdirSync(candidates))
+        fs.rmSync(path.join(candidates, d, 'record_history'), {recursive: true, force: true});
   }
 }

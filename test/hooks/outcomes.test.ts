@@ -10,7 +10,9 @@ function errno(code: string): NodeJS.ErrnoException {
 
 describe('the outcome a failed hook run reports on stderr', () => {
   it('names what the machine refused (a person can fix it), never "internal"', () => {
-    expect(['EACCES', 'EPERM', 'ENOSPC', 'EDQUOT', 'EROFS', 'EMFILE', 'ENFILE'].map((c) => [c, outcomeOfError(errno(c))])).toEqual([
+    expect(
+      ['EACCES', 'EPERM', 'ENOSPC', 'EDQUOT', 'EROFS', 'EMFILE', 'ENFILE'].map((c) => [c, outcomeOfError(errno(c))]),
+    ).toEqual([
       ['EACCES', 'permission_denied'],
       ['EPERM', 'permission_denied'],
       ['ENOSPC', 'no_space'],

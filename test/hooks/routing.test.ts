@@ -32,24 +32,65 @@ beforeAll(() => {
   dir = tempDir('autoctx-hook-routing-');
   template = path.join(dir, 'template');
   // Other components, so that recall's scores mean something (and are the same on both sides).
-  const roles = {'routing_config/roles.json': '{"model_competitor": "small"}', 'tool_guidance/search.md': 'Search the help centre before answering.\n', 'hints/printers.md': 'Printers are out of scope.\n'};
-  must(template, ['init', '--scenario', 'demo', '--from', writeSource(path.join(dir, 'base'), {'playbook/playbook.md': ACTIVE_PLAYBOOK, ...roles})]);
-  const canary = must(template, ['propose', '--from', writeSource(path.join(dir, 'cand'), {'playbook/playbook.md': CANARY_PLAYBOOK, ...roles})]).bundle_digest as string;
+  const roles = {
+    'routing_config/roles.json': '{"model_competitor": "small"}',
+    'tool_guidance/search.md': 'Search the help centre before answering.\n',
+    'hints/printers.md': 'Printers are out of scope.\n',
+  };
+  must(template, [
+    'init',
+    '--scenario',
+    'demo',
+    '--from',
+    writeSource(path.join(dir, 'base'), {'playbook/playbook.md': ACTIVE_PLAYBOOK, ...roles}),
+  ]);
+  const canary = must(template, [
+    'propose',
+    '--from',
+    writeSource(path.join(dir, 'cand'), {'playbook/playbook.md': CANARY_PLAYBOOK, ...roles}),
+  ]).bundle_digest as string;
   must(template, ['confirm', canary, ...evalArgs()], fakeEnv(dir));
-  const active = JSON.parse(fs.readFileSync(path.join(template, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest as string;
+  const active = JSON.parse(fs.readFileSync(path.join(template, 'demo/context_bundles/active.json'), 'utf8'))
+    .bundle_digest as string;
   // Both playbooks are tagged: the bundle that serves a session decides which of them it gets.
-  for (const b of [active, canary]) must(template, ['tag', 'add', must(template, ['bundle', 'show', b]).manifest.components.find((c: {kind: string}) => c.kind === 'playbook').digest]);
+  for (const b of [active, canary])
+    must(template, [
+      'tag',
+      'add',
+      must(template, ['bundle', 'show', b]).manifest.components.find((c: {kind: string}) => c.kind === 'playbook')
+        .digest,
+    ]);
   must(template, ['release', 'name', 'v1', active]);
   must(template, ['release', 'name', 'v2', canary]);
   must(template, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 's']);
-  must(template, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '50', '--rationale', 'half the sessions']);
+  must(template, [
+    'release',
+    'transition',
+    'v2',
+    '--to',
+    'CANARY',
+    '--canary-percent',
+    '50',
+    '--rationale',
+    'half the sessions',
+  ]);
 }, 120_000);
 
 const setup = (_host: string) => hookCase(dir, template);
 
-function hook(host: string, event: 'session-start' | 'user-prompt-submit', s: ReturnType<typeof setup>, fields: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): string | null {
+function hook(
+  host: string,
+  event: 'session-start' | 'user-prompt-submit',
+  s: ReturnType<typeof setup>,
+  fields: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = {},
+): string | null {
   const shape = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${host}.${event}.json`), 'utf8'));
-  const r = spawnSync(process.execPath, [HOOK, event, '--host', host], {input: JSON.stringify({...shape, cwd: s.project, ...fields}), encoding: 'utf8', env: {...s.env, ...env}});
+  const r = spawnSync(process.execPath, [HOOK, event, '--host', host], {
+    input: JSON.stringify({...shape, cwd: s.project, ...fields}),
+    encoding: 'utf8',
+    env: {...s.env, ...env},
+  });
   expect(r.status).toBe(0);
   if (r.stdout === '') {
     // Nothing delivered: keep the hook's one diagnostic line (its outcome and elapsed time) for a failure to name.
@@ -77,10 +118,16 @@ function sessionWhere(knowledge: string, inCanary: boolean, prefix: string): str
   throw new Error('no such session in 200 tries');
 }
 
-const hostState = (knowledge: string, host: string, session: string) => JSON.parse(fs.readFileSync(path.join(knowledge, '.state/hosts', host, `${createHash('sha256').update(session).digest('hex')}.json`), 'utf8'));
+const hostState = (knowledge: string, host: string, session: string) =>
+  JSON.parse(
+    fs.readFileSync(
+      path.join(knowledge, '.state/hosts', host, `${createHash('sha256').update(session).digest('hex')}.json`),
+      'utf8',
+    ),
+  );
 
 describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned per session', (host) => {
-  it('gives a canary session the canary\'s curated context and an ACTIVE session the active one, recorded with the receipt and the host state', () => {
+  it("gives a canary session the canary's curated context and an ACTIVE session the active one, recorded with the receipt and the host state", () => {
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'in');
     const outside = sessionWhere(s.knowledge, false, 'out');
@@ -90,27 +137,42 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     const active = delivered(host, 'session-start', s, {session_id: outside, source: 'startup'});
     expect(active).toContain(ACTIVE_PLAYBOOK.trim());
     expect(active).not.toContain(CANARY_PLAYBOOK.trim());
-    expect(hostState(s.knowledge, host, inside).routing).toMatchObject({version: 'v2', state: 'CANARY', reason: 'canary'});
+    expect(hostState(s.knowledge, host, inside).routing).toMatchObject({
+      version: 'v2',
+      state: 'CANARY',
+      reason: 'canary',
+    });
     expect(hostState(s.knowledge, host, outside).routing).toMatchObject({version: 'v1', state: 'ACTIVE'});
-    const receipts = fs.readdirSync(path.join(s.knowledge, '.state/bootstrap/receipts')).map((f) => JSON.parse(fs.readFileSync(path.join(s.knowledge, '.state/bootstrap/receipts', f), 'utf8')));
+    const receipts = fs
+      .readdirSync(path.join(s.knowledge, '.state/bootstrap/receipts'))
+      .map((f) => JSON.parse(fs.readFileSync(path.join(s.knowledge, '.state/bootstrap/receipts', f), 'utf8')));
     expect(receipts.map((r) => r.routing.version).sort()).toEqual(['v1', 'v2']);
   });
 
   it('keeps a session on its bundle when the canary is pulled mid-session; a new session is routed afresh', () => {
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'pin');
-    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
+      CANARY_PLAYBOOK.trim(),
+    );
     must(s.knowledge, ['release', 'transition', 'v2', '--to', 'DEPRECATED', '--rationale', 'pull the canary']);
     // The prompts, and a cleared context, of the same session: still the canary's bundle. (The first prompt
     // drops what the session start delivered whole, so the playbook comes back from the second.)
     const first = hook(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'the quota page'});
     expect(first ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
-    const second = delivered(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'check the sync icon, then the quota page'});
+    const second = delivered(host, 'user-prompt-submit', s, {
+      session_id: inside,
+      prompt: 'check the sync icon, then the quota page',
+    });
     expect(second).toContain(CANARY_PLAYBOOK.trim());
     expect(second).not.toContain(ACTIVE_PLAYBOOK.trim());
-    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'clear'})).toContain(CANARY_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'clear'})).toContain(
+      CANARY_PLAYBOOK.trim(),
+    );
     // The same id would be in the share, but there is no canary now: a new session gets ACTIVE.
-    expect(delivered(host, 'session-start', s, {session_id: `${inside}-new`, source: 'startup'})).toContain(ACTIVE_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: `${inside}-new`, source: 'startup'})).toContain(
+      ACTIVE_PLAYBOOK.trim(),
+    );
     expect(must(s.knowledge, ['route', '--session', inside]).state).toBe('ACTIVE');
   });
 
@@ -118,7 +180,9 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     const s = setup(host);
     must(s.knowledge, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
     const session = 'rolled-back-session';
-    expect(delivered(host, 'session-start', s, {session_id: session, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: session, source: 'startup'})).toContain(
+      CANARY_PLAYBOOK.trim(),
+    );
     must(s.knowledge, ['rollback', '--rationale', 'ordinary']);
     const pinned = hook(host, 'user-prompt-submit', s, {session_id: session, prompt: 'check the sync icon first'});
     expect(pinned ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
@@ -128,14 +192,23 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     const after = delivered(host, 'user-prompt-submit', s, {session_id: session, prompt: 'check the sync icon first'});
     expect(after).toContain(ACTIVE_PLAYBOOK.trim());
     expect(after).not.toContain(CANARY_PLAYBOOK.trim());
-    expect(delivered(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(ACTIVE_PLAYBOOK.trim());
+    expect(delivered(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(
+      ACTIVE_PLAYBOOK.trim(),
+    );
   });
 
-  it('moves a session off its pinned canary when the canary\'s bundle is rejected: a rejected bundle never serves', () => {
+  it("moves a session off its pinned canary when the canary's bundle is rejected: a rejected bundle never serves", () => {
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'rejected');
-    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
-    must(s.knowledge, ['reject', must(s.knowledge, ['release', 'show', 'v2']).descriptor.bundle_digest, '--rationale', 'it leaks']);
+    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
+      CANARY_PLAYBOOK.trim(),
+    );
+    must(s.knowledge, [
+      'reject',
+      must(s.knowledge, ['release', 'show', 'v2']).descriptor.bundle_digest,
+      '--rationale',
+      'it leaks',
+    ]);
     const after = delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
     expect(after).toContain(ACTIVE_PLAYBOOK.trim());
     expect(after).not.toContain(CANARY_PLAYBOOK.trim());
@@ -145,14 +218,35 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
   it('moves a session off its pinned canary when a promotion ends that canary as stale; a canary pulled by hand keeps its sessions', () => {
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'stale');
-    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(CANARY_PLAYBOOK.trim());
-    // Another candidate, confirmed against v1 as well, is promoted: v2's evidence (a comparison with v1) is stale, its canary ended.
-    const roles = {'routing_config/roles.json': '{"model_competitor": "small"}', 'tool_guidance/search.md': 'Search the help centre before answering.\n', 'hints/printers.md': 'Printers are out of scope.\n'};
-    const next = must(s.knowledge, ['propose', '--from', writeSource(path.join(path.dirname(s.knowledge), `next-${host}`), {'playbook/playbook.md': 'Check the sync icon, then restart.\n', ...roles})]).bundle_digest as string;
+    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
+      CANARY_PLAYBOOK.trim(),
+    );
+    // Another candidate, confirmed against v1 as well, is promoted: v2's evidence (a comparison with v1) is stale, its
+    // canary ended.
+    const roles = {
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+      'tool_guidance/search.md': 'Search the help centre before answering.\n',
+      'hints/printers.md': 'Printers are out of scope.\n',
+    };
+    const next = must(s.knowledge, [
+      'propose',
+      '--from',
+      writeSource(path.join(path.dirname(s.knowledge), `next-${host}`), {
+        'playbook/playbook.md': 'Check the sync icon, then restart.\n',
+        ...roles,
+      }),
+    ]).bundle_digest as string;
     must(s.knowledge, ['confirm', next, ...evalArgs()], fakeEnv(path.dirname(s.knowledge)));
-    must(s.knowledge, ['tag', 'add', must(s.knowledge, ['bundle', 'show', next]).manifest.components.find((c: {kind: string}) => c.kind === 'playbook').digest]);
+    must(s.knowledge, [
+      'tag',
+      'add',
+      must(s.knowledge, ['bundle', 'show', next]).manifest.components.find((c: {kind: string}) => c.kind === 'playbook')
+        .digest,
+    ]);
     must(s.knowledge, ['promote', next]);
-    expect(must(s.knowledge, ['release', 'show', 'v2']).states.find((x: {scope: string}) => x.scope === 'global').state).toBe('DEPRECATED');
+    expect(
+      must(s.knowledge, ['release', 'show', 'v2']).states.find((x: {scope: string}) => x.scope === 'global').state,
+    ).toBe('DEPRECATED');
     const after = delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
     expect(after).toContain('Check the sync icon, then restart.');
     expect(after).not.toContain(CANARY_PLAYBOOK.trim());
@@ -162,15 +256,33 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
   it('routes by the registry in force when the file lags its receipt (a transition cut short), and pins that choice', () => {
     const s = setup(host);
     must(s.knowledge, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back to shadow']);
-    const args = ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'everyone'];
+    const args = [
+      'release',
+      'transition',
+      'v2',
+      '--to',
+      'CANARY',
+      '--canary-percent',
+      '100',
+      '--rationale',
+      'everyone',
+    ];
     const probe = path.join(tempDir('autoctx-hook-probe-'), 'knowledge');
     fs.cpSync(s.knowledge, probe, {recursive: true});
     const trace = path.join(path.dirname(probe), 'trace');
     must(probe, args, {AUTOCTX_FAULT_TRACE: trace});
-    const point = fs.readFileSync(trace, 'utf8').trim().split('\n').map((l) => l.split(' ')).find(([p, file]) => p!.endsWith(':after') && /^\d{6}\.json$/.test(file!))![0]!;
+    const point = fs
+      .readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '))
+      .find(([p, file]) => p!.endsWith(':after') && /^\d{6}\.json$/.test(file!))![0]!;
     expect(runCli([...args, '--knowledge', s.knowledge, '--json'], {env: {AUTOCTX_FAULT: point}}).status).toBeNull();
     // The file still says SHADOW; the receipt, which every reader takes, says a 100% CANARY.
-    expect(JSON.parse(fs.readFileSync(path.join(s.knowledge, 'demo/context_bundles/releases/registry/global.json'), 'utf8')).releases.v2.state).toBe('SHADOW');
+    expect(
+      JSON.parse(fs.readFileSync(path.join(s.knowledge, 'demo/context_bundles/releases/registry/global.json'), 'utf8'))
+        .releases.v2.state,
+    ).toBe('SHADOW');
     const context = delivered(host, 'session-start', s, {session_id: 'behind', source: 'startup'});
     expect(context).toContain(CANARY_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, 'behind').routing).toMatchObject({version: 'v2', state: 'CANARY'});
@@ -179,11 +291,14 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
   it('routes by the user when $AUTOCTX_USER names one, before the session id', () => {
     const s = setup(host);
     const user = (() => {
-      for (let i = 0; i < 200; i++) if (must(s.knowledge, ['route', '--user', `u-${i}`]).state === 'CANARY') return `u-${i}`;
+      for (let i = 0; i < 200; i++)
+        if (must(s.knowledge, ['route', '--user', `u-${i}`]).state === 'CANARY') return `u-${i}`;
       throw new Error('no canary user');
     })();
     const outside = sessionWhere(s.knowledge, false, 'user');
-    expect(delivered(host, 'session-start', s, {session_id: outside, source: 'startup'}, {AUTOCTX_USER: user})).toContain(CANARY_PLAYBOOK.trim());
+    expect(
+      delivered(host, 'session-start', s, {session_id: outside, source: 'startup'}, {AUTOCTX_USER: user}),
+    ).toContain(CANARY_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, outside).routing).toMatchObject({version: 'v2', state: 'CANARY'});
   });
 });

@@ -29,10 +29,33 @@ const tried: string[] = [];
 beforeAll(async () => {
   dir = tempDir('autoctx-hostile-');
   k = path.join(dir, 'knowledge');
-  parent = (await init({knowledge: k, scenario: 'demo', from: writeSource(path.join(dir, 'base'), {'playbook/playbook.md': 'base\n'})})).bundle_digest;
-  candidate = (await propose({knowledge: k, from: writeSource(path.join(dir, 'cand'), {'playbook/playbook.md': 'cand\n'})})).bundle_digest;
+  parent = (
+    await init({
+      knowledge: k,
+      scenario: 'demo',
+      from: writeSource(path.join(dir, 'base'), {'playbook/playbook.md': 'base\n'}),
+    })
+  ).bundle_digest;
+  candidate = (
+    await propose({knowledge: k, from: writeSource(path.join(dir, 'cand'), {'playbook/playbook.md': 'cand\n'})})
+  ).bundle_digest;
   const out = path.join(dir, 'units.jsonl');
-  runCli(['plan', 'export', candidate, '--engine', 'x', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out, '--knowledge', k, '--json']);
+  runCli([
+    'plan',
+    'export',
+    candidate,
+    '--engine',
+    'x',
+    '--fixtures',
+    FIXTURES_12,
+    '--policy',
+    POLICY_SMALL,
+    '--out',
+    out,
+    '--knowledge',
+    k,
+    '--json',
+  ]);
   units = fs.readFileSync(out, 'utf8').trim().split('\n');
 });
 afterAll(() => {
@@ -66,7 +89,13 @@ async function expectRefused(name: string, fn: () => unknown, exit: number, code
 }
 
 const manifest = (over: Record<string, unknown> = {}, component: Record<string, unknown> = {}) =>
-  JSON.stringify({scenario: 'demo', evaluator_epoch: 'epoch-1', parent_digest: parent, components: [{kind: 'playbook', key: 'playbook', content: 'x', media_type: 'text/markdown', ...component}], ...over});
+  JSON.stringify({
+    scenario: 'demo',
+    evaluator_epoch: 'epoch-1',
+    parent_digest: parent,
+    components: [{kind: 'playbook', key: 'playbook', content: 'x', media_type: 'text/markdown', ...component}],
+    ...over,
+  });
 
 describe('bad input given by the user: exit 2, tree unchanged', () => {
   // Cases are built inside the tests: the parent digest exists only once the tree does.
@@ -74,7 +103,12 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
   it.each(fractions)('malformed JSON: the manifest cut at %f of its length', async (fraction) => {
     const good = manifest();
     const at = Math.floor(fraction * good.length);
-    await expectRefused(`truncated ${at}`, () => propose({knowledge: k, from: file(good.slice(0, at))}), 2, /INVALID_JSON|NESTING/);
+    await expectRefused(
+      `truncated ${at}`,
+      () => propose({knowledge: k, from: file(good.slice(0, at))}),
+      2,
+      /INVALID_JSON|NESTING/,
+    );
   });
 
   const garbage: Array<[string, (good: string) => string]> = [
@@ -93,7 +127,10 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
   ];
   it.each(garbage)('malformed JSON: %s', async (name, make) => {
     const good = manifest();
-    const f = name === 'invalid UTF-8' ? file(Buffer.concat([Buffer.from(good.slice(0, 20)), Buffer.from([0xff, 0xfe]), Buffer.from(good.slice(20))])) : file(make(good));
+    const f =
+      name === 'invalid UTF-8'
+        ? file(Buffer.concat([Buffer.from(good.slice(0, 20)), Buffer.from([0xff, 0xfe]), Buffer.from(good.slice(20))]))
+        : file(make(good));
     await expectRefused(name, () => propose({knowledge: k, from: f}), 2, /INVALID_JSON|INVALID_UTF8/);
   });
 
@@ -117,7 +154,19 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
     ['an extra component property', () => manifest({}, {weight: 1})],
     ['schema_version 2', () => manifest({schema_version: 2})],
     ['an unknown kind', () => manifest({}, {kind: 'persona'})],
-    ['duplicate components', () => JSON.stringify({scenario: 'demo', evaluator_epoch: 'epoch-1', parent_digest: parent, components: [{kind: 'hints', key: 'a', content: '1'}, {kind: 'hints', key: 'a', content: '2'}]})],
+    [
+      'duplicate components',
+      () =>
+        JSON.stringify({
+          scenario: 'demo',
+          evaluator_epoch: 'epoch-1',
+          parent_digest: parent,
+          components: [
+            {kind: 'hints', key: 'a', content: '1'},
+            {kind: 'hints', key: 'a', content: '2'},
+          ],
+        }),
+    ],
     ['a digest that is not a string', () => manifest({digest: 12})],
   ];
   it.each(violations)('schema violation: %s', async (name, make) => {
@@ -134,34 +183,117 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
     await expectRefused(name, () => propose({knowledge: k, from: file(make())}), 2, 'DIGEST_MISMATCH');
   });
 
-  const unsafe = ['9007199254740992', '-9007199254740992', '9007199254740993', '1e20', '123456789012345678901234567890'];
+  const unsafe = [
+    '9007199254740992',
+    '-9007199254740992',
+    '9007199254740993',
+    '1e20',
+    '123456789012345678901234567890',
+  ];
   it.each(unsafe)('unsafe integer %s', async (num) => {
-    await expectRefused(`unsafe ${num}`, () => propose({knowledge: k, from: file(manifest().replace('"epoch-1"', `"epoch-1","n":${num}`))}), 2, 'UNSAFE_INTEGER');
-    await expectRefused(`unsafe ${num} nested`, () => propose({knowledge: k, from: file(manifest({}, {meta: undefined}).replace('"x"', `"x","z":[[{"q":${num}}]]`))}), 2, 'UNSAFE_INTEGER');
+    await expectRefused(
+      `unsafe ${num}`,
+      () => propose({knowledge: k, from: file(manifest().replace('"epoch-1"', `"epoch-1","n":${num}`))}),
+      2,
+      'UNSAFE_INTEGER',
+    );
+    await expectRefused(
+      `unsafe ${num} nested`,
+      () =>
+        propose({knowledge: k, from: file(manifest({}, {meta: undefined}).replace('"x"', `"x","z":[[{"q":${num}}]]`))}),
+      2,
+      'UNSAFE_INTEGER',
+    );
   });
 
   const surrogates = ['\\ud800', '\\udfff', '\\ud83d', 'a\\udc00b'];
   it.each(surrogates)('lone surrogate %s in a value and in a key', async (s) => {
-    await expectRefused(`surrogate value ${s}`, () => propose({knowledge: k, from: file(manifest().replace('"x"', `"${s}"`))}), 2, 'LONE_SURROGATE');
-    await expectRefused(`surrogate key ${s}`, () => propose({knowledge: k, from: file(manifest().replace('"scenario"', `"${s}":1,"scenario"`))}), 2, 'LONE_SURROGATE');
+    await expectRefused(
+      `surrogate value ${s}`,
+      () => propose({knowledge: k, from: file(manifest().replace('"x"', `"${s}"`))}),
+      2,
+      'LONE_SURROGATE',
+    );
+    await expectRefused(
+      `surrogate key ${s}`,
+      () => propose({knowledge: k, from: file(manifest().replace('"scenario"', `"${s}":1,"scenario"`))}),
+      2,
+      'LONE_SURROGATE',
+    );
   });
 
   it('deeply nested and very large documents', async () => {
-    await expectRefused('nesting 300', () => propose({knowledge: k, from: file(`${'['.repeat(300)}${']'.repeat(300)}`)}), 2, 'NESTING_TOO_DEEP');
-    await expectRefused('nesting 100000', () => propose({knowledge: k, from: file(`${'['.repeat(100000)}${']'.repeat(100000)}`)}), 2, 'NESTING_TOO_DEEP');
+    await expectRefused(
+      'nesting 300',
+      () => propose({knowledge: k, from: file(`${'['.repeat(300)}${']'.repeat(300)}`)}),
+      2,
+      'NESTING_TOO_DEEP',
+    );
+    await expectRefused(
+      'nesting 100000',
+      () => propose({knowledge: k, from: file(`${'['.repeat(100000)}${']'.repeat(100000)}`)}),
+      2,
+      'NESTING_TOO_DEEP',
+    );
     const big = `{"scenario":"demo","evaluator_epoch":"epoch-1","parent_digest":"${parent}","components":[${Array.from({length: 200000}, () => '1').join(',')},9007199254740993]}`;
-    await expectRefused('8 MB with an unsafe integer at the end', () => propose({knowledge: k, from: file(big)}), 2, 'UNSAFE_INTEGER');
+    await expectRefused(
+      '8 MB with an unsafe integer at the end',
+      () => propose({knowledge: k, from: file(big)}),
+      2,
+      'UNSAFE_INTEGER',
+    );
   });
 
-  // Refused names (autoctx accepts what the Python implementation accepts, 'süd', '~', 'a b' among them: test/cli/scenario-names.test.ts).
-  const names = ['../x', '..', '.', 'a/b', 'a\\b', '', ' ', ' demo', 'demo\t', 'x'.repeat(256), 'a\u0000b', 'a\u0085b', '.hidden', 'demo/../demo', '/etc'];
+  // Refused names (autoctx accepts what the Python implementation accepts, 'süd', '~', 'a b' among them:
+  // test/cli/scenario-names.test.ts).
+  const names = [
+    '../x',
+    '..',
+    '.',
+    'a/b',
+    'a\\b',
+    '',
+    ' ',
+    ' demo',
+    'demo\t',
+    'x'.repeat(256),
+    'a\u0000b',
+    'a\u0085b',
+    '.hidden',
+    'demo/../demo',
+    '/etc',
+  ];
   it.each(names)('scenario name %j', async (name) => {
-    await expectRefused(`scenario ${JSON.stringify(name)}`, () => init({knowledge: k, scenario: name, from: path.join(dir, 'base')}), 2, 'INVALID_NAME');
-    await expectRefused(`scenario ${JSON.stringify(name)} (status)`, () => status({knowledge: k, scenario: name}), 2, 'INVALID_NAME');
+    await expectRefused(
+      `scenario ${JSON.stringify(name)}`,
+      () => init({knowledge: k, scenario: name, from: path.join(dir, 'base')}),
+      2,
+      'INVALID_NAME',
+    );
+    await expectRefused(
+      `scenario ${JSON.stringify(name)} (status)`,
+      () => status({knowledge: k, scenario: name}),
+      2,
+      'INVALID_NAME',
+    );
   });
 
   it('a campaign id that is empty is refused; one with a path is confined to a digest folder', async () => {
-    await expectRefused('blank campaign', () => evaluateCandidate({knowledge: k, candidate, mode: 'screen', evaluator: 'true', fixtures: FIXTURES_12, policyFile: POLICY_SMALL, campaign: ''}), 2, 'INVALID_NAME');
+    await expectRefused(
+      'blank campaign',
+      () =>
+        evaluateCandidate({
+          knowledge: k,
+          candidate,
+          mode: 'screen',
+          evaluator: 'true',
+          fixtures: FIXTURES_12,
+          policyFile: POLICY_SMALL,
+          campaign: '',
+        }),
+      2,
+      'INVALID_NAME',
+    );
   });
 
   const resultLine = () => JSON.parse(units[0]!);
@@ -185,7 +317,11 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
   it.each(ingestCases)('trials ingest: %s', async (name, mutate) => {
     const u = resultLine();
     const line = trialResult(u, {score: 0.6}, {score: 0.5});
-    await expectRefused(`ingest ${name}`, () => ingestTrials({knowledge: k, candidate, file: file(`${JSON.stringify(mutate(line))}\n`)}), 2);
+    await expectRefused(
+      `ingest ${name}`,
+      () => ingestTrials({knowledge: k, candidate, file: file(`${JSON.stringify(mutate(line))}\n`)}),
+      2,
+    );
   });
 
   const policies: Array<[string, unknown]> = [
@@ -199,7 +335,19 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
     ['a boolean count', {min_heldout_pairs: true}],
   ];
   it.each(policies)('policy file: %s', async (name, policy) => {
-    await expectRefused(`policy ${name}`, () => evaluateCandidate({knowledge: k, candidate, mode: 'screen', evaluator: 'true', fixtures: FIXTURES_12, policyFile: file(JSON.stringify(policy))}), 2);
+    await expectRefused(
+      `policy ${name}`,
+      () =>
+        evaluateCandidate({
+          knowledge: k,
+          candidate,
+          mode: 'screen',
+          evaluator: 'true',
+          fixtures: FIXTURES_12,
+          policyFile: file(JSON.stringify(policy)),
+        }),
+      2,
+    );
   });
 
   const fixtures: Array<[string, string]> = [
@@ -208,14 +356,24 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
     ['no observation', '{"fixture":"a","initial_state":1}\n'],
     ['a bad lane', '{"fixture":"a","initial_state":1,"observation":1,"lane":"train"}\n'],
     ['an extra key', '{"fixture":"a","initial_state":1,"observation":1,"weight":2}\n'],
-    ['identical fixtures', '{"fixture":"a","initial_state":1,"observation":1}\n{"fixture":"b","initial_state":1,"observation":1}\n'],
-    ['a repeated name', '{"fixture":"a","initial_state":1,"observation":1}\n{"fixture":"a","initial_state":2,"observation":1}\n'],
+    [
+      'identical fixtures',
+      '{"fixture":"a","initial_state":1,"observation":1}\n{"fixture":"b","initial_state":1,"observation":1}\n',
+    ],
+    [
+      'a repeated name',
+      '{"fixture":"a","initial_state":1,"observation":1}\n{"fixture":"a","initial_state":2,"observation":1}\n',
+    ],
     ['an unsafe integer', '{"fixture":"a","initial_state":9007199254740993,"observation":1}\n'],
     ['an empty file', '\n\n'],
     ['too few fixtures', '{"fixture":"a","initial_state":1,"observation":1}\n'],
   ];
   it.each(fixtures)('fixtures file: %s', async (name, text) => {
-    await expectRefused(`fixtures ${name}`, () => evaluateCandidate({knowledge: k, candidate, mode: 'screen', evaluator: 'true', fixtures: file(text)}), 2);
+    await expectRefused(
+      `fixtures ${name}`,
+      () => evaluateCandidate({knowledge: k, candidate, mode: 'screen', evaluator: 'true', fixtures: file(text)}),
+      2,
+    );
   });
 });
 
@@ -226,16 +384,40 @@ describe('bad stored files: exit 8, tree unchanged', () => {
   const cases: Array<[string, () => string, (text: string) => string]> = [
     ['a malformed record', record, (t) => t.slice(0, 30)],
     ['a record with a bad lifecycle', record, (t) => t.replace('"proposed"', '"promoted"')],
-    ['a record naming another bundle', record, (t) => t.replace(/"bundle_digest": "[0-9a-f]+"/, `"bundle_digest": "${'e'.repeat(64)}"`)],
-    ['a record with an unsafe integer', record, (t) => t.replace('"source_generation": 0', '"source_generation": 9007199254740993')],
+    [
+      'a record naming another bundle',
+      record,
+      (t) => t.replace(/"bundle_digest": "[0-9a-f]+"/, `"bundle_digest": "${'e'.repeat(64)}"`),
+    ],
+    [
+      'a record with an unsafe integer',
+      record,
+      (t) => t.replace('"source_generation": 0', '"source_generation": 9007199254740993'),
+    ],
     ['a record with a lone surrogate', record, (t) => t.replace('"rationale": ""', '"rationale": "\\ud800"')],
-    ['a record with a string generation', record, (t) => t.replace('"source_generation": 0', '"source_generation": "0"')],
+    [
+      'a record with a string generation',
+      record,
+      (t) => t.replace('"source_generation": 0', '"source_generation": "0"'),
+    ],
     ['a manifest with changed content', bundle, (t) => t.replace('"cand\\n"', '"Cand\\n"')],
-    ['a manifest with a forged digest', bundle, (t) => t.replace(`"digest": "${candidate}"`, `"digest": "${'0'.repeat(64)}"`)],
+    [
+      'a manifest with a forged digest',
+      bundle,
+      (t) => t.replace(`"digest": "${candidate}"`, `"digest": "${'0'.repeat(64)}"`),
+    ],
     ['a manifest with an extra key', bundle, (t) => t.replace('{', '{"x": 1,')],
     ['an empty active.json', active, () => ''],
-    ['active.json with a bool epoch', active, (t) => t.replace('"evaluator_epoch": "epoch-1"', '"evaluator_epoch": true')],
-    ['active.json naming a missing bundle', active, (t) => t.replace(/"bundle_digest": "[0-9a-f]+"/, `"bundle_digest": "${'1'.repeat(64)}"`)],
+    [
+      'active.json with a bool epoch',
+      active,
+      (t) => t.replace('"evaluator_epoch": "epoch-1"', '"evaluator_epoch": true'),
+    ],
+    [
+      'active.json naming a missing bundle',
+      active,
+      (t) => t.replace(/"bundle_digest": "[0-9a-f]+"/, `"bundle_digest": "${'1'.repeat(64)}"`),
+    ],
   ];
   it.each(cases)('%s', async (name, target, change) => {
     const f = target();
@@ -247,7 +429,8 @@ describe('bad stored files: exit 8, tree unchanged', () => {
       expect([name, v.status, v.errors.length > 0]).toEqual([name, 'failed', true]);
       const r = runCli(['verify', '--knowledge', k, '--json']);
       expect([name, r.status]).toEqual([name, 8]);
-      if (target === active && !name.includes('missing')) await expectRefused(`${name} (status)`, () => status({knowledge: k}), 8, 'CORRUPT_FILE');
+      if (target === active && !name.includes('missing'))
+        await expectRefused(`${name} (status)`, () => status({knowledge: k}), 8, 'CORRUPT_FILE');
     } finally {
       fs.writeFileSync(f, original);
     }
@@ -257,35 +440,55 @@ describe('bad stored files: exit 8, tree unchanged', () => {
     ['the promotions folder', 'promotions', ['log']],
     ['a manifest', 'BUNDLE', ['bundle', 'show', 'CANDIDATE']],
     ['a candidate record', 'candidates/CANDIDATE/record.json', ['status']],
-  ])('a symbolic link out of the tree in place of %s: verify reports it, the command refuses (exit 8), nothing changes', (name, rel, args) => {
-    const outside = path.join(dir, `outside-${n++}`);
-    fs.mkdirSync(outside, {recursive: true});
-    fs.writeFileSync(path.join(outside, 'owned.json'), '{}');
-    const link = path.join(k, 'demo/context_bundles', rel === 'BUNDLE' ? `bundles/${candidate}.json` : rel.replace('CANDIDATE', candidate));
-    const backup = path.join(dir, `backup-${n++}`);
-    fs.mkdirSync(path.dirname(link), {recursive: true});
-    if (rel === 'promotions' && !fs.existsSync(link)) fs.mkdirSync(link);
-    fs.renameSync(link, backup);
-    fs.symlinkSync(rel === 'promotions' ? outside : path.join(outside, 'owned.json'), link);
-    try {
-      const before = treeHash(k);
-      const outsideBefore = treeHash(outside);
-      const v = runCli(['verify', '--knowledge', k, '--json']);
-      tried.push(`symlink ${name}`);
-      expect([v.status, v.json.errors.map((e: {code: string}) => e.code)]).toEqual([8, expect.arrayContaining(['UNSAFE_PATH'])]);
-      const r = runCli([...args.map((a) => a.replace('CANDIDATE', candidate).replace('PARENT', parent)), '--knowledge', k, '--json']);
-      expect([r.status, r.json.error?.code]).toEqual([8, 'UNSAFE_PATH']);
-      expect(treeHash(k)).toBe(before);
-      expect(treeHash(outside)).toBe(outsideBefore);
-    } finally {
-      fs.rmSync(link, {force: true});
-      fs.renameSync(backup, link);
-    }
-  });
+  ])(
+    'a symbolic link out of the tree in place of %s: verify reports it, the command refuses (exit 8), nothing changes',
+    (name, rel, args) => {
+      const outside = path.join(dir, `outside-${n++}`);
+      fs.mkdirSync(outside, {recursive: true});
+      fs.writeFileSync(path.join(outside, 'owned.json'), '{}');
+      const link = path.join(
+        k,
+        'demo/context_bundles',
+        rel === 'BUNDLE' ? `bundles/${candidate}.json` : rel.replace('CANDIDATE', candidate),
+      );
+      const backup = path.join(dir, `backup-${n++}`);
+      fs.mkdirSync(path.dirname(link), {recursive: true});
+      if (rel === 'promotions' && !fs.existsSync(link)) fs.mkdirSync(link);
+      fs.renameSync(link, backup);
+      fs.symlinkSync(rel === 'promotions' ? outside : path.join(outside, 'owned.json'), link);
+      try {
+        const before = treeHash(k);
+        const outsideBefore = treeHash(outside);
+        const v = runCli(['verify', '--knowledge', k, '--json']);
+        tried.push(`symlink ${name}`);
+        expect([v.status, v.json.errors.map((e: {code: string}) => e.code)]).toEqual([
+          8,
+          expect.arrayContaining(['UNSAFE_PATH']),
+        ]);
+        const r = runCli([
+          ...args.map((a) => a.replace('CANDIDATE', candidate).replace('PARENT', parent)),
+          '--knowledge',
+          k,
+          '--json',
+        ]);
+        expect([r.status, r.json.error?.code]).toEqual([8, 'UNSAFE_PATH']);
+        expect(treeHash(k)).toBe(before);
+        expect(treeHash(outside)).toBe(outsideBefore);
+      } finally {
+        fs.rmSync(link, {force: true});
+        fs.renameSync(backup, link);
+      }
+    },
+  );
 
   it('component keys cannot escape the folder they are materialized into', async () => {
     const keys = ['../../escape', '/etc/passwd', '..', 'a/../../b', '\u0000', 'CON'];
-    const m = JSON.stringify({scenario: 'demo', evaluator_epoch: 'epoch-1', parent_digest: parent, components: keys.map((key) => ({kind: 'prompt_fragment', key, content: key}))});
+    const m = JSON.stringify({
+      scenario: 'demo',
+      evaluator_epoch: 'epoch-1',
+      parent_digest: parent,
+      components: keys.map((key) => ({kind: 'prompt_fragment', key, content: key})),
+    });
     const p = await propose({knowledge: k, from: file(m), runId: 'keys'});
     const out = path.join(dir, 'materialized');
     const r = materialize({knowledge: k, digest: p.bundle_digest, directory: out});
@@ -301,14 +504,35 @@ describe('evaluator answers that lie', () => {
     ['NaN as the score', 'nan'],
     ['two answers', 'extra'],
   ])('%s: exit 8, nothing recorded', async (name, mode) => {
-    const fresh = (await propose({knowledge: k, from: file(manifest({}, {content: `lie ${mode}`})), runId: `lie-${mode}`})).bundle_digest;
+    const fresh = (
+      await propose({knowledge: k, from: file(manifest({}, {content: `lie ${mode}`})), runId: `lie-${mode}`})
+    ).bundle_digest;
     const before = treeHash(k);
-    const r = runCli(['screen', fresh, '--evaluator', `node ${path.resolve('test/fixtures/evaluators/fake.js')}`, '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--quiet', '--knowledge', k, '--json'], {env: {FAKE_MODE: mode}});
+    const r = runCli(
+      [
+        'screen',
+        fresh,
+        '--evaluator',
+        `node ${path.resolve('test/fixtures/evaluators/fake.js')}`,
+        '--fixtures',
+        FIXTURES_12,
+        '--policy',
+        POLICY_SMALL,
+        '--quiet',
+        '--knowledge',
+        k,
+        '--json',
+      ],
+      {env: {FAKE_MODE: mode}},
+    );
     tried.push(`evaluator ${name}`);
     expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_FAILED']);
     // The plan is bound before the first evaluation; no pair and no record changed.
     expect(fs.existsSync(path.join(k, `demo/context_bundles/candidates/${fresh}/matched_trials.json`))).toBe(false);
-    expect(JSON.parse(fs.readFileSync(path.join(k, `demo/context_bundles/candidates/${fresh}/record.json`), 'utf8')).lifecycle).toBe('proposed');
+    expect(
+      JSON.parse(fs.readFileSync(path.join(k, `demo/context_bundles/candidates/${fresh}/record.json`), 'utf8'))
+        .lifecycle,
+    ).toBe('proposed');
     // Only the plan, bound before the first evaluation, was written: without it the tree is as before.
     fs.rmSync(path.join(k, `demo/context_bundles/candidates/${fresh}/evaluator_plan.json`));
     expect(treeHash(k)).toBe(before);
@@ -345,10 +569,19 @@ describe('canonical JSON properties (fast-check)', () => {
     const fc = (await import('fast-check')).default;
     const {canonicalJson, stableDigest, parseJson} = await import('../../src/canonical/index.js');
     const {jsonValues} = await import('../helpers/arbitraries.js');
-    const json = jsonValues({text: fc.string({unit: 'grapheme'}), key: fc.string({unit: 'grapheme', maxLength: 6}), canonical: true});
+    const json = jsonValues({
+      text: fc.string({unit: 'grapheme'}),
+      key: fc.string({unit: 'grapheme', maxLength: 6}),
+      canonical: true,
+    });
     const shuffleKeys = (v: unknown): unknown => {
       if (Array.isArray(v)) return v.map(shuffleKeys);
-      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).reverse().map(([k2, x]) => [k2, shuffleKeys(x)]));
+      if (v && typeof v === 'object')
+        return Object.fromEntries(
+          Object.entries(v)
+            .reverse()
+            .map(([k2, x]) => [k2, shuffleKeys(x)]),
+        );
       return v;
     };
     fc.assert(
@@ -360,9 +593,17 @@ describe('canonical JSON properties (fast-check)', () => {
       {numRuns: 300, seed: 986},
     );
     fc.assert(
-      fc.property(fc.oneof(fc.constant(Number.NaN), fc.constant(Infinity), fc.constant(-Infinity), fc.bigInt({min: 2n ** 53n, max: 2n ** 60n}).map((b) => (b % 2n === 0n ? 1 : -1) * Number(b))), (bad) => {
-        expect(() => canonicalJson({x: [bad]})).toThrow();
-      }),
+      fc.property(
+        fc.oneof(
+          fc.constant(Number.NaN),
+          fc.constant(Infinity),
+          fc.constant(-Infinity),
+          fc.bigInt({min: 2n ** 53n, max: 2n ** 60n}).map((b) => (b % 2n === 0n ? 1 : -1) * Number(b)),
+        ),
+        (bad) => {
+          expect(() => canonicalJson({x: [bad]})).toThrow();
+        },
+      ),
       {numRuns: 50, seed: 986},
     );
     fc.assert(
@@ -372,6 +613,11 @@ describe('canonical JSON properties (fast-check)', () => {
       }),
       {numRuns: 50, seed: 986},
     );
-    tried.push('fast-check: key order', 'fast-check: round trip', 'fast-check: non-finite and unsafe', 'fast-check: lone surrogates');
+    tried.push(
+      'fast-check: key order',
+      'fast-check: round trip',
+      'fast-check: non-finite and unsafe',
+      'fast-check: lone surrogates',
+    );
   });
 });

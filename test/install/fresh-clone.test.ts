@@ -28,7 +28,13 @@ describe('a fresh clone in an empty folder', () => {
     fs.mkdirSync(tmp);
     const env = {...process.env, NODE_OPTIONS: '', TMPDIR: tmp, CI: 'true', npm_config_loglevel: 'error'};
     const run = (cmd: string, args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) => {
-      const r = spawnSync(cmd, args, {cwd, encoding: 'utf8', env: {...env, ...extra}, timeout: 400_000, maxBuffer: 64 * 1024 * 1024});
+      const r = spawnSync(cmd, args, {
+        cwd,
+        encoding: 'utf8',
+        env: {...env, ...extra},
+        timeout: 400_000,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       return {status: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}`, error: r.error};
     };
     const tail = (s: string) => s.split('\n').slice(-25).join('\n');
@@ -42,8 +48,13 @@ describe('a fresh clone in an empty folder', () => {
     const example = run('npm', ['run', 'example'], repo);
     expect([example.status, tail(example.out)]).toEqual([0, expect.stringContaining('0 errors')]);
 
-    const suites = run('npx', ['jest', '--maxWorkers=1', ...PARITY_AND_REPORT], repo, {NODE_OPTIONS: '--experimental-vm-modules'});
-    expect([suites.status, tail(suites.out)]).toEqual([0, expect.stringContaining(`Test Suites: ${PARITY_AND_REPORT.length} passed, ${PARITY_AND_REPORT.length} total`)]);
+    const suites = run('npx', ['jest', '--maxWorkers=1', ...PARITY_AND_REPORT], repo, {
+      NODE_OPTIONS: '--experimental-vm-modules',
+    });
+    expect([suites.status, tail(suites.out)]).toEqual([
+      0,
+      expect.stringContaining(`Test Suites: ${PARITY_AND_REPORT.length} passed, ${PARITY_AND_REPORT.length} total`),
+    ]);
     expect(suites.out).not.toMatch(/skipped/);
   }, 900_000);
 });

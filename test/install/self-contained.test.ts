@@ -23,7 +23,9 @@ describe('the repository is self-contained', () => {
       .sort();
     expect(onDisk).toEqual(listed.map(([rel]) => rel).sort());
     for (const [rel, digest] of listed) {
-      const actual = createHash('sha256').update(fs.readFileSync(path.join(FIXTURES, rel))).digest('hex');
+      const actual = createHash('sha256')
+        .update(fs.readFileSync(path.join(FIXTURES, rel)))
+        .digest('hex');
       expect([rel, actual]).toEqual([rel, digest]);
     }
   });
@@ -34,8 +36,15 @@ describe('the repository is self-contained', () => {
     const sources = tracked.stdout
       .split('\0')
       .filter((f) => /\.(ts|js|cjs|mjs|json|sh)$/.test(f) || f === '.ci/run')
-      .filter((f) => !f.startsWith('test/fixtures/') && f !== 'package-lock.json' && f !== 'test/install/self-contained.test.ts');
-    const offenders = sources.filter((f) => fs.existsSync(path.join(PROJECT_ROOT, f)) && /\.\.\/shared\b/.test(fs.readFileSync(path.join(PROJECT_ROOT, f), 'utf8')));
+      .filter(
+        (f) =>
+          !f.startsWith('test/fixtures/') && f !== 'package-lock.json' && f !== 'test/install/self-contained.test.ts',
+      );
+    const offenders = sources.filter(
+      (f) =>
+        fs.existsSync(path.join(PROJECT_ROOT, f)) &&
+        /\.\.\/shared\b/.test(fs.readFileSync(path.join(PROJECT_ROOT, f), 'utf8')),
+    );
     expect(offenders).toEqual([]);
   });
 });

@@ -1,18 +1,44 @@
 import {describe, expect, it} from '@jest/globals';
 import fc from 'fast-check';
-import {BEGIN_MARKER, BOOTSTRAP_LIMITS, END_MARKER, renderPackage, TRUNCATION_MARK, type PackageCandidate} from '../../src/model/delivery/bootstrap-render.js';
+import {
+  BEGIN_MARKER,
+  BOOTSTRAP_LIMITS,
+  END_MARKER,
+  renderPackage,
+  TRUNCATION_MARK,
+  type PackageCandidate,
+} from '../../src/model/delivery/bootstrap-render.js';
 import {bodyChunks} from '../../src/model/delivery/bootstrap-text.js';
 
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
 let n = 0;
 function component(body: string, key = `k${++n}`, scenario = 'demo'): PackageCandidate {
-  return {kind: 'component', scenario, component_kind: 'hints', component_key: key, component_digest: String(n % 10).repeat(64), handoff_id: null, revision: null, handoff_digest: null, body};
+  return {
+    kind: 'component',
+    scenario,
+    component_kind: 'hints',
+    component_key: key,
+    component_digest: String(n % 10).repeat(64),
+    handoff_id: null,
+    revision: null,
+    handoff_digest: null,
+    body,
+  };
 }
 
 /** The quoted bodies of a package, in order, with the "> " prefixes taken off. */
 function bodies(content: string): string[] {
-  const inner = content.slice(content.indexOf(BEGIN_MARKER) + BEGIN_MARKER.length + 2, content.lastIndexOf(`\n\n${END_MARKER}`));
-  return inner.split(/\n\n(?=## Item \d+: )/).map((part) => part.slice(part.indexOf('\n\n') + 2).split('\n').map((l) => l.slice(2)).join('\n'));
+  const inner = content.slice(
+    content.indexOf(BEGIN_MARKER) + BEGIN_MARKER.length + 2,
+    content.lastIndexOf(`\n\n${END_MARKER}`),
+  );
+  return inner.split(/\n\n(?=## Item \d+: )/).map((part) =>
+    part
+      .slice(part.indexOf('\n\n') + 2)
+      .split('\n')
+      .map((l) => l.slice(2))
+      .join('\n'),
+  );
 }
 
 describe('bootstrap rendering (B.8)', () => {
@@ -30,7 +56,12 @@ describe('bootstrap rendering (B.8)', () => {
   });
 
   it('cuts CJK, emoji, combining marks and ASCII only at character boundaries, within the item cap and the package limit', () => {
-    const units = ['統一碼的每個字都是三個位元組。', '👩‍👩‍👧‍👦🚀🏳️‍🌈', 'e\u0301a\u0300o\u0308\u0323', 'plain words and spaces '];
+    const units = [
+      '統一碼的每個字都是三個位元組。',
+      '👩‍👩‍👧‍👦🚀🏳️‍🌈',
+      'e\u0301a\u0300o\u0308\u0323',
+      'plain words and spaces ',
+    ];
     for (const unit of units) {
       const text = unit.repeat(Math.ceil(5000 / utf8(unit)));
       for (const maxBytes of [512, 1000, 4096, 8192]) {
@@ -41,7 +72,8 @@ describe('bootstrap rendering (B.8)', () => {
         for (const body of bodies(r.content!)) {
           expect(utf8(body)).toBeLessThanOrEqual(BOOTSTRAP_LIMITS.itemBodyBytes);
           expect(body.endsWith(TRUNCATION_MARK)).toBe(true);
-          expect(bodyChunks(text).text.join('').startsWith(body.slice(0, -1))).toBe(true); // a prefix of whole code points (ZWJ shown as its escape)
+          // a prefix of whole code points (ZWJ shown as its escape)
+          expect(bodyChunks(text).text.join('').startsWith(body.slice(0, -1))).toBe(true);
           expect(body.slice(0, -1).isWellFormed()).toBe(true);
         }
       }
@@ -76,7 +108,10 @@ describe('bootstrap rendering (B.8)', () => {
   });
 
   it('keeps at most seven items and reports the rest as omitted', () => {
-    const r = renderPackage(Array.from({length: 9}, (_, i) => component(`item ${i}`)), {maxBytes: 8192});
+    const r = renderPackage(
+      Array.from({length: 9}, (_, i) => component(`item ${i}`)),
+      {maxBytes: 8192},
+    );
     expect(r.items).toHaveLength(7);
     expect(r.omitted).toBe(2);
   });
@@ -98,7 +133,11 @@ describe('bootstrap rendering (B.8)', () => {
   });
 
   it('property: never over the limit, no body over 2,000 bytes, cuts on character boundaries, valid UTF-8, the same bytes twice', () => {
-    const text = fc.oneof(fc.string({unit: 'grapheme', maxLength: 900}), fc.string({unit: 'binary', maxLength: 2500}), fc.string({maxLength: 3000}));
+    const text = fc.oneof(
+      fc.string({unit: 'grapheme', maxLength: 900}),
+      fc.string({unit: 'binary', maxLength: 2500}),
+      fc.string({maxLength: 3000}),
+    );
     fc.assert(
       fc.property(fc.array(text, {maxLength: 9}), fc.integer({min: 512, max: 8192}), (texts, maxBytes) => {
         const candidates = texts.map((t, i) => component(t, `key-${i}`));

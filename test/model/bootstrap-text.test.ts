@@ -1,13 +1,29 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {asciiJson, bodyChunks, isFormatCharacter, isSecretKind, normalizeKind} from '../../src/model/delivery/bootstrap-text.js';
+import {
+  asciiJson,
+  bodyChunks,
+  isFormatCharacter,
+  isSecretKind,
+  normalizeKind,
+} from '../../src/model/delivery/bootstrap-text.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {CONFUSABLE_ASCII} from '../../src/model/delivery/confusables.generated.js';
 import {secretSkeleton} from '../../src/model/delivery/secret-kind.js';
 
 describe('secret-kind exclusion (B.9): NFKC, full case folding, letters and digits only', () => {
-  it.each(['ＴＯＫＥＮ', 'api_key', 'API.Key', 'Private-Key', 'pass.word', 'access key', 'Client-Credentials', 'ſecret', 'tokenizer-notes'])('excludes %s', (name) => {
+  it.each([
+    'ＴＯＫＥＮ',
+    'api_key',
+    'API.Key',
+    'Private-Key',
+    'pass.word',
+    'access key',
+    'Client-Credentials',
+    'ſecret',
+    'tokenizer-notes',
+  ])('excludes %s', (name) => {
     expect(isSecretKind('hints', name)).toBe(true);
     expect(isSecretKind(name, 'notes')).toBe(true);
   });
@@ -16,14 +32,17 @@ describe('secret-kind exclusion (B.9): NFKC, full case folding, letters and digi
     expect(isSecretKind('hints', name)).toBe(false);
   });
 
-  it('agrees with Python\'s NFKC + casefold on the ASCII letters and digits every assigned code point leaves', () => {
-    const fixture = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/casefold-ascii.json'), 'utf8')) as {assigned: Array<[number, number]>; ascii: Array<[number, string]>};
+  it("agrees with Python's NFKC + casefold on the ASCII letters and digits every assigned code point leaves", () => {
+    const fixture = JSON.parse(
+      fs.readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/casefold-ascii.json'), 'utf8'),
+    ) as {assigned: Array<[number, number]>; ascii: Array<[number, string]>};
     const want = new Map(fixture.ascii);
     const differ: string[] = [];
     for (const [lo, hi] of fixture.assigned) {
       for (let cp = lo; cp <= hi; cp++) {
         const ours = [...normalizeKind(String.fromCodePoint(cp))].filter((c) => /^[a-z0-9]$/.test(c)).join('');
-        if (ours !== (want.get(cp) ?? '')) differ.push(`U+${cp.toString(16)}: ${JSON.stringify(ours)} vs ${JSON.stringify(want.get(cp) ?? '')}`);
+        if (ours !== (want.get(cp) ?? ''))
+          differ.push(`U+${cp.toString(16)}: ${JSON.stringify(ours)} vs ${JSON.stringify(want.get(cp) ?? '')}`);
       }
     }
     expect(differ).toEqual([]);
@@ -69,14 +88,46 @@ describe('secret-kind exclusion of look-alike names: confusables (UTS #39), comb
     expect(isSecretKind(name, 'notes')).toBe(true);
   });
 
-  // Ordinary names that must keep rendering; "pwd" is the shell's print-working-directory, "pass" alone is in passage and compass.
-  const ordinary = ['playbook', 'hints', 'tool_guidance', 'routing_config', 'api-docs', 'private notes', 'passage', 'compass', 'bypass-rules', 'pwd', 'passenger', 'step1-checkout', 'v4-release-notes', 'http-404', 'base64', 'sha256', 'ipv4', 'o365-setup', 'tokyo-office', 'scheduling-handbook', 'credit-card-flow', 'access-log', 'keyboard', 'apis', 'e2e-tests', 'utf8', 'l10n', 'i18n', '\u0434\u043e\u043a\u0443\u043c\u0435\u043d\u0442\u044b', '\u03b4\u03bf\u03ba\u03b9\u03bc\u03ae'];
+  // Ordinary names that must keep rendering; "pwd" is the shell's print-working-directory, "pass" alone is in passage
+  // and compass.
+  const ordinary = [
+    'playbook',
+    'hints',
+    'tool_guidance',
+    'routing_config',
+    'api-docs',
+    'private notes',
+    'passage',
+    'compass',
+    'bypass-rules',
+    'pwd',
+    'passenger',
+    'step1-checkout',
+    'v4-release-notes',
+    'http-404',
+    'base64',
+    'sha256',
+    'ipv4',
+    'o365-setup',
+    'tokyo-office',
+    'scheduling-handbook',
+    'credit-card-flow',
+    'access-log',
+    'keyboard',
+    'apis',
+    'e2e-tests',
+    'utf8',
+    'l10n',
+    'i18n',
+    '\u0434\u043e\u043a\u0443\u043c\u0435\u043d\u0442\u044b',
+    '\u03b4\u03bf\u03ba\u03b9\u03bc\u03ae',
+  ];
   it.each(ordinary)('keeps %s', (name) => {
     expect(isSecretKind('hints', name)).toBe(false);
     expect(isSecretKind(name, 'notes')).toBe(false);
   });
 
-  it('still excludes what a substring rule excludes: a tokenizer\'s notes, a secretary\'s', () => {
+  it("still excludes what a substring rule excludes: a tokenizer's notes, a secretary's", () => {
     expect(isSecretKind('hints', 'tokenizer-notes')).toBe(true);
     expect(isSecretKind('hints', 'secretary')).toBe(true);
   });
@@ -91,7 +142,7 @@ describe('secret-kind exclusion of look-alike names: confusables (UTS #39), comb
 });
 
 describe('body chunks', () => {
-  it('the fixed table of format characters is this engine\'s \\p{Cf} wherever the engine knows the code point', () => {
+  it("the fixed table of format characters is this engine's \\p{Cf} wherever the engine knows the code point", () => {
     const mismatched: number[] = [];
     for (let cp = 0; cp <= 0x10ffff; cp++) {
       if (cp >= 0xd800 && cp <= 0xdfff) continue;

@@ -9,7 +9,10 @@ import {outlineFromBytes} from '../../src/model/bundle/bundle-outline.js';
 // exactly what the general reader (parse, then validateBundle) accepts, with the same outline,
 // and hand everything else back (null) to the general reader, which names the problem.
 
-const outlineOf = (b: ContextBundle) => ({...b, components: b.components.map(({kind, key, media_type, digest}) => ({kind, key, media_type, digest}))});
+const outlineOf = (b: ContextBundle) => ({
+  ...b,
+  components: b.components.map(({kind, key, media_type, digest}) => ({kind, key, media_type, digest})),
+});
 
 function general(bytes: Uint8Array, digest: string): ReturnType<typeof outlineOf> | 'refused' {
   try {
@@ -23,15 +26,26 @@ function general(bytes: Uint8Array, digest: string): ReturnType<typeof outlineOf
 const text = fc.oneof(
   fc.string({unit: 'grapheme-ascii', maxLength: 60}),
   fc.string({unit: 'binary', maxLength: 20}).filter((s) => s.isWellFormed()),
-  fc.constantFrom('line\nnext\t"quoted" \\ back', '\u0000\u0001\u0008\u000b\u001f\u007f', 'caf\u00e9 \u{1F600}', '/slash/', 'plain text'),
+  fc.constantFrom(
+    'line\nnext\t"quoted" \\ back',
+    '\u0000\u0001\u0008\u000b\u001f\u007f',
+    'caf\u00e9 \u{1F600}',
+    '/slash/',
+    'plain text',
+  ),
 );
 const component = fc.record({
   kind: fc.constantFrom('playbook', 'hints', 'prompt_fragment', 'tool_guidance', 'routing_config'),
-  key: fc.oneof(fc.constantFrom('a', 'b', 'key one', 'caf\u00e9'), fc.string({unit: 'grapheme-ascii', minLength: 1, maxLength: 8}).filter((s) => s.trim() !== '')),
+  key: fc.oneof(
+    fc.constantFrom('a', 'b', 'key one', 'caf\u00e9'),
+    fc.string({unit: 'grapheme-ascii', minLength: 1, maxLength: 8}).filter((s) => s.trim() !== ''),
+  ),
   content: text,
   media_type: fc.constantFrom('text/markdown', 'application/json'),
 });
-const bundle = fc.uniqueArray(component, {selector: (c) => `${c.kind}\u0000${c.key}`, maxLength: 6}).map((components) => createBundle({scenario: 'demo', evaluator_epoch: 'e1', parent_digest: null, components}));
+const bundle = fc
+  .uniqueArray(component, {selector: (c) => `${c.kind}\u0000${c.key}`, maxLength: 6})
+  .map((components) => createBundle({scenario: 'demo', evaluator_epoch: 'e1', parent_digest: null, components}));
 
 describe('the manifest fast path', () => {
   it('gives the outline of the general reader for manifests as autoctx writes them, as compact JSON, and with keys out of order', () => {
@@ -43,9 +57,14 @@ describe('the manifest fast path', () => {
           const bytes = Buffer.from(spelling, 'utf8');
           const fast = outlineFromBytes(bytes, b.digest);
           if (fast !== null) expect(fast).toEqual(general(bytes, b.digest));
-          // Text within printable ASCII, its keys in sorted order (as autoctx and the Python implementation write them), is always taken on the fast path.
+          // Text within printable ASCII, its keys in sorted order (as autoctx and the Python implementation write
+          // them), is always taken on the fast path.
           if (spelling !== JSON.stringify(b) || spelling === sortedCompact) {
-            if (b.components.every((c) => /^[\x20-\x7e\n\t"\\]*$/.test(c.content)) && /^[\x20-\x7e]*$/.test(spelling.replace(/\n/g, ''))) expect(fast).not.toBeNull();
+            if (
+              b.components.every((c) => /^[\x20-\x7e\n\t"\\]*$/.test(c.content)) &&
+              /^[\x20-\x7e]*$/.test(spelling.replace(/\n/g, ''))
+            )
+              expect(fast).not.toBeNull();
           }
         }
       }),
@@ -67,7 +86,15 @@ describe('the manifest fast path', () => {
   });
 
   it('hands back duplicated keys, extra keys and a text moved between components', () => {
-    const b = createBundle({scenario: 'demo', evaluator_epoch: 'e1', parent_digest: null, components: [{kind: 'hints', key: 'a', content: 'one'}, {kind: 'playbook', key: 'b', content: 'two'}]});
+    const b = createBundle({
+      scenario: 'demo',
+      evaluator_epoch: 'e1',
+      parent_digest: null,
+      components: [
+        {kind: 'hints', key: 'a', content: 'one'},
+        {kind: 'playbook', key: 'b', content: 'two'},
+      ],
+    });
     const pretty = prettyJson(b);
     const cases = [
       pretty.replace('"content": "one",', '"content": "one", "content": "one",'),
@@ -102,7 +129,13 @@ describe('the manifest fast path', () => {
       const comp = {content: `a${MARK}b`, key: 'k', kind: 'hints', media_type: 'text/markdown'};
       const respell = (s: string) => s.replaceAll(MARK, spelling);
       const componentDigest = sha(respell(canonicalJson(comp)));
-      const body = {components: [{...comp, digest: componentDigest}], evaluator_epoch: 'e1', parent_digest: null, scenario: 'demo', schema_version: 1};
+      const body = {
+        components: [{...comp, digest: componentDigest}],
+        evaluator_epoch: 'e1',
+        parent_digest: null,
+        scenario: 'demo',
+        schema_version: 1,
+      };
       const digest = sha(respell(canonicalJson(body)));
       const bytes = Buffer.from(respell(prettyJson({...body, digest})), 'utf8');
       expect([what, outlineFromBytes(bytes, digest)]).toEqual([what, null]);
@@ -111,7 +144,12 @@ describe('the manifest fast path', () => {
   });
 
   it('takes the characters JSON.stringify writes raw (DEL, text beyond ASCII) on the fast path', () => {
-    const b = createBundle({scenario: 'demo', evaluator_epoch: 'e1', parent_digest: null, components: [{kind: 'hints', key: 'caf\u00e9', content: 'del \u007f, caf\u00e9, \u{1F600}, \u2028'}]});
+    const b = createBundle({
+      scenario: 'demo',
+      evaluator_epoch: 'e1',
+      parent_digest: null,
+      components: [{kind: 'hints', key: 'caf\u00e9', content: 'del \u007f, caf\u00e9, \u{1F600}, \u2028'}],
+    });
     const bytes = Buffer.from(prettyJson(b), 'utf8');
     expect(outlineFromBytes(bytes, b.digest)).toEqual(outlineOf(b));
   });

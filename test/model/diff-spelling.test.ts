@@ -38,8 +38,15 @@ describe('the spellings of a manifest diff', () => {
   });
 
   it('give manifestDiff the digest stableDigest gives its body', () => {
-    const side = (digest: string, components: Array<{kind: ComponentKind; key: string; digest: string}>) => ({digest, evaluator_epoch: 'e1', components});
-    const d = manifestDiff(side('a'.repeat(64), [{kind: 'hints', key: 'k', digest: 'b'.repeat(64)}]), side('c'.repeat(64), [{kind: 'playbook', key: 'p', digest: 'd'.repeat(64)}]));
+    const side = (digest: string, components: Array<{kind: ComponentKind; key: string; digest: string}>) => ({
+      digest,
+      evaluator_epoch: 'e1',
+      components,
+    });
+    const d = manifestDiff(
+      side('a'.repeat(64), [{kind: 'hints', key: 'k', digest: 'b'.repeat(64)}]),
+      side('c'.repeat(64), [{kind: 'playbook', key: 'p', digest: 'd'.repeat(64)}]),
+    );
     const {digest, ...rest} = d;
     expect(d.changes).toHaveLength(2);
     expect(digest).toBe(stableDigest(rest));

@@ -9,10 +9,18 @@ import {PROJECT_ROOT} from '../helpers/paths.js';
 
 interface Vectors {
   marker_prefix: string;
-  components: Array<{hashed_text: string; component: {kind: string; key: string; content: string; media_type: string; digest: string; state?: string}}>;
-  bundles: Array<{hashed_text: string; manifest: Record<string, unknown> & {digest: string; components: Array<Record<string, string>>}}>;
+  components: Array<{
+    hashed_text: string;
+    component: {kind: string; key: string; content: string; media_type: string; digest: string; state?: string};
+  }>;
+  bundles: Array<{
+    hashed_text: string;
+    manifest: Record<string, unknown> & {digest: string; components: Array<Record<string, string>>};
+  }>;
 }
-const vectors = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'docs/vectors/element-states.v1.json'), 'utf8')) as Vectors;
+const vectors = JSON.parse(
+  fs.readFileSync(path.join(PROJECT_ROOT, 'docs/vectors/element-states.v1.json'), 'utf8'),
+) as Vectors;
 
 const codeOf = (fn: () => unknown): string => {
   try {
@@ -36,14 +44,21 @@ describe('element states against the committed vectors (docs/vectors/element-sta
   it('gives every vector bundle its manifest digest, and reads the manifest back', () => {
     for (const b of vectors.bundles) {
       const m = b.manifest;
-      const built = createBundle({scenario: m.scenario as string, evaluator_epoch: m.evaluator_epoch as string, parent_digest: m.parent_digest as string | null, components: m.components as never});
+      const built = createBundle({
+        scenario: m.scenario as string,
+        evaluator_epoch: m.evaluator_epoch as string,
+        parent_digest: m.parent_digest as string | null,
+        components: m.components as never,
+      });
       expect(built.digest).toBe(m.digest);
       expect(validateBundle(JSON.parse(JSON.stringify(m))).digest).toBe(m.digest);
     }
   });
 
   it('makes the state part of the identity: one kind, key and media type in four states, four digests, none a present content', () => {
-    const digests = vectors.components.filter((v) => v.component.kind === 'hints' && v.component.key === 'hints').map((v) => v.component.digest);
+    const digests = vectors.components
+      .filter((v) => v.component.kind === 'hints' && v.component.key === 'hints')
+      .map((v) => v.component.digest);
     expect(new Set(digests).size).toBe(digests.length);
     // The last vector is a present component whose text is the ABSENT marker: another digest.
     expect(vectors.components.at(-1)!.component.state).toBeUndefined();
@@ -51,7 +66,13 @@ describe('element states against the committed vectors (docs/vectors/element-sta
 
   it('writes a present component with no state field, so a bundle of present components keeps its digest', () => {
     const a = createComponent({kind: 'hints', key: 'hints', content: 'x', media_type: 'text/markdown'});
-    const b = createComponent({kind: 'hints', key: 'hints', content: 'x', media_type: 'text/markdown', state: 'PRESENT'});
+    const b = createComponent({
+      kind: 'hints',
+      key: 'hints',
+      content: 'x',
+      media_type: 'text/markdown',
+      state: 'PRESENT',
+    });
     expect(a).toEqual(b);
     expect('state' in b).toBe(false);
   });
@@ -70,6 +91,8 @@ describe('element states against the committed vectors (docs/vectors/element-sta
     const moved = JSON.parse(JSON.stringify(m)) as typeof m;
     moved.components.find((c) => c.state === 'ABSENT')!.state = 'INCLUDED';
     expect(codeOf(() => validateBundle(moved))).toBe('DIGEST_MISMATCH');
-    expect(codeOf(() => createComponent({kind: 'hints', key: 'h', content: 'x', state: 'ABSENT'}))).toBe('SCHEMA_VIOLATION');
+    expect(codeOf(() => createComponent({kind: 'hints', key: 'h', content: 'x', state: 'ABSENT'}))).toBe(
+      'SCHEMA_VIOLATION',
+    );
   });
 });

@@ -41,7 +41,9 @@ describe('lifecycle transitions', () => {
 
 describe('confirmation policy', () => {
   it('the default policy has the reference digest', () => {
-    expect(confirmationPolicyDigest(DEFAULT_CONFIRMATION_POLICY)).toBe('226975fd1485ef6379d6ac8933cb2621655dffaccf5a938cef7f0b04a72e592c');
+    expect(confirmationPolicyDigest(DEFAULT_CONFIRMATION_POLICY)).toBe(
+      '226975fd1485ef6379d6ac8933cb2621655dffaccf5a938cef7f0b04a72e592c',
+    );
   });
   it.each([
     [{min_screen_pairs: 0}, /min_screen_pairs/],
@@ -66,7 +68,10 @@ describe('bundles', () => {
   const bundle = createBundle({scenario: 's', evaluator_epoch: 'e', parent_digest: null, components});
 
   it('the digest is stable across component input order', () => {
-    expect(createBundle({scenario: 's', evaluator_epoch: 'e', parent_digest: null, components: [...components].reverse()}).digest).toBe(bundle.digest);
+    expect(
+      createBundle({scenario: 's', evaluator_epoch: 'e', parent_digest: null, components: [...components].reverse()})
+        .digest,
+    ).toBe(bundle.digest);
   });
   it('rejects unsorted components, duplicates, a missing digest and tampered content, digest or kind on load', () => {
     const m = JSON.parse(JSON.stringify(bundle));
@@ -83,13 +88,23 @@ describe('bundles', () => {
     expect(() => validateBundle({...m, scenario: 'other'})).toThrow(/manifest digest mismatch/);
   });
   it('the parent and the epoch are part of the digest', () => {
-    expect(createBundle({scenario: 's', evaluator_epoch: 'e2', parent_digest: null, components}).digest).not.toBe(bundle.digest);
-    expect(createBundle({scenario: 's', evaluator_epoch: 'e', parent_digest: bundle.digest, components}).digest).not.toBe(bundle.digest);
+    expect(createBundle({scenario: 's', evaluator_epoch: 'e2', parent_digest: null, components}).digest).not.toBe(
+      bundle.digest,
+    );
+    expect(
+      createBundle({scenario: 's', evaluator_epoch: 'e', parent_digest: bundle.digest, components}).digest,
+    ).not.toBe(bundle.digest);
   });
 });
 
 describe('serveability', () => {
-  const withRoles = (roles: unknown) => createBundle({scenario: 's', evaluator_epoch: 'e', parent_digest: null, components: [createJsonComponent('routing_config', 'roles', roles)]});
+  const withRoles = (roles: unknown) =>
+    createBundle({
+      scenario: 's',
+      evaluator_epoch: 'e',
+      parent_digest: null,
+      components: [createJsonComponent('routing_config', 'roles', roles)],
+    });
   it.each([
     [{unknown_key: 1}, /unsupported keys: unknown_key/],
     [{dag_changes: ['x']}, /dag_changes/],
@@ -98,8 +113,12 @@ describe('serveability', () => {
     expect(() => checkServeable(withRoles(roles), null)).toThrow(message);
   });
   it('refuses a change of a construction-bound field against the incumbent, accepts live fields', () => {
-    expect(() => checkServeable(withRoles({judge_model: 'b'}), withRoles({judge_model: 'a'}))).toThrow(/construction-bound field judge_model/);
-    expect(() => checkServeable(withRoles({judge_model: 'a', model_coach: 'x'}), withRoles({judge_model: 'a'}))).not.toThrow();
+    expect(() => checkServeable(withRoles({judge_model: 'b'}), withRoles({judge_model: 'a'}))).toThrow(
+      /construction-bound field judge_model/,
+    );
+    expect(() =>
+      checkServeable(withRoles({judge_model: 'a', model_coach: 'x'}), withRoles({judge_model: 'a'})),
+    ).not.toThrow();
   });
 });
 

@@ -13,14 +13,19 @@ describe("Python's whitespace", () => {
     expect(isPythonBlank(text)).toBe(blank);
   });
 
-  it('differs from trimEnd where Python and JavaScript disagree (so a mirror or a validator gets upstream\'s bytes)', () => {
+  it("differs from trimEnd where Python and JavaScript disagree (so a mirror or a validator gets upstream's bytes)", () => {
     expect(['a\ufeff'.trimEnd(), pythonRstrip('a\ufeff')]).toEqual(['a', 'a\ufeff']);
     expect(['a\u001f'.trimEnd(), pythonRstrip('a\u001f')]).toEqual(['a\u001f', 'a']);
   });
 });
 
 describe('harness runtime files', () => {
-  const hv = (key: string, content: string, media_type: string) => ({kind: 'harness_validator' as const, key, content, media_type});
+  const hv = (key: string, content: string, media_type: string) => ({
+    kind: 'harness_validator' as const,
+    key,
+    content,
+    media_type,
+  });
   it('take the source of each shape the Python store handles, in manifest order', () => {
     const files = harnessRuntimeFiles({
       components: [
@@ -49,6 +54,8 @@ describe('harness runtime files', () => {
     [hv('ok', '{"code": 1.5}', 'application/json'), /"code" must be a string .*number/],
     [hv('ok', '{"code": [1]}', 'application/json'), /"code" must be a string .*list/],
   ])('refuse %j (INVALID_INPUT)', (component, message) => {
-    expect(() => harnessRuntimeFiles({components: [component]})).toThrow(expect.objectContaining({code: 'INVALID_INPUT', message: expect.stringMatching(message)}));
+    expect(() => harnessRuntimeFiles({components: [component]})).toThrow(
+      expect.objectContaining({code: 'INVALID_INPUT', message: expect.stringMatching(message)}),
+    );
   });
 });

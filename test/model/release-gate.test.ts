@@ -1,8 +1,19 @@
 import {describe, expect, it} from '@jest/globals';
 import {applyTransition, effectiveState, releaseGate} from '../../src/model/release/release-gate.js';
-import {canonicalState, emptyRegistry, normalizeScope, percentToBasisPoints, RELEASE_STATES, STATE_ALIASES, TRANSITIONS, versionNameProblem, type ReleaseState} from '../../src/model/release/release.js';
+import {
+  canonicalState,
+  emptyRegistry,
+  normalizeScope,
+  percentToBasisPoints,
+  RELEASE_STATES,
+  STATE_ALIASES,
+  TRANSITIONS,
+  versionNameProblem,
+  type ReleaseState,
+} from '../../src/model/release/release.js';
 
-// The transition table as docs/releases.md writes it out (reference C.4, plus SHADOW and CANARY to themselves for new settings).
+// The transition table as docs/releases.md writes it out (reference C.4, plus SHADOW and CANARY to themselves for new
+// settings).
 const TABLE: Record<ReleaseState, ReleaseState[]> = {
   DRAFT: ['SHADOW', 'RETIRED'],
   SHADOW: ['SHADOW', 'CANARY', 'DRAFT', 'RETIRED'],
@@ -26,19 +37,27 @@ describe('the release gate', () => {
     }
   });
 
-  it('says DEPRECATED→ACTIVE is a rollback\'s alone', () => {
+  it("says DEPRECATED→ACTIVE is a rollback's alone", () => {
     expect(releaseGate({...ok, from: 'DEPRECATED', to: 'ACTIVE'})[0]!.detail).toMatch(/only autoctx rollback/);
   });
 
-  it('checks the evidence each target needs: runnable for SHADOW, CANARY, ACTIVE; the canary evidence for CANARY and a scope\'s ACTIVE; another ACTIVE for DEPRECATED', () => {
+  it("checks the evidence each target needs: runnable for SHADOW, CANARY, ACTIVE; the canary evidence for CANARY and a scope's ACTIVE; another ACTIVE for DEPRECATED", () => {
     const missing = {code: 'EVALUATION_NOT_FOR_BUNDLE_HASH', detail: 'against another bundle'};
-    expect(releaseGate({...ok, from: 'DRAFT', to: 'SHADOW', runnable: false}).map((b) => b.code)).toEqual(['BUNDLE_NOT_RUNNABLE']);
-    expect(releaseGate({...ok, from: 'SHADOW', to: 'CANARY', runnable: false, evidence: missing}).map((b) => b.code)).toEqual(['BUNDLE_NOT_RUNNABLE', 'EVALUATION_NOT_FOR_BUNDLE_HASH']);
+    expect(releaseGate({...ok, from: 'DRAFT', to: 'SHADOW', runnable: false}).map((b) => b.code)).toEqual([
+      'BUNDLE_NOT_RUNNABLE',
+    ]);
+    expect(
+      releaseGate({...ok, from: 'SHADOW', to: 'CANARY', runnable: false, evidence: missing}).map((b) => b.code),
+    ).toEqual(['BUNDLE_NOT_RUNNABLE', 'EVALUATION_NOT_FOR_BUNDLE_HASH']);
     // The global ACTIVE's evidence is promote's own gates; a scope's ACTIVE is gated like a canary.
     expect(releaseGate({...ok, from: 'CANARY', to: 'ACTIVE', evidence: missing})).toEqual([]);
     expect(releaseGate({...ok, scope: 'eu', from: 'CANARY', to: 'ACTIVE', evidence: missing})).toEqual([missing]);
-    expect(releaseGate({...ok, from: 'CANARY', to: 'DEPRECATED', otherActive: false}).map((b) => b.code)).toEqual(['NO_OTHER_ACTIVE_RELEASE']);
-    expect(releaseGate({...ok, from: 'ACTIVE', to: 'DEPRECATED', otherActive: false}).map((b) => b.code)).toEqual(['NO_OTHER_ACTIVE_RELEASE']);
+    expect(releaseGate({...ok, from: 'CANARY', to: 'DEPRECATED', otherActive: false}).map((b) => b.code)).toEqual([
+      'NO_OTHER_ACTIVE_RELEASE',
+    ]);
+    expect(releaseGate({...ok, from: 'ACTIVE', to: 'DEPRECATED', otherActive: false}).map((b) => b.code)).toEqual([
+      'NO_OTHER_ACTIVE_RELEASE',
+    ]);
     expect(releaseGate({...ok, from: 'DRAFT', to: 'RETIRED', runnable: false})).toEqual([]);
   });
 });
@@ -56,7 +75,8 @@ describe('state names, version names, scopes, percentages', () => {
 
   it('takes version names of [A-Za-z0-9._-] only, not only dots, not "unnamed"', () => {
     for (const good of ['v20', '2026.12.01-a', 'V_2']) expect(versionNameProblem(good)).toBeNull();
-    for (const bad of ['', 'v 2', 'v/2', 'é', '..', 'Unnamed', 'x'.repeat(65)]) expect(versionNameProblem(bad)).not.toBeNull();
+    for (const bad of ['', 'v 2', 'v/2', 'é', '..', 'Unnamed', 'x'.repeat(65)])
+      expect(versionNameProblem(bad)).not.toBeNull();
   });
 
   it('trims and lowercases a scope, a blank one is global', () => {
@@ -67,22 +87,42 @@ describe('state names, version names, scopes, percentages', () => {
   });
 
   it('reads a percentage with at most two decimals as basis points, exactly', () => {
-    expect([percentToBasisPoints('0', 'p'), percentToBasisPoints('12.5', 'p'), percentToBasisPoints('0.01', 'p'), percentToBasisPoints('100', 'p')]).toEqual([0, 1250, 1, 10000]);
+    expect([
+      percentToBasisPoints('0', 'p'),
+      percentToBasisPoints('12.5', 'p'),
+      percentToBasisPoints('0.01', 'p'),
+      percentToBasisPoints('100', 'p'),
+    ]).toEqual([0, 1250, 1, 10000]);
     for (const bad of ['101', '-1', '1.234', 'ten', '1e2']) expect(() => percentToBasisPoints(bad, 'p')).toThrow();
   });
 });
 
 describe('registry changes and derived states', () => {
-  it('keeps a canary\'s settings when only some are given, and drops them when it leaves CANARY', () => {
-    let r = applyTransition(emptyRegistry('demo', 'global'), {version: 'v2', to: 'CANARY', settings: {canary: {basis_points: 1000, tenants: ['acme']}}, deprecate: []});
+  it("keeps a canary's settings when only some are given, and drops them when it leaves CANARY", () => {
+    let r = applyTransition(emptyRegistry('demo', 'global'), {
+      version: 'v2',
+      to: 'CANARY',
+      settings: {canary: {basis_points: 1000, tenants: ['acme']}},
+      deprecate: [],
+    });
     r = applyTransition(r, {version: 'v2', to: 'CANARY', settings: {canary: {basis_points: 2500}}, deprecate: []});
     expect(r.releases.v2!.canary).toEqual({basis_points: 2500, tenants: ['acme'], resource_families: []});
     r = applyTransition(r, {version: 'v2', to: 'SHADOW', settings: {}, deprecate: []});
-    expect(r.releases.v2).toEqual({version: 'v2', state: 'SHADOW', canary: null, shadow: {basis_points: 0, daily_cap: 100}});
+    expect(r.releases.v2).toEqual({
+      version: 'v2',
+      state: 'SHADOW',
+      canary: null,
+      shadow: {basis_points: 0, daily_cap: 100},
+    });
   });
 
   it('stores no ACTIVE in the global scope, and one elsewhere', () => {
-    const g = applyTransition(emptyRegistry('demo', 'global'), {version: 'v2', to: 'ACTIVE', settings: {}, deprecate: ['v1']});
+    const g = applyTransition(emptyRegistry('demo', 'global'), {
+      version: 'v2',
+      to: 'ACTIVE',
+      settings: {},
+      deprecate: ['v1'],
+    });
     expect(g.releases).toEqual({v1: {version: 'v1', state: 'DEPRECATED', canary: null, shadow: null}});
     const eu = applyTransition(emptyRegistry('demo', 'eu'), {version: 'v2', to: 'ACTIVE', settings: {}, deprecate: []});
     expect(eu.releases.v2!.state).toBe('ACTIVE');
@@ -92,7 +132,9 @@ describe('registry changes and derived states', () => {
     const canary = {version: 'v2', state: 'CANARY' as const, canary: null, shadow: null};
     expect(effectiveState('global', canary, {isGlobalActive: true, servedGlobally: true})).toBe('ACTIVE');
     expect(effectiveState('global', canary, {isGlobalActive: false, servedGlobally: true})).toBe('DEPRECATED');
-    expect(effectiveState('global', {...canary, state: 'RETIRED'}, {isGlobalActive: false, servedGlobally: true})).toBe('RETIRED');
+    expect(effectiveState('global', {...canary, state: 'RETIRED'}, {isGlobalActive: false, servedGlobally: true})).toBe(
+      'RETIRED',
+    );
     expect(effectiveState('global', canary, {isGlobalActive: false, servedGlobally: false})).toBe('CANARY');
     expect(effectiveState('global', undefined, {isGlobalActive: false, servedGlobally: false})).toBe('DRAFT');
     expect(effectiveState('eu', canary, {isGlobalActive: true, servedGlobally: true})).toBe('CANARY');

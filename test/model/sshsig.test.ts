@@ -18,7 +18,11 @@ const keys: Record<string, string> = {};
 
 function keygen(name: string, type: string): void {
   const file = path.join(dir, name);
-  const r = spawnSync('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', name, '-f', file], {encoding: 'utf8'});
+  const r = spawnSync(
+    'ssh-keygen',
+    ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', name, '-f', file],
+    {encoding: 'utf8'},
+  );
   if (r.status !== 0) throw new Error(r.stderr);
   keys[name] = fs.readFileSync(`${file}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
 }
@@ -33,7 +37,11 @@ function sshVerify(allowed: string, principal: string, sig: string, message: Buf
   fs.writeFileSync(a, allowed);
   fs.writeFileSync(s, sig);
   const stamp = at.toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  const r = spawnSync('ssh-keygen', ['-Y', 'verify', '-f', a, '-I', principal, '-n', 'autoctx', '-s', s, `-Overify-time=${stamp}`], {input: message, env: {...process.env, TZ: 'UTC'}});
+  const r = spawnSync(
+    'ssh-keygen',
+    ['-Y', 'verify', '-f', a, '-I', principal, '-n', 'autoctx', '-s', s, `-Overify-time=${stamp}`],
+    {input: message, env: {...process.env, TZ: 'UTC'}},
+  );
   return r.status === 0;
 }
 function ours(allowed: string, principal: string, sig: string, message: Buffer, at: Date): boolean {
@@ -91,16 +99,35 @@ describe('the in-process SSH signature verifier agrees with ssh-keygen -Y verify
       ['a rotated-out key after its valid-before', lines.rotated, 'alice@x', mallory, message, now],
       ['the rotated-in key', lines.rotated, 'alice@x', alice, message, now],
     ];
-    const verdicts = cases.map(([label, allowed, principal, sig, msg, at]) => [label, sshVerify(allowed, principal, sig, msg, at), ours(allowed, principal, sig, msg, at)]);
+    const verdicts = cases.map(([label, allowed, principal, sig, msg, at]) => [
+      label,
+      sshVerify(allowed, principal, sig, msg, at),
+      ours(allowed, principal, sig, msg, at),
+    ]);
     for (const [label, theirs, mine] of verdicts) expect([label, mine]).toEqual([label, theirs]);
     // Both kinds of verdict occur, so the comparison means something.
     expect(new Set(verdicts.map((v) => v[1]))).toEqual(new Set([true, false]));
-    expect(verdicts.filter((v) => v[1]).map((v) => v[0])).toEqual(['ed25519, valid', 'rsa, valid', 'namespaces lists autoctx', 'valid-before not yet passed', 'inside the window', 'a wildcard principal', 'the rotated-in key']);
+    expect(verdicts.filter((v) => v[1]).map((v) => v[0])).toEqual([
+      'ed25519, valid',
+      'rsa, valid',
+      'namespaces lists autoctx',
+      'valid-before not yet passed',
+      'inside the window',
+      'a wildcard principal',
+      'the rotated-in key',
+    ]);
   });
 
   it('refuses what ssh-keygen refuses in an allowed_signers file: unknown options, a bad key, a bad time', () => {
-    for (const bad of [`alice@x approver ${'ssh-ed25519 AAAA'}`, 'alice@x ssh-ed25519', `alice@x valid-after="2026" ${'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9ZcxPA0DpdvbcRSeyH/5xIBNsDsyVu2vNPA+qHdybV'}`, 'alice@x ssh-ed25519 !!!']) {
-      expect(() => parseAllowedSigners(bad, 'allowed_signers')).toThrow(expect.objectContaining({code: 'INVALID_INPUT'}));
+    for (const bad of [
+      `alice@x approver ${'ssh-ed25519 AAAA'}`,
+      'alice@x ssh-ed25519',
+      `alice@x valid-after="2026" ${'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9ZcxPA0DpdvbcRSeyH/5xIBNsDsyVu2vNPA+qHdybV'}`,
+      'alice@x ssh-ed25519 !!!',
+    ]) {
+      expect(() => parseAllowedSigners(bad, 'allowed_signers')).toThrow(
+        expect.objectContaining({code: 'INVALID_INPUT'}),
+      );
     }
   });
 });

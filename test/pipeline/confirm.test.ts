@@ -6,7 +6,10 @@ import {AUDIT, calls, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/p
 import {treeHash, writeSource} from '../helpers/tree.js';
 
 const tree = useTrees();
-const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const CANDIDATE = {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+};
 
 describe('confirm: the coordinator loop', () => {
   it('runs adaptive pairs in plan order with alternating arm order, candidate first on the first screen unit', () => {
@@ -19,7 +22,9 @@ describe('confirm: the coordinator loop', () => {
     const log = calls(t.dir);
     expect(log[0]).toMatch(/^candidate screen /);
     const plan = JSON.parse(t.read(`candidates/${c}/evaluator_plan.json`)).plan;
-    const indexOf = new Map(plan.units.map((u: {fixture: string; seed: number}, i: number) => [`${u.fixture} ${u.seed}`, i]));
+    const indexOf = new Map(
+      plan.units.map((u: {fixture: string; seed: number}, i: number) => [`${u.fixture} ${u.seed}`, i]),
+    );
     const pairs = r.json.pairs_evaluated as number;
     expect(log).toHaveLength(2 * pairs);
     // Stopped early: fewer pairs than the plan holds; lanes in order screen, confirmation, held-out.
@@ -48,12 +53,29 @@ describe('confirm: the coordinator loop', () => {
     const active = t.read('active.json');
     const r = t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir, {FAKE_DELTA: '-0.2'}));
     expect(r.status).toBe(3);
-    expect(r.json).toMatchObject({status: 'rejected', lifecycle: 'rejected', comparison: {decision: 'rejected', reason: 'candidate failed the cheap matched screen', screen_pairs: 1}});
+    expect(r.json).toMatchObject({
+      status: 'rejected',
+      lifecycle: 'rejected',
+      comparison: {decision: 'rejected', reason: 'candidate failed the cheap matched screen', screen_pairs: 1},
+    });
     expect(calls(t.dir)).toHaveLength(2);
     const negative = JSON.parse(t.read(`candidates/${c}/negative_result.json`));
-    expect(negative.entries[0]).toMatchObject({result_id: `context-bundle-${c}-rejected`, failure_kind: 'score_regression', context: {context_bundle_digest: c, evaluator_epoch: 'epoch-1', trial_cohort: 'cand:epoch-1:generation:0'.replace('cand', 'worse'), scenario_name: 'demo'}});
-    expect(negative.entries[0].evidence_refs[0].uri).toMatch(new RegExp(`^demo/context_bundles/candidates/${c}/matched_trials.json#sha256=[0-9a-f]{64}$`));
-    expect(fs.readFileSync(path.join(t.knowledge, `demo/negative_result_ledgers/context-bundle-${c}.json`), 'utf8')).toBe(t.read(`candidates/${c}/negative_result.json`));
+    expect(negative.entries[0]).toMatchObject({
+      result_id: `context-bundle-${c}-rejected`,
+      failure_kind: 'score_regression',
+      context: {
+        context_bundle_digest: c,
+        evaluator_epoch: 'epoch-1',
+        trial_cohort: 'cand:epoch-1:generation:0'.replace('cand', 'worse'),
+        scenario_name: 'demo',
+      },
+    });
+    expect(negative.entries[0].evidence_refs[0].uri).toMatch(
+      new RegExp(`^demo/context_bundles/candidates/${c}/matched_trials.json#sha256=[0-9a-f]{64}$`),
+    );
+    expect(
+      fs.readFileSync(path.join(t.knowledge, `demo/negative_result_ledgers/context-bundle-${c}.json`), 'utf8'),
+    ).toBe(t.read(`candidates/${c}/negative_result.json`));
     expect(t.read('active.json')).toBe(active);
     // Running it again changes nothing and evaluates nothing.
     const before = treeHash(t.knowledge);
@@ -66,14 +88,24 @@ describe('confirm: the coordinator loop', () => {
     const t = tree();
     const c = t.propose('tie', CANDIDATE);
     const auditLog = path.join(t.dir, 'audit.log');
-    const r = t.cli(['confirm', c, ...evalArgs(['--audit', `node ${AUDIT}`])], fakeEnv(t.dir, {FAKE_DELTA: 'by-lane:0.3,0.1,0.3', FAKE_NOISE: '0', FAKE_ALTERNATE: '1', FAKE_AUDIT_LOG: auditLog}));
+    const r = t.cli(
+      ['confirm', c, ...evalArgs(['--audit', `node ${AUDIT}`])],
+      fakeEnv(t.dir, {
+        FAKE_DELTA: 'by-lane:0.3,0.1,0.3',
+        FAKE_NOISE: '0',
+        FAKE_ALTERNATE: '1',
+        FAKE_AUDIT_LOG: auditLog,
+      }),
+    );
     expect(r.status).toBe(3);
     expect(r.json.status).toBe('inconclusive');
     expect(r.json.lifecycle).toBe('rejected');
     const record = JSON.parse(t.read(`candidates/${c}/record.json`));
     expect(record.rationale).toBe(`terminal inconclusive evaluation: ${r.json.comparison.reason}`);
     expect(fs.readFileSync(auditLog, 'utf8')).toContain('inconclusive_gate');
-    expect(JSON.parse(t.read(`candidates/${c}/negative_result.json`)).entries[0].result_id).toBe(`context-bundle-${c}-inconclusive`);
+    expect(JSON.parse(t.read(`candidates/${c}/negative_result.json`)).entries[0].result_id).toBe(
+      `context-bundle-${c}-inconclusive`,
+    );
   });
 
   it('the policy cannot change once evidence exists', () => {
@@ -81,9 +113,21 @@ describe('confirm: the coordinator loop', () => {
     const c = t.propose('cand', CANDIDATE);
     expect(t.cli(['screen', c, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('screened');
     const policy = path.join(t.dir, 'other-policy.json');
-    fs.writeFileSync(policy, JSON.stringify({min_screen_pairs: 1, min_confirmation_pairs: 2, max_confirmation_pairs: 5, min_heldout_pairs: 1}));
+    fs.writeFileSync(
+      policy,
+      JSON.stringify({min_screen_pairs: 1, min_confirmation_pairs: 2, max_confirmation_pairs: 5, min_heldout_pairs: 1}),
+    );
     const before = treeHash(t.knowledge);
-    const r = t.cli(['confirm', c, ...evalArgs().filter((a, i, all) => a !== '--policy' && all[i - 1] !== '--policy'), '--policy', policy], fakeEnv(t.dir));
+    const r = t.cli(
+      [
+        'confirm',
+        c,
+        ...evalArgs().filter((a, i, all) => a !== '--policy' && all[i - 1] !== '--policy'),
+        '--policy',
+        policy,
+      ],
+      fakeEnv(t.dir),
+    );
     expect(r.json.error.code).toBe('POLICY_MISMATCH');
     expect(r.status).toBe(2);
     expect(treeHash(t.knowledge)).toBe(before);
@@ -96,19 +140,31 @@ describe('confirm: the coordinator loop', () => {
     const recordFile = t.file(`candidates/${c}/record.json`);
     const screened = fs.readFileSync(recordFile, 'utf8');
     // As if the process died after writing the envelope and before the record.
-    const stale = {...JSON.parse(screened), lifecycle: 'proposed', comparison: null, confirmation_policy: null, confirmation_policy_digest: null};
+    const stale = {
+      ...JSON.parse(screened),
+      lifecycle: 'proposed',
+      comparison: null,
+      confirmation_policy: null,
+      confirmation_policy_digest: null,
+    };
     fs.writeFileSync(recordFile, JSON.stringify(stale));
     const n = calls(t.dir).length;
     expect(t.cli(['screen', c, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('screened');
     expect(calls(t.dir)).toHaveLength(n);
-    expect(JSON.parse(fs.readFileSync(recordFile, 'utf8'))).toMatchObject({lifecycle: 'screened', comparison: JSON.parse(screened).comparison});
+    expect(JSON.parse(fs.readFileSync(recordFile, 'utf8'))).toMatchObject({
+      lifecycle: 'screened',
+      comparison: JSON.parse(screened).comparison,
+    });
   });
 
   it('resumes after an evaluator failure without re-evaluating recorded pairs; the failed pair is not recorded', () => {
     const t = tree();
     const c = t.propose('cand', CANDIDATE);
     const audits = path.join(t.dir, 'audit.log');
-    const failed = t.cli(['confirm', c, ...evalArgs(['--audit', `node ${AUDIT}`], false)], fakeEnv(t.dir, {FAKE_FAIL_AT: '5', FAKE_AUDIT_LOG: audits}));
+    const failed = t.cli(
+      ['confirm', c, ...evalArgs(['--audit', `node ${AUDIT}`], false)],
+      fakeEnv(t.dir, {FAKE_FAIL_AT: '5', FAKE_AUDIT_LOG: audits}),
+    );
     expect(failed.status).toBe(8);
     expect(failed.json.error.code).toBe('EVALUATOR_FAILED');
     expect(fs.readFileSync(audits, 'utf8')).toContain('integrity_alert');
@@ -161,7 +217,10 @@ describe('confirm: the coordinator loop', () => {
     const t = tree();
     const c = t.propose('cand', CANDIDATE);
     const few = path.join(t.dir, 'few.jsonl');
-    fs.writeFileSync(few, '{"fixture":"a","initial_state":1,"observation":1}\n{"fixture":"b","initial_state":2,"observation":2}\n');
+    fs.writeFileSync(
+      few,
+      '{"fixture":"a","initial_state":1,"observation":1}\n{"fixture":"b","initial_state":2,"observation":2}\n',
+    );
     const before = treeHash(t.knowledge);
     const r = t.cli(['confirm', c, '--evaluator', 'true', '--fixtures', few, '--quiet']);
     expect(r.status).toBe(2);
@@ -189,6 +248,10 @@ describe('confirm: the coordinator loop', () => {
     const r = t.cli(['screen', c, ...evalArgs()], fakeEnv(t.dir));
     expect(r.status).toBe(0);
     expect(resultSchemaProblem('result-screen', r.json)).toBeNull();
-    expect(r.json).toMatchObject({status: 'screened', lifecycle: 'screened', comparison: {screen_pairs: 1, confirmation_pairs: 0}});
+    expect(r.json).toMatchObject({
+      status: 'screened',
+      lifecycle: 'screened',
+      comparison: {screen_pairs: 1, confirmation_pairs: 0},
+    });
   });
 });

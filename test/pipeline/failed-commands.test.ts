@@ -24,7 +24,14 @@ describe('failed commands change nothing', () => {
     const t = tree();
     const file = path.join(t.knowledge, '.gitignore');
     const later = GITIGNORE_GENERATIONS.slice(1).flat();
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').split('\n').filter((l) => !later.includes(l)).join('\n'));
+    fs.writeFileSync(
+      file,
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => !later.includes(l))
+        .join('\n'),
+    );
     const before = treeHash(t.knowledge);
     const other = writeSource(path.join(t.dir, 'other'), {'playbook/playbook.md': 'something else\n'});
     const r = t.cli(['init', '--scenario', 'demo', '--from', other]);

@@ -16,15 +16,24 @@ const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, {recursive: true, force: true})));
 const tree = useTrees();
 
-/** Turn a candidate's evidence into the legacy form: a bare array of rows under their old pair keys, the record without a policy. */
+/**
+ * Turn a candidate's evidence into the legacy form: a bare array of rows under their old pair keys, the record without
+ * a policy.
+ */
 function makeLegacy(candidateDir: string): {envelope: string; policy: unknown} {
   const file = path.join(candidateDir, 'matched_trials.json');
   const envelope = fs.readFileSync(file, 'utf8');
   const doc = JSON.parse(envelope);
-  fs.writeFileSync(file, JSON.stringify(doc.trials.map((t: Record<string, unknown>) => ({...t, pair_key: legacyPairKey(t as never)}))));
+  fs.writeFileSync(
+    file,
+    JSON.stringify(doc.trials.map((t: Record<string, unknown>) => ({...t, pair_key: legacyPairKey(t as never)}))),
+  );
   const recordFile = path.join(candidateDir, 'record.json');
   const record = JSON.parse(fs.readFileSync(recordFile, 'utf8'));
-  fs.writeFileSync(recordFile, JSON.stringify({...record, confirmation_policy: null, confirmation_policy_digest: null}, null, 2));
+  fs.writeFileSync(
+    recordFile,
+    JSON.stringify({...record, confirmation_policy: null, confirmation_policy_digest: null}, null, 2),
+  );
   fs.rmSync(path.join(candidateDir, 'evidence_seal.json'), {force: true});
   return {envelope, policy: doc.confirmation_policy};
 }
@@ -41,9 +50,17 @@ describe('autoctx trials migrate', () => {
     const cli = (args: string[]) => runCli([...args, '--knowledge', k, '--json']);
     const v = cli(['verify']);
     expect([v.status, v.json.errors]).toEqual([0, []]);
-    expect(v.json.warnings).toEqual([expect.objectContaining({code: 'LEGACY_EVIDENCE', file: `demo/context_bundles/candidates/${REJECTED}/matched_trials.json`, message: expect.stringContaining('autoctx trials migrate 28c6b3dd75f9 --policy FILE')})]);
+    expect(v.json.warnings).toEqual([
+      expect.objectContaining({
+        code: 'LEGACY_EVIDENCE',
+        file: `demo/context_bundles/candidates/${REJECTED}/matched_trials.json`,
+        message: expect.stringContaining('autoctx trials migrate 28c6b3dd75f9 --policy FILE'),
+      }),
+    ]);
     expect(cli(['replay', REJECTED]).json.error.message).toContain('autoctx trials migrate 28c6b3dd75f9 --policy FILE');
-    expect(cli(['repair']).json.remaining).toContainEqual(expect.stringContaining('autoctx trials migrate 28c6b3dd75f9 --policy FILE'));
+    expect(cli(['repair']).json.remaining).toContainEqual(
+      expect.stringContaining('autoctx trials migrate 28c6b3dd75f9 --policy FILE'),
+    );
 
     // The wrong policy replays to another comparison: refused, nothing rewritten.
     const wrong = path.join(path.dirname(k), 'wrong.json');
@@ -58,9 +75,15 @@ describe('autoctx trials migrate', () => {
     const r = cli(['trials', 'migrate', REJECTED, '--policy', right]);
     expect(r.status).toBe(0);
     expect(resultSchemaProblem('result-trials-migrate', r.json)).toBeNull();
-    expect(r.json).toMatchObject({status: 'migrated', lifecycle: 'rejected', trials: JSON.parse(envelope).trials.length});
+    expect(r.json).toMatchObject({
+      status: 'migrated',
+      lifecycle: 'rejected',
+      trials: JSON.parse(envelope).trials.length,
+    });
     // A terminal candidate migrates only identical evidence: the envelope upstream wrote, canonically.
-    expect(canonicalJson(JSON.parse(fs.readFileSync(path.join(dir, 'matched_trials.json'), 'utf8')))).toBe(canonicalJson(JSON.parse(envelope)));
+    expect(canonicalJson(JSON.parse(fs.readFileSync(path.join(dir, 'matched_trials.json'), 'utf8')))).toBe(
+      canonicalJson(JSON.parse(envelope)),
+    );
     expect(cli(['verify']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
     expect(cli(['replay', REJECTED]).json.status).toBe('ok');
     // Again: already schema 2, nothing written.
@@ -71,7 +94,10 @@ describe('autoctx trials migrate', () => {
 
   it('a confirmed candidate with legacy evidence is migrated, then promoted', () => {
     const t = tree();
-    const c = t.propose('c', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const c = t.propose('c', {
+      'playbook/playbook.md': 'Be helpful and precise.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
     expect(t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('confirmed');
     makeLegacy(t.file(`candidates/${c}`));
     expect(t.cli(['promote', c]).status).not.toBe(0); // legacy evidence is never promoted as it is
@@ -83,7 +109,10 @@ describe('autoctx trials migrate', () => {
 
   it('refuses what is not a terminal candidate, and legacy rows that collapse to one pair identity (exit 8), writing nothing', () => {
     const t = tree();
-    const c = t.propose('c', {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const c = t.propose('c', {
+      'playbook/playbook.md': 'Be helpful and precise.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
     expect(t.cli(['screen', c, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('screened');
     makeLegacy(t.file(`candidates/${c}`));
     let before = treeHash(t.knowledge);
@@ -91,7 +120,10 @@ describe('autoctx trials migrate', () => {
     expect([screened.status, screened.json.error.code]).toEqual([2, 'INVALID_TRANSITION']);
     expect(treeHash(t.knowledge)).toBe(before);
 
-    const d = t.propose('d', {'playbook/playbook.md': 'Be terse.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const d = t.propose('d', {
+      'playbook/playbook.md': 'Be terse.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
     expect(t.cli(['confirm', d, ...evalArgs()], fakeEnv(t.dir)).json.status).toBe('confirmed');
     makeLegacy(t.file(`candidates/${d}`));
     const file = t.file(`candidates/${d}/matched_trials.json`);

@@ -7,12 +7,18 @@ import {AUDIT, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline
 import {SAMPLE_KNOWLEDGE} from '../helpers/paths.js';
 
 const tree = useTrees();
-const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const CANDIDATE = {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+};
 
 /** A candidate confirmed with an audit bound. */
 function confirmedWithAudit(t: Tree): string {
   const c = t.propose('cand', CANDIDATE);
-  const r = t.cli(['confirm', c, ...evalArgs(['--audit', `node ${AUDIT}`])], {...fakeEnv(t.dir), FAKE_AUDIT: 'advisory'});
+  const r = t.cli(['confirm', c, ...evalArgs(['--audit', `node ${AUDIT}`])], {
+    ...fakeEnv(t.dir),
+    FAKE_AUDIT: 'advisory',
+  });
   expect(r.json.status).toBe('confirmed');
   return c;
 }
@@ -20,7 +26,10 @@ function confirmedWithAudit(t: Tree): string {
 /** The plan keys of a plan the Python implementation wrote (the committed parity tree). */
 function upstreamPlanKeys(): string[] {
   const candidates = path.join(SAMPLE_KNOWLEDGE, 'demo/context_bundles/candidates');
-  const file = fs.readdirSync(candidates).map((d) => path.join(candidates, d, 'evaluator_plan.json')).find((f) => fs.existsSync(f))!;
+  const file = fs
+    .readdirSync(candidates)
+    .map((d) => path.join(candidates, d, 'evaluator_plan.json'))
+    .find((f) => fs.existsSync(f))!;
   const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
   expect(Object.keys(doc).sort()).toEqual(['plan', 'plan_digest']);
   return Object.keys(doc.plan).sort();
@@ -34,7 +43,11 @@ describe('evaluator_plan.json: the Python implementation plan, and autoctx addit
     expect(Object.keys(doc).sort()).toEqual(['additions', 'additions_digest', 'plan', 'plan_digest']);
     expect(Object.keys(doc.plan).sort()).toEqual(upstreamPlanKeys());
     expect(doc.plan_digest).toBe(stableDigest(doc.plan));
-    expect(doc.additions).toEqual({audit: {command: `node ${AUDIT}`}, campaign_id: null, evaluator_files: [{path: 'test/fixtures/evaluators/fake.js', sha256: expect.stringMatching(/^[0-9a-f]{64}$/)}]});
+    expect(doc.additions).toEqual({
+      audit: {command: `node ${AUDIT}`},
+      campaign_id: null,
+      evaluator_files: [{path: 'test/fixtures/evaluators/fake.js', sha256: expect.stringMatching(/^[0-9a-f]{64}$/)}],
+    });
     expect(doc.additions_digest).toBe(stableDigest({plan_digest: doc.plan_digest, additions: doc.additions}));
     const seal = JSON.parse(t.read(`candidates/${c}/evidence_seal.json`));
     expect(seal.plan_binding_digest).toBe(doc.additions_digest);
@@ -69,7 +82,10 @@ describe('evaluator_plan.json: the Python implementation plan, and autoctx addit
     const planFile = t.file(`candidates/${c}/evaluator_plan.json`);
     const doc = JSON.parse(fs.readFileSync(planFile, 'utf8'));
     const additions = {audit: null, campaign_id: null};
-    fs.writeFileSync(planFile, prettyJson({...doc, additions, additions_digest: stableDigest({plan_digest: doc.plan_digest, additions})}));
+    fs.writeFileSync(
+      planFile,
+      prettyJson({...doc, additions, additions_digest: stableDigest({plan_digest: doc.plan_digest, additions})}),
+    );
     const r = verify({knowledge: t.knowledge});
     expect(r.status).toBe('failed');
     const rel = (name: string) => path.join('demo/context_bundles/candidates', c, name);
@@ -88,9 +104,25 @@ describe('evaluator_plan.json: the Python implementation plan, and autoctx addit
     const doc = JSON.parse(fs.readFileSync(planFile, 'utf8'));
     const hybridPlan = {...doc.plan, audit: null};
     const hybridDigest = stableDigest(hybridPlan);
-    fs.writeFileSync(planFile, prettyJson({plan: hybridPlan, plan_digest: hybridDigest, additions: doc.additions, additions_digest: stableDigest({plan_digest: hybridDigest, additions: doc.additions})}));
-    expect(verify({knowledge: t.knowledge}).errors.map((e) => e.message).join('\n')).toMatch(/plan holds "audit", which belongs in additions/);
+    fs.writeFileSync(
+      planFile,
+      prettyJson({
+        plan: hybridPlan,
+        plan_digest: hybridDigest,
+        additions: doc.additions,
+        additions_digest: stableDigest({plan_digest: hybridDigest, additions: doc.additions}),
+      }),
+    );
+    expect(
+      verify({knowledge: t.knowledge})
+        .errors.map((e) => e.message)
+        .join('\n'),
+    ).toMatch(/plan holds "audit", which belongs in additions/);
     fs.writeFileSync(planFile, prettyJson({...doc, additions_digest: '0'.repeat(64)}));
-    expect(verify({knowledge: t.knowledge}).errors.map((e) => e.message).join('\n')).toMatch(/additions_digest does not match/);
+    expect(
+      verify({knowledge: t.knowledge})
+        .errors.map((e) => e.message)
+        .join('\n'),
+    ).toMatch(/additions_digest does not match/);
   });
 });

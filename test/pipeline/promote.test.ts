@@ -8,7 +8,10 @@ import {AUDIT, evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline
 import {copySampleKnowledge, tempDir, treeHash} from '../helpers/tree.js';
 
 const tree = useTrees();
-const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const CANDIDATE = {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+};
 const confirmed = (t: Tree, name = 'cand', files = CANDIDATE, extra: string[] = []) => {
   const c = t.propose(name, files);
   const r = t.cli(['confirm', c, ...evalArgs(extra)], fakeEnv(t.dir));
@@ -24,7 +27,15 @@ describe('end to end, as a user runs it', () => {
     const run = (args: string[]) => runCliProcess([...args, '--knowledge', k, '--json']);
     expect(run(['init', '--scenario', 'demo', '--from', ex('demo/baseline')]).status).toBe(0);
     const p = run(['propose', '--from', ex('demo/candidate-better')]);
-    const c = run(['confirm', p.json.bundle_digest.slice(0, 10), '--evaluator', `node ${ex('evaluator.js')}`, '--fixtures', ex('demo/fixtures.jsonl'), '--quiet']);
+    const c = run([
+      'confirm',
+      p.json.bundle_digest.slice(0, 10),
+      '--evaluator',
+      `node ${ex('evaluator.js')}`,
+      '--fixtures',
+      ex('demo/fixtures.jsonl'),
+      '--quiet',
+    ]);
     expect(c.status).toBe(0);
     expect(c.json.status).toBe('confirmed');
     const promoted = run(['promote', p.json.bundle_digest]);
@@ -45,7 +56,10 @@ describe('promote', () => {
   it('prints its result as JSON, and a stale parent after a sibling wins is exit 6 (ACTIVE_MOVED)', () => {
     const t = tree();
     const a = confirmed(t, 'a');
-    const b = confirmed(t, 'b', {'playbook/playbook.md': 'Another idea.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'});
+    const b = confirmed(t, 'b', {
+      'playbook/playbook.md': 'Another idea.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+    });
     const r = t.cli(['promote', a]);
     expect(r.status).toBe(0);
     expect(resultSchemaProblem('result-promote', r.json)).toBeNull();
@@ -100,14 +114,20 @@ describe('promote', () => {
       expect([r.status, r.json.error.code]).toEqual([5, 'AUDIT_HOLD']);
     }
     expect(treeHash(t.knowledge)).toBe(before);
-    expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toEqual(['pre_promotion', 'pre_promotion', 'pre_promotion']);
+    expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toEqual([
+      'pre_promotion',
+      'pre_promotion',
+      'pre_promotion',
+    ]);
     const other = t.cli(['promote', c, '--audit', 'true']);
     expect([other.status, other.json.error.code]).toEqual([8, 'AUDIT_CHANGED']);
     // Deleting the plan that binds the audit does not drop the audit: verify names the plan, promote refuses.
     const planFile = t.file(`candidates/${c}/evaluator_plan.json`);
     const plan = fs.readFileSync(planFile);
     fs.rmSync(planFile);
-    expect(t.cli(['verify']).json.errors.map((e: {code: string; file: string}) => `${e.code} ${path.basename(e.file)}`)).toEqual(expect.arrayContaining(['MISSING_PLAN evaluator_plan.json']));
+    expect(
+      t.cli(['verify']).json.errors.map((e: {code: string; file: string}) => `${e.code} ${path.basename(e.file)}`),
+    ).toEqual(expect.arrayContaining(['MISSING_PLAN evaluator_plan.json']));
     const unbound = t.cli(['promote', c], {FAKE_AUDIT: 'advisory', FAKE_AUDIT_LOG: log});
     expect([unbound.status, unbound.json.error.code]).toEqual([8, 'INTEGRITY']);
     fs.writeFileSync(planFile, plan);
@@ -129,17 +149,22 @@ describe('reject and replay', () => {
     const r = t.cli(['reject', c, '--rationale', 'not needed']);
     expect(r.json).toMatchObject({status: 'rejected', already_rejected: false});
     expect(resultSchemaProblem('result-reject', r.json)).toBeNull();
-    expect(JSON.parse(t.read(`candidates/${c}/negative_result.json`)).entries[0].reason).toBe('rejected by hand: not needed');
+    expect(JSON.parse(t.read(`candidates/${c}/negative_result.json`)).entries[0].reason).toBe(
+      'rejected by hand: not needed',
+    );
     expect(t.cli(['reject', c, '--rationale', 'again']).json.already_rejected).toBe(true);
     expect(t.cli(['reject', t.baseline, '--rationale', 'x']).json.error.code).toBe('INVALID_TRANSITION');
   });
 
-  it.each([['6d9bc734'], ['28c6b3dd']])('replays the comparison the Python implementation recorded for %s bit for bit', (prefix) => {
-    const k = copySampleKnowledge();
-    const r = runCli(['replay', prefix, '--knowledge', k, '--json']);
-    expect(r.status).toBe(0);
-    expect(resultSchemaProblem('result-replay', r.json)).toBeNull();
-    expect(r.json).toMatchObject({status: 'ok', bit_exact: true, max_ulp: 0});
-    fs.rmSync(path.dirname(k), {recursive: true, force: true});
-  });
+  it.each([['6d9bc734'], ['28c6b3dd']])(
+    'replays the comparison the Python implementation recorded for %s bit for bit',
+    (prefix) => {
+      const k = copySampleKnowledge();
+      const r = runCli(['replay', prefix, '--knowledge', k, '--json']);
+      expect(r.status).toBe(0);
+      expect(resultSchemaProblem('result-replay', r.json)).toBeNull();
+      expect(r.json).toMatchObject({status: 'ok', bit_exact: true, max_ulp: 0});
+      fs.rmSync(path.dirname(k), {recursive: true, force: true});
+    },
+  );
 });

@@ -8,8 +8,12 @@ import {treeHash} from '../helpers/tree.js';
 // --rebind binds another in its place, keeping the old one; once a trial is recorded the binding is final.
 const tree = useTrees();
 const PLAN = ['--fixtures', FIXTURES_12, '--policy', POLICY_SMALL];
-const B = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
-const withEvaluator = (args: string[], command: string) => args.map((x, i, all) => (all[i - 1] === '--evaluator' ? command : x));
+const B = {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+};
+const withEvaluator = (args: string[], command: string) =>
+  args.map((x, i, all) => (all[i - 1] === '--evaluator' ? command : x));
 
 function typoed(): {t: Tree; c: string; oldPlan: string; oldBytes: string} {
   const t = tree();
@@ -46,19 +50,43 @@ describe('rebinding an evaluator', () => {
     const c = t.propose('c', B);
     expect(t.cli(['screen', c, ...evalArgs([], false)], fakeEnv(t.dir)).json.status).toBe('screened');
     const before = treeHash(t.knowledge);
-    const r = t.cli(['confirm', c, ...withEvaluator(evalArgs(['--rebind'], false), `node ${FAKE} --other`)], fakeEnv(t.dir));
+    const r = t.cli(
+      ['confirm', c, ...withEvaluator(evalArgs(['--rebind'], false), `node ${FAKE} --other`)],
+      fakeEnv(t.dir),
+    );
     expect([r.status, r.json.error.code]).toEqual([8, 'PLAN_CHANGED']);
-    expect(r.json.error.message).toMatch(/recorded trials? under plan [0-9a-f]{64}: once a trial is recorded the binding is final/);
+    expect(r.json.error.message).toMatch(
+      /recorded trials? under plan [0-9a-f]{64}: once a trial is recorded the binding is final/,
+    );
     expect(treeHash(t.knowledge)).toBe(before);
   });
 
   it('--rebind with the plan already bound changes nothing', () => {
     const t = tree();
     const c = t.propose('c', B);
-    const first = t.cli(['plan', 'export', c, '--engine', 'remote-v1', ...PLAN, '--out', path.join(t.dir, 'units.jsonl')]);
+    const first = t.cli([
+      'plan',
+      'export',
+      c,
+      '--engine',
+      'remote-v1',
+      ...PLAN,
+      '--out',
+      path.join(t.dir, 'units.jsonl'),
+    ]);
     expect([first.status, first.json.error]).toEqual([0, undefined]);
     const before = treeHash(t.knowledge);
-    const again = t.cli(['plan', 'export', c, '--engine', 'remote-v1', ...PLAN, '--out', path.join(t.dir, 'units2.jsonl'), '--rebind']);
+    const again = t.cli([
+      'plan',
+      'export',
+      c,
+      '--engine',
+      'remote-v1',
+      ...PLAN,
+      '--out',
+      path.join(t.dir, 'units2.jsonl'),
+      '--rebind',
+    ]);
     expect(again.status).toBe(0);
     expect(again.json.superseded_plan_digest).toBeUndefined();
     expect(treeHash(t.knowledge)).toBe(before);
@@ -85,13 +113,30 @@ describe('rebinding an evaluator', () => {
   it('results brought back for a superseded plan are refused, naming the rebind', () => {
     const t = tree();
     const c = t.propose('c', B);
-        const out = path.join(t.dir, 'units.jsonl');
+    const out = path.join(t.dir, 'units.jsonl');
     expect(t.cli(['plan', 'export', c, '--engine', 'remote-v1', ...PLAN, '--out', out]).status).toBe(0);
-    const old = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const rebound = t.cli(['plan', 'export', c, '--engine', 'remote-v2', ...PLAN, '--out', path.join(t.dir, 'units2.jsonl'), '--rebind']);
+    const old = fs
+      .readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const rebound = t.cli([
+      'plan',
+      'export',
+      c,
+      '--engine',
+      'remote-v2',
+      ...PLAN,
+      '--out',
+      path.join(t.dir, 'units2.jsonl'),
+      '--rebind',
+    ]);
     expect(rebound.json.superseded_plan_digest).toBe(old[0].plan_digest);
     const results = path.join(t.dir, 'results.jsonl');
-    fs.writeFileSync(results, `${old.map((u) => JSON.stringify({schema: 'autoctx.trial-result.v1', plan_digest: u.plan_digest, fixture_digest: u.fixture_digest, seed: u.seed, lane: u.lane, fixture: u.fixture, candidate_score: 0.9, incumbent_score: 0.1})).join('\n')}\n`);
+    fs.writeFileSync(
+      results,
+      `${old.map((u) => JSON.stringify({schema: 'autoctx.trial-result.v1', plan_digest: u.plan_digest, fixture_digest: u.fixture_digest, seed: u.seed, lane: u.lane, fixture: u.fixture, candidate_score: 0.9, incumbent_score: 0.1})).join('\n')}\n`,
+    );
     const before = treeHash(t.knowledge);
     const r = t.cli(['trials', 'ingest', c, results]);
     expect([r.status, r.json.error.code]).toEqual([2, 'INVALID_INPUT']);

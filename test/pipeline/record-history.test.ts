@@ -9,13 +9,20 @@ import {evalArgs, fakeEnv, useTrees} from '../helpers/pipeline.js';
 // immutable, chained entry of candidates/<digest>/record_history/.
 const tree = useTrees();
 
-const BETTER = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const BETTER = {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+};
 const codes = (r: ReturnType<typeof verify>) => [...r.errors, ...r.warnings].map((e) => [e.code, e.file]);
 
 function screenedConfirmedPromoted(promote = true) {
   const t = tree();
   const c = t.propose('better', BETTER);
-  for (const step of [['screen', c, ...evalArgs()], ['confirm', c, ...evalArgs()], ...(promote ? [['promote', c]] : [])]) {
+  for (const step of [
+    ['screen', c, ...evalArgs()],
+    ['confirm', c, ...evalArgs()],
+    ...(promote ? [['promote', c]] : []),
+  ]) {
     const r = t.cli(step, fakeEnv(t.dir));
     if (r.status !== 0) throw new Error(r.stdout + r.stderr);
   }
@@ -32,11 +39,19 @@ describe('record history', () => {
     const times = log.entries.filter((e: {to_digest: string}) => e.to_digest === c).map((e: {at: string}) => e.at);
     expect(new Set(times).size).toBe(4);
     // proposed, screened, confirmed (plus the policy recorded when the confirmation began), active.
-    const kept = entries(c).map((f) => JSON.parse(fs.readFileSync(t.file(`candidates/${c}/record_history/${f}`), 'utf8')));
+    const kept = entries(c).map((f) =>
+      JSON.parse(fs.readFileSync(t.file(`candidates/${c}/record_history/${f}`), 'utf8')),
+    );
     expect(kept.map((e) => e.seq)).toEqual(kept.map((_, i) => i + 1));
-    expect(kept.map((e) => e.record.lifecycle)).toEqual(expect.arrayContaining(['proposed', 'screened', 'confirmed', 'active']));
+    expect(kept.map((e) => e.record.lifecycle)).toEqual(
+      expect.arrayContaining(['proposed', 'screened', 'confirmed', 'active']),
+    );
     expect(kept.at(-1).record).toEqual(JSON.parse(t.read(`candidates/${c}/record.json`)));
-    expect(JSON.parse(t.read('record_histories.json'))).toMatchObject({schema_version: 1, scenario: 'demo', predating: []});
+    expect(JSON.parse(t.read('record_histories.json'))).toMatchObject({
+      schema_version: 1,
+      scenario: 'demo',
+      predating: [],
+    });
     expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
   });
 
@@ -78,7 +93,10 @@ describe('record history', () => {
     const saved = path.join(t.dir, 'saved-history');
     fs.cpSync(dir, saved, {recursive: true});
     fs.rmSync(dir, {recursive: true});
-    expect(codes(verify({knowledge: t.knowledge}))).toContainEqual(['MISSING_RECORD_HISTORY', rel(path.join(dir, '000001.json'))]);
+    expect(codes(verify({knowledge: t.knowledge}))).toContainEqual([
+      'MISSING_RECORD_HISTORY',
+      rel(path.join(dir, '000001.json')),
+    ]);
     fs.cpSync(saved, dir, {recursive: true});
     expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
   });
@@ -109,10 +127,13 @@ describe('record history', () => {
     const r = t.cli(['screen', c, ...evalArgs()], fakeEnv(t.dir));
     expect(r.status).toBe(0);
     // As another implementation leaves it: no histories, no adoption.
-    for (const d of fs.readdirSync(t.file('candidates'))) fs.rmSync(t.file(`candidates/${d}/record_history`), {recursive: true, force: true});
+    for (const d of fs.readdirSync(t.file('candidates')))
+      fs.rmSync(t.file(`candidates/${d}/record_history`), {recursive: true, force: true});
     fs.rmSync(t.file('record_histories.json'));
     expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
-    const legacy = runCliProcess(['log', '--knowledge', t.knowledge, '--json']).json.entries.filter((e: {to_digest: string}) => e.to_digest === c);
+    const legacy = runCliProcess(['log', '--knowledge', t.knowledge, '--json']).json.entries.filter(
+      (e: {to_digest: string}) => e.to_digest === c,
+    );
     expect(legacy.map((e: {type: string}) => e.type)).toEqual(['screen', 'proposal']);
     // The next write adopts: every candidate with a record and no history is predating.
     const d = t.propose('other', {...BETTER, 'playbook/playbook.md': 'Be kind.\n'});
@@ -121,7 +142,9 @@ describe('record history', () => {
     expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
     // A predating candidate's later changes are kept from then on.
     expect(t.cli(['confirm', c, ...evalArgs()], fakeEnv(t.dir)).status).toBe(0);
-    const after = runCliProcess(['log', '--knowledge', t.knowledge, '--json']).json.entries.filter((e: {to_digest: string}) => e.to_digest === c);
+    const after = runCliProcess(['log', '--knowledge', t.knowledge, '--json']).json.entries.filter(
+      (e: {to_digest: string}) => e.to_digest === c,
+    );
     expect(after.map((e: {type: string}) => e.type)).toEqual(['confirmation', 'screen', 'proposal']);
     expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
   });

@@ -8,20 +8,40 @@ import {FAKE, FIXTURES_12, POLICY_SMALL, evalArgs, trialResult, useTrees, type T
 import {treeHash} from '../helpers/tree.js';
 
 const tree = useTrees();
-const CANDIDATE = {'playbook/playbook.md': 'Be helpful and precise.\n', 'routing_config/roles.json': '{"model_competitor": "small"}'};
+const CANDIDATE = {
+  'playbook/playbook.md': 'Be helpful and precise.\n',
+  'routing_config/roles.json': '{"model_competitor": "small"}',
+};
 const ENV = {FAKE_DELTA: 'by-lane:0.2,0.05,0.2', FAKE_NOISE: '0.1'};
 
 /** Evaluate exported units "elsewhere": through the same fake evaluator, as another engine would. */
 function evaluateElsewhere(units: string[], t: Tree): string[] {
   const requests = units.flatMap((line) => {
     const u = JSON.parse(line);
-    return u.arm_order.map((arm: string) => JSON.stringify({...u, arm, request_id: `${u.pair_key}:${arm}`, bundle_digest: arm === 'candidate' ? u.candidate_digest : u.incumbent_digest, bundle_dir: t.dir}));
+    return u.arm_order.map((arm: string) =>
+      JSON.stringify({
+        ...u,
+        arm,
+        request_id: `${u.pair_key}:${arm}`,
+        bundle_digest: arm === 'candidate' ? u.candidate_digest : u.incumbent_digest,
+        bundle_dir: t.dir,
+      }),
+    );
   });
-  const r = spawnSync(process.execPath, [FAKE], {input: `${requests.join('\n')}\n`, encoding: 'utf8', env: {...process.env, ...ENV}});
-  const answers = new Map(r.stdout.trim().split('\n').map((l) => {
-    const a = JSON.parse(l);
-    return [a.request_id, a];
-  }));
+  const r = spawnSync(process.execPath, [FAKE], {
+    input: `${requests.join('\n')}\n`,
+    encoding: 'utf8',
+    env: {...process.env, ...ENV},
+  });
+  const answers = new Map(
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const a = JSON.parse(l);
+        return [a.request_id, a];
+      }),
+  );
   return units.map((line) => {
     const u = JSON.parse(line);
     const arm = (name: string) => ({score: answers.get(`${u.pair_key}:${name}`).score, valid: true});
@@ -33,7 +53,10 @@ function evaluateElsewhere(units: string[], t: Tree): string[] {
 function exportAndAnswer(t: Tree, c: string): {results: string[]; file: string} {
   const out = path.join(t.dir, 'units.jsonl');
   t.cli(['plan', 'export', c, '--engine', 'x', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out]);
-  return {results: evaluateElsewhere(fs.readFileSync(out, 'utf8').trim().split('\n'), t), file: path.join(t.dir, 'r.jsonl')};
+  return {
+    results: evaluateElsewhere(fs.readFileSync(out, 'utf8').trim().split('\n'), t),
+    file: path.join(t.dir, 'r.jsonl'),
+  };
 }
 
 describe('scale-out: plan export and trials ingest', () => {
@@ -44,7 +67,19 @@ describe('scale-out: plan export and trials ingest', () => {
     expect(remote.propose('cand', CANDIDATE)).toBe(c);
     const sequential = local.cli(['confirm', c, ...evalArgs()], ENV);
     const out = path.join(remote.dir, 'units.jsonl');
-    const exported = remote.cli(['plan', 'export', c, '--engine', 'elsewhere:v1', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', out]);
+    const exported = remote.cli([
+      'plan',
+      'export',
+      c,
+      '--engine',
+      'elsewhere:v1',
+      '--fixtures',
+      FIXTURES_12,
+      '--policy',
+      POLICY_SMALL,
+      '--out',
+      out,
+    ]);
     expect(resultSchemaProblem('result-plan-export', exported.json)).toBeNull();
     const units = fs.readFileSync(out, 'utf8').trim().split('\n');
     expect(units).toHaveLength(12);
@@ -109,7 +144,19 @@ describe('scale-out: plan export and trials ingest', () => {
   it('a plan bound for external evaluation is not run by a local evaluator', () => {
     const t = tree();
     const c = t.propose('cand', CANDIDATE);
-    t.cli(['plan', 'export', c, '--engine', 'x', '--fixtures', FIXTURES_12, '--policy', POLICY_SMALL, '--out', path.join(t.dir, 'u.jsonl')]);
+    t.cli([
+      'plan',
+      'export',
+      c,
+      '--engine',
+      'x',
+      '--fixtures',
+      FIXTURES_12,
+      '--policy',
+      POLICY_SMALL,
+      '--out',
+      path.join(t.dir, 'u.jsonl'),
+    ]);
     const r = t.cli(['confirm', c, ...evalArgs()]);
     expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_CHANGED']);
   });

@@ -24,27 +24,46 @@ function importInNode(code: string): string {
 
 /** The names each declaration file exports, types included, as TypeScript sees them. */
 function declaredNames(entries: Record<string, string>): Record<string, string[]> {
-  const program = ts.createProgram(Object.values(entries), {module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, noEmit: true, skipLibCheck: true});
+  const program = ts.createProgram(Object.values(entries), {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    noEmit: true,
+    skipLibCheck: true,
+  });
   const checker = program.getTypeChecker();
   return Object.fromEntries(
     Object.entries(entries).map(([entry, file]) => {
       const symbol = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
-      return [entry, checker.getExportsOfModule(symbol).map((s) => s.name).sort()];
+      return [
+        entry,
+        checker
+          .getExportsOfModule(symbol)
+          .map((s) => s.name)
+          .sort(),
+      ];
     }),
   );
 }
 
 describe('library entry points', () => {
   it('export exactly the names of the committed snapshot, at run time and in the declarations', () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {exports: Record<string, string | {types: string; import: string}>};
-    const entries = Object.entries(pkg.exports).filter((e): e is [string, {types: string; import: string}] => typeof e[1] !== 'string');
+    const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | {types: string; import: string}>;
+    };
+    const entries = Object.entries(pkg.exports).filter(
+      (e): e is [string, {types: string; import: string}] => typeof e[1] !== 'string',
+    );
     const runtime = JSON.parse(
       importInNode(`const out = {};
         for (const name of ${JSON.stringify(entries.map(([entry]) => entry))}) out[name] = Object.keys(await import(name === '.' ? 'autoctx' : 'autoctx' + name.slice(1))).sort();
         console.log(JSON.stringify(out));`),
     ) as Record<string, string[]>;
-    const declared = declaredNames(Object.fromEntries(entries.map(([entry, e]) => [entry, path.join(PROJECT_ROOT, e.types)])));
-    const surface = Object.fromEntries(entries.map(([entry]) => [entry, {values: runtime[entry], declared: declared[entry]}]));
+    const declared = declaredNames(
+      Object.fromEntries(entries.map(([entry, e]) => [entry, path.join(PROJECT_ROOT, e.types)])),
+    );
+    const surface = Object.fromEntries(
+      entries.map(([entry]) => [entry, {values: runtime[entry], declared: declared[entry]}]),
+    );
     expect(Object.keys(surface)).toEqual(['.', './context-bundles', './stats', './bootstrap', './release']);
     expectSnapshotFile(SNAPSHOT, surface);
   });
@@ -66,9 +85,17 @@ describe('library entry points', () => {
     expect(out.z).toBe(2.241402727605);
     expect(out.alpha).toBe(0.0125);
     const dts = fs.readFileSync(path.join(PROJECT_ROOT, 'dist/public/stats.d.ts'), 'utf8');
-    for (const name of ['pairedConfidenceInterval', 'requiredConfidenceZ', 'campaignAlphaForCandidate', 'evaluateMatchedTrials']) expect(dts).toContain(name);
+    for (const name of [
+      'pairedConfidenceInterval',
+      'requiredConfidenceZ',
+      'campaignAlphaForCandidate',
+      'evaluateMatchedTrials',
+    ])
+      expect(dts).toContain(name);
     const interval = fs.readFileSync(path.join(PROJECT_ROOT, 'dist/stats/interval.d.ts'), 'utf8');
-    expect(interval).toMatch(/pairedConfidenceInterval\(effects: readonly number\[\], confidenceZ: number, maxLooks\?: number\): Interval/);
+    expect(interval).toMatch(
+      /pairedConfidenceInterval\(effects: readonly number\[\], confidenceZ: number, maxLooks\?: number\): Interval/,
+    );
     expect(interval).toMatch(/low: number \| null/);
   });
 
@@ -82,7 +109,8 @@ describe('library entry points', () => {
     expect(out).toMatchObject({truncated: true, secret: true});
     expect(out.bytes).toBeLessThanOrEqual(4096);
     const dts = fs.readFileSync(path.join(PROJECT_ROOT, 'dist/public/bootstrap.d.ts'), 'utf8');
-    for (const name of ['render', 'prepare', 'claim', 'recall', 'PrepareResult', 'RecallResult', 'BootstrapReceipt']) expect(dts).toContain(name);
+    for (const name of ['render', 'prepare', 'claim', 'recall', 'PrepareResult', 'RecallResult', 'BootstrapReceipt'])
+      expect(dts).toContain(name);
   });
 
   it('autoctx/context-bundles exports the surface of the reference TypeScript module (the snapshot above holds it)', () => {

@@ -17,7 +17,8 @@ describe('false-promotion calibration, 1,000 campaigns per row', () => {
   });
 
   it('null rows hold the promotion rate at or below alpha, with every method', () => {
-    for (const r of rows.filter((x) => x.case.startsWith('null') && x.method !== 'naive_pairs')) expect([r.case, r.method, r.promotion_rate <= ALPHA]).toEqual([r.case, r.method, true]);
+    for (const r of rows.filter((x) => x.case.startsWith('null') && x.method !== 'naive_pairs'))
+      expect([r.case, r.method, r.promotion_rate <= ALPHA]).toEqual([r.case, r.method, true]);
   });
 
   it('power: clear win >= 0.9, heteroskedastic win >= 0.8, heavy-tail win >= 0.8 (both methods), near tie < 0.2', () => {
@@ -30,12 +31,16 @@ describe('false-promotion calibration, 1,000 campaigns per row', () => {
 
   it('a clear win needs fewer candidates than a near tie; the heavy-tail win fewer blocks than the heavy-tail null', () => {
     expect(row('clear win', 'cluster_t').avg_candidates).toBeLessThan(row('near tie', 'cluster_t').avg_candidates);
-    expect(row('bounded heavy-tail win', 'bounded_hoeffding').avg_confirmation_blocks).toBeLessThan(row('null bounded heavy tail', 'bounded_hoeffding').avg_confirmation_blocks);
+    expect(row('bounded heavy-tail win', 'bounded_hoeffding').avg_confirmation_blocks).toBeLessThan(
+      row('null bounded heavy tail', 'bounded_hoeffding').avg_confirmation_blocks,
+    );
   });
 
   it('the betting method needs clearly fewer confirmation blocks than Hoeffding on both heavy-tail rows', () => {
     for (const name of ['null bounded heavy tail', 'bounded heavy-tail win']) {
-      expect(row(name, 'bounded_betting').avg_confirmation_blocks).toBeLessThan(0.5 * row(name, 'bounded_hoeffding').avg_confirmation_blocks);
+      expect(row(name, 'bounded_betting').avg_confirmation_blocks).toBeLessThan(
+        0.5 * row(name, 'bounded_hoeffding').avg_confirmation_blocks,
+      );
     }
   });
 

@@ -14,16 +14,27 @@ const cases = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'python-stats-cases
 describe('python-stats-cases.json: the Python reference, bit for bit', () => {
   it('all 200 interval cases: mean, low and high', () => {
     expect(cases.ci_cases).toHaveLength(200);
-    const wrong = cases.ci_cases.filter((c: {effects: number[]; confidence_z: number; looks: number; mean: number; low: number | null; high: number | null}) => {
-      const r = pairedConfidenceInterval(c.effects, c.confidence_z, c.looks);
-      return !(Object.is(r.mean, c.mean) && Object.is(r.low, c.low) && Object.is(r.high, c.high));
-    });
+    const wrong = cases.ci_cases.filter(
+      (c: {
+        effects: number[];
+        confidence_z: number;
+        looks: number;
+        mean: number;
+        low: number | null;
+        high: number | null;
+      }) => {
+        const r = pairedConfidenceInterval(c.effects, c.confidence_z, c.looks);
+        return !(Object.is(r.mean, c.mean) && Object.is(r.low, c.low) && Object.is(r.high, c.high));
+      },
+    );
     expect(wrong).toEqual([]);
   });
 
   it('all 140 required z values', () => {
     expect(cases.required_z_cases).toHaveLength(140);
-    const wrong = cases.required_z_cases.filter((c: {alpha: number; required_confidence_z: number}) => requiredConfidenceZ(c.alpha) !== c.required_confidence_z);
+    const wrong = cases.required_z_cases.filter(
+      (c: {alpha: number; required_confidence_z: number}) => requiredConfidenceZ(c.alpha) !== c.required_confidence_z,
+    );
     expect(wrong).toEqual([]);
   });
 });
@@ -33,7 +44,8 @@ describe('the reference anchors (§4.2)', () => {
   // 0.02400000000000002 where the exactly rounded mean (Python's, ours) is 0.024;
   // the bounds therefore agree within the cross-runtime replay tolerance.
   const deltas = [0.014, 0.014, 0.034, 0.034];
-  const close = (a: number, b: number, halfWidth: number) => expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-12 * halfWidth);
+  const close = (a: number, b: number, halfWidth: number) =>
+    expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-12 * halfWidth);
   it('L = 1', () => {
     const r = pairedConfidenceInterval(deltas, 1.96, 1);
     expect(r.mean).toBe(0.024);
@@ -48,12 +60,20 @@ describe('the reference anchors (§4.2)', () => {
   it('z = 8 with 15 looks gives finite bounds; z = 40 gives ±MAX_VALUE', () => {
     const r = pairedConfidenceInterval(deltas, 8, 15);
     expect(Number.isFinite(r.low!) && Number.isFinite(r.high!)).toBe(true);
-    expect(pairedConfidenceInterval(deltas, 40, 1)).toEqual({mean: 0.024, low: -Number.MAX_VALUE, high: Number.MAX_VALUE});
+    expect(pairedConfidenceInterval(deltas, 40, 1)).toEqual({
+      mean: 0.024,
+      low: -Number.MAX_VALUE,
+      high: Number.MAX_VALUE,
+    });
   });
   it('edge cases: one effect has no bounds, zero spread collapses, bad arguments throw', () => {
     expect(pairedConfidenceInterval([0.3], 1.96, 1)).toEqual({mean: 0.3, low: null, high: null});
     // fmean([0.2, 0.2, 0.2]) is 0.20000000000000004 in Python too.
-    expect(pairedConfidenceInterval([0.2, 0.2, 0.2], 1.96, 3)).toEqual({mean: 0.20000000000000004, low: 0.20000000000000004, high: 0.20000000000000004});
+    expect(pairedConfidenceInterval([0.2, 0.2, 0.2], 1.96, 3)).toEqual({
+      mean: 0.20000000000000004,
+      low: 0.20000000000000004,
+      high: 0.20000000000000004,
+    });
     expect(() => pairedConfidenceInterval([], 1.96, 1)).toThrow(RangeError);
     expect(() => pairedConfidenceInterval([1, 2], 0, 1)).toThrow(/confidence_z/);
     expect(() => pairedConfidenceInterval([1, 2], 1.96, 0)).toThrow(/max_looks/);

@@ -20,14 +20,18 @@ const toBits = (x: number) => {
 };
 
 // Outputs of Python 3.11's math module on glibc 2.36 without FMA (scripts/gen-special-fixtures.py).
-const fixture = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/python-special-functions.json'), 'utf8'));
+const fixture = JSON.parse(
+  fs.readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/python-special-functions.json'), 'utf8'),
+);
 const fns: Record<string, (x: number) => number> = {exp, log, log1p, erfc, lgamma};
 
 describe('special functions equal Python (glibc 2.36 libm, CPython lgamma) bit for bit', () => {
   it.each(Object.keys(fns))('%s', (name) => {
     const cases: Array<[string, string]> = fixture.functions[name];
     expect(cases.length).toBeGreaterThan(1000);
-    const mismatches = cases.filter(([x, y]) => toBits(fns[name]!(fromBits(x))) !== y).map(([x, y]) => [fromBits(x), fromBits(y)]);
+    const mismatches = cases
+      .filter(([x, y]) => toBits(fns[name]!(fromBits(x))) !== y)
+      .map(([x, y]) => [fromBits(x), fromBits(y)]);
     expect(mismatches).toEqual([]);
   });
 
@@ -56,10 +60,16 @@ describe('special functions equal Python (glibc 2.36 libm, CPython lgamma) bit f
 
   it('never calls Math.exp, Math.log or friends', () => {
     const dir = path.join(PROJECT_ROOT, 'src/stats');
-    const files = fs.readdirSync(dir, {recursive: true}).map(String).filter((f) => f.endsWith('.ts'));
+    const files = fs
+      .readdirSync(dir, {recursive: true})
+      .map(String)
+      .filter((f) => f.endsWith('.ts'));
     for (const f of files) {
       const text = fs.readFileSync(path.join(dir, f), 'utf8');
-      expect([f, text.match(/Math\.(exp|log|log1p|log2|log10|expm1|pow|sin|cos|tan|atan|cbrt|hypot)\b/g)]).toEqual([f, null]);
+      expect([f, text.match(/Math\.(exp|log|log1p|log2|log10|expm1|pow|sin|cos|tan|atan|cbrt|hypot)\b/g)]).toEqual([
+        f,
+        null,
+      ]);
     }
   });
 });

@@ -10,7 +10,11 @@ import {activeDigest, requireActive, swapActive} from '../../src/store/kinds/pro
 async function scenario() {
   const dir = tempDir();
   const knowledge = path.join(dir, 'knowledge');
-  await init({knowledge, scenario: 'demo', from: writeSource(path.join(dir, 'base'), {'playbook/playbook.md': 'baseline'})});
+  await init({
+    knowledge,
+    scenario: 'demo',
+    from: writeSource(path.join(dir, 'base'), {'playbook/playbook.md': 'baseline'}),
+  });
   return {knowledge, store: KnowledgeStore.open(knowledge).scenario('demo')};
 }
 
@@ -23,10 +27,17 @@ describe('compare-and-swap of a mutable document', () => {
       const expected = documentDigest(store.writer, file);
       compareAndSwap(store.writer, file, 'active', expected, {...active, rationale: 'first swap'});
       const before = treeHash(knowledge);
-      expect(() => compareAndSwap(store.writer, file, 'active', expected, {...active, rationale: 'lost'})).toThrow(expect.objectContaining({code: 'CAS_LOST', exitCode: 6}));
-      expect(() => compareAndSwap(store.writer, file, 'active', null, {...active, rationale: 'lost'})).toThrow(expect.objectContaining({code: 'CAS_LOST', exitCode: 6}));
+      expect(() => compareAndSwap(store.writer, file, 'active', expected, {...active, rationale: 'lost'})).toThrow(
+        expect.objectContaining({code: 'CAS_LOST', exitCode: 6}),
+      );
+      expect(() => compareAndSwap(store.writer, file, 'active', null, {...active, rationale: 'lost'})).toThrow(
+        expect.objectContaining({code: 'CAS_LOST', exitCode: 6}),
+      );
       expect(treeHash(knowledge)).toBe(before);
-      compareAndSwap(store.writer, file, 'active', documentDigest(store.writer, file), {...active, rationale: 'second swap'});
+      compareAndSwap(store.writer, file, 'active', documentDigest(store.writer, file), {
+        ...active,
+        rationale: 'second swap',
+      });
     });
     expect(requireActive(store).rationale).toBe('second swap');
   });
@@ -36,11 +47,19 @@ describe('compare-and-swap of a mutable document', () => {
     const active = requireActive(store);
     expect(() => swapActive(store, activeDigest(store), active)).toThrow(/without its lock/);
     await store.withLock(5, () => {
-      expect(() => swapActive(store, '0'.repeat(64), active)).toThrow(expect.objectContaining({code: 'ACTIVE_MOVED', exitCode: 6}));
+      expect(() => swapActive(store, '0'.repeat(64), active)).toThrow(
+        expect.objectContaining({code: 'ACTIVE_MOVED', exitCode: 6}),
+      );
     });
     fs.writeFileSync(store.paths.active, '{"schema_version": 1,');
     await store.withLock(5, () => {
-      expect(() => activeDigest(store)).toThrow(expect.objectContaining({code: 'CORRUPT_FILE', exitCode: 8, data: expect.objectContaining({file: 'demo/context_bundles/active.json'})}));
+      expect(() => activeDigest(store)).toThrow(
+        expect.objectContaining({
+          code: 'CORRUPT_FILE',
+          exitCode: 8,
+          data: expect.objectContaining({file: 'demo/context_bundles/active.json'}),
+        }),
+      );
     });
   });
 });

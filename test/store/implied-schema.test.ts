@@ -19,32 +19,70 @@ const valid = createBundle({
 });
 
 const other = fc.oneof(
-  fc.constantFrom(null, true, 0, 1, -1, 1.5, '', ' ', '\t\n', 'x', 'A'.repeat(64), 'a'.repeat(63), 'g'.repeat(64), 'epoch-1', 'playbook', 'unknown_kind', [], {}, ['a'], {a: 1}),
+  fc.constantFrom(
+    null,
+    true,
+    0,
+    1,
+    -1,
+    1.5,
+    '',
+    ' ',
+    '\t\n',
+    'x',
+    'A'.repeat(64),
+    'a'.repeat(63),
+    'g'.repeat(64),
+    'epoch-1',
+    'playbook',
+    'unknown_kind',
+    [],
+    {},
+    ['a'],
+    {a: 1},
+  ),
   fc.string(),
 );
 
 type Damage = (m: Record<string, any>) => void;
 const damage: fc.Arbitrary<Damage> = fc.oneof(
-  fc.record({key: fc.constantFrom('schema_version', 'scenario', 'evaluator_epoch', 'parent_digest', 'components', 'digest', 'extra'), to: other, remove: fc.boolean()}).map(
-    ({key, to, remove}) =>
-      (m: Record<string, any>) => {
-        if (remove) delete m[key];
-        else m[key] = to;
-      },
-  ),
-  fc.record({i: fc.nat({max: 2}), key: fc.constantFrom('kind', 'key', 'content', 'media_type', 'digest', 'extra'), to: other, remove: fc.boolean()}).map(
-    ({i, key, to, remove}) =>
-      (m: Record<string, any>) => {
-        if (!Array.isArray(m.components)) return;
-        const c = m.components[i];
-        if (c === null || typeof c !== 'object') m.components[i] = to;
-        else if (remove) delete c[key];
-        else c[key] = to;
-      },
-  ),
+  fc
+    .record({
+      key: fc.constantFrom(
+        'schema_version',
+        'scenario',
+        'evaluator_epoch',
+        'parent_digest',
+        'components',
+        'digest',
+        'extra',
+      ),
+      to: other,
+      remove: fc.boolean(),
+    })
+    .map(({key, to, remove}) => (m: Record<string, any>) => {
+      if (remove) delete m[key];
+      else m[key] = to;
+    }),
+  fc
+    .record({
+      i: fc.nat({max: 2}),
+      key: fc.constantFrom('kind', 'key', 'content', 'media_type', 'digest', 'extra'),
+      to: other,
+      remove: fc.boolean(),
+    })
+    .map(({i, key, to, remove}) => (m: Record<string, any>) => {
+      if (!Array.isArray(m.components)) return;
+      const c = m.components[i];
+      if (c === null || typeof c !== 'object') m.components[i] = to;
+      else if (remove) delete c[key];
+      else c[key] = to;
+    }),
 );
 
-/** Digests recomputed after the damage, as a careless writer would: then only the structural checks stand in the way. */
+/**
+ * Digests recomputed after the damage, as a careless writer would: then only the structural checks stand in the way.
+ */
 function reseal(m: Record<string, any>): void {
   try {
     for (const c of m.components) c.digest = componentDigest(c);

@@ -35,7 +35,10 @@ describe('schemas', () => {
     ['negative-result', `${rejected}/negative_result.json`],
     ['promotion', 'context_bundles/promotions/eb61659e23634846820a743a1ed80e8f.json'],
     ['false-promotion', 'context_bundles/promotion-risk/run-1/false-promotion.json'],
-    ['reservation-artifact', 'context_bundles/promotion-risk/run-1/reservation-artifacts/6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252.json'],
+    [
+      'reservation-artifact',
+      'context_bundles/promotion-risk/run-1/reservation-artifacts/6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252.json',
+    ],
   ])('%s accepts the file the Python implementation wrote (%s)', (schema, rel) => {
     expect(schemaProblem(schema, read(rel))).toBeNull();
   });
@@ -69,7 +72,14 @@ describe('schemas', () => {
   });
 
   it('trial type confusions are refused: bool or float seed, string or null score, string validity', () => {
-    for (const change of [{seed: true}, {seed: 1.5}, {candidate_score: '0.5'}, {incumbent_score: null}, {candidate_valid: 'true'}, {incumbent_valid: 1}]) {
+    for (const change of [
+      {seed: true},
+      {seed: 1.5},
+      {candidate_score: '0.5'},
+      {incumbent_score: null},
+      {candidate_valid: 'true'},
+      {incumbent_valid: 1},
+    ]) {
       const envelope = read(`${promoted}/matched_trials.json`);
       Object.assign(envelope.trials[1], change);
       expect(schemaProblem('matched-trials', envelope)).toMatch(/^\$\.trials\[1\]\./);

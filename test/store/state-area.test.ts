@@ -14,7 +14,11 @@ let knowledge: string;
 beforeEach(async () => {
   dir = tempDir();
   knowledge = path.join(dir, 'knowledge');
-  await init({knowledge, scenario: 'demo', from: writeSource(path.join(dir, 'base'), {'playbook/playbook.md': 'baseline'})});
+  await init({
+    knowledge,
+    scenario: 'demo',
+    from: writeSource(path.join(dir, 'base'), {'playbook/playbook.md': 'baseline'}),
+  });
 });
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777;
@@ -23,7 +27,17 @@ describe('the state area, knowledge/.state/', () => {
   it('is made 0700 with files 0600, ignores itself, and a wider mode is tightened', async () => {
     const state = KnowledgeStore.open(knowledge).state();
     fs.rmSync(state.dir, {recursive: true, force: true});
-    await state.withLock(5, () => state.writer.replaceDocument(state.file('receipts', 'r1.json'), 'active', {schema_version: 1, bundle_digest: 'a'.repeat(64), evaluator_epoch: 'e', promotion_id: null, rollback_target_digest: null, activated_at: '2026-12-01T00:00:00Z', rationale: 'probe'}));
+    await state.withLock(5, () =>
+      state.writer.replaceDocument(state.file('receipts', 'r1.json'), 'active', {
+        schema_version: 1,
+        bundle_digest: 'a'.repeat(64),
+        evaluator_epoch: 'e',
+        promotion_id: null,
+        rollback_target_digest: null,
+        activated_at: '2026-12-01T00:00:00Z',
+        rationale: 'probe',
+      }),
+    );
     expect(mode(state.dir)).toBe(STATE_DIR_MODE);
     expect(mode(path.join(state.dir, 'receipts'))).toBe(STATE_DIR_MODE);
     expect(mode(state.file('receipts', 'r1.json'))).toBe(STATE_FILE_MODE);
@@ -36,17 +50,27 @@ describe('the state area, knowledge/.state/', () => {
     expect(fs.readdirSync(state.dir).sort()).toEqual(['.gitignore', 'receipts']);
   });
 
-  it('sweeps a killed writer\'s temporary files once a day, after a step that succeeded, never in every process; repair sweeps at once', async () => {
-    const doc = {schema_version: 1, bundle_digest: 'a'.repeat(64), evaluator_epoch: 'e', promotion_id: null, rollback_target_digest: null, activated_at: '2026-12-01T00:00:00Z', rationale: 'probe'};
+  it("sweeps a killed writer's temporary files once a day, after a step that succeeded, never in every process; repair sweeps at once", async () => {
+    const doc = {
+      schema_version: 1,
+      bundle_digest: 'a'.repeat(64),
+      evaluator_epoch: 'e',
+      promotion_id: null,
+      rollback_target_digest: null,
+      activated_at: '2026-12-01T00:00:00Z',
+      rationale: 'probe',
+    };
     let tree = knowledge;
-    // A fresh process's view of the tree (the area's housekeeping is looked at once per process): the tree under a new name.
+    // A fresh process's view of the tree (the area's housekeeping is looked at once per process): the tree under a new
+    // name.
     const fresh = (name: string) => {
       const next = path.join(dir, name);
       fs.renameSync(tree, next);
       tree = next;
       return KnowledgeStore.open(tree).state();
     };
-    const step = (area: ReturnType<typeof fresh>) => area.withLock(5, () => area.writer.replaceDocument(area.file('receipts', 'r1.json'), 'active', doc));
+    const step = (area: ReturnType<typeof fresh>) =>
+      area.withLock(5, () => area.writer.replaceDocument(area.file('receipts', 'r1.json'), 'active', doc));
     const first = KnowledgeStore.open(tree).state();
     await first.withLock(5, () => first.writer.replaceDocument(first.file('elsewhere', 'e1.json'), 'active', doc));
     const marker = () => JSON.parse(fs.readFileSync(path.join(tree, '.state/housekeeping.json'), 'utf8'));
@@ -55,9 +79,11 @@ describe('the state area, knowledge/.state/', () => {
     const leftovers = ['receipts/.r2.json.autoctx-0123abcd.tmp', 'elsewhere/.e2.json.autoctx-4567cdef.tmp'];
     const plant = () => {
       fs.mkdirSync(path.join(tree, '.state/receipts'), {recursive: true});
-      for (const f of [...leftovers, 'elsewhere/notes.tmp']) fs.writeFileSync(path.join(tree, '.state', f), '{"partial');
+      for (const f of [...leftovers, 'elsewhere/notes.tmp'])
+        fs.writeFileSync(path.join(tree, '.state', f), '{"partial');
     };
-    const present = () => [...leftovers, 'elsewhere/notes.tmp'].filter((f) => fs.existsSync(path.join(tree, '.state', f)));
+    const present = () =>
+      [...leftovers, 'elsewhere/notes.tmp'].filter((f) => fs.existsSync(path.join(tree, '.state', f)));
     plant();
     // Swept within the day: the next process does not list the area again.
     await step(fresh('t1'));
@@ -68,17 +94,25 @@ describe('the state area, knowledge/.state/', () => {
     expect(present()).toEqual(['elsewhere/notes.tmp']);
     // A day later: the first step that succeeds sweeps everything (a failed one sweeps nothing).
     plant();
-    fs.writeFileSync(path.join(tree, '.state/housekeeping.json'), JSON.stringify({schema_version: 1, swept_at: new Date(Date.now() - 25 * 3_600_000).toISOString()}));
+    fs.writeFileSync(
+      path.join(tree, '.state/housekeeping.json'),
+      JSON.stringify({schema_version: 1, swept_at: new Date(Date.now() - 25 * 3_600_000).toISOString()}),
+    );
     const later = fresh('t2');
-    await expect(later.withLock(5, () => {
-      throw new Error('the step fails');
-    })).rejects.toThrow('the step fails');
+    await expect(
+      later.withLock(5, () => {
+        throw new Error('the step fails');
+      }),
+    ).rejects.toThrow('the step fails');
     expect(present()).toHaveLength(3);
     await step(later);
     expect(present()).toEqual(['elsewhere/notes.tmp']);
     expect(Date.now() - Date.parse(marker().swept_at)).toBeLessThan(60_000);
     // A marker that is not valid, or dated ahead of the clock, only makes the sweep due.
-    for (const [name, text] of [['t3', '{"schema_version": 1, "swept_at": "soon"'], ['t4', JSON.stringify({schema_version: 1, swept_at: '2099-01-01T00:00:00Z'})]]) {
+    for (const [name, text] of [
+      ['t3', '{"schema_version": 1, "swept_at": "soon"'],
+      ['t4', JSON.stringify({schema_version: 1, swept_at: '2099-01-01T00:00:00Z'})],
+    ]) {
       plant();
       fs.writeFileSync(path.join(tree, '.state/housekeeping.json'), text!);
       await step(fresh(name!));
@@ -135,7 +169,10 @@ describe('the state area, knowledge/.state/', () => {
   it('scenario names that begin with "." stay refused', async () => {
     for (const scenario of ['.state', '.hidden']) {
       const before = treeHash(dir);
-      await expect(init({knowledge, scenario, from: path.join(dir, 'base')})).rejects.toMatchObject({code: 'INVALID_NAME', exitCode: 2});
+      await expect(init({knowledge, scenario, from: path.join(dir, 'base')})).rejects.toMatchObject({
+        code: 'INVALID_NAME',
+        exitCode: 2,
+      });
       expect(treeHash(dir)).toBe(before);
     }
   });
@@ -147,7 +184,11 @@ describe('the root .gitignore', () => {
     expect(fs.readFileSync(file, 'utf8').split('\n')).toContain('.state/');
     // A tree made before the state area existed: its .gitignore lacks the later generations' rules.
     const later = GITIGNORE_GENERATIONS.slice(1).flat();
-    const older = fs.readFileSync(file, 'utf8').split('\n').filter((l) => !later.includes(l)).join('\n');
+    const older = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => !later.includes(l))
+      .join('\n');
     expect(older.endsWith('.false-promotion.lock\n')).toBe(true);
     fs.writeFileSync(file, older);
     const r = verify({knowledge});
@@ -173,6 +214,8 @@ describe('the root .gitignore', () => {
     const file = path.join(knowledge, '.gitignore');
     fs.writeFileSync(file, 'my-notes/\n*.tmp\nautoctx.lock/\nautoctx.lock.stale-*/\n.lock\n.false-promotion.lock');
     await propose({knowledge, from: writeSource(path.join(dir, 'c'), {'playbook/playbook.md': 'candidate'})});
-    expect(fs.readFileSync(file, 'utf8')).toBe('my-notes/\n*.tmp\nautoctx.lock/\nautoctx.lock.stale-*/\n.lock\n.false-promotion.lock\n# autoctx: lock and temporary files are never committed\n.state/\nautoctx.lock\nautoctx.lock.stale-*\n');
+    expect(fs.readFileSync(file, 'utf8')).toBe(
+      'my-notes/\n*.tmp\nautoctx.lock/\nautoctx.lock.stale-*/\n.lock\n.false-promotion.lock\n# autoctx: lock and temporary files are never committed\n.state/\nautoctx.lock\nautoctx.lock.stale-*\n',
+    );
   });
 });

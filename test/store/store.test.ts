@@ -46,7 +46,9 @@ describe('atomic and immutable writes', () => {
     const file = path.join(dir, 'i.json');
     expect(createImmutable(guard, file, 'v1', () => true)).toBe(true);
     expect(createImmutable(guard, file, 'v1', (b) => b.toString() === 'v1')).toBe(false);
-    expect(() => createImmutable(guard, file, 'v2', (b) => b.toString() === 'v2')).toThrow(expect.objectContaining({code: 'IMMUTABLE_CONFLICT', exitCode: 8}));
+    expect(() => createImmutable(guard, file, 'v2', (b) => b.toString() === 'v2')).toThrow(
+      expect.objectContaining({code: 'IMMUTABLE_CONFLICT', exitCode: 8}),
+    );
     expect(fs.readFileSync(file, 'utf8')).toBe('v1');
     expect(fs.readdirSync(dir)).toEqual(['i.json']);
   });
@@ -60,9 +62,13 @@ describe('path guard', () => {
     fs.mkdirSync(outside);
     fs.symlinkSync(outside, path.join(root, 'escape'));
     const guard = new RootGuard(root);
-    expect(() => atomicWrite(guard, path.join(root, 'escape', 'f.json'), 'x')).toThrow(expect.objectContaining({code: 'UNSAFE_PATH'}));
+    expect(() => atomicWrite(guard, path.join(root, 'escape', 'f.json'), 'x')).toThrow(
+      expect.objectContaining({code: 'UNSAFE_PATH'}),
+    );
     expect(fs.readdirSync(outside)).toEqual([]);
-    expect(() => guard.check(path.join(root, '..', 'outside', 'f'))).toThrow(expect.objectContaining({code: 'UNSAFE_PATH'}));
+    expect(() => guard.check(path.join(root, '..', 'outside', 'f'))).toThrow(
+      expect.objectContaining({code: 'UNSAFE_PATH'}),
+    );
   });
 
   it('a scenario folder that is a link out of the root is refused, and nothing outside changes', async () => {
@@ -73,7 +79,10 @@ describe('path guard', () => {
     fs.cpSync(path.join(knowledge, 'demo'), outside, {recursive: true});
     fs.symlinkSync(outside, path.join(knowledge, 'evil'));
     const before = treeHash(outside);
-    await expect(init({knowledge, scenario: 'evil', from: src})).rejects.toMatchObject({code: 'UNSAFE_PATH', exitCode: 8});
+    await expect(init({knowledge, scenario: 'evil', from: src})).rejects.toMatchObject({
+      code: 'UNSAFE_PATH',
+      exitCode: 8,
+    });
     expect(treeHash(outside)).toBe(before);
   });
 });
@@ -105,12 +114,19 @@ describe('scenario lock', () => {
       process.stdout.write('held\\n');
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['ignore', 'pipe', 'inherit']});
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('exit', resolve));
     // The lock is its owner, published whole: pid, boot id, start time and nonce.
-    expect(JSON.parse(fs.readFileSync(lockDir(), 'utf8'))).toMatchObject({pid: child.pid, nonce: expect.any(String), boot_id: expect.any(String), start_time: expect.any(String)});
+    expect(JSON.parse(fs.readFileSync(lockDir(), 'utf8'))).toMatchObject({
+      pid: child.pid,
+      nonce: expect.any(String),
+      boot_id: expect.any(String),
+      start_time: expect.any(String),
+    });
     const l = new StoreLock(target(), lockDir());
     const started = Date.now();
     await l.acquire({timeoutSeconds: 0});
@@ -128,7 +144,10 @@ describe('scenario lock', () => {
     await expect(
       store.withLock(1, () => {
         // Another process takes the lock over (as after a lapsed heartbeat): the owner changes.
-        fs.writeFileSync(store.paths.lock, JSON.stringify({pid: 1, hostname: os.hostname(), nonce: 'someone-else', acquired_at: 'now'}));
+        fs.writeFileSync(
+          store.paths.lock,
+          JSON.stringify({pid: 1, hostname: os.hostname(), nonce: 'someone-else', acquired_at: 'now'}),
+        );
         const active = readActive(store)!;
         swapActive(store, activeDigest(store), {...active, rationale: 'must not be written'});
       }),
@@ -148,7 +167,8 @@ describe('gitignore', () => {
     if (git(['init', '-q']).status !== 0) return;
     fs.writeFileSync(path.join(knowledge, 'demo/context_bundles/autoctx.lock'), '{}');
     fs.writeFileSync(path.join(knowledge, 'demo/context_bundles/autoctx.lock.stale-1a2b'), '{}');
-    fs.mkdirSync(path.join(knowledge, 'other/context_bundles/autoctx.lock'), {recursive: true}); // an older autoctx's lock folder
+    // an older autoctx's lock folder
+    fs.mkdirSync(path.join(knowledge, 'other/context_bundles/autoctx.lock'), {recursive: true});
     fs.writeFileSync(path.join(knowledge, 'other/context_bundles/autoctx.lock/owner.json'), '{}');
     fs.writeFileSync(path.join(knowledge, 'demo/context_bundles/.active.json.autoctx-abc.tmp'), '{}');
     const listed = git(['status', '--porcelain', '--untracked-files=all']).stdout;

@@ -6,7 +6,8 @@
 // (scoped-verify.js); on a sample of flips (the first of each file, and about
 // one in SAMPLE_EVERY of the others, drawn from a seed) the whole-tree verify
 // runs too, and its findings must be the same.
-// Usage: flip-worker.js <knowledge> <unprotected-field,...> [<allowed-signers> [<stride> [<seed>]]]  (files: a JSON array on stdin)
+// Usage: flip-worker.js <knowledge> <unprotected-field,...> [<allowed-signers> [<stride> [<seed>]]] (files: a JSON
+// array on stdin)
 // With an allowed-signers anchor verify checks against it; with a stride, every stride-th byte is flipped
 // (a file given as [file, stride] on stdin has a stride of its own).
 // The tamper-evidence test runs two of these in parallel.
@@ -27,7 +28,13 @@ const at = new Date();
 const options = {knowledge, allowedSigners: allowedSigners || undefined, now: () => at};
 const scoped = new ScopedVerify(verify, options);
 /** The findings of a verify, for comparing two. */
-const findings = (r) => ({status: r.status, errors: r.errors, warnings: r.warnings, notes: r.notes, chain_heads: r.chain_heads});
+const findings = (r) => ({
+  status: r.status,
+  errors: r.errors,
+  warnings: r.warnings,
+  notes: r.notes,
+  chain_heads: r.chain_heads,
+});
 const UNPROTECTED = new Set(fields.split(','));
 const files = JSON.parse(fs.readFileSync(0, 'utf8'));
 
@@ -53,9 +60,12 @@ function classify(file, original, changed, tally) {
   if (path.basename(file) === '.gitignore') {
     // The first line is autoctx's comment; the rules below it are checked.
     const firstLineEnd = original.indexOf(0x0a);
-    return changed.subarray(firstLineEnd).equals(original.subarray(firstLineEnd)) ? ['unprotected', '.gitignore comment line'] : ['undetected'];
+    return changed.subarray(firstLineEnd).equals(original.subarray(firstLineEnd))
+      ? ['unprotected', '.gitignore comment line']
+      : ['undetected'];
   }
-  if (file.endsWith('.md')) return changed.toString('utf8').trimEnd() === original.toString('utf8').trimEnd() ? ['formatting'] : ['undetected'];
+  if (file.endsWith('.md'))
+    return changed.toString('utf8').trimEnd() === original.toString('utf8').trimEnd() ? ['formatting'] : ['undetected'];
   const before = parse(original.toString('utf8'));
   const after = parse(changed.toString('utf8'));
   if (!before.ok || !after.ok) return ['undetected'];
@@ -66,7 +76,22 @@ function classify(file, original, changed, tally) {
   return ['undetected'];
 }
 
-const tally = {files: 0, bytes: 0, detected: 0, warned: 0, formatting: 0, unprotected: 0, undetected: [], unprotectedFields: [], seed, sampled: 0, differed: [], steps: 0, rerun: 0, whole: 0};
+const tally = {
+  files: 0,
+  bytes: 0,
+  detected: 0,
+  warned: 0,
+  formatting: 0,
+  unprotected: 0,
+  undetected: [],
+  unprotectedFields: [],
+  seed,
+  sampled: 0,
+  differed: [],
+  steps: 0,
+  rerun: 0,
+  whole: 0,
+};
 const seenFields = new Set();
 for (const item of files) {
   const [file, step] = Array.isArray(item) ? item : [item, stride];
@@ -82,24 +107,35 @@ for (const item of files) {
     if (i === 0 || draw() < 1 / SAMPLE_EVERY) {
       tally.sampled++;
       const whole = verify(options);
-      if (!isDeepStrictEqual(findings(r), findings(whole))) tally.differed.push(`${rel} byte ${i} (seed ${seed}): scoped ${JSON.stringify(findings(r))}, whole-tree ${JSON.stringify(findings(whole))}`);
+      if (!isDeepStrictEqual(findings(r), findings(whole)))
+        tally.differed.push(
+          `${rel} byte ${i} (seed ${seed}): scoped ${JSON.stringify(findings(r))}, whole-tree ${JSON.stringify(findings(whole))}`,
+        );
     }
     // A signature is named by the document it signs (BAD_SIGNATURE on that document).
     const signs = rel.endsWith('.sig') ? rel.slice(0, -4) : null;
-    if (r.status === 'failed' && r.errors.some((e) => e.file === rel || (signs !== null && e.file === signs && e.code === 'BAD_SIGNATURE'))) {
+    if (
+      r.status === 'failed' &&
+      r.errors.some((e) => e.file === rel || (signs !== null && e.file === signs && e.code === 'BAD_SIGNATURE'))
+    ) {
       tally.detected++;
       continue;
     }
     // A .gitignore rule of a later generation than the tree's is a warning (GITIGNORE_OUTDATED), not an error:
     // a tree made by an older autoctx lacks it too, and any writing command adds it back.
-    if (path.basename(file) === '.gitignore' && r.warnings.some((w) => w.file === rel && w.code === 'GITIGNORE_OUTDATED')) {
+    if (
+      path.basename(file) === '.gitignore' &&
+      r.warnings.some((w) => w.file === rel && w.code === 'GITIGNORE_OUTDATED')
+    ) {
       tally.warned++;
       continue;
     }
     const [outcome, ...names] = classify(file, original, changed, tally);
     if (outcome === 'undetected') {
       const around = JSON.stringify(original.subarray(Math.max(0, i - 24), i + 8).toString('latin1'));
-      tally.undetected.push(`${rel} byte ${i} in ${around}: verify ${r.status}${r.errors.length ? ` (${r.errors[0].file} ${r.errors[0].code})` : ''}`);
+      tally.undetected.push(
+        `${rel} byte ${i} in ${around}: verify ${r.status}${r.errors.length ? ` (${r.errors[0].file} ${r.errors[0].code})` : ''}`,
+      );
     } else {
       tally[outcome]++;
       for (const n of names) seenFields.add(n);

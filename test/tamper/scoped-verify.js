@@ -26,11 +26,16 @@ for (const name of ['openSync', 'readFileSync']) {
 syncBuiltinESMExports();
 
 export class ScopedVerify {
-  /** verify: the built verify function; options: its options (a fixed `now`, so that every run judges at the same time). */
+  /**
+   * verify: the built verify function; options: its options (a fixed `now`, so that every run judges at the same time).
+   */
   constructor(verify, options) {
     this.verify = verify;
     this.options = options;
-    /** By step name: {reads, inputs, output}. What a step was handed and handed on is kept as is: no check changes what it is handed. */
+    /**
+     * By step name: {reads, inputs, output}. What a step was handed and handed on is kept as is: no check changes what
+     * it is handed.
+     */
     this.steps = new Map();
     this.outside = new Set();
     /** By the key of a shared read (a manifest's digest): the files it read. A step that asked for it sees them. */

@@ -10,7 +10,23 @@ import {foreignMoveTree, kindOf, kindsMissing, markerTree} from '../helpers/kind
  * Fields that no digest, seal or replay covers. docs/guarantees.md lists the
  * same names; the test checks that it does.
  */
-const UNPROTECTED_FIELDS = ['activated_at', 'created_at', 'updated_at', 'promoted_at', 'rolled_back_at', 'generated_at', 'adopted_at', 'written_at', 'rationale', 'source_run_id', 'source_generation', 'actor', 'detail', 'approved_by', 'approved_at'];
+const UNPROTECTED_FIELDS = [
+  'activated_at',
+  'created_at',
+  'updated_at',
+  'promoted_at',
+  'rolled_back_at',
+  'generated_at',
+  'adopted_at',
+  'written_at',
+  'rationale',
+  'source_run_id',
+  'source_generation',
+  'actor',
+  'detail',
+  'approved_by',
+  'approved_at',
+];
 const WORKER = path.join(PROJECT_ROOT, 'test/tamper/flip-worker.js');
 
 interface Tally {
@@ -41,7 +57,8 @@ function filesOf(root: string): string[] {
   const walk = (dir: string) => {
     for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
       const p = path.join(dir, e.name);
-      if (dir === root && e.name === '.state') continue; // the per-machine state area: never committed, and the one folder verify skips
+      // the per-machine state area: never committed, and the one folder verify skips
+      if (dir === root && e.name === '.state') continue;
       if (e.isDirectory()) walk(p);
       else out.push(p);
     }
@@ -52,13 +69,17 @@ function filesOf(root: string): string[] {
 
 function runWorker(knowledge: string, files: Array<string | [string, number]>, allowedSigners = ''): Promise<Tally> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, knowledge, UNPROTECTED_FIELDS.join(','), allowedSigners], {stdio: ['pipe', 'pipe', 'pipe']});
+    const child = spawn(process.execPath, [WORKER, knowledge, UNPROTECTED_FIELDS.join(','), allowedSigners], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Tally) : reject(new Error(`flip worker exited ${code}: ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as Tally) : reject(new Error(`flip worker exited ${code}: ${err}`)),
+    );
     child.stdin.end(JSON.stringify(files));
   });
 }
@@ -92,7 +113,15 @@ describe('tamper evidence', () => {
       const files = filesOf(t.knowledge);
       const rel = files.map((f) => path.relative(path.join(t.knowledge, 'demo/context_bundles'), f));
       // The tree holds what the issue asks for.
-      for (const want of [/^promotions\//, /^rollbacks\//, /^rollovers\//, /negative_result\.json$/, /^promotion-risk\/nightly\/false-promotion\.json$/, /evidence_seal\.json$/]) expect(rel.some((r) => want.test(r))).toBe(true);
+      for (const want of [
+        /^promotions\//,
+        /^rollbacks\//,
+        /^rollovers\//,
+        /negative_result\.json$/,
+        /^promotion-risk\/nightly\/false-promotion\.json$/,
+        /evidence_seal\.json$/,
+      ])
+        expect(rel.some((r) => want.test(r))).toBe(true);
       // Two workers, each with about half of the bytes.
       const halves: [string[], string[]] = [[], []];
       const size: [number, number] = [0, 0];
@@ -109,28 +138,75 @@ describe('tamper evidence', () => {
       });
       const inCopy = (i: number) => halves[i]!.map((f) => path.join(copies[i]!, path.relative(t.knowledge, f)));
       const [x0, y0] = await Promise.all([runWorker(copies[0]!, inCopy(0)), runWorker(copies[1]!, inCopy(1))]);
-      // The kinds the full tree lacks, from the trees that hold them: the Python-written tree autoctx moved on from, signed
+      // The kinds the full tree lacks, from the trees that hold them: the Python-written tree autoctx moved on from,
+      // signed
       // (foreign_moves/, the signed state chain), and the tree with a causal attribution and a stale marker.
       const lacking = new Set(kindsMissing(rel.map((r) => `demo/context_bundles/${r}`)));
       const foreign = foreignMoveTree();
       const markers = markerTree();
       const extra = [kindsOnlyIn(foreign.knowledge, lacking), kindsOnlyIn(markers.knowledge, lacking)] as const;
-      expect(kindsMissing([foreign.knowledge, markers.knowledge].flatMap((k, i) => extra[i]!.map(([f]) => path.relative(k, f))).concat(rel.map((r) => `demo/context_bundles/${r}`)))).toEqual([]);
-      const [x1, y1] = await Promise.all([runWorker(foreign.knowledge, extra[0], foreign.anchor), runWorker(markers.knowledge, extra[1])]);
-      const extraBytes = [...extra[0], ...extra[1]].reduce((n, [f, step]) => n + Math.ceil(fs.statSync(f).size / step), 0);
+      expect(
+        kindsMissing(
+          [foreign.knowledge, markers.knowledge]
+            .flatMap((k, i) => extra[i]!.map(([f]) => path.relative(k, f)))
+            .concat(rel.map((r) => `demo/context_bundles/${r}`)),
+        ),
+      ).toEqual([]);
+      const [x1, y1] = await Promise.all([
+        runWorker(foreign.knowledge, extra[0], foreign.anchor),
+        runWorker(markers.knowledge, extra[1]),
+      ]);
+      const extraBytes = [...extra[0], ...extra[1]].reduce(
+        (n, [f, step]) => n + Math.ceil(fs.statSync(f).size / step),
+        0,
+      );
       const [x, y] = [x0, y0].map((main, i) => {
         const more = [x1, y1][i]!;
-        const sum = (k: 'files' | 'bytes' | 'detected' | 'warned' | 'formatting' | 'unprotected' | 'sampled' | 'steps' | 'rerun' | 'whole') => main[k] + more[k];
+        const sum = (
+          k:
+            | 'files'
+            | 'bytes'
+            | 'detected'
+            | 'warned'
+            | 'formatting'
+            | 'unprotected'
+            | 'sampled'
+            | 'steps'
+            | 'rerun'
+            | 'whole',
+        ) => main[k] + more[k];
         return {
           ...main,
-          ...Object.fromEntries((['files', 'bytes', 'detected', 'warned', 'formatting', 'unprotected', 'sampled', 'steps', 'rerun', 'whole'] as const).map((k) => [k, sum(k)])),
+          ...Object.fromEntries(
+            (
+              [
+                'files',
+                'bytes',
+                'detected',
+                'warned',
+                'formatting',
+                'unprotected',
+                'sampled',
+                'steps',
+                'rerun',
+                'whole',
+              ] as const
+            ).map((k) => [k, sum(k)]),
+          ),
           undetected: [...main.undetected, ...more.undetected],
           unprotectedFields: [...main.unprotectedFields, ...more.unprotectedFields],
           differed: [...main.differed, ...more.differed],
           seeds: [main.seed, more.seed],
         };
       }) as [Tally & {seeds: number[]}, Tally & {seeds: number[]}];
-      const total = {files: x.files + y.files, bytes: x.bytes + y.bytes, detected: x.detected + y.detected, warned: x.warned + y.warned, formatting: x.formatting + y.formatting, unprotected: x.unprotected + y.unprotected};
+      const total = {
+        files: x.files + y.files,
+        bytes: x.bytes + y.bytes,
+        detected: x.detected + y.detected,
+        warned: x.warned + y.warned,
+        formatting: x.formatting + y.formatting,
+        unprotected: x.unprotected + y.unprotected,
+      };
       summary = `tamper evidence: ${total.bytes} bytes of ${total.files} files flipped: ${total.detected} detected by verify (exit 8, naming the file), ${total.warned} warned (a later .gitignore rule), ${total.formatting} formatting only, ${total.unprotected} in unprotected fields (${[...new Set([...x.unprotectedFields, ...y.unprotectedFields])].sort().join(', ')}), ${x.undetected.length + y.undetected.length} undetected`;
       summary += `\n  after the flips verify ran ${x.rerun + y.rerun} of ${x.steps + y.steps} steps again (${x.whole + y.whole} flips ran it whole); on ${x.sampled + y.sampled} sampled flips (seeds ${[...x.seeds, ...y.seeds].join(', ')}) the whole-tree verify ran too: ${x.differed.length + y.differed.length} differed`;
       expect([...x.undetected, ...y.undetected]).toEqual([]);
@@ -141,10 +217,15 @@ describe('tamper evidence', () => {
       expect(total.bytes).toBe(size[0] + size[1] + extraBytes);
       expect(total.detected + total.warned + total.formatting + total.unprotected).toBe(total.bytes);
       // The workers put every byte back.
-      for (const i of [0, 1]) for (const f of files) expect(fs.readFileSync(path.join(copies[i]!, path.relative(t.knowledge, f))).equals(fs.readFileSync(f))).toBe(true);
+      for (const i of [0, 1])
+        for (const f of files)
+          expect(fs.readFileSync(path.join(copies[i]!, path.relative(t.knowledge, f))).equals(fs.readFileSync(f))).toBe(
+            true,
+          );
       // Every unprotected field met is listed by name in docs/guarantees.md.
       const doc = fs.readFileSync(path.join(PROJECT_ROOT, 'docs/guarantees.md'), 'utf8');
-      for (const name of [...x.unprotectedFields, ...y.unprotectedFields]) expect([name, doc.includes(`\`${name}\``)]).toEqual([name, true]);
+      for (const name of [...x.unprotectedFields, ...y.unprotectedFields])
+        expect([name, doc.includes(`\`${name}\``)]).toEqual([name, true]);
     } finally {
       fs.rmSync(t.dir, {recursive: true, force: true});
     }

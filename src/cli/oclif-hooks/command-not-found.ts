@@ -29,7 +29,11 @@ const hook: Hook<'command_not_found'> = async function (options) {
   const known = this.config.commands.filter((c) => !c.hidden).map((c) => c.id.split(':').join(' '));
   const suggestion = nearestCommand(spoken, known);
   const hint = suggestion ? `; did you mean "${suggestion}"?` : '';
-  const error = new AutoctxError('UNKNOWN_COMMAND', `"${spoken}" is not an autoctx command${hint} (see autoctx --help)`, {command: spoken, ...(suggestion ? {suggestion} : {})});
+  const error = new AutoctxError(
+    'UNKNOWN_COMMAND',
+    `"${spoken}" is not an autoctx command${hint} (see autoctx --help)`,
+    {command: spoken, ...(suggestion ? {suggestion} : {})},
+  );
   process.exitCode = error.exitCode;
   if ((options.argv ?? []).includes('--json')) process.stdout.write(`${canonicalJson(errorEnvelope(error))}\n`);
   else process.stderr.write(`error ${error.code}: ${error.message}\n`);

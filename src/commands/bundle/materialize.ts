@@ -6,7 +6,8 @@ import {paint} from '../../cli/style.js';
 
 export default class BundleMaterialize extends ScenarioCommand {
   static override summary = 'Write a bundle out as files: manifest.json plus <kind>/<key>.<ext>.';
-  static override description = 'The folder must be new or empty. Proposing the materialized folder gives the same digest.';
+  static override description =
+    'The folder must be new or empty. Proposing the materialized folder gives the same digest.';
   static override examples = ['<%= config.bin %> bundle materialize 6d9bc734 ./out'];
   static override args = {
     digest: digestArg('the bundle', 'Bundle digest or a unique prefix.'),
@@ -15,7 +16,14 @@ export default class BundleMaterialize extends ScenarioCommand {
 
   async run() {
     const {args, flags} = await this.parse(BundleMaterialize);
-    const result = materialize({knowledge: flags.knowledge, scenario: flags.scenario, digest: args.digest, directory: args.dir});
-    return this.done(result, () => [`${paint.green('materialized')} ${result.bundle_digest} into ${result.directory} (${result.files.length} files)`]);
+    const result = materialize({
+      knowledge: flags.knowledge,
+      scenario: flags.scenario,
+      digest: args.digest,
+      directory: args.dir,
+    });
+    return this.done(result, () => [
+      `${paint.green('materialized')} ${result.bundle_digest} into ${result.directory} (${result.files.length} files)`,
+    ]);
   }
 }

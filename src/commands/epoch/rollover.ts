@@ -6,10 +6,15 @@ import {allowedSignersFlag, signingKeyFlag} from '../../cli/release-flags.js';
 
 export default class EpochRollover extends WritingCommand {
   static override summary = 'Re-anchor the active context under a new evaluator epoch.';
-  static override description = 'A new parentless bundle with the same components becomes active; the old one is superseded. To the current epoch nothing changes.';
+  static override description =
+    'A new parentless bundle with the same components becomes active; the old one is superseded. To the current epoch nothing changes.';
   static override examples = ['<%= config.bin %> epoch rollover --evaluator-epoch epoch-2'];
   static override flags = {
-    'evaluator-epoch': textFlag('evaluator-epoch', {summary: 'The new evaluator epoch.', required: true, helpValue: 'E'}),
+    'evaluator-epoch': textFlag('evaluator-epoch', {
+      summary: 'The new evaluator epoch.',
+      required: true,
+      helpValue: 'E',
+    }),
     'signing-key': signingKeyFlag,
     'allowed-signers': allowedSignersFlag,
   };

@@ -9,7 +9,15 @@ export default class GrantRm extends SigningWritingCommand {
 
   async run() {
     const {args, flags} = await this.parse(GrantRm);
-    const result = await grantRm({knowledge: flags.knowledge, signingKey: flags['signing-key'], scenario: flags.scenario, name: args.name, lockTimeout: flags['lock-timeout']});
-    return this.done(result, () => [`updated: ${result.scenario} refers to [${result.references.join(', ')}], grants [${result.grants.join(', ')}]`]);
+    const result = await grantRm({
+      knowledge: flags.knowledge,
+      signingKey: flags['signing-key'],
+      scenario: flags.scenario,
+      name: args.name,
+      lockTimeout: flags['lock-timeout'],
+    });
+    return this.done(result, () => [
+      `updated: ${result.scenario} refers to [${result.references.join(', ')}], grants [${result.grants.join(', ')}]`,
+    ]);
   }
 }

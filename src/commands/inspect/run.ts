@@ -10,13 +10,26 @@ export default class InspectRun extends WritingCommand {
   static override examples = ['<%= config.bin %> inspect run', '<%= config.bin %> inspect run --batch 500 --json'];
   static override flags = {
     batch: integerFlag('batch', {summary: 'At most this many packages (default 50).', min: 1, max: 100_000}),
-    'sample-percent': integerFlag('sample-percent', {summary: 'Inspect this share of packages, by stable hash of the package id (default 100).', min: 1, max: 100}),
+    'sample-percent': integerFlag('sample-percent', {
+      summary: 'Inspect this share of packages, by stable hash of the package id (default 100).',
+      min: 1,
+      max: 100,
+    }),
   };
 
   async run() {
     const {flags} = await this.parse(InspectRun);
-    const result = await inspectRun({knowledge: flags.knowledge, scenario: flags.scenario, batch: flags.batch, samplePercent: flags['sample-percent'], lockTimeout: flags['lock-timeout']});
+    const result = await inspectRun({
+      knowledge: flags.knowledge,
+      scenario: flags.scenario,
+      batch: flags.batch,
+      samplePercent: flags['sample-percent'],
+      lockTimeout: flags['lock-timeout'],
+    });
     const paintOf = (v: string) => (v === 'PASS' ? paint.green(v) : v === 'FAIL' || v === 'ERROR' ? paint.red(v) : v);
-    return this.done(result, () => [`${result.inspector_version}: inspected ${result.inspected.length} package(s) of ${result.scenario}; ${result.remaining} waiting`, ...result.inspected.map((i) => `  ${i.package_id}  ${paintOf(i.verdict)}`)]);
+    return this.done(result, () => [
+      `${result.inspector_version}: inspected ${result.inspected.length} package(s) of ${result.scenario}; ${result.remaining} waiting`,
+      ...result.inspected.map((i) => `  ${i.package_id}  ${paintOf(i.verdict)}`),
+    ]);
   }
 }

@@ -14,7 +14,10 @@ export default class InspectShow extends ScenarioCommand {
     return this.done(result, () =>
       i === null
         ? [`${result.package_id}: not inspected yet (autoctx inspect run)`]
-        : [`${result.package_id}  ${i.verdict}  ${i.inspector_version} against ${i.checked_against}: ${i.matched} matched, ${i.mismatched} mismatched, ${i.unverifiable} unverifiable`, ...i.findings.map((f) => `  ${f.code} ${f.check} ${f.subject}: ${f.detail}`)],
+        : [
+            `${result.package_id}  ${i.verdict}  ${i.inspector_version} against ${i.checked_against}: ${i.matched} matched, ${i.mismatched} mismatched, ${i.unverifiable} unverifiable`,
+            ...i.findings.map((f) => `  ${f.code} ${f.check} ${f.subject}: ${f.detail}`),
+          ],
     );
   }
 }

@@ -9,7 +9,15 @@ export default class ReferenceRm extends SigningWritingCommand {
 
   async run() {
     const {args, flags} = await this.parse(ReferenceRm);
-    const result = await referenceRm({knowledge: flags.knowledge, signingKey: flags['signing-key'], scenario: flags.scenario, name: args.name, lockTimeout: flags['lock-timeout']});
-    return this.done(result, () => [`updated: ${result.scenario} refers to [${result.references.join(', ')}], grants [${result.grants.join(', ')}]`]);
+    const result = await referenceRm({
+      knowledge: flags.knowledge,
+      signingKey: flags['signing-key'],
+      scenario: flags.scenario,
+      name: args.name,
+      lockTimeout: flags['lock-timeout'],
+    });
+    return this.done(result, () => [
+      `updated: ${result.scenario} refers to [${result.references.join(', ')}], grants [${result.grants.join(', ')}]`,
+    ]);
   }
 }

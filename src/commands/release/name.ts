@@ -31,7 +31,8 @@ export default class ReleaseName extends SigningWritingCommand {
   async run() {
     const {args, flags} = await this.parse(ReleaseName);
     const result = await releaseName({
-      knowledge: flags.knowledge, signingKey: flags['signing-key'],
+      knowledge: flags.knowledge,
+      signingKey: flags['signing-key'],
       scenario: flags.scenario,
       version: args.version,
       digest: args.digest,
@@ -45,6 +46,8 @@ export default class ReleaseName extends SigningWritingCommand {
       actor: flags.actor,
       lockTimeout: flags['lock-timeout'],
     });
-    return this.done(result, () => [`${result.already_named ? 'already named' : 'named'} ${result.version} = ${short(result.bundle_digest)}${result.descriptor.rollback_targets.length ? ` (rollback to ${result.descriptor.rollback_targets.join(', ')})` : ''}`]);
+    return this.done(result, () => [
+      `${result.already_named ? 'already named' : 'named'} ${result.version} = ${short(result.bundle_digest)}${result.descriptor.rollback_targets.length ? ` (rollback to ${result.descriptor.rollback_targets.join(', ')})` : ''}`,
+    ]);
   }
 }

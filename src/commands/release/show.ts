@@ -5,7 +5,10 @@ import {releaseShow} from '../../core/release/release-query.js';
 
 export default class ReleaseShow extends ScenarioCommand {
   static override summary = 'Show a release: its descriptor, checked on read, and its state in each scope.';
-  static override examples = ['<%= config.bin %> release show v20', '<%= config.bin %> release show v20 --json | jq .descriptor.rollback_targets'];
+  static override examples = [
+    '<%= config.bin %> release show v20',
+    '<%= config.bin %> release show v20 --json | jq .descriptor.rollback_targets',
+  ];
   static override args = {version: Args.string({description: 'The release name (any case).', required: true})};
 
   async run() {

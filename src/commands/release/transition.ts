@@ -2,7 +2,15 @@ import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 import {WritingCommand} from '../../cli/base-command.js';
 import {integerFlag, secondsFlag, textFlag} from '../../cli/flags.js';
-import {actorFlag, expectRegistryFlag, listFlag, percentFlag, scopeFlag, signingKeyFlag, allowedSignersFlag} from '../../cli/release-flags.js';
+import {
+  actorFlag,
+  expectRegistryFlag,
+  listFlag,
+  percentFlag,
+  scopeFlag,
+  signingKeyFlag,
+  allowedSignersFlag,
+} from '../../cli/release-flags.js';
 import {paint, short} from '../../cli/style.js';
 import {releaseTransition} from '../../core/release/release-transition.js';
 
@@ -23,12 +31,29 @@ export default class ReleaseTransition extends WritingCommand {
     rationale: textFlag('rationale', {summary: 'Why (recorded in the receipt).', required: true}),
     scope: scopeFlag,
     'expect-registry': expectRegistryFlag,
-    'canary-percent': percentFlag('canary-percent', 'Share of requesters in the canary, 0–100 (left out: the whole scope, or the share it has).'),
+    'canary-percent': percentFlag(
+      'canary-percent',
+      'Share of requesters in the canary, 0–100 (left out: the whole scope, or the share it has).',
+    ),
     'canary-tenants': listFlag('Only these tenants are in the canary.', 'T'),
-    'canary-resource-families': listFlag('Only requests whose resource address starts with, or whose resource id equals, one of these.', 'F'),
-    'canary-salt': Flags.string({summary: 'Salt the cohort with this text instead of the version: give a new release the salt of the one before to keep its cohort.', helpValue: 'TEXT'}),
-    'shadow-percent': percentFlag('shadow-percent', 'Share of events sampled for the shadow run, 0–100 (default 0: off).'),
-    'shadow-daily-cap': integerFlag('shadow-daily-cap', {summary: 'Shadow runs per UTC day at most (default 100).', min: 0, max: 1_000_000_000}),
+    'canary-resource-families': listFlag(
+      'Only requests whose resource address starts with, or whose resource id equals, one of these.',
+      'F',
+    ),
+    'canary-salt': Flags.string({
+      summary:
+        'Salt the cohort with this text instead of the version: give a new release the salt of the one before to keep its cohort.',
+      helpValue: 'TEXT',
+    }),
+    'shadow-percent': percentFlag(
+      'shadow-percent',
+      'Share of events sampled for the shadow run, 0–100 (default 0: off).',
+    ),
+    'shadow-daily-cap': integerFlag('shadow-daily-cap', {
+      summary: 'Shadow runs per UTC day at most (default 100).',
+      min: 0,
+      max: 1_000_000_000,
+    }),
     actor: actorFlag,
     'dry-run': Flags.boolean({summary: 'Run the gate and report; write nothing.'}),
     timeout: secondsFlag('timeout', {summary: 'Seconds for the bound audit (CANARY and ACTIVE).'}),

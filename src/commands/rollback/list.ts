@@ -5,7 +5,10 @@ import {rollbackList} from '../../core/rollback/rollback-records.js';
 
 export default class RollbackList extends ScenarioCommand {
   static override summary = 'List the rollback executions, oldest first, with the status each reads as now.';
-  static override examples = ['<%= config.bin %> rollback list', '<%= config.bin %> rollback list --json | jq \'.executions[] | select(.status=="AWAITING_APPROVAL")\''];
+  static override examples = [
+    '<%= config.bin %> rollback list',
+    '<%= config.bin %> rollback list --json | jq \'.executions[] | select(.status=="AWAITING_APPROVAL")\'',
+  ];
   static override flags = {scope: scopeFlag};
 
   async run() {
@@ -14,7 +17,10 @@ export default class RollbackList extends ScenarioCommand {
     return this.done(result, () =>
       result.executions.length === 0
         ? ['no rollback executions']
-        : result.executions.map((v) => `${v.execution_key}  ${v.status.padEnd(18)} ${v.scope.padEnd(8)} ${v.from_version ?? (v.from_digest ? short(v.from_digest) : '-')} -> ${v.to_version ?? (v.to_digest ? short(v.to_digest) : '-')}  by ${v.actor}${v.approved_by ? `, approved by ${v.approved_by}` : ''}`),
+        : result.executions.map(
+            (v) =>
+              `${v.execution_key}  ${v.status.padEnd(18)} ${v.scope.padEnd(8)} ${v.from_version ?? (v.from_digest ? short(v.from_digest) : '-')} -> ${v.to_version ?? (v.to_digest ? short(v.to_digest) : '-')}  by ${v.actor}${v.approved_by ? `, approved by ${v.approved_by}` : ''}`,
+          ),
     );
   }
 }

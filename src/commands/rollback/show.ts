@@ -4,8 +4,12 @@ import {paint, short} from '../../cli/style.js';
 import {rollbackShow} from '../../core/rollback/rollback-records.js';
 
 export default class RollbackShow extends ScenarioCommand {
-  static override summary = 'Show one rollback execution: its status (derived when read), conditions, actor, time and approval.';
-  static override examples = ['<%= config.bin %> rollback show RBX-20261202031500-1a2b3c4d', '<%= config.bin %> rollback show RBX-20261202031500-1a2b3c4d --json | jq .view.status'];
+  static override summary =
+    'Show one rollback execution: its status (derived when read), conditions, actor, time and approval.';
+  static override examples = [
+    '<%= config.bin %> rollback show RBX-20261202031500-1a2b3c4d',
+    '<%= config.bin %> rollback show RBX-20261202031500-1a2b3c4d --json | jq .view.status',
+  ];
   static override args = {key: Args.string({description: 'The execution key (RBX-…).', required: true})};
 
   async run() {
@@ -18,7 +22,11 @@ export default class RollbackShow extends ScenarioCommand {
       `  ${r.from_version ?? (r.from_digest ? short(r.from_digest) : '-')} -> ${r.to_version ?? (r.to_digest ? short(r.to_digest) : '-')}${r.requested_target ? ` (asked: --to ${r.requested_target})` : ''}`,
       `  by ${r.actor} at ${r.executed_at}: ${r.rationale || '(blank rationale)'}`,
       ...r.conditions.map((c) => `  ${c.passed ? paint.green('ok  ') : paint.red('FAIL')} ${c.code}: ${c.detail}`),
-      ...(result.approval ? [`  approved by ${result.approval.approved_by} at ${result.approval.approved_at}`] : v.approval_deadline ? [`  approval window closes ${v.approval_deadline}`] : []),
+      ...(result.approval
+        ? [`  approved by ${result.approval.approved_by} at ${result.approval.approved_at}`]
+        : v.approval_deadline
+          ? [`  approval window closes ${v.approval_deadline}`]
+          : []),
     ]);
   }
 }

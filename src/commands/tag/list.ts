@@ -4,7 +4,10 @@ import {tagList} from '../../core/delivery/curation.js';
 
 export default class TagList extends ScenarioCommand {
   static override summary = 'List the bootstrap-context tags in curated order.';
-  static override examples = ['<%= config.bin %> tag list', '<%= config.bin %> tag list --json | jq -r ".tags[].component_digest"'];
+  static override examples = [
+    '<%= config.bin %> tag list',
+    '<%= config.bin %> tag list --json | jq -r ".tags[].component_digest"',
+  ];
 
   async run() {
     const {flags} = await this.parse(TagList);
@@ -12,7 +15,10 @@ export default class TagList extends ScenarioCommand {
     return this.done(result, () =>
       result.tags.length === 0
         ? [`no bootstrap tags in ${result.scenario}`]
-        : result.tags.map((t, i) => `${i + 1}. ${t.kind}/${t.key}  ${t.component_digest}${t.serving ? '' : paint.dim('  (not in the serving bundle)')}${t.secret ? paint.yellow('  (secret kind: never rendered)') : ''}`),
+        : result.tags.map(
+            (t, i) =>
+              `${i + 1}. ${t.kind}/${t.key}  ${t.component_digest}${t.serving ? '' : paint.dim('  (not in the serving bundle)')}${t.secret ? paint.yellow('  (secret kind: never rendered)') : ''}`,
+          ),
     );
   }
 }

@@ -35,10 +35,18 @@ function checkSourceKeys(source: BundleSource): void {
   const seen = new Map<string, string>();
   for (const c of source.components) {
     const name = componentFileName(c.key, c.media_type ?? 'text/plain');
-    if (Buffer.byteLength(name, 'utf8') > 255) fail('KEY_TOO_LONG', `${source.origin}: component ${c.kind}/${c.key.slice(0, 40)}… would be materialized as a file name of ${Buffer.byteLength(name, 'utf8')} bytes, over 255`);
+    if (Buffer.byteLength(name, 'utf8') > 255)
+      fail(
+        'KEY_TOO_LONG',
+        `${source.origin}: component ${c.kind}/${c.key.slice(0, 40)}… would be materialized as a file name of ${Buffer.byteLength(name, 'utf8')} bytes, over 255`,
+      );
     const id = `${c.kind}\u0000${c.key.normalize('NFC')}`;
     const other = seen.get(id);
-    if (other !== undefined && other !== c.key) fail('DUPLICATE_COMPONENT', `${source.origin}: components ${c.kind}/${JSON.stringify(other)} and ${c.kind}/${JSON.stringify(c.key)} have keys that are equal after Unicode NFC normalization`);
+    if (other !== undefined && other !== c.key)
+      fail(
+        'DUPLICATE_COMPONENT',
+        `${source.origin}: components ${c.kind}/${JSON.stringify(other)} and ${c.kind}/${JSON.stringify(c.key)} have keys that are equal after Unicode NFC normalization`,
+      );
     seen.set(id, c.key);
   }
 }
@@ -50,17 +58,31 @@ export function bundleFromSource(source: BundleSource, fallback: BundleHeader): 
     scenario: header.scenario,
     evaluator_epoch: header.evaluator_epoch,
     parent_digest: header.parent_digest,
-    components: source.components.map(({kind, key, content, media_type, state}) => ({kind, key, content, ...(media_type !== undefined ? {media_type} : {}), ...(state !== undefined ? {state} : {})})),
+    components: source.components.map(({kind, key, content, media_type, state}) => ({
+      kind,
+      key,
+      content,
+      ...(media_type !== undefined ? {media_type} : {}),
+      ...(state !== undefined ? {state} : {}),
+    })),
   });
   for (const c of source.components) {
     if (c.digest === undefined) continue;
     const actual = built.components.find((x) => x.kind === c.kind && x.key === c.key)!.digest;
-    if (actual !== c.digest) fail('DIGEST_MISMATCH', `${source.origin}: component digest mismatch for ${c.kind}/${c.key}: recorded ${c.digest}, content hashes to ${actual}`);
+    if (actual !== c.digest)
+      fail(
+        'DIGEST_MISMATCH',
+        `${source.origin}: component digest mismatch for ${c.kind}/${c.key}: recorded ${c.digest}, content hashes to ${actual}`,
+      );
   }
   const bundle = built;
   if (source.header?.digest !== undefined && source.header.digest !== bundle.digest) {
-    fail('DIGEST_MISMATCH', `${source.origin}: manifest digest mismatch: recorded ${source.header.digest}, manifest hashes to ${bundle.digest}`);
+    fail(
+      'DIGEST_MISMATCH',
+      `${source.origin}: manifest digest mismatch: recorded ${source.header.digest}, manifest hashes to ${bundle.digest}`,
+    );
   }
-  harnessRuntimeFiles(bundle); // refuses what the Python implementation's store would not save (its keys must be Python identifiers)
+  // refuses what the Python implementation's store would not save (its keys must be Python identifiers)
+  harnessRuntimeFiles(bundle);
   return bundle;
 }

@@ -29,11 +29,22 @@ export interface BuildResult {
 export function buildBundle(options: BuildOptions): BuildResult {
   const source = readSource(options.from);
   verifySourceDigests(source);
-  if (!source.header && options.scenario === undefined) fail('USAGE', 'a folder SRC needs --scenario (a manifest-shaped JSON carries its own)');
-  if (source.header && (options.scenario !== undefined || options.evaluatorEpoch !== undefined || options.parent !== undefined)) {
+  if (!source.header && options.scenario === undefined)
+    fail('USAGE', 'a folder SRC needs --scenario (a manifest-shaped JSON carries its own)');
+  if (
+    source.header &&
+    (options.scenario !== undefined || options.evaluatorEpoch !== undefined || options.parent !== undefined)
+  ) {
     const h = source.header;
-    if ((options.scenario !== undefined && options.scenario !== h.scenario) || (options.evaluatorEpoch !== undefined && options.evaluatorEpoch !== h.evaluator_epoch) || (options.parent !== undefined && options.parent !== h.parent_digest)) {
-      fail('LINEAGE_MISMATCH', `${source.origin}: --scenario, --evaluator-epoch or --parent disagree with the manifest`);
+    if (
+      (options.scenario !== undefined && options.scenario !== h.scenario) ||
+      (options.evaluatorEpoch !== undefined && options.evaluatorEpoch !== h.evaluator_epoch) ||
+      (options.parent !== undefined && options.parent !== h.parent_digest)
+    ) {
+      fail(
+        'LINEAGE_MISMATCH',
+        `${source.origin}: --scenario, --evaluator-epoch or --parent disagree with the manifest`,
+      );
     }
   }
   const manifest = bundleFromSource(source, {
@@ -59,7 +70,14 @@ export function showBundle(options: StoreOptions & {digest: string}): ShowResult
   const manifest = requireBundle(store, digest);
   const record = readRecord(store, digest);
   const active = readActive(store);
-  return {status: 'ok', scenario: store.scenario, bundle_digest: digest, lifecycle: record?.lifecycle ?? null, active: active?.bundle_digest === digest, manifest};
+  return {
+    status: 'ok',
+    scenario: store.scenario,
+    bundle_digest: digest,
+    lifecycle: record?.lifecycle ?? null,
+    active: active?.bundle_digest === digest,
+    manifest,
+  };
 }
 
 export interface MaterializeResult {
@@ -94,12 +112,24 @@ export function diffBundles(options: StoreOptions & {a: string; b: string}): Dif
   const a = requireBundle(store, resolveDigest(store, options.a));
   const b = requireBundle(store, resolveDigest(store, options.b));
   const diff = manifestDiff(a, b);
-  const find = (bundle: ContextBundle, kind: string, key: string) => bundle.components.find((c) => c.kind === kind && c.key === key) ?? null;
-  const name = (label: string, c: {media_type: string} | null, kind: string, key: string) => `${label}/${kind}/${componentFileName(key, c?.media_type ?? 'text/plain')}`;
+  const find = (bundle: ContextBundle, kind: string, key: string) =>
+    bundle.components.find((c) => c.kind === kind && c.key === key) ?? null;
+  const name = (label: string, c: {media_type: string} | null, kind: string, key: string) =>
+    `${label}/${kind}/${componentFileName(key, c?.media_type ?? 'text/plain')}`;
   const content_diffs = diff.changes.map((ch) => {
     const before = find(b, ch.component_kind, ch.component_key);
     const after = find(a, ch.component_kind, ch.component_key);
-    return contentDiff(ch.component_kind, ch.component_key, before, after, {before: name('b', before, ch.component_kind, ch.component_key), after: name('a', after, ch.component_kind, ch.component_key)});
+    return contentDiff(ch.component_kind, ch.component_key, before, after, {
+      before: name('b', before, ch.component_kind, ch.component_key),
+      after: name('a', after, ch.component_kind, ch.component_key),
+    });
   });
-  return {status: 'ok', scenario: store.scenario, tested_bundle_digest: a.digest, comparison_bundle_digest: b.digest, manifest_diff: diff, content_diffs};
+  return {
+    status: 'ok',
+    scenario: store.scenario,
+    tested_bundle_digest: a.digest,
+    comparison_bundle_digest: b.digest,
+    manifest_diff: diff,
+    content_diffs,
+  };
 }

@@ -5,13 +5,23 @@ import {AutoctxError, isAutoctxError, isSystemError, rethrowUnless, type ErrorCo
 import {type BundleOutline} from '../../model/bundle/bundle.js';
 import {type ScenarioStore} from '../../store/index.js';
 import {exists} from '../../store/files/fs.js';
-import {FREE, HELPER, LEFT, MAIN, POSTED, unpackOutline, type PackedOutline} from '../../store/kinds/bundle/bundle-fast.js';
+import {
+  FREE,
+  HELPER,
+  LEFT,
+  MAIN,
+  POSTED,
+  unpackOutline,
+  type PackedOutline,
+} from '../../store/kinds/bundle/bundle-fast.js';
 import {listBundleDigests, manifestBytes, readBundleOutline} from '../../store/kinds/bundle/bundle.js';
 
 export type {BundleOutline} from '../../model/bundle/bundle.js';
 
 /** One manifest's check: its outline (null when the file is absent), or the typed error its reader raised. */
-export type ManifestCheck = {digest: string; outline: BundleOutline | null} | {digest: string; error: {code: ErrorCode; message: string; data?: Record<string, unknown> | undefined}};
+export type ManifestCheck =
+  | {digest: string; outline: BundleOutline | null}
+  | {digest: string; error: {code: ErrorCode; message: string; data?: Record<string, unknown> | undefined}};
 
 /** Read, re-hash and validate one manifest. */
 export function checkManifest(store: ScenarioStore, digest: string): ManifestCheck {
@@ -37,7 +47,9 @@ export function manifestOutline(check: ManifestCheck): BundleOutline | null {
  */
 export const PARALLEL_BYTES = 24 << 20;
 
-/** The manifests' total size, from the sizes of at most 32 of them spread over the list (an estimate: one stat each). */
+/**
+ * The manifests' total size, from the sizes of at most 32 of them spread over the list (an estimate: one stat each).
+ */
 function estimatedBytes(store: ScenarioStore, digests: readonly string[]): number {
   const step = Math.max(1, Math.floor(digests.length / 32));
   const sample = digests.filter((_, i) => i % step === 0);
@@ -53,7 +65,9 @@ function estimatedBytes(store: ScenarioStore, digests: readonly string[]): numbe
 function workerFile(): URL {
   const here = new URL('./verify-worker.js', import.meta.url);
   const bundled = new URL('../../bundle/verify-worker.js', import.meta.url);
-  return here.pathname.endsWith('/dist/core/bundle/verify-worker.js') && exists(fileURLToPath(bundled)) ? bundled : here;
+  return here.pathname.endsWith('/dist/core/bundle/verify-worker.js') && exists(fileURLToPath(bundled))
+    ? bundled
+    : here;
 }
 
 /**
@@ -109,7 +123,12 @@ export class ManifestHelper {
    * on the returned port, which this thread reads without waiting for its
    * event loop (receiveMessageOnPort).
    */
-  take(work: {root: string; files: string[]; digests: readonly string[]; queue: SharedArrayBuffer}): MessagePort | null {
+  take(work: {
+    root: string;
+    files: string[];
+    digests: readonly string[];
+    queue: SharedArrayBuffer;
+  }): MessagePort | null {
     if (this.used) return null;
     this.used = true;
     const {port1, port2} = new MessageChannel();
@@ -124,7 +143,10 @@ export class ManifestHelper {
   }
 }
 
-/** How long this thread waits for a manifest the helper is checking before it checks it itself (a helper that hangs or died). */
+/**
+ * How long this thread waits for a manifest the helper is checking before it checks it itself (a helper that hangs or
+ * died).
+ */
 const HELPER_PATIENCE_MS = 2000;
 
 /**
@@ -164,7 +186,11 @@ export class ManifestChecks {
    * for the helper to take every manifest it can, and checks the rest, before
    * verify checks any candidate (which it then takes in reverse order).
    */
-  static async open(store: ScenarioStore, digests: readonly string[], helper: ManifestHelper | null): Promise<ManifestChecks> {
+  static async open(
+    store: ScenarioStore,
+    digests: readonly string[],
+    helper: ManifestHelper | null,
+  ): Promise<ManifestChecks> {
     const checks = new ManifestChecks(store, digests);
     if (helper === null || digests.length < 2) return checks;
     const queue = new Int32Array(new SharedArrayBuffer(4 * (digests.length + 1)));
@@ -250,7 +276,14 @@ export class ManifestChecks {
     if (this.port === null) return;
     for (let m = receiveMessageOnPort(this.port); m !== undefined; m = receiveMessageOnPort(this.port)) {
       const [i, outline] = unpackOutline(m.message as PackedOutline);
-      if (Number.isInteger(i) && i >= 0 && i < this.digests.length && this.checks[i] === undefined && outline?.digest === this.digests[i]) this.checks[i] = {digest: this.digests[i]!, outline};
+      if (
+        Number.isInteger(i) &&
+        i >= 0 &&
+        i < this.digests.length &&
+        this.checks[i] === undefined &&
+        outline?.digest === this.digests[i]
+      )
+        this.checks[i] = {digest: this.digests[i]!, outline};
     }
   }
 }

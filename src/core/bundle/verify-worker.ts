@@ -7,7 +7,9 @@ type Work = {root: string; files: string[]; digests: string[]; queue: SharedArra
 function run(work: Work): void {
   // biome-ignore lint/plugin: the thread's boundary: the main thread is told, and checks what is left
   try {
-    claimOutlines(work.root, work.files, work.digests, new Int32Array(work.queue), (packed) => work.port.postMessage(packed));
+    claimOutlines(work.root, work.files, work.digests, new Int32Array(work.queue), (packed) =>
+      work.port.postMessage(packed),
+    );
     parentPort!.postMessage('done');
   } catch (error) {
     parentPort!.postMessage({failed: String(error)}); // the main thread checks whatever this thread left

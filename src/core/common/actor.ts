@@ -12,7 +12,12 @@ export function resolveActor(given: string | undefined, cwd: string): string {
   const explicit = given ?? process.env.AUTOCTX_ACTOR;
   if (explicit !== undefined) return checkActor(explicit);
   for (const key of ['user.email', 'user.name']) {
-    const r = spawnSync('git', ['config', '--get', key], {cwd, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore']});
+    const r = spawnSync('git', ['config', '--get', key], {
+      cwd,
+      encoding: 'utf8',
+      timeout: 5000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     const value = r.status === 0 ? r.stdout.trim() : '';
     if (value !== '') return checkActor(value);
   }
@@ -26,7 +31,8 @@ export function resolveActor(given: string | undefined, cwd: string): string {
 
 export function checkActor(actor: string): string {
   const a = actor.trim();
-  if (a === '' || a.length > 200 || /[\u0000-\u001f\u007f]/.test(a)) fail('USAGE', `--actor must be one line of at most 200 characters, not ${JSON.stringify(actor.slice(0, 40))}`);
+  if (a === '' || a.length > 200 || /[\u0000-\u001f\u007f]/.test(a))
+    fail('USAGE', `--actor must be one line of at most 200 characters, not ${JSON.stringify(actor.slice(0, 40))}`);
   return a;
 }
 
@@ -37,7 +43,10 @@ export function checkActor(actor: string): string {
  * principal), else its --actor, else resolveActor's default. Resolved once,
  * when first needed.
  */
-export function commandActor(store: {chainActor: string | null; paths: {dir: string}}, given: string | undefined): () => string {
+export function commandActor(
+  store: {chainActor: string | null; paths: {dir: string}},
+  given: string | undefined,
+): () => string {
   let value: string | undefined;
   return () => (value ??= store.chainActor ?? resolveActor(given, store.paths.dir));
 }

@@ -37,13 +37,25 @@ export async function init(options: InitOptions): Promise<InitResult> {
   const source = readSource(options.from);
   verifySourceDigests(source);
   if (source.header) {
-    if (source.header.scenario !== options.scenario) fail('LINEAGE_MISMATCH', `${source.origin} is for scenario "${source.header.scenario}", not "${options.scenario}"`);
-    if (source.header.parent_digest !== null) fail('LINEAGE_MISMATCH', `${source.origin}: a baseline bundle has no parent (parent_digest must be null)`);
+    if (source.header.scenario !== options.scenario)
+      fail(
+        'LINEAGE_MISMATCH',
+        `${source.origin} is for scenario "${source.header.scenario}", not "${options.scenario}"`,
+      );
+    if (source.header.parent_digest !== null)
+      fail('LINEAGE_MISMATCH', `${source.origin}: a baseline bundle has no parent (parent_digest must be null)`);
     if (options.evaluatorEpoch !== undefined && options.evaluatorEpoch !== source.header.evaluator_epoch) {
-      fail('LINEAGE_MISMATCH', `${source.origin} has evaluator epoch "${source.header.evaluator_epoch}", not "${options.evaluatorEpoch}"`);
+      fail(
+        'LINEAGE_MISMATCH',
+        `${source.origin} has evaluator epoch "${source.header.evaluator_epoch}", not "${options.evaluatorEpoch}"`,
+      );
     }
   }
-  const bundle = bundleFromSource(source, {scenario: options.scenario, evaluator_epoch: options.evaluatorEpoch ?? DEFAULT_EPOCH, parent_digest: null});
+  const bundle = bundleFromSource(source, {
+    scenario: options.scenario,
+    evaluator_epoch: options.evaluatorEpoch ?? DEFAULT_EPOCH,
+    parent_digest: null,
+  });
   checkServeable(bundle, null);
   const timeout = lockTimeout(options);
   const knowledge = KnowledgeStore.create(knowledgeRootFrom(options.knowledge));
@@ -67,7 +79,10 @@ export async function init(options: InitOptions): Promise<InitResult> {
         await knowledge.ensureGitignore(timeout, {create: true});
         return result(false);
       }
-      fail('ALREADY_INITIALIZED', `scenario "${options.scenario}" is already initialized (active bundle ${active.bundle_digest}); use autoctx propose for a new bundle`);
+      fail(
+        'ALREADY_INITIALIZED',
+        `scenario "${options.scenario}" is already initialized (active bundle ${active.bundle_digest}); use autoctx propose for a new bundle`,
+      );
     }
     const at = isoTimestamp(now(options));
     writeBundle(store, bundle);
@@ -93,7 +108,8 @@ export async function init(options: InitOptions): Promise<InitResult> {
       evaluator_epoch: bundle.evaluator_epoch,
       promotion_id: null,
       rollback_target_digest: null,
-      activated_at: kept.created_at, // the init's time is its record's, so a re-run after a crash writes the same pointer
+      // the init's time is its record's, so a re-run after a crash writes the same pointer
+      activated_at: kept.created_at,
       rationale: 'baseline bundle',
     };
     movePointer(store, {expected: null, pointer, bundle, at: now(options)});

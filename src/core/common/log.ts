@@ -7,7 +7,14 @@ import {recordEvent, type RecordHistoryEntry} from '../../model/promotion/record
 import {openScenario, type StoreOptions} from './store-options.js';
 import {readActive} from '../../store/kinds/promotion/active-pointer.js';
 import {pointerHistory} from '../../store/kinds/promotion/pointer-moves.js';
-import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from '../../store/kinds/promotion/history.js';
+import {
+  listPromotionIds,
+  listRollbackIds,
+  listRolloverIds,
+  readPromotion,
+  readRollback,
+  readRollover,
+} from '../../store/kinds/promotion/history.js';
 import {listCandidateDigests, readRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {readRecordHistory} from '../../store/kinds/promotion/record-history.js';
 
@@ -45,12 +52,24 @@ export interface LogResult {
  * autoctx or the Python implementation, or adopted later), its proposal and
  * the change its first known record stands for, then the history after it.
  */
-function changesOf(record: CandidateRecord, history: readonly RecordHistoryEntry[]): Array<[CandidateRecord | null, CandidateRecord]> {
+function changesOf(
+  record: CandidateRecord,
+  history: readonly RecordHistoryEntry[],
+): Array<[CandidateRecord | null, CandidateRecord]> {
   const records = history.map((e) => e.record);
   if (history[0]?.cause === 'propose') return records.map((after, i) => [records[i - 1] ?? null, after]);
   const first = records[0] ?? record;
-  const proposed: CandidateRecord = {...first, lifecycle: 'proposed', comparison: null, rationale: first.lifecycle === 'proposed' ? first.rationale : ''};
-  return [[null, proposed], [proposed, first], ...records.slice(1).map((after, i): [CandidateRecord, CandidateRecord] => [records[i]!, after])];
+  const proposed: CandidateRecord = {
+    ...first,
+    lifecycle: 'proposed',
+    comparison: null,
+    rationale: first.lifecycle === 'proposed' ? first.rationale : '',
+  };
+  return [
+    [null, proposed],
+    [proposed, first],
+    ...records.slice(1).map((after, i): [CandidateRecord, CandidateRecord] => [records[i]!, after]),
+  ];
 }
 
 /**
@@ -60,9 +79,14 @@ function changesOf(record: CandidateRecord, history: readonly RecordHistoryEntry
  * candidate written without a record history shows its latest decision only.
  */
 export function log(options: LogOptions): LogResult {
-  if (options.limit !== undefined && (!Number.isSafeInteger(options.limit) || options.limit < 1)) fail('USAGE', '--limit must be a positive integer');
+  if (options.limit !== undefined && (!Number.isSafeInteger(options.limit) || options.limit < 1))
+    fail('USAGE', '--limit must be a positive integer');
   const since = options.since === undefined ? null : Date.parse(options.since);
-  if (since !== null && (Number.isNaN(since) || !/^\d{4}-\d{2}-\d{2}/.test(options.since!))) fail('USAGE', `--since must be an ISO 8601 date or timestamp (2026-12-01, 2026-12-01T09:30:00Z), not ${JSON.stringify(options.since)}`);
+  if (since !== null && (Number.isNaN(since) || !/^\d{4}-\d{2}-\d{2}/.test(options.since!)))
+    fail(
+      'USAGE',
+      `--since must be an ISO 8601 date or timestamp (2026-12-01, 2026-12-01T09:30:00Z), not ${JSON.stringify(options.since)}`,
+    );
   const store = openScenario(options);
   const active = readActive(store);
   const history = active ? pointerHistory(store, active) : null;
@@ -81,35 +105,110 @@ export function log(options: LogOptions): LogResult {
   for (const digest of listCandidateDigests(store)) {
     const r = readRecord(store, digest);
     if (!r) continue;
-    if (r.parent_digest === null && !rolledOver.has(digest)) entries.push({type: 'init', id: digest, at: r.created_at, from_digest: null, to_digest: digest, rationale: 'baseline bundle'});
+    if (r.parent_digest === null && !rolledOver.has(digest))
+      entries.push({
+        type: 'init',
+        id: digest,
+        at: r.created_at,
+        from_digest: null,
+        to_digest: digest,
+        rationale: 'baseline bundle',
+      });
     if (r.parent_digest === null) continue;
     const changes = changesOf(r, readRecordHistory(store, digest));
     // The looks of one run are one step: of consecutive changes of one kind, the last stands for them.
-    const events = changes.map(([before, after]) => ({event: recordEvent(before, after), after})).filter((e, i, all) => e.event !== null && all.slice(i + 1).find((n) => n.event !== null)?.event !== e.event);
+    const events = changes
+      .map(([before, after]) => ({event: recordEvent(before, after), after}))
+      .filter((e, i, all) => e.event !== null && all.slice(i + 1).find((n) => n.event !== null)?.event !== e.event);
     for (const {event, after} of events) {
-      if (event === 'proposal') entries.push({type: 'proposal', id: digest, at: after.created_at, from_digest: after.parent_digest, to_digest: digest, rationale: `run ${after.source_run_id || 'manual'}, generation ${after.source_generation}${after.rationale && after.lifecycle === 'proposed' ? `: ${after.rationale}` : ''}`});
-      else if (event) entries.push({type: event, id: digest, at: after.updated_at, from_digest: after.parent_digest, to_digest: digest, rationale: after.rationale});
+      if (event === 'proposal')
+        entries.push({
+          type: 'proposal',
+          id: digest,
+          at: after.created_at,
+          from_digest: after.parent_digest,
+          to_digest: digest,
+          rationale: `run ${after.source_run_id || 'manual'}, generation ${after.source_generation}${after.rationale && after.lifecycle === 'proposed' ? `: ${after.rationale}` : ''}`,
+        });
+      else if (event)
+        entries.push({
+          type: event,
+          id: digest,
+          at: after.updated_at,
+          from_digest: after.parent_digest,
+          to_digest: digest,
+          rationale: after.rationale,
+        });
     }
   }
   for (const id of listPromotionIds(store)) {
     const p = readPromotion(store, id);
-    if (p) entries.push({type: 'promotion', id, at: p.promoted_at, from_digest: p.incumbent_digest, to_digest: p.candidate_digest, rationale: p.rationale, served: of('promotion', id)});
+    if (p)
+      entries.push({
+        type: 'promotion',
+        id,
+        at: p.promoted_at,
+        from_digest: p.incumbent_digest,
+        to_digest: p.candidate_digest,
+        rationale: p.rationale,
+        served: of('promotion', id),
+      });
   }
   for (const id of listRollbackIds(store)) {
     const r = readRollback(store, id);
-    if (r) entries.push({type: 'rollback', id, at: r.rolled_back_at, from_digest: r.from_digest, to_digest: r.to_digest, rationale: r.rationale, served: of('rollback', id)});
+    if (r)
+      entries.push({
+        type: 'rollback',
+        id,
+        at: r.rolled_back_at,
+        from_digest: r.from_digest,
+        to_digest: r.to_digest,
+        rationale: r.rationale,
+        served: of('rollback', id),
+      });
   }
   for (const key of listExecutionKeys(store)) {
     const r = readExecution(store, key);
-    if (r && r.scope === GLOBAL_SCOPE && r.status !== 'REFUSED') entries.push({type: 'rollback', id: key, at: r.executed_at, from_digest: r.from_digest!, to_digest: r.to_digest!, rationale: r.emergency ? `emergency: ${r.rationale}` : r.rationale, served: of('rollback', key)});
+    if (r && r.scope === GLOBAL_SCOPE && r.status !== 'REFUSED')
+      entries.push({
+        type: 'rollback',
+        id: key,
+        at: r.executed_at,
+        from_digest: r.from_digest!,
+        to_digest: r.to_digest!,
+        rationale: r.emergency ? `emergency: ${r.rationale}` : r.rationale,
+        served: of('rollback', key),
+      });
   }
   for (const id of listRolloverIds(store)) {
     const r = readRollover(store, id);
-    if (r) entries.push({type: 'rollover', id, at: r.rolled_over_at, from_digest: r.from_digest, to_digest: r.to_digest, rationale: `evaluator epoch ${r.from_evaluator_epoch} -> ${r.evaluator_epoch}`, served: of('rollover', id)});
+    if (r)
+      entries.push({
+        type: 'rollover',
+        id,
+        at: r.rolled_over_at,
+        from_digest: r.from_digest,
+        to_digest: r.to_digest,
+        rationale: `evaluator epoch ${r.from_evaluator_epoch} -> ${r.evaluator_epoch}`,
+        served: of('rollover', id),
+      });
   }
   // Newest first; at one instant, the later step of a candidate's way first.
-  const step: Record<LogEntry['type'], number> = {init: 0, proposal: 1, screen: 2, confirmation: 3, rejection: 3, promotion: 4, rollback: 5, rollover: 5};
+  const step: Record<LogEntry['type'], number> = {
+    init: 0,
+    proposal: 1,
+    screen: 2,
+    confirmation: 3,
+    rejection: 3,
+    promotion: 4,
+    rollback: 5,
+    rollover: 5,
+  };
   entries.sort((x, y) => (x.at < y.at ? 1 : x.at > y.at ? -1 : step[y.type] - step[x.type] || (x.id < y.id ? 1 : -1)));
   const kept = since === null ? entries : entries.filter((e) => Date.parse(e.at) >= since);
-  return {status: 'ok', scenario: store.scenario, entries: options.limit !== undefined ? kept.slice(0, options.limit) : kept};
+  return {
+    status: 'ok',
+    scenario: store.scenario,
+    entries: options.limit !== undefined ? kept.slice(0, options.limit) : kept,
+  };
 }

@@ -24,15 +24,25 @@ export interface RepairResult {
 export async function repair(options: StoreOptions): Promise<RepairResult> {
   if (options.actor !== undefined) checkActor(options.actor);
   const knowledge = openKnowledge(options);
-  const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
+  const names =
+    options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
   const actions: string[] = [];
   const remaining: string[] = [];
   // Evaluation folders (autoctx-bundles-*) left by runs that died: they are per machine, outside the tree.
-  for (const dir of sweepAbandonedEvaluationFolders()) actions.push(`removed ${dir}, the evaluation folder of a run that died`);
+  for (const dir of sweepAbandonedEvaluationFolders())
+    actions.push(`removed ${dir}, the evaluation folder of a run that died`);
   for (const name of names) {
     const store = knowledge.scenario(name);
     const signed = readSigningStart(store) !== null;
-    const run: RepairRun = {store, signed, rel: (p) => path.relative(knowledge.root, p), now: () => now(options), actor: options.actor, actions, remaining};
+    const run: RepairRun = {
+      store,
+      signed,
+      rel: (p) => path.relative(knowledge.root, p),
+      now: () => now(options),
+      actor: options.actor,
+      actions,
+      remaining,
+    };
     await store.withLock(lockTimeout(options), () => {
       for (const step of SCENARIO_REPAIRS) step.repair(run);
     });

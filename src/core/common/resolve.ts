@@ -11,11 +11,17 @@ export function resolveDigest(store: ScenarioStore, given: string): string {
   }
   const all = new Set([...listBundleDigests(store), ...listCandidateDigests(store)]);
   if (prefix.length === 64) {
-    if (!all.has(prefix)) fail('DIGEST_NOT_FOUND', `no bundle ${prefix} in scenario "${store.scenario}"`, {digest: prefix});
+    if (!all.has(prefix))
+      fail('DIGEST_NOT_FOUND', `no bundle ${prefix} in scenario "${store.scenario}"`, {digest: prefix});
     return prefix;
   }
   const matches = [...all].filter((d) => d.startsWith(prefix)).sort();
-  if (matches.length === 0) fail('DIGEST_NOT_FOUND', `no bundle starts with ${prefix} in scenario "${store.scenario}"`, {digest: prefix});
-  if (matches.length > 1) fail('AMBIGUOUS_DIGEST', `${prefix} matches ${matches.length} bundles: ${matches.join(', ')}`, {digest: prefix, matches});
+  if (matches.length === 0)
+    fail('DIGEST_NOT_FOUND', `no bundle starts with ${prefix} in scenario "${store.scenario}"`, {digest: prefix});
+  if (matches.length > 1)
+    fail('AMBIGUOUS_DIGEST', `${prefix} matches ${matches.length} bundles: ${matches.join(', ')}`, {
+      digest: prefix,
+      matches,
+    });
   return matches[0]!;
 }

@@ -26,7 +26,12 @@ export interface CandidateStatus {
 
 export interface ScenarioStatus {
   scenario: string;
-  active: {bundle_digest: string; evaluator_epoch: string; rollback_target_digest: string | null; promotion_id: string | null} | null;
+  active: {
+    bundle_digest: string;
+    evaluator_epoch: string;
+    rollback_target_digest: string | null;
+    promotion_id: string | null;
+  } | null;
   candidates: Partial<Record<Lifecycle, string[]>>;
   /** Every candidate, the most recently changed first. */
   details: CandidateStatus[];
@@ -50,16 +55,29 @@ export interface StatusResult {
  * completes, found cheaply (status reads each record and at most its
  * evidence and negative result; verify is the full check), or null.
  */
-function interrupted(store: ScenarioStore, digest: string, record: CandidateRecord, active: string | null): string | null {
-  if (historyState(store, digest, record, null).kind === 'behind') return 'its record is one change behind its history (a write cut short)';
-  if (active === digest && record.lifecycle !== 'active') return `it serves but its record says ${record.lifecycle} (a pointer move cut short)`;
-  if (active !== null && active !== digest && record.lifecycle === 'active') return 'its record says active but another bundle serves (a pointer move cut short)';
-  const terminalOrServing = record.lifecycle === 'rejected' || record.lifecycle === 'active' || record.lifecycle === 'superseded';
-  if (!terminalOrServing && readNegativeResult(store, digest)) return 'a rejection cut short between its negative result and its record';
+function interrupted(
+  store: ScenarioStore,
+  digest: string,
+  record: CandidateRecord,
+  active: string | null,
+): string | null {
+  if (historyState(store, digest, record, null).kind === 'behind')
+    return 'its record is one change behind its history (a write cut short)';
+  if (active === digest && record.lifecycle !== 'active')
+    return `it serves but its record says ${record.lifecycle} (a pointer move cut short)`;
+  if (active !== null && active !== digest && record.lifecycle === 'active')
+    return 'its record says active but another bundle serves (a pointer move cut short)';
+  const terminalOrServing =
+    record.lifecycle === 'rejected' || record.lifecycle === 'active' || record.lifecycle === 'superseded';
+  if (!terminalOrServing && readNegativeResult(store, digest))
+    return 'a rejection cut short between its negative result and its record';
   if (!terminalOrServing) {
     const evidence = readEvidence(store, digest);
-    const recorded = record.comparison ? record.comparison.screen_pairs + record.comparison.confirmation_pairs + record.comparison.heldout_pairs : 0;
-    if (evidence && !evidence.legacy && evidence.trials.length > recorded) return `its record counts ${recorded} pairs but its evidence holds ${evidence.trials.length} (a run cut short)`;
+    const recorded = record.comparison
+      ? record.comparison.screen_pairs + record.comparison.confirmation_pairs + record.comparison.heldout_pairs
+      : 0;
+    if (evidence && !evidence.legacy && evidence.trials.length > recorded)
+      return `its record counts ${recorded} pairs but its evidence holds ${evidence.trials.length} (a run cut short)`;
   }
   return null;
 }
@@ -67,7 +85,8 @@ function interrupted(store: ScenarioStore, digest: string, record: CandidateReco
 /** The active pointer and the bundles by lifecycle, for one scenario or all. */
 export function status(options: StoreOptions): StatusResult {
   const knowledge = openKnowledge(options);
-  const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
+  const names =
+    options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
   const windowDays = approvalWindowOf(knowledge, true);
   const at = now(options);
   const scenarios = names.map((name): ScenarioStatus => {
@@ -95,14 +114,27 @@ export function status(options: StoreOptions): StatusResult {
       const why = interrupted(store, digest, record, a?.bundle_digest ?? null);
       if (why) repairable.push(`${digest}: ${why}`);
     }
-    details.sort((x, y) => (x.updated_at < y.updated_at ? 1 : x.updated_at > y.updated_at ? -1 : x.bundle_digest < y.bundle_digest ? -1 : 1));
+    details.sort((x, y) =>
+      x.updated_at < y.updated_at ? 1 : x.updated_at > y.updated_at ? -1 : x.bundle_digest < y.bundle_digest ? -1 : 1,
+    );
     const releases = a ? releaseStatus(store) : [];
-    for (const r of releases) if (r.registry_pending) repairable.push(`release registry of scope ${r.scope}: one transition behind its receipts (a transition cut short)`);
+    for (const r of releases)
+      if (r.registry_pending)
+        repairable.push(
+          `release registry of scope ${r.scope}: one transition behind its receipts (a transition cut short)`,
+        );
     const ordered: Partial<Record<Lifecycle, string[]>> = {};
     for (const l of LIFECYCLES) if (candidates[l]) ordered[l] = candidates[l];
     return {
       scenario: name,
-      active: a ? {bundle_digest: a.bundle_digest, evaluator_epoch: a.evaluator_epoch, rollback_target_digest: a.rollback_target_digest, promotion_id: a.promotion_id} : null,
+      active: a
+        ? {
+            bundle_digest: a.bundle_digest,
+            evaluator_epoch: a.evaluator_epoch,
+            rollback_target_digest: a.rollback_target_digest,
+            promotion_id: a.promotion_id,
+          }
+        : null,
       candidates: ordered,
       details,
       repairable,

@@ -8,7 +8,10 @@ export interface StoreOptions {
   scenario?: string | undefined;
   lockTimeout?: number | undefined;
   now?: () => Date;
-  /** Signing (ARCHITECTURE §10.3): --signing-key and the --allowed-signers anchor, for the commands that sign or check signatures. */
+  /**
+   * Signing (ARCHITECTURE §10.3): --signing-key and the --allowed-signers anchor, for the commands that sign or check
+   * signatures.
+   */
   signingKey?: string | undefined;
   allowedSigners?: string | undefined;
   /** --actor: who makes the change (a late-signed step is signed as it). */
@@ -24,7 +27,11 @@ export function openKnowledge(options: StoreOptions): KnowledgeStore {
   // In a signed scenario a step of a command that does not sign by itself is signed with the key its options, the
   // environment or the user config give (or refused and undone when there is none: ScenarioStore.withLock).
   k.lateSigning = (store) => {
-    prepareSigning(store, {signingKey: options.signingKey, allowedSigners: options.allowedSigners, knowledge: options.knowledge}, {actor: options.actor ?? null, role: 'sign'});
+    prepareSigning(
+      store,
+      {signingKey: options.signingKey, allowedSigners: options.allowedSigners, knowledge: options.knowledge},
+      {actor: options.actor ?? null, role: 'sign'},
+    );
   };
   return k;
 }
@@ -48,6 +55,7 @@ export function now(options: StoreOptions): Date {
 /** Seconds for an evaluator arm or an audit: the given value, else the default. */
 export function evaluatorTimeout(seconds: number | undefined): number {
   const t = seconds ?? DEFAULT_EVALUATOR_TIMEOUT_SECONDS;
-  if (!Number.isFinite(t) || t <= 0) fail('USAGE', `--timeout must be a positive number of seconds, got ${String(seconds)}`);
+  if (!Number.isFinite(t) || t <= 0)
+    fail('USAGE', `--timeout must be a positive number of seconds, got ${String(seconds)}`);
   return t;
 }

@@ -17,7 +17,10 @@ export interface DefaultableOptions extends StoreOptions {
  * file, it names an engine). What is still missing after that is a usage
  * error naming the flag and the file.
  */
-export function withTeamDefaults<T extends DefaultableOptions>(options: T, take: ReadonlyArray<keyof EvaluationDefaults> = ['evaluator', 'evaluator_mode', 'fixtures', 'policy', 'concurrency']): T & {fixtures: string} {
+export function withTeamDefaults<T extends DefaultableOptions>(
+  options: T,
+  take: ReadonlyArray<keyof EvaluationDefaults> = ['evaluator', 'evaluator_mode', 'fixtures', 'policy', 'concurrency'],
+): T & {fixtures: string} {
   const knowledge = openKnowledge(options);
   const d = knowledge.evaluationDefaults(knowledge.resolveScenario(options.scenario));
   const pick = <K extends keyof EvaluationDefaults>(k: K) => (take.includes(k) ? d[k] : undefined);
@@ -29,7 +32,8 @@ export function withTeamDefaults<T extends DefaultableOptions>(options: T, take:
     policyFile: options.policyFile ?? pick('policy'),
     concurrency: options.concurrency ?? pick('concurrency'),
   };
-  const missing = (flag: string, key: string) => fail('USAGE', `${flag} is required: give it, or set "${key}" in ${TEAM_CONFIG_NAME} at the knowledge root`);
+  const missing = (flag: string, key: string) =>
+    fail('USAGE', `${flag} is required: give it, or set "${key}" in ${TEAM_CONFIG_NAME} at the knowledge root`);
   if (merged.fixtures === undefined) missing('--fixtures', 'fixtures');
   if (take.includes('evaluator') && merged.evaluator === undefined) missing('--evaluator', 'evaluator');
   return merged as T & {fixtures: string};

@@ -86,7 +86,8 @@ function verifyScenario(c: Findings, manifests: ManifestChecks, steps: VerifySte
   const records = new Map<string, CandidateRecord>();
   for (const x of candidates) if (x.complete && x.facts.record) records.set(x.digest, x.facts.record);
   const view: ScenarioView = {facts, candidates, records};
-  // A scenario's check is handed the view and the manifests that verified (c.bundle(), an outline each: a manifest is content-addressed).
+  // A scenario's check is handed the view and the manifests that verified (c.bundle(), an outline each: a manifest is
+  // content-addressed).
   const handed = {view, bundles: [...c.bundles.keys()]};
   for (const check of SCENARIO_CHECKS) {
     guarded(c, where, () => step(c, steps, `scenario ${check.order}`, handed, {}, () => check.scenario(c, view)));
@@ -106,7 +107,8 @@ function checkCandidates(
   steps: VerifySteps,
 ): ScenarioView['candidates'] {
   const where = c.store.paths.contextDir;
-  for (const check of START_CHECKS) step(c, steps, `start ${check.order}`, {...facts}, facts, () => check.start(c, facts));
+  for (const check of START_CHECKS)
+    step(c, steps, `start ${check.order}`, {...facts}, facts, () => check.start(c, facts));
   const digests = listCandidateDigests(c.store);
   const found: Array<{digest: string; facts: Partial<CandidateFacts>; complete: boolean}> = [];
   const blocks: Array<[Mark, Mark]> = [];
@@ -141,21 +143,41 @@ type VerifyOptions = StoreOptions & {
 /** The root-level checks (the .gitignore, entries verify cannot account for), then one Findings per scenario. */
 function start(options: VerifyOptions): {result: VerifyResult; checkers: Findings[]} {
   const knowledge = openKnowledge(options);
-  const names = options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
-  const result: VerifyResult = {status: 'ok', scenarios: names, files_checked: 0, bundles_checked: 0, errors: [], warnings: [], notes: []};
+  const names =
+    options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
+  const result: VerifyResult = {
+    status: 'ok',
+    scenarios: names,
+    files_checked: 0,
+    bundles_checked: 0,
+    errors: [],
+    warnings: [],
+    notes: [],
+  };
   const ignore = knowledge.gitignore();
   if (ignore) {
     result.files_checked++;
     const rel = path.relative(knowledge.root, ignore.file);
     const quoted = (lines: string[]) => lines.map((l) => `"${l}"`).join(', ');
     if (ignore.removed.length > 0) {
-      result.errors.push({severity: 'error', code: 'GITIGNORE_INCOMPLETE', file: rel, message: `${rel} lacks ${quoted(ignore.removed)}: lock and temporary files could be committed (any writing command or autoctx repair restores the rules)`});
+      result.errors.push({
+        severity: 'error',
+        code: 'GITIGNORE_INCOMPLETE',
+        file: rel,
+        message: `${rel} lacks ${quoted(ignore.removed)}: lock and temporary files could be committed (any writing command or autoctx repair restores the rules)`,
+      });
     }
     if (ignore.outdated.length > 0) {
-      result.warnings.push({severity: 'warning', code: 'GITIGNORE_OUTDATED', file: rel, message: `${rel} lacks ${quoted(ignore.outdated)}, added by a newer autoctx than the one that made this tree (any writing command or autoctx repair adds them)`});
+      result.warnings.push({
+        severity: 'warning',
+        code: 'GITIGNORE_OUTDATED',
+        file: rel,
+        message: `${rel} lacks ${quoted(ignore.outdated)}, added by a newer autoctx than the one that made this tree (any writing command or autoctx repair adds them)`,
+      });
     }
   }
-  for (const e of knowledge.unknownRootEntries()) result.errors.push({severity: 'error', code: e.code, file: e.file, message: e.why});
+  for (const e of knowledge.unknownRootEntries())
+    result.errors.push({severity: 'error', code: e.code, file: e.file, message: e.why});
   for (const group of knowledge.scenarioCollisions()) {
     const message = `scenario folders ${group.map((g) => `"${g}"`).join(' and ')} are the same name after Unicode normalization (NFC): a person, or a file system that normalizes, cannot tell them apart; rename one of them`;
     for (const name of group) result.errors.push({severity: 'error', code: 'SCENARIO_COLLISION', file: name, message});
@@ -163,7 +185,12 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
   const windowDays = approvalWindowOf(knowledge, true);
   const at = now(options);
   const anchor = readAnchor(options.allowedSigners, options.knowledge);
-  return {result, checkers: names.map((name) => new Findings(knowledge.scenario(name), options.replayTolerance === true, at, windowDays, anchor))};
+  return {
+    result,
+    checkers: names.map(
+      (name) => new Findings(knowledge.scenario(name), options.replayTolerance === true, at, windowDays, anchor),
+    ),
+  };
 }
 
 function add(result: VerifyResult, c: Findings): void {

@@ -34,13 +34,22 @@ export interface ReferenceCounts {
 }
 
 /** The bundle serving a scenario's sessions: the one routing chose for the session (`digest`), else the active one. */
-function serving(store: ScenarioStore, digest?: string): {bundle_digest: string; components: readonly BundleComponent[]} | null {
-  if (digest === undefined) requireSignedServing(store); // a reference's active bundle: routing checked the scenario's own
+function serving(
+  store: ScenarioStore,
+  digest?: string,
+): {bundle_digest: string; components: readonly BundleComponent[]} | null {
+  // a reference's active bundle: routing checked the scenario's own
+  if (digest === undefined) requireSignedServing(store);
   const chosen = digest ?? readActive(store)?.bundle_digest;
   if (chosen === undefined) return null;
   const bundle = readBundle(store, chosen);
-  if (!bundle) fail('CORRUPT_FILE', `${store.guard.relative(store.paths.bundle(chosen))} is missing: the serving bundle of "${store.scenario}" cannot be read`);
-  return {bundle_digest: bundle.digest, components: bundle.components.filter(isPresent)}; // a non-present component is never rendered or recalled
+  if (!bundle)
+    fail(
+      'CORRUPT_FILE',
+      `${store.guard.relative(store.paths.bundle(chosen))} is missing: the serving bundle of "${store.scenario}" cannot be read`,
+    );
+  // a non-present component is never rendered or recalled
+  return {bundle_digest: bundle.digest, components: bundle.components.filter(isPresent)};
 }
 
 /**
@@ -48,14 +57,24 @@ function serving(store: ScenarioStore, digest?: string): {bundle_digest: string;
  * and grants it read access. An ungranted or missing reference is skipped
  * and counted, not fatal (the public implementation refuses the request).
  */
-export function participants(knowledge: KnowledgeStore, scenario: string, servingDigest?: string): {participants: Participant[]; references: ReferenceCounts} {
+export function participants(
+  knowledge: KnowledgeStore,
+  scenario: string,
+  servingDigest?: string,
+): {participants: Participant[]; references: ReferenceCounts} {
   const store = knowledge.scenario(scenario);
   const own = serving(store, servingDigest);
   if (!own) fail('NOT_INITIALIZED', `scenario "${scenario}" has no active bundle; run autoctx init first`, {scenario});
   const curation = currentCuration(store);
   const out: Participant[] = [{scenario, store, curation, ...own}];
   const considered = curation.references.slice(0, CURATION_LIMITS.referencesConsidered);
-  const counts: ReferenceCounts = {declared: curation.references.length, considered: considered.length, participating: 0, missing: 0, ungranted: 0};
+  const counts: ReferenceCounts = {
+    declared: curation.references.length,
+    considered: considered.length,
+    participating: 0,
+    missing: 0,
+    ungranted: 0,
+  };
   const known = new Set(knowledge.listScenarios());
   for (const name of considered) {
     if (!known.has(name)) {
@@ -77,15 +96,33 @@ export function participants(knowledge: KnowledgeStore, scenario: string, servin
 
 /** A component as a package candidate. */
 export function componentCandidate(scenario: string, c: BundleComponent): PackageCandidate {
-  return {kind: 'component', scenario, component_kind: c.kind, component_key: c.key, component_digest: c.digest, handoff_id: null, revision: null, handoff_digest: null, body: c.content};
+  return {
+    kind: 'component',
+    scenario,
+    component_kind: c.kind,
+    component_key: c.key,
+    component_digest: c.digest,
+    handoff_id: null,
+    revision: null,
+    handoff_digest: null,
+    body: c.content,
+  };
 }
 
-/** An exact handoff revision of the current scenario as a candidate (HANDOFF_NOT_FOUND, exit 2, when it has none such). */
-export function handoffCandidate(store: ScenarioStore, curation: Curation, ref: {id: string; revision: number}): PackageCandidate {
+/**
+ * An exact handoff revision of the current scenario as a candidate (HANDOFF_NOT_FOUND, exit 2, when it has none such).
+ */
+export function handoffCandidate(
+  store: ScenarioStore,
+  curation: Curation,
+  ref: {id: string; revision: number},
+): PackageCandidate {
   const head = curation.handoffs.find((h) => h.id === ref.id);
   if (!head || ref.revision > head.revision) {
     const known = head ? ` (${ref.id} has revisions 1 to ${head.revision})` : '';
-    fail('HANDOFF_NOT_FOUND', `scenario "${store.scenario}" has no handoff ${ref.id}@${ref.revision}${known}`, {scenario: store.scenario});
+    fail('HANDOFF_NOT_FOUND', `scenario "${store.scenario}" has no handoff ${ref.id}@${ref.revision}${known}`, {
+      scenario: store.scenario,
+    });
   }
   // The revision is the one the curation's head vouches for, through the chain from the head back to it.
   let expected = head.document_digest;
@@ -94,12 +131,29 @@ export function handoffCandidate(store: ScenarioStore, curation: Curation, ref: 
     doc = readHandoff(store, ref.id, rev);
     if (!doc || stableDigest(doc) !== expected) {
       const rel = store.guard.relative(store.paths.handoffRevision(ref.id, rev));
-      fail('INTEGRITY', `${rel} is missing or is not the revision its successor (or curation.json) names; run autoctx verify`, {file: rel});
+      fail(
+        'INTEGRITY',
+        `${rel} is missing or is not the revision its successor (or curation.json) names; run autoctx verify`,
+        {file: rel},
+      );
     }
     expected = doc.previous_document_digest ?? '';
   }
-  if (!doc) fail('HANDOFF_NOT_FOUND', `scenario "${store.scenario}" has no handoff ${ref.id}@${ref.revision}`, {scenario: store.scenario});
-  return {kind: 'handoff', scenario: store.scenario, component_kind: null, component_key: null, component_digest: null, handoff_id: doc.id, revision: doc.revision, handoff_digest: doc.content_digest, body: prettyJson(doc.content).trimEnd()};
+  if (!doc)
+    fail('HANDOFF_NOT_FOUND', `scenario "${store.scenario}" has no handoff ${ref.id}@${ref.revision}`, {
+      scenario: store.scenario,
+    });
+  return {
+    kind: 'handoff',
+    scenario: store.scenario,
+    component_kind: null,
+    component_key: null,
+    component_digest: null,
+    handoff_id: doc.id,
+    revision: doc.revision,
+    handoff_digest: doc.content_digest,
+    body: prettyJson(doc.content).trimEnd(),
+  };
 }
 
 /**
@@ -108,7 +162,10 @@ export function handoffCandidate(store: ScenarioStore, curation: Curation, ref: 
  * order, then each participating reference's. A tag counts only when its
  * exact digest is in the serving bundle, and never for a secret kind.
  */
-export function selectCandidates(list: readonly Participant[], handoff: {id: string; revision: number} | null): PackageCandidate[] {
+export function selectCandidates(
+  list: readonly Participant[],
+  handoff: {id: string; revision: number} | null,
+): PackageCandidate[] {
   const out: PackageCandidate[] = [];
   if (handoff) out.push(handoffCandidate(list[0]!.store, list[0]!.curation, handoff));
   let curated = 0;

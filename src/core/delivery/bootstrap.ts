@@ -1,6 +1,13 @@
 import {jsonEqual} from '../../canonical/index.js';
 import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../errors.js';
-import {BOOTSTRAP_LIMITS, maxBytesProblem, renderPackage, type PackageCandidate, type PackageItem, type RenderedPackage} from '../../model/delivery/bootstrap-render.js';
+import {
+  BOOTSTRAP_LIMITS,
+  maxBytesProblem,
+  renderPackage,
+  type PackageCandidate,
+  type PackageItem,
+  type RenderedPackage,
+} from '../../model/delivery/bootstrap-render.js';
 import {
   assertReceiptId,
   BOOTSTRAP_PACKAGE_SCHEMA,
@@ -23,7 +30,14 @@ import type {KnowledgeStore, StateArea} from '../../store/index.js';
 import {pruneReceipts, readReceipt, writeReceipt} from '../../store/kinds/delivery/bootstrap-receipt.js';
 import {pruneHostStates} from '../../store/kinds/delivery/host-state.js';
 import {housekeepingDue, recordHousekeeping} from '../../store/kinds/common/housekeeping.js';
-import {componentCandidate, handoffCandidate, participants, selectCandidates, type Participant, type ReferenceCounts} from './bootstrap-select.js';
+import {
+  componentCandidate,
+  handoffCandidate,
+  participants,
+  selectCandidates,
+  type Participant,
+  type ReferenceCounts,
+} from './bootstrap-select.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from '../common/store-options.js';
 import {checkRequest, servingFor} from '../release/route.js';
 import type {Serving} from '../../model/release/routing.js';
@@ -77,9 +91,26 @@ export function maxBytesOf(value: number | undefined): number {
   return n;
 }
 
-function packageFields(scenario: string, rendered: RenderedPackage, references: ReferenceCounts, routing: Serving | null): Omit<RenderResult, 'status'> {
+function packageFields(
+  scenario: string,
+  rendered: RenderedPackage,
+  references: ReferenceCounts,
+  routing: Serving | null,
+): Omit<RenderResult, 'status'> {
   const {content, content_bytes, package_digest, items, truncated, omitted} = rendered;
-  return {schema: BOOTSTRAP_PACKAGE_SCHEMA, profile: BOOTSTRAP_PROFILE, scenario, content, content_bytes, package_digest, items, truncated, omitted, references, routing};
+  return {
+    schema: BOOTSTRAP_PACKAGE_SCHEMA,
+    profile: BOOTSTRAP_PROFILE,
+    scenario,
+    content,
+    content_bytes,
+    package_digest,
+    items,
+    truncated,
+    omitted,
+    references,
+    routing,
+  };
 }
 
 const NO_REFERENCES: ReferenceCounts = {declared: 0, considered: 0, participating: 0, missing: 0, ungranted: 0};
@@ -94,12 +125,16 @@ export function render(options: RenderOptions): RenderResult {
   const routing = servingFor(knowledge.scenario(scenario), {...who, pinned: options.pinned});
   const {participants: list, references} = participants(knowledge, scenario, routing.bundle_digest);
   const rendered = renderPackage(selectCandidates(list, handoff), {maxBytes});
-  return {status: rendered.content === null ? 'empty' : 'ready', ...packageFields(scenario, rendered, references, routing)};
+  return {
+    status: rendered.content === null ? 'empty' : 'ready',
+    ...packageFields(scenario, rendered, references, routing),
+  };
 }
 
 /** Validate a prepare's flags into a request (before anything is read, locked or pruned). */
 function requestOf(options: PrepareOptions, scenario: string): BootstrapRequest {
-  if (options.enabled !== undefined && typeof options.enabled !== 'boolean') fail('USAGE', 'enabled must be true or false');
+  if (options.enabled !== undefined && typeof options.enabled !== 'boolean')
+    fail('USAGE', 'enabled must be true or false');
   const request: BootstrapRequest = {
     scenario,
     enabled: options.enabled === true,
@@ -115,7 +150,11 @@ function requestOf(options: PrepareOptions, scenario: string): BootstrapRequest 
 }
 
 /** Rebuild a pending receipt's package from exactly what it cites; null when anything differs. */
-function rebuild(knowledge: KnowledgeStore, list: readonly Participant[], receipt: BootstrapReceipt): RenderedPackage | null {
+function rebuild(
+  knowledge: KnowledgeStore,
+  list: readonly Participant[],
+  receipt: BootstrapReceipt,
+): RenderedPackage | null {
   const granted = new Map(list.map((p) => [p.scenario, p]));
   const candidates: PackageCandidate[] = [];
   for (const item of receipt.items) {
@@ -138,11 +177,19 @@ function rebuild(knowledge: KnowledgeStore, list: readonly Participant[], receip
     candidates.push(componentCandidate(item.scenario, component));
   }
   const again = renderPackage(candidates, {maxBytes: receipt.max_bytes});
-  const same = again.content_bytes === receipt.content_bytes && again.package_digest === receipt.package_digest && jsonEqual(again.items, receipt.items);
+  const same =
+    again.content_bytes === receipt.content_bytes &&
+    again.package_digest === receipt.package_digest &&
+    jsonEqual(again.items, receipt.items);
   return same ? again : null;
 }
 
-function receiptOf(request: BootstrapRequest, key: string | null, at: string, fields: Pick<BootstrapReceipt, 'state' | 'reason'> & Partial<BootstrapReceipt>): BootstrapReceipt {
+function receiptOf(
+  request: BootstrapRequest,
+  key: string | null,
+  at: string,
+  fields: Pick<BootstrapReceipt, 'state' | 'reason'> & Partial<BootstrapReceipt>,
+): BootstrapReceipt {
   return {
     schema_version: 1,
     receipt_id: receiptIdFor(key),
@@ -164,9 +211,36 @@ function receiptOf(request: BootstrapRequest, key: string | null, at: string, fi
   };
 }
 
-function answer(request: BootstrapRequest, status: PackageStatus, reason: PackageReason, receipt: BootstrapReceipt, stored: boolean, rendered: RenderedPackage | null, references: ReferenceCounts, routing: Serving | null = null): PrepareResult {
-  const empty: RenderedPackage = {content: null, content_bytes: 0, package_digest: null, items: [], truncated: false, omitted: 0};
-  const fields = packageFields(request.scenario, status === 'ready' ? rendered! : {...empty, truncated: status === 'empty' ? (rendered?.truncated ?? false) : false, omitted: status === 'empty' ? (rendered?.omitted ?? 0) : 0}, references, routing);
+function answer(
+  request: BootstrapRequest,
+  status: PackageStatus,
+  reason: PackageReason,
+  receipt: BootstrapReceipt,
+  stored: boolean,
+  rendered: RenderedPackage | null,
+  references: ReferenceCounts,
+  routing: Serving | null = null,
+): PrepareResult {
+  const empty: RenderedPackage = {
+    content: null,
+    content_bytes: 0,
+    package_digest: null,
+    items: [],
+    truncated: false,
+    omitted: 0,
+  };
+  const fields = packageFields(
+    request.scenario,
+    status === 'ready'
+      ? rendered!
+      : {
+          ...empty,
+          truncated: status === 'empty' ? (rendered?.truncated ?? false) : false,
+          omitted: status === 'empty' ? (rendered?.omitted ?? 0) : 0,
+        },
+    references,
+    routing,
+  );
   return {...fields, status, reason, receipt: {receipt_id: receipt.receipt_id, state: receipt.state, stored}};
 }
 
@@ -183,12 +257,14 @@ export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
   const knowledge = openKnowledge(options);
   const scenario = knowledge.resolveScenario(options.scenario);
   const request = requestOf(options, scenario);
-  const key = request.event_id !== null ? eventKey(scenario, request.integration, request.lifecycle, request.event_id) : null;
+  const key =
+    request.event_id !== null ? eventKey(scenario, request.integration, request.lifecycle, request.event_id) : null;
   const area = knowledge.state();
   const at = () => isoTimestamp(now(options));
   // Refused before anything is locked, pruned or written: the same event with another request.
   if (key !== null && request.enabled) assertSameRequest(readReceipt(area, receiptIdFor(key)), request);
-  const run = (fn: () => PrepareResult) => (request.enabled || key !== null ? area.withLock(lockTimeout(options), fn) : Promise.resolve(fn()));
+  const run = (fn: () => PrepareResult) =>
+    request.enabled || key !== null ? area.withLock(lockTimeout(options), fn) : Promise.resolve(fn());
   return run(() => {
     // At most once a day (.state/housekeeping.json): a prune stats every receipt and session state.
     if (area.locked && housekeepingDue(area, 'pruned_at', now(options))) {
@@ -208,7 +284,12 @@ export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
     const {participants: list, references} = participants(knowledge, scenario, routing.bundle_digest);
     const rendered = renderPackage(selectCandidates(list, request.handoff), {maxBytes: request.max_bytes});
     if (rendered.content === null) {
-      const receipt = receiptOf(request, key, at(), {state: 'skipped', reason: 'no_eligible_context', truncated: rendered.truncated, routing});
+      const receipt = receiptOf(request, key, at(), {
+        state: 'skipped',
+        reason: 'no_eligible_context',
+        truncated: rendered.truncated,
+        routing,
+      });
       if (key !== null) writeReceipt(area, receipt);
       return answer(request, 'empty', 'no_eligible_context', receipt, key !== null, rendered, references, routing);
     }
@@ -220,7 +301,9 @@ export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
       content_bytes: rendered.content_bytes,
       truncated: rendered.truncated,
       items: rendered.items,
-      sources: list.filter((p) => cited.has(p.scenario)).map((p) => ({scenario: p.scenario, bundle_digest: p.bundle_digest})),
+      sources: list
+        .filter((p) => cited.has(p.scenario))
+        .map((p) => ({scenario: p.scenario, bundle_digest: p.bundle_digest})),
       routing,
     });
     writeReceipt(area, receipt);
@@ -228,11 +311,28 @@ export async function prepare(options: PrepareOptions): Promise<PrepareResult> {
   });
 }
 
-function disabled(area: StateArea, request: BootstrapRequest, key: string | null, existing: BootstrapReceipt | null, at: () => string): PrepareResult {
+function disabled(
+  area: StateArea,
+  request: BootstrapRequest,
+  key: string | null,
+  existing: BootstrapReceipt | null,
+  at: () => string,
+): PrepareResult {
   if (existing) {
-    const receipt = existing.state === 'pending' ? {...existing, state: 'skipped' as const, reason: 'disabled' as const, updated_at: at()} : existing;
+    const receipt =
+      existing.state === 'pending'
+        ? {...existing, state: 'skipped' as const, reason: 'disabled' as const, updated_at: at()}
+        : existing;
     if (receipt !== existing) writeReceipt(area, receipt);
-    return answer(request, 'skipped', receipt.state === 'skipped' ? 'disabled' : 'already_delivered', receipt, true, null, NO_REFERENCES);
+    return answer(
+      request,
+      'skipped',
+      receipt.state === 'skipped' ? 'disabled' : 'already_delivered',
+      receipt,
+      true,
+      null,
+      NO_REFERENCES,
+    );
   }
   const receipt = receiptOf(request, key, at(), {state: 'skipped', reason: 'disabled'});
   if (key !== null) writeReceipt(area, receipt);
@@ -241,24 +341,43 @@ function disabled(area: StateArea, request: BootstrapRequest, key: string | null
 
 function assertSameRequest(existing: BootstrapReceipt | null, request: BootstrapRequest): void {
   if (existing && existing.request_digest !== requestDigest(request)) {
-    fail('BOOTSTRAP_REQUEST_MISMATCH', 'this event was prepared with another byte limit, lifecycle, integration or handoff; a stable event id names one request');
+    fail(
+      'BOOTSTRAP_REQUEST_MISMATCH',
+      'this event was prepared with another byte limit, lifecycle, integration or handoff; a stable event id names one request',
+    );
   }
 }
 
-function retry(knowledge: KnowledgeStore, area: StateArea, request: BootstrapRequest, existing: BootstrapReceipt, at: () => string): PrepareResult {
+function retry(
+  knowledge: KnowledgeStore,
+  area: StateArea,
+  request: BootstrapRequest,
+  existing: BootstrapReceipt,
+  at: () => string,
+): PrepareResult {
   assertSameRequest(existing, request);
   // The retry of an event renders from the bundle its receipt was built from: one event, one bundle.
   const pinned = existing.routing ?? null;
   const routing = pinned && readBundle(knowledge.scenario(request.scenario), pinned.bundle_digest) ? pinned : null;
   const {participants: list, references} = participants(knowledge, request.scenario, routing?.bundle_digest);
-  if (existing.state !== 'pending') return answer(request, 'skipped', 'already_delivered', existing, true, null, references, routing);
+  if (existing.state !== 'pending')
+    return answer(request, 'skipped', 'already_delivered', existing, true, null, references, routing);
   const rendered = rebuild(knowledge, list, existing);
   if (!rendered) {
     const failed = {...existing, state: 'failed' as const, reason: 'preparation_failed' as const, updated_at: at()};
     writeReceipt(area, failed);
     return answer(request, 'skipped', 'preparation_failed', failed, true, null, references);
   }
-  return answer(request, 'ready', null, existing, true, {...rendered, truncated: existing.truncated}, references, routing);
+  return answer(
+    request,
+    'ready',
+    null,
+    existing,
+    true,
+    {...rendered, truncated: existing.truncated},
+    references,
+    routing,
+  );
 }
 
 export interface ClaimOptions extends StoreOptions {
@@ -280,13 +399,18 @@ export interface ClaimResult {
  */
 export async function claim(options: ClaimOptions): Promise<ClaimResult> {
   assertReceiptId(options.receipt);
-  if (options.outcome !== 'injected' && options.outcome !== 'failed') fail('USAGE', `--outcome must be injected or failed, got ${JSON.stringify(options.outcome)}`);
+  if (options.outcome !== 'injected' && options.outcome !== 'failed')
+    fail('USAGE', `--outcome must be injected or failed, got ${JSON.stringify(options.outcome)}`);
   const outcome = options.outcome;
   const knowledge = openKnowledge(options);
   const scenario = options.scenario !== undefined ? knowledge.resolveScenario(options.scenario) : undefined;
   const area = knowledge.state();
   const known = (receipt: BootstrapReceipt | null): BootstrapReceipt => {
-    if (!receipt || (scenario !== undefined && receipt.scenario !== scenario)) fail('RECEIPT_NOT_FOUND', `no receipt ${options.receipt}${scenario !== undefined ? ` for scenario "${scenario}"` : ''}`);
+    if (!receipt || (scenario !== undefined && receipt.scenario !== scenario))
+      fail(
+        'RECEIPT_NOT_FOUND',
+        `no receipt ${options.receipt}${scenario !== undefined ? ` for scenario "${scenario}"` : ''}`,
+      );
     return receipt;
   };
   known(readReceipt(area, options.receipt)); // an unknown receipt is refused before anything is locked
@@ -296,13 +420,30 @@ export async function claim(options: ClaimOptions): Promise<ClaimResult> {
       writeReceipt(area, {...receipt, state: outcome, updated_at: isoTimestamp(now(options))});
       return {status: 'claimed' as const, receipt_id: receipt.receipt_id, scenario: receipt.scenario, state: outcome};
     }
-    if (outcome === 'injected') fail('RECEIPT_ALREADY_CLAIMED', `receipt ${receipt.receipt_id} is already ${receipt.state}; a delivery is claimed once`);
-    return {status: 'unchanged' as const, receipt_id: receipt.receipt_id, scenario: receipt.scenario, state: receipt.state};
+    if (outcome === 'injected')
+      fail(
+        'RECEIPT_ALREADY_CLAIMED',
+        `receipt ${receipt.receipt_id} is already ${receipt.state}; a delivery is claimed once`,
+      );
+    return {
+      status: 'unchanged' as const,
+      receipt_id: receipt.receipt_id,
+      scenario: receipt.scenario,
+      state: receipt.state,
+    };
   });
 }
 
-/** A receipt for recall's dedup: the injected receipt of this scenario, else null (absent, stale, foreign or not injected: ignored). */
-export function deliveredReceipt(knowledge: KnowledgeStore, scenario: string, id: string | undefined, at: Date): BootstrapReceipt | null {
+/**
+ * A receipt for recall's dedup: the injected receipt of this scenario, else null (absent, stale, foreign or not
+ * injected: ignored).
+ */
+export function deliveredReceipt(
+  knowledge: KnowledgeStore,
+  scenario: string,
+  id: string | undefined,
+  at: Date,
+): BootstrapReceipt | null {
   if (id === undefined) return null;
   assertReceiptId(id);
   let receipt: BootstrapReceipt | null;

@@ -3,11 +3,18 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import type * as jsoncModule from 'jsonc-parser';
 import {fail} from '../../errors.js';
-import {appendElement, jsonc, removeElement, removeMember, replaceElement, setMember, setPath} from './json-text-edit.js';
+import {
+  appendElement,
+  jsonc,
+  removeElement,
+  removeMember,
+  replaceElement,
+  setMember,
+  setPath,
+} from './json-text-edit.js';
 import {jsonTextProblem} from './json-text-check.js';
 import {isFile, readConfigText, writeConfigText} from '../../store/io/config-files.js';
 import {KnowledgeStore, readUserConfig, userConfigPath, userConfigText, type HookSettings} from '../../store/index.js';
-
 
 export type HookHost = 'claude-code' | 'codex';
 export type HookLocation = {project: string} | {user: true};
@@ -21,13 +28,21 @@ const EVENTS = [
 ] as const;
 /** The hook entry point of this installation: an absolute path, never npx. */
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** The package root: above dist/bundle (the bundled CLI), or above core/delivery (the compiled modules, or the sources). */
-const PACKAGE_ROOT = path.basename(HERE) === 'bundle' && path.basename(path.dirname(HERE)) === 'dist' ? path.resolve(HERE, '../..') : path.resolve(HERE, '../../..');
+/**
+ * The package root: above dist/bundle (the bundled CLI), or above core/delivery (the compiled modules, or the sources).
+ */
+const PACKAGE_ROOT =
+  path.basename(HERE) === 'bundle' && path.basename(path.dirname(HERE)) === 'dist'
+    ? path.resolve(HERE, '../..')
+    : path.resolve(HERE, '../../..');
 export const HOOK_ENTRY = path.join(PACKAGE_ROOT, 'bin', 'autoctx-hook.js');
 
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
-/** The stable command: absolute node and entry point, no settings (a changed setting never changes it, so Codex's trust holds). */
+/**
+ * The stable command: absolute node and entry point, no settings (a changed setting never changes it, so Codex's trust
+ * holds).
+ */
 export function hookCommand(host: HookHost, verb: string, node = process.execPath, entry = HOOK_ENTRY): string {
   return `${quote(node)} ${quote(entry)} ${verb} --host ${host}`;
 }
@@ -37,18 +52,28 @@ function home(env: NodeJS.ProcessEnv): string {
 }
 
 /** Where the host reads hooks for a location: the file autoctx writes, and every layer it must not be in twice. */
-export function hookFiles(host: HookHost, location: HookLocation, env: NodeJS.ProcessEnv = process.env): {target: string; layers: string[]} {
+export function hookFiles(
+  host: HookHost,
+  location: HookLocation,
+  env: NodeJS.ProcessEnv = process.env,
+): {target: string; layers: string[]} {
   if (host === 'claude-code') {
     const user = path.join(home(env), '.claude', 'settings.json');
     if ('user' in location) return {target: user, layers: [user]};
     const dir = location.project;
     // settings.local.json: not committed, because the absolute paths differ per teammate.
-    return {target: path.join(dir, '.claude', 'settings.local.json'), layers: [path.join(dir, '.claude', 'settings.json'), path.join(dir, '.claude', 'settings.local.json'), user]};
+    return {
+      target: path.join(dir, '.claude', 'settings.local.json'),
+      layers: [path.join(dir, '.claude', 'settings.json'), path.join(dir, '.claude', 'settings.local.json'), user],
+    };
   }
   const codexHome = env.CODEX_HOME && path.isAbsolute(env.CODEX_HOME) ? env.CODEX_HOME : path.join(home(env), '.codex');
   const user = path.join(codexHome, 'hooks.json');
   if ('user' in location) return {target: user, layers: [user]};
-  return {target: path.join(location.project, '.codex', 'hooks.json'), layers: [path.join(location.project, '.codex', 'hooks.json'), user]};
+  return {
+    target: path.join(location.project, '.codex', 'hooks.json'),
+    layers: [path.join(location.project, '.codex', 'hooks.json'), user],
+  };
 }
 
 interface Handler {
@@ -60,22 +85,36 @@ interface Group {
   hooks?: Handler[];
 }
 
-/** A hand-kept JSON file autoctx may edit: refused (CONFIG_INVALID, naming it) when its readers could disagree on it or a parser could not finish it. */
+/**
+ * A hand-kept JSON file autoctx may edit: refused (CONFIG_INVALID, naming it) when its readers could disagree on it or
+ * a parser could not finish it.
+ */
 function checkEditable(file: string, text: string): void {
   const problem = jsonTextProblem(text);
-  if (problem !== null) fail('CONFIG_INVALID', `${file}: ${problem}; autoctx leaves such a file alone (fix it or move it aside)`, {file});
+  if (problem !== null)
+    fail('CONFIG_INVALID', `${file}: ${problem}; autoctx leaves such a file alone (fix it or move it aside)`, {file});
 }
 
-function parseHooksFile(file: string, text: string | null): {text: string; hooks: Record<string, Group[]>; present: boolean} {
+function parseHooksFile(
+  file: string,
+  text: string | null,
+): {text: string; hooks: Record<string, Group[]>; present: boolean} {
   if (text === null) return {text: '{}\n', hooks: {}, present: false};
   checkEditable(file, text);
   const errors: jsoncModule.ParseError[] = [];
   const value = jsonc.parse(text, errors, {allowTrailingComma: false, disallowComments: false});
-  if (errors.length > 0 || value === null || typeof value !== 'object' || Array.isArray(value)) fail('CONFIG_INVALID', `${file} cannot be parsed as a JSON object; autoctx does not touch a file it cannot read (fix it or move it aside)`, {file});
+  if (errors.length > 0 || value === null || typeof value !== 'object' || Array.isArray(value))
+    fail(
+      'CONFIG_INVALID',
+      `${file} cannot be parsed as a JSON object; autoctx does not touch a file it cannot read (fix it or move it aside)`,
+      {file},
+    );
   const present = (value as {hooks?: unknown}).hooks !== undefined;
   const hooks = (value as {hooks?: unknown}).hooks ?? {};
-  if (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks)) fail('CONFIG_INVALID', `${file}: "hooks" is not an object`, {file});
-  for (const [event, groups] of Object.entries(hooks)) if (!Array.isArray(groups)) fail('CONFIG_INVALID', `${file}: hooks.${event} is not a list`, {file});
+  if (typeof hooks !== 'object' || hooks === null || Array.isArray(hooks))
+    fail('CONFIG_INVALID', `${file}: "hooks" is not an object`, {file});
+  for (const [event, groups] of Object.entries(hooks))
+    if (!Array.isArray(groups)) fail('CONFIG_INVALID', `${file}: hooks.${event} is not a list`, {file});
   return {text, hooks: hooks as Record<string, Group[]>, present};
 }
 
@@ -89,7 +128,11 @@ function emptyParts(parsed: {hooks: Record<string, Group[]>; present: boolean}):
 
 /** Whether a handler is autoctx's hook for this host and verb (any installation of it). */
 function isOurs(h: Handler, host: HookHost, verb: string): boolean {
-  return typeof h.command === 'string' && h.command.includes('autoctx-hook.js') && h.command.includes(` ${verb} --host ${host}`);
+  return (
+    typeof h.command === 'string' &&
+    h.command.includes('autoctx-hook.js') &&
+    h.command.includes(` ${verb} --host ${host}`)
+  );
 }
 
 function desiredGroup(event: string, host: HookHost, verb: string): Group {
@@ -103,7 +146,13 @@ function desiredGroup(event: string, host: HookHost, verb: string): Group {
  * an event's list or "hooks" that autoctx's entries leave empty, except those `keep` names (found empty by install):
  * install then uninstall gives the file's bytes back.
  */
-function editHooks(file: string, current: string | null, host: HookHost, mode: 'install' | 'uninstall', keep: readonly string[] = []): {text: string; changed: string[]; foundEmpty: FoundEmpty[]; hadOurs: boolean} {
+function editHooks(
+  file: string,
+  current: string | null,
+  host: HookHost,
+  mode: 'install' | 'uninstall',
+  keep: readonly string[] = [],
+): {text: string; changed: string[]; foundEmpty: FoundEmpty[]; hadOurs: boolean} {
   const parsed = parseHooksFile(file, current);
   let {text, hooks} = parsed;
   const foundEmpty = emptyParts(parsed);
@@ -121,10 +170,16 @@ function editHooks(file: string, current: string | null, host: HookHost, mode: '
     } else if (at >= 0) {
       const group = groups[at]!;
       const rest = (group.hooks ?? []).filter((h) => !isOurs(h, host, verb));
-      text = rest.length === 0 ? removeElement(text, ['hooks', event], at) : setMember(text, ['hooks', event, at], 'hooks', rest);
-      // A list (and a hooks object) that held only autoctx's entries goes with them, unless it was there, empty, before.
-      if (rest.length === 0 && groups.length === 1 && !keep.includes(event)) text = removeMember(text, ['hooks'], event);
-      if (Object.keys(parseHooksFile(file, text).hooks).length === 0 && !keep.includes('hooks')) text = removeMember(text, [], 'hooks');
+      text =
+        rest.length === 0
+          ? removeElement(text, ['hooks', event], at)
+          : setMember(text, ['hooks', event, at], 'hooks', rest);
+      // A list (and a hooks object) that held only autoctx's entries goes with them, unless it was there, empty,
+      // before.
+      if (rest.length === 0 && groups.length === 1 && !keep.includes(event))
+        text = removeMember(text, ['hooks'], event);
+      if (Object.keys(parseHooksFile(file, text).hooks).length === 0 && !keep.includes('hooks'))
+        text = removeMember(text, [], 'hooks');
       changed.push(`removed ${event}`);
     }
     hooks = parseHooksFile(file, text).hooks;
@@ -135,12 +190,16 @@ function editHooks(file: string, current: string | null, host: HookHost, mode: '
 
 /** The layer files other than the target that already register autoctx's hook for this host. */
 function otherLayers(host: HookHost, target: string, layers: string[]): string[] {
-  return layers.filter((f) => f !== target).filter((f) => {
-    const text = readConfigText(f);
-    if (text === null) return false;
-    const {hooks} = parseHooksFile(f, text);
-    return EVENTS.some(([event, verb]) => (hooks[event] ?? []).some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurs(h, host, verb))));
-  });
+  return layers
+    .filter((f) => f !== target)
+    .filter((f) => {
+      const text = readConfigText(f);
+      if (text === null) return false;
+      const {hooks} = parseHooksFile(f, text);
+      return EVENTS.some(([event, verb]) =>
+        (hooks[event] ?? []).some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurs(h, host, verb))),
+      );
+    });
 }
 
 export interface HookInstallResult {
@@ -152,7 +211,10 @@ export interface HookInstallResult {
   notes: string[];
 }
 
-/** Settings with one host's found-empty parts set (`parts` undefined: as they are; empty: none), the field left out when no host has any. */
+/**
+ * Settings with one host's found-empty parts set (`parts` undefined: as they are; empty: none), the field left out when
+ * no host has any.
+ */
 function withFoundEmpty(settings: HookSettings, host: HookHost, parts: readonly string[] | undefined): HookSettings {
   if (parts === undefined) return settings;
   const {found_empty: before, ...rest} = settings;
@@ -174,13 +236,19 @@ function editUserConfig(file: string, location: HookLocation, value: HookSetting
   checkEditable(file, text);
   const errors: jsoncModule.ParseError[] = [];
   const parsed = jsonc.parse(text, errors);
-  if (errors.length > 0 || parsed === null || typeof parsed !== 'object') fail('CONFIG_INVALID', `${file} cannot be parsed as a JSON object; autoctx does not touch a file it cannot read`, {file});
+  if (errors.length > 0 || parsed === null || typeof parsed !== 'object')
+    fail('CONFIG_INVALID', `${file} cannot be parsed as a JSON object; autoctx does not touch a file it cannot read`, {
+      file,
+    });
   const at = 'project' in location ? ['hooks', 'projects', location.project] : ['hooks', 'user'];
   text = value === undefined ? text : setPath(text, at, value);
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
-/** The user configuration as the hook reads it, once its text is one autoctx may edit (no key twice: the hook reads the last copy, an edit would change the first). */
+/**
+ * The user configuration as the hook reads it, once its text is one autoctx may edit (no key twice: the hook reads the
+ * last copy, an edit would change the first).
+ */
 function editableUserConfig(env: NodeJS.ProcessEnv) {
   const file = userConfigPath(env);
   const text = userConfigText(env);
@@ -188,7 +256,10 @@ function editableUserConfig(env: NodeJS.ProcessEnv) {
   return readUserConfig(env);
 }
 
-/** The hook settings in the user configuration, read and schema-checked as the hook reads them (CONFIG_INVALID otherwise). */
+/**
+ * The hook settings in the user configuration, read and schema-checked as the hook reads them (CONFIG_INVALID
+ * otherwise).
+ */
 function configuredProjects(env: NodeJS.ProcessEnv): Record<string, HookSettings> {
   return editableUserConfig(env).hooks?.projects ?? {};
 }
@@ -199,7 +270,8 @@ function currentSettings(location: HookLocation, env: NodeJS.ProcessEnv): HookSe
 }
 
 function checkLocation(location: HookLocation): void {
-  if ('project' in location && !path.isAbsolute(location.project)) fail('USAGE', '--project must be an absolute folder');
+  if ('project' in location && !path.isAbsolute(location.project))
+    fail('USAGE', '--project must be an absolute folder');
 }
 
 /**
@@ -209,29 +281,70 @@ function checkLocation(location: HookLocation): void {
  * already registers it (two registrations inject twice). Running it again
  * changes nothing.
  */
-export function hookInstall(options: {host: HookHost; location: HookLocation; knowledge: string; scenario: string; dryRun?: boolean; env?: NodeJS.ProcessEnv}): HookInstallResult {
+export function hookInstall(options: {
+  host: HookHost;
+  location: HookLocation;
+  knowledge: string;
+  scenario: string;
+  dryRun?: boolean;
+  env?: NodeJS.ProcessEnv;
+}): HookInstallResult {
   const env = options.env ?? process.env;
   checkLocation(options.location);
   const knowledge = path.resolve(options.knowledge);
   KnowledgeStore.open(knowledge).resolveScenario(options.scenario);
   const {target, layers} = hookFiles(options.host, options.location, env);
-  // A user-level registration would double every project that registers its own: those autoctx knows of are checked too.
-  const projects = 'user' in options.location ? Object.keys(configuredProjects(env)).flatMap((project) => hookFiles(options.host, {project}, env).layers) : [];
+  // A user-level registration would double every project that registers its own: those autoctx knows of are checked
+  // too.
+  const projects =
+    'user' in options.location
+      ? Object.keys(configuredProjects(env)).flatMap((project) => hookFiles(options.host, {project}, env).layers)
+      : [];
   const twice = otherLayers(options.host, target, [...new Set([...layers, ...projects])]);
-  if (twice.length > 0) fail('INVALID_INPUT', `autoctx's ${options.host} hook is already registered in ${twice.join(' and ')}; a second registration would inject twice (autoctx hook uninstall there first)`);
+  if (twice.length > 0)
+    fail(
+      'INVALID_INPUT',
+      `autoctx's ${options.host} hook is already registered in ${twice.join(' and ')}; a second registration would inject twice (autoctx hook uninstall there first)`,
+    );
   const current = readConfigText(target);
   const hooks = editHooks(target, current, options.host, 'install');
   const existing = currentSettings(options.location, env);
-  // What this install found empty (with what an earlier one found, while its entries are still there) is kept for uninstall.
-  const found = hooks.changed.length === 0 ? undefined : [...new Set([...(hooks.hadOurs ? (existing?.found_empty?.[options.host] ?? []) : []), ...hooks.foundEmpty])];
-  const settings: HookSettings = withFoundEmpty({...existing, knowledge, scenario: options.scenario, enabled: existing?.enabled === true}, options.host, found);
+  // What this install found empty (with what an earlier one found, while its entries are still there) is kept for
+  // uninstall.
+  const found =
+    hooks.changed.length === 0
+      ? undefined
+      : [...new Set([...(hooks.hadOurs ? (existing?.found_empty?.[options.host] ?? []) : []), ...hooks.foundEmpty])];
+  const settings: HookSettings = withFoundEmpty(
+    {...existing, knowledge, scenario: options.scenario, enabled: existing?.enabled === true},
+    options.host,
+    found,
+  );
   const configFile = userConfigPath(env);
   const configText = editUserConfig(configFile, options.location, settings);
   const configChanged = configText !== readConfigText(configFile);
-  const notes = [`to undo: autoctx hook uninstall --host ${options.host} ${'project' in options.location ? `--project ${options.location.project}` : '--user'}`];
-  if (!settings.enabled) notes.push(`bootstrap injection is off until you turn it on: autoctx hook enable ${'project' in options.location ? `--project ${options.location.project}` : '--user'}`);
-  if (options.host === 'codex') notes.push('Codex runs a hook only once you trust it: start codex and review it with /hooks (autoctx never writes trust for you)');
-  const result = (status: HookInstallResult['status']): HookInstallResult => ({status, host: options.host, file: target, changes: [...hooks.changed, ...(configChanged ? [`settings for ${settingsKey(options.location)} in ${configFile}`] : [])], settings: {config: configFile, key: settingsKey(options.location), enabled: settings.enabled === true}, notes});
+  const notes = [
+    `to undo: autoctx hook uninstall --host ${options.host} ${'project' in options.location ? `--project ${options.location.project}` : '--user'}`,
+  ];
+  if (!settings.enabled)
+    notes.push(
+      `bootstrap injection is off until you turn it on: autoctx hook enable ${'project' in options.location ? `--project ${options.location.project}` : '--user'}`,
+    );
+  if (options.host === 'codex')
+    notes.push(
+      'Codex runs a hook only once you trust it: start codex and review it with /hooks (autoctx never writes trust for you)',
+    );
+  const result = (status: HookInstallResult['status']): HookInstallResult => ({
+    status,
+    host: options.host,
+    file: target,
+    changes: [
+      ...hooks.changed,
+      ...(configChanged ? [`settings for ${settingsKey(options.location)} in ${configFile}`] : []),
+    ],
+    settings: {config: configFile, key: settingsKey(options.location), enabled: settings.enabled === true},
+    notes,
+  });
   if (options.dryRun) return result('planned');
   if (hooks.changed.length === 0 && !configChanged) return result('unchanged');
   if (hooks.changed.length > 0) writeConfigText(target, hooks.text);
@@ -240,34 +353,61 @@ export function hookInstall(options: {host: HookHost; location: HookLocation; kn
 }
 
 /** Take autoctx's hooks for one host out of one location; the settings stay (hook install finds them again). */
-export function hookUninstall(options: {host: HookHost; location: HookLocation; dryRun?: boolean; env?: NodeJS.ProcessEnv}): HookInstallResult {
+export function hookUninstall(options: {
+  host: HookHost;
+  location: HookLocation;
+  dryRun?: boolean;
+  env?: NodeJS.ProcessEnv;
+}): HookInstallResult {
   const env = options.env ?? process.env;
   checkLocation(options.location);
   const {target} = hookFiles(options.host, options.location, env);
   const current = readConfigText(target);
   const existing = currentSettings(options.location, env);
   const keep = existing?.found_empty?.[options.host] ?? [];
-  const hooks = current === null ? {text: '', changed: []} : editHooks(target, current, options.host, 'uninstall', keep);
+  const hooks =
+    current === null ? {text: '', changed: []} : editHooks(target, current, options.host, 'uninstall', keep);
   // Once autoctx's entries are out, what install found empty is forgotten: the next install looks again.
   const configFile = userConfigPath(env);
-  const configText = hooks.changed.length > 0 && existing?.found_empty?.[options.host] !== undefined ? editUserConfig(configFile, options.location, withFoundEmpty(existing, options.host, [])) : null;
-  const changes = [...hooks.changed, ...(configText !== null ? [`settings for ${settingsKey(options.location)} in ${configFile}`] : [])];
-  const res: HookInstallResult = {status: hooks.changed.length === 0 ? 'unchanged' : options.dryRun ? 'planned' : 'uninstalled', host: options.host, file: target, changes, settings: {config: configFile, key: settingsKey(options.location), enabled: existing?.enabled === true}, notes: []};
+  const configText =
+    hooks.changed.length > 0 && existing?.found_empty?.[options.host] !== undefined
+      ? editUserConfig(configFile, options.location, withFoundEmpty(existing, options.host, []))
+      : null;
+  const changes = [
+    ...hooks.changed,
+    ...(configText !== null ? [`settings for ${settingsKey(options.location)} in ${configFile}`] : []),
+  ];
+  const res: HookInstallResult = {
+    status: hooks.changed.length === 0 ? 'unchanged' : options.dryRun ? 'planned' : 'uninstalled',
+    host: options.host,
+    file: target,
+    changes,
+    settings: {config: configFile, key: settingsKey(options.location), enabled: existing?.enabled === true},
+    notes: [],
+  };
   if (!options.dryRun && hooks.changed.length > 0) writeConfigText(target, hooks.text);
   if (!options.dryRun && configText !== null) writeConfigText(configFile, configText, {private: true});
   return res;
 }
 
 /** Turn bootstrap injection on or off for a location: the user's own opt-in, never the repository's. */
-export function hookEnable(options: {location: HookLocation; enabled: boolean; env?: NodeJS.ProcessEnv}): {status: 'updated' | 'unchanged'; key: string; enabled: boolean; config: string} {
+export function hookEnable(options: {location: HookLocation; enabled: boolean; env?: NodeJS.ProcessEnv}): {
+  status: 'updated' | 'unchanged';
+  key: string;
+  enabled: boolean;
+  config: string;
+} {
   const env = options.env ?? process.env;
   checkLocation(options.location);
   const existing = currentSettings(options.location, env);
   const key = settingsKey(options.location);
   if (!existing) fail('INVALID_INPUT', `no hook settings for ${key}; run autoctx hook install first`);
   const config = userConfigPath(env);
-  if ((existing.enabled === true) === options.enabled) return {status: 'unchanged', key, enabled: options.enabled, config};
-  writeConfigText(config, editUserConfig(config, options.location, {...existing, enabled: options.enabled}), {private: true});
+  if ((existing.enabled === true) === options.enabled)
+    return {status: 'unchanged', key, enabled: options.enabled, config};
+  writeConfigText(config, editUserConfig(config, options.location, {...existing, enabled: options.enabled}), {
+    private: true,
+  });
   return {status: 'updated', key, enabled: options.enabled, config};
 }
 
@@ -281,7 +421,12 @@ export interface HookStatusEntry {
 }
 
 /** Every installed autoctx hook in a location's layers, whether each still runs, and whether injection is on. */
-export function hookStatus(options: {location: HookLocation; env?: NodeJS.ProcessEnv}): {status: 'ok'; hooks: HookStatusEntry[]; settings: HookSettings | null; enabled: boolean} {
+export function hookStatus(options: {location: HookLocation; env?: NodeJS.ProcessEnv}): {
+  status: 'ok';
+  hooks: HookStatusEntry[];
+  settings: HookSettings | null;
+  enabled: boolean;
+} {
   const env = options.env ?? process.env;
   checkLocation(options.location);
   const out: HookStatusEntry[] = [];
@@ -294,8 +439,16 @@ export function hookStatus(options: {location: HookLocation; env?: NodeJS.Proces
         for (const g of hooks[event] ?? []) {
           for (const h of Array.isArray(g?.hooks) ? g.hooks : []) {
             if (!isOurs(h, host, verb)) continue;
-            const paths = [...(h.command as string).matchAll(/'((?:[^']|'\\'')*)'/g)].map((m) => m[1]!.replaceAll("'\\''", "'"));
-            out.push({host, file, event, command: h.command as string, runs: paths.length >= 2 && paths.slice(0, 2).every(isFile)});
+            const paths = [...(h.command as string).matchAll(/'((?:[^']|'\\'')*)'/g)].map((m) =>
+              m[1]!.replaceAll("'\\''", "'"),
+            );
+            out.push({
+              host,
+              file,
+              event,
+              command: h.command as string,
+              runs: paths.length >= 2 && paths.slice(0, 2).every(isFile),
+            });
           }
         }
       }

@@ -1,6 +1,9 @@
 import * as jsoncModule from 'jsonc-parser';
 
-/** jsonc-parser as either loader gives it: Node's CommonJS interop (its UMD main, under default) or the bundle's ES build. */
+/**
+ * jsonc-parser as either loader gives it: Node's CommonJS interop (its UMD main, under default) or the bundle's ES
+ * build.
+ */
 export const jsonc = (Reflect.get(jsoncModule, 'default') ?? jsoncModule) as typeof jsoncModule;
 
 /**
@@ -31,7 +34,8 @@ function node(text: string, path: Path): jsoncModule.Node | undefined {
   return tree ? jsonc.findNodeAtLocation(tree, path) : undefined;
 }
 
-const splice = (text: string, at: number, remove: number, insert: string) => text.slice(0, at) + insert + text.slice(at + remove);
+const splice = (text: string, at: number, remove: number, insert: string) =>
+  text.slice(0, at) + insert + text.slice(at + remove);
 
 /** Set `key` of the object at `path` to `value`: its value replaced in place, or a new last member. */
 export function setMember(text: string, path: Path, key: string, value: unknown): string {
@@ -46,11 +50,21 @@ export function setMember(text: string, path: Path, key: string, value: unknown)
   const last = object.children?.at(-1);
   if (last) {
     const indent = lineIndent(text, last.offset);
-    return splice(text, last.offset + last.length, 0, `,\n${indent}${JSON.stringify(key)}: ${pretty(value, indent, unit)}`);
+    return splice(
+      text,
+      last.offset + last.length,
+      0,
+      `,\n${indent}${JSON.stringify(key)}: ${pretty(value, indent, unit)}`,
+    );
   }
   // An empty object: its braces on the lines they are on.
   const indent = lineIndent(text, object.offset);
-  return splice(text, object.offset, object.length, `{\n${indent}${unit}${JSON.stringify(key)}: ${pretty(value, indent + unit, unit)}\n${indent}}`);
+  return splice(
+    text,
+    object.offset,
+    object.length,
+    `{\n${indent}${unit}${JSON.stringify(key)}: ${pretty(value, indent + unit, unit)}\n${indent}}`,
+  );
 }
 
 /** Set the value at `path` (object members made as needed). */
@@ -85,7 +99,12 @@ export function appendElement(text: string, path: Path, value: unknown): string 
     return splice(text, last.offset + last.length, 0, `,\n${indent}${pretty(value, indent, unit)}`);
   }
   const indent = lineIndent(text, array.offset);
-  return splice(text, array.offset, array.length, `[\n${indent}${unit}${pretty(value, indent + unit, unit)}\n${indent}]`);
+  return splice(
+    text,
+    array.offset,
+    array.length,
+    `[\n${indent}${unit}${pretty(value, indent + unit, unit)}\n${indent}]`,
+  );
 }
 
 /** Replace element `index` of the array at `path`. */
@@ -101,7 +120,10 @@ export function removeElement(text: string, path: Path, index: number): string {
   return array?.children?.[index] ? removeAt(text, array, index) : text;
 }
 
-/** Cut child i out of its parent's list: from the end of the one before (or to the start of the one after) so one comma goes; the only child leaves [] or {}. */
+/**
+ * Cut child i out of its parent's list: from the end of the one before (or to the start of the one after) so one comma
+ * goes; the only child leaves [] or {}.
+ */
 function removeAt(text: string, parent: jsoncModule.Node, i: number): string {
   const children = parent.children ?? [];
   const child = children[i]!;

@@ -68,19 +68,31 @@ interface Doc {
  */
 export function recall(options: RecallOptions): RecallResult {
   const query = options.query;
-  if (typeof query !== 'string' || query.trim() === '' || query.length > RECALL_QUERY_MAX) fail('USAGE', `--query must be non-blank text of at most ${RECALL_QUERY_MAX} characters`);
+  if (typeof query !== 'string' || query.trim() === '' || query.length > RECALL_QUERY_MAX)
+    fail('USAGE', `--query must be non-blank text of at most ${RECALL_QUERY_MAX} characters`);
   const maxBytes = maxBytesOf(options.maxBytes);
   const who = checkRequest({user: options.user, session: options.session});
   const knowledge = openKnowledge(options);
   const scenario = knowledge.resolveScenario(options.scenario);
   const receipt = deliveredReceipt(knowledge, scenario, options.receipt, now(options));
-  const delivered = new Set((receipt?.items ?? []).filter((i) => i.kind === 'component' && !i.truncated).map((i) => `${i.scenario}\0${i.component_digest}`));
+  const delivered = new Set(
+    (receipt?.items ?? [])
+      .filter((i) => i.kind === 'component' && !i.truncated)
+      .map((i) => `${i.scenario}\0${i.component_digest}`),
+  );
   const routing = servingFor(knowledge.scenario(scenario), {...who, pinned: options.pinned});
   const {participants: list, references} = participants(knowledge, scenario, routing.bundle_digest);
   const docs: Doc[] = [];
-  for (const p of list) for (const component of p.components) if (!isSecretKind(component.kind, component.key)) docs.push({id: docs.length, scenario: p.scenario, component});
-  const index = new MiniSearch<{id: number; content: string; key: string; kind: string}>({fields: ['content', 'key', 'kind'], storeFields: []});
-  index.addAll(docs.map((d) => ({id: d.id, content: d.component.content, key: d.component.key, kind: d.component.kind})));
+  for (const p of list)
+    for (const component of p.components)
+      if (!isSecretKind(component.kind, component.key)) docs.push({id: docs.length, scenario: p.scenario, component});
+  const index = new MiniSearch<{id: number; content: string; key: string; kind: string}>({
+    fields: ['content', 'key', 'kind'],
+    storeFields: [],
+  });
+  index.addAll(
+    docs.map((d) => ({id: d.id, content: d.component.content, key: d.component.key, kind: d.component.kind})),
+  );
   let deduplicated = 0;
   const ranked = index
     .search(query, {boost: {key: 2}, combineWith: 'OR'})
@@ -90,11 +102,36 @@ export function recall(options: RecallOptions): RecallResult {
       if (drop) deduplicated++;
       return !drop;
     })
-    .sort((a, b) => b.score - a.score || compareUtf16(a.doc.scenario, b.doc.scenario) || compareUtf16(a.doc.component.kind, b.doc.component.kind) || compareUtf16(a.doc.component.key, b.doc.component.key));
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        compareUtf16(a.doc.scenario, b.doc.scenario) ||
+        compareUtf16(a.doc.component.kind, b.doc.component.kind) ||
+        compareUtf16(a.doc.component.key, b.doc.component.key),
+    );
   const best = ranked[0]?.score ?? null;
   const sufficient = best !== null && best >= RECALL_MIN_SCORE;
-  const base = {scenario, sufficient, min_score: RECALL_MIN_SCORE, best_score: best, deduplicated, receipt_used: receipt !== null, references, routing};
-  if (!sufficient) return {...base, status: best === null ? 'empty' : 'insufficient', content: null, content_bytes: 0, package_digest: null, items: [], truncated: false, omitted: 0};
+  const base = {
+    scenario,
+    sufficient,
+    min_score: RECALL_MIN_SCORE,
+    best_score: best,
+    deduplicated,
+    receipt_used: receipt !== null,
+    references,
+    routing,
+  };
+  if (!sufficient)
+    return {
+      ...base,
+      status: best === null ? 'empty' : 'insufficient',
+      content: null,
+      content_bytes: 0,
+      package_digest: null,
+      items: [],
+      truncated: false,
+      omitted: 0,
+    };
   const eligible = ranked.filter((r) => r.score >= RECALL_MIN_SCORE);
   const rendered = renderPackage(
     eligible.map((r) => componentCandidate(r.doc.scenario, r.doc.component)),
@@ -102,5 +139,15 @@ export function recall(options: RecallOptions): RecallResult {
   );
   const scores = new Map(eligible.map((r) => [`${r.doc.scenario}\0${r.doc.component.digest}`, r.score]));
   const items = rendered.items.map((i) => ({...i, score: scores.get(`${i.scenario}\0${i.component_digest}`)!}));
-  return {...base, status: rendered.content === null ? 'empty' : 'ready', content: rendered.content, content_bytes: rendered.content_bytes, package_digest: rendered.package_digest, items, truncated: rendered.truncated, omitted: rendered.omitted, ...(rendered.content === null ? {sufficient: false} : {})};
+  return {
+    ...base,
+    status: rendered.content === null ? 'empty' : 'ready',
+    content: rendered.content,
+    content_bytes: rendered.content_bytes,
+    package_digest: rendered.package_digest,
+    items,
+    truncated: rendered.truncated,
+    omitted: rendered.omitted,
+    ...(rendered.content === null ? {sufficient: false} : {}),
+  };
 }

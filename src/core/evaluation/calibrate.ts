@@ -1,5 +1,10 @@
 import {performance} from 'node:perf_hooks';
-import {campaignAlphaForCandidate, DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY, type CampaignFalsePromotionPolicy, type RobustMethod} from '../../model/evaluation/campaign.js';
+import {
+  campaignAlphaForCandidate,
+  DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY,
+  type CampaignFalsePromotionPolicy,
+  type RobustMethod,
+} from '../../model/evaluation/campaign.js';
 import {BettingTest} from '../../stats/betting.js';
 import {ExactMoments} from '../../stats/exact-moments.js';
 import {ExactSum} from '../../stats/exact-sum.js';
@@ -26,17 +31,107 @@ export interface CalibrationCase {
 
 /** The seven rows of the reference's calibration table, plus autoctx's own. */
 export const CALIBRATION_CASES: readonly CalibrationCase[] = [
-  {case: 'null normal', method: 'cluster_t', effect: 0, distribution: 'normal', blocks: 12, heldoutBlocks: 8, reference: true},
-  {case: 'null clustered fixtures', method: 'cluster_t', effect: 0, distribution: 'clustered', blocks: 12, heldoutBlocks: 8, reference: true},
-  {case: 'clear win', method: 'cluster_t', effect: 0.4, distribution: 'normal', blocks: 12, heldoutBlocks: 8, reference: true},
-  {case: 'near tie', method: 'cluster_t', effect: 0.03, distribution: 'normal', blocks: 12, heldoutBlocks: 8, reference: true},
-  {case: 'heteroskedastic win', method: 'cluster_t', effect: 0.3, distribution: 'heteroskedastic', blocks: 24, heldoutBlocks: 8, reference: true},
-  {case: 'null bounded heavy tail', method: 'bounded_hoeffding', effect: 0, distribution: 'bounded_heavy_tail', blocks: 128, heldoutBlocks: 8, reference: true},
-  {case: 'bounded heavy-tail win', method: 'bounded_hoeffding', effect: 0.4, distribution: 'bounded_heavy_tail', blocks: 128, heldoutBlocks: 8, reference: true},
-  {case: 'null bounded heavy tail', method: 'bounded_betting', effect: 0, distribution: 'bounded_heavy_tail', blocks: 128, heldoutBlocks: 8, reference: false},
-  {case: 'bounded heavy-tail win', method: 'bounded_betting', effect: 0.4, distribution: 'bounded_heavy_tail', blocks: 128, heldoutBlocks: 8, reference: false},
-  {case: 'null clustered seeds (rho 0.5, 4 seeds per fixture)', method: 'cluster_t', effect: 0, distribution: 'clustered_seeds', blocks: 12, heldoutBlocks: 8, seedsPerFixture: 4, reference: false},
-  {case: 'null clustered seeds (rho 0.5, 4 seeds per fixture), naive per-pair', method: 'naive_pairs', effect: 0, distribution: 'clustered_seeds', blocks: 12, heldoutBlocks: 8, seedsPerFixture: 4, reference: false},
+  {
+    case: 'null normal',
+    method: 'cluster_t',
+    effect: 0,
+    distribution: 'normal',
+    blocks: 12,
+    heldoutBlocks: 8,
+    reference: true,
+  },
+  {
+    case: 'null clustered fixtures',
+    method: 'cluster_t',
+    effect: 0,
+    distribution: 'clustered',
+    blocks: 12,
+    heldoutBlocks: 8,
+    reference: true,
+  },
+  {
+    case: 'clear win',
+    method: 'cluster_t',
+    effect: 0.4,
+    distribution: 'normal',
+    blocks: 12,
+    heldoutBlocks: 8,
+    reference: true,
+  },
+  {
+    case: 'near tie',
+    method: 'cluster_t',
+    effect: 0.03,
+    distribution: 'normal',
+    blocks: 12,
+    heldoutBlocks: 8,
+    reference: true,
+  },
+  {
+    case: 'heteroskedastic win',
+    method: 'cluster_t',
+    effect: 0.3,
+    distribution: 'heteroskedastic',
+    blocks: 24,
+    heldoutBlocks: 8,
+    reference: true,
+  },
+  {
+    case: 'null bounded heavy tail',
+    method: 'bounded_hoeffding',
+    effect: 0,
+    distribution: 'bounded_heavy_tail',
+    blocks: 128,
+    heldoutBlocks: 8,
+    reference: true,
+  },
+  {
+    case: 'bounded heavy-tail win',
+    method: 'bounded_hoeffding',
+    effect: 0.4,
+    distribution: 'bounded_heavy_tail',
+    blocks: 128,
+    heldoutBlocks: 8,
+    reference: true,
+  },
+  {
+    case: 'null bounded heavy tail',
+    method: 'bounded_betting',
+    effect: 0,
+    distribution: 'bounded_heavy_tail',
+    blocks: 128,
+    heldoutBlocks: 8,
+    reference: false,
+  },
+  {
+    case: 'bounded heavy-tail win',
+    method: 'bounded_betting',
+    effect: 0.4,
+    distribution: 'bounded_heavy_tail',
+    blocks: 128,
+    heldoutBlocks: 8,
+    reference: false,
+  },
+  {
+    case: 'null clustered seeds (rho 0.5, 4 seeds per fixture)',
+    method: 'cluster_t',
+    effect: 0,
+    distribution: 'clustered_seeds',
+    blocks: 12,
+    heldoutBlocks: 8,
+    seedsPerFixture: 4,
+    reference: false,
+  },
+  {
+    case: 'null clustered seeds (rho 0.5, 4 seeds per fixture), naive per-pair',
+    method: 'naive_pairs',
+    effect: 0,
+    distribution: 'clustered_seeds',
+    blocks: 12,
+    heldoutBlocks: 8,
+    seedsPerFixture: 4,
+    reference: false,
+  },
 ];
 
 export interface CalibrationRow {
@@ -99,12 +194,20 @@ interface Policy {
  * above and the campaign method clears too. Statistics are kept incrementally
  * (exact moments, exact sums, the betting capital): one update per look.
  */
-function sequentialConfirmation(values: readonly number[], p: Policy, method: Method, campaign: CampaignFalsePromotionPolicy): [used: number, clears: boolean] {
+function sequentialConfirmation(
+  values: readonly number[],
+  p: Policy,
+  method: Method,
+  campaign: CampaignFalsePromotionPolicy,
+): [used: number, clears: boolean] {
   const looks = p.max - p.min + 1;
   const moments = new ExactMoments();
   const sum = new ExactSum();
   const lookAlpha = twoSidedTail(p.z) / looks;
-  const betting = method === 'bounded_betting' && lookAlpha > 0 ? new BettingTest(lookAlpha, campaign.effect_lower_bound, campaign.effect_upper_bound, 0) : null;
+  const betting =
+    method === 'bounded_betting' && lookAlpha > 0
+      ? new BettingTest(lookAlpha, campaign.effect_lower_bound, campaign.effect_upper_bound, 0)
+      : null;
   const hoeffdingScale = lookAlpha > 0 ? (campaign.effect_upper_bound - campaign.effect_lower_bound) * 1 : 0;
   const hoeffdingLog = lookAlpha > 0 ? log(1.0 / lookAlpha) : Number.POSITIVE_INFINITY;
   let outOfBounds = false;
@@ -124,7 +227,8 @@ function sequentialConfirmation(values: readonly number[], p: Policy, method: Me
     let clears: boolean;
     if (method === 'cluster_t' || method === 'naive_pairs') clears = true;
     else if (outOfBounds || lookAlpha === 0) clears = false;
-    else if (method === 'bounded_hoeffding') clears = sum.value() / count - hoeffdingScale * Math.sqrt(hoeffdingLog / (2.0 * count)) > 0;
+    else if (method === 'bounded_hoeffding')
+      clears = sum.value() / count - hoeffdingScale * Math.sqrt(hoeffdingLog / (2.0 * count)) > 0;
     else clears = betting!.rejects();
     if (clears) return [count, true];
   }
@@ -137,10 +241,16 @@ export function simulateCase(c: CalibrationCase, options: CalibrationOptions = {
   const campaigns = options.campaigns ?? 1000;
   const maxCandidates = options.maxCandidates ?? 8;
   const rng = new Random(options.seed ?? 986);
-  const campaign: CampaignFalsePromotionPolicy = {...DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY, robust_method: c.method === 'naive_pairs' ? 'cluster_t' : c.method};
-  const units = c.distribution === 'clustered_seeds' && c.method === 'naive_pairs' ? c.blocks * (c.seedsPerFixture ?? 1) : c.blocks;
+  const campaign: CampaignFalsePromotionPolicy = {
+    ...DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY,
+    robust_method: c.method === 'naive_pairs' ? 'cluster_t' : c.method,
+  };
+  const units =
+    c.distribution === 'clustered_seeds' && c.method === 'naive_pairs' ? c.blocks * (c.seedsPerFixture ?? 1) : c.blocks;
   const base: Omit<Policy, 'z'> = {min: Math.min(6, units), max: units, heldout: Math.min(2, c.heldoutBlocks)};
-  const zByIndex = Array.from({length: maxCandidates}, (_, i) => Math.max(1.96, requiredConfidenceZ(campaignAlphaForCandidate(campaign, i))));
+  const zByIndex = Array.from({length: maxCandidates}, (_, i) =>
+    Math.max(1.96, requiredConfidenceZ(campaignAlphaForCandidate(campaign, i))),
+  );
   let promotions = 0;
   let candidates = 0;
   let blocksUsed = 0;
@@ -153,7 +263,8 @@ export function simulateCase(c: CalibrationCase, options: CalibrationOptions = {
         const fixtures = Array.from({length: c.blocks}, () => sampleSeeds(rng, c));
         const held = Array.from({length: c.heldoutBlocks}, () => sampleSeeds(rng, c));
         // Blocked: one value per fixture (the mean of its seeds); naive: every seed a pair.
-        confirmation = c.method === 'naive_pairs' ? fixtures.flat() : fixtures.map((s) => s.reduce((a, b) => a + b, 0) / s.length);
+        confirmation =
+          c.method === 'naive_pairs' ? fixtures.flat() : fixtures.map((s) => s.reduce((a, b) => a + b, 0) / s.length);
         heldout = c.method === 'naive_pairs' ? held.flat() : held.map((s) => s.reduce((a, b) => a + b, 0) / s.length);
       } else {
         confirmation = Array.from({length: c.blocks}, (_, j) => sampleBlock(rng, c, j));

@@ -24,7 +24,11 @@ export interface EvaluateOptions extends DriveOptions, Omit<PlanRequest, 'evalua
 /** The plan request of evaluation options: the evaluator identity and what the plan is built from. */
 export function planRequestOf(options: EvaluateOptions): PlanRequest {
   return {
-    evaluator: {command: options.evaluator, mode: options.evaluatorMode ?? 'per-arm', version: options.evaluatorVersion ?? null},
+    evaluator: {
+      command: options.evaluator,
+      mode: options.evaluatorMode ?? 'per-arm',
+      version: options.evaluatorVersion ?? null,
+    },
     fixtures: options.fixtures,
     policyFile: options.policyFile,
     seedsPerFixture: options.seedsPerFixture,
@@ -36,7 +40,13 @@ export function planRequestOf(options: EvaluateOptions): PlanRequest {
   };
 }
 
-function request(run: Run, unit: PlanUnit, arm: 'candidate' | 'incumbent', pairKey: string, bundleDir: string): EvaluationRequest {
+function request(
+  run: Run,
+  unit: PlanUnit,
+  arm: 'candidate' | 'incumbent',
+  pairKey: string,
+  bundleDir: string,
+): EvaluationRequest {
   const f = run.fixtures.get(unit.fixture_digest)!;
   const bundle = arm === 'candidate' ? run.candidate : run.incumbent;
   return {
@@ -59,19 +69,36 @@ function request(run: Run, unit: PlanUnit, arm: 'candidate' | 'incumbent', pairK
 }
 
 /** Both arms of one unit, in alternating order, with the plan re-checked before each arm. */
-async function evaluatePair(run: Run, evaluator: Evaluator, unit: PlanUnit, index: number, bundles: MaterializedBundles): Promise<MatchedTrial> {
-  const pairKey = matchedTrialPairKey({evaluator_epoch: run.candidate.evaluator_epoch, cohort: run.plan.plan.cohort, fixture_digest: unit.fixture_digest, seed: unit.seed});
-  const arms: Array<'candidate' | 'incumbent'> = index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'];
+async function evaluatePair(
+  run: Run,
+  evaluator: Evaluator,
+  unit: PlanUnit,
+  index: number,
+  bundles: MaterializedBundles,
+): Promise<MatchedTrial> {
+  const pairKey = matchedTrialPairKey({
+    evaluator_epoch: run.candidate.evaluator_epoch,
+    cohort: run.plan.plan.cohort,
+    fixture_digest: unit.fixture_digest,
+    seed: unit.seed,
+  });
+  const arms: Array<'candidate' | 'incumbent'> =
+    index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'];
   const answers: Record<string, {score: number; valid: boolean}> = {};
   for (const arm of arms) {
     // The bound plan is checked before every arm: its bytes must be those it was bound with.
-    if (run.planText === null || !planHolds(run.store, run.candidate.digest, run.planText)) fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
+    if (run.planText === null || !planHolds(run.store, run.candidate.digest, run.planText))
+      fail('PLAN_CHANGED', 'evaluator_plan.json changed during evaluation');
     // Each arm gets its own copy of its bundle, and must leave it as it found it.
     const copy = bundles.armCopy(arm === 'candidate' ? run.candidate.digest : run.incumbent.digest);
     try {
       answers[arm] = await evaluator.evaluate(request(run, unit, arm, pairKey, copy.dir));
       const changed = copy.changed();
-      if (changed !== null) fail('EVALUATOR_FAILED', `the evaluator changed its bundle_dir during the ${arm} arm on ${unit.fixture} (seed ${unit.seed}): ${changed}; nothing was recorded for this pair`);
+      if (changed !== null)
+        fail(
+          'EVALUATOR_FAILED',
+          `the evaluator changed its bundle_dir during the ${arm} arm on ${unit.fixture} (seed ${unit.seed}): ${changed}; nothing was recorded for this pair`,
+        );
     } finally {
       copy.remove();
     }
@@ -91,9 +118,19 @@ export async function evaluateCandidate(options: EvaluateOptions): Promise<Evalu
   const run = await prepareRun({...options, request: planRequestOf(options)});
   try {
     const identity = run.plan.plan.candidate_evaluator.evaluator;
-    if (identity.mode === 'external') fail('EVALUATOR_CHANGED', 'this plan was bound for external evaluation (plan export); bring results back with trials ingest');
-    const evaluator = createEvaluator({command: identity.command, mode: identity.mode, timeoutSeconds, concurrency: options.concurrency ?? 1});
-    let bundles: MaterializedBundles | undefined; // made inside the try, so that it is always removed (a killed process aside)
+    if (identity.mode === 'external')
+      fail(
+        'EVALUATOR_CHANGED',
+        'this plan was bound for external evaluation (plan export); bring results back with trials ingest',
+      );
+    const evaluator = createEvaluator({
+      command: identity.command,
+      mode: identity.mode,
+      timeoutSeconds,
+      concurrency: options.concurrency ?? 1,
+    });
+    // made inside the try, so that it is always removed (a killed process aside)
+    let bundles: MaterializedBundles | undefined;
     try {
       const made = (bundles = materializeForEvaluation([run.candidate, run.incumbent], onInterrupt));
       return await drive(run, (unit, index) => evaluatePair(run, evaluator, unit, index, made));

@@ -11,7 +11,9 @@ import {requireBundle} from '../../store/kinds/bundle/bundle.js';
 
 export const DEFAULT_CHECK_PAIRS = 2;
 export const MAX_CHECK_PAIRS = 20;
-/** The cohort every check request names, so that an evaluator (or a person reading its log) can tell a check from a run. */
+/**
+ * The cohort every check request names, so that an evaluator (or a person reading its log) can tell a check from a run.
+ */
 export const CHECK_COHORT = 'autoctx-evaluator-check';
 
 export interface EvaluatorCheckOptions extends StoreOptions {
@@ -46,20 +48,33 @@ export interface EvaluatorCheckResult {
  */
 export async function checkEvaluator(options: EvaluatorCheckOptions): Promise<EvaluatorCheckResult> {
   const pairs = options.pairs ?? DEFAULT_CHECK_PAIRS;
-  if (!Number.isSafeInteger(pairs) || pairs < 1 || pairs > MAX_CHECK_PAIRS) fail('USAGE', `--pairs must be an integer from 1 to ${MAX_CHECK_PAIRS}`);
+  if (!Number.isSafeInteger(pairs) || pairs < 1 || pairs > MAX_CHECK_PAIRS)
+    fail('USAGE', `--pairs must be an integer from 1 to ${MAX_CHECK_PAIRS}`);
   const timeoutSeconds = evaluatorTimeout(options.timeoutSeconds);
   const fixtures = readFixtures(options.fixtures).slice(0, pairs);
   const store = openScenario(options);
   const active = requireActive(store);
   const bundle = requireBundle(store, active.bundle_digest);
   // Not a plan: the digest of what the check sends, so that requests carry a well-formed plan_digest no bound plan has.
-  const planDigest = stableDigest({evaluator_check: {scenario: store.scenario, bundle_digest: bundle.digest, fixtures: fixtures.map((f) => f.fixture_digest)}});
-  const evaluator = createEvaluator({command: options.evaluator, mode: options.evaluatorMode ?? 'per-arm', timeoutSeconds, concurrency: 1});
+  const planDigest = stableDigest({
+    evaluator_check: {
+      scenario: store.scenario,
+      bundle_digest: bundle.digest,
+      fixtures: fixtures.map((f) => f.fixture_digest),
+    },
+  });
+  const evaluator = createEvaluator({
+    command: options.evaluator,
+    mode: options.evaluatorMode ?? 'per-arm',
+    timeoutSeconds,
+    concurrency: 1,
+  });
   const exchanges: CheckExchange[] = [];
   const bundles = materializeForEvaluation([bundle], onInterrupt);
   try {
     for (const [i, f] of fixtures.entries()) {
-      const arms: Array<'candidate' | 'incumbent'> = i % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'];
+      const arms: Array<'candidate' | 'incumbent'> =
+        i % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'];
       for (const arm of arms) {
         const copy = bundles.armCopy(bundle.digest);
         const request: EvaluationRequest = {
@@ -82,13 +97,31 @@ export async function checkEvaluator(options: EvaluatorCheckOptions): Promise<Ev
         try {
           const answer = await evaluator.evaluate(request);
           const changed = copy.changed();
-          if (changed !== null) fail('EVALUATOR_FAILED', `the evaluator changed its bundle_dir during the ${arm} arm on ${f.fixture}: ${changed}`);
+          if (changed !== null)
+            fail(
+              'EVALUATOR_FAILED',
+              `the evaluator changed its bundle_dir during the ${arm} arm on ${f.fixture}: ${changed}`,
+            );
           exchanges.push({request, answer, error: null});
         } catch (error) {
           rethrowUnless(error, isAutoctxError);
           const tail = error.data?.stderr_tail;
-          exchanges.push({request, answer: null, error: {code: error.code, message: error.message, ...(Array.isArray(tail) ? {stderr_tail: tail as string[]} : {})}});
-          return {status: 'failed', scenario: store.scenario, bundle_digest: bundle.digest, pairs: fixtures.length, exchanges};
+          exchanges.push({
+            request,
+            answer: null,
+            error: {
+              code: error.code,
+              message: error.message,
+              ...(Array.isArray(tail) ? {stderr_tail: tail as string[]} : {}),
+            },
+          });
+          return {
+            status: 'failed',
+            scenario: store.scenario,
+            bundle_digest: bundle.digest,
+            pairs: fixtures.length,
+            exchanges,
+          };
         } finally {
           copy.remove();
         }

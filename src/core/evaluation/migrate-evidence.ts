@@ -33,7 +33,10 @@ export interface MigrateResult {
 }
 
 /** The lifecycle a replayed terminal decision gives, as upstream's migration maps it: confirmed and rejected only. */
-const TERMINAL: Record<string, CandidateRecord['lifecycle'] | undefined> = {confirmed: 'confirmed', rejected: 'rejected'};
+const TERMINAL: Record<string, CandidateRecord['lifecycle'] | undefined> = {
+  confirmed: 'confirmed',
+  rejected: 'rejected',
+};
 
 /**
  * Why the legacy evidence of a candidate cannot be migrated under the policy,
@@ -47,13 +50,33 @@ function migrationProblem(store: ScenarioStore, digest: string, record: Candidat
   if (!evidence) fail('INVALID_TRANSITION', `candidate ${digest} has no matched_trials.json to migrate`);
   const policy = loadPolicy(policyFile, null);
   if (!evidence.legacy) return {evidence, policy, replay: null};
-  if (record.lifecycle !== 'confirmed' && record.lifecycle !== 'rejected') fail('INVALID_TRANSITION', `candidate ${digest} is ${record.lifecycle}: only a terminal (confirmed or rejected) candidate's schema-1 evidence is migrated; nothing was rewritten`);
-  if (!record.comparison) fail('INTEGRITY', `candidate ${digest} is ${record.lifecycle} but records no comparison to replay its schema-1 evidence against; nothing was rewritten`);
-  if (record.confirmation_policy && !jsonEqual(record.confirmation_policy, policy)) fail('POLICY_MISMATCH', `${policyFile} is not the policy record.json names (${record.confirmation_policy_digest}); nothing was rewritten`);
+  if (record.lifecycle !== 'confirmed' && record.lifecycle !== 'rejected')
+    fail(
+      'INVALID_TRANSITION',
+      `candidate ${digest} is ${record.lifecycle}: only a terminal (confirmed or rejected) candidate's schema-1 evidence is migrated; nothing was rewritten`,
+    );
+  if (!record.comparison)
+    fail(
+      'INTEGRITY',
+      `candidate ${digest} is ${record.lifecycle} but records no comparison to replay its schema-1 evidence against; nothing was rewritten`,
+    );
+  if (record.confirmation_policy && !jsonEqual(record.confirmation_policy, policy))
+    fail(
+      'POLICY_MISMATCH',
+      `${policyFile} is not the policy record.json names (${record.confirmation_policy_digest}); nothing was rewritten`,
+    );
   const replayed = evaluateMatchedTrials(requireBundle(store, digest), evidence.trials, policy);
   const replay = compareReplay(record.comparison, replayed);
-  if (!replay.matches) fail('REPLAY_MISMATCH', `the schema-1 evidence of ${digest} does not reproduce its recorded comparison under ${policyFile} (largest distance ${replay.max_ulp} ULP); nothing was rewritten`);
-  if (TERMINAL[replayed.decision] !== record.lifecycle) fail('REPLAY_MISMATCH', `the schema-1 evidence of ${digest} replays to "${replayed.decision}", which does not give its lifecycle "${record.lifecycle}"; nothing was rewritten`);
+  if (!replay.matches)
+    fail(
+      'REPLAY_MISMATCH',
+      `the schema-1 evidence of ${digest} does not reproduce its recorded comparison under ${policyFile} (largest distance ${replay.max_ulp} ULP); nothing was rewritten`,
+    );
+  if (TERMINAL[replayed.decision] !== record.lifecycle)
+    fail(
+      'REPLAY_MISMATCH',
+      `the schema-1 evidence of ${digest} replays to "${replayed.decision}", which does not give its lifecycle "${record.lifecycle}"; nothing was rewritten`,
+    );
   return {evidence, policy, replay};
 }
 
@@ -76,14 +99,33 @@ export async function migrateEvidence(options: MigrateOptions): Promise<MigrateR
     const record = readRecord(store, digest)!;
     const {evidence, policy, replay} = migrationProblem(store, digest, record, options.policyFile);
     const policyDigest = confirmationPolicyDigest(policy);
-    const result = (status: MigrateResult['status']): MigrateResult => ({status, scenario: store.scenario, candidate_digest: digest, lifecycle: record.lifecycle, trials: evidence.trials.length, confirmation_policy_digest: evidence.confirmation_policy_digest ?? policyDigest, bit_exact: replay?.bit_exact ?? true});
+    const result = (status: MigrateResult['status']): MigrateResult => ({
+      status,
+      scenario: store.scenario,
+      candidate_digest: digest,
+      lifecycle: record.lifecycle,
+      trials: evidence.trials.length,
+      confirmation_policy_digest: evidence.confirmation_policy_digest ?? policyDigest,
+      bit_exact: replay?.bit_exact ?? true,
+    });
     if (!evidence.legacy) return result('unchanged');
     const trials = evidence.trials.map((t) => createMatchedTrial(t)); // the same trials, under their current pair keys
     const plan = readPlan(store, digest);
     // The seal and the record's policy first, the envelope last: until the envelope is rewritten the evidence is
     // schema 1 beside a policy that replays it (a state verify accepts and this command, or repair, completes).
     writeEvidenceSeal(store, digest, trials, plan ? planBindingDigest(plan) : null);
-    if (!record.confirmation_policy) writeRecord(store, {...record, schema_version: 2, confirmation_policy: policy, confirmation_policy_digest: policyDigest, updated_at: isoTimestamp(now(options))}, 'migrate');
+    if (!record.confirmation_policy)
+      writeRecord(
+        store,
+        {
+          ...record,
+          schema_version: 2,
+          confirmation_policy: policy,
+          confirmation_policy_digest: policyDigest,
+          updated_at: isoTimestamp(now(options)),
+        },
+        'migrate',
+      );
     writeEvidence(store, digest, trials, policy);
     return result('migrated');
   });

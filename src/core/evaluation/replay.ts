@@ -30,8 +30,15 @@ export function replayCandidate(store: ScenarioStore, digest: string): ReplayRes
   const evidence = readEvidence(store, digest);
   if (!evidence) return null;
   const bundle = requireBundle(store, digest);
-  const policy = evidence.confirmation_policy ?? (record.confirmation_policy ? validateConfirmationPolicy(record.confirmation_policy) : null);
-  if (!policy) fail('INTEGRITY', `candidate ${digest} has legacy (schema-1) evidence and no recorded policy to replay it under; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`, {legacy_without_policy: true});
+  const policy =
+    evidence.confirmation_policy ??
+    (record.confirmation_policy ? validateConfirmationPolicy(record.confirmation_policy) : null);
+  if (!policy)
+    fail(
+      'INTEGRITY',
+      `candidate ${digest} has legacy (schema-1) evidence and no recorded policy to replay it under; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`,
+      {legacy_without_policy: true},
+    );
   let replayed: ComparisonResult;
   try {
     replayed = evaluateMatchedTrials(bundle, evidence.trials, policy);
@@ -60,7 +67,13 @@ export function replay(options: StoreOptions & {candidate: string}): ReplayResul
   const r = replayCandidate(store, digest);
   if (!r) fail('NOT_CONFIRMED', `candidate ${digest} has no recorded comparison and evidence to replay`);
   // A replay vouches for a decision only from evidence autoctx could have recorded.
-  const problem = evidenceProblem(store, requireBundle(store, digest), readEvidence(store, digest)!, readPlan(store, digest), readRecord(store, digest));
+  const problem = evidenceProblem(
+    store,
+    requireBundle(store, digest),
+    readEvidence(store, digest)!,
+    readPlan(store, digest),
+    readRecord(store, digest),
+  );
   if (problem) fail('INTEGRITY', `${problem}; the replay would vouch for nothing (run autoctx verify)`);
   return r;
 }

@@ -10,7 +10,8 @@ import type {ReportData} from './report-data.js';
 const LANE_LABEL: Record<string, string> = {screen: 'screen', confirmation: 'confirmation', heldout: 'held-out'};
 const LANE_COLOUR: Record<string, string> = {screen: '#8a8a8a', confirmation: '#1f6feb', heldout: '#bf5700'};
 const num = (x: number | null | undefined, digits = 4) => (x === null || x === undefined ? '–' : x.toFixed(digits));
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!);
+const escape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!);
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function reportMarkdown(d: ReportData): string {
@@ -31,7 +32,10 @@ export function reportMarkdown(d: ReportData): string {
     '',
     '| lane | pairs | mean | median | quartiles | sd | range |',
     '| --- | ---: | ---: | ---: | --- | ---: | --- |',
-    ...d.summaries.map((s) => `| ${LANE_LABEL[s.lane]} | ${s.n} | ${num(s.mean)} | ${num(s.median)} | ${num(s.q1)} – ${num(s.q3)} | ${num(s.sd)} | ${num(s.min)} – ${num(s.max)} |`),
+    ...d.summaries.map(
+      (s) =>
+        `| ${LANE_LABEL[s.lane]} | ${s.n} | ${num(s.mean)} | ${num(s.median)} | ${num(s.q1)} – ${num(s.q3)} | ${num(s.sd)} | ${num(s.min)} – ${num(s.max)} |`,
+    ),
     '',
     `<sub>Replay it: \`autoctx replay ${d.candidate_digest.slice(0, 12)}\` · full digest ${d.candidate_digest}</sub>`,
     '',
@@ -41,7 +45,13 @@ export function reportMarkdown(d: ReportData): string {
 
 /** The plot's frame: x over the pairs, y over every value shown (the band, the effects, the minimum effect). */
 function scales(d: ReportData, width: number, height: number, pad: number) {
-  const ys = [d.policy.min_effect, ...d.effects.map((e) => e.effect), ...d.looks.flatMap((l) => [l.mean_effect, l.confidence_low, l.confidence_high].filter((v): v is number => v !== null))];
+  const ys = [
+    d.policy.min_effect,
+    ...d.effects.map((e) => e.effect),
+    ...d.looks.flatMap((l) =>
+      [l.mean_effect, l.confidence_low, l.confidence_high].filter((v): v is number => v !== null),
+    ),
+  ];
   let lo = Math.min(...ys);
   let hi = Math.max(...ys);
   if (hi - lo < 1e-9) [lo, hi] = [lo - 1, hi + 1];
@@ -49,28 +59,50 @@ function scales(d: ReportData, width: number, height: number, pad: number) {
   lo -= margin;
   hi += margin;
   const n = Math.max(1, d.looks.length);
-  return {x: (i: number) => pad + ((i - 1) / Math.max(1, n - 1)) * (width - 2 * pad), y: (v: number) => height - pad - ((v - lo) / (hi - lo)) * (height - 2 * pad), lo, hi};
+  return {
+    x: (i: number) => pad + ((i - 1) / Math.max(1, n - 1)) * (width - 2 * pad),
+    y: (v: number) => height - pad - ((v - lo) / (hi - lo)) * (height - 2 * pad),
+    lo,
+    hi,
+  };
 }
 
 function intervalPlot(d: ReportData): string {
   const [width, height, pad] = [720, 320, 44];
   const s = scales(d, width, height, pad);
   const withBand = d.looks.filter((l) => l.confidence_low !== null && l.confidence_high !== null);
-  const band = withBand.length > 0 ? `M${withBand.map((l) => `${s.x(l.pairs).toFixed(1)},${s.y(l.confidence_high!).toFixed(1)}`).join('L')}L${[...withBand].reverse().map((l) => `${s.x(l.pairs).toFixed(1)},${s.y(l.confidence_low!).toFixed(1)}`).join('L')}Z` : '';
+  const band =
+    withBand.length > 0
+      ? `M${withBand.map((l) => `${s.x(l.pairs).toFixed(1)},${s.y(l.confidence_high!).toFixed(1)}`).join('L')}L${[
+          ...withBand,
+        ]
+          .reverse()
+          .map((l) => `${s.x(l.pairs).toFixed(1)},${s.y(l.confidence_low!).toFixed(1)}`)
+          .join('L')}Z`
+      : '';
   const means = d.looks.filter((l) => l.mean_effect !== null);
-  const meanPath = means.length > 0 ? `M${means.map((l) => `${s.x(l.pairs).toFixed(1)},${s.y(l.mean_effect!).toFixed(1)}`).join('L')}` : '';
+  const meanPath =
+    means.length > 0
+      ? `M${means.map((l) => `${s.x(l.pairs).toFixed(1)},${s.y(l.mean_effect!).toFixed(1)}`).join('L')}`
+      : '';
   const ticks = [s.lo, (s.lo + s.hi) / 2, s.hi];
   return [
     `<svg id="interval-plot" role="img" aria-label="confidence interval over the looks" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">`,
     `<title>The mean effect and its confidence interval after each pair, against the minimum effect</title>`,
     `<rect x="0" y="0" width="${width}" height="${height}" fill="#fff"/>`,
-    ...ticks.map((t) => `<text class="tick" x="${pad - 6}" y="${s.y(t).toFixed(1)}" text-anchor="end" dominant-baseline="middle">${num(t, 2)}</text>`),
+    ...ticks.map(
+      (t) =>
+        `<text class="tick" x="${pad - 6}" y="${s.y(t).toFixed(1)}" text-anchor="end" dominant-baseline="middle">${num(t, 2)}</text>`,
+    ),
     `<line class="axis" x1="${pad}" y1="${height - pad}" x2="${width - pad}" y2="${height - pad}" stroke="#999"/>`,
     band ? `<path class="interval-band" d="${band}" fill="#1f6feb" fill-opacity="0.18" stroke="none"/>` : '',
     meanPath ? `<path class="mean-line" d="${meanPath}" fill="none" stroke="#1f6feb" stroke-width="2"/>` : '',
     `<line class="min-effect" x1="${pad}" y1="${s.y(d.policy.min_effect).toFixed(1)}" x2="${width - pad}" y2="${s.y(d.policy.min_effect).toFixed(1)}" stroke="#d1242f" stroke-dasharray="6 4"/>`,
     `<text class="min-effect-label" x="${width - pad}" y="${(s.y(d.policy.min_effect) - 6).toFixed(1)}" text-anchor="end">minimum effect ${d.policy.min_effect}</text>`,
-    ...d.effects.map((e, i) => `<circle class="fixture-effect" data-lane="${e.lane}" data-fixture="${escape(e.fixture)}" cx="${s.x(i + 1).toFixed(1)}" cy="${s.y(e.effect).toFixed(1)}" r="3.5" fill="${LANE_COLOUR[e.lane]}"><title>${escape(`${LANE_LABEL[e.lane]} ${e.fixture} (seed ${e.seed}): ${num(e.effect)}`)}</title></circle>`),
+    ...d.effects.map(
+      (e, i) =>
+        `<circle class="fixture-effect" data-lane="${e.lane}" data-fixture="${escape(e.fixture)}" cx="${s.x(i + 1).toFixed(1)}" cy="${s.y(e.effect).toFixed(1)}" r="3.5" fill="${LANE_COLOUR[e.lane]}"><title>${escape(`${LANE_LABEL[e.lane]} ${e.fixture} (seed ${e.seed}): ${num(e.effect)}`)}</title></circle>`,
+    ),
     `<text class="axis-label" x="${width / 2}" y="${height - 10}" text-anchor="middle">pairs recorded (the looks), in plan order</text>`,
     '</svg>',
   ].join('\n');
@@ -78,7 +110,10 @@ function intervalPlot(d: ReportData): string {
 
 export function reportHtml(d: ReportData): string {
   const c = d.comparison;
-  const rows = d.summaries.map((s) => `<tr data-lane="${s.lane}"><td><span class="swatch" style="background:${LANE_COLOUR[s.lane]}"></span>${LANE_LABEL[s.lane]}</td><td>${s.n}</td><td>${num(s.mean)}</td><td>${num(s.median)}</td><td>${num(s.q1)} – ${num(s.q3)}</td><td>${num(s.sd)}</td><td>${num(s.min)} – ${num(s.max)}</td></tr>`);
+  const rows = d.summaries.map(
+    (s) =>
+      `<tr data-lane="${s.lane}"><td><span class="swatch" style="background:${LANE_COLOUR[s.lane]}"></span>${LANE_LABEL[s.lane]}</td><td>${s.n}</td><td>${num(s.mean)}</td><td>${num(s.median)}</td><td>${num(s.q1)} – ${num(s.q3)}</td><td>${num(s.sd)}</td><td>${num(s.min)} – ${num(s.max)}</td></tr>`,
+  );
   return `<!doctype html>
 <html lang="en">
 <head>

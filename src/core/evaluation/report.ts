@@ -26,25 +26,55 @@ export function reportData(options: StoreOptions & {candidate: string}): ReportD
   const record = readRecord(store, digest);
   if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
   const bundle = requireBundle(store, digest);
-  if (bundle.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} is a baseline: it was never compared`);
-  if (!record.comparison) fail('INVALID_TRANSITION', `candidate ${digest} has no recorded comparison yet (run autoctx screen or confirm)`);
+  if (bundle.parent_digest === null)
+    fail('INVALID_TRANSITION', `bundle ${digest} is a baseline: it was never compared`);
+  if (!record.comparison)
+    fail('INVALID_TRANSITION', `candidate ${digest} has no recorded comparison yet (run autoctx screen or confirm)`);
   const evidence = readEvidence(store, digest);
   const policySource = evidence?.confirmation_policy ?? record.confirmation_policy;
-  if (!evidence || !policySource) fail('INVALID_TRANSITION', `candidate ${digest} has no evidence bound to a policy to report on`);
+  if (!evidence || !policySource)
+    fail('INVALID_TRANSITION', `candidate ${digest} has no evidence bound to a policy to report on`);
   const policy = validateConfirmationPolicy(policySource);
   // The order the run recorded: the plan's units; evidence in its stored order where there is no plan.
   const plan = readPlan(store, digest);
   const position = new Map((plan?.plan.units ?? []).map((u, i) => [`${u.fixture_digest}\u0000${u.seed}`, i]));
   const laneRank = {screen: 0, confirmation: 1, heldout: 2} as const;
-  const ordered = [...evidence.trials].sort((a, b) => (position.get(`${a.fixture_digest}\u0000${a.seed}`) ?? laneRank[a.lane] * 1e9) - (position.get(`${b.fixture_digest}\u0000${b.seed}`) ?? laneRank[b.lane] * 1e9));
+  const ordered = [...evidence.trials].sort(
+    (a, b) =>
+      (position.get(`${a.fixture_digest}\u0000${a.seed}`) ?? laneRank[a.lane] * 1e9) -
+      (position.get(`${b.fixture_digest}\u0000${b.seed}`) ?? laneRank[b.lane] * 1e9),
+  );
   const running = new RunningComparison(bundle, policy);
   const looks: Look[] = ordered.map((t, i) => {
     running.add(t);
     const r = running.result();
-    return {pairs: i + 1, lane: t.lane, decision: r.decision, mean_effect: r.mean_effect, confidence_low: r.confidence_low, confidence_high: r.confidence_high};
+    return {
+      pairs: i + 1,
+      lane: t.lane,
+      decision: r.decision,
+      mean_effect: r.mean_effect,
+      confidence_low: r.confidence_low,
+      confidence_high: r.confidence_high,
+    };
   });
-  const effects = ordered.map((t) => ({lane: t.lane, fixture: t.fixture, seed: t.seed, effect: t.candidate_score - t.incumbent_score}));
-  return {scenario: store.scenario, candidate_digest: digest, parent_digest: bundle.parent_digest, lifecycle: record.lifecycle, rationale: record.rationale, comparison: record.comparison, policy, looks, effects, summaries: describeEffects(effects)};
+  const effects = ordered.map((t) => ({
+    lane: t.lane,
+    fixture: t.fixture,
+    seed: t.seed,
+    effect: t.candidate_score - t.incumbent_score,
+  }));
+  return {
+    scenario: store.scenario,
+    candidate_digest: digest,
+    parent_digest: bundle.parent_digest,
+    lifecycle: record.lifecycle,
+    rationale: record.rationale,
+    comparison: record.comparison,
+    policy,
+    looks,
+    effects,
+    summaries: describeEffects(effects),
+  };
 }
 
 export interface ReportResult {
@@ -62,5 +92,11 @@ export function writeReport(options: StoreOptions & {candidate: string; out: str
   assertOutputFolder(`${base}.md`);
   writeOutputFile(`${base}.md`, reportMarkdown(data));
   writeOutputFile(`${base}.html`, reportHtml(data));
-  return {status: 'ok', scenario: data.scenario, candidate_digest: data.candidate_digest, markdown: `${base}.md`, html: `${base}.html`};
+  return {
+    status: 'ok',
+    scenario: data.scenario,
+    candidate_digest: data.candidate_digest,
+    markdown: `${base}.md`,
+    html: `${base}.html`,
+  };
 }

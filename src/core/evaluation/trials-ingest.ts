@@ -27,12 +27,15 @@ export interface TrialResultLine {
 }
 
 function checkArm(a: unknown, where: string): ArmResult {
-  if (a === null || typeof a !== 'object' || Array.isArray(a)) fail('SCHEMA_VIOLATION', `${where} must be an object {score, valid?}`);
+  if (a === null || typeof a !== 'object' || Array.isArray(a))
+    fail('SCHEMA_VIOLATION', `${where} must be an object {score, valid?}`);
   const r = a as Record<string, unknown>;
-  if (typeof r.score !== 'number' || !Number.isFinite(r.score)) fail('SCHEMA_VIOLATION', `${where}.score must be a finite number`);
+  if (typeof r.score !== 'number' || !Number.isFinite(r.score))
+    fail('SCHEMA_VIOLATION', `${where}.score must be a finite number`);
   const unrecordable = scoreProblem(r.score);
   if (unrecordable) fail('SCHEMA_VIOLATION', `${where}.score ${unrecordable}`);
-  if (r.valid !== undefined && typeof r.valid !== 'boolean') fail('SCHEMA_VIOLATION', `${where}.valid must be a boolean`);
+  if (r.valid !== undefined && typeof r.valid !== 'boolean')
+    fail('SCHEMA_VIOLATION', `${where}.valid must be a boolean`);
   return {score: r.score, ...(r.valid !== undefined ? {valid: r.valid as boolean} : {})};
 }
 
@@ -59,18 +62,33 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
     let already = 0;
     for (const {line, value} of readJsonLines(options.file)) {
       const where = `${options.file}:${line}`;
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('SCHEMA_VIOLATION', `${where}: a result must be a JSON object`);
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        fail('SCHEMA_VIOLATION', `${where}: a result must be a JSON object`);
       const r = value as unknown as TrialResultLine;
-      if (r.schema !== TRIAL_RESULT_SCHEMA) fail('SCHEMA_VIOLATION', `${where}: "schema" must be ${TRIAL_RESULT_SCHEMA}`);
+      if (r.schema !== TRIAL_RESULT_SCHEMA)
+        fail('SCHEMA_VIOLATION', `${where}: "schema" must be ${TRIAL_RESULT_SCHEMA}`);
       if (r.plan_digest !== run.plan.plan_digest && run.plan.additions.supersedes?.includes(String(r.plan_digest))) {
-        fail('INVALID_INPUT', `${where}: the result is for plan ${String(r.plan_digest)}, which a rebind superseded; the bound plan is ${run.plan.plan_digest} (export it again and evaluate that)`);
+        fail(
+          'INVALID_INPUT',
+          `${where}: the result is for plan ${String(r.plan_digest)}, which a rebind superseded; the bound plan is ${run.plan.plan_digest} (export it again and evaluate that)`,
+        );
       }
-      if (r.plan_digest !== run.plan.plan_digest) fail('INVALID_INPUT', `${where}: the result is for plan ${String(r.plan_digest)}, not the bound plan ${run.plan.plan_digest}`);
-      if (typeof r.seed !== 'number' || !Number.isSafeInteger(r.seed) || typeof r.fixture_digest !== 'string') fail('SCHEMA_VIOLATION', `${where}: "fixture_digest" and an integer "seed" are required`);
+      if (r.plan_digest !== run.plan.plan_digest)
+        fail(
+          'INVALID_INPUT',
+          `${where}: the result is for plan ${String(r.plan_digest)}, not the bound plan ${run.plan.plan_digest}`,
+        );
+      if (typeof r.seed !== 'number' || !Number.isSafeInteger(r.seed) || typeof r.fixture_digest !== 'string')
+        fail('SCHEMA_VIOLATION', `${where}: "fixture_digest" and an integer "seed" are required`);
       const key = `${r.fixture_digest}\u0000${r.seed}`;
       const unit = units.get(key);
-      if (!unit) fail('INVALID_INPUT', `${where}: fixture ${r.fixture_digest} with seed ${r.seed} is not a unit of the bound plan`);
-      if (r.lane !== unit.lane || r.fixture !== unit.fixture) fail('INVALID_INPUT', `${where}: the unit's lane or fixture name differs from the plan`);
+      if (!unit)
+        fail(
+          'INVALID_INPUT',
+          `${where}: fixture ${r.fixture_digest} with seed ${r.seed} is not a unit of the bound plan`,
+        );
+      if (r.lane !== unit.lane || r.fixture !== unit.fixture)
+        fail('INVALID_INPUT', `${where}: the unit's lane or fixture name differs from the plan`);
       const trial = createMatchedTrial({
         candidate_digest: run.candidate.digest,
         incumbent_digest: run.incumbent.digest,
@@ -86,9 +104,17 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
         incumbent_valid: r.incumbent.valid ?? true,
       });
       if (r.pair_key !== trial.pair_key) fail('INVALID_INPUT', `${where}: pair_key does not match the unit's identity`);
-      const same = (a: MatchedTrial, b: MatchedTrial) => a.candidate_score === b.candidate_score && a.incumbent_score === b.incumbent_score && a.candidate_valid === b.candidate_valid && a.incumbent_valid === b.incumbent_valid;
+      const same = (a: MatchedTrial, b: MatchedTrial) =>
+        a.candidate_score === b.candidate_score &&
+        a.incumbent_score === b.incumbent_score &&
+        a.candidate_valid === b.candidate_valid &&
+        a.incumbent_valid === b.incumbent_valid;
       const before = recorded.get(key) ?? incoming.get(key);
-      if (before && !same(before, trial)) fail('INGEST_CONFLICT', `${where}: a different result for pair ${trial.pair_key} is already ${recorded.has(key) ? 'recorded' : 'in this input'}; recorded results never change`);
+      if (before && !same(before, trial))
+        fail(
+          'INGEST_CONFLICT',
+          `${where}: a different result for pair ${trial.pair_key} is already ${recorded.has(key) ? 'recorded' : 'in this input'}; recorded results never change`,
+        );
       if (recorded.has(key)) already++;
       else incoming.set(key, trial);
     }

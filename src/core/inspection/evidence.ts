@@ -1,8 +1,28 @@
 import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../errors.js';
-import {BOOTSTRAP_LAYOUT, DEFAULT_SAMPLING, MAX_PROMPT_BYTES, PACKAGE_SCHEMA_ID, expiresAt, packageDigest, packageId, sampleDelivery, type EvidencePackage, type PackageInput, type SamplingSettings} from '../../model/delivery/package-layout.js';
+import {
+  BOOTSTRAP_LAYOUT,
+  DEFAULT_SAMPLING,
+  MAX_PROMPT_BYTES,
+  PACKAGE_SCHEMA_ID,
+  expiresAt,
+  packageDigest,
+  packageId,
+  sampleDelivery,
+  type EvidencePackage,
+  type PackageInput,
+  type SamplingSettings,
+} from '../../model/delivery/package-layout.js';
 import {isoTimestamp} from '../../model/promotion/records.js';
 import {assertSchema, readInputJson, type KnowledgeStore, type StateArea} from '../../store/index.js';
-import {listPackageIds, readInspection, readPackage, readSampling, removePackage, writePackage, writeSampling} from '../../store/kinds/inspection/evidence-package.js';
+import {
+  listPackageIds,
+  readInspection,
+  readPackage,
+  readSampling,
+  removePackage,
+  writePackage,
+  writeSampling,
+} from '../../store/kinds/inspection/evidence-package.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from '../common/store-options.js';
 import {readBundle} from '../../store/kinds/bundle/bundle.js';
 import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
@@ -26,7 +46,10 @@ function checkInput(value: unknown, what: string): PackageInput {
   const p = value as PackageInput;
   for (const field of ['system_prompt', 'user_prompt'] as const) {
     const bytes = Buffer.byteLength(p[field], 'utf8');
-    if (bytes > MAX_PROMPT_BYTES) fail('INPUT_TOO_LARGE', `${what}: ${field} is ${bytes} bytes, over the limit of ${MAX_PROMPT_BYTES}`, {file: what});
+    if (bytes > MAX_PROMPT_BYTES)
+      fail('INPUT_TOO_LARGE', `${what}: ${field} is ${bytes} bytes, over the limit of ${MAX_PROMPT_BYTES}`, {
+        file: what,
+      });
   }
   return p;
 }
@@ -42,8 +65,21 @@ export function samplingOf(knowledge: KnowledgeStore): SamplingSettings {
  * seal the package. The window restarts whenever the bundle active.json
  * names differs from the one it began with.
  */
-export function sealLocked(area: StateArea, input: PackageInput, activeDigest: string, at: Date, source: 'seal' | 'hook', settings: SamplingSettings = DEFAULT_SAMPLING): SealResult {
-  const decision = sampleDelivery(readSampling(area, input.scenario), input.scenario, activeDigest, input.correlation_id, settings);
+export function sealLocked(
+  area: StateArea,
+  input: PackageInput,
+  activeDigest: string,
+  at: Date,
+  source: 'seal' | 'hook',
+  settings: SamplingSettings = DEFAULT_SAMPLING,
+): SealResult {
+  const decision = sampleDelivery(
+    readSampling(area, input.scenario),
+    input.scenario,
+    activeDigest,
+    input.correlation_id,
+    settings,
+  );
   let id: string | null = null;
   if (decision.sealed) {
     id = packageId(input);
@@ -55,7 +91,13 @@ export function sealLocked(area: StateArea, input: PackageInput, activeDigest: s
     }
   }
   writeSampling(area, decision.next);
-  return {status: decision.sealed ? 'sealed' : 'not_sampled', scenario: input.scenario, package_id: id, reason: decision.reason, since_change: decision.next.since_change};
+  return {
+    status: decision.sealed ? 'sealed' : 'not_sampled',
+    scenario: input.scenario,
+    package_id: id,
+    reason: decision.reason,
+    since_change: decision.next.since_change,
+  };
 }
 
 /** `autoctx evidence seal --from PACKAGE.json`: both answers exit 0. */
@@ -64,11 +106,16 @@ export async function evidenceSeal(options: StoreOptions & {from: string}): Prom
   lockTimeout(options);
   const knowledge = openKnowledge(options);
   const store = knowledge.scenario(knowledge.resolveScenario(input.scenario));
-  if (!readBundle(store, input.bundle_digest)) fail('DIGEST_NOT_FOUND', `${options.from}: scenario "${input.scenario}" holds no bundle ${input.bundle_digest}`, {file: options.from});
+  if (!readBundle(store, input.bundle_digest))
+    fail('DIGEST_NOT_FOUND', `${options.from}: scenario "${input.scenario}" holds no bundle ${input.bundle_digest}`, {
+      file: options.from,
+    });
   const active = requireActive(store);
   const settings = samplingOf(knowledge);
   const area = knowledge.state();
-  return area.withLock(lockTimeout(options), () => sealLocked(area, input, active.bundle_digest, now(options), 'seal', settings));
+  return area.withLock(lockTimeout(options), () =>
+    sealLocked(area, input, active.bundle_digest, now(options), 'seal', settings),
+  );
 }
 
 /**
@@ -76,7 +123,18 @@ export async function evidenceSeal(options: StoreOptions & {from: string}): Prom
  * exact context injected and its receipt, the receipt id as the correlation
  * id, nothing else from the host.
  */
-export function sealDelivery(knowledge: KnowledgeStore, area: StateArea, d: {scenario: string; content: string; receipt: Record<string, unknown> & {receipt_id: string}; bundleDigest: string; version: string | null; at: Date}): SealResult {
+export function sealDelivery(
+  knowledge: KnowledgeStore,
+  area: StateArea,
+  d: {
+    scenario: string;
+    content: string;
+    receipt: Record<string, unknown> & {receipt_id: string};
+    bundleDigest: string;
+    version: string | null;
+    at: Date;
+  },
+): SealResult {
   const active = requireActive(knowledge.scenario(d.scenario));
   const input: PackageInput = {
     schema: PACKAGE_SCHEMA_ID,

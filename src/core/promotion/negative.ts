@@ -1,6 +1,10 @@
 import type {ContextBundle} from '../../model/bundle/bundle.js';
 import {matchedEvidenceDigest} from '../../model/evaluation/evidence-digests.js';
-import {createNegativeResult, type NegativeKind, type ReservationBinding} from '../../model/promotion/negative-result.js';
+import {
+  createNegativeResult,
+  type NegativeKind,
+  type ReservationBinding,
+} from '../../model/promotion/negative-result.js';
 import type {CandidateRecord, ComparisonResult} from '../../model/promotion/records.js';
 import {sortEvidence} from '../../model/evaluation/trial.js';
 import type {ScenarioStore} from '../../store/index.js';
@@ -25,7 +29,11 @@ export function negativeResultFor(
   const trials = evidence?.trials ?? [];
   const binding =
     evidence?.confirmation_policy && evidence.confirmation_policy_digest
-      ? matchedEvidenceDigest({trials: sortEvidence(trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest})
+      ? matchedEvidenceDigest({
+          trials: sortEvidence(trials),
+          confirmation_policy: evidence.confirmation_policy,
+          confirmation_policy_digest: evidence.confirmation_policy_digest,
+        })
       : null;
   const document = createNegativeResult({
     scenario: store.scenario,

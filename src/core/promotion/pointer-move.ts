@@ -28,7 +28,11 @@ export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, 
     if (digest !== pointer.bundle_digest && record.lifecycle === 'active') next = 'superseded';
     if (!next || !canTransition(record.lifecycle, next)) continue;
     const rationale = next === 'superseded' ? words.superseded : words.active;
-    writeRecord(store, {...record, lifecycle: next, updated_at: isoTimestamp(at), ...(rationale !== undefined ? {rationale} : {})}, 'pointer-move');
+    writeRecord(
+      store,
+      {...record, lifecycle: next, updated_at: isoTimestamp(at), ...(rationale !== undefined ? {rationale} : {})},
+      'pointer-move',
+    );
     changed.push(digest);
   }
   return changed;
@@ -43,13 +47,17 @@ export function finishPointerMove(store: ScenarioStore, pointer: ActivePointer, 
  * ACTIVE_MOVED (exit 6) and nothing is written; a crash after the swap leaves
  * mirrors and lifecycles that the next move or `repair` completes.
  */
-export function movePointer(store: ScenarioStore, move: {expected: string | null; pointer: ActivePointer; bundle: ContextBundle; at: Date}): void {
+export function movePointer(
+  store: ScenarioStore,
+  move: {expected: string | null; pointer: ActivePointer; bundle: ContextBundle; at: Date},
+): void {
   // Another implementation's move, which active.json alone proves, is kept before active.json stops showing it.
   const current = move.expected === null ? null : readActive(store);
   if (current) keepForeignHead(store, current, isoTimestamp(move.at));
   // The move's own record is durable by now: a pointer its recorded history does not vouch for is never written.
   const problem = pointerProblem(store, move.pointer);
-  if (problem) throw new Error(`internal: the pointer about to be written is not what its recorded history wrote: ${problem}`);
+  if (problem)
+    throw new Error(`internal: the pointer about to be written is not what its recorded history wrote: ${problem}`);
   swapActive(store, move.expected, move.pointer);
   writeMirrors(store, move.bundle);
   finishPointerMove(store, move.pointer, move.at);
@@ -62,7 +70,10 @@ export function movePointer(store: ScenarioStore, move: {expected: string | null
  */
 export function requireRecordedPointer(store: ScenarioStore, active: ActivePointer): void {
   const problem = pointerProblem(store, active);
-  if (problem) fail('INTEGRITY', `${problem}; nothing was changed (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
+  if (problem)
+    fail('INTEGRITY', `${problem}; nothing was changed (run autoctx verify)`, {
+      file: store.guard.relative(store.paths.active),
+    });
 }
 
 /**
@@ -72,8 +83,19 @@ export function requireRecordedPointer(store: ScenarioStore, active: ActivePoint
  * pointer that is another implementation's move is kept (foreign_moves/), so
  * the record never names a move the history cannot show. Under the scenario lock.
  */
-export function prepareMove(store: ScenarioStore, current: ActivePointer | null, planned: PointerMove, next: ActivePointer, at: Date): void {
+export function prepareMove(
+  store: ScenarioStore,
+  current: ActivePointer | null,
+  planned: PointerMove,
+  next: ActivePointer,
+  at: Date,
+): void {
   const problem = plannedMoveProblem(store, current, planned, next);
-  if (problem) fail('INTEGRITY', `the ${planned.kind} would leave a pointer its recorded history does not vouch for: ${problem}; nothing was changed (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
+  if (problem)
+    fail(
+      'INTEGRITY',
+      `the ${planned.kind} would leave a pointer its recorded history does not vouch for: ${problem}; nothing was changed (run autoctx verify)`,
+      {file: store.guard.relative(store.paths.active)},
+    );
   if (current) keepForeignHead(store, current, isoTimestamp(at));
 }

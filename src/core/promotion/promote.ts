@@ -10,7 +10,12 @@ import {evaluateMatchedTrials} from '../../model/evaluation/comparison.js';
 import {manifestDiff} from '../../model/bundle/diff.js';
 import {matchedEvidenceDigest} from '../../model/evaluation/evidence-digests.js';
 import {confirmationPolicyDigest} from '../../model/evaluation/policy.js';
-import {isoTimestamp, type ActivePointer, type CandidateRecord, type PromotionRecord} from '../../model/promotion/records.js';
+import {
+  isoTimestamp,
+  type ActivePointer,
+  type CandidateRecord,
+  type PromotionRecord,
+} from '../../model/promotion/records.js';
 import {compareReplay} from '../../model/evaluation/replay.js';
 import {checkServeable} from '../../model/bundle/serveability.js';
 import {authorizeCampaignPromotion} from '../../model/evaluation/campaign.js';
@@ -31,7 +36,12 @@ import {evidenceProblem, readEvidence} from '../../store/kinds/evaluation/matche
 import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
 import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {activeDigest, readActive, requireActive} from '../../store/kinds/promotion/active-pointer.js';
-import {readCausalAttribution, readStaleTerminalization, writeCausalAttribution, writeStaleTerminalization} from '../../store/kinds/promotion/terminal-markers.js';
+import {
+  readCausalAttribution,
+  readStaleTerminalization,
+  writeCausalAttribution,
+  writeStaleTerminalization,
+} from '../../store/kinds/promotion/terminal-markers.js';
 import {readNegativeResult} from '../../store/kinds/promotion/negative-result.js';
 import {readManifestDiff, writeManifestDiff} from '../../store/kinds/bundle/manifest-diff.js';
 import {requireBundle} from '../../store/kinds/bundle/bundle.js';
@@ -59,27 +69,42 @@ export interface PromoteResult {
 }
 
 /** The active bundle is no longer the candidate's parent: record why, reject, exit 6. */
-async function terminateStale(store: ScenarioStore, options: PromoteOptions, candidate: ContextBundle, record: CandidateRecord, activeDigest: string): Promise<never> {
+async function terminateStale(
+  store: ScenarioStore,
+  options: PromoteOptions,
+  candidate: ContextBundle,
+  record: CandidateRecord,
+  activeDigest: string,
+): Promise<never> {
   const reason = `confirmed candidate incumbent ${candidate.parent_digest} is stale; active bundle is ${activeDigest}`;
   const evidence = readEvidence(store, candidate.digest);
   const plan = readPlan(store, candidate.digest);
   const evidenceDigest =
-    evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortEvidence(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
+    evidence && evidence.confirmation_policy
+      ? matchedEvidenceDigest({
+          trials: sortEvidence(evidence.trials),
+          confirmation_policy: evidence.confirmation_policy,
+          confirmation_policy_digest: evidence.confirmation_policy_digest,
+        })
+      : null;
   let served = false;
   let servesElsewhere: string[] = [];
   await store.withLock(lockTimeout(options), () => {
-    // Re-checked under the lock: a candidate that serves (another promote of it won) or is already rejected is left as it is.
+    // Re-checked under the lock: a candidate that serves (another promote of it won) or is already rejected is left as
+    // it is.
     const current = readRecord(store, candidate.digest);
     const active = readActive(store);
     if (!current || current.lifecycle !== 'confirmed' || active?.bundle_digest === candidate.digest) {
       served = active?.bundle_digest === candidate.digest;
       return;
     }
-    // A rejected bundle never serves: one that is a scope's ACTIVE is not rejected here (only a rollback ends an ACTIVE).
+    // A rejected bundle never serves: one that is a scope's ACTIVE is not rejected here (only a rollback ends an
+    // ACTIVE).
     servesElsewhere = activePlaces(store, candidate.digest);
     if (servesElsewhere.length > 0) return;
     record = current;
-    // What the rejection will end is read whole before its first write: a registry edited by hand refuses it with nothing written.
+    // What the rejection will end is read whole before its first write: a registry edited by hand refuses it with
+    // nothing written.
     checkScopeRegistries(store);
     const at = isoTimestamp(now(options));
     writeStaleTerminalization(store, candidate.digest, {
@@ -91,11 +116,29 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
       matched_evidence_digest: evidenceDigest,
       reason,
     });
-    rejectWithNegativeResult(store, candidate, record, {kind: 'stale-incumbent', reason, at, actor: commandActor(store, options.actor)}, 'terminal');
+    rejectWithNegativeResult(
+      store,
+      candidate,
+      record,
+      {kind: 'stale-incumbent', reason, at, actor: commandActor(store, options.actor)},
+      'terminal',
+    );
   });
-  if (served) fail('ACTIVE_MOVED', `candidate ${candidate.digest} was promoted by another command meanwhile; nothing more was done`, {active: candidate.digest});
-  if (servesElsewhere.length > 0) fail('ACTIVE_MOVED', `${reason}; the candidate is not rejected, since it serves (${servesElsewhere.join('; ')}); nothing was changed`, {active: activeDigest});
-  fail('ACTIVE_MOVED', `${reason}; the candidate is rejected as stale (propose it again against the active bundle)`, {active: activeDigest});
+  if (served)
+    fail(
+      'ACTIVE_MOVED',
+      `candidate ${candidate.digest} was promoted by another command meanwhile; nothing more was done`,
+      {active: candidate.digest},
+    );
+  if (servesElsewhere.length > 0)
+    fail(
+      'ACTIVE_MOVED',
+      `${reason}; the candidate is not rejected, since it serves (${servesElsewhere.join('; ')}); nothing was changed`,
+      {active: activeDigest},
+    );
+  fail('ACTIVE_MOVED', `${reason}; the candidate is rejected as stale (propose it again against the active bundle)`, {
+    active: activeDigest,
+  });
 }
 
 /**
@@ -103,12 +146,33 @@ async function terminateStale(store: ScenarioStore, options: PromoteOptions, can
  * reserved plan, and the dependence-aware gate must clear. A block is terminal
  * (negative result, rejected); returns its reason, or null when authorized.
  */
-async function campaignGate(store: ScenarioStore, options: PromoteOptions, campaignId: string, candidate: ContextBundle, record: CandidateRecord, trials: MatchedTrial[], policy: ConfirmationPolicy, planDigest: string): Promise<string | null> {
+async function campaignGate(
+  store: ScenarioStore,
+  options: PromoteOptions,
+  campaignId: string,
+  candidate: ContextBundle,
+  record: CandidateRecord,
+  trials: MatchedTrial[],
+  policy: ConfirmationPolicy,
+  planDigest: string,
+): Promise<string | null> {
   const {state, policy: campaignPolicy} = loadCampaign(store, campaignId, undefined);
   const reservation = state.reservations.find((r) => r.candidate_digest === candidate.digest);
   const fixtures = state.fixture_reservations.find((f) => f.candidate_digest === candidate.digest);
-  if (!reservation || !fixtures) fail('INTEGRITY', `candidate ${candidate.digest} has no durable reservation in campaign ${JSON.stringify(campaignId)}`);
-  const gate = authorizeCampaignPromotion({candidate, comparison: record.comparison!, trials, confirmation_policy: policy, campaign_policy: campaignPolicy, reservation, fixture_reservation: fixtures});
+  if (!reservation || !fixtures)
+    fail(
+      'INTEGRITY',
+      `candidate ${candidate.digest} has no durable reservation in campaign ${JSON.stringify(campaignId)}`,
+    );
+  const gate = authorizeCampaignPromotion({
+    candidate,
+    comparison: record.comparison!,
+    trials,
+    confirmation_policy: policy,
+    campaign_policy: campaignPolicy,
+    reservation,
+    fixture_reservation: fixtures,
+  });
   let blocked: string | null = null;
   await store.withLock(lockTimeout(options), () => {
     checkScopeRegistries(store);
@@ -116,12 +180,26 @@ async function campaignGate(store: ScenarioStore, options: PromoteOptions, campa
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
     blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${stableDigest(gate.reservation)}; evidence_sha256=${gate.reservation.evidence_digest}`;
-    rejectWithNegativeResult(store, candidate, record, {kind: 'false-promotion-blocked', reason: gate.reason, rationale: blocked, at, reservationArtifact: {...artifact, reservation: gate.reservation}, actor: commandActor(store, options.actor)}, 'terminal');
+    rejectWithNegativeResult(
+      store,
+      candidate,
+      record,
+      {
+        kind: 'false-promotion-blocked',
+        reason: gate.reason,
+        rationale: blocked,
+        at,
+        reservationArtifact: {...artifact, reservation: gate.reservation},
+        actor: commandActor(store, options.actor),
+      },
+      'terminal',
+    );
   });
   return blocked;
 }
 
-const negativeProblem = (digest: string) => `candidate ${digest} has a negative_result.json: it was rejected, whatever its record says; nothing was promoted (run autoctx verify)`;
+const negativeProblem = (digest: string) =>
+  `candidate ${digest} has a negative_result.json: it was rejected, whatever its record says; nothing was promoted (run autoctx verify)`;
 const changedProblem = (store: ScenarioStore, digest: string, now_: CandidateRecord | null) =>
   `candidate ${digest} changed while promote checked it (it is now ${now_?.lifecycle ?? 'gone'}${readNegativeResult(store, digest) ? ', with a negative result' : ''}); nothing was promoted`;
 
@@ -135,16 +213,23 @@ const changedProblem = (store: ScenarioStore, digest: string, now_: CandidateRec
  */
 function refuseRejected(store: ScenarioStore, digest: string, record: CandidateRecord): never {
   const now_ = readRecord(store, digest);
-  if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison)) fail('CAS_LOST', changedProblem(store, digest, now_));
+  if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison))
+    fail('CAS_LOST', changedProblem(store, digest, now_));
   fail('INTEGRITY', negativeProblem(digest));
 }
 
-/** Every check that needs no lock: the record, the evidence, the replay, serveability, the diff. The negative result is the caller's (read under the lock). */
+/**
+ * Every check that needs no lock: the record, the evidence, the replay, serveability, the diff. The negative result is
+ * the caller's (read under the lock).
+ */
 function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: ContextBundle, record: CandidateRecord) {
-  if (!record.comparison || record.comparison.decision !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${candidate.digest} has no confirmed comparison`);
+  if (!record.comparison || record.comparison.decision !== 'confirmed')
+    fail('NOT_CONFIRMED', `candidate ${candidate.digest} has no confirmed comparison`);
   const evidence = readEvidence(store, candidate.digest);
-  if (!evidence || evidence.legacy || !evidence.confirmation_policy) fail('INTEGRITY', `candidate ${candidate.digest} has no schema-2 matched evidence to replay`);
-  if (record.confirmation_policy_digest !== evidence.confirmation_policy_digest) fail('INTEGRITY', 'the record and the evidence envelope were decided under different policies');
+  if (!evidence || evidence.legacy || !evidence.confirmation_policy)
+    fail('INTEGRITY', `candidate ${candidate.digest} has no schema-2 matched evidence to replay`);
+  if (record.confirmation_policy_digest !== evidence.confirmation_policy_digest)
+    fail('INTEGRITY', 'the record and the evidence envelope were decided under different policies');
   const plan = readPlan(store, candidate.digest);
   const problem = evidenceProblem(store, candidate, evidence, plan, record);
   if (problem) fail('INTEGRITY', `${problem}; nothing was promoted (run autoctx verify)`);
@@ -152,16 +237,22 @@ function checkGates(store: ScenarioStore, candidate: ContextBundle, parent: Cont
   if (cohorts.size !== 1) fail('INTEGRITY', `promotion evidence must use exactly one cohort, found ${cohorts.size}`);
   const replayed = evaluateMatchedTrials(candidate, evidence.trials, evidence.confirmation_policy);
   const verdict = compareReplay(record.comparison, replayed);
-  if (!verdict.matches || replayed.decision !== 'confirmed') fail('REPLAY_MISMATCH', `the recorded comparison does not reproduce from the persisted evidence (largest distance ${verdict.max_ulp} ULP); nothing was promoted`);
+  if (!verdict.matches || replayed.decision !== 'confirmed')
+    fail(
+      'REPLAY_MISMATCH',
+      `the recorded comparison does not reproduce from the persisted evidence (largest distance ${verdict.max_ulp} ULP); nothing was promoted`,
+    );
   try {
     checkServeable(candidate, parent);
   } catch (error) {
-    if (error instanceof AutoctxError) throw new AutoctxError(error.code, `${error.message}; the candidate stays confirmed`);
+    if (error instanceof AutoctxError)
+      throw new AutoctxError(error.code, `${error.message}; the candidate stays confirmed`);
     throw error;
   }
   const diff = manifestDiff(candidate, parent);
   const stored = readManifestDiff(store, candidate.digest);
-  if (stored && !jsonEqual(stored, diff)) fail('INTEGRITY', 'manifest_diff.json does not equal the diff recomputed from the manifests');
+  if (stored && !jsonEqual(stored, diff))
+    fail('INTEGRITY', 'manifest_diff.json does not equal the diff recomputed from the manifests');
   return {evidence, diff, storedDiff: stored !== null, cohort: [...cohorts][0]!};
 }
 
@@ -180,7 +271,8 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   const store = openScenario(options);
   const digest = resolveDigest(store, options.candidate);
   const candidate = requireBundle(store, digest);
-  // In a signed tree (or with an anchor): the trust is checked, the key is ready (signing as --actor when given), and the candidate's trial seal must carry a valid signature.
+  // In a signed tree (or with an anchor): the trust is checked, the key is ready (signing as --actor when given), and
+  // the candidate's trial seal must carry a valid signature.
   const signing = prepareSigning(store, options, {actor: given ?? null, role: 'sign'}, inputs);
   if (signing.trust) requireSignedSeal(store, signing.trust, digest);
   const record = readRecord(store, digest);
@@ -195,27 +287,79 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       finishPointerMove(store, requireActive(store), now(options));
     });
     const p = readPromotion(store, active.promotion_id)!;
-    return {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: readCausalAttribution(store, digest) !== null};
+    return {
+      status: 'promoted',
+      reason: null,
+      scenario: store.scenario,
+      bundle_digest: digest,
+      incumbent_digest: p.incumbent_digest,
+      promotion_id: p.promotion_id,
+      already_promoted: true,
+      causal_attribution: readCausalAttribution(store, digest) !== null,
+    };
   }
-  if (record.lifecycle !== 'confirmed') fail('NOT_CONFIRMED', `candidate ${digest} is ${record.lifecycle}, not confirmed; nothing was promoted`);
+  if (record.lifecycle !== 'confirmed')
+    fail('NOT_CONFIRMED', `candidate ${digest} is ${record.lifecycle}, not confirmed; nothing was promoted`);
   if (candidate.parent_digest === null) fail('NOT_CONFIRMED', `bundle ${digest} has no parent`);
-  if (readStaleTerminalization(store, digest) || active.bundle_digest !== candidate.parent_digest) await terminateStale(store, options, candidate, record, active.bundle_digest);
-  // A negative result seen outside the lock may be a rejection under way: decided under the lock, never from a half-written pair.
-  if (readNegativeResult(store, digest)) await store.withLock(lockTimeout(options), () => refuseRejected(store, digest, record));
+  if (readStaleTerminalization(store, digest) || active.bundle_digest !== candidate.parent_digest)
+    await terminateStale(store, options, candidate, record, active.bundle_digest);
+  // A negative result seen outside the lock may be a rejection under way: decided under the lock, never from a
+  // half-written pair.
+  if (readNegativeResult(store, digest))
+    await store.withLock(lockTimeout(options), () => refuseRejected(store, digest, record));
   const parent = requireBundle(store, candidate.parent_digest);
   const {evidence, diff, storedDiff, cohort} = checkGates(store, candidate, parent, record);
   const plan = readPlan(store, digest);
   const bound = plan?.additions.audit?.command ?? null;
-  if (options.audit !== undefined && options.audit !== bound) fail('AUDIT_CHANGED', `the audit command differs from the one bound when evaluation started (${JSON.stringify(bound)})`);
+  if (options.audit !== undefined && options.audit !== bound)
+    fail(
+      'AUDIT_CHANGED',
+      `the audit command differs from the one bound when evaluation started (${JSON.stringify(bound)})`,
+    );
   if (bound !== null) {
-    const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, auditTimeout);
-    if (audit.outcome !== 'advisory') fail('AUDIT_HOLD', `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the candidate stays confirmed and nothing changed`);
+    const audit = await runAudit(
+      bound,
+      'pre_promotion',
+      {
+        scenario: store.scenario,
+        candidate_digest: digest,
+        comparison: record.comparison,
+        confirmation_policy_digest: record.confirmation_policy_digest,
+        plan_digest: plan?.plan_digest ?? null,
+        manifest_diff_digest: diff.digest,
+      },
+      auditTimeout,
+    );
+    if (audit.outcome !== 'advisory')
+      fail(
+        'AUDIT_HOLD',
+        `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the candidate stays confirmed and nothing changed`,
+      );
   }
   // The campaign the plan ran under: autoctx's plans bind it, the Python implementation's ledger reserves the plan.
   const campaignId = plan ? planCampaign(store, plan) : null;
   if (plan && campaignId !== null) {
-    const blocked = await campaignGate(store, options, campaignId, candidate, record, evidence.trials, evidence.confirmation_policy!, plan.plan_digest);
-    if (blocked) return {status: 'rejected', reason: blocked, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: null, already_promoted: false, causal_attribution: false};
+    const blocked = await campaignGate(
+      store,
+      options,
+      campaignId,
+      candidate,
+      record,
+      evidence.trials,
+      evidence.confirmation_policy!,
+      plan.plan_digest,
+    );
+    if (blocked)
+      return {
+        status: 'rejected',
+        reason: blocked,
+        scenario: store.scenario,
+        bundle_digest: digest,
+        incumbent_digest: parent.digest,
+        promotion_id: null,
+        already_promoted: false,
+        causal_attribution: false,
+      };
   }
   const causal = createCausalAttribution(candidate, parent, diff, evidence.trials);
   let outcome: PromoteResult | undefined;
@@ -230,11 +374,26 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       finishPointerMove(store, current, now(options));
       writeMirrors(store, candidate);
       const p = readPromotion(store, current.promotion_id)!;
-      outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: p.incumbent_digest, promotion_id: p.promotion_id, already_promoted: true, causal_attribution: readCausalAttribution(store, digest) !== null};
+      outcome = {
+        status: 'promoted',
+        reason: null,
+        scenario: store.scenario,
+        bundle_digest: digest,
+        incumbent_digest: p.incumbent_digest,
+        promotion_id: p.promotion_id,
+        already_promoted: true,
+        causal_attribution: readCausalAttribution(store, digest) !== null,
+      };
       return;
     }
     const now_ = readRecord(store, digest);
-    if (!now_ || now_.lifecycle !== 'confirmed' || !jsonEqual(now_.comparison, record.comparison) || readNegativeResult(store, digest)) refuseRejected(store, digest, record);
+    if (
+      !now_ ||
+      now_.lifecycle !== 'confirmed' ||
+      !jsonEqual(now_.comparison, record.comparison) ||
+      readNegativeResult(store, digest)
+    )
+      refuseRejected(store, digest, record);
     if (current.bundle_digest !== candidate.parent_digest) {
       staleActive = current.bundle_digest;
       return;
@@ -243,8 +402,14 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     // A promotion record left by an interrupted run for this same move is reused, never duplicated.
     const existing = listPromotionIds(store)
       .map((id) => readPromotion(store, id)!)
-      .find((p) => p.candidate_digest === digest && p.incumbent_digest === parent.digest && p.promoted_at >= current.activated_at);
-    // Every scope's registry is read and validated before the first write (the canaries it ends are in them): a refusal leaves nothing.
+      .find(
+        (p) =>
+          p.candidate_digest === digest &&
+          p.incumbent_digest === parent.digest &&
+          p.promoted_at >= current.activated_at,
+      );
+    // Every scope's registry is read and validated before the first write (the canaries it ends are in them): a refusal
+    // leaves nothing.
     checkScopeRegistries(store);
     const at = isoTimestamp(now(options));
     const promotion: PromotionRecord = existing ?? {
@@ -276,10 +441,24 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     if (!storedDiff) writeManifestDiff(store, diff);
     if (causal) writeCausalAttribution(store, digest, causal);
     writePromotion(store, promotion);
-    // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended first, each by its receipt.
-    endStaleCanaries(store, digest, {rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`, at, actor: commandActor(store, options.actor)});
+    // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended
+    // first, each by its receipt.
+    endStaleCanaries(store, digest, {
+      rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`,
+      at,
+      actor: commandActor(store, options.actor),
+    });
     movePointer(store, {expected, pointer, bundle: candidate, at: now(options)});
-    outcome = {status: 'promoted', reason: null, scenario: store.scenario, bundle_digest: digest, incumbent_digest: parent.digest, promotion_id: promotion.promotion_id, already_promoted: false, causal_attribution: causal !== null};
+    outcome = {
+      status: 'promoted',
+      reason: null,
+      scenario: store.scenario,
+      bundle_digest: digest,
+      incumbent_digest: parent.digest,
+      promotion_id: promotion.promotion_id,
+      already_promoted: false,
+      causal_attribution: causal !== null,
+    };
   });
   if (staleActive !== undefined) await terminateStale(store, options, candidate, record, staleActive);
   return outcome!;
@@ -293,15 +472,30 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
  * the bound pre_promotion audit passing. Returns the first blocker, or null.
  * Nothing is written.
  */
-export async function canaryEvidence(store: ScenarioStore, digest: string, options: {timeoutSeconds?: number | undefined}): Promise<{code: string; detail: string} | null> {
+export async function canaryEvidence(
+  store: ScenarioStore,
+  digest: string,
+  options: {timeoutSeconds?: number | undefined},
+): Promise<{code: string; detail: string} | null> {
   const auditTimeout = evaluatorTimeout(options.timeoutSeconds);
   const candidate = requireBundle(store, digest);
   const record = readRecord(store, digest);
-  if (!record || !record.comparison) return {code: 'EVALUATION_MISSING', detail: `bundle ${digest} has no recorded comparison: propose, screen and confirm it against the active bundle first`};
-  if (record.lifecycle !== 'confirmed' || record.comparison.decision !== 'confirmed') return {code: 'EVALUATION_NOT_CONFIRMED', detail: `candidate ${digest} is ${record.lifecycle}, its comparison ${record.comparison.decision}: a canary needs a confirmed comparison`};
+  if (!record || !record.comparison)
+    return {
+      code: 'EVALUATION_MISSING',
+      detail: `bundle ${digest} has no recorded comparison: propose, screen and confirm it against the active bundle first`,
+    };
+  if (record.lifecycle !== 'confirmed' || record.comparison.decision !== 'confirmed')
+    return {
+      code: 'EVALUATION_NOT_CONFIRMED',
+      detail: `candidate ${digest} is ${record.lifecycle}, its comparison ${record.comparison.decision}: a canary needs a confirmed comparison`,
+    };
   const active = requireActive(store);
   if (candidate.parent_digest !== active.bundle_digest) {
-    return {code: 'EVALUATION_NOT_FOR_BUNDLE_HASH', detail: `the confirmed comparison on record compares ${digest} with ${candidate.parent_digest ?? 'nothing'}, not with the bundle active.json names now (${active.bundle_digest})`};
+    return {
+      code: 'EVALUATION_NOT_FOR_BUNDLE_HASH',
+      detail: `the confirmed comparison on record compares ${digest} with ${candidate.parent_digest ?? 'nothing'}, not with the bundle active.json names now (${active.bundle_digest})`,
+    };
   }
   try {
     if (readNegativeResult(store, digest)) fail('INTEGRITY', negativeProblem(digest));
@@ -310,11 +504,28 @@ export async function canaryEvidence(store: ScenarioStore, digest: string, optio
     const plan = readPlan(store, digest);
     const bound = plan?.additions.audit?.command ?? null;
     if (bound !== null) {
-      const audit = await runAudit(bound, 'pre_promotion', {scenario: store.scenario, candidate_digest: digest, comparison: record.comparison, confirmation_policy_digest: record.confirmation_policy_digest, plan_digest: plan?.plan_digest ?? null, manifest_diff_digest: diff.digest}, auditTimeout);
-      if (audit.outcome !== 'advisory') return {code: 'AUDIT_HOLD', detail: `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}`};
+      const audit = await runAudit(
+        bound,
+        'pre_promotion',
+        {
+          scenario: store.scenario,
+          candidate_digest: digest,
+          comparison: record.comparison,
+          confirmation_policy_digest: record.confirmation_policy_digest,
+          plan_digest: plan?.plan_digest ?? null,
+          manifest_diff_digest: diff.digest,
+        },
+        auditTimeout,
+      );
+      if (audit.outcome !== 'advisory')
+        return {
+          code: 'AUDIT_HOLD',
+          detail: `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}`,
+        };
     }
   } catch (error) {
-    if (error instanceof AutoctxError && ![1, 7, 9].includes(error.exitCode)) return {code: error.code, detail: error.message};
+    if (error instanceof AutoctxError && ![1, 7, 9].includes(error.exitCode))
+      return {code: error.code, detail: error.message};
     throw error;
   }
   return null;

@@ -47,11 +47,24 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
     const parent = requireBundle(store, active.bundle_digest);
     if (source.header) {
       const h = source.header;
-      if (h.scenario !== store.scenario) fail('LINEAGE_MISMATCH', `${source.origin} is for scenario "${h.scenario}", not "${store.scenario}"`);
-      if (h.evaluator_epoch !== active.evaluator_epoch) fail('LINEAGE_MISMATCH', `${source.origin} has evaluator epoch "${h.evaluator_epoch}" but the active bundle's is "${active.evaluator_epoch}"`);
-      if (h.parent_digest !== active.bundle_digest) fail('LINEAGE_MISMATCH', `${source.origin} names parent ${String(h.parent_digest)} but the active bundle is ${active.bundle_digest}`);
+      if (h.scenario !== store.scenario)
+        fail('LINEAGE_MISMATCH', `${source.origin} is for scenario "${h.scenario}", not "${store.scenario}"`);
+      if (h.evaluator_epoch !== active.evaluator_epoch)
+        fail(
+          'LINEAGE_MISMATCH',
+          `${source.origin} has evaluator epoch "${h.evaluator_epoch}" but the active bundle's is "${active.evaluator_epoch}"`,
+        );
+      if (h.parent_digest !== active.bundle_digest)
+        fail(
+          'LINEAGE_MISMATCH',
+          `${source.origin} names parent ${String(h.parent_digest)} but the active bundle is ${active.bundle_digest}`,
+        );
     }
-    const bundle = bundleFromSource(source, {scenario: store.scenario, evaluator_epoch: active.evaluator_epoch, parent_digest: active.bundle_digest});
+    const bundle = bundleFromSource(source, {
+      scenario: store.scenario,
+      evaluator_epoch: active.evaluator_epoch,
+      parent_digest: active.bundle_digest,
+    });
     const diff = manifestDiff(bundle, parent);
     const result = (created: boolean, lifecycle: Lifecycle): ProposeResult => ({
       status: 'proposed',
@@ -64,11 +77,17 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
     });
     const existing = readRecord(store, bundle.digest);
     if (existing) {
-      if (existing.source_run_id === runId && existing.source_generation === generation) return result(false, existing.lifecycle);
-      fail('CANDIDATE_EXISTS', `bundle ${bundle.digest} was already proposed by run "${existing.source_run_id}" generation ${existing.source_generation}; a digest cannot be rebound to another source`, {bundle_digest: bundle.digest});
+      if (existing.source_run_id === runId && existing.source_generation === generation)
+        return result(false, existing.lifecycle);
+      fail(
+        'CANDIDATE_EXISTS',
+        `bundle ${bundle.digest} was already proposed by run "${existing.source_run_id}" generation ${existing.source_generation}; a digest cannot be rebound to another source`,
+        {bundle_digest: bundle.digest},
+      );
     }
     const at = isoTimestamp(now(options));
-    // The diff first: a manifest with a parent and no candidate folder is then never a crash state (verify: MISSING_CANDIDATE).
+    // The diff first: a manifest with a parent and no candidate folder is then never a crash state (verify:
+    // MISSING_CANDIDATE).
     writeManifestDiff(store, diff);
     writeBundle(store, bundle);
     const record: CandidateRecord = {

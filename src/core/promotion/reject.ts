@@ -17,8 +17,11 @@ export interface RejectResult {
 }
 
 /** Abandon a candidate that is not serving: terminal, recorded, with a negative result. */
-export async function reject(options: StoreOptions & SigningOptions & {candidate: string; rationale: string; actor?: string | undefined}): Promise<RejectResult> {
-  if (typeof options.rationale !== 'string' || options.rationale.trim() === '') fail('USAGE', 'reject needs a non-blank --rationale');
+export async function reject(
+  options: StoreOptions & SigningOptions & {candidate: string; rationale: string; actor?: string | undefined},
+): Promise<RejectResult> {
+  if (typeof options.rationale !== 'string' || options.rationale.trim() === '')
+    fail('USAGE', 'reject needs a non-blank --rationale');
   const given = options.actor !== undefined ? checkActor(options.actor) : undefined;
   const inputs = signingInputs(options);
   const store = openScenario(options);
@@ -32,12 +35,24 @@ export async function reject(options: StoreOptions & SigningOptions & {candidate
     if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a candidate`);
     const at = isoTimestamp(now(options));
     if (record.lifecycle === 'rejected') {
-      // Already rejected: whatever release still serves it (as an older autoctx left it) is ended now, each by its receipt.
-      withdrawRelease(store, digest, {rationale: `withdrawn: its candidate is rejected (rejected by hand: ${options.rationale})`, at, actor});
+      // Already rejected: whatever release still serves it (as an older autoctx left it) is ended now, each by its
+      // receipt.
+      withdrawRelease(store, digest, {
+        rationale: `withdrawn: its candidate is rejected (rejected by hand: ${options.rationale})`,
+        at,
+        actor,
+      });
       return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: true};
     }
-    if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; use rollback to stop serving it`);
-    rejectWithNegativeResult(store, bundle, record, {kind: 'rejected', reason: `rejected by hand: ${options.rationale}`, at, actor}, 'reject');
+    if (record.lifecycle === 'active' || record.lifecycle === 'superseded')
+      fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; use rollback to stop serving it`);
+    rejectWithNegativeResult(
+      store,
+      bundle,
+      record,
+      {kind: 'rejected', reason: `rejected by hand: ${options.rationale}`, at, actor},
+      'reject',
+    );
     return {status: 'rejected' as const, scenario: store.scenario, bundle_digest: digest, already_rejected: false};
   });
 }

@@ -34,10 +34,24 @@ export interface Rejection {
  * candidate's evidence as it is on disk. Under the scenario lock. Returns the
  * evidence binding digest.
  */
-export function writeRejection(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection): string | null {
+export function writeRejection(
+  store: ScenarioStore,
+  candidate: ContextBundle,
+  record: CandidateRecord,
+  r: Rejection,
+): string | null {
   const serving = activePlaces(store, candidate.digest);
-  if (serving.length > 0) fail('INVALID_TRANSITION', `bundle ${candidate.digest} serves (${serving.join('; ')}): a rejected bundle never serves, use autoctx rollback to stop serving it; nothing was changed`, {bundle_digest: candidate.digest});
-  withdrawRelease(store, candidate.digest, {rationale: `withdrawn: its candidate is rejected (${r.reason})`, at: r.at, actor: r.actor ?? commandActor(store, undefined)});
+  if (serving.length > 0)
+    fail(
+      'INVALID_TRANSITION',
+      `bundle ${candidate.digest} serves (${serving.join('; ')}): a rejected bundle never serves, use autoctx rollback to stop serving it; nothing was changed`,
+      {bundle_digest: candidate.digest},
+    );
+  withdrawRelease(store, candidate.digest, {
+    rationale: `withdrawn: its candidate is rejected (${r.reason})`,
+    at: r.at,
+    actor: r.actor ?? commandActor(store, undefined),
+  });
   const negative = negativeResultFor(store, candidate, record, r.kind, r.reason, {
     ...(r.comparison !== undefined ? {comparison: r.comparison} : {}),
     ...(r.reservationArtifact ? {reservation_artifact: r.reservationArtifact} : {}),
@@ -47,10 +61,20 @@ export function writeRejection(store: ScenarioStore, candidate: ContextBundle, r
 }
 
 /** The second half: the record, re-read under the lock, becomes `rejected` (once). Returns the record as it stands. */
-export function markRejected(store: ScenarioStore, digest: string, r: Pick<Rejection, 'reason' | 'rationale' | 'at'>, cause: RecordCause): CandidateRecord {
+export function markRejected(
+  store: ScenarioStore,
+  digest: string,
+  r: Pick<Rejection, 'reason' | 'rationale' | 'at'>,
+  cause: RecordCause,
+): CandidateRecord {
   const current = readRecord(store, digest)!;
   if (current.lifecycle === 'rejected') return current;
-  const updated: CandidateRecord = {...current, lifecycle: 'rejected', rationale: r.rationale ?? r.reason, updated_at: r.at};
+  const updated: CandidateRecord = {
+    ...current,
+    lifecycle: 'rejected',
+    rationale: r.rationale ?? r.reason,
+    updated_at: r.at,
+  };
   return writeRecord(store, updated, cause);
 }
 
@@ -59,7 +83,13 @@ export function markRejected(store: ScenarioStore, digest: string, r: Pick<Rejec
  * A crash between them leaves a negative result beside a live record, which
  * the same command run again completes. Under the scenario lock.
  */
-export function rejectWithNegativeResult(store: ScenarioStore, candidate: ContextBundle, record: CandidateRecord, r: Rejection, cause: RecordCause): CandidateRecord {
+export function rejectWithNegativeResult(
+  store: ScenarioStore,
+  candidate: ContextBundle,
+  record: CandidateRecord,
+  r: Rejection,
+  cause: RecordCause,
+): CandidateRecord {
   writeRejection(store, candidate, record, r);
   pausePoint('rejection:negative-written');
   return markRejected(store, candidate.digest, r, cause);

@@ -19,7 +19,8 @@ export const pointerRepair: ScenarioRepair = {
     if (active && !unrecorded) {
       const bundle = readBundle(store, active.bundle_digest);
       if (bundle) writeMirrors(store, bundle);
-      for (const d of finishPointerMove(store, active, now())) actions.push(`brought the lifecycle of ${d} in line with active.json`);
+      for (const d of finishPointerMove(store, active, now()))
+        actions.push(`brought the lifecycle of ${d} in line with active.json`);
     }
   },
 };

@@ -17,7 +17,6 @@ import {registryState} from '../../store/kinds/release/release-registry.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {readRelease, scopeActive, scopeViews, stateIn, type ScopeView} from './registry-view.js';
 
-
 export interface ReleaseEntry {
   version: string;
   bundle_digest: string;
@@ -42,9 +41,24 @@ function summarize(view: ScopeView): ScopeSummary {
   const releases = view.descriptors.map((d) => {
     const entry = view.state.registry.releases[versionKey(d.version)];
     const state = stateIn(view, d);
-    return {version: d.version, bundle_digest: d.bundle_digest, state, canary: state === 'CANARY' ? (entry?.canary ?? null) : null, shadow: state === 'SHADOW' ? (entry?.shadow ?? null) : null, runnable: isRunnable(view.state.registry, d.version)};
+    return {
+      version: d.version,
+      bundle_digest: d.bundle_digest,
+      state,
+      canary: state === 'CANARY' ? (entry?.canary ?? null) : null,
+      shadow: state === 'SHADOW' ? (entry?.shadow ?? null) : null,
+      runnable: isRunnable(view.state.registry, d.version),
+    };
   });
-  return {scope, registry_digest: view.state.digest, registry_pending: view.state.pending !== null, active: scopeActive(view), releases, runnable: view.state.registry.runnable, receipts: view.state.receipts.length};
+  return {
+    scope,
+    registry_digest: view.state.digest,
+    registry_pending: view.state.pending !== null,
+    active: scopeActive(view),
+    releases,
+    runnable: view.state.registry.runnable,
+    receipts: view.state.receipts.length,
+  };
 }
 
 /** Every scope with a registry or receipts, global first (always listed). */
@@ -82,7 +96,10 @@ export function releaseShow(options: StoreOptions & {version: string}): ShowResu
   assertVersionName(options.version);
   const store = openScenario(options);
   const descriptor = readRelease(store, options.version);
-  const states = scopeViews(store, releaseScopes(store)).map((view) => ({scope: view.state.scope, state: stateIn(view, descriptor)}));
+  const states = scopeViews(store, releaseScopes(store)).map((view) => ({
+    scope: view.state.scope,
+    state: stateIn(view, descriptor),
+  }));
   return {status: 'ok', scenario: store.scenario, descriptor, states};
 }
 
@@ -92,13 +109,21 @@ export interface HistoryResult {
   receipts: TransitionReceipt[];
 }
 
-/** Every receipt, applied and blocked, of one scope or all, in order (scope, then number). Readers drop the registry copy each applied one carries. */
-export function releaseHistory(options: StoreOptions & {scope?: string | undefined; version?: string | undefined}): HistoryResult {
+/**
+ * Every receipt, applied and blocked, of one scope or all, in order (scope, then number). Readers drop the registry
+ * copy each applied one carries.
+ */
+export function releaseHistory(
+  options: StoreOptions & {scope?: string | undefined; version?: string | undefined},
+): HistoryResult {
   const only = options.scope === undefined ? undefined : normalizeScope(options.scope);
   if (options.version !== undefined) assertVersionName(options.version);
   const store = openScenario(options);
   const receipts = (only !== undefined ? [only] : releaseScopes(store))
     .flatMap((s) => registryState(store, s).receipts)
-    .filter((r) => options.version === undefined || (r.version !== null && versionKey(r.version) === versionKey(options.version)));
+    .filter(
+      (r) =>
+        options.version === undefined || (r.version !== null && versionKey(r.version) === versionKey(options.version)),
+    );
   return {status: 'ok', scenario: store.scenario, receipts};
 }

@@ -11,7 +11,6 @@ import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store
 import {nextReceipt, readRelease} from './registry-view.js';
 import {parseExpect, staleIfMoved} from './release-input.js';
 
-
 export interface RunnableOptions extends StoreOptions {
   signingKey?: string | undefined;
   allowedSigners?: string | undefined;
@@ -34,16 +33,26 @@ export interface RunnableResult {
   registry_after: string;
 }
 
-/** `autoctx release runnable`: which versions this deployment can run (all, or a list) and its default; a receipt like any registry change. */
+/**
+ * `autoctx release runnable`: which versions this deployment can run (all, or a list) and its default; a receipt like
+ * any registry change.
+ */
 export async function releaseRunnable(options: RunnableOptions): Promise<RunnableResult> {
-  if (typeof options.rationale !== 'string' || options.rationale.trim() === '') fail('USAGE', 'a runnable-set change needs a non-blank --rationale');
+  if (typeof options.rationale !== 'string' || options.rationale.trim() === '')
+    fail('USAGE', 'a runnable-set change needs a non-blank --rationale');
   const list = options.versions ?? [];
   if (options.all === true && list.length > 0) fail('USAGE', 'give either versions or --all, not both');
   if (options.all !== true && list.length === 0) fail('USAGE', 'name the runnable versions, or give --all');
   for (const v of list) assertVersionName(v);
-  if (new Set(list.map(versionKey)).size !== list.length) fail('USAGE', 'a version is named twice (names are compared case-insensitively)');
+  if (new Set(list.map(versionKey)).size !== list.length)
+    fail('USAGE', 'a version is named twice (names are compared case-insensitively)');
   if (options.defaultVersion !== undefined) assertVersionName(options.defaultVersion, 'default version');
-  if (options.defaultVersion !== undefined && list.length > 0 && !list.some((v) => versionKey(v) === versionKey(options.defaultVersion!))) fail('USAGE', `--default ${options.defaultVersion} is not among the runnable versions`);
+  if (
+    options.defaultVersion !== undefined &&
+    list.length > 0 &&
+    !list.some((v) => versionKey(v) === versionKey(options.defaultVersion!))
+  )
+    fail('USAGE', `--default ${options.defaultVersion} is not among the runnable versions`);
   const scope = normalizeScope(options.scope);
   const expect = parseExpect(options.expectRegistry);
   lockTimeout(options);
@@ -61,20 +70,56 @@ export async function releaseRunnable(options: RunnableOptions): Promise<Runnabl
     settleRegistry(store, state);
     staleIfMoved(expect, state.digest, scope);
     const last = state.receipts.at(-1);
-    // The same change run again (after a crash, say): the newest receipt made it and nothing changed since; answered as it was.
-    if (last?.action === 'runnable' && last.rationale === options.rationale.trim() && last.registry_after === state.digest && jsonEqual(last.registry!.runnable, {versions, default_version: defaultVersion})) {
-      return {status: 'applied', scenario: store.scenario, scope, runnable: last.registry!.runnable, receipt_seq: last.seq, registry_before: last.registry_before, registry_after: last.registry_after!};
+    // The same change run again (after a crash, say): the newest receipt made it and nothing changed since; answered as
+    // it was.
+    if (
+      last?.action === 'runnable' &&
+      last.rationale === options.rationale.trim() &&
+      last.registry_after === state.digest &&
+      jsonEqual(last.registry!.runnable, {versions, default_version: defaultVersion})
+    ) {
+      return {
+        status: 'applied',
+        scenario: store.scenario,
+        scope,
+        runnable: last.registry!.runnable,
+        receipt_seq: last.seq,
+        registry_before: last.registry_before,
+        registry_after: last.registry_after!,
+      };
     }
     const seq = state.receipts.length + 1;
     const next: Registry = {...state.registry, runnable: {versions, default_version: defaultVersion}};
     const receipt = nextReceipt(
       store,
       state,
-      {action: 'runnable', version: null, bundle_digest: null, actor, at: isoTimestamp(now(options)), from_state: null, requested_state: null, target_state: null, applied: true, blockers: [], rationale: options.rationale.trim(), deprecated_versions: [], promotion_id: null},
+      {
+        action: 'runnable',
+        version: null,
+        bundle_digest: null,
+        actor,
+        at: isoTimestamp(now(options)),
+        from_state: null,
+        requested_state: null,
+        target_state: null,
+        applied: true,
+        blockers: [],
+        rationale: options.rationale.trim(),
+        deprecated_versions: [],
+        promotion_id: null,
+      },
       next,
     );
     createReceipt(store, receipt);
     swapRegistry(store, scope, state.digest, receipt.registry!);
-    return {status: 'applied', scenario: store.scenario, scope, runnable: receipt.registry!.runnable, receipt_seq: seq, registry_before: state.digest, registry_after: receipt.registry_after!};
+    return {
+      status: 'applied',
+      scenario: store.scenario,
+      scope,
+      runnable: receipt.registry!.runnable,
+      receipt_seq: seq,
+      registry_before: state.digest,
+      registry_after: receipt.registry_after!,
+    };
   });
 }

@@ -5,15 +5,24 @@ import {listCandidateDigests} from '../../store/kinds/promotion/candidate-record
 import {commandActor} from '../common/actor.js';
 import {rejectionOf, withdrawRelease} from './serving.js';
 
-/** repair: a rejected bundle never serves; a CANARY or SHADOW of one (as an older autoctx left it) is ended, each by its receipt. */
+/**
+ * repair: a rejected bundle never serves; a CANARY or SHADOW of one (as an older autoctx left it) is ended, each by its
+ * receipt.
+ */
 export const rejectedServingRepair: ScenarioRepair = {
   order: 700,
   repair({store, rel, now, actor, actions, remaining}) {
     for (const digest of listCandidateDigests(store)) {
       try {
         if (rejectionOf(store, digest) === null) continue;
-        for (const w of withdrawRelease(store, digest, {rationale: 'withdrawn by repair: its candidate is rejected', at: isoTimestamp(now()), actor: commandActor(store, actor)})) {
-          actions.push(`ended the ${w.from} of release ${w.version} in scope ${w.scope} (${rel(store.paths.releaseReceipt(w.scope, w.receipt_seq))}): its bundle ${digest} is rejected`);
+        for (const w of withdrawRelease(store, digest, {
+          rationale: 'withdrawn by repair: its candidate is rejected',
+          at: isoTimestamp(now()),
+          actor: commandActor(store, actor),
+        })) {
+          actions.push(
+            `ended the ${w.from} of release ${w.version} in scope ${w.scope} (${rel(store.paths.releaseReceipt(w.scope, w.receipt_seq))}): its bundle ${digest} is rejected`,
+          );
         }
       } catch (error) {
         if (!isAutoctxError(error)) throw error;

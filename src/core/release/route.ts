@@ -2,7 +2,14 @@ import {executionKey} from '../../model/rollback/rollback-execution.js';
 import {readExecution} from '../../store/kinds/rollback/rollback-execution.js';
 import {fail, isAutoctxError, rethrowUnless} from '../../errors.js';
 import {isRunnable, normalizeScope, versionKey, GLOBAL_SCOPE} from '../../model/release/release.js';
-import {decideRoute, type RouteDecision, type RouteRequest, type RouteSnapshot, type Serving, type SnapshotCanary} from '../../model/release/routing.js';
+import {
+  decideRoute,
+  type RouteDecision,
+  type RouteRequest,
+  type RouteSnapshot,
+  type Serving,
+  type SnapshotCanary,
+} from '../../model/release/routing.js';
 import {exists} from '../../store/files/fs.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
@@ -13,7 +20,10 @@ import {requireSignedServing} from '../signing/signed-serving.js';
 import {readActive, requireActive} from '../../store/kinds/promotion/active-pointer.js';
 import {readBundle} from '../../store/kinds/bundle/bundle.js';
 
-/** The longest a long-running router serves a snapshot before it looks again: an emergency rollback reaches it within this. */
+/**
+ * The longest a long-running router serves a snapshot before it looks again: an emergency rollback reaches it within
+ * this.
+ */
 export const SNAPSHOT_MAX_AGE_MS = 1000;
 
 const FIELD_MAX = 512;
@@ -24,7 +34,8 @@ export function checkRequest(r: RouteRequest): RouteRequest {
   for (const k of ['user', 'session', 'event', 'tenant', 'resourceAddress', 'resourceId'] as const) {
     const v = r[k];
     if (v === undefined) continue;
-    if (typeof v !== 'string' || v.length > FIELD_MAX || /[\u0000-\u001f\u007f]/.test(v) || !v.isWellFormed()) fail('USAGE', `the request's ${k} must be one line of at most ${FIELD_MAX} characters`);
+    if (typeof v !== 'string' || v.length > FIELD_MAX || /[\u0000-\u001f\u007f]/.test(v) || !v.isWellFormed())
+      fail('USAGE', `the request's ${k} must be one line of at most ${FIELD_MAX} characters`);
     if (v !== '') out[k] = v;
   }
   return out;
@@ -45,25 +56,46 @@ export function routeSnapshot(store: ScenarioStore, scope: string): RouteSnapsho
     const registry = view.state.registry;
     const named = view.descriptors.find((d) => d.bundle_digest === active.bundle_digest);
     // The scope's own ACTIVE serves only where it can run, and never once rejected; else the global one does.
-    const scoped = scope !== GLOBAL_SCOPE && own.bundle_digest !== active.bundle_digest && own.version !== null && isRunnable(registry, own.version) && rejectionOf(store, own.bundle_digest) === null;
+    const scoped =
+      scope !== GLOBAL_SCOPE &&
+      own.bundle_digest !== active.bundle_digest &&
+      own.version !== null &&
+      isRunnable(registry, own.version) &&
+      rejectionOf(store, own.bundle_digest) === null;
     // A rejected bundle never serves: a CANARY naming one (a registry from before that rule, or edited) is passed over.
     const canaries: SnapshotCanary[] = view.descriptors
       .filter((d) => stateIn(view, d) === 'CANARY' && rejectionOf(store, d.bundle_digest) === null)
       .sort((a, b) => (versionKey(a.version) < versionKey(b.version) ? -1 : 1))
       .map((d) => {
         const c = registry.releases[versionKey(d.version)]?.canary;
-        return {version: d.version, bundle_digest: d.bundle_digest, basis_points: c?.basis_points ?? null, tenants: c?.tenants ?? [], resource_families: c?.resource_families ?? [], salt: c?.salt ?? versionKey(d.version), runnable: isRunnable(registry, d.version)};
+        return {
+          version: d.version,
+          bundle_digest: d.bundle_digest,
+          basis_points: c?.basis_points ?? null,
+          tenants: c?.tenants ?? [],
+          resource_families: c?.resource_families ?? [],
+          salt: c?.salt ?? versionKey(d.version),
+          runnable: isRunnable(registry, d.version),
+        };
       });
     return {
       scenario: store.scenario,
       scope,
-      active: scoped ? {version: own.version, bundle_digest: own.bundle_digest, source: 'scope'} : {version: named?.version ?? null, bundle_digest: active.bundle_digest, source: 'global'},
+      active: scoped
+        ? {version: own.version, bundle_digest: own.bundle_digest, source: 'scope'}
+        : {version: named?.version ?? null, bundle_digest: active.bundle_digest, source: 'global'},
       canaries,
       registry_problem: null,
     };
   } catch (error) {
     if (!isAutoctxError(error) || error.exitCode !== 8) throw error;
-    return {scenario: store.scenario, scope, active: {version: null, bundle_digest: active.bundle_digest, source: 'global'}, canaries: [], registry_problem: error.message};
+    return {
+      scenario: store.scenario,
+      scope,
+      active: {version: null, bundle_digest: active.bundle_digest, source: 'global'},
+      canaries: [],
+      registry_problem: error.message,
+    };
   }
 }
 
@@ -77,8 +109,21 @@ export type {Serving} from '../../model/release/routing.js';
  */
 export function emergencyRollbackOf(store: ScenarioStore, digest: string): boolean {
   const active = readActive(store);
-  if (!active || active.bundle_digest === digest || active.promotion_id !== null || active.rollback_target_digest !== digest || !active.rationale.startsWith('rollback: ')) return false;
-  const key = executionKey({scope: GLOBAL_SCOPE, scenario: store.scenario, from_digest: digest, to_digest: active.bundle_digest, executed_at: active.activated_at});
+  if (
+    !active ||
+    active.bundle_digest === digest ||
+    active.promotion_id !== null ||
+    active.rollback_target_digest !== digest ||
+    !active.rationale.startsWith('rollback: ')
+  )
+    return false;
+  const key = executionKey({
+    scope: GLOBAL_SCOPE,
+    scenario: store.scenario,
+    from_digest: digest,
+    to_digest: active.bundle_digest,
+    executed_at: active.activated_at,
+  });
   try {
     const r = readExecution(store, key);
     return r !== null && r.emergency && r.status !== 'REFUSED' && r.from_activated_at !== null;
@@ -106,7 +151,8 @@ function staleCanaryPin(store: ScenarioStore, pinned: Serving, parent: string | 
     const state = registryState(store, GLOBAL_SCOPE).registry.releases[versionKey(d.version)]?.state;
     return state !== 'CANARY' && state !== 'ACTIVE';
   } catch (error) {
-    // A registry that does not verify is not used (routing serves active.json's bundle): nor is a pin to a stale canary kept by it.
+    // A registry that does not verify is not used (routing serves active.json's bundle): nor is a pin to a stale canary
+    // kept by it.
     if (!isAutoctxError(error) || error.exitCode !== 8) throw error;
     return true;
   }
@@ -118,17 +164,30 @@ function staleCanaryPin(store: ScenarioStore, pinned: Serving, parent: string | 
  * routing picks for its user, else its session id. A tree that names no
  * release is served by active.json without reading further.
  */
-export function servingFor(store: ScenarioStore, who: {user?: string | undefined; session?: string | undefined; pinned?: Serving | null | undefined}): Serving {
+export function servingFor(
+  store: ScenarioStore,
+  who: {user?: string | undefined; session?: string | undefined; pinned?: Serving | null | undefined},
+): Serving {
   requireSignedServing(store);
-  // A session keeps its pinned bundle while the store holds it, unless an emergency rollback left it, it was rejected since,
+  // A session keeps its pinned bundle while the store holds it, unless an emergency rollback left it, it was rejected
+  // since,
   // or it is a canary a promotion ended as stale.
   const pinnedBundle = who.pinned ? readBundle(store, who.pinned.bundle_digest) : null;
-  if (who.pinned && pinnedBundle && !emergencyRollbackOf(store, who.pinned.bundle_digest) && rejectionOf(store, who.pinned.bundle_digest) === null && !staleCanaryPin(store, who.pinned, pinnedBundle.parent_digest)) {
+  if (
+    who.pinned &&
+    pinnedBundle &&
+    !emergencyRollbackOf(store, who.pinned.bundle_digest) &&
+    rejectionOf(store, who.pinned.bundle_digest) === null &&
+    !staleCanaryPin(store, who.pinned, pinnedBundle.parent_digest)
+  ) {
     return {...who.pinned, reason: 'pinned'};
   }
-  if (!exists(store.paths.releasesDir)) return {bundle_digest: requireActive(store).bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};
-  // Without a CANARY in the global registry in force every session gets active.json's bundle, whatever else the registry holds,
-  // and so would a registry that does not verify: the receipts need not be read to know that. The file is the registry in
+  if (!exists(store.paths.releasesDir))
+    return {bundle_digest: requireActive(store).bundle_digest, version: null, state: 'ACTIVE', reason: 'active'};
+  // Without a CANARY in the global registry in force every session gets active.json's bundle, whatever else the
+  // registry holds,
+  // and so would a registry that does not verify: the receipts need not be read to know that. The file is the registry
+  // in
   // force unless a receipt follows the one that wrote it (a transition cut short): then routing's own snapshot decides.
   let stored: ReturnType<typeof readRegistryFile> = null;
   let broken = false;
@@ -164,14 +223,22 @@ export function route(options: RouteOptions): RouteResult {
   const scope = normalizeScope(options.scope);
   const store = openScenario(options);
   const snapshot = routeSnapshot(store, scope);
-  return {status: 'ok', ...decideRoute(snapshot, request), active_source: snapshot.active.source, registry_problem: snapshot.registry_problem};
+  return {
+    status: 'ok',
+    ...decideRoute(snapshot, request),
+    active_source: snapshot.active.source,
+    registry_problem: snapshot.registry_problem,
+  };
 }
 
 export interface RouterOptions extends StoreOptions {
   scope?: string | undefined;
   /** Milliseconds now (tests inject a clock). */
   clock?: () => number;
-  /** Told once per version when a canary this deployment cannot run is passed over; called after the decision, never in its way. */
+  /**
+   * Told once per version when a canary this deployment cannot run is passed over; called after the decision, never in
+   * its way.
+   */
   onNotRunnable?: (version: string) => void;
 }
 

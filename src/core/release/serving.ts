@@ -22,8 +22,13 @@ import {readBundle} from '../../store/kinds/bundle/bundle.js';
 /** Why a bundle must never serve (the one definition, rejectionReason, from the store's own records), or null. */
 export function rejectionOf(store: ScenarioStore, digest: string): string | null {
   const lifecycle = readRecord(store, digest)?.lifecycle ?? null;
-  if (lifecycle === 'rejected') return rejectionReason(digest, {lifecycle, hasNegativeResult: false, hasStaleRejection: false});
-  return rejectionReason(digest, {lifecycle, hasNegativeResult: readNegativeResult(store, digest) !== null, hasStaleRejection: readStaleTerminalization(store, digest) !== null});
+  if (lifecycle === 'rejected')
+    return rejectionReason(digest, {lifecycle, hasNegativeResult: false, hasStaleRejection: false});
+  return rejectionReason(digest, {
+    lifecycle,
+    hasNegativeResult: readNegativeResult(store, digest) !== null,
+    hasStaleRejection: readStaleTerminalization(store, digest) !== null,
+  });
 }
 
 /**
@@ -35,12 +40,16 @@ export function rejectionOf(store: ScenarioStore, digest: string): string | null
 export function activePlaces(store: ScenarioStore, digest: string): string[] {
   const places: string[] = [];
   const active = readActive(store);
-  if (active?.bundle_digest === digest) places.push(`active.json names it${active.promotion_id !== null && readRecord(store, digest)?.lifecycle !== 'active' ? ' (a promotion cut short: autoctx repair completes it)' : ''}`);
+  if (active?.bundle_digest === digest)
+    places.push(
+      `active.json names it${active.promotion_id !== null && readRecord(store, digest)?.lifecycle !== 'active' ? ' (a promotion cut short: autoctx repair completes it)' : ''}`,
+    );
   const d = allDescriptors(store).find((x) => x.bundle_digest === digest);
   if (!d) return places;
   for (const scope of listReleaseScopes(store)) {
     if (scope === GLOBAL_SCOPE) continue;
-    if (registryState(store, scope).registry.releases[versionKey(d.version)]?.state === 'ACTIVE') places.push(`release ${d.version} is ACTIVE in scope ${scope}`);
+    if (registryState(store, scope).registry.releases[versionKey(d.version)]?.state === 'ACTIVE')
+      places.push(`release ${d.version} is ACTIVE in scope ${scope}`);
   }
   return places;
 }
@@ -63,22 +72,51 @@ export interface Withdrawal {
   receipt_seq: number;
 }
 
-/** What a withdrawn release becomes: a CANARY is DEPRECATED, a SHADOW RETIRED (both in the transition table; neither serves). */
+/**
+ * What a withdrawn release becomes: a CANARY is DEPRECATED, a SHADOW RETIRED (both in the transition table; neither
+ * serves).
+ */
 const WITHDRAWN: Partial<Record<ReleaseState, ReleaseState>> = {CANARY: 'DEPRECATED', SHADOW: 'RETIRED'};
 
-/** Under the scenario lock: one release ended in one scope by an applied transition receipt, then its registry. A registry one receipt behind is completed first. */
-function endRelease(store: ScenarioStore, scope: string, d: ReleaseDescriptor, target: (from: ReleaseState) => ReleaseState | undefined, why: {rationale: string; at: string; actor: () => string}): Withdrawal | null {
+/**
+ * Under the scenario lock: one release ended in one scope by an applied transition receipt, then its registry. A
+ * registry one receipt behind is completed first.
+ */
+function endRelease(
+  store: ScenarioStore,
+  scope: string,
+  d: ReleaseDescriptor,
+  target: (from: ReleaseState) => ReleaseState | undefined,
+  why: {rationale: string; at: string; actor: () => string},
+): Withdrawal | null {
   let view = scopeView(store, scope);
   // A registry one receipt behind is completed first (a withdrawal cut short after its receipt, re-run, ends here).
   if (settleRegistry(store, view.state)) view = scopeView(store, scope);
   const from = stateIn(view, d);
   const to = target(from);
   if (to === undefined) return null;
-  const next = normalized(applyTransition(view.state.registry, {version: d.version, to, settings: {}, deprecate: []}), view);
+  const next = normalized(
+    applyTransition(view.state.registry, {version: d.version, to, settings: {}, deprecate: []}),
+    view,
+  );
   const receipt = nextReceipt(
     store,
     view.state,
-    {action: 'transition', version: d.version, bundle_digest: d.bundle_digest, actor: why.actor(), at: why.at, from_state: from, requested_state: to, target_state: to, applied: true, blockers: [], rationale: why.rationale, deprecated_versions: [], promotion_id: null},
+    {
+      action: 'transition',
+      version: d.version,
+      bundle_digest: d.bundle_digest,
+      actor: why.actor(),
+      at: why.at,
+      from_state: from,
+      requested_state: to,
+      target_state: to,
+      applied: true,
+      blockers: [],
+      rationale: why.rationale,
+      deprecated_versions: [],
+      promotion_id: null,
+    },
     next,
   );
   createReceipt(store, receipt);
@@ -100,12 +138,18 @@ function once(actor: () => string): () => string {
  * `autoctx repair` completes). Returns what was withdrawn; nothing when
  * nothing serves it.
  */
-export function withdrawRelease(store: ScenarioStore, digest: string, why: {rationale: string; at: string; actor: () => string}): Withdrawal[] {
+export function withdrawRelease(
+  store: ScenarioStore,
+  digest: string,
+  why: {rationale: string; at: string; actor: () => string},
+): Withdrawal[] {
   const d = allDescriptors(store).find((x) => x.bundle_digest === digest);
   if (!d) return [];
   checkScopeRegistries(store);
   const actor = once(why.actor);
-  return listReleaseScopes(store).flatMap((scope) => endRelease(store, scope, d, (from) => WITHDRAWN[from], {...why, actor}) ?? []);
+  return listReleaseScopes(store).flatMap(
+    (scope) => endRelease(store, scope, d, (from) => WITHDRAWN[from], {...why, actor}) ?? [],
+  );
 }
 
 /**
@@ -116,7 +160,11 @@ export function withdrawRelease(store: ScenarioStore, digest: string, why: {rati
  * evidence goes stale with the move. The promoted bundle's own release is
  * left to the transition that records the promotion.
  */
-export function endStaleCanaries(store: ScenarioStore, promoted: string, why: {rationale: string; at: string; actor: () => string}): Withdrawal[] {
+export function endStaleCanaries(
+  store: ScenarioStore,
+  promoted: string,
+  why: {rationale: string; at: string; actor: () => string},
+): Withdrawal[] {
   checkScopeRegistries(store);
   const actor = once(why.actor);
   const out: Withdrawal[] = [];

@@ -42,33 +42,79 @@ const utcDay = (d: Date) => d.toISOString().slice(0, 10);
  */
 export async function shadowSample(options: ShadowOptions): Promise<ShadowResult> {
   const event = options.event;
-  if (typeof event !== 'string' || event === '' || event.length > 512 || /[\u0000-\u001f\u007f]/.test(event) || !event.isWellFormed()) fail('USAGE', '--event must be one line of 1 to 512 characters');
+  if (
+    typeof event !== 'string' ||
+    event === '' ||
+    event.length > 512 ||
+    /[\u0000-\u001f\u007f]/.test(event) ||
+    !event.isWellFormed()
+  )
+    fail('USAGE', '--event must be one line of 1 to 512 characters');
   const scope = normalizeScope(options.scope);
   lockTimeout(options);
   const knowledge = openKnowledge(options);
   const store = knowledge.scenario(knowledge.resolveScenario(options.scenario));
   const view = scopeView(store, scope);
   const date = utcDay(now(options));
-  // A rejected bundle never serves, not even a shadow run: a SHADOW naming one (a registry from before that rule, or edited) is passed over.
-  const shadows = view.descriptors.filter((d) => stateIn(view, d) === 'SHADOW' && rejectionOf(store, d.bundle_digest) === null).sort((a, b) => (versionKey(a.version) < versionKey(b.version) ? -1 : 1));
+  // A rejected bundle never serves, not even a shadow run: a SHADOW naming one (a registry from before that rule, or
+  // edited) is passed over.
+  const shadows = view.descriptors
+    .filter((d) => stateIn(view, d) === 'SHADOW' && rejectionOf(store, d.bundle_digest) === null)
+    .sort((a, b) => (versionKey(a.version) < versionKey(b.version) ? -1 : 1));
   const skipped = shadows.filter((d) => !isRunnable(view.state.registry, d.version)).map((d) => d.version);
   const release = shadows.find((d) => isRunnable(view.state.registry, d.version));
-  const settings = release ? (view.state.registry.releases[versionKey(release.version)]?.shadow ?? DEFAULT_SHADOW) : DEFAULT_SHADOW;
+  const settings = release
+    ? (view.state.registry.releases[versionKey(release.version)]?.shadow ?? DEFAULT_SHADOW)
+    : DEFAULT_SHADOW;
   const area = knowledge.state();
   const counted = () => readCounter(area, store.scenario, scope, date)?.count ?? 0;
-  const base = {algorithm: SHADOW_ALGORITHM, scenario: store.scenario, scope, version: release?.version ?? null, bundle_digest: release?.bundle_digest ?? null, basis_points: settings.basis_points, daily_cap: settings.daily_cap, date, skipped} as const;
-  if (!release) return {...base, status: 'not_sampled', reason: 'no_shadow', bucket: null, consumed: false, count: area.exists() ? counted() : 0};
+  const base = {
+    algorithm: SHADOW_ALGORITHM,
+    scenario: store.scenario,
+    scope,
+    version: release?.version ?? null,
+    bundle_digest: release?.bundle_digest ?? null,
+    basis_points: settings.basis_points,
+    daily_cap: settings.daily_cap,
+    date,
+    skipped,
+  } as const;
+  if (!release)
+    return {
+      ...base,
+      status: 'not_sampled',
+      reason: 'no_shadow',
+      bucket: null,
+      consumed: false,
+      count: area.exists() ? counted() : 0,
+    };
   const bucket = shadowBucket(scope, store.scenario, versionKey(release.version), event);
-  if (bucket >= settings.basis_points) return {...base, status: 'not_sampled', reason: 'outside_sample', bucket, consumed: false, count: area.exists() ? counted() : 0};
+  if (bucket >= settings.basis_points)
+    return {
+      ...base,
+      status: 'not_sampled',
+      reason: 'outside_sample',
+      bucket,
+      consumed: false,
+      count: area.exists() ? counted() : 0,
+    };
   if (options.consume !== true) {
     const count = area.exists() ? counted() : 0;
-    return {...base, status: count < settings.daily_cap ? 'sampled' : 'not_sampled', reason: count < settings.daily_cap ? 'sampled' : 'daily_cap', bucket, consumed: false, count};
+    return {
+      ...base,
+      status: count < settings.daily_cap ? 'sampled' : 'not_sampled',
+      reason: count < settings.daily_cap ? 'sampled' : 'daily_cap',
+      bucket,
+      consumed: false,
+      count,
+    };
   }
   return area.withLock(lockTimeout(options), () => {
     const yesterday = utcDay(new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000));
     pruneCounters(area, yesterday);
     const count = counted();
-    if (count >= settings.daily_cap) return {...base, status: 'not_sampled' as const, reason: 'daily_cap' as const, bucket, consumed: false, count};
+    if (count >= settings.daily_cap)
+      return {...base, status: 'not_sampled' as const, reason: 'daily_cap' as const, bucket, consumed: false, count};
     writeCounter(area, {schema_version: 1, scenario: store.scenario, scope, date, count: count + 1});
     return {...base, status: 'sampled' as const, reason: 'sampled' as const, bucket, consumed: true, count: count + 1};
   });

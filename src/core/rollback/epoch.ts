@@ -1,6 +1,12 @@
 import {fail} from '../../errors.js';
 import {createBundle} from '../../model/bundle/bundle.js';
-import {isoTimestamp, rolloverId, rolloverRationale, type CandidateRecord, type RolloverRecord} from '../../model/promotion/records.js';
+import {
+  isoTimestamp,
+  rolloverId,
+  rolloverRationale,
+  type CandidateRecord,
+  type RolloverRecord,
+} from '../../model/promotion/records.js';
 import {rolloverMove, rolloverPointer} from '../../model/promotion/pointer-history.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
 import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from '../promotion/pointer-move.js';
@@ -39,13 +45,25 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
     const expected = activeDigest(store);
     if (active.evaluator_epoch === epoch) {
       finishPointerMove(store, active, now(options));
-      return {status: 'unchanged', scenario: store.scenario, bundle_digest: active.bundle_digest, previous_digest: active.bundle_digest, evaluator_epoch: epoch};
+      return {
+        status: 'unchanged',
+        scenario: store.scenario,
+        bundle_digest: active.bundle_digest,
+        previous_digest: active.bundle_digest,
+        evaluator_epoch: epoch,
+      };
     }
     requireRecordedPointer(store, active);
     const current = requireBundle(store, active.bundle_digest);
-    const bundle = createBundle({scenario: current.scenario, evaluator_epoch: epoch, parent_digest: null, components: current.components});
+    const bundle = createBundle({
+      scenario: current.scenario,
+      evaluator_epoch: epoch,
+      parent_digest: null,
+      components: current.components,
+    });
     const id = rolloverId(current.digest, active.activated_at, epoch);
-    // The rollover's record first (an interrupted one is found again by its id), then the baseline, its record, the pointer.
+    // The rollover's record first (an interrupted one is found again by its id), then the baseline, its record, the
+    // pointer.
     const rollover: RolloverRecord = readRollover(store, id) ?? {
       schema_version: 1,
       rollover_id: id,
@@ -79,6 +97,12 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
     };
     writeRecord(store, record, 'rollover');
     movePointer(store, {expected, pointer: rolloverPointer(rollover), bundle, at: now(options)});
-    return {status: 'rolled_over', scenario: store.scenario, bundle_digest: bundle.digest, previous_digest: current.digest, evaluator_epoch: epoch};
+    return {
+      status: 'rolled_over',
+      scenario: store.scenario,
+      bundle_digest: bundle.digest,
+      previous_digest: current.digest,
+      evaluator_epoch: epoch,
+    };
   });
 }

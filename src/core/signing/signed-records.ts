@@ -36,7 +36,8 @@ export function signedRecords(store: ScenarioStore): SignedRecord[] {
   const out: SignedRecord[] = [];
   for (const id of listPromotionIds(store)) {
     const p = quiet(() => readPromotion(store, id));
-    if (p) out.push({file: store.paths.promotion(id), kind: 'promotion', at: p.promoted_at, principal: null, role: 'sign'});
+    if (p)
+      out.push({file: store.paths.promotion(id), kind: 'promotion', at: p.promoted_at, principal: null, role: 'sign'});
   }
   for (const digest of listCandidateDigests(store)) {
     const file = store.paths.evidenceSeal(digest);
@@ -47,19 +48,41 @@ export function signedRecords(store: ScenarioStore): SignedRecord[] {
   }
   for (const id of listRolloverIds(store)) {
     const r = quiet(() => readRollover(store, id));
-    if (r) out.push({file: store.paths.rollover(id), kind: 'rollover', at: r.rolled_over_at, principal: null, role: 'sign'});
+    if (r)
+      out.push({file: store.paths.rollover(id), kind: 'rollover', at: r.rolled_over_at, principal: null, role: 'sign'});
   }
   for (const key of listExecutionKeys(store)) {
     const r = quiet(() => readExecution(store, key));
-    if (r) out.push({file: store.paths.rollbackExecution(key), kind: 'rollback-execution', at: r.executed_at, principal: r.actor, role: 'sign'});
+    if (r)
+      out.push({
+        file: store.paths.rollbackExecution(key),
+        kind: 'rollback-execution',
+        at: r.executed_at,
+        principal: r.actor,
+        role: 'sign',
+      });
   }
   for (const key of listApprovalKeys(store)) {
     const a = quiet(() => readApproval(store, key));
-    if (a) out.push({file: store.paths.rollbackApproval(key), kind: 'rollback-approval', at: a.approved_at, principal: a.approved_by, role: 'approve'});
+    if (a)
+      out.push({
+        file: store.paths.rollbackApproval(key),
+        kind: 'rollback-approval',
+        at: a.approved_at,
+        principal: a.approved_by,
+        role: 'approve',
+      });
   }
   for (const scope of listReleaseScopes(store)) {
     for (const r of quiet(() => readReceipts(store, scope)) ?? []) {
-      if (signedReceipt(r)) out.push({file: store.paths.releaseReceipt(scope, r.seq), kind: 'release-receipt', at: r.at, principal: r.actor, role: 'sign'});
+      if (signedReceipt(r))
+        out.push({
+          file: store.paths.releaseReceipt(scope, r.seq),
+          kind: 'release-receipt',
+          at: r.at,
+          principal: r.actor,
+          role: 'sign',
+        });
     }
   }
   return out;

@@ -31,8 +31,13 @@ export function unsignedServing(store: ScenarioStore): {file: string; message: s
     if (!isAutoctxError(error)) throw error;
     return {file: store.paths.stateChainDir, message: error.message};
   }
-  if (latest.size === 0) return {file: store.paths.stateChainDir, message: `${rel(store.paths.stateChainDir)} is missing, but signing started in scenario "${store.scenario}": nothing that serves is covered by a signed change (run autoctx verify)`};
-  // What vouches for a file the chain does not name yet (a signed step cut short): a signature that holds, checked in process.
+  if (latest.size === 0)
+    return {
+      file: store.paths.stateChainDir,
+      message: `${rel(store.paths.stateChainDir)} is missing, but signing started in scenario "${store.scenario}": nothing that serves is covered by a signed change (run autoctx verify)`,
+    };
+  // What vouches for a file the chain does not name yet (a signed step cut short): a signature that holds, checked in
+  // process.
   let trust: Trust | undefined;
   const vouched = (file: string, kind: SignedKind) => {
     trust ??= loadTrust(store, null);
@@ -47,13 +52,26 @@ export function unsignedServing(store: ScenarioStore): {file: string; message: s
   if (uncovered.length === 0) return null;
   // A signed transition cut short before its chain entry: its receipt is signed, and the next signed command chains it.
   const receipts = store.paths.releaseReceiptsDir + path.sep;
-  if (uncovered.every((f) => f.startsWith(store.paths.releasesDir + path.sep)) && uncovered.some((f) => f.startsWith(receipts) && exists(`${f}.sig`) && vouched(f, 'release-receipt'))) return null;
+  if (
+    uncovered.every((f) => f.startsWith(store.paths.releasesDir + path.sep)) &&
+    uncovered.some((f) => f.startsWith(receipts) && exists(`${f}.sig`) && vouched(f, 'release-receipt'))
+  )
+    return null;
   const file = uncovered[0]!;
-  return {file, message: `${rel(file)} is not what the newest signed change left${uncovered.length > 1 ? ` (nor are ${uncovered.length - 1} other release files)` : ''}: in a signed tree every change of what serves is signed. Put back the files the newest signed change names (from git), then change them with autoctx release or the curation commands (tag, reference, grant), with --signing-key`};
+  return {
+    file,
+    message: `${rel(file)} is not what the newest signed change left${uncovered.length > 1 ? ` (nor are ${uncovered.length - 1} other release files)` : ''}: in a signed tree every change of what serves is signed. Put back the files the newest signed change names (from git), then change them with autoctx release or the curation commands (tag, reference, grant), with --signing-key`,
+  };
 }
 
-/** Refuse (UNSIGNED_POINTER_MOVE, exit 8) to serve a signed tree's state the chain does not cover; the command to use named. */
+/**
+ * Refuse (UNSIGNED_POINTER_MOVE, exit 8) to serve a signed tree's state the chain does not cover; the command to use
+ * named.
+ */
 export function requireSignedServing(store: ScenarioStore): void {
   const problem = unsignedServing(store);
-  if (problem) fail('UNSIGNED_POINTER_MOVE', `${problem.message}; nothing is served (run autoctx verify)`, {file: store.guard.relative(problem.file)});
+  if (problem)
+    fail('UNSIGNED_POINTER_MOVE', `${problem.message}; nothing is served (run autoctx verify)`, {
+      file: store.guard.relative(problem.file),
+    });
 }

@@ -34,7 +34,12 @@ export function signingInputs(options: SigningOptions): {anchor: string | null; 
   return {anchor: readAnchor(options.allowedSigners, options.knowledge), key: resolveSigningKey(options.signingKey)};
 }
 
-export function prepareSigning(store: ScenarioStore, options: SigningOptions, who: {actor: string | null; role: 'sign' | 'approve'}, inputs = signingInputs(options)): Signing {
+export function prepareSigning(
+  store: ScenarioStore,
+  options: SigningOptions,
+  who: {actor: string | null; role: 'sign' | 'approve'},
+  inputs = signingInputs(options),
+): Signing {
   const {anchor, key} = inputs;
   if (!readSigningStart(store) && anchor === null) return {anchor, trust: null, key: null};
   const trust = loadTrust(store, anchor);
@@ -42,21 +47,41 @@ export function prepareSigning(store: ScenarioStore, options: SigningOptions, wh
     const p = trust.problems[0]!;
     fail('INTEGRITY', `${p.message}; nothing was written (run autoctx verify)`, {file: store.guard.relative(p.file)});
   }
-  // A chain that forked or lost a change is never extended; a pointer no signed change wrote is never moved on from (or signed over).
+  // A chain that forked or lost a change is never extended; a pointer no signed change wrote is never moved on from (or
+  // signed over).
   const walk = walkStateChain(store);
-  if (walk.problems.length > 0) fail('INTEGRITY', `${walk.problems[0]!.message}; nothing was written (run autoctx verify)`, {file: store.guard.relative(walk.problems[0]!.file)});
+  if (walk.problems.length > 0)
+    fail('INTEGRITY', `${walk.problems[0]!.message}; nothing was written (run autoctx verify)`, {
+      file: store.guard.relative(walk.problems[0]!.file),
+    });
   const moved = unsignedPointerMove(store, walk.latest);
-  if (moved) fail('INTEGRITY', `${moved}; nothing was written (run autoctx verify)`, {file: store.guard.relative(store.paths.active)});
-  if (!key) fail('SIGNING_KEY_REQUIRED', `scenario "${store.scenario}" is signed: give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config)`);
+  if (moved)
+    fail('INTEGRITY', `${moved}; nothing was written (run autoctx verify)`, {
+      file: store.guard.relative(store.paths.active),
+    });
+  if (!key)
+    fail(
+      'SIGNING_KEY_REQUIRED',
+      `scenario "${store.scenario}" is signed: give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config)`,
+    );
   const pub = publicKeyOf(key);
   // The key's lines valid now (valid-after and valid-before are checked at the time it signs).
   const lines = entriesFor(trust.entries, pub, NAMESPACE, Date.now());
-  if (lines.length === 0) fail('SIGNER_NOT_ACTOR', `signing key ${key.file} is not in the scenario's allowed_signers, or not valid now (its valid-after, valid-before or namespaces)`, {file: key.file});
+  if (lines.length === 0)
+    fail(
+      'SIGNER_NOT_ACTOR',
+      `signing key ${key.file} is not in the scenario's allowed_signers, or not valid now (its valid-after, valid-before or namespaces)`,
+      {file: key.file},
+    );
   if (who.actor !== null && !principalAllowed(lines, who.actor, who.role)) {
-    fail('SIGNER_NOT_ACTOR', `signing key ${key.file} may not ${who.role === 'approve' ? 'approve' : 'sign'} as ${who.actor} (its allowed_signers lines name ${lines.map((l) => l.principals).join(', ')}${who.role === 'approve' ? ' and must list the autoctx-approver namespace' : ''}); give --actor as its principal`);
+    fail(
+      'SIGNER_NOT_ACTOR',
+      `signing key ${key.file} may not ${who.role === 'approve' ? 'approve' : 'sign'} as ${who.actor} (its allowed_signers lines name ${lines.map((l) => l.principals).join(', ')}${who.role === 'approve' ? ' and must list the autoctx-approver namespace' : ''}); give --actor as its principal`,
+    );
   }
   store.signer = (kind, digest) => signDigest(key, kind, digest);
-  // Every step of this command that changes the state is chained and signed as the actor (or the key's first principal).
+  // Every step of this command that changes the state is chained and signed as the actor (or the key's first
+  // principal).
   store.chainActor = who.actor ?? lines[0]!.principals.split(',')[0]!.trim();
   return {anchor, trust, key};
 }

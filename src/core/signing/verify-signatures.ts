@@ -12,7 +12,11 @@ import {signedRecords, type SignedRecord} from './signed-records.js';
 export {signedRecords, type SignedRecord} from './signed-records.js';
 
 /** The problems of the scenario's signatures: its trust, then each record that must be (or is) signed. */
-export function signatureProblems(store: ScenarioStore, trust: Trust, records: readonly SignedRecord[] = signedRecords(store)): TrustProblem[] {
+export function signatureProblems(
+  store: ScenarioStore,
+  trust: Trust,
+  records: readonly SignedRecord[] = signedRecords(store),
+): TrustProblem[] {
   const problems = [...trust.problems];
   if (!trust.start && !trust.anchored) return problems;
   for (const r of records) {
@@ -40,7 +44,12 @@ export function verifySignatures(c: Findings, anchor: string | null): void {
   if (!trust) return;
   const records = signedRecords(store);
   for (const p of signatureProblems(store, trust, records)) c.error(p.file, p.code, p.message);
-  const chain = stateChainProblems(store, trust, records, anchor === null ? null : (anchorPins(anchor).get(store.scenario) ?? null));
+  const chain = stateChainProblems(
+    store,
+    trust,
+    records,
+    anchor === null ? null : (anchorPins(anchor).get(store.scenario) ?? null),
+  );
   for (const p of chain.findings) {
     if (p.code === 'CHAIN_PENDING') c.warn(p.file, p.code, p.message);
     else c.error(p.file, p.code, p.message);
@@ -49,8 +58,20 @@ export function verifySignatures(c: Findings, anchor: string | null): void {
   if (trust.pending) c.warn(store.paths.allowedSigners, 'SIGNING_PENDING', trust.pending);
   if (trust.anchorBehind) c.warn(store.paths.allowedSigners, 'ANCHOR_BEHIND', trust.anchorBehind);
   // Every signature, and the signing history, counts as a file verify checked.
-  for (const f of [store.paths.allowedSigners, `${store.paths.signingStart}.sig`, ...records.map((r) => `${r.file}.sig`), ...listChangeSeqs(store).flatMap((n) => [store.paths.signersChange(n), `${store.paths.signersChange(n)}.sig`]), ...listStateChanges(store).flatMap((e) => [e.file, `${e.file}.sig`])]) c.attempt(f, () => readBytes(store.guard, f));
-  if (trust.start && anchor === null) c.note(store.paths.allowedSigners, 'SELF_ANCHORED', `${c.rel(store.paths.allowedSigners)}: the signatures were checked against the tree's own allowed_signers; anyone who can write the tree can replace its keys. Give the anchor kept outside the repository: --allowed-signers FILE or $AUTOCTX_ALLOWED_SIGNERS`);
+  for (const f of [
+    store.paths.allowedSigners,
+    `${store.paths.signingStart}.sig`,
+    ...records.map((r) => `${r.file}.sig`),
+    ...listChangeSeqs(store).flatMap((n) => [store.paths.signersChange(n), `${store.paths.signersChange(n)}.sig`]),
+    ...listStateChanges(store).flatMap((e) => [e.file, `${e.file}.sig`]),
+  ])
+    c.attempt(f, () => readBytes(store.guard, f));
+  if (trust.start && anchor === null)
+    c.note(
+      store.paths.allowedSigners,
+      'SELF_ANCHORED',
+      `${c.rel(store.paths.allowedSigners)}: the signatures were checked against the tree's own allowed_signers; anyone who can write the tree can replace its keys. Give the anchor kept outside the repository: --allowed-signers FILE or $AUTOCTX_ALLOWED_SIGNERS`,
+    );
 }
 
 export const signaturesCheck: ScenarioCheck = {

@@ -5,7 +5,12 @@ import {exists, readBytes} from '../../store/files/fs.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
 import {moveFile, pointerHistory} from '../../store/kinds/promotion/pointer-moves.js';
-import {chainName, listStateChanges, readStateChange, type StoredChange} from '../../store/kinds/signing/state-chain.js';
+import {
+  chainName,
+  listStateChanges,
+  readStateChange,
+  type StoredChange,
+} from '../../store/kinds/signing/state-chain.js';
 import type {SignedKind} from '../../store/kinds/signing/signatures.js';
 import {signatureProblem, type Trust, type TrustProblem} from './trust.js';
 import type {SignedRecord} from './signed-records.js';
@@ -23,7 +28,14 @@ import type {SignedRecord} from './signed-records.js';
  */
 export interface ChainFinding {
   file: string;
-  code: 'STATE_CHAIN_BROKEN' | 'MISSING_STATE_CHAIN' | 'SIGNED_FILE_MISSING' | 'UNSIGNED_POINTER_MOVE' | 'CHAIN_PENDING' | 'CHAIN_BEHIND_ANCHOR' | TrustProblem['code'];
+  code:
+    | 'STATE_CHAIN_BROKEN'
+    | 'MISSING_STATE_CHAIN'
+    | 'SIGNED_FILE_MISSING'
+    | 'UNSIGNED_POINTER_MOVE'
+    | 'CHAIN_PENDING'
+    | 'CHAIN_BEHIND_ANCHOR'
+    | TrustProblem['code'];
   message: string;
 }
 
@@ -39,7 +51,10 @@ function short(d: string): string {
   return d.slice(0, 12);
 }
 
-/** Read and link the chain: one first entry (naming the start record), each entry named by exactly one after it but the head. */
+/**
+ * Read and link the chain: one first entry (naming the start record), each entry named by exactly one after it but the
+ * head.
+ */
 export function walkStateChain(store: ScenarioStore): ChainWalk {
   const problems: ChainFinding[] = [];
   const rel = (f: string) => store.guard.relative(f);
@@ -61,13 +76,28 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
   for (const e of all) children.set(e.change.previous_sha256, [...(children.get(e.change.previous_sha256) ?? []), e]);
   const root = sha256Hex(startBytes);
   for (const e of all) {
-    if (e.change.previous_sha256 !== root && !byDigest.has(e.change.previous_sha256)) problems.push({file: e.file, code: 'STATE_CHAIN_BROKEN', message: `${rel(e.file)} names the change before it, ${rel(store.paths.stateChange(e.change.previous_sha256))}, which is not there: a signed change was deleted from the middle of the chain`});
+    if (e.change.previous_sha256 !== root && !byDigest.has(e.change.previous_sha256))
+      problems.push({
+        file: e.file,
+        code: 'STATE_CHAIN_BROKEN',
+        message: `${rel(e.file)} names the change before it, ${rel(store.paths.stateChange(e.change.previous_sha256))}, which is not there: a signed change was deleted from the middle of the chain`,
+      });
   }
   for (const [previous, next] of children) {
-    if (next.length > 1) problems.push({file: next[0]!.file, code: 'STATE_CHAIN_BROKEN', message: `${next.map((e) => rel(e.file)).join(' and ')} both follow ${previous === root ? rel(store.paths.signingStart) : `${short(previous)}…`}: the chain forked (two histories of this scenario, not merged)`});
+    if (next.length > 1)
+      problems.push({
+        file: next[0]!.file,
+        code: 'STATE_CHAIN_BROKEN',
+        message: `${next.map((e) => rel(e.file)).join(' and ')} both follow ${previous === root ? rel(store.paths.signingStart) : `${short(previous)}…`}: the chain forked (two histories of this scenario, not merged)`,
+      });
   }
   const first = children.get(root) ?? [];
-  if (first.length === 0) problems.push({file: store.paths.stateChainDir, code: 'STATE_CHAIN_BROKEN', message: `no change of ${rel(store.paths.stateChainDir)} follows ${rel(store.paths.signingStart)}: the chain does not begin where signing started (its first change was deleted, or signing/start.json replaced)`});
+  if (first.length === 0)
+    problems.push({
+      file: store.paths.stateChainDir,
+      code: 'STATE_CHAIN_BROKEN',
+      message: `no change of ${rel(store.paths.stateChainDir)} follows ${rel(store.paths.signingStart)}: the chain does not begin where signing started (its first change was deleted, or signing/start.json replaced)`,
+    });
   // The walk, while it is one line.
   let at: StoredChange | undefined = first.length === 1 ? first[0] : undefined;
   const seen = new Set<string>();
@@ -78,7 +108,12 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
     const next: StoredChange[] = children.get(at.digest) ?? [];
     at = next.length === 1 ? next[0] : undefined;
   }
-  if (walk.entries.length > 0 && !walk.entries[0]!.change.snapshot) problems.push({file: walk.entries[0]!.file, code: 'STATE_CHAIN_BROKEN', message: `${rel(walk.entries[0]!.file)} is the chain's first change but not a snapshot of the state signing began with`});
+  if (walk.entries.length > 0 && !walk.entries[0]!.change.snapshot)
+    problems.push({
+      file: walk.entries[0]!.file,
+      code: 'STATE_CHAIN_BROKEN',
+      message: `${rel(walk.entries[0]!.file)} is the chain's first change but not a snapshot of the state signing began with`,
+    });
   return walk;
 }
 
@@ -91,7 +126,11 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
  * implementation's rollover or rollback form, or an older pointer put back.
  * The problem, or null.
  */
-export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['latest'] | Map<string, string | null>, strict: false | ((record: string, kind: SignedKind) => boolean) = false): string | null {
+export function unsignedPointerMove(
+  store: ScenarioStore,
+  latest: ChainWalk['latest'] | Map<string, string | null>,
+  strict: false | ((record: string, kind: SignedKind) => boolean) = false,
+): string | null {
   const bytes = readBytes(store.guard, store.paths.active);
   if (!bytes || latest.size === 0) return null;
   const entry = latest.get(chainName(store, store.paths.active));
@@ -109,21 +148,40 @@ export function unsignedPointerMove(store: ScenarioStore, latest: ChainWalk['lat
     return strict ? unvouched : null; // an unreadable pointer is reported by its own check
   }
   if (!head) return strict ? unvouched : null;
-  const record = head.foreign ? null : head.kind === 'promotion' || head.kind === 'rollover' || (head.kind === 'rollback' && head.id.startsWith('RBX-')) ? moveFile(store, head) : null;
-  // A reader of what serves (strict) also checks that signature: a .sig beside a record written by hand vouches for nothing.
-  const kind: SignedKind = head.kind === 'promotion' ? 'promotion' : head.kind === 'rollover' ? 'rollover' : 'rollback-execution';
-  if (record !== null && readBytes(store.guard, `${record}.sig`) !== null && (strict === false || strict(record, kind))) {
+  const record = head.foreign
+    ? null
+    : head.kind === 'promotion' || head.kind === 'rollover' || (head.kind === 'rollback' && head.id.startsWith('RBX-'))
+      ? moveFile(store, head)
+      : null;
+  // A reader of what serves (strict) also checks that signature: a .sig beside a record written by hand vouches for
+  // nothing.
+  const kind: SignedKind =
+    head.kind === 'promotion' ? 'promotion' : head.kind === 'rollover' ? 'rollover' : 'rollback-execution';
+  if (
+    record !== null &&
+    readBytes(store.guard, `${record}.sig`) !== null &&
+    (strict === false || strict(record, kind))
+  ) {
     const recordBytes = readBytes(store.guard, record);
     const named = latest.get(chainName(store, record));
-    const namedDigest = named === undefined ? undefined : typeof named === 'object' && named !== null ? named.sha256 : named;
-    if (recordBytes !== null && namedDigest !== sha256Hex(recordBytes)) return null; // a signed move the chain has not named yet: a step cut short
+    const namedDigest =
+      named === undefined ? undefined : typeof named === 'object' && named !== null ? named.sha256 : named;
+    // a signed move the chain has not named yet: a step cut short
+    if (recordBytes !== null && namedDigest !== sha256Hex(recordBytes)) return null;
   }
-  const form = head.foreign ? `in another implementation's ${head.kind} form, which no signed change records` : `to the pointer of ${head.kind} ${head.id}, but the newest signed change that wrote active.json wrote another (SHA-256 ${chained ?? 'none'}): an older pointer was put back, or the pointer moved without a signed change`;
+  const form = head.foreign
+    ? `in another implementation's ${head.kind} form, which no signed change records`
+    : `to the pointer of ${head.kind} ${head.id}, but the newest signed change that wrote active.json wrote another (SHA-256 ${chained ?? 'none'}): an older pointer was put back, or the pointer moved without a signed change`;
   return `${store.guard.relative(store.paths.active)} serves ${head.to} ${form}: in a signed tree every pointer move is signed. Put back the active.json the newest signed change names${chained ? ` (SHA-256 ${chained})` : ''} (from git) and move the pointer with autoctx promote, autoctx rollback or autoctx epoch rollover, with --signing-key`;
 }
 
 /** The chain's findings against a signed tree's trust and its signed records. */
-export function stateChainProblems(store: ScenarioStore, trust: Trust, records: readonly SignedRecord[], pinned: string | null = null): {findings: ChainFinding[]; head: string | null} {
+export function stateChainProblems(
+  store: ScenarioStore,
+  trust: Trust,
+  records: readonly SignedRecord[],
+  pinned: string | null = null,
+): {findings: ChainFinding[]; head: string | null} {
   if (!trust.start) return {findings: [], head: null};
   const rel = (f: string) => store.guard.relative(f);
   const walk = walkStateChain(store);
@@ -131,8 +189,18 @@ export function stateChainProblems(store: ScenarioStore, trust: Trust, records: 
   const signedSince = records.filter((r) => readBytes(store.guard, `${r.file}.sig`) !== null);
   if (walk.entries.length === 0 && out.length === 0) {
     // A signing start cut short before its chain began has signed nothing else yet: the start run again begins it.
-    if (signedSince.length === 0 && listStateChanges(store).length === 0) out.push({file: store.paths.stateChainDir, code: 'CHAIN_PENDING', message: `${rel(store.paths.stateChainDir)} is missing: a signing start cut short before its chain began (autoctx signing start, run again, begins it)`});
-    else out.push({file: store.paths.stateChainDir, code: 'MISSING_STATE_CHAIN', message: `${rel(store.paths.stateChainDir)} is missing, but the tree holds signed records: the signed state chain was deleted (or the tree was signed by an autoctx before the chain; a signed command begins it)`});
+    if (signedSince.length === 0 && listStateChanges(store).length === 0)
+      out.push({
+        file: store.paths.stateChainDir,
+        code: 'CHAIN_PENDING',
+        message: `${rel(store.paths.stateChainDir)} is missing: a signing start cut short before its chain began (autoctx signing start, run again, begins it)`,
+      });
+    else
+      out.push({
+        file: store.paths.stateChainDir,
+        code: 'MISSING_STATE_CHAIN',
+        message: `${rel(store.paths.stateChainDir)} is missing, but the tree holds signed records: the signed state chain was deleted (or the tree was signed by an autoctx before the chain; a signed command begins it)`,
+      });
     return {findings: out, head: null};
   }
   for (const e of walk.entries) {
@@ -141,15 +209,30 @@ export function stateChainProblems(store: ScenarioStore, trust: Trust, records: 
   }
   const dir = store.paths.dir;
   for (const [file, {sha256, change}] of walk.latest) {
-    if (sha256 !== null && !exists(`${dir}/${file}`)) out.push({file: `${dir}/${file}`, code: 'SIGNED_FILE_MISSING', message: `${file} was written by the signed change ${rel(change.file)} (${change.change.actor}, ${change.change.at}) and is gone: removed without a signed change`});
+    if (sha256 !== null && !exists(`${dir}/${file}`))
+      out.push({
+        file: `${dir}/${file}`,
+        code: 'SIGNED_FILE_MISSING',
+        message: `${file} was written by the signed change ${rel(change.file)} (${change.change.actor}, ${change.change.at}) and is gone: removed without a signed change`,
+      });
   }
   for (const r of signedSince) {
     const chained = walk.latest.get(chainName(store, r.file));
     const bytes = readBytes(store.guard, r.file);
-    if (!chained || (bytes !== null && chained.sha256 !== sha256Hex(bytes))) out.push({file: r.file, code: 'CHAIN_PENDING', message: `${rel(r.file)} is signed, but no change of the signed state chain names it as it is: a command cut short before its chain entry (the next signed command names it), or the chain's newest changes were deleted`});
+    if (!chained || (bytes !== null && chained.sha256 !== sha256Hex(bytes)))
+      out.push({
+        file: r.file,
+        code: 'CHAIN_PENDING',
+        message: `${rel(r.file)} is signed, but no change of the signed state chain names it as it is: a command cut short before its chain entry (the next signed command names it), or the chain's newest changes were deleted`,
+      });
   }
   // The anchor's pin: a change the chain must still reach (a truncation past it is seen).
-  if (pinned !== null && !walk.entries.some((e) => e.digest === pinned)) out.push({file: store.paths.stateChainDir, code: 'CHAIN_BEHIND_ANCHOR', message: `the anchor pins change ${pinned} of scenario "${store.scenario}", which its signed state chain (head ${walk.entries.at(-1)?.digest ?? 'none'}) does not reach: its newest changes were deleted (cut back to an earlier signed state), or the tree is not the one the anchor was pinned from`});
+  if (pinned !== null && !walk.entries.some((e) => e.digest === pinned))
+    out.push({
+      file: store.paths.stateChainDir,
+      code: 'CHAIN_BEHIND_ANCHOR',
+      message: `the anchor pins change ${pinned} of scenario "${store.scenario}", which its signed state chain (head ${walk.entries.at(-1)?.digest ?? 'none'}) does not reach: its newest changes were deleted (cut back to an earlier signed state), or the tree is not the one the anchor was pinned from`,
+    });
   const moved = unsignedPointerMove(store, walk.latest);
   if (moved) out.push({file: store.paths.active, code: 'UNSIGNED_POINTER_MOVE', message: moved});
   return {findings: out, head: walk.entries.at(-1)?.digest ?? null};

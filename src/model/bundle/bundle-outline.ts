@@ -64,7 +64,10 @@ function tailOf(key: string, kind: string, media_type: string): Buffer {
   const known = tails.get(key);
   if (known !== undefined && known.kind === kind && known.media_type === media_type) return known.bytes;
   if (tails.size >= 4096) tails.clear();
-  const bytes = Buffer.from(`,"key":${JSON.stringify(key)},"kind":"${kind}","media_type":${JSON.stringify(media_type)}}`, 'utf8');
+  const bytes = Buffer.from(
+    `,"key":${JSON.stringify(key)},"kind":"${kind}","media_type":${JSON.stringify(media_type)}}`,
+    'utf8',
+  );
   tails.set(key, {kind, media_type, bytes});
   return bytes;
 }
@@ -86,7 +89,8 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
   }
   if (m === null || typeof m !== 'object' || Array.isArray(m) || !hasExactly(m, MANIFEST_KEYS)) return null;
   if (m.schema_version !== BUNDLE_SCHEMA_VERSION || !nonBlank(m.scenario) || !nonBlank(m.evaluator_epoch)) return null;
-  if (m.parent_digest !== null && (typeof m.parent_digest !== 'string' || !DIGEST_PATTERN.test(m.parent_digest))) return null;
+  if (m.parent_digest !== null && (typeof m.parent_digest !== 'string' || !DIGEST_PATTERN.test(m.parent_digest)))
+    return null;
   if (m.digest !== expected || !Array.isArray(m.components) || m.components.length !== raw.literals.length) return null;
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const components: BundleOutline['components'] = [];
@@ -94,7 +98,14 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
   for (let i = 0; i < m.components.length; i++) {
     const c = m.components[i] as Record<string, unknown>;
     if (c === null || typeof c !== 'object' || Array.isArray(c) || !hasExactly(c, COMPONENT_KEYS)) return null;
-    if (c.content !== '' || !isComponentKind(c.kind) || !nonBlank(c.key) || !nonBlank(c.media_type) || typeof c.digest !== 'string') return null;
+    if (
+      c.content !== '' ||
+      !isComponentKind(c.kind) ||
+      !nonBlank(c.key) ||
+      !nonBlank(c.media_type) ||
+      typeof c.digest !== 'string'
+    )
+      return null;
     const [start, end] = raw.literals[i]!;
     const from = i === 0 ? at : at + 1;
     at = putBytes(at, i === 0 ? CONTENT_OPEN : NEXT_CONTENT_OPEN);
@@ -102,7 +113,8 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
     at += buf.copy(scratch, at, start, end);
     const tailEnd = putBytes(at, tailOf(c.key, c.kind, c.media_type));
     const digest = hash('sha256', scratch.subarray(from, tailEnd), 'hex');
-    if (digest !== c.digest) return null; // (a digest computed here is 64 lowercase hex: equality checks its spelling too)
+    // (a digest computed here is 64 lowercase hex: equality checks its spelling too)
+    if (digest !== c.digest) return null;
     const outline = {kind: c.kind, key: c.key, media_type: c.media_type, digest};
     if (i > 0 && compareComponents(components[i - 1]!, outline) >= 0) return null; // unsorted or a duplicate
     components.push(outline);
@@ -115,7 +127,17 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
     at = tailEnd + DIGEST_PIECE;
   }
   const parent = m.parent_digest === null ? 'null' : JSON.stringify(m.parent_digest);
-  at = put(at, `],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`);
+  at = put(
+    at,
+    `],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`,
+  );
   if (hash('sha256', scratch.subarray(0, at), 'hex') !== expected) return null;
-  return {schema_version: BUNDLE_SCHEMA_VERSION, scenario: m.scenario, evaluator_epoch: m.evaluator_epoch, parent_digest: m.parent_digest as string | null, components, digest: expected};
+  return {
+    schema_version: BUNDLE_SCHEMA_VERSION,
+    scenario: m.scenario,
+    evaluator_epoch: m.evaluator_epoch,
+    parent_digest: m.parent_digest as string | null,
+    components,
+    digest: expected,
+  };
 }

@@ -20,9 +20,19 @@ function plain(value: string): boolean {
   return value.length <= LARGE_STRING && value.isWellFormed();
 }
 
-export function escapeComponent(c: {content: string; key: string; kind: string; media_type: string}): EscapedComponent | undefined {
+export function escapeComponent(c: {
+  content: string;
+  key: string;
+  kind: string;
+  media_type: string;
+}): EscapedComponent | undefined {
   if (!plain(c.content) || !plain(c.key) || !plain(c.kind) || !plain(c.media_type)) return undefined;
-  return {content: JSON.stringify(c.content), key: JSON.stringify(c.key), kind: JSON.stringify(c.kind), media_type: JSON.stringify(c.media_type)};
+  return {
+    content: JSON.stringify(c.content),
+    key: JSON.stringify(c.key),
+    kind: JSON.stringify(c.kind),
+    media_type: JSON.stringify(c.media_type),
+  };
 }
 
 /** canonicalJson({content, key, kind, media_type}). */
@@ -36,7 +46,11 @@ export function manifestBodyText(
   components: ReadonlyArray<{escaped: EscapedComponent; digest: string}>,
 ): string | undefined {
   const {scenario, evaluator_epoch: epoch, parent_digest: parent, schema_version: version} = header;
-  if (!plain(scenario) || !plain(epoch) || (parent !== null && !plain(parent)) || !Number.isSafeInteger(version)) return undefined;
-  const parts = components.map(({escaped: e, digest}) => `{"content":${e.content},"digest":${JSON.stringify(digest)},"key":${e.key},"kind":${e.kind},"media_type":${e.media_type}}`);
+  if (!plain(scenario) || !plain(epoch) || (parent !== null && !plain(parent)) || !Number.isSafeInteger(version))
+    return undefined;
+  const parts = components.map(
+    ({escaped: e, digest}) =>
+      `{"content":${e.content},"digest":${JSON.stringify(digest)},"key":${e.key},"kind":${e.kind},"media_type":${e.media_type}}`,
+  );
   return `{"components":[${parts.join(',')}],"evaluator_epoch":${JSON.stringify(epoch)},"parent_digest":${parent === null ? 'null' : JSON.stringify(parent)},"scenario":${JSON.stringify(scenario)},"schema_version":${version}}`;
 }

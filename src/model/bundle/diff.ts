@@ -21,7 +21,9 @@ export interface ManifestDiff {
 }
 
 /** What a diff reads of a bundle: its identity and its components' digests, not their texts. */
-export type DiffSide = Pick<ContextBundle, 'digest' | 'evaluator_epoch'> & {components: ReadonlyArray<Pick<BundleComponent, 'kind' | 'key' | 'digest'>>};
+export type DiffSide = Pick<ContextBundle, 'digest' | 'evaluator_epoch'> & {
+  components: ReadonlyArray<Pick<BundleComponent, 'kind' | 'key' | 'digest'>>;
+};
 
 /**
  * The component-level difference of `tested` against `comparison`: the union
@@ -53,7 +55,10 @@ export function diffCanonicalJson(body: Omit<ManifestDiff, 'digest'>): string {
   return `${s}],"comparison_bundle_digest":"${body.comparison_bundle_digest}","evaluator_epoch":${str(body.evaluator_epoch)},"schema_version":${body.schema_version},"tested_bundle_digest":"${body.tested_bundle_digest}"}`;
 }
 
-/** prettyJson of a diff, written out for its one shape (verify compares a stored diff's bytes with it). A test holds it equal. */
+/**
+ * prettyJson of a diff, written out for its one shape (verify compares a stored diff's bytes with it). A test holds it
+ * equal.
+ */
 export function diffPrettyJson(diff: ManifestDiff): string {
   let s = '{\n  "changes": [';
   for (let i = 0; i < diff.changes.length; i++) {
@@ -67,7 +72,10 @@ export function diffPrettyJson(diff: ManifestDiff): string {
 /** True when a stored diff has exactly the body recomputed from the manifests (no hashing needed). */
 export function sameDiffBody(body: Omit<ManifestDiff, 'digest'>, stored: ManifestDiff): boolean {
   const same = (a: ManifestChange, b: ManifestChange) =>
-    a.component_kind === b.component_kind && a.component_key === b.component_key && a.tested_component_digest === b.tested_component_digest && a.comparison_component_digest === b.comparison_component_digest;
+    a.component_kind === b.component_kind &&
+    a.component_key === b.component_key &&
+    a.tested_component_digest === b.tested_component_digest &&
+    a.comparison_component_digest === b.comparison_component_digest;
   return (
     body.schema_version === stored.schema_version &&
     body.tested_bundle_digest === stored.tested_bundle_digest &&
@@ -80,7 +88,8 @@ export function sameDiffBody(body: Omit<ManifestDiff, 'digest'>, stored: Manifes
 
 /** The diff without its digest. */
 export function manifestDiffBody(tested: DiffSide, comparison: DiffSide): Omit<ManifestDiff, 'digest'> {
-  // Both sides are bundles, so their components are unique by (kind, key); sorting is linear when, as always, they are in order.
+  // Both sides are bundles, so their components are unique by (kind, key); sorting is linear when, as always, they are
+  // in order.
   const left = [...tested.components].sort(compareComponents);
   const right = [...comparison.components].sort(compareComponents);
   const changes: ManifestChange[] = [];
@@ -91,7 +100,13 @@ export function manifestDiffBody(tested: DiffSide, comparison: DiffSide): Omit<M
     const id = order <= 0 ? left[i]! : right[j]!;
     const a = order <= 0 ? left[i++]!.digest : null;
     const b = order >= 0 ? right[j++]!.digest : null;
-    if (a !== b) changes.push({comparison_component_digest: b, component_key: id.key, component_kind: id.kind, tested_component_digest: a});
+    if (a !== b)
+      changes.push({
+        comparison_component_digest: b,
+        component_key: id.key,
+        component_kind: id.kind,
+        tested_component_digest: a,
+      });
   }
   return {
     changes,

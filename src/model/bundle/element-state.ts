@@ -31,7 +31,13 @@ export function elementStateMarker(state: NonPresentState): string {
  * key), so no present content can spell a non-present digest.
  */
 export function nonPresentDigest(c: {kind: string; key: string; media_type: string; state: NonPresentState}): string {
-  return stableDigest({content: '', key: c.key, kind: c.kind, media_type: c.media_type, state_marker: elementStateMarker(c.state)});
+  return stableDigest({
+    content: '',
+    key: c.key,
+    kind: c.kind,
+    media_type: c.media_type,
+    state_marker: elementStateMarker(c.state),
+  });
 }
 
 /** A component's state: its field, or PRESENT when it has none. */

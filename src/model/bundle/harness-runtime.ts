@@ -35,8 +35,15 @@ function pythonStr(value: unknown): string | undefined {
 }
 
 /** The source of one harness validator (none: ''), or a problem with it. */
-export function harnessSource(c: {key: string; content: string; media_type: string}): {source: string} | {problem: string} {
-  if (!HARNESS_KEY.test(c.key)) return {problem: `harness_validator key ${JSON.stringify(c.key)} is not a Python identifier ([A-Za-z_][A-Za-z0-9_]*): the Python implementation refuses to save it`};
+export function harnessSource(c: {
+  key: string;
+  content: string;
+  media_type: string;
+}): {source: string} | {problem: string} {
+  if (!HARNESS_KEY.test(c.key))
+    return {
+      problem: `harness_validator key ${JSON.stringify(c.key)} is not a Python identifier ([A-Za-z_][A-Za-z0-9_]*): the Python implementation refuses to save it`,
+    };
   if (c.media_type === 'text/x-python') return {source: c.content};
   if (c.media_type !== 'application/json') return {source: ''};
   let value: unknown;
@@ -48,12 +55,17 @@ export function harnessSource(c: {key: string; content: string; media_type: stri
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return {source: ''};
   const code = pythonStr((value as Record<string, unknown>).code);
-  if (code === undefined) return {problem: `harness_validator ${c.key}: its "code" must be a string (autoctx cannot spell Python's str() of a ${Array.isArray((value as Record<string, unknown>).code) ? 'list' : typeof (value as Record<string, unknown>).code})`};
+  if (code === undefined)
+    return {
+      problem: `harness_validator ${c.key}: its "code" must be a string (autoctx cannot spell Python's str() of a ${Array.isArray((value as Record<string, unknown>).code) ? 'list' : typeof (value as Record<string, unknown>).code})`,
+    };
   return {source: code};
 }
 
 /** The runtime files of a bundle, in manifest order, or the problem of the first component upstream would not save. */
-export function harnessRuntime(bundle: {components: ReadonlyArray<Pick<ContextBundle['components'][number], 'kind' | 'key' | 'content' | 'media_type'>>}): {files: RuntimeFile[]} | {problem: string; key: string} {
+export function harnessRuntime(bundle: {
+  components: ReadonlyArray<Pick<ContextBundle['components'][number], 'kind' | 'key' | 'content' | 'media_type'>>;
+}): {files: RuntimeFile[]} | {problem: string; key: string} {
   const files: RuntimeFile[] = [];
   for (const c of bundle.components) {
     if (c.kind !== 'harness_validator' || (c as {state?: unknown}).state !== undefined) continue;

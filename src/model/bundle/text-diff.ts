@@ -19,7 +19,10 @@ export interface ContentDiff {
   hunks: Array<{old_start: number; old_lines: number; new_start: number; new_lines: number; lines: string[]}>;
   added_lines: number;
   removed_lines: number;
-  /** Each side's element state (null: the side lacks the component). ABSENT→PRESENT is a change, a replacement, never an addition. */
+  /**
+   * Each side's element state (null: the side lacks the component). ABSENT→PRESENT is a change, a replacement, never an
+   * addition.
+   */
   comparison_state: ElementState | null;
   tested_state: ElementState | null;
 }
@@ -40,12 +43,54 @@ function shown(c: Pick<BundleComponent, 'content' | 'media_type'> | null): strin
   return c.content;
 }
 
-export function contentDiff(kind: string, key: string, before: Pick<BundleComponent, 'content' | 'media_type' | 'state'> | null, after: Pick<BundleComponent, 'content' | 'media_type' | 'state'> | null, names: {before: string; after: string}): ContentDiff {
+export function contentDiff(
+  kind: string,
+  key: string,
+  before: Pick<BundleComponent, 'content' | 'media_type' | 'state'> | null,
+  after: Pick<BundleComponent, 'content' | 'media_type' | 'state'> | null,
+  names: {before: string; after: string},
+): ContentDiff {
   const change = before === null ? 'added' : after === null ? 'removed' : 'changed';
-  const states = {comparison_state: before === null ? null : stateOf(before), tested_state: after === null ? null : stateOf(after)};
-  const patch = structuredPatch(before === null ? '/dev/null' : names.before, after === null ? '/dev/null' : names.after, shown(before), shown(after), undefined, undefined, {context: 3, timeout: DIFF_TIMEOUT_MS});
-  if (patch === undefined) return {component_kind: kind, component_key: key, change, patch: null, hunks: [], added_lines: 0, removed_lines: 0, ...states};
-  const hunks = patch.hunks.map((h) => ({old_start: h.oldStart, old_lines: h.oldLines, new_start: h.newStart, new_lines: h.newLines, lines: h.lines}));
+  const states = {
+    comparison_state: before === null ? null : stateOf(before),
+    tested_state: after === null ? null : stateOf(after),
+  };
+  const patch = structuredPatch(
+    before === null ? '/dev/null' : names.before,
+    after === null ? '/dev/null' : names.after,
+    shown(before),
+    shown(after),
+    undefined,
+    undefined,
+    {context: 3, timeout: DIFF_TIMEOUT_MS},
+  );
+  if (patch === undefined)
+    return {
+      component_kind: kind,
+      component_key: key,
+      change,
+      patch: null,
+      hunks: [],
+      added_lines: 0,
+      removed_lines: 0,
+      ...states,
+    };
+  const hunks = patch.hunks.map((h) => ({
+    old_start: h.oldStart,
+    old_lines: h.oldLines,
+    new_start: h.newStart,
+    new_lines: h.newLines,
+    lines: h.lines,
+  }));
   const count = (sign: string) => hunks.reduce((n, h) => n + h.lines.filter((l) => l.startsWith(sign)).length, 0);
-  return {component_kind: kind, component_key: key, change, patch: formatPatch(patch, FILE_HEADERS_ONLY), hunks, added_lines: count('+'), removed_lines: count('-'), ...states};
+  return {
+    component_kind: kind,
+    component_key: key,
+    change,
+    patch: formatPatch(patch, FILE_HEADERS_ONLY),
+    hunks,
+    added_lines: count('+'),
+    removed_lines: count('-'),
+    ...states,
+  };
 }

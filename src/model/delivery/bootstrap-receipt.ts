@@ -63,17 +63,29 @@ export function isReceiptId(text: string): boolean {
 }
 
 export function assertReceiptId(text: string): void {
-  if (!isReceiptId(text)) fail('INVALID_INPUT', `not a receipt id: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} (a receipt id is "bcr_" and 32 lowercase hex digits)`);
+  if (!isReceiptId(text))
+    fail(
+      'INVALID_INPUT',
+      `not a receipt id: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} (a receipt id is "bcr_" and 32 lowercase hex digits)`,
+    );
 }
 
 /** An integration's name (claude-code, codex, my-host.v2): never a path, a space or a control character. */
 const INTEGRATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Problems with a request's own fields, as one line, or null (B.1). */
-export function requestProblem(r: {integration: string; lifecycle: string; event_id: string | null; max_bytes: number}): string | null {
-  if (!INTEGRATION_NAME.test(r.integration) || r.integration.includes('..')) return `--integration must be a name: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, no "..", got ${JSON.stringify(r.integration.slice(0, 80))}`;
-  if (!(BOOTSTRAP_LIFECYCLES as readonly string[]).includes(r.lifecycle)) return `--lifecycle must be one of ${BOOTSTRAP_LIFECYCLES.join(', ')}`;
-  if (r.event_id !== null && !/^[\x20-\x7e]{1,512}$/.test(r.event_id)) return '--event-id must be 1 to 512 printable ASCII characters';
+export function requestProblem(r: {
+  integration: string;
+  lifecycle: string;
+  event_id: string | null;
+  max_bytes: number;
+}): string | null {
+  if (!INTEGRATION_NAME.test(r.integration) || r.integration.includes('..'))
+    return `--integration must be a name: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, no "..", got ${JSON.stringify(r.integration.slice(0, 80))}`;
+  if (!(BOOTSTRAP_LIFECYCLES as readonly string[]).includes(r.lifecycle))
+    return `--lifecycle must be one of ${BOOTSTRAP_LIFECYCLES.join(', ')}`;
+  if (r.event_id !== null && !/^[\x20-\x7e]{1,512}$/.test(r.event_id))
+    return '--event-id must be 1 to 512 printable ASCII characters';
   return maxBytesProblem(r.max_bytes);
 }
 
@@ -84,10 +96,20 @@ export function eventKey(scenario: string, integration: string, lifecycle: strin
 
 /** The fingerprint of what shapes the package (B.6): reusing an event with another one is refused. */
 export function requestDigest(r: BootstrapRequest): string {
-  return sha256Hex(canonicalJson({handoff: r.handoff, integration: r.integration, lifecycle: r.lifecycle, max_bytes: r.max_bytes, profile: BOOTSTRAP_PROFILE}));
+  return sha256Hex(
+    canonicalJson({
+      handoff: r.handoff,
+      integration: r.integration,
+      lifecycle: r.lifecycle,
+      max_bytes: r.max_bytes,
+      profile: BOOTSTRAP_PROFILE,
+    }),
+  );
 }
 
-/** The receipt of a keyed event has an id derived from its key, so one event has one receipt file; others are random. */
+/**
+ * The receipt of a keyed event has an id derived from its key, so one event has one receipt file; others are random.
+ */
 export function receiptIdFor(key: string | null): string {
   if (key === null) return `bcr_${randomBytes(16).toString('hex')}`;
   return `bcr_${sha256Hex(`autoctx:bootstrap-receipt:v1\0${key}`).slice(0, 32)}`;

@@ -9,15 +9,33 @@ import {caseFold, namesSecret} from './secret-kind.js';
 
 /** Unicode 17.0 general category Cf, as inclusive ranges. Cc is U+0000–U+001F and U+007F–U+009F. */
 const FORMAT_RANGES: ReadonlyArray<readonly [number, number]> = [
-  [0xad, 0xad], [0x600, 0x605], [0x61c, 0x61c], [0x6dd, 0x6dd], [0x70f, 0x70f], [0x890, 0x891], [0x8e2, 0x8e2],
-  [0x180e, 0x180e], [0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x2064], [0x2066, 0x206f], [0xfeff, 0xfeff],
-  [0xfff9, 0xfffb], [0x110bd, 0x110bd], [0x110cd, 0x110cd], [0x13430, 0x1343f], [0x1bca0, 0x1bca3],
-  [0x1d173, 0x1d17a], [0xe0001, 0xe0001], [0xe0020, 0xe007f],
+  [0xad, 0xad],
+  [0x600, 0x605],
+  [0x61c, 0x61c],
+  [0x6dd, 0x6dd],
+  [0x70f, 0x70f],
+  [0x890, 0x891],
+  [0x8e2, 0x8e2],
+  [0x180e, 0x180e],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x2064],
+  [0x2066, 0x206f],
+  [0xfeff, 0xfeff],
+  [0xfff9, 0xfffb],
+  [0x110bd, 0x110bd],
+  [0x110cd, 0x110cd],
+  [0x13430, 0x1343f],
+  [0x1bca0, 0x1bca3],
+  [0x1d173, 0x1d17a],
+  [0xe0001, 0xe0001],
+  [0xe0020, 0xe007f],
 ];
 
 export function isFormatCharacter(cp: number): boolean {
   // Most text (Latin, CJK, Hangul, emoji) lies in gaps of the table.
-  if (cp < 0xad || (cp > 0x206f && cp < 0xfeff) || (cp > 0xfffb && cp < 0x110bd) || (cp > 0x1d17a && cp < 0xe0001)) return false;
+  if (cp < 0xad || (cp > 0x206f && cp < 0xfeff) || (cp > 0xfffb && cp < 0x110bd) || (cp > 0x1d17a && cp < 0xe0001))
+    return false;
   for (const [lo, hi] of FORMAT_RANGES) {
     if (cp < lo) return false;
     if (cp <= hi) return true;
@@ -87,7 +105,18 @@ export function bodyChunks(body: string): Chunks {
  * with the common spellings passwd, passphrase and privkey. Not pwd (also the shell's print-working-directory,
  * a tool's name) and not pass alone (passage, compass, bypass).
  */
-export const SECRET_MARKERS = ['secret', 'credential', 'password', 'passwd', 'passphrase', 'token', 'apikey', 'accesskey', 'privatekey', 'privkey'] as const;
+export const SECRET_MARKERS = [
+  'secret',
+  'credential',
+  'password',
+  'passwd',
+  'passphrase',
+  'token',
+  'apikey',
+  'accesskey',
+  'privatekey',
+  'privkey',
+] as const;
 
 /** NFKC, then full case folding, then only letters and digits: what secret markers are looked for in. */
 export function normalizeKind(text: string): string {
@@ -97,7 +126,10 @@ export function normalizeKind(text: string): string {
   return out;
 }
 
-/** Whether a component's kind or key names secret material (so it is never rendered or recalled): secret-kind.ts says how names are read. */
+/**
+ * Whether a component's kind or key names secret material (so it is never rendered or recalled): secret-kind.ts says
+ * how names are read.
+ */
 export function isSecretKind(...names: string[]): boolean {
   return names.some((name) => namesSecret(name, SECRET_MARKERS));
 }

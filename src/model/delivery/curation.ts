@@ -45,7 +45,15 @@ export interface Curation {
   handoffs: HandoffHead[];
 }
 
-export type CurationCause = 'tag-add' | 'tag-rm' | 'reference-add' | 'reference-rm' | 'grant-add' | 'grant-rm' | 'handoff-write' | 'repair';
+export type CurationCause =
+  | 'tag-add'
+  | 'tag-rm'
+  | 'reference-add'
+  | 'reference-rm'
+  | 'grant-add'
+  | 'grant-rm'
+  | 'handoff-write'
+  | 'repair';
 
 /** One immutable entry of the curation history: the curation as a change left it. */
 export interface CurationEntry {
@@ -58,7 +66,9 @@ export interface CurationEntry {
   curation: Curation;
 }
 
-/** One immutable revision of a handoff: a JSON object written by a person or an agent, chained to the revision before. */
+/**
+ * One immutable revision of a handoff: a JSON object written by a person or an agent, chained to the revision before.
+ */
 export interface HandoffRevision {
   schema_version: 1;
   scenario: string;
@@ -77,7 +87,8 @@ export function emptyCuration(scenario: string): Curation {
 const HANDOFF_ID = /^[A-Za-z0-9._-]{1,120}$/;
 
 export function handoffIdProblem(id: string): string | null {
-  if (!HANDOFF_ID.test(id) || id === '.' || id === '..') return 'a handoff id is 1 to 120 characters of A-Z, a-z, 0-9, ".", "_" and "-" (not "." or "..")';
+  if (!HANDOFF_ID.test(id) || id === '.' || id === '..')
+    return 'a handoff id is 1 to 120 characters of A-Z, a-z, 0-9, ".", "_" and "-" (not "." or "..")';
   return null;
 }
 
@@ -86,13 +97,16 @@ export function parseHandoffRef(text: string): {id: string; revision: number} {
   const at = text.lastIndexOf('@');
   const id = at < 0 ? text : text.slice(0, at);
   const rev = at < 0 ? '' : text.slice(at + 1);
-  if (at < 0 || !/^[1-9][0-9]{0,5}$/.test(rev)) fail('USAGE', `a handoff is named exactly, as ID@REVISION (revision 1 to 999999): got ${JSON.stringify(text)}`);
+  if (at < 0 || !/^[1-9][0-9]{0,5}$/.test(rev))
+    fail('USAGE', `a handoff is named exactly, as ID@REVISION (revision 1 to 999999): got ${JSON.stringify(text)}`);
   const problem = handoffIdProblem(id);
   if (problem) fail('INVALID_NAME', `${JSON.stringify(id)}: ${problem}`);
   return {id, revision: Number(rev)};
 }
 
-/** What is wrong with a curation's lists, or null: the rules tag, reference and grant enforce, checked again on read. */
+/**
+ * What is wrong with a curation's lists, or null: the rules tag, reference and grant enforce, checked again on read.
+ */
 export function curationProblem(c: Curation): string | null {
   if (c.tags.length > CURATION_LIMITS.tags) return `${c.tags.length} tags, more than ${CURATION_LIMITS.tags}`;
   const digests = new Set<string>();
@@ -100,12 +114,16 @@ export function curationProblem(c: Curation): string | null {
     if (digests.has(t.component_digest)) return `component ${t.component_digest} is tagged twice`;
     digests.add(t.component_digest);
   }
-  for (const [name, list, max] of [['references', c.references, CURATION_LIMITS.references], ['grants', c.grants, CURATION_LIMITS.grants]] as const) {
+  for (const [name, list, max] of [
+    ['references', c.references, CURATION_LIMITS.references],
+    ['grants', c.grants, CURATION_LIMITS.grants],
+  ] as const) {
     if (list.length > max) return `${list.length} ${name}, more than ${max}`;
     if (new Set(list).size !== list.length) return `${name} repeat a scenario`;
     if (list.includes(c.scenario)) return `${name} name the scenario itself`;
   }
-  if (c.handoffs.length > CURATION_LIMITS.handoffs) return `${c.handoffs.length} handoffs, more than ${CURATION_LIMITS.handoffs}`;
+  if (c.handoffs.length > CURATION_LIMITS.handoffs)
+    return `${c.handoffs.length} handoffs, more than ${CURATION_LIMITS.handoffs}`;
   for (let i = 0; i < c.handoffs.length; i++) {
     const problem = handoffIdProblem(c.handoffs[i]!.id);
     if (problem) return `handoff ${JSON.stringify(c.handoffs[i]!.id)}: ${problem}`;

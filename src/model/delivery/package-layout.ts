@@ -44,9 +44,16 @@ export function packageDigest(p: Omit<EvidencePackage, 'digest'> & {digest?: str
   return stableDigest(rest);
 }
 
-/** A package's id: derived from what it holds, so that one delivery sealed twice (a re-run after a crash) is one package. */
+/**
+ * A package's id: derived from what it holds, so that one delivery sealed twice (a re-run after a crash) is one
+ * package.
+ */
 export function packageId(input: PackageInput): string {
-  return stableDigest({correlation_id: input.correlation_id, scenario: input.scenario, input: stableDigest(input)}).slice(0, 32);
+  return stableDigest({
+    correlation_id: input.correlation_id,
+    scenario: input.scenario,
+    input: stableDigest(input),
+  }).slice(0, 32);
 }
 
 export const SAMPLING_ALGORITHM = 'autoctx-evidence-v1';
@@ -69,13 +76,23 @@ export interface SamplingState {
   since_change: number;
 }
 
-/** Whether this delivery is sealed, and the state after it. Integer arithmetic; the hash is routing's bucket (0–9,999). */
-export function sampleDelivery(state: SamplingState | null, scenario: string, activeDigest: string, correlationId: string, s: SamplingSettings): {sealed: boolean; reason: 'window' | 'percent' | 'not_sampled'; next: SamplingState} {
+/**
+ * Whether this delivery is sealed, and the state after it. Integer arithmetic; the hash is routing's bucket (0–9,999).
+ */
+export function sampleDelivery(
+  state: SamplingState | null,
+  scenario: string,
+  activeDigest: string,
+  correlationId: string,
+  s: SamplingSettings,
+): {sealed: boolean; reason: 'window' | 'percent' | 'not_sampled'; next: SamplingState} {
   const since = state && state.active_digest === activeDigest ? state.since_change : 0;
   const next: SamplingState = {schema_version: 1, scenario, active_digest: activeDigest, since_change: since + 1};
   if (since < s.window) return {sealed: true, reason: 'window', next};
   const bucket = bucketOf(SAMPLING_ALGORITHM, [scenario, correlationId]);
-  return bucket < s.percent * 100 ? {sealed: true, reason: 'percent', next} : {sealed: false, reason: 'not_sampled', next};
+  return bucket < s.percent * 100
+    ? {sealed: true, reason: 'percent', next}
+    : {sealed: false, reason: 'not_sampled', next};
 }
 
 /** Whether the inspector looks at a package at all (by stable hash of its id, default 100%). */

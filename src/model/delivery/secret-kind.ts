@@ -14,8 +14,22 @@ export function caseFold(text: string): string {
   return out;
 }
 
-/** Leetspeak: the digits and symbols written for letters. "1", "!" and "|" stand for i or l, which the skeleton does not tell apart. */
-const LEET: Readonly<Record<string, string>> = {'0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', '$': 's', '!': 'l', '|': 'l'};
+/**
+ * Leetspeak: the digits and symbols written for letters. "1", "!" and "|" stand for i or l, which the skeleton does not
+ * tell apart.
+ */
+const LEET: Readonly<Record<string, string>> = {
+  '0': 'o',
+  '1': 'l',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '@': 'a',
+  $: 's',
+  '!': 'l',
+  '|': 'l',
+};
 
 let confusable: Map<string, string> | undefined;
 /** Each confusable character, and its case folding, to its ASCII letter or digit (confusables.generated.ts). */

@@ -41,11 +41,11 @@ function blockMeans(blocks: Map<string, {seed: number; deltas: number[]}>): numb
   return [...blocks.entries()]
     .sort(([ka, a], [kb, b]) => a.seed - b.seed || compareUtf16(ka, kb))
     .map(([, block]) => {
-    const values = block.deltas;
-    const s = new ExactSum();
-    for (const v of values) s.add(v);
-    return s.value() / values.length;
-  });
+      const values = block.deltas;
+      const s = new ExactSum();
+      for (const v of values) s.add(v);
+      return s.value() / values.length;
+    });
 }
 
 function lanesOverlap(b: LaneBlocks): boolean {
@@ -66,7 +66,11 @@ function maxLooks(p: ConfirmationPolicy): number {
  * evaluation order, see blockSeries). Every method spends its alpha equally
  * over the possible looks, so any stopping rule keeps the error at alpha.
  */
-export function campaignBoundClears(effects: readonly number[], confirmation: ConfirmationPolicy, campaign: CampaignFalsePromotionPolicy): boolean {
+export function campaignBoundClears(
+  effects: readonly number[],
+  confirmation: ConfirmationPolicy,
+  campaign: CampaignFalsePromotionPolicy,
+): boolean {
   const looks = maxLooks(confirmation);
   if (campaign.robust_method === 'cluster_t') {
     const m = new ExactMoments();
@@ -84,11 +88,19 @@ export function campaignBoundClears(effects: readonly number[], confirmation: Co
     return low > confirmation.min_effect;
   }
   // A minimum effect on or outside the declared bounds cannot be tested: fail closed.
-  if (!(confirmation.min_effect > campaign.effect_lower_bound && confirmation.min_effect < campaign.effect_upper_bound)) return false;
-  return bettingTestRejects(effects, lookAlpha, campaign.effect_lower_bound, campaign.effect_upper_bound, confirmation.min_effect);
+  if (!(confirmation.min_effect > campaign.effect_lower_bound && confirmation.min_effect < campaign.effect_upper_bound))
+    return false;
+  return bettingTestRejects(
+    effects,
+    lookAlpha,
+    campaign.effect_lower_bound,
+    campaign.effect_upper_bound,
+    confirmation.min_effect,
+  );
 }
 
-const outOfBounds = (e: number, c: CampaignFalsePromotionPolicy) => e < c.effect_lower_bound || e > c.effect_upper_bound;
+const outOfBounds = (e: number, c: CampaignFalsePromotionPolicy) =>
+  e < c.effect_lower_bound || e > c.effect_upper_bound;
 
 /**
  * The dependence-aware evidence gate: seeds of one fixture form one block,
@@ -96,23 +108,52 @@ const outOfBounds = (e: number, c: CampaignFalsePromotionPolicy) => e < c.effect
  * blocks are needed, and the campaign-adjusted lower bound and the held-out
  * block mean must both clear the minimum effect.
  */
-export function evaluateCampaignEvidence(trials: readonly MatchedTrial[], confirmation: ConfirmationPolicy, campaign: CampaignFalsePromotionPolicy): CampaignEvidenceResult {
+export function evaluateCampaignEvidence(
+  trials: readonly MatchedTrial[],
+  confirmation: ConfirmationPolicy,
+  campaign: CampaignFalsePromotionPolicy,
+): CampaignEvidenceResult {
   const blocks = laneBlocks(trials);
-  const result = (authorized: boolean, reason: string, c: number, h: number): CampaignEvidenceResult => ({authorized, reason, independent_confirmation_blocks: c, independent_heldout_blocks: h});
-  if (campaign.require_disjoint_lane_blocks && lanesOverlap(blocks)) return result(false, 'dependence blocks overlap across evaluation lanes', 0, 0);
+  const result = (authorized: boolean, reason: string, c: number, h: number): CampaignEvidenceResult => ({
+    authorized,
+    reason,
+    independent_confirmation_blocks: c,
+    independent_heldout_blocks: h,
+  });
+  if (campaign.require_disjoint_lane_blocks && lanesOverlap(blocks))
+    return result(false, 'dependence blocks overlap across evaluation lanes', 0, 0);
   const conf = blockMeans(blocks.confirmation);
   const held = blockMeans(blocks.heldout);
   const required = Math.max(confirmation.min_confirmation_pairs, campaign.min_independent_confirmation_blocks);
-  if (conf.length < required) return result(false, 'insufficient independent confirmation blocks after non-IID clustering', conf.length, held.length);
-  if (held.length < confirmation.min_heldout_pairs) return result(false, 'insufficient independent held-out blocks after non-IID clustering', conf.length, held.length);
+  if (conf.length < required)
+    return result(
+      false,
+      'insufficient independent confirmation blocks after non-IID clustering',
+      conf.length,
+      held.length,
+    );
+  if (held.length < confirmation.min_heldout_pairs)
+    return result(false, 'insufficient independent held-out blocks after non-IID clustering', conf.length, held.length);
   if (campaign.robust_method !== 'cluster_t' && trials.some((t) => outOfBounds(trialDelta(t), campaign))) {
     return result(false, 'paired effect falls outside the predeclared robust bounds', conf.length, held.length);
   }
-  if (!campaignBoundClears(conf, confirmation, campaign)) return result(false, 'campaign-adjusted block confidence interval does not clear the minimum effect', conf.length, held.length);
+  if (!campaignBoundClears(conf, confirmation, campaign))
+    return result(
+      false,
+      'campaign-adjusted block confidence interval does not clear the minimum effect',
+      conf.length,
+      held.length,
+    );
   const heldSum = new ExactSum();
   for (const e of held) heldSum.add(e);
-  if (heldSum.value() / held.length <= confirmation.min_effect) return result(false, 'independent held-out blocks do not clear the minimum effect', conf.length, held.length);
-  return result(true, 'campaign alpha reservation and dependence-aware evidence authorized promotion', conf.length, held.length);
+  if (heldSum.value() / held.length <= confirmation.min_effect)
+    return result(false, 'independent held-out blocks do not clear the minimum effect', conf.length, held.length);
+  return result(
+    true,
+    'campaign alpha reservation and dependence-aware evidence authorized promotion',
+    conf.length,
+    held.length,
+  );
 }
 
 /**
@@ -120,11 +161,16 @@ export function evaluateCampaignEvidence(trials: readonly MatchedTrial[], confir
  * ordinary comparison asks for held-out pairs, until the campaign bound clears,
  * the row budget is spent, or (bounded methods) a block mean leaves the bounds.
  */
-export function confirmationBlocksReady(trials: readonly MatchedTrial[], confirmation: ConfirmationPolicy, campaign: CampaignFalsePromotionPolicy): boolean {
+export function confirmationBlocksReady(
+  trials: readonly MatchedTrial[],
+  confirmation: ConfirmationPolicy,
+  campaign: CampaignFalsePromotionPolicy,
+): boolean {
   const rows = trials.filter((t) => t.lane === 'confirmation');
   if (rows.length >= confirmation.max_confirmation_pairs) return true;
   const effects = blockMeans(laneBlocks(rows).confirmation);
-  if (effects.length < Math.max(confirmation.min_confirmation_pairs, campaign.min_independent_confirmation_blocks)) return false;
+  if (effects.length < Math.max(confirmation.min_confirmation_pairs, campaign.min_independent_confirmation_blocks))
+    return false;
   if (campaign.robust_method !== 'cluster_t' && effects.some((e) => outOfBounds(e, campaign))) return true;
   return campaignBoundClears(effects, confirmation, campaign) || campaignFutile(rows, confirmation, campaign);
 }
@@ -136,14 +182,28 @@ export function confirmationBlocksReady(trials: readonly MatchedTrial[], confirm
  * (which can only lower the false-promotion rate). Other methods never stop
  * for futility here.
  */
-export function campaignFutile(trials: readonly MatchedTrial[], confirmation: ConfirmationPolicy, campaign: CampaignFalsePromotionPolicy): boolean {
+export function campaignFutile(
+  trials: readonly MatchedTrial[],
+  confirmation: ConfirmationPolicy,
+  campaign: CampaignFalsePromotionPolicy,
+): boolean {
   if (campaign.robust_method !== 'bounded_betting') return false;
   const effects = blockMeans(laneBlocks(trials.filter((t) => t.lane === 'confirmation')).confirmation);
-  if (effects.length < Math.max(confirmation.min_confirmation_pairs, campaign.min_independent_confirmation_blocks)) return false;
+  if (effects.length < Math.max(confirmation.min_confirmation_pairs, campaign.min_independent_confirmation_blocks))
+    return false;
   if (effects.some((e) => outOfBounds(e, campaign))) return true;
   const lookAlpha = twoSidedTail(confirmation.confidence_z) / maxLooks(confirmation);
-  if (lookAlpha === 0 || !(confirmation.min_effect > campaign.effect_lower_bound && confirmation.min_effect < campaign.effect_upper_bound)) return true;
-  const test = new BettingTest(lookAlpha, campaign.effect_lower_bound, campaign.effect_upper_bound, confirmation.min_effect);
+  if (
+    lookAlpha === 0 ||
+    !(confirmation.min_effect > campaign.effect_lower_bound && confirmation.min_effect < campaign.effect_upper_bound)
+  )
+    return true;
+  const test = new BettingTest(
+    lookAlpha,
+    campaign.effect_lower_bound,
+    campaign.effect_upper_bound,
+    confirmation.min_effect,
+  );
   for (const e of effects) test.add(e);
   return test.futile();
 }

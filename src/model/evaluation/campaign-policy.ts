@@ -31,22 +31,28 @@ export const DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY: Readonly<CampaignFalseProm
 const POLICY_KEYS = Object.keys(DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY).sort();
 
 export function validateCampaignPolicy(value: unknown): CampaignFalsePromotionPolicy {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('SCHEMA_VIOLATION', 'campaign policy must be an object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    fail('SCHEMA_VIOLATION', 'campaign policy must be an object');
   const p = value as Record<string, unknown>;
   const extra = Object.keys(p).filter((k) => !POLICY_KEYS.includes(k));
   if (extra.length) fail('SCHEMA_VIOLATION', `campaign policy has unknown keys: ${extra.join(', ')}`);
   const unit = (k: string) => {
     const v = p[k];
-    if (typeof v !== 'number' || !Number.isFinite(v) || !(v > 0 && v < 1)) fail('SCHEMA_VIOLATION', `campaign policy ${k} must be finite and between zero and one`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || !(v > 0 && v < 1))
+      fail('SCHEMA_VIOLATION', `campaign policy ${k} must be finite and between zero and one`);
     return v;
   };
   const blocks = p.min_independent_confirmation_blocks;
-  if (typeof blocks !== 'number' || !Number.isSafeInteger(blocks) || blocks < 2) fail('SCHEMA_VIOLATION', 'min_independent_confirmation_blocks must be an integer of at least two');
-  if (typeof p.require_disjoint_lane_blocks !== 'boolean') fail('SCHEMA_VIOLATION', 'require_disjoint_lane_blocks must be a boolean');
-  if (!(ROBUST_METHODS as readonly unknown[]).includes(p.robust_method)) fail('SCHEMA_VIOLATION', `robust_method must be one of ${ROBUST_METHODS.join(', ')}`);
+  if (typeof blocks !== 'number' || !Number.isSafeInteger(blocks) || blocks < 2)
+    fail('SCHEMA_VIOLATION', 'min_independent_confirmation_blocks must be an integer of at least two');
+  if (typeof p.require_disjoint_lane_blocks !== 'boolean')
+    fail('SCHEMA_VIOLATION', 'require_disjoint_lane_blocks must be a boolean');
+  if (!(ROBUST_METHODS as readonly unknown[]).includes(p.robust_method))
+    fail('SCHEMA_VIOLATION', `robust_method must be one of ${ROBUST_METHODS.join(', ')}`);
   const lo = p.effect_lower_bound;
   const hi = p.effect_upper_bound;
-  if (typeof lo !== 'number' || typeof hi !== 'number' || !Number.isFinite(lo) || !Number.isFinite(hi) || lo >= hi) fail('SCHEMA_VIOLATION', 'effect bounds must be finite and increasing');
+  if (typeof lo !== 'number' || typeof hi !== 'number' || !Number.isFinite(lo) || !Number.isFinite(hi) || lo >= hi)
+    fail('SCHEMA_VIOLATION', 'effect bounds must be finite and increasing');
   return {
     familywise_alpha: unit('familywise_alpha'),
     allocation_decay: unit('allocation_decay'),
@@ -60,9 +66,12 @@ export function validateCampaignPolicy(value: unknown): CampaignFalsePromotionPo
 
 /** α_i = A·(1 − d)·d^i: the allocations sum to at most A however many candidates come. */
 export function campaignAlphaForCandidate(policy: CampaignFalsePromotionPolicy, candidateIndex: number): number {
-  if (!Number.isSafeInteger(candidateIndex) || candidateIndex < 0) fail('INVALID_INPUT', 'candidate_index must be a non-negative integer');
-  const allocated = policy.familywise_alpha * (1.0 - policy.allocation_decay) * powInt(policy.allocation_decay, candidateIndex);
-  if (allocated === 0.0) fail('INVALID_INPUT', 'campaign alpha allocation underflowed; no further promotion can be authorized');
+  if (!Number.isSafeInteger(candidateIndex) || candidateIndex < 0)
+    fail('INVALID_INPUT', 'candidate_index must be a non-negative integer');
+  const allocated =
+    policy.familywise_alpha * (1.0 - policy.allocation_decay) * powInt(policy.allocation_decay, candidateIndex);
+  if (allocated === 0.0)
+    fail('INVALID_INPUT', 'campaign alpha allocation underflowed; no further promotion can be authorized');
   return allocated;
 }
 

@@ -1,4 +1,7 @@
-/** What a campaign reserves for a candidate before anything about it is observed: its alpha, its fixture plan, and the campaign's state. */
+/**
+ * What a campaign reserves for a candidate before anything about it is observed: its alpha, its fixture plan, and the
+ * campaign's state.
+ */
 import {sha256Hex, stableDigest} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
 import {requiredConfidenceZ} from '../../stats/required-z.js';
@@ -37,7 +40,8 @@ export function createCandidateRiskReservation(args: {
   policy: CampaignFalsePromotionPolicy;
   base_policy: ConfirmationPolicy;
 }): {reservation: CandidateRiskReservation; confirmation_policy: ConfirmationPolicy} {
-  if (args.candidate.parent_digest === null) fail('INVALID_INPUT', 'false-promotion control requires a candidate incumbent');
+  if (args.candidate.parent_digest === null)
+    fail('INVALID_INPUT', 'false-promotion control requires a candidate incumbent');
   const allocated = campaignAlphaForCandidate(args.policy, args.candidate_index);
   const z = requiredConfidenceZ(allocated);
   const effective = campaignAdjustedConfirmationPolicy(validateConfirmationPolicy(args.base_policy), z);
@@ -78,13 +82,18 @@ export interface CandidateFixtureReservation {
 
 /** Digest of a fixture plan, its canonical JSON written directly (plans hold thousands of units). */
 export function fixturePlanDigest(r: Omit<CandidateFixtureReservation, 'plan_digest'>): string {
-  const units = r.units.map((u) => `{"fixture_digest":${jsonString(u.fixture_digest, 'fixture_digest')},"lane":${jsonString(u.lane, 'lane')},"seed":${jsonNumber(u.seed, 'seed')}}`);
+  const units = r.units.map(
+    (u) =>
+      `{"fixture_digest":${jsonString(u.fixture_digest, 'fixture_digest')},"lane":${jsonString(u.lane, 'lane')},"seed":${jsonNumber(u.seed, 'seed')}}`,
+  );
   return sha256Hex(
     `{"campaign_id":${jsonString(r.campaign_id, 'campaign_id')},"candidate_digest":${jsonString(r.candidate_digest, 'candidate_digest')},"cohort":${jsonString(r.cohort, 'cohort')},"evaluator_epoch":${jsonString(r.evaluator_epoch, 'evaluator_epoch')},"units":[${units.join(',')}]}`,
   );
 }
 
-export function createCandidateFixtureReservation(args: Omit<CandidateFixtureReservation, 'plan_digest'>): CandidateFixtureReservation {
+export function createCandidateFixtureReservation(
+  args: Omit<CandidateFixtureReservation, 'plan_digest'>,
+): CandidateFixtureReservation {
   const units = args.units.map((u) => ({lane: u.lane, fixture_digest: u.fixture_digest, seed: u.seed}));
   const seen = new Set<string>();
   for (const u of units) {
@@ -92,7 +101,13 @@ export function createCandidateFixtureReservation(args: Omit<CandidateFixtureRes
     if (seen.has(key)) fail('INVALID_INPUT', 'fixture plan repeats a (fixture_digest, seed) unit');
     seen.add(key);
   }
-  const body = {campaign_id: args.campaign_id, candidate_digest: args.candidate_digest, evaluator_epoch: args.evaluator_epoch, cohort: args.cohort, units};
+  const body = {
+    campaign_id: args.campaign_id,
+    candidate_digest: args.candidate_digest,
+    evaluator_epoch: args.evaluator_epoch,
+    cohort: args.cohort,
+    units,
+  };
   return {...body, plan_digest: fixturePlanDigest(body)};
 }
 
@@ -106,7 +121,9 @@ export interface CampaignFalsePromotionState {
   state_digest: string;
 }
 
-export function createCampaignFalsePromotionState(args: Omit<CampaignFalsePromotionState, 'schema_version' | 'state_digest'>): CampaignFalsePromotionState {
+export function createCampaignFalsePromotionState(
+  args: Omit<CampaignFalsePromotionState, 'schema_version' | 'state_digest'>,
+): CampaignFalsePromotionState {
   const body = {
     schema_version: 2 as const,
     campaign_id: args.campaign_id,

@@ -43,7 +43,12 @@ const sortUtf16 = (values: string[]) => [...values].sort(compareUtf16);
  * pair. Held-out pairs become controlled with/without trials. Returns null
  * when no causal claim may be made (replacements, multi-component edits).
  */
-export function createCausalAttribution(tested: ContextBundle, comparison: ContextBundle, diff: ManifestDiff, trials: readonly MatchedTrial[]): Record<string, unknown> | null {
+export function createCausalAttribution(
+  tested: ContextBundle,
+  comparison: ContextBundle,
+  diff: ManifestDiff,
+  trials: readonly MatchedTrial[],
+): Record<string, unknown> | null {
   if (diff.changes.length !== 1) return null;
   const change = diff.changes[0]!;
   if (change.tested_component_digest === null || change.comparison_component_digest !== null) return null;

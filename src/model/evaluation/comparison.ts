@@ -22,14 +22,31 @@ function validateTrials(candidate: ComparisonSubject, trials: readonly MatchedTr
   const seen = new Set<string>();
   let i = 0;
   for (const t of trials) {
-    if (t.candidate_digest !== candidate.digest) fail('INVALID_INPUT', 'trial candidate digest does not match the candidate bundle');
-    if (t.incumbent_digest !== candidate.parent_digest) fail('INVALID_INPUT', 'trial incumbent digest does not match the candidate parent');
-    if (t.evaluator_epoch !== candidate.evaluator_epoch) fail('INVALID_INPUT', 'trial evaluator epoch does not match the candidate bundle');
-    if (typeof t.cohort !== 'string' || typeof t.fixture !== 'string' || typeof t.fixture_digest !== 'string' || !t.cohort.trim() || !t.fixture.trim() || !t.fixture_digest.trim()) {
+    if (t.candidate_digest !== candidate.digest)
+      fail('INVALID_INPUT', 'trial candidate digest does not match the candidate bundle');
+    if (t.incumbent_digest !== candidate.parent_digest)
+      fail('INVALID_INPUT', 'trial incumbent digest does not match the candidate parent');
+    if (t.evaluator_epoch !== candidate.evaluator_epoch)
+      fail('INVALID_INPUT', 'trial evaluator epoch does not match the candidate bundle');
+    if (
+      typeof t.cohort !== 'string' ||
+      typeof t.fixture !== 'string' ||
+      typeof t.fixture_digest !== 'string' ||
+      !t.cohort.trim() ||
+      !t.fixture.trim() ||
+      !t.fixture_digest.trim()
+    ) {
       fail('INVALID_INPUT', 'matched trials require cohort, fixture, and fixture_digest');
     }
-    if (typeof t.seed !== 'number' || !Number.isInteger(t.seed)) fail('INVALID_INPUT', 'matched trial seed must be an integer');
-    if (typeof t.candidate_score !== 'number' || typeof t.incumbent_score !== 'number' || !Number.isFinite(t.candidate_score) || !Number.isFinite(t.incumbent_score) || !Number.isFinite(trialDelta(t))) {
+    if (typeof t.seed !== 'number' || !Number.isInteger(t.seed))
+      fail('INVALID_INPUT', 'matched trial seed must be an integer');
+    if (
+      typeof t.candidate_score !== 'number' ||
+      typeof t.incumbent_score !== 'number' ||
+      !Number.isFinite(t.candidate_score) ||
+      !Number.isFinite(t.incumbent_score) ||
+      !Number.isFinite(trialDelta(t))
+    ) {
       fail('INVALID_INPUT', 'matched trial scores and effect must be finite');
     }
     const key = keys[i++]!;
@@ -72,7 +89,8 @@ export class RunningComparison {
 
   /** Add one trial (its pair key, when the caller has it). */
   add(t: MatchedTrial, key?: string): void {
-    if (typeof t.seed !== 'number' || !Number.isInteger(t.seed)) fail('INVALID_INPUT', 'matched trial seed must be an integer');
+    if (typeof t.seed !== 'number' || !Number.isInteger(t.seed))
+      fail('INVALID_INPUT', 'matched trial seed must be an integer');
     const k = key ?? matchedTrialPairKey(t);
     validateTrials(this.candidate, [t], [k]);
     if (this.keys.has(k)) fail('INVALID_INPUT', 'duplicate matched trial pair');
@@ -96,7 +114,13 @@ export class RunningComparison {
     const p = this.policy;
     const {screen, confirmation, heldout} = this;
     const counts = {screen_pairs: screen.n, confirmation_pairs: confirmation.n, heldout_pairs: heldout.n};
-    const result = (decision: ComparisonResult['decision'], reason: string, mean: number | null = null, low: number | null = null, high: number | null = null): ComparisonResult => ({
+    const result = (
+      decision: ComparisonResult['decision'],
+      reason: string,
+      mean: number | null = null,
+      low: number | null = null,
+      high: number | null = null,
+    ): ComparisonResult => ({
       decision,
       reason,
       ...counts,
@@ -104,26 +128,32 @@ export class RunningComparison {
       confidence_low: low,
       confidence_high: high,
     });
-    if (confirmation.n > p.max_confirmation_pairs) fail('INVALID_INPUT', 'confirmation pairs exceed the configured maximum');
+    if (confirmation.n > p.max_confirmation_pairs)
+      fail('INVALID_INPUT', 'confirmation pairs exceed the configured maximum');
     if (screen.n < p.min_screen_pairs) return result('needs_screen', 'insufficient matched screen pairs');
     if (screen.invalid) return result('rejected', 'screen validity failure');
     const screenEffect = screen.sum.value() / screen.n;
-    if (screenEffect <= p.min_effect) return result('rejected', 'candidate failed the cheap matched screen', screenEffect);
-    if (confirmation.n < p.min_confirmation_pairs) return result('needs_confirmation', 'screen passed; more matched confirmation pairs required', screenEffect);
+    if (screenEffect <= p.min_effect)
+      return result('rejected', 'candidate failed the cheap matched screen', screenEffect);
+    if (confirmation.n < p.min_confirmation_pairs)
+      return result('needs_confirmation', 'screen passed; more matched confirmation pairs required', screenEffect);
     if (confirmation.invalid) return result('rejected', 'confirmation validity failure');
     const maxLooks = p.max_confirmation_pairs - p.min_confirmation_pairs + 1;
     const {mean, low, high} = intervalFromMoments(this.moments, p.confidence_z, maxLooks);
     if (low === null || high === null) throw new Error('internal: a confirmation interval needs two pairs');
-    if (high <= p.min_effect) return result('rejected', 'confirmation confidence interval is below the minimum effect', mean, low, high);
+    if (high <= p.min_effect)
+      return result('rejected', 'confirmation confidence interval is below the minimum effect', mean, low, high);
     if (low <= p.min_effect) {
       return confirmation.n >= p.max_confirmation_pairs
         ? result('inconclusive', 'maximum confirmation budget reached without a decisive effect', mean, low, high)
         : result('needs_confirmation', 'confirmation uncertainty overlaps the minimum effect', mean, low, high);
     }
-    if (heldout.n < p.min_heldout_pairs) return result('needs_heldout', 'confirmation passed; held-out matched pairs required', mean, low, high);
+    if (heldout.n < p.min_heldout_pairs)
+      return result('needs_heldout', 'confirmation passed; held-out matched pairs required', mean, low, high);
     if (heldout.invalid) return result('rejected', 'held-out validity failure', mean, low, high);
     const heldoutEffect = heldout.sum.value() / heldout.n;
-    if (heldoutEffect <= p.min_effect) return result('rejected', 'candidate regressed on the held-out lane', heldoutEffect, low, high);
+    if (heldoutEffect <= p.min_effect)
+      return result('rejected', 'candidate regressed on the held-out lane', heldoutEffect, low, high);
     return result('confirmed', 'matched confirmation and held-out lanes passed', mean, low, high);
   }
 }
@@ -143,7 +173,9 @@ export function evaluateMatchedTrials(
 ): ComparisonResult {
   const running = new RunningComparison(candidate, policy);
   // The key check must run first: a trial whose identity is malformed cannot be hashed.
-  for (const t of trials) if (typeof t.seed !== 'number' || !Number.isInteger(t.seed)) fail('INVALID_INPUT', 'matched trial seed must be an integer');
+  for (const t of trials)
+    if (typeof t.seed !== 'number' || !Number.isInteger(t.seed))
+      fail('INVALID_INPUT', 'matched trial seed must be an integer');
   validateTrials(candidate, trials, keys ?? pairKeysOf(trials));
   for (const t of trials) running.tally(t);
   return running.result();

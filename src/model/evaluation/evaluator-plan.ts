@@ -28,7 +28,9 @@ export interface EvaluatorPlanBody {
   incumbent_evaluator: {evaluator: EvaluatorIdentity; bundle_digest: string | null};
 }
 
-/** A file the evaluator command names, with its digest when the plan was bound (path relative to the working folder). */
+/**
+ * A file the evaluator command names, with its digest when the plan was bound (path relative to the working folder).
+ */
 export interface EvaluatorFile {
   path: string;
   sha256: string;
@@ -47,20 +49,30 @@ export interface PlanAdditions {
   supersedes?: string[];
 }
 
-/** The first evaluator file that differs between the bound plan and now (null: none, or the bound plan recorded none). */
+/**
+ * The first evaluator file that differs between the bound plan and now (null: none, or the bound plan recorded none).
+ */
 export function evaluatorFileChange(bound: PlanAdditions, now: readonly EvaluatorFile[]): string | null {
   if (bound.evaluator_files === undefined) return null;
   const then = new Map(bound.evaluator_files.map((f) => [f.path, f.sha256]));
   const current = new Map(now.map((f) => [f.path, f.sha256]));
-  for (const [p, d] of then) if (current.get(p) !== d) return current.has(p) ? `${p} changed since the plan was bound (sha256 ${d.slice(0, 12)}…, now ${current.get(p)!.slice(0, 12)}…)` : `${p} is gone since the plan was bound`;
-  for (const p of current.keys()) if (!then.has(p)) return `${p} is named by the evaluator command now but was not when the plan was bound`;
+  for (const [p, d] of then)
+    if (current.get(p) !== d)
+      return current.has(p)
+        ? `${p} changed since the plan was bound (sha256 ${d.slice(0, 12)}…, now ${current.get(p)!.slice(0, 12)}…)`
+        : `${p} is gone since the plan was bound`;
+  for (const p of current.keys())
+    if (!then.has(p)) return `${p} is named by the evaluator command now but was not when the plan was bound`;
   return null;
 }
 
 /** The keys a plan written before the additions moved out of it holds inside `plan`. */
 const ADDITION_KEYS = ['audit', 'campaign_id'] as const;
 
-/** evaluator_plan.json as autoctx writes it: the upstream plan, and autoctx's additions beside it under a digest of their own. */
+/**
+ * evaluator_plan.json as autoctx writes it: the upstream plan, and autoctx's additions beside it under a digest of
+ * their own.
+ */
 export interface EvaluatorPlanFile {
   plan: EvaluatorPlanBody;
   plan_digest: string;
@@ -90,7 +102,19 @@ export interface BoundPlan {
 }
 
 /** The keys of the plan object the Python implementation writes, and nothing else. */
-const UPSTREAM_PLAN_KEYS = ['candidate_digest', 'candidate_evaluator', 'cohort', 'confirmation_policy', 'confirmation_policy_digest', 'evaluator_epoch', 'incumbent_digest', 'incumbent_evaluator', 'scenario', 'schema_version', 'units'];
+const UPSTREAM_PLAN_KEYS = [
+  'candidate_digest',
+  'candidate_evaluator',
+  'cohort',
+  'confirmation_policy',
+  'confirmation_policy_digest',
+  'evaluator_epoch',
+  'incumbent_digest',
+  'incumbent_evaluator',
+  'scenario',
+  'schema_version',
+  'units',
+];
 
 /** The digest that binds autoctx's additions to one plan. */
 export function planAdditionsDigest(planDigest: string, additions: PlanAdditions): string {
@@ -125,14 +149,32 @@ export function createEvaluatorPlan(args: {
     incumbent_evaluator: {evaluator: args.evaluator, bundle_digest: args.incumbent_digest},
   };
   const planDigest = stableDigest(plan);
-  const additions: PlanAdditions = {audit: args.audit === null ? null : {command: args.audit}, campaign_id: args.campaign_id, ...(args.evaluator_files && args.evaluator_files.length > 0 ? {evaluator_files: [...args.evaluator_files]} : {}), ...(args.supersedes && args.supersedes.length > 0 ? {supersedes: [...args.supersedes]} : {})};
-  return {plan, plan_digest: planDigest, additions, additions_digest: planAdditionsDigest(planDigest, additions), legacy: false, upstream: false};
+  const additions: PlanAdditions = {
+    audit: args.audit === null ? null : {command: args.audit},
+    campaign_id: args.campaign_id,
+    ...(args.evaluator_files && args.evaluator_files.length > 0 ? {evaluator_files: [...args.evaluator_files]} : {}),
+    ...(args.supersedes && args.supersedes.length > 0 ? {supersedes: [...args.supersedes]} : {}),
+  };
+  return {
+    plan,
+    plan_digest: planDigest,
+    additions,
+    additions_digest: planAdditionsDigest(planDigest, additions),
+    legacy: false,
+    upstream: false,
+  };
 }
 
 /** The document to write for a plan bound now (never a legacy one). */
 export function planFileOf(bound: BoundPlan): EvaluatorPlanFile {
-  if (bound.legacy || bound.additions_digest === null) throw new Error('internal: a legacy plan is never written again');
-  return {plan: bound.plan, plan_digest: bound.plan_digest, additions: bound.additions, additions_digest: bound.additions_digest};
+  if (bound.legacy || bound.additions_digest === null)
+    throw new Error('internal: a legacy plan is never written again');
+  return {
+    plan: bound.plan,
+    plan_digest: bound.plan_digest,
+    additions: bound.additions,
+    additions_digest: bound.additions_digest,
+  };
 }
 
 /**
@@ -141,19 +183,41 @@ export function planFileOf(bound: BoundPlan): EvaluatorPlanFile {
  * additions}, and no addition keys inside `plan`. Refusals name the field.
  */
 export function boundPlanFrom(value: unknown): BoundPlan {
-  const doc = value as {plan: Record<string, unknown>; plan_digest: string; additions?: PlanAdditions; additions_digest?: string};
+  const doc = value as {
+    plan: Record<string, unknown>;
+    plan_digest: string;
+    additions?: PlanAdditions;
+    additions_digest?: string;
+  };
   if (stableDigest(doc.plan) !== doc.plan_digest) fail('DIGEST_MISMATCH', 'plan_digest does not match the plan');
   const plan = doc.plan as unknown as EvaluatorPlanBody & Partial<PlanAdditions>;
   if (doc.additions === undefined && doc.additions_digest === undefined) {
     const {audit = null, campaign_id = null, ...body} = plan;
     const keys = Object.keys(plan).sort();
     const upstream = keys.length === UPSTREAM_PLAN_KEYS.length && keys.every((k, i) => k === UPSTREAM_PLAN_KEYS[i]);
-    return {plan: body as EvaluatorPlanBody, plan_digest: doc.plan_digest, additions: {audit, campaign_id}, additions_digest: null, legacy: true, upstream};
+    return {
+      plan: body as EvaluatorPlanBody,
+      plan_digest: doc.plan_digest,
+      additions: {audit, campaign_id},
+      additions_digest: null,
+      legacy: true,
+      upstream,
+    };
   }
-  if (doc.additions === undefined || doc.additions_digest === undefined) fail('SCHEMA_VIOLATION', 'additions and additions_digest must be both present or both absent');
-  for (const key of ADDITION_KEYS) if (key in plan) fail('SCHEMA_VIOLATION', `plan holds "${key}", which belongs in additions`);
-  if (planAdditionsDigest(doc.plan_digest, doc.additions) !== doc.additions_digest) fail('DIGEST_MISMATCH', 'additions_digest does not match {plan_digest, additions}');
-  return {plan, plan_digest: doc.plan_digest, additions: doc.additions, additions_digest: doc.additions_digest, legacy: false, upstream: false};
+  if (doc.additions === undefined || doc.additions_digest === undefined)
+    fail('SCHEMA_VIOLATION', 'additions and additions_digest must be both present or both absent');
+  for (const key of ADDITION_KEYS)
+    if (key in plan) fail('SCHEMA_VIOLATION', `plan holds "${key}", which belongs in additions`);
+  if (planAdditionsDigest(doc.plan_digest, doc.additions) !== doc.additions_digest)
+    fail('DIGEST_MISMATCH', 'additions_digest does not match {plan_digest, additions}');
+  return {
+    plan,
+    plan_digest: doc.plan_digest,
+    additions: doc.additions,
+    additions_digest: doc.additions_digest,
+    legacy: false,
+    upstream: false,
+  };
 }
 
 /**
@@ -166,10 +230,17 @@ export function planBindingDigest(bound: BoundPlan): string {
 }
 
 /** What differs between a bound plan and a requested one, for a precise refusal. */
-export function planDifference(bound: BoundPlan, requested: BoundPlan): 'evaluator' | 'audit' | 'campaign' | 'plan' | null {
+export function planDifference(
+  bound: BoundPlan,
+  requested: BoundPlan,
+): 'evaluator' | 'audit' | 'campaign' | 'plan' | null {
   const strip = (p: EvaluatorPlanBody) => ({...p, candidate_evaluator: null, incumbent_evaluator: null});
   if (stableDigest(strip(bound.plan)) !== stableDigest(strip(requested.plan))) return 'plan';
-  if (stableDigest(bound.plan.candidate_evaluator) !== stableDigest(requested.plan.candidate_evaluator) || stableDigest(bound.plan.incumbent_evaluator) !== stableDigest(requested.plan.incumbent_evaluator)) return 'evaluator';
+  if (
+    stableDigest(bound.plan.candidate_evaluator) !== stableDigest(requested.plan.candidate_evaluator) ||
+    stableDigest(bound.plan.incumbent_evaluator) !== stableDigest(requested.plan.incumbent_evaluator)
+  )
+    return 'evaluator';
   if (stableDigest(bound.additions.audit) !== stableDigest(requested.additions.audit)) return 'audit';
   if (bound.additions.campaign_id !== requested.additions.campaign_id) return 'campaign';
   return null;

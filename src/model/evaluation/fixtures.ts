@@ -19,14 +19,17 @@ export function fixtureDigest(initialState: JsonValue, observation: JsonValue): 
 
 /** Validate one parsed line of a fixtures file. */
 export function fixtureFromJson(value: unknown, where: string): Fixture {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('SCHEMA_VIOLATION', `${where}: a fixture must be a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    fail('SCHEMA_VIOLATION', `${where}: a fixture must be a JSON object`);
   const f = value as Record<string, unknown>;
   const extra = Object.keys(f).filter((k) => !['fixture', 'initial_state', 'observation', 'lane'].includes(k));
   if (extra.length) fail('SCHEMA_VIOLATION', `${where}: unexpected property "${extra[0]}"`);
-  if (typeof f.fixture !== 'string' || f.fixture.trim() === '') fail('SCHEMA_VIOLATION', `${where}: "fixture" must be a non-blank name`);
+  if (typeof f.fixture !== 'string' || f.fixture.trim() === '')
+    fail('SCHEMA_VIOLATION', `${where}: "fixture" must be a non-blank name`);
   if (!('initial_state' in f)) fail('SCHEMA_VIOLATION', `${where}: missing "initial_state"`);
   if (!('observation' in f)) fail('SCHEMA_VIOLATION', `${where}: missing "observation"`);
-  if (f.lane !== undefined && !(TRIAL_LANES as readonly unknown[]).includes(f.lane)) fail('SCHEMA_VIOLATION', `${where}: "lane" must be one of ${TRIAL_LANES.join(', ')}`);
+  if (f.lane !== undefined && !(TRIAL_LANES as readonly unknown[]).includes(f.lane))
+    fail('SCHEMA_VIOLATION', `${where}: "lane" must be one of ${TRIAL_LANES.join(', ')}`);
   const initial_state = f.initial_state as JsonValue;
   const observation = f.observation as JsonValue;
   return {
@@ -53,11 +56,18 @@ export interface PlanUnit {
  * the rest confirmation. Identical fixtures (same digest) are refused: they
  * are one fixture, not two independent ones.
  */
-export function assignLanes(fixtures: readonly Fixture[], policy: ConfirmationPolicy): Array<Fixture & {lane: TrialLane}> {
+export function assignLanes(
+  fixtures: readonly Fixture[],
+  policy: ConfirmationPolicy,
+): Array<Fixture & {lane: TrialLane}> {
   const seen = new Map<string, string>();
   for (const f of fixtures) {
     const other = seen.get(f.fixture_digest);
-    if (other !== undefined) fail('INVALID_INPUT', `fixtures "${other}" and "${f.fixture}" are identical (same initial state and observation); identical fixtures are not independent`);
+    if (other !== undefined)
+      fail(
+        'INVALID_INPUT',
+        `fixtures "${other}" and "${f.fixture}" are identical (same initial state and observation); identical fixtures are not independent`,
+      );
     seen.set(f.fixture_digest, f.fixture);
   }
   const names = new Set<string>();
@@ -66,11 +76,21 @@ export function assignLanes(fixtures: readonly Fixture[], policy: ConfirmationPo
     names.add(f.fixture);
   }
   const count = (lane: TrialLane) => fixtures.filter((f) => f.lane === lane).length;
-  const free = fixtures.filter((f) => f.lane === undefined).sort((a, b) => (a.fixture_digest < b.fixture_digest ? -1 : 1));
+  const free = fixtures
+    .filter((f) => f.lane === undefined)
+    .sort((a, b) => (a.fixture_digest < b.fixture_digest ? -1 : 1));
   const screenNeed = Math.max(0, policy.min_screen_pairs - count('screen'));
-  const heldoutNeed = Math.max(0, Math.max(policy.min_heldout_pairs, Math.floor(fixtures.length / 5)) - count('heldout'));
+  const heldoutNeed = Math.max(
+    0,
+    Math.max(policy.min_heldout_pairs, Math.floor(fixtures.length / 5)) - count('heldout'),
+  );
   const assigned = new Map<string, TrialLane>();
-  free.forEach((f, i) => assigned.set(f.fixture_digest, i < screenNeed ? 'screen' : i < screenNeed + heldoutNeed ? 'heldout' : 'confirmation'));
+  free.forEach((f, i) =>
+    assigned.set(
+      f.fixture_digest,
+      i < screenNeed ? 'screen' : i < screenNeed + heldoutNeed ? 'heldout' : 'confirmation',
+    ),
+  );
   return fixtures.map((f) => ({...f, lane: f.lane ?? assigned.get(f.fixture_digest)!}));
 }
 
@@ -97,7 +117,11 @@ export const MAX_PLAN_UNITS = 100_000;
 /** Refuse a plan too large to run (PLAN_TOO_LARGE, exit 2), from its size alone, before anything is built. */
 export function checkPlanSize(fixtures: number, seedsPerFixture: number): void {
   const total = fixtures * seedsPerFixture;
-  if (total > MAX_PLAN_UNITS) fail('PLAN_TOO_LARGE', `the plan would hold ${total} units (${fixtures} fixtures × ${seedsPerFixture} seeds), over the limit of ${MAX_PLAN_UNITS}; use fewer seeds per fixture`);
+  if (total > MAX_PLAN_UNITS)
+    fail(
+      'PLAN_TOO_LARGE',
+      `the plan would hold ${total} units (${fixtures} fixtures × ${seedsPerFixture} seeds), over the limit of ${MAX_PLAN_UNITS}; use fewer seeds per fixture`,
+    );
 }
 
 /**
@@ -105,8 +129,13 @@ export function checkPlanSize(fixtures: number, seedsPerFixture: number): void {
  * held-out; within a lane fixtures in digest order, each with its seeds
  * consecutively.
  */
-export function planUnits(fixtures: ReadonlyArray<Fixture & {lane: TrialLane}>, seedsPerFixture: number, cohort: string): PlanUnit[] {
-  if (!Number.isSafeInteger(seedsPerFixture) || seedsPerFixture < 1) fail('USAGE', '--seeds-per-fixture must be a positive integer');
+export function planUnits(
+  fixtures: ReadonlyArray<Fixture & {lane: TrialLane}>,
+  seedsPerFixture: number,
+  cohort: string,
+): PlanUnit[] {
+  if (!Number.isSafeInteger(seedsPerFixture) || seedsPerFixture < 1)
+    fail('USAGE', '--seeds-per-fixture must be a positive integer');
   checkPlanSize(fixtures.length, seedsPerFixture);
   const ordered = (['screen', 'confirmation', 'heldout'] as const).flatMap((lane) =>
     fixtures.filter((f) => f.lane === lane).sort((a, b) => (a.fixture_digest < b.fixture_digest ? -1 : 1)),
@@ -114,7 +143,9 @@ export function planUnits(fixtures: ReadonlyArray<Fixture & {lane: TrialLane}>, 
   const total = ordered.length * seedsPerFixture;
   let seed = seedStart(cohort, total);
   const units: PlanUnit[] = [];
-  for (const f of ordered) for (let k = 0; k < seedsPerFixture; k++) units.push({fixture: f.fixture, fixture_digest: f.fixture_digest, seed: seed++, lane: f.lane});
+  for (const f of ordered)
+    for (let k = 0; k < seedsPerFixture; k++)
+      units.push({fixture: f.fixture, fixture_digest: f.fixture_digest, seed: seed++, lane: f.lane});
   return units;
 }
 
@@ -126,6 +157,8 @@ export function planDeficits(units: readonly PlanUnit[], policy: ConfirmationPol
     ['confirmation', policy.max_confirmation_pairs, n('confirmation')],
     ['heldout', policy.min_heldout_pairs, n('heldout')],
   ];
-  const short = needs.filter(([, need, have]) => have < need).map(([lane, need, have]) => `${lane} lacks ${need - have} (needs ${need} units, has ${have})`);
+  const short = needs
+    .filter(([, need, have]) => have < need)
+    .map(([lane, need, have]) => `${lane} lacks ${need - have} (needs ${need} units, has ${have})`);
   return short.length ? short.join('; ') : null;
 }

@@ -5,7 +5,18 @@ import type {ComparisonResult} from '../promotion/records.js';
 import type {MatchedTrial, TrialLane} from './trial.js';
 
 /** What a recorded trial must agree on with the plan it was recorded under. */
-export type PlannedTrial = Pick<MatchedTrial, 'candidate_digest' | 'incumbent_digest' | 'evaluator_epoch' | 'cohort' | 'fixture' | 'fixture_digest' | 'seed' | 'lane' | 'pair_key'>;
+export type PlannedTrial = Pick<
+  MatchedTrial,
+  | 'candidate_digest'
+  | 'incumbent_digest'
+  | 'evaluator_epoch'
+  | 'cohort'
+  | 'fixture'
+  | 'fixture_digest'
+  | 'seed'
+  | 'lane'
+  | 'pair_key'
+>;
 
 const unitKey = (fixtureDigest: string, seed: number) => `${fixtureDigest}\u0000${seed}`;
 
@@ -38,10 +49,18 @@ export function trialPlanProblems(plan: BoundPlan, trials: readonly PlannedTrial
       continue;
     }
     recorded.add(key);
-    if (t.lane !== unit.u.lane || t.fixture !== unit.u.fixture) problems.push(`${name} has lane "${t.lane}" and fixture "${t.fixture}", the plan's unit "${unit.u.lane}" and "${unit.u.fixture}"`);
-    if (t.candidate_digest !== p.candidate_digest) problems.push(`${name} is for candidate ${t.candidate_digest}, the plan for ${p.candidate_digest}`);
-    if (t.incumbent_digest !== p.incumbent_digest) problems.push(`${name} is against incumbent ${String(t.incumbent_digest)}, the plan against ${String(p.incumbent_digest)}`);
-    if (t.evaluator_epoch !== p.evaluator_epoch) problems.push(`${name} has evaluator epoch "${t.evaluator_epoch}", the plan "${p.evaluator_epoch}"`);
+    if (t.lane !== unit.u.lane || t.fixture !== unit.u.fixture)
+      problems.push(
+        `${name} has lane "${t.lane}" and fixture "${t.fixture}", the plan's unit "${unit.u.lane}" and "${unit.u.fixture}"`,
+      );
+    if (t.candidate_digest !== p.candidate_digest)
+      problems.push(`${name} is for candidate ${t.candidate_digest}, the plan for ${p.candidate_digest}`);
+    if (t.incumbent_digest !== p.incumbent_digest)
+      problems.push(
+        `${name} is against incumbent ${String(t.incumbent_digest)}, the plan against ${String(p.incumbent_digest)}`,
+      );
+    if (t.evaluator_epoch !== p.evaluator_epoch)
+      problems.push(`${name} has evaluator epoch "${t.evaluator_epoch}", the plan "${p.evaluator_epoch}"`);
     if (t.cohort !== p.cohort) problems.push(`${name} has cohort "${t.cohort}", the plan "${p.cohort}"`);
   }
   // Plan order within each lane: no recorded unit after a unit of its lane that is missing.
@@ -51,7 +70,9 @@ export function trialPlanProblems(plan: BoundPlan, trials: readonly PlannedTrial
     if (!recorded.has(key)) {
       if (!gap.has(u.lane)) gap.set(u.lane, `${u.fixture} seed ${u.seed}`);
     } else if (gap.has(u.lane)) {
-      problems.push(`the ${u.lane} unit ${u.fixture} seed ${u.seed} is recorded, but ${gap.get(u.lane)} before it in plan order is not: runs record their lane's units in plan order`);
+      problems.push(
+        `the ${u.lane} unit ${u.fixture} seed ${u.seed} is recorded, but ${gap.get(u.lane)} before it in plan order is not: runs record their lane's units in plan order`,
+      );
     }
   }
   return problems;
@@ -86,13 +107,21 @@ export function laneAfter(decision: ComparisonResult | null, heldoutReady: () =>
  * @example
  * stoppingRuleProblems(candidate, plan, trials, policy) // [] for any autoctx run
  */
-export function stoppingRuleProblems(candidate: ComparisonSubject, plan: BoundPlan, trials: readonly MatchedTrial[], policy: ConfirmationPolicy, campaign: boolean = plan.additions.campaign_id !== null && plan.additions.campaign_id !== undefined): string[] {
+export function stoppingRuleProblems(
+  candidate: ComparisonSubject,
+  plan: BoundPlan,
+  trials: readonly MatchedTrial[],
+  policy: ConfirmationPolicy,
+  campaign: boolean = plan.additions.campaign_id !== null && plan.additions.campaign_id !== undefined,
+): string[] {
   const order = new Map(plan.plan.units.map((u, index) => [unitKey(u.fixture_digest, u.seed), index]));
   const lanes: Record<TrialLane, MatchedTrial[]> = {screen: [], confirmation: [], heldout: []};
   for (const t of trials) lanes[t.lane].push(t);
-  for (const rows of Object.values(lanes)) rows.sort((a, b) => order.get(unitKey(a.fixture_digest, a.seed))! - order.get(unitKey(b.fixture_digest, b.seed))!);
+  for (const rows of Object.values(lanes))
+    rows.sort((a, b) => order.get(unitKey(a.fixture_digest, a.seed))! - order.get(unitKey(b.fixture_digest, b.seed))!);
   const next: Record<TrialLane, number> = {screen: 0, confirmation: 0, heldout: 0};
-  // The decision after each trial, kept up to date one trial at a time (equal to evaluateMatchedTrials over the prefix).
+  // The decision after each trial, kept up to date one trial at a time (equal to evaluateMatchedTrials over the
+  // prefix).
   const running = new RunningComparison(candidate, policy);
   let applied = 0;
   let decision: ComparisonResult | null = null;
@@ -106,5 +135,8 @@ export function stoppingRuleProblems(candidate: ComparisonSubject, plan: BoundPl
   if (applied === trials.length) return [];
   const asked = decision === null ? 'nothing' : `"${decision.decision}"`;
   const extra = (Object.keys(lanes) as TrialLane[]).flatMap((lane) => lanes[lane].slice(next[lane]));
-  return extra.map((t) => `trial ${t.pair_key} (${t.lane}) was recorded after the decision of the trials before it (${asked}) stopped asking for ${t.lane} pairs`);
+  return extra.map(
+    (t) =>
+      `trial ${t.pair_key} (${t.lane}) was recorded after the decision of the trials before it (${asked}) stopped asking for ${t.lane} pairs`,
+  );
 }

@@ -24,7 +24,8 @@ const POLICY_KEYS = Object.keys(DEFAULT_CONFIRMATION_POLICY).sort();
 
 /** Validate a policy object strictly (unknown keys are errors), as the reference's constructor does. */
 export function validateConfirmationPolicy(value: unknown): ConfirmationPolicy {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('SCHEMA_VIOLATION', 'confirmation policy must be an object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    fail('SCHEMA_VIOLATION', 'confirmation policy must be an object');
   const p = value as Record<string, unknown>;
   const extra = Object.keys(p).filter((k) => !POLICY_KEYS.includes(k));
   if (extra.length > 0) fail('SCHEMA_VIOLATION', `confirmation policy has unknown keys: ${extra.join(', ')}`);
@@ -32,7 +33,8 @@ export function validateConfirmationPolicy(value: unknown): ConfirmationPolicy {
   if (missing.length > 0) fail('SCHEMA_VIOLATION', `confirmation policy lacks: ${missing.join(', ')}`);
   const int = (k: string, min: number) => {
     const v = p[k];
-    if (typeof v !== 'number' || !Number.isSafeInteger(v)) fail('SCHEMA_VIOLATION', `confirmation policy ${k} must be an integer`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v))
+      fail('SCHEMA_VIOLATION', `confirmation policy ${k} must be an integer`);
     if (v < min) fail('SCHEMA_VIOLATION', `confirmation policy ${k} must be at least ${min}`);
     return v;
   };
@@ -47,7 +49,8 @@ export function validateConfirmationPolicy(value: unknown): ConfirmationPolicy {
   if (policy.max_confirmation_pairs < policy.min_confirmation_pairs) {
     fail('SCHEMA_VIOLATION', 'confirmation policy max_confirmation_pairs must be at least min_confirmation_pairs');
   }
-  if (typeof policy.min_effect !== 'number' || !Number.isFinite(policy.min_effect)) fail('SCHEMA_VIOLATION', 'confirmation policy min_effect must be finite');
+  if (typeof policy.min_effect !== 'number' || !Number.isFinite(policy.min_effect))
+    fail('SCHEMA_VIOLATION', 'confirmation policy min_effect must be finite');
   if (typeof policy.confidence_z !== 'number' || !Number.isFinite(policy.confidence_z) || policy.confidence_z <= 0) {
     fail('SCHEMA_VIOLATION', 'confirmation policy confidence_z must be finite and positive');
   }

@@ -48,13 +48,22 @@ export function compareReplay(recorded: ComparisonResult, replayed: ComparisonRe
   let ok = true;
   let maxUlp = 0;
   let maxRel = 0;
-  for (const field of ['decision', 'reason', 'screen_pairs', 'confirmation_pairs', 'heldout_pairs', 'mean_effect'] as const) {
+  for (const field of [
+    'decision',
+    'reason',
+    'screen_pairs',
+    'confirmation_pairs',
+    'heldout_pairs',
+    'mean_effect',
+  ] as const) {
     const exact = Object.is(recorded[field], replayed[field]) || recorded[field] === replayed[field];
     if (!exact) ok = false;
     fields.push({field, recorded: recorded[field], replayed: replayed[field], exact});
   }
   const halfWidth =
-    replayed.confidence_low !== null && replayed.confidence_high !== null ? Math.abs(replayed.confidence_high - replayed.confidence_low) / 2 : 0;
+    replayed.confidence_low !== null && replayed.confidence_high !== null
+      ? Math.abs(replayed.confidence_high - replayed.confidence_low) / 2
+      : 0;
   for (const field of ['confidence_low', 'confidence_high'] as const) {
     const a = recorded[field];
     const b = replayed[field];
@@ -74,5 +83,11 @@ export function compareReplay(recorded: ComparisonResult, replayed: ComparisonRe
     }
     fields.push(check);
   }
-  return {matches: ok, bit_exact: fields.every((f) => f.exact), max_ulp: maxUlp, max_relative_to_half_width: maxRel, fields};
+  return {
+    matches: ok,
+    bit_exact: fields.every((f) => f.exact),
+    max_ulp: maxUlp,
+    max_relative_to_half_width: maxRel,
+    fields,
+  };
 }

@@ -32,7 +32,8 @@ const encoded = new Map<string, string>();
 export function jsonString(value: string, what: string): string {
   const hit = encoded.get(value);
   if (hit !== undefined) return hit;
-  if (typeof value !== 'string' || !value.isWellFormed()) fail('INVALID_INPUT', `matched trial ${what} must be a well-formed string`);
+  if (typeof value !== 'string' || !value.isWellFormed())
+    fail('INVALID_INPUT', `matched trial ${what} must be a well-formed string`);
   const json = JSON.stringify(value);
   if (encoded.size >= 256) encoded.clear();
   encoded.set(value, json);
@@ -45,26 +46,64 @@ export function jsonString(value: string, what: string): string {
  * relabeling a pair cannot make it count twice. Built directly in canonical
  * form (keys already sorted) because the decision hashes every pair.
  */
-export function matchedTrialPairKey(t: {evaluator_epoch: string; cohort: string; fixture_digest: string; seed: number}): string {
-  if (typeof t.seed !== 'number' || !Number.isSafeInteger(t.seed)) fail('INVALID_INPUT', 'matched trial seed must be a safe integer');
+export function matchedTrialPairKey(t: {
+  evaluator_epoch: string;
+  cohort: string;
+  fixture_digest: string;
+  seed: number;
+}): string {
+  if (typeof t.seed !== 'number' || !Number.isSafeInteger(t.seed))
+    fail('INVALID_INPUT', 'matched trial seed must be a safe integer');
   return sha256Hex(
     `{"cohort":${jsonString(t.cohort, 'cohort')},"evaluator_epoch":${jsonString(t.evaluator_epoch, 'evaluator_epoch')},"fixture_digest":${jsonString(t.fixture_digest, 'fixture_digest')},"seed":${JSON.stringify(t.seed)}}`,
   );
 }
 
 /** The pair key schema-1 rows used, which included lane and display name. */
-export function legacyPairKey(t: {evaluator_epoch: string; cohort: string; fixture: string; fixture_digest: string; seed: number; lane: string}): string {
-  return stableDigest({cohort: t.cohort, evaluator_epoch: t.evaluator_epoch, fixture: t.fixture, fixture_digest: t.fixture_digest, lane: t.lane, seed: t.seed});
+export function legacyPairKey(t: {
+  evaluator_epoch: string;
+  cohort: string;
+  fixture: string;
+  fixture_digest: string;
+  seed: number;
+  lane: string;
+}): string {
+  return stableDigest({
+    cohort: t.cohort,
+    evaluator_epoch: t.evaluator_epoch,
+    fixture: t.fixture,
+    fixture_digest: t.fixture_digest,
+    lane: t.lane,
+    seed: t.seed,
+  });
 }
 
 /** Build a trial, computing its pair key; validity defaults to true. */
 export function createMatchedTrial(input: MatchedTrialInput): MatchedTrial {
-  const trial = {...input, candidate_valid: input.candidate_valid ?? true, incumbent_valid: input.incumbent_valid ?? true} as MatchedTrial;
+  const trial = {
+    ...input,
+    candidate_valid: input.candidate_valid ?? true,
+    incumbent_valid: input.incumbent_valid ?? true,
+  } as MatchedTrial;
   trial.pair_key = matchedTrialPairKey(trial);
   return trial;
 }
 
-const TRIAL_KEYS = ['candidate_digest', 'incumbent_digest', 'evaluator_epoch', 'cohort', 'fixture', 'fixture_digest', 'seed', 'lane', 'candidate_score', 'incumbent_score', 'candidate_valid', 'incumbent_valid', 'pair_key'];
+const TRIAL_KEYS = [
+  'candidate_digest',
+  'incumbent_digest',
+  'evaluator_epoch',
+  'cohort',
+  'fixture',
+  'fixture_digest',
+  'seed',
+  'lane',
+  'candidate_score',
+  'incumbent_score',
+  'candidate_valid',
+  'incumbent_valid',
+  'pair_key',
+];
 
 /**
  * The strict raw loader: a seed must be an integer (not a bool, not a float),
@@ -73,22 +112,27 @@ const TRIAL_KEYS = ['candidate_digest', 'incumbent_digest', 'evaluator_epoch', '
  * the current key, or for schema-1 rows the legacy key.
  */
 export function matchedTrialFromDict(raw: unknown, options: {allowLegacyKey?: boolean} = {}): MatchedTrial {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail('INVALID_INPUT', 'a matched trial must be an object');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    fail('INVALID_INPUT', 'a matched trial must be an object');
   const r = raw as Record<string, unknown>;
   const extra = Object.keys(r).filter((k) => !TRIAL_KEYS.includes(k));
   if (extra.length > 0) fail('INVALID_INPUT', `matched trial has unexpected keys: ${extra.join(', ')}`);
   for (const k of ['candidate_digest', 'evaluator_epoch', 'cohort', 'fixture', 'fixture_digest', 'pair_key']) {
     if (typeof r[k] !== 'string') fail('INVALID_INPUT', `matched trial ${k} must be a string`);
   }
-  if (r.incumbent_digest !== null && typeof r.incumbent_digest !== 'string') fail('INVALID_INPUT', 'matched trial incumbent_digest must be a string or null');
-  if (typeof r.seed !== 'number' || !Number.isSafeInteger(r.seed)) fail('INVALID_INPUT', 'matched trial seed must be an integer in the safe range');
+  if (r.incumbent_digest !== null && typeof r.incumbent_digest !== 'string')
+    fail('INVALID_INPUT', 'matched trial incumbent_digest must be a string or null');
+  if (typeof r.seed !== 'number' || !Number.isSafeInteger(r.seed))
+    fail('INVALID_INPUT', 'matched trial seed must be an integer in the safe range');
   for (const k of ['candidate_score', 'incumbent_score']) {
-    if (typeof r[k] !== 'number' || !Number.isFinite(r[k])) fail('INVALID_INPUT', `matched trial ${k} must be a finite number`);
+    if (typeof r[k] !== 'number' || !Number.isFinite(r[k]))
+      fail('INVALID_INPUT', `matched trial ${k} must be a finite number`);
   }
   for (const k of ['candidate_valid', 'incumbent_valid']) {
     if (r[k] !== undefined && typeof r[k] !== 'boolean') fail('INVALID_INPUT', `matched trial ${k} must be a boolean`);
   }
-  if (!(TRIAL_LANES as readonly unknown[]).includes(r.lane)) fail('INVALID_INPUT', `matched trial lane must be one of ${TRIAL_LANES.join(', ')}`);
+  if (!(TRIAL_LANES as readonly unknown[]).includes(r.lane))
+    fail('INVALID_INPUT', `matched trial lane must be one of ${TRIAL_LANES.join(', ')}`);
   const trial = createMatchedTrial(r as unknown as MatchedTrialInput);
   if (r.pair_key !== trial.pair_key) {
     const legacy = options.allowLegacyKey && r.pair_key === legacyPairKey(trial);
@@ -98,7 +142,11 @@ export function matchedTrialFromDict(raw: unknown, options: {allowLegacyKey?: bo
 }
 
 export function jsonNumber(value: number, what: string): string {
-  if (typeof value !== 'number' || !Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    (Number.isInteger(value) && !Number.isSafeInteger(value))
+  ) {
     fail('INVALID_INPUT', `matched trial ${what} must be a finite number in the safe range`);
   }
   return JSON.stringify(value);
@@ -110,7 +158,8 @@ export function jsonNumber(value: number, what: string): string {
  * hash thousands of trials.
  */
 export function canonicalTrialJson(t: MatchedTrial, pairKey: string): string {
-  if (typeof t.candidate_valid !== 'boolean' || typeof t.incumbent_valid !== 'boolean') fail('INVALID_INPUT', 'matched trial validity flags must be booleans');
+  if (typeof t.candidate_valid !== 'boolean' || typeof t.incumbent_valid !== 'boolean')
+    fail('INVALID_INPUT', 'matched trial validity flags must be booleans');
   return (
     `{"candidate_digest":${jsonString(t.candidate_digest, 'candidate_digest')},"candidate_score":${jsonNumber(t.candidate_score, 'candidate_score')},` +
     `"candidate_valid":${t.candidate_valid},"cohort":${jsonString(t.cohort, 'cohort')},"evaluator_epoch":${jsonString(t.evaluator_epoch, 'evaluator_epoch')},` +
@@ -134,18 +183,30 @@ export function evidenceSeal(
   digestOf: (t: MatchedTrial) => string = trialSealDigest,
 ): {schema_version: 1; candidate_digest: string; trial_digests: Record<string, string>; plan_binding_digest?: string} {
   const trialDigests: Record<string, string> = {};
-  for (const t of [...trials].sort((a, b) => (a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0))) trialDigests[t.pair_key] = digestOf(t);
-  return {schema_version: 1, candidate_digest: candidateDigest, ...(planBinding !== null ? {plan_binding_digest: planBinding} : {}), trial_digests: trialDigests};
+  for (const t of [...trials].sort((a, b) => (a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0)))
+    trialDigests[t.pair_key] = digestOf(t);
+  return {
+    schema_version: 1,
+    candidate_digest: candidateDigest,
+    ...(planBinding !== null ? {plan_binding_digest: planBinding} : {}),
+    trial_digests: trialDigests,
+  };
 }
 
-/** How evidence stands against its seal: indexes of trials that differ, sealed pair keys that are gone, trials not sealed yet. */
+/**
+ * How evidence stands against its seal: indexes of trials that differ, sealed pair keys that are gone, trials not
+ * sealed yet.
+ */
 export interface SealComparison {
   changed: number[];
   missing: string[];
   unsealed: number;
 }
 
-export function compareWithSeal(seal: Readonly<Record<string, string>>, trials: readonly MatchedTrial[]): SealComparison {
+export function compareWithSeal(
+  seal: Readonly<Record<string, string>>,
+  trials: readonly MatchedTrial[],
+): SealComparison {
   const present = new Set<string>();
   const result: SealComparison = {changed: [], missing: [], unsealed: 0};
   trials.forEach((t, i) => {
@@ -160,7 +221,9 @@ export function compareWithSeal(seal: Readonly<Record<string, string>>, trials: 
 
 /** The order of an evidence envelope: by lane (as a string), then pair key. */
 export function sortEvidence<T extends {lane: string; pair_key: string}>(trials: readonly T[]): T[] {
-  return [...trials].sort((a, b) => (a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0));
+  return [...trials].sort((a, b) =>
+    a.lane < b.lane ? -1 : a.lane > b.lane ? 1 : a.pair_key < b.pair_key ? -1 : a.pair_key > b.pair_key ? 1 : 0,
+  );
 }
 
 export function trialDelta(t: {candidate_score: number; incumbent_score: number}): number {
@@ -176,6 +239,7 @@ export function trialDelta(t: {candidate_score: number; incumbent_score: number}
  */
 export function scoreProblem(score: unknown): string | null {
   if (typeof score !== 'number' || !Number.isFinite(score)) return 'is not a finite number';
-  if (Number.isInteger(score) && !Number.isSafeInteger(score)) return `is ${score}, beyond the integers canonical JSON can hold (±${Number.MAX_SAFE_INTEGER}): it could be written but never read back`;
+  if (Number.isInteger(score) && !Number.isSafeInteger(score))
+    return `is ${score}, beyond the integers canonical JSON can hold (±${Number.MAX_SAFE_INTEGER}): it could be written but never read back`;
   return null;
 }

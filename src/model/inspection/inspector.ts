@@ -32,7 +32,14 @@ export interface Inspection {
 }
 
 /** The kinds a components-layout package delivers verbatim: the texts a prompt is drawn from. */
-export const CHECKED_KINDS = ['playbook', 'hints', 'prompt_fragment', 'tool_guidance', 'policy', 'completion_check'] as const;
+export const CHECKED_KINDS = [
+  'playbook',
+  'hints',
+  'prompt_fragment',
+  'tool_guidance',
+  'policy',
+  'completion_check',
+] as const;
 
 /** Absent texts shorter than this are not searched: too short to tell from ordinary words. */
 const MIN_ABSENT_TEXT = 16;
@@ -56,7 +63,15 @@ function verdictOf(error: boolean, findings: Finding[], layoutKnown: boolean): V
 
 /** An inspection that could not run: the package or its bundle did not read back. */
 export function errorInspection(layout: string, bundleDigest: string, detail: string): Inspection {
-  return {inspector_version: INSPECTOR, checked_against: `${layout}@${bundleDigest.slice(0, 12)}`, verdict: 'ERROR', matched: 0, mismatched: 0, unverifiable: 0, findings: [{code: 'UNVERIFIABLE', check: 'cited_item', subject: 'package', detail}]};
+  return {
+    inspector_version: INSPECTOR,
+    checked_against: `${layout}@${bundleDigest.slice(0, 12)}`,
+    verdict: 'ERROR',
+    matched: 0,
+    mismatched: 0,
+    unverifiable: 0,
+    findings: [{code: 'UNVERIFIABLE', check: 'cited_item', subject: 'package', detail}],
+  };
 }
 
 export function inspect(pkg: EvidencePackage, bundle: ContextBundle, lookup: InspectorLookup): Inspection {
@@ -76,7 +91,13 @@ export function inspect(pkg: EvidencePackage, bundle: ContextBundle, lookup: Ins
     for (const c of bundle.components) {
       if (!(CHECKED_KINDS as readonly string[]).includes(c.kind) || c.state === 'ABSENT') continue;
       const subject = `${c.kind}/${c.key}`;
-      if (c.state !== undefined) findings.push({code: 'UNVERIFIABLE', check: 'component_delivered', subject, detail: `the component is ${c.state}: unverifiable by design`});
+      if (c.state !== undefined)
+        findings.push({
+          code: 'UNVERIFIABLE',
+          check: 'component_delivered',
+          subject,
+          detail: `the component is ${c.state}: unverifiable by design`,
+        });
       else if (prompt.includes(lf(c.content).replace(/\n+$/, ''))) matched++;
       else findings.push({code: 'MISMATCH', check: 'component_delivered', subject, detail: 'not delivered verbatim'});
     }
@@ -86,16 +107,42 @@ export function inspect(pkg: EvidencePackage, bundle: ContextBundle, lookup: Ins
   for (const c of bundle.components) {
     if (c.state !== 'ABSENT') continue;
     const subject = `${c.kind}/${c.key}`;
-    const texts = [...new Set(lookup.textsOf(c.kind, c.key).map((x) => lf(x).trim()).filter((x) => x.length >= MIN_ABSENT_TEXT))];
+    const texts = [
+      ...new Set(
+        lookup
+          .textsOf(c.kind, c.key)
+          .map((x) => lf(x).trim())
+          .filter((x) => x.length >= MIN_ABSENT_TEXT),
+      ),
+    ];
     if (texts.length === 0) {
-      findings.push({code: 'UNVERIFIABLE', check: 'absent_not_delivered', subject, detail: 'no stored text of it is long enough to search for'});
+      findings.push({
+        code: 'UNVERIFIABLE',
+        check: 'absent_not_delivered',
+        subject,
+        detail: 'no stored text of it is long enough to search for',
+      });
       continue;
     }
     const leaked = texts.some((x) => prompt.includes(x) || unquoted.includes(rendered(x)));
-    if (leaked) findings.push({code: 'MISMATCH', check: 'absent_not_delivered', subject, detail: 'the bundle declares it ABSENT, but its text was delivered'});
+    if (leaked)
+      findings.push({
+        code: 'MISMATCH',
+        check: 'absent_not_delivered',
+        subject,
+        detail: 'the bundle declares it ABSENT, but its text was delivered',
+      });
     else matched++;
   }
   const mismatched = findings.filter((f) => f.code === 'MISMATCH').length;
   const unverifiable = findings.filter((f) => f.code === 'UNVERIFIABLE').length;
-  return {inspector_version: INSPECTOR, checked_against: `${layout}@${bundle.digest.slice(0, 12)}`, verdict: verdictOf(false, findings, layoutKnown), matched, mismatched, unverifiable, findings};
+  return {
+    inspector_version: INSPECTOR,
+    checked_against: `${layout}@${bundle.digest.slice(0, 12)}`,
+    verdict: verdictOf(false, findings, layoutKnown),
+    matched,
+    mismatched,
+    unverifiable,
+    findings,
+  };
 }

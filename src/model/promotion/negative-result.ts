@@ -23,7 +23,9 @@ export interface NegativeResultArgs {
   evidence_binding_digest: string | null;
   confirmation_policy_digest: string | null;
   plan_digest: string | null;
-  /** A blocked campaign's reservation artifact (its path relative to the knowledge root) and the reservation it holds. */
+  /**
+   * A blocked campaign's reservation artifact (its path relative to the knowledge root) and the reservation it holds.
+   */
   reservation_artifact?: ReservationBinding | undefined;
   /** The record's created_at: upstream writes it as both the entry's occurred_at and the ledger's generated_at. */
   occurred_at: string;
@@ -41,7 +43,12 @@ function roundTo6(x: number): number {
 export function createNegativeResult(a: NegativeResultArgs): Record<string, unknown> {
   const resultId = `context-bundle-${a.digest}-${a.kind}`;
   const failureKind =
-    a.kind === 'false-promotion-blocked' || a.kind === 'stale-incumbent' || a.kind === 'inconclusive' || a.reason.includes('validity') ? 'verification_failed' : 'score_regression';
+    a.kind === 'false-promotion-blocked' ||
+    a.kind === 'stale-incumbent' ||
+    a.kind === 'inconclusive' ||
+    a.reason.includes('validity')
+      ? 'verification_failed'
+      : 'score_regression';
   const base = `${a.scenario}/context_bundles/candidates/${a.digest}`;
   const refs: Array<{uri: string; summary: string}> = [];
   if (a.evidence_binding_digest !== null) {
@@ -51,12 +58,17 @@ export function createNegativeResult(a: NegativeResultArgs): Record<string, unkn
     });
   }
   if (a.reservation_artifact) {
-    // Upstream's wording. Its URI is the artifact's absolute path; ours is relative to the knowledge root, so it survives a clone.
+    // Upstream's wording. Its URI is the artifact's absolute path; ours is relative to the knowledge root, so it
+    // survives a clone.
     const {path, digest, reservation} = a.reservation_artifact;
     const summary = `Campaign reservation status=${reservation.status}; reservation_sha256=${stableDigest(reservation)}; allocated_alpha=${pythonFloatRepr(reservation.allocated_alpha)}; trial_evidence_sha256=${reservation.evidence_digest}.`;
     refs.push({uri: `${path}#sha256=${digest}`, summary});
   }
-  if (a.plan_digest !== null) refs.push({uri: `${base}/evaluator_plan.json#sha256=${a.plan_digest}`, summary: 'Immutable score, validity, routing, executor, and fixture plan.'});
+  if (a.plan_digest !== null)
+    refs.push({
+      uri: `${base}/evaluator_plan.json#sha256=${a.plan_digest}`,
+      summary: 'Immutable score, validity, routing, executor, and fixture plan.',
+    });
   const entry = {
     result_id: resultId,
     branch_id: a.digest,

@@ -2,7 +2,18 @@ import {jsonEqual, stableDigest} from '../../canonical/index.js';
 import type {CandidateRecord} from './records.js';
 
 /** What wrote a change of record.json. */
-export const RECORD_CAUSES = ['init', 'propose', 'evaluate', 'reject', 'terminal', 'pointer-move', 'rollover', 'migrate', 'repair', 'adopt'] as const;
+export const RECORD_CAUSES = [
+  'init',
+  'propose',
+  'evaluate',
+  'reject',
+  'terminal',
+  'pointer-move',
+  'rollover',
+  'migrate',
+  'repair',
+  'adopt',
+] as const;
 export type RecordCause = (typeof RECORD_CAUSES)[number];
 
 /**
@@ -26,7 +37,9 @@ export interface HistoryAdoption {
   schema_version: 1;
   scenario: string;
   adopted_at: string;
-  /** Candidates whose records existed without a history then (an earlier autoctx, or the Python implementation), sorted. */
+  /**
+   * Candidates whose records existed without a history then (an earlier autoctx, or the Python implementation), sorted.
+   */
   predating: string[];
 }
 
@@ -34,7 +47,10 @@ export function entryDigest(entry: RecordHistoryEntry): string {
   return stableDigest(entry);
 }
 
-/** Two records that differ at most in when they were written: a command run again after it was cut short between its entry and its record. */
+/**
+ * Two records that differ at most in when they were written: a command run again after it was cut short between its
+ * entry and its record.
+ */
 export function sameButTimes(a: CandidateRecord, b: CandidateRecord): boolean {
   return jsonEqual({...a, created_at: '', updated_at: ''}, {...b, created_at: '', updated_at: ''});
 }
@@ -59,7 +75,8 @@ export function recordEvent(previous: CandidateRecord | null, next: CandidateRec
   if (next.lifecycle === 'active' || next.lifecycle === 'superseded') return null;
   if (next.lifecycle === 'rejected') return previous.lifecycle === 'rejected' ? null : 'rejection';
   const [before, after] = [pairsOf(previous), pairsOf(next)];
-  if (after.later > before.later || (next.lifecycle === 'confirmed' && previous.lifecycle !== 'confirmed')) return 'confirmation';
+  if (after.later > before.later || (next.lifecycle === 'confirmed' && previous.lifecycle !== 'confirmed'))
+    return 'confirmation';
   if (after.screen > before.screen || !jsonEqual(previous.comparison, next.comparison)) return 'screen';
   return null;
 }

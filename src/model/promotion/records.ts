@@ -83,7 +83,10 @@ export function rollbackId(from: string, fromActivatedAt: string, to: string): s
   return stableDigest({from_activated_at: fromActivatedAt, from_digest: from, to_digest: to}).slice(0, 32);
 }
 
-/** rollovers/<rollover_id>.json: autoctx's record of one evaluator-epoch rollover (the Python implementation writes none). */
+/**
+ * rollovers/<rollover_id>.json: autoctx's record of one evaluator-epoch rollover (the Python implementation writes
+ * none).
+ */
 export interface RolloverRecord {
   schema_version: 1;
   rollover_id: string;
@@ -98,7 +101,12 @@ export interface RolloverRecord {
 
 /** A rollover is identified by the pointer state it moves away from and the epoch it moves to. */
 export function rolloverId(from: string, fromActivatedAt: string, epoch: string): string {
-  return stableDigest({evaluator_epoch: epoch, from_activated_at: fromActivatedAt, from_digest: from, kind: 'rollover'}).slice(0, 32);
+  return stableDigest({
+    evaluator_epoch: epoch,
+    from_activated_at: fromActivatedAt,
+    from_digest: from,
+    kind: 'rollover',
+  }).slice(0, 32);
 }
 
 /** The rationale active.json carries after a rollover, in the Python implementation's words. */

@@ -19,10 +19,21 @@ export interface ServedFacts {
 
 /** Whether a receipt made `version` ACTIVE in its scope. */
 export function madeActive(r: TransitionReceipt | undefined, version: string): boolean {
-  return r !== undefined && r.applied && r.action !== 'runnable' && r.target_state === 'ACTIVE' && r.version !== null && versionKey(r.version) === versionKey(version);
+  return (
+    r !== undefined &&
+    r.applied &&
+    r.action !== 'runnable' &&
+    r.target_state === 'ACTIVE' &&
+    r.version !== null &&
+    versionKey(r.version) === versionKey(version)
+  );
 }
 
-export function hasServed(scope: string, target: {version: string | null; bundle_digest: string}, facts: ServedFacts): boolean {
+export function hasServed(
+  scope: string,
+  target: {version: string | null; bundle_digest: string},
+  facts: ServedFacts,
+): boolean {
   if (scope === GLOBAL_SCOPE) return facts.chain.some((m) => m.to === target.bundle_digest);
   const version = target.version;
   return version !== null && facts.receipts.some((r) => madeActive(r, version));

@@ -17,13 +17,23 @@ export function receiptRegistryProblem(before: Registry | null, r: TransitionRec
   if (!r.applied || after === null) return null;
   const prior = before ?? emptyRegistry(r.scenario, r.scope);
   const keys = [...new Set([...Object.keys(prior.releases), ...Object.keys(after.releases)])].sort();
-  const changed = keys.filter((k) => !jsonEqual((prior.releases[k] ?? null), (after.releases[k] ?? null)));
-  const what = r.action === 'runnable' ? 'a runnable-set change' : `a ${r.action} of ${r.version ?? '?'} to ${r.target_state ?? '?'}`;
-  const change = (k: string) => `${k} (${prior.releases[k]?.state ?? 'absent'} → ${after.releases[k]?.state ?? 'absent'})`;
-  if (after.scenario !== prior.scenario || after.scope !== prior.scope) return `it declares ${what} in scope ${r.scope}, but carries the registry of ${after.scenario}/${after.scope}`;
-  if (r.action === 'runnable') return changed.length > 0 ? `it declares ${what}, but the registry it carries also changes ${changed.map(change).join(', ')}` : null;
-  if (!jsonEqual(prior.runnable, after.runnable)) return `it declares ${what}, but the registry it carries also changes the runnable set`;
-  if (r.version === null || r.target_state === null) return `it is an applied ${r.action} that names no version or target state`;
+  const changed = keys.filter((k) => !jsonEqual(prior.releases[k] ?? null, after.releases[k] ?? null));
+  const what =
+    r.action === 'runnable'
+      ? 'a runnable-set change'
+      : `a ${r.action} of ${r.version ?? '?'} to ${r.target_state ?? '?'}`;
+  const change = (k: string) =>
+    `${k} (${prior.releases[k]?.state ?? 'absent'} → ${after.releases[k]?.state ?? 'absent'})`;
+  if (after.scenario !== prior.scenario || after.scope !== prior.scope)
+    return `it declares ${what} in scope ${r.scope}, but carries the registry of ${after.scenario}/${after.scope}`;
+  if (r.action === 'runnable')
+    return changed.length > 0
+      ? `it declares ${what}, but the registry it carries also changes ${changed.map(change).join(', ')}`
+      : null;
+  if (!jsonEqual(prior.runnable, after.runnable))
+    return `it declares ${what}, but the registry it carries also changes the runnable set`;
+  if (r.version === null || r.target_state === null)
+    return `it is an applied ${r.action} that names no version or target state`;
   const own = versionKey(r.version);
   const deprecated = new Set(r.deprecated_versions.map(versionKey));
   const plain = (k: string, state: string) => {
@@ -34,15 +44,21 @@ export function receiptRegistryProblem(before: Registry | null, r: TransitionRec
     const a = after.releases[k];
     if (k === own) {
       if (r.target_state === 'ACTIVE' && r.scope === GLOBAL_SCOPE) {
-        if (a !== undefined) return `it declares ${what}, but the registry it carries keeps ${change(k)} (the global ACTIVE is read from active.json)`;
+        if (a !== undefined)
+          return `it declares ${what}, but the registry it carries keeps ${change(k)} (the global ACTIVE is read from active.json)`;
         continue;
       }
-      const settingsFit = a !== undefined && a.state === r.target_state && (a.canary !== null) === (r.target_state === 'CANARY') && (a.shadow !== null) === (r.target_state === 'SHADOW');
+      const settingsFit =
+        a !== undefined &&
+        a.state === r.target_state &&
+        (a.canary !== null) === (r.target_state === 'CANARY') &&
+        (a.shadow !== null) === (r.target_state === 'SHADOW');
       if (!settingsFit) return `it declares ${what}, but the registry it carries makes ${change(k)}`;
       continue;
     }
     if (deprecated.has(k) && plain(k, 'DEPRECATED')) continue;
-    // The global scope brings a served release in line: removed (it is the active one) or DEPRECATED, never anything that serves more.
+    // The global scope brings a served release in line: removed (it is the active one) or DEPRECATED, never anything
+    // that serves more.
     if (r.scope === GLOBAL_SCOPE && (a === undefined || plain(k, 'DEPRECATED'))) continue;
     return `it declares ${what}, but the registry it carries also changes ${change(k)}`;
   }

@@ -1,9 +1,23 @@
-import {DEFAULT_SHADOW, GLOBAL_SCOPE, transitionAllowed, versionKey, type Blocker, type CanarySettings, type Registry, type RegistryRelease, type ReleaseState, type ShadowSettings} from './release.js';
+import {
+  DEFAULT_SHADOW,
+  GLOBAL_SCOPE,
+  transitionAllowed,
+  versionKey,
+  type Blocker,
+  type CanarySettings,
+  type Registry,
+  type RegistryRelease,
+  type ReleaseState,
+  type ShadowSettings,
+} from './release.js';
 
-/** Blocker codes the gate itself raises (the evidence check adds its own: EVALUATION_MISSING, EVALUATION_NOT_FOR_BUNDLE_HASH, …). */
+/**
+ * Blocker codes the gate itself raises (the evidence check adds its own: EVALUATION_MISSING,
+ * EVALUATION_NOT_FOR_BUNDLE_HASH, …).
+ */
 export const GATE_BLOCKERS = {
-  ILLEGAL_STATE_TRANSITION: 'the transition is not in the transition table from the release\'s current state',
-  BUNDLE_NOT_RUNNABLE: 'the release is not in the scope\'s runnable set',
+  ILLEGAL_STATE_TRANSITION: "the transition is not in the transition table from the release's current state",
+  BUNDLE_NOT_RUNNABLE: "the release is not in the scope's runnable set",
   NO_OTHER_ACTIVE_RELEASE: 'a release moves to DEPRECATED only while another release of its scope is ACTIVE',
 } as const;
 
@@ -35,9 +49,14 @@ export function releaseGate(g: GateInput): Blocker[] {
     return [{code: 'ILLEGAL_STATE_TRANSITION', detail}];
   }
   const blockers: Blocker[] = [];
-  if ((g.to === 'SHADOW' || g.to === 'CANARY' || g.to === 'ACTIVE') && !g.runnable) blockers.push({code: 'BUNDLE_NOT_RUNNABLE', detail: `${g.version} is not in the runnable set of scope ${g.scope}`});
+  if ((g.to === 'SHADOW' || g.to === 'CANARY' || g.to === 'ACTIVE') && !g.runnable)
+    blockers.push({code: 'BUNDLE_NOT_RUNNABLE', detail: `${g.version} is not in the runnable set of scope ${g.scope}`});
   if ((g.to === 'CANARY' || (g.to === 'ACTIVE' && g.scope !== GLOBAL_SCOPE)) && g.evidence) blockers.push(g.evidence);
-  if (g.to === 'DEPRECATED' && !g.otherActive) blockers.push({code: 'NO_OTHER_ACTIVE_RELEASE', detail: `no other release of scope ${g.scope} is ACTIVE, so ${g.version} cannot be deprecated`});
+  if (g.to === 'DEPRECATED' && !g.otherActive)
+    blockers.push({
+      code: 'NO_OTHER_ACTIVE_RELEASE',
+      detail: `no other release of scope ${g.scope} is ACTIVE, so ${g.version} cannot be deprecated`,
+    });
   return blockers;
 }
 
@@ -68,18 +87,29 @@ function shadowOf(existing: ShadowSettings | null, change: SettingsChange['shado
  * deprecated, the receipt's number. In the global scope an ACTIVE release
  * has no entry (active.json is its state).
  */
-export function applyTransition(registry: Registry, t: {version: string; to: ReleaseState; settings: SettingsChange; deprecate: readonly string[]}): Registry {
+export function applyTransition(
+  registry: Registry,
+  t: {version: string; to: ReleaseState; settings: SettingsChange; deprecate: readonly string[]},
+): Registry {
   const releases: Record<string, RegistryRelease> = {...registry.releases};
   const key = versionKey(t.version);
   const existing = releases[key];
-  for (const v of t.deprecate) releases[versionKey(v)] = {version: releases[versionKey(v)]?.version ?? v, state: 'DEPRECATED', canary: null, shadow: null};
+  for (const v of t.deprecate)
+    releases[versionKey(v)] = {
+      version: releases[versionKey(v)]?.version ?? v,
+      state: 'DEPRECATED',
+      canary: null,
+      shadow: null,
+    };
   if (t.to === 'ACTIVE' && registry.scope === GLOBAL_SCOPE) delete releases[key];
   else {
     releases[key] = {
       version: t.version,
       state: t.to,
-      canary: t.to === 'CANARY' ? canaryOf(existing?.state === 'CANARY' ? existing.canary : null, t.settings.canary) : null,
-      shadow: t.to === 'SHADOW' ? shadowOf(existing?.state === 'SHADOW' ? existing.shadow : null, t.settings.shadow) : null,
+      canary:
+        t.to === 'CANARY' ? canaryOf(existing?.state === 'CANARY' ? existing.canary : null, t.settings.canary) : null,
+      shadow:
+        t.to === 'SHADOW' ? shadowOf(existing?.state === 'SHADOW' ? existing.shadow : null, t.settings.shadow) : null,
     };
   }
   return {...registry, releases: sortedReleases(releases)};
@@ -97,7 +127,11 @@ export function sortedReleases(releases: Record<string, RegistryRelease>): Recor
  * registry's state, DRAFT when it has none. Elsewhere: the registry's, DRAFT
  * when none.
  */
-export function effectiveState(scope: string, entry: RegistryRelease | undefined, facts: {isGlobalActive: boolean; servedGlobally: boolean}): ReleaseState {
+export function effectiveState(
+  scope: string,
+  entry: RegistryRelease | undefined,
+  facts: {isGlobalActive: boolean; servedGlobally: boolean},
+): ReleaseState {
   if (scope !== GLOBAL_SCOPE) return entry?.state ?? 'DRAFT';
   if (facts.isGlobalActive) return 'ACTIVE';
   if (facts.servedGlobally) return entry?.state === 'RETIRED' ? 'RETIRED' : 'DEPRECATED';

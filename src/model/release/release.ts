@@ -81,19 +81,31 @@ const SCOPE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 export function normalizeScope(input: string | undefined): string {
   const scope = (input ?? '').trim().toLowerCase();
   if (scope === '') return GLOBAL_SCOPE;
-  if (!SCOPE.test(scope)) fail('INVALID_NAME', `invalid scope ${JSON.stringify(input)}: a scope uses only a-z, 0-9, ".", "_" and "-" (compared lowercased), begins with a letter or digit, at most 64 characters`, {scope: input});
+  if (!SCOPE.test(scope))
+    fail(
+      'INVALID_NAME',
+      `invalid scope ${JSON.stringify(input)}: a scope uses only a-z, 0-9, ".", "_" and "-" (compared lowercased), begins with a letter or digit, at most 64 characters`,
+      {scope: input},
+    );
   return scope;
 }
 
 /** A share in percent, 0–100 with at most two decimals, as basis points (integer arithmetic from here on). */
 export function percentToBasisPoints(input: string, flag: string): number {
-  if (!/^(100(\.0{1,2})?|\d{1,2}(\.\d{1,2})?)$/.test(input.trim())) fail('USAGE', `${flag} must be a percentage from 0 to 100 with at most two decimals, not ${JSON.stringify(input)}`);
+  if (!/^(100(\.0{1,2})?|\d{1,2}(\.\d{1,2})?)$/.test(input.trim()))
+    fail('USAGE', `${flag} must be a percentage from 0 to 100 with at most two decimals, not ${JSON.stringify(input)}`);
   const [whole, frac = ''] = input.trim().split('.');
   return Number(whole) * 100 + Number(frac.padEnd(2, '0'));
 }
 
 export function basisPointsText(bp: number): string {
-  return `${Math.trunc(bp / 100)}${bp % 100 === 0 ? '' : `.${String(bp % 100).padStart(2, '0').replace(/0$/, '')}`}%`;
+  return `${Math.trunc(bp / 100)}${
+    bp % 100 === 0
+      ? ''
+      : `.${String(bp % 100)
+          .padStart(2, '0')
+          .replace(/0$/, '')}`
+  }%`;
 }
 
 export interface CanarySettings {
@@ -101,7 +113,10 @@ export interface CanarySettings {
   basis_points: number | null;
   tenants: string[];
   resource_families: string[];
-  /** What salts the cohort instead of the release's version (to keep a cohort across releases on purpose); absent: the version. */
+  /**
+   * What salts the cohort instead of the release's version (to keep a cohort across releases on purpose); absent: the
+   * version.
+   */
   salt?: string;
 }
 
@@ -127,12 +142,22 @@ export interface Registry {
   releases: Record<string, RegistryRelease>;
   /** The versions this deployment can run (null: every named version), and its default. */
   runnable: {versions: string[] | null; default_version: string | null};
-  /** The receipt that wrote this registry: its number, and the digest of everything in it but the registry (null: none yet). */
+  /**
+   * The receipt that wrote this registry: its number, and the digest of everything in it but the registry (null: none
+   * yet).
+   */
   receipt: {seq: number; sha256: string} | null;
 }
 
 export function emptyRegistry(scenario: string, scope: string): Registry {
-  return {schema_version: 1, scenario, scope, releases: {}, runnable: {versions: null, default_version: null}, receipt: null};
+  return {
+    schema_version: 1,
+    scenario,
+    scope,
+    releases: {},
+    runnable: {versions: null, default_version: null},
+    receipt: null,
+  };
 }
 
 export interface ReleaseDescriptor {
@@ -186,7 +211,10 @@ export interface TransitionReceipt {
   promotion_id: string | null;
   registry_before: string | null;
   registry_after: string | null;
-  /** The registry this receipt wrote (applied), so that a crash before the registry is completed from it; null when blocked. */
+  /**
+   * The registry this receipt wrote (applied), so that a crash before the registry is completed from it; null when
+   * blocked.
+   */
   registry: Registry | null;
   previous_receipt_sha256: string | null;
 }
@@ -197,19 +225,25 @@ export function isRunnable(registry: Registry, version: string): boolean {
   return set === null || set.some((v) => versionKey(v) === versionKey(version));
 }
 
-/** The one rule a stored registry must keep beyond its schema: canonical names, keyed by version, no ACTIVE in global, at most one elsewhere. */
+/**
+ * The one rule a stored registry must keep beyond its schema: canonical names, keyed by version, no ACTIVE in global,
+ * at most one elsewhere.
+ */
 export function registryProblem(r: Registry, scope: string, scenario: string): string | null {
   if (r.scope !== scope) return `names scope ${JSON.stringify(r.scope)} but is stored as ${scope}`;
   if (r.scenario !== scenario) return `names scenario ${JSON.stringify(r.scenario)}, not ${JSON.stringify(scenario)}`;
-  for (const [key, rel] of Object.entries(r.releases)) if (versionKey(rel.version) !== key) return `release ${JSON.stringify(rel.version)} is stored under key ${JSON.stringify(key)}`;
+  for (const [key, rel] of Object.entries(r.releases))
+    if (versionKey(rel.version) !== key)
+      return `release ${JSON.stringify(rel.version)} is stored under key ${JSON.stringify(key)}`;
   const active = Object.values(r.releases).filter((x) => x.state === 'ACTIVE');
-  if (scope === GLOBAL_SCOPE && active.length > 0) return `the global registry stores ${active[0]!.version} as ACTIVE: in the global scope ACTIVE is read from active.json alone`;
+  if (scope === GLOBAL_SCOPE && active.length > 0)
+    return `the global registry stores ${active[0]!.version} as ACTIVE: in the global scope ACTIVE is read from active.json alone`;
   if (active.length > 1) return `${active.length} releases are ACTIVE in scope ${scope}; at most one is`;
   const d = r.runnable.default_version;
-  if (d !== null && r.runnable.versions !== null && !r.runnable.versions.some((v) => versionKey(v) === versionKey(d))) return `default version ${d} is not in the runnable set`;
+  if (d !== null && r.runnable.versions !== null && !r.runnable.versions.some((v) => versionKey(v) === versionKey(d)))
+    return `default version ${d} is not in the runnable set`;
   return null;
 }
-
 
 /** A receipt but for the registry it carries: what that registry's `receipt.sha256` covers. */
 export type ReceiptCore = Omit<TransitionReceipt, 'registry' | 'registry_after'>;

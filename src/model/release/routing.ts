@@ -57,7 +57,9 @@ export interface SnapshotCanary {
   basis_points: number | null;
   tenants: readonly string[];
   resource_families: readonly string[];
-  /** What salts the cohort: the release's version key, unless the canary names another (to keep a cohort on purpose). */
+  /**
+   * What salts the cohort: the release's version key, unless the canary names another (to keep a cohort on purpose).
+   */
   salt: string;
   runnable: boolean;
 }
@@ -73,7 +75,15 @@ export interface RouteSnapshot {
   registry_problem: string | null;
 }
 
-export type RouteReason = 'canary' | 'active' | 'no_requester' | 'outside_share' | 'tenant_filtered' | 'resource_filtered' | 'not_runnable' | 'registry_integrity';
+export type RouteReason =
+  | 'canary'
+  | 'active'
+  | 'no_requester'
+  | 'outside_share'
+  | 'tenant_filtered'
+  | 'resource_filtered'
+  | 'not_runnable'
+  | 'registry_integrity';
 
 export interface RouteDecision {
   algorithm: typeof CANARY_ALGORITHM;
@@ -91,7 +101,11 @@ export interface RouteDecision {
 }
 
 function resourceMatches(families: readonly string[], r: RouteRequest): boolean {
-  return families.some((f) => (r.resourceAddress !== undefined && r.resourceAddress.startsWith(f)) || (r.resourceId !== undefined && r.resourceId === f));
+  return families.some(
+    (f) =>
+      (r.resourceAddress !== undefined && r.resourceAddress.startsWith(f)) ||
+      (r.resourceId !== undefined && r.resourceId === f),
+  );
 }
 
 /**
@@ -100,13 +114,41 @@ function resourceMatches(families: readonly string[], r: RouteRequest): boolean 
  * requester serves it. Otherwise the scope's ACTIVE does, with the reason the
  * last canary gave.
  */
-/** One decision, every field written out (a spread of a shared base costs more than the hash: the bench row watches it). */
-function decision(s: RouteSnapshot, bundle: string, version: string | null, state: 'ACTIVE' | 'CANARY', reason: RouteReason, requester: RequesterKind | null, bucket: number | null, notRunnable: string[]): RouteDecision {
-  return {algorithm: CANARY_ALGORITHM, scenario: s.scenario, scope: s.scope, bundle_digest: bundle, version, state, reason, requester, bucket, not_runnable: notRunnable};
+/**
+ * One decision, every field written out (a spread of a shared base costs more than the hash: the bench row watches it).
+ */
+function decision(
+  s: RouteSnapshot,
+  bundle: string,
+  version: string | null,
+  state: 'ACTIVE' | 'CANARY',
+  reason: RouteReason,
+  requester: RequesterKind | null,
+  bucket: number | null,
+  notRunnable: string[],
+): RouteDecision {
+  return {
+    algorithm: CANARY_ALGORITHM,
+    scenario: s.scenario,
+    scope: s.scope,
+    bundle_digest: bundle,
+    version,
+    state,
+    reason,
+    requester,
+    bucket,
+    not_runnable: notRunnable,
+  };
 }
 
 export function decideRoute(s: RouteSnapshot, r: RouteRequest): RouteDecision {
-  const active = (reason: RouteReason, requester: RequesterKind | null, bucket: number | null, notRunnable: string[]): RouteDecision => decision(s, s.active.bundle_digest, s.active.version, 'ACTIVE', reason, requester, bucket, notRunnable);
+  const active = (
+    reason: RouteReason,
+    requester: RequesterKind | null,
+    bucket: number | null,
+    notRunnable: string[],
+  ): RouteDecision =>
+    decision(s, s.active.bundle_digest, s.active.version, 'ACTIVE', reason, requester, bucket, notRunnable);
   if (s.registry_problem !== null) return active('registry_integrity', null, null, []);
   const who = requesterOf(r);
   let reason: RouteReason = 'active';
@@ -135,7 +177,8 @@ export function decideRoute(s: RouteSnapshot, r: RouteRequest): RouteDecision {
       continue;
     }
     bucket = bucketOf(CANARY_ALGORITHM, [s.scope, s.scenario, c.salt, who.kind, who.id]);
-    if (c.basis_points === null || bucket < c.basis_points) return decision(s, c.bundle_digest, c.version, 'CANARY', 'canary', who.kind, bucket, notRunnable);
+    if (c.basis_points === null || bucket < c.basis_points)
+      return decision(s, c.bundle_digest, c.version, 'CANARY', 'canary', who.kind, bucket, notRunnable);
     reason = 'outside_share';
   }
   return active(reason, who?.kind ?? null, bucket, notRunnable);
@@ -146,7 +189,9 @@ export function shadowBucket(scope: string, scenario: string, salt: string, even
   return bucketOf(SHADOW_ALGORITHM, [scope, scenario, salt, event]);
 }
 
-/** The bundle a delivery renders from, and why: routing's answer for the session, or the one the session was pinned to. */
+/**
+ * The bundle a delivery renders from, and why: routing's answer for the session, or the one the session was pinned to.
+ */
 export interface Serving {
   bundle_digest: string;
   version: string | null;

@@ -16,19 +16,24 @@ export type ExecutionStatus = StoredStatus | 'APPROVED' | 'EXPIRED_UNAPPROVED';
 
 /** The conditions every rollback checks and records, in this order, whichever form it takes. */
 export const ROLLBACK_CONDITIONS = {
-  FROM_IS_ACTIVE: 'the release rolled back from is the scope\'s current ACTIVE',
-  TARGET_DECLARED: 'the target is the recorded rollback target, or (with --to) one the ACTIVE release\'s descriptor declares',
+  FROM_IS_ACTIVE: "the release rolled back from is the scope's current ACTIVE",
+  TARGET_DECLARED:
+    "the target is the recorded rollback target, or (with --to) one the ACTIVE release's descriptor declares",
   TARGET_SERVED: 'the target has served before in this scope',
   TARGET_NOT_RETIRED: 'the target is not RETIRED',
-  TARGET_NOT_REJECTED: 'the target\'s bundle is not a rejected candidate (a rejected bundle never serves)',
-  TARGET_VERIFIES: 'the target\'s bundle (and its descriptor, if named) verifies',
-  TARGET_RUNNABLE: 'the target is in the scope\'s runnable set',
+  TARGET_NOT_REJECTED: "the target's bundle is not a rejected candidate (a rejected bundle never serves)",
+  TARGET_VERIFIES: "the target's bundle (and its descriptor, if named) verifies",
+  TARGET_RUNNABLE: "the target is in the scope's runnable set",
   RATIONALE_GIVEN: 'a rationale is given',
 } as const;
 export type ConditionCode = keyof typeof ROLLBACK_CONDITIONS;
 
-/** The conditions a record written before TARGET_NOT_REJECTED was checked carries: every code but that one, in order. */
-export const ROLLBACK_CONDITIONS_BEFORE_REJECTION = Object.keys(ROLLBACK_CONDITIONS).filter((c) => c !== 'TARGET_NOT_REJECTED');
+/**
+ * The conditions a record written before TARGET_NOT_REJECTED was checked carries: every code but that one, in order.
+ */
+export const ROLLBACK_CONDITIONS_BEFORE_REJECTION = Object.keys(ROLLBACK_CONDITIONS).filter(
+  (c) => c !== 'TARGET_NOT_REJECTED',
+);
 
 export interface Condition {
   code: ConditionCode;
@@ -73,9 +78,17 @@ export interface RollbackApproval {
 export const EXECUTION_KEY = /^RBX-\d{14}-[0-9a-f]{8}$/;
 
 /** RBX-<UTC yyyyMMddHHmmss>-<8 hex of SHA-256(scope|scenario|from|to|executed_at)>. */
-export function executionKey(r: {scope: string; scenario: string; from_digest: string | null; to_digest: string | null; executed_at: string}): string {
+export function executionKey(r: {
+  scope: string;
+  scenario: string;
+  from_digest: string | null;
+  to_digest: string | null;
+  executed_at: string;
+}): string {
   const stamp = r.executed_at.slice(0, 19).replace(/[-T:]/g, '');
-  const hash = sha256Hex([r.scope, r.scenario, r.from_digest ?? '-', r.to_digest ?? '-', r.executed_at].join('|')).slice(0, 8);
+  const hash = sha256Hex(
+    [r.scope, r.scenario, r.from_digest ?? '-', r.to_digest ?? '-', r.executed_at].join('|'),
+  ).slice(0, 8);
   return `RBX-${stamp}-${hash}`;
 }
 
@@ -110,7 +123,12 @@ export function approvalDeadline(r: RollbackExecution, windowDays: number): Date
  * execution with an approval bound to it reads APPROVED, and one without an
  * approval past its window reads EXPIRED_UNAPPROVED.
  */
-export function derivedStatus(r: RollbackExecution, approval: RollbackApproval | null, now: Date, windowDays: number): ExecutionStatus {
+export function derivedStatus(
+  r: RollbackExecution,
+  approval: RollbackApproval | null,
+  now: Date,
+  windowDays: number,
+): ExecutionStatus {
   if (r.status !== 'AWAITING_APPROVAL') return r.status;
   if (approval) return 'APPROVED';
   return now.getTime() > approvalDeadline(r, windowDays).getTime() ? 'EXPIRED_UNAPPROVED' : 'AWAITING_APPROVAL';
@@ -127,16 +145,23 @@ export function derivedStatus(r: RollbackExecution, approval: RollbackApproval |
  */
 export function approvalProblem(r: RollbackExecution, recordSha256: string, a: RollbackApproval): string | null {
   if (a.execution_key !== r.execution_key) return `it approves ${a.execution_key}, not ${r.execution_key}`;
-  if (r.status !== 'AWAITING_APPROVAL') return `${r.execution_key} is ${r.status}: only an emergency rollback awaits an approval`;
-  if (a.execution_sha256 !== recordSha256) return `it is bound to another version of ${r.execution_key} (execution_sha256 differs): the record or the approval was edited`;
+  if (r.status !== 'AWAITING_APPROVAL')
+    return `${r.execution_key} is ${r.status}: only an emergency rollback awaits an approval`;
+  if (a.execution_sha256 !== recordSha256)
+    return `it is bound to another version of ${r.execution_key} (execution_sha256 differs): the record or the approval was edited`;
   if (a.approved_by === r.actor) return `it is a self-approval: ${a.approved_by} executed the rollback`;
   return null;
 }
 
-/** How an approval's stamp reads against its execution's, when out of order (null: in order): the two machines' clocks differed. */
+/**
+ * How an approval's stamp reads against its execution's, when out of order (null: in order): the two machines' clocks
+ * differed.
+ */
 export function approvalSkew(r: RollbackExecution, a: RollbackApproval, windowDays: number): string | null {
   const [approved, executed] = [Date.parse(a.approved_at), Date.parse(r.executed_at)];
-  if (approved < executed) return `approved_at (${a.approved_at}) reads ${((executed - approved) / 1000).toFixed(3)} s before executed_at (${r.executed_at})`;
-  if (approved > approvalDeadline(r, windowDays).getTime()) return `approved_at (${a.approved_at}) reads after the ${windowDays}-day window from executed_at (${r.executed_at})`;
+  if (approved < executed)
+    return `approved_at (${a.approved_at}) reads ${((executed - approved) / 1000).toFixed(3)} s before executed_at (${r.executed_at})`;
+  if (approved > approvalDeadline(r, windowDays).getTime())
+    return `approved_at (${a.approved_at}) reads after the ${windowDays}-day window from executed_at (${r.executed_at})`;
   return null;
 }

@@ -27,13 +27,21 @@ export interface SignerEntry {
   key: Buffer;
 }
 
-const KEY_TYPES = /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)$/;
+const KEY_TYPES =
+  /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)$/;
 
 /** ssh-keygen's time forms: YYYYMMDD, YYYYMMDDHHMM or YYYYMMDDHHMMSS, with an optional Z; read here as UTC. */
 function parseTime(text: string): number | null {
   const m = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?Z?$/.exec(text);
   if (!m) return null;
-  const t = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+  const t = Date.UTC(
+    Number(m[1]),
+    Number(m[2]) - 1,
+    Number(m[3]),
+    Number(m[4] ?? 0),
+    Number(m[5] ?? 0),
+    Number(m[6] ?? 0),
+  );
   return Number.isFinite(t) ? t : null;
 }
 
@@ -80,11 +88,25 @@ export function parseAllowedSigners(text: string, what: string): SignerEntry[] {
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.replace(/\r$/, '').trim();
     if (raw === '' || raw.startsWith('#')) continue;
-    const bad = (why: string): never => fail('INVALID_INPUT', `${what}:${i + 1}: ${why} (allowed_signers lines are "principals [options] keytype base64-key [comment]")`, {file: what, line: i + 1});
+    const bad = (why: string): never =>
+      fail(
+        'INVALID_INPUT',
+        `${what}:${i + 1}: ${why} (allowed_signers lines are "principals [options] keytype base64-key [comment]")`,
+        {file: what, line: i + 1},
+      );
     const f = fields(raw);
     if (f.length < 3) bad('too few fields');
     let at = 1;
-    const entry: SignerEntry = {line: i + 1, principals: f[0]!, namespaces: null, validAfter: null, validBefore: null, certAuthority: false, keyType: '', key: Buffer.alloc(0)};
+    const entry: SignerEntry = {
+      line: i + 1,
+      principals: f[0]!,
+      namespaces: null,
+      validAfter: null,
+      validBefore: null,
+      certAuthority: false,
+      keyType: '',
+      key: Buffer.alloc(0),
+    };
     if (!KEY_TYPES.test(f[1]!)) {
       let options: string[] = [];
       try {
@@ -112,7 +134,8 @@ export function parseAllowedSigners(text: string, what: string): SignerEntry[] {
     if (f.length < at + 2) bad('the key is missing');
     if (!KEY_TYPES.test(f[at]!)) bad(`${JSON.stringify(f[at])} is not a key type`);
     const key = Buffer.from(f[at + 1]!, 'base64');
-    if (key.length === 0 || key.toString('base64').replace(/=+$/, '') !== f[at + 1]!.replace(/=+$/, '')) bad('the key is not base64');
+    if (key.length === 0 || key.toString('base64').replace(/=+$/, '') !== f[at + 1]!.replace(/=+$/, ''))
+      bad('the key is not base64');
     entry.keyType = f[at]!;
     entry.key = key;
     entries.push(entry);
@@ -126,7 +149,13 @@ export function matchPatternList(value: string, list: string): boolean {
   for (const raw of list.split(',')) {
     const negated = raw.startsWith('!');
     const pattern = negated ? raw.slice(1) : raw;
-    const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's');
+    const re = new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+      's',
+    );
     if (re.test(value)) {
       if (negated) return false;
       matched = true;
@@ -151,5 +180,9 @@ export function entriesFor(entries: readonly SignerEntry[], key: Buffer, namespa
 
 /** Whether one of these lines names the principal (a pattern list) and, for approvals, carries the approver role. */
 export function principalAllowed(lines: readonly SignerEntry[], principal: string, role: 'sign' | 'approve'): boolean {
-  return lines.some((e) => matchPatternList(principal, e.principals) && (role === 'sign' || (e.namespaces !== null && matchPatternList(APPROVER_NAMESPACE, e.namespaces))));
+  return lines.some(
+    (e) =>
+      matchPatternList(principal, e.principals) &&
+      (role === 'sign' || (e.namespaces !== null && matchPatternList(APPROVER_NAMESPACE, e.namespaces))),
+  );
 }

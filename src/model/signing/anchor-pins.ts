@@ -23,5 +23,7 @@ export function anchorPins(text: string): Map<string, string> {
 
 /** The anchor's allowed signers: its text without the pin lines. */
 export function anchorSigners(text: string): string {
-  return lines(text).filter((line) => !PIN.test(line.replace(/\r?\n$/, ''))).join('');
+  return lines(text)
+    .filter((line) => !PIN.test(line.replace(/\r?\n$/, '')))
+    .join('');
 }

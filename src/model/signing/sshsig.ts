@@ -31,7 +31,8 @@ export interface SshSignature {
 class Truncated extends Error {}
 const isTruncated = (error: unknown): boolean => error instanceof Truncated;
 /** What node:crypto throws for a key or a signature it cannot use (by code, across realms). */
-const isCryptoRefusal = (error: unknown): boolean => /^ERR_(OSSL|CRYPTO)_/.test(String((error as {code?: unknown} | null)?.code));
+const isCryptoRefusal = (error: unknown): boolean =>
+  /^ERR_(OSSL|CRYPTO)_/.test(String((error as {code?: unknown} | null)?.code));
 
 class Reader {
   private at = 0;
@@ -92,7 +93,13 @@ export function parseSignature(armored: string): SshSignature | string {
 /** The data an SSHSIG signature signs: the magic, namespace, reserved, hash name and the message's hash. */
 function signedData(sig: SshSignature, message: Buffer): Buffer {
   const h = createHash(sig.hashAlgorithm).update(message).digest();
-  return Buffer.concat([Buffer.from('SSHSIG', 'latin1'), sshString(sig.namespace), sshString(''), sshString(sig.hashAlgorithm), sshString(h)]);
+  return Buffer.concat([
+    Buffer.from('SSHSIG', 'latin1'),
+    sshString(sig.namespace),
+    sshString(''),
+    sshString(sig.hashAlgorithm),
+    sshString(h),
+  ]);
 }
 
 function b64url(b: Buffer): string {
@@ -119,7 +126,8 @@ export function publicKeyObject(wire: Buffer): KeyObject | null {
     const type = r.text();
     if (type === 'ssh-ed25519') {
       const x = r.string();
-      if (x.length === 32 && r.done()) key = createPublicKey({key: {kty: 'OKP', crv: 'Ed25519', x: b64url(Buffer.from(x))}, format: 'jwk'});
+      if (x.length === 32 && r.done())
+        key = createPublicKey({key: {kty: 'OKP', crv: 'Ed25519', x: b64url(Buffer.from(x))}, format: 'jwk'});
     } else if (type === 'ssh-rsa') {
       const e = unsigned(Buffer.from(r.string()));
       const n = unsigned(Buffer.from(r.string()));
@@ -150,7 +158,10 @@ export function signatureValid(sig: SshSignature, message: Buffer, namespace = N
   const data = signedData(sig, message);
   const type = keyType(sig.publicKey);
   try {
-    if (type === 'ssh-ed25519') return sig.algorithm === 'ssh-ed25519' && sig.signature.length === 64 && cryptoVerify(null, data, key, sig.signature);
+    if (type === 'ssh-ed25519')
+      return (
+        sig.algorithm === 'ssh-ed25519' && sig.signature.length === 64 && cryptoVerify(null, data, key, sig.signature)
+      );
     if (type === 'ssh-rsa') {
       const hash = sig.algorithm === 'rsa-sha2-512' ? 'sha512' : sig.algorithm === 'rsa-sha2-256' ? 'sha256' : null;
       return hash !== null && cryptoVerify(hash, data, key, sig.signature);

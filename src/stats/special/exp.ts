@@ -37,7 +37,7 @@ function specialCase(tmp: number, sbitsHi: number, sbitsLo: number, kiLo: number
 export function exp(x: number): number {
   let abstop = (highWord(x) >>> 20) & 0x7ff;
   // Outside [2^-54, 512): tiny, large, or special.
-  if (((abstop - 0x3c9) >>> 0) >= 0x408 - 0x3c9) {
+  if ((abstop - 0x3c9) >>> 0 >= 0x408 - 0x3c9) {
     if (abstop < 0x3c9) return 1.0 + x;
     if (abstop >= 0x409) {
       if (x === Number.NEGATIVE_INFINITY) return 0.0;

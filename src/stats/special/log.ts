@@ -34,7 +34,7 @@ export function log(x: number): number {
   let ixHi = highWord(x);
   const ixLo = lowWord(x);
   const top = ixHi >>> 16;
-  if (((top - 0x0010) >>> 0) >= 0x7ff0 - 0x0010) {
+  if ((top - 0x0010) >>> 0 >= 0x7ff0 - 0x0010) {
     if (x === 0) return Number.NEGATIVE_INFINITY;
     if (x === Number.POSITIVE_INFINITY) return x;
     if (top & 0x8000 || (top & 0x7ff0) === 0x7ff0) return Number.NaN;

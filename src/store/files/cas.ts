@@ -37,7 +37,11 @@ export function compareAndSwap(
   const current = documentDigest(writer, file);
   if (current !== expected) {
     if (onLost) onLost(current);
-    fail('CAS_LOST', `${writer.guard.relative(file)} moved: expected ${expected ?? 'no document'}, found ${current ?? 'none'}; nothing was written`, {file: writer.guard.relative(file), expected, found: current});
+    fail(
+      'CAS_LOST',
+      `${writer.guard.relative(file)} moved: expected ${expected ?? 'no document'}, found ${current ?? 'none'}; nothing was written`,
+      {file: writer.guard.relative(file), expected, found: current},
+    );
   }
   writer.replaceDocument(file, schema, next);
 }

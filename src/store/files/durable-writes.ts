@@ -100,7 +100,8 @@ export function writeTemp(target: string, data: WriteData, mode = 0o644): string
     fs.closeSync(fd);
     fs.rmSync(tmp, {force: true});
     const e = error as NodeJS.ErrnoException;
-    if (e && typeof e === 'object' && e.path === undefined) e.path = target; // write(2) and fsync(2) errors name no file
+    // write(2) and fsync(2) errors name no file
+    if (e && typeof e === 'object' && e.path === undefined) e.path = target;
     throw error;
   }
   fs.closeSync(fd);
@@ -156,7 +157,11 @@ export function createImmutable(
   const existing = readBytes(guard, target);
   if (existing !== null) {
     if (same(existing)) return false;
-    fail('IMMUTABLE_CONFLICT', `${guard.relative(target)} already exists with different content; immutable files are never overwritten`, {file: guard.relative(target)});
+    fail(
+      'IMMUTABLE_CONFLICT',
+      `${guard.relative(target)} already exists with different content; immutable files are never overwritten`,
+      {file: guard.relative(target)},
+    );
   }
   const dir = path.dirname(target);
   mkdirDurable(guard, dir, options.dirMode);

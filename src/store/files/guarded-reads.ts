@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import {fail} from '../../errors.js';
 import type {RootGuard} from './root-guard.js';
 
-/** Files up to this size are read into one reused buffer, so that reading many files does not allocate a buffer each. */
+/**
+ * Files up to this size are read into one reused buffer, so that reading many files does not allocate a buffer each.
+ */
 const SCRATCH_LIMIT = 8 << 20;
 let scratch = Buffer.allocUnsafe(1 << 16);
 
@@ -10,7 +12,8 @@ let scratch = Buffer.allocUnsafe(1 << 16);
 function readFile(guard: RootGuard, p: string, reuse: boolean): Buffer | null {
   if (guard.knownAbsent(p)) return null;
   guard.check(p);
-  const directory = () => fail('CORRUPT_FILE', `${guard.relative(p)} is a directory, expected a file`, {file: guard.relative(p)});
+  const directory = () =>
+    fail('CORRUPT_FILE', `${guard.relative(p)} is a directory, expected a file`, {file: guard.relative(p)});
   let fd: number;
   try {
     fd = fs.openSync(p, 'r');
@@ -26,7 +29,9 @@ function readFile(guard: RootGuard, p: string, reuse: boolean): Buffer | null {
     const st = fs.fstatSync(fd);
     if (st.isDirectory()) directory();
     const regular = st.isFile();
-    if (reuse && st.size < SCRATCH_LIMIT) bytes = scratch.length > st.size ? scratch : (scratch = Buffer.allocUnsafe(Math.max(st.size + 1, scratch.length * 2)));
+    if (reuse && st.size < SCRATCH_LIMIT)
+      bytes =
+        scratch.length > st.size ? scratch : (scratch = Buffer.allocUnsafe(Math.max(st.size + 1, scratch.length * 2)));
     else bytes = Buffer.allocUnsafe(st.size + 1); // one byte more, to see the end without a second buffer
     for (;;) {
       if (length === bytes.length) {
@@ -71,7 +76,8 @@ export function listDir(guard: RootGuard, dir: string): fs.Dirent[] {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];
-    if (code === 'ENOTDIR') fail('CORRUPT_FILE', `${guard.relative(dir)} is not a directory`, {file: guard.relative(dir)});
+    if (code === 'ENOTDIR')
+      fail('CORRUPT_FILE', `${guard.relative(dir)} is not a directory`, {file: guard.relative(dir)});
     throw error;
   }
 }

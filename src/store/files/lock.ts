@@ -84,7 +84,14 @@ export function ownerGone(owner: LockOwner): boolean {
 
 /** This process as an owner record (of a lock, or of a temporary folder that the next run may sweep). */
 export function ownerRecord(): LockOwner {
-  return {pid: process.pid, hostname: os.hostname(), boot_id: currentBootId(), start_time: processStartTime(process.pid), nonce: randomBytes(8).toString('hex'), acquired_at: new Date().toISOString()};
+  return {
+    pid: process.pid,
+    hostname: os.hostname(),
+    boot_id: currentBootId(),
+    start_time: processStartTime(process.pid),
+    nonce: randomBytes(8).toString('hex'),
+    acquired_at: new Date().toISOString(),
+  };
 }
 
 /** The owner recorded in a file, or null when it is missing or not one. */
@@ -96,8 +103,13 @@ function parseOwner(text: string | null): LockOwner | null {
   if (text === null) return null;
   try {
     const v = JSON.parse(text) as LockOwner | null;
-    if (v === null || typeof v.pid !== 'number' || typeof v.nonce !== 'string' || typeof v.hostname !== 'string') return null;
-    return {...v, boot_id: typeof v.boot_id === 'string' ? v.boot_id : null, start_time: typeof v.start_time === 'string' ? v.start_time : null};
+    if (v === null || typeof v.pid !== 'number' || typeof v.nonce !== 'string' || typeof v.hostname !== 'string')
+      return null;
+    return {
+      ...v,
+      boot_id: typeof v.boot_id === 'string' ? v.boot_id : null,
+      start_time: typeof v.start_time === 'string' ? v.start_time : null,
+    };
   } catch (error) {
     rethrowUnless(error, isJsonParseError);
     return null;
@@ -179,7 +191,10 @@ export class StoreLock {
     const deadline = Date.now() + Math.max(0, options.timeoutSeconds) * 1000;
     for (let attempt = 0; ; attempt++) {
       if (this.attempt()) return;
-      if (Date.now() >= deadline) fail('LOCKED', `${this.holderText()}; gave up after ${options.timeoutSeconds}s (see --lock-timeout)`, {lock: this.lockPath});
+      if (Date.now() >= deadline)
+        fail('LOCKED', `${this.holderText()}; gave up after ${options.timeoutSeconds}s (see --lock-timeout)`, {
+          lock: this.lockPath,
+        });
       await sleep(backoffMs(attempt));
     }
   }
@@ -299,7 +314,11 @@ export class StoreLock {
   /** Synchronously confirm that this process still holds the lock; abort otherwise. */
   assertHeld(): void {
     if (!this.owner) fail('LOCK_LOST', 'the store lock is not held');
-    if (this.compromised) fail('LOCK_LOST', 'the store lock was taken over by another process (its heartbeat lapsed); nothing more was written');
+    if (this.compromised)
+      fail(
+        'LOCK_LOST',
+        'the store lock was taken over by another process (its heartbeat lapsed); nothing more was written',
+      );
     const current = readOwner(this.lockPath);
     if (!current || current.nonce !== this.owner.nonce) {
       this.compromised = true;

@@ -4,7 +4,17 @@ import {randomBytes} from 'node:crypto';
 import {environmentError, fail, isAutoctxError, isSystemError, rethrowUnless, type AutoctxError} from '../../errors.js';
 import {tempPath} from '../paths.js';
 import {writeDocument, writeImmutableDocument} from '../documents.js';
-import {atomicWrite, createImmutable, exists, fsyncDir, mkdirDurable, removeFile, type RootGuard, type WriteData, type WriteOptions} from './fs.js';
+import {
+  atomicWrite,
+  createImmutable,
+  exists,
+  fsyncDir,
+  mkdirDurable,
+  removeFile,
+  type RootGuard,
+  type WriteData,
+  type WriteOptions,
+} from './fs.js';
 import type {StoreLock} from './lock.js';
 import type {SchemaName} from '../schemas.js';
 
@@ -40,14 +50,17 @@ export class LockedWriter {
   /** Every folder a write of this process went into (its leftovers are swept once the step succeeds). */
   readonly folders = new Set<string>();
 
-  /** The files the current step changed: each with the link that keeps its previous version (null: it did not exist). */
+  /**
+   * The files the current step changed: each with the link that keeps its previous version (null: it did not exist).
+   */
   private journal: Array<{file: string; previous: string | null; folder?: true}> | null = null;
 
   /** Record the folders a write to `file` will create, outermost first, so that an undo removes them again. */
   private rememberFolders(file: string): void {
     if (!this.journal) return;
     const missing: string[] = [];
-    for (let dir = path.dirname(file); !exists(dir) && dir !== path.dirname(dir); dir = path.dirname(dir)) missing.push(dir);
+    for (let dir = path.dirname(file); !exists(dir) && dir !== path.dirname(dir); dir = path.dirname(dir))
+      missing.push(dir);
     for (const dir of missing.reverse()) this.journal.push({file: dir, previous: null, folder: true});
   }
 
@@ -101,7 +114,9 @@ export class LockedWriter {
     this.journal.push({file, previous});
   }
 
-  /** Drop the kept versions, or (undo) put them back and remove what the step created; best effort, in reverse order. */
+  /**
+   * Drop the kept versions, or (undo) put them back and remove what the step created; best effort, in reverse order.
+   */
   private settle(undo: boolean): void {
     const journal = this.journal ?? [];
     for (const {file, previous, folder} of [...journal].reverse()) {
@@ -112,9 +127,9 @@ export class LockedWriter {
         }
         if (undo && previous !== null) {
           fs.renameSync(previous, file);
-          fs.rmSync(previous, {force: true}); // rename(2) of two links to one file does nothing: the file was never replaced
-        }
-        else if (undo) fs.rmSync(file, {force: true});
+          // rename(2) of two links to one file does nothing: the file was never replaced
+          fs.rmSync(previous, {force: true});
+        } else if (undo) fs.rmSync(file, {force: true});
         else if (previous !== null) fs.rmSync(previous, {force: true});
         if (undo) fsyncDir(path.dirname(file));
       } catch (error) {
@@ -183,6 +198,10 @@ export class LockedWriter {
 
 /** The refusal, saying that the step's files were put back. */
 function undone(error: AutoctxError): AutoctxError {
-  return Object.assign(error, {message: error.message.replace(/; nothing was changed by this command$/, '; every file this step had written was put back as it was')});
+  return Object.assign(error, {
+    message: error.message.replace(
+      /; nothing was changed by this command$/,
+      '; every file this step had written was put back as it was',
+    ),
+  });
 }
-

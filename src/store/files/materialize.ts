@@ -12,7 +12,9 @@ import {ownerGone, ownerRecord, readOwnerFile} from './lock.js';
 
 function existingDigest(dir: string): string | null {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {digest?: string} | null)?.digest ?? null;
+    return (
+      (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {digest?: string} | null)?.digest ?? null
+    );
   } catch (error) {
     rethrowUnless(error, isSystemError, isJsonParseError);
     return null;
@@ -21,7 +23,10 @@ function existingDigest(dir: string): string | null {
 
 /** A very large manifest or component: a flushed temp file written piece by piece, then renamed. */
 function writeInPieces(file: string, pieces: Iterable<string>): void {
-  fs.renameSync(writeTemp(file, () => pieces), file);
+  fs.renameSync(
+    writeTemp(file, () => pieces),
+    file,
+  );
 }
 
 /**
@@ -35,7 +40,12 @@ function refuseLinks(dir: string, shown: string): void {
   for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) refuseLinks(p, path.join(shown, e.name));
-    else if (!e.isFile()) fail('TARGET_UNSAFE', `${path.join(shown, e.name)} is ${e.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: materialize never writes through one; use a new or empty folder`, {directory: shown});
+    else if (!e.isFile())
+      fail(
+        'TARGET_UNSAFE',
+        `${path.join(shown, e.name)} is ${e.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: materialize never writes through one; use a new or empty folder`,
+        {directory: shown},
+      );
   }
 }
 
@@ -49,11 +59,13 @@ export function materializeBundle(bundle: ContextBundle, dir: string): string[] 
     st = undefined;
   }
   if (st) {
-    if (st.isSymbolicLink()) fail('TARGET_UNSAFE', `${dir} is a symbolic link: materialize never writes through one`, {directory: dir});
+    if (st.isSymbolicLink())
+      fail('TARGET_UNSAFE', `${dir} is a symbolic link: materialize never writes through one`, {directory: dir});
     if (!st.isDirectory()) fail('TARGET_EXISTS', `${dir} exists and is not a folder`, {directory: dir});
     if (fs.readdirSync(target).length > 0) {
       refuseLinks(target, dir);
-      if (existingDigest(target) !== bundle.digest) fail('TARGET_EXISTS', `${dir} is not empty; materialize into a new or empty folder`, {directory: dir});
+      if (existingDigest(target) !== bundle.digest)
+        fail('TARGET_EXISTS', `${dir} is not empty; materialize into a new or empty folder`, {directory: dir});
     }
   }
   fs.mkdirSync(target, {recursive: true});
@@ -165,7 +177,10 @@ export function sweepAbandonedEvaluationFolders(): string[] {
  * left exactly as the bundle is handed to a later arm. The folder is removed when the run ends, whatever its
  * outcome, on Ctrl-C, and otherwise by the next run or repair.
  */
-export function materializeForEvaluation(bundles: readonly ContextBundle[], onInterrupt: (cleanup: () => void) => () => void = () => () => undefined): MaterializedBundles {
+export function materializeForEvaluation(
+  bundles: readonly ContextBundle[],
+  onInterrupt: (cleanup: () => void) => () => void = () => () => undefined,
+): MaterializedBundles {
   sweepAbandonedEvaluationFolders();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), BUNDLES_PREFIX));
   const forget = onInterrupt(() => fs.rmSync(root, {recursive: true, force: true}));

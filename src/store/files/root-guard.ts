@@ -22,7 +22,8 @@ export class RootGuard {
     const sep = path.sep;
     if (p.startsWith(this.root) && p.charAt(this.root.length) === sep && p.length > this.root.length + 1) {
       const rest = p.slice(this.root.length + 1);
-      if (!rest.includes(`${sep}${sep}`) && !rest.endsWith(sep) && !`${sep}${rest}${sep}`.includes(`${sep}.`)) return rest;
+      if (!rest.includes(`${sep}${sep}`) && !rest.endsWith(sep) && !`${sep}${rest}${sep}`.includes(`${sep}.`))
+        return rest;
     }
     return path.relative(this.root, p) || '.';
   }
@@ -54,7 +55,11 @@ export class RootGuard {
    * link checks; reads, listings and existence checks of other paths under
    * dir are answered from the walk without touching the disk.
    */
-  useSnapshot(dir: string, walked: ReadonlyArray<{path: string; kind: string}>, listings: ReadonlyMap<string, fs.Dirent[]>): void {
+  useSnapshot(
+    dir: string,
+    walked: ReadonlyArray<{path: string; kind: string}>,
+    listings: ReadonlyMap<string, fs.Dirent[]>,
+  ): void {
     this.snapshot = new TreeSnapshot(dir, walked, listings);
   }
 
@@ -86,7 +91,8 @@ export class RootGuard {
   check(p: string): void {
     if (this.snapshot?.files.has(p)) return;
     const abs = path.resolve(p);
-    if (abs !== this.root && !abs.startsWith(this.root + path.sep)) fail('UNSAFE_PATH', `${p} is outside the knowledge root`);
+    if (abs !== this.root && !abs.startsWith(this.root + path.sep))
+      fail('UNSAFE_PATH', `${p} is outside the knowledge root`);
     let probe = abs;
     // The nearest existing ancestor (or the path itself) must resolve inside the root.
     for (;;) {
@@ -94,12 +100,20 @@ export class RootGuard {
       try {
         st = fs.lstatSync(probe);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR')
+          throw error;
       }
       if (st) {
         // A plain file is where its folder is: only a symbolic link needs resolving itself.
-        const real = st.isDirectory() ? this.realDir(probe) : st.isSymbolicLink() ? fs.realpathSync(probe) : path.join(this.realDir(path.dirname(probe)), path.basename(probe));
-        if (!this.inside(real)) fail('UNSAFE_PATH', `${this.relative(abs)} resolves outside the knowledge root (through a symbolic link)`, {file: this.relative(abs)});
+        const real = st.isDirectory()
+          ? this.realDir(probe)
+          : st.isSymbolicLink()
+            ? fs.realpathSync(probe)
+            : path.join(this.realDir(path.dirname(probe)), path.basename(probe));
+        if (!this.inside(real))
+          fail('UNSAFE_PATH', `${this.relative(abs)} resolves outside the knowledge root (through a symbolic link)`, {
+            file: this.relative(abs),
+          });
         return;
       }
       const parent = path.dirname(probe);

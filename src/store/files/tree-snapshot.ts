@@ -36,7 +36,10 @@ export class TreeSnapshot {
     return p.startsWith(this.prefix) ? this.entries.has(p) : undefined;
   }
 
-  /** A folder's sorted listing: undefined when not covered or a link stands there, [] when nothing is there, 'file' when a file is. */
+  /**
+   * A folder's sorted listing: undefined when not covered or a link stands there, [] when nothing is there, 'file' when
+   * a file is.
+   */
   listed(dir: string): fs.Dirent[] | 'file' | undefined {
     if (dir !== this.dir && !dir.startsWith(this.prefix)) return undefined;
     const listing = this.listings.get(dir);

@@ -7,7 +7,9 @@ export interface TreeEntry {
   kind: 'file' | 'dir' | 'symlink' | 'other';
 }
 
-/** Every entry below dir (not following links), depth first, sorted; `listings` receives each folder's sorted entries. */
+/**
+ * Every entry below dir (not following links), depth first, sorted; `listings` receives each folder's sorted entries.
+ */
 export function walkTree(guard: RootGuard, dir: string, listings?: Map<string, fs.Dirent[]>): TreeEntry[] {
   guard.check(dir);
   const out: TreeEntry[] = [];

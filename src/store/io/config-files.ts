@@ -28,7 +28,8 @@ export function writeConfigText(file: string, text: string, options: {private?: 
   try {
     fs.mkdirSync(path.dirname(file), {recursive: true, ...(options.private ? {mode: 0o700} : {})});
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') notAFolder(file);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      notAFolder(file);
     throw error;
   }
   writeFileAtomic.sync(file, text, {fsync: true, ...(options.private ? {mode: 0o600} : {})});

@@ -35,8 +35,18 @@ function lstatOr(file: string, follow: boolean): fs.Stats {
  */
 export function checkInputFile(file: string, follow: boolean): void {
   const st = lstatOr(file, follow);
-  if (!st.isFile()) fail('INPUT_UNSAFE', `${file} is ${kindOf(st)}: ${st.isSymbolicLink() ? 'a source is never read through a link' : 'only regular files are read'}`, {file});
-  if (st.size > INPUT_LIMIT_BYTES) fail('INPUT_TOO_LARGE', `${file} is ${st.size} bytes, over the input limit of ${INPUT_LIMIT_BYTES} bytes (256 MiB)`, {file});
+  if (!st.isFile())
+    fail(
+      'INPUT_UNSAFE',
+      `${file} is ${kindOf(st)}: ${st.isSymbolicLink() ? 'a source is never read through a link' : 'only regular files are read'}`,
+      {file},
+    );
+  if (st.size > INPUT_LIMIT_BYTES)
+    fail(
+      'INPUT_TOO_LARGE',
+      `${file} is ${st.size} bytes, over the input limit of ${INPUT_LIMIT_BYTES} bytes (256 MiB)`,
+      {file},
+    );
 }
 
 /**
@@ -52,13 +62,19 @@ export function readInputFile(file: string, follow: boolean): Buffer {
   } catch (error) {
     rethrowUnless(error, isSystemError);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') fail('INPUT_UNSAFE', `${file} is a symbolic link: a source is never read through a link`, {file});
+    if (code === 'ELOOP')
+      fail('INPUT_UNSAFE', `${file} is a symbolic link: a source is never read through a link`, {file});
     fail('INPUT_NOT_FOUND', `cannot read ${file}: ${code ?? 'error'}`, {file});
   }
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) fail('INPUT_UNSAFE', `${file} is ${kindOf(st)}: only regular files are read`, {file});
-    if (st.size > INPUT_LIMIT_BYTES) fail('INPUT_TOO_LARGE', `${file} is ${st.size} bytes, over the input limit of ${INPUT_LIMIT_BYTES} bytes (256 MiB)`, {file});
+    if (st.size > INPUT_LIMIT_BYTES)
+      fail(
+        'INPUT_TOO_LARGE',
+        `${file} is ${st.size} bytes, over the input limit of ${INPUT_LIMIT_BYTES} bytes (256 MiB)`,
+        {file},
+      );
     return fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -86,7 +102,8 @@ export function readStdinLimited(): Buffer {
     }
     if (n === 0) break;
     total += n;
-    if (total > INPUT_LIMIT_BYTES) fail('INPUT_TOO_LARGE', `standard input is over the input limit of ${INPUT_LIMIT_BYTES} bytes (256 MiB)`);
+    if (total > INPUT_LIMIT_BYTES)
+      fail('INPUT_TOO_LARGE', `standard input is over the input limit of ${INPUT_LIMIT_BYTES} bytes (256 MiB)`);
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
   return Buffer.concat(chunks);

@@ -35,7 +35,8 @@ function readStdin(): Buffer {
 
 /** A source folder, never a link to one. */
 function sourceDir(dir: string, st: fs.Stats): void {
-  if (st.isSymbolicLink()) fail('INPUT_UNSAFE', `${dir} is a symbolic link: a source is never read through a link`, {file: dir});
+  if (st.isSymbolicLink())
+    fail('INPUT_UNSAFE', `${dir} is a symbolic link: a source is never read through a link`, {file: dir});
 }
 
 /** Read SRC: a component folder, a manifest-shaped JSON file, or "-" for that JSON on stdin. */
@@ -62,12 +63,22 @@ function sidecar(dir: string): Map<string, {media_type: string; content: string}
     rethrowUnless(error, isSystemError);
     return map;
   }
-  if (!st.isFile()) fail('INPUT_UNSAFE', `${file} is not a regular file (a link, FIFO or device): a source is read from regular files only`, {file});
+  if (!st.isFile())
+    fail(
+      'INPUT_UNSAFE',
+      `${file} is not a regular file (a link, FIFO or device): a source is read from regular files only`,
+      {file},
+    );
   const value = withOrigin(file, () => parseJsonUtf8(readFileBytes(file)));
   const components = (value as {components?: unknown}).components;
   if (!Array.isArray(components)) return map;
   for (const c of components as Array<Record<string, unknown>>) {
-    if (typeof c?.kind === 'string' && typeof c.key === 'string' && typeof c.media_type === 'string' && typeof c.content === 'string') {
+    if (
+      typeof c?.kind === 'string' &&
+      typeof c.key === 'string' &&
+      typeof c.media_type === 'string' &&
+      typeof c.content === 'string'
+    ) {
       map.set(`${c.kind}\u0000${c.key}`, {media_type: c.media_type, content: c.content});
     }
   }
@@ -81,14 +92,20 @@ function fromDirectory(dir: string): BundleSource {
   for (const entry of fs.readdirSync(dir, {withFileTypes: true}).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (isHidden(entry.name)) continue;
     const kindDir = path.join(dir, entry.name);
-    if (entry.isSymbolicLink()) fail('INPUT_UNSAFE', `${kindDir} is a symbolic link: a source is never read through a link`, {file: kindDir});
+    if (entry.isSymbolicLink())
+      fail('INPUT_UNSAFE', `${kindDir} is a symbolic link: a source is never read through a link`, {file: kindDir});
     if (!entry.isDirectory()) continue; // manifest.json, README and other loose files
-    if (!isComponentKind(entry.name)) fail('UNKNOWN_KIND', `${kindDir}: "${entry.name}" is not a component kind`, {file: kindDir});
+    if (!isComponentKind(entry.name))
+      fail('UNKNOWN_KIND', `${kindDir}: "${entry.name}" is not a component kind`, {file: kindDir});
     for (const f of fs.readdirSync(kindDir, {withFileTypes: true}).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (isHidden(f.name)) continue;
       const file = path.join(kindDir, f.name);
-      if (f.isSymbolicLink()) fail('INPUT_UNSAFE', `${file} is a symbolic link: a source is never read through a link`, {file});
-      if (!f.isFile()) fail(f.isDirectory() ? 'INVALID_INPUT' : 'INPUT_UNSAFE', `${file}: component folders hold regular files only`, {file});
+      if (f.isSymbolicLink())
+        fail('INPUT_UNSAFE', `${file} is a symbolic link: a source is never read through a link`, {file});
+      if (!f.isFile())
+        fail(f.isDirectory() ? 'INVALID_INPUT' : 'INPUT_UNSAFE', `${file}: component folders hold regular files only`, {
+          file,
+        });
       const ext = path.extname(f.name);
       const key = decodeKey(ext ? f.name.slice(0, -ext.length) : f.name);
       const id = `${entry.name}\u0000${key}`;
@@ -109,18 +126,25 @@ function fromDirectory(dir: string): BundleSource {
   for (const e of readElementStates(dir)) {
     const id = `${e.kind}\u0000${e.key}`;
     const file = seen.get(id);
-    if (file) fail('DUPLICATE_COMPONENT', `${path.join(dir, ELEMENT_STATES_FILE)} declares ${e.kind}/${e.key} ${e.state}, but ${file} is that component's file (a non-present component has none)`, {file});
+    if (file)
+      fail(
+        'DUPLICATE_COMPONENT',
+        `${path.join(dir, ELEMENT_STATES_FILE)} declares ${e.kind}/${e.key} ${e.state}, but ${file} is that component's file (a non-present component has none)`,
+        {file},
+      );
     seen.set(id, ELEMENT_STATES_FILE);
     components.push({kind: e.kind, key: e.key, content: '', media_type: e.media_type, state: e.state});
   }
-  if (components.length === 0) fail('INVALID_INPUT', `${dir} holds no component folders (<kind>/<key>.<ext>)`, {file: dir});
+  if (components.length === 0)
+    fail('INVALID_INPUT', `${dir} holds no component folders (<kind>/<key>.<ext>)`, {file: dir});
   return {origin: dir, components};
 }
 
 function fromManifestJson(bytes: Buffer, origin: string): BundleSource {
   const value = withOrigin(origin, () => parseJsonUtf8(bytes));
   const bad = (msg: string): never => fail('SCHEMA_VIOLATION', `${origin}: ${msg}`, {file: origin});
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) bad('expected a manifest-shaped JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    bad('expected a manifest-shaped JSON object');
   const m = value as Record<string, unknown>;
   const allowed = new Set(['schema_version', 'scenario', 'evaluator_epoch', 'parent_digest', 'components', 'digest']);
   const extra = Object.keys(m).filter((k) => !allowed.has(k));
@@ -134,17 +158,33 @@ function fromManifestJson(bytes: Buffer, origin: string): BundleSource {
   const components = (m.components as unknown[]).map((raw, i) => {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) bad(`components[${i}] must be an object`);
     const c = raw as Record<string, unknown>;
-    const extraC = Object.keys(c).filter((k) => !['kind', 'key', 'content', 'media_type', 'digest', 'state'].includes(k));
+    const extraC = Object.keys(c).filter(
+      (k) => !['kind', 'key', 'content', 'media_type', 'digest', 'state'].includes(k),
+    );
     if (extraC.length) bad(`components[${i}] has unexpected property "${extraC[0]}"`);
-    for (const k of ['kind', 'key', 'content'] as const) if (typeof c[k] !== 'string') bad(`components[${i}].${k} must be a string`);
-    if (c.media_type !== undefined && typeof c.media_type !== 'string') bad(`components[${i}].media_type must be a string`);
+    for (const k of ['kind', 'key', 'content'] as const)
+      if (typeof c[k] !== 'string') bad(`components[${i}].${k} must be a string`);
+    if (c.media_type !== undefined && typeof c.media_type !== 'string')
+      bad(`components[${i}].media_type must be a string`);
     if (c.digest !== undefined && typeof c.digest !== 'string') bad(`components[${i}].digest must be a string`);
     if (c.state !== undefined && typeof c.state !== 'string') bad(`components[${i}].state must be a string`);
-    return {kind: c.kind as string, key: c.key as string, content: c.content as string, media_type: (c.media_type as string | undefined) ?? 'text/plain', ...(c.digest !== undefined ? {digest: c.digest as string} : {}), ...(c.state !== undefined ? {state: c.state as string} : {})};
+    return {
+      kind: c.kind as string,
+      key: c.key as string,
+      content: c.content as string,
+      media_type: (c.media_type as string | undefined) ?? 'text/plain',
+      ...(c.digest !== undefined ? {digest: c.digest as string} : {}),
+      ...(c.state !== undefined ? {state: c.state as string} : {}),
+    };
   });
   return {
     origin,
     components,
-    header: {scenario: m.scenario as string, evaluator_epoch: m.evaluator_epoch as string, parent_digest: m.parent_digest as string | null, ...(m.digest !== undefined ? {digest: m.digest as string} : {})},
+    header: {
+      scenario: m.scenario as string,
+      evaluator_epoch: m.evaluator_epoch as string,
+      parent_digest: m.parent_digest as string | null,
+      ...(m.digest !== undefined ? {digest: m.digest as string} : {}),
+    },
   };
 }

@@ -17,14 +17,20 @@ export interface UserConfig {
   signing_key?: string;
 }
 
-/** What the agent-host hooks of one project (or of the user) run with: the tree, the scenario, the user's own opt-in, limits. */
+/**
+ * What the agent-host hooks of one project (or of the user) run with: the tree, the scenario, the user's own opt-in,
+ * limits.
+ */
 export interface HookSettings {
   knowledge: string;
   scenario: string;
   enabled?: boolean;
   max_bytes?: number;
   budget_ms?: number;
-  /** Written by hook install: per host, the parts of its hooks file that were there, empty, before (uninstall leaves them). */
+  /**
+   * Written by hook install: per host, the parts of its hooks file that were there, empty, before (uninstall leaves
+   * them).
+   */
   found_empty?: Partial<Record<'claude-code' | 'codex', Array<'hooks' | 'SessionStart' | 'UserPromptSubmit'>>>;
 }
 
@@ -32,7 +38,10 @@ export interface HookSettings {
  * The hook settings for a session in `dir`: the listed project folder that
  * is `dir` or its nearest ancestor, else the user-level settings, else none.
  */
-export function hookSettingsFor(config: UserConfig, dir: string): {settings: HookSettings; project: string | null} | null {
+export function hookSettingsFor(
+  config: UserConfig,
+  dir: string,
+): {settings: HookSettings; project: string | null} | null {
   const projects = config.hooks?.projects ?? {};
   for (let d = path.resolve(dir); ; d = path.dirname(d)) {
     const found = projects[d];
@@ -43,11 +52,17 @@ export function hookSettingsFor(config: UserConfig, dir: string): {settings: Hoo
 }
 
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), '.config');
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : path.join(os.homedir(), '.config');
   return path.join(base, 'autoctx', 'config.json');
 }
 
-/** The configuration's text as readUserConfig reads it (through a link), or null when it cannot be read (readUserConfig says why). */
+/**
+ * The configuration's text as readUserConfig reads it (through a link), or null when it cannot be read (readUserConfig
+ * says why).
+ */
 export function userConfigText(env: NodeJS.ProcessEnv = process.env): string | null {
   try {
     return fs.readFileSync(userConfigPath(env), 'utf8');
@@ -66,7 +81,8 @@ export function readUserConfig(env: NodeJS.ProcessEnv = process.env): UserConfig
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {schema_version: 1};
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') notAFolder(file);
-    if ((error as NodeJS.ErrnoException).code === 'EISDIR') fail('CONFIG_INVALID', `${file} is a folder, not a file`, {file});
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR')
+      fail('CONFIG_INVALID', `${file} is a folder, not a file`, {file});
     throw error;
   }
   let value: unknown;
@@ -81,7 +97,14 @@ export function readUserConfig(env: NodeJS.ProcessEnv = process.env): UserConfig
   return value as UserConfig;
 }
 
-/** A file where a folder on the path to `file` should be (say ~/.config/autoctx linked to a file): CONFIG_INVALID naming it. */
+/**
+ * A file where a folder on the path to `file` should be (say ~/.config/autoctx linked to a file): CONFIG_INVALID naming
+ * it.
+ */
 export function notAFolder(file: string): never {
-  fail('CONFIG_INVALID', `${file}: a part of its path that must be a folder is not one (a file, or a link to one); move it aside`, {file});
+  fail(
+    'CONFIG_INVALID',
+    `${file}: a part of its path that must be a folder is not one (a file, or a link to one); move it aside`,
+    {file},
+  );
 }

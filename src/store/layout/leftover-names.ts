@@ -4,7 +4,10 @@ import path from 'node:path';
 export const TEMP_FILE = /\.autoctx-[0-9a-z]+\.tmp$/;
 /** A lock (a file; a folder for locks an older autoctx took). */
 export const LOCK_NAME = /^autoctx\.lock$/;
-/** A lock moved aside by a takeover or a release whose process died before removing it, or an owner file prepared by a process that died before publishing it. */
+/**
+ * A lock moved aside by a takeover or a release whose process died before removing it, or an owner file prepared by a
+ * process that died before publishing it.
+ */
 export const STALE_LOCK_NAME = /^autoctx\.lock\.(stale-[0-9a-z]+|owner-[0-9a-f]+\.tmp)$/;
 /** The temporary file the Python implementation's atomic writer leaves (<name>.<pid>.<hex>.tmp). */
 const UPSTREAM_TEMP_FILE = /\.\d+\.[0-9a-f]{32}\.tmp$/;
@@ -12,7 +15,10 @@ const UPSTREAM_TEMP_FILE = /\.\d+\.[0-9a-f]{32}\.tmp$/;
 const NEGATIVE_LEDGER_FILE = /^context-bundle-[0-9a-f]{64}\.json$/;
 
 /** What a name left in a store is: a temporary file (ours, upstream's, or another *.tmp), a lock, or neither. */
-export function leftoverKind(file: string, kind: 'file' | 'dir'): 'temp' | 'upstream-temp' | 'other-temp' | 'lock' | 'stale-lock' | null {
+export function leftoverKind(
+  file: string,
+  kind: 'file' | 'dir',
+): 'temp' | 'upstream-temp' | 'other-temp' | 'lock' | 'stale-lock' | null {
   const name = path.basename(file);
   if (STALE_LOCK_NAME.test(name)) return 'stale-lock';
   if (LOCK_NAME.test(name)) return 'lock';
@@ -22,7 +28,10 @@ export function leftoverKind(file: string, kind: 'file' | 'dir'): 'temp' | 'upst
   return null;
 }
 
-/** True for a file in negative_result_ledgers/ that autoctx itself names (others are upstream's or a person's, read as ledgers). */
+/**
+ * True for a file in negative_result_ledgers/ that autoctx itself names (others are upstream's or a person's, read as
+ * ledgers).
+ */
 export function isOwnNegativeLedgerName(name: string): boolean {
   return NEGATIVE_LEDGER_FILE.test(name);
 }

@@ -35,7 +35,9 @@ export class RootPaths {
   }
   /** A file in the state area, from safe segments only. */
   stateFile(...segments: string[]): string {
-    for (const s of segments) if (!isSafeSegment(s) && !isScenarioName(s)) fail('INVALID_NAME', `not a safe state-area name: ${JSON.stringify(s)}`);
+    for (const s of segments)
+      if (!isSafeSegment(s) && !isScenarioName(s))
+        fail('INVALID_NAME', `not a safe state-area name: ${JSON.stringify(s)}`);
     return path.join(this.stateDir, ...segments);
   }
   /** The state area's own lock (it also guards root-level documents such as .gitignore). */

@@ -55,7 +55,8 @@ export class ScenarioPaths {
     return path.join(this.stateChainDir, `${digest}.json`);
   }
   signersChange(seq: number): string {
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999_999) fail('INVALID_INPUT', `not a signers change number: ${seq}`);
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999_999)
+      fail('INVALID_INPUT', `not a signers change number: ${seq}`);
     return path.join(this.signersChangesDir, `${String(seq).padStart(6, '0')}.json`);
   }
   get active(): string {
@@ -107,7 +108,8 @@ export class ScenarioPaths {
     return this.inCandidate(digest, 'record_history');
   }
   recordHistoryEntry(digest: string, seq: number): string {
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999) fail('INVALID_INPUT', `not a record history position: ${seq}`);
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999)
+      fail('INVALID_INPUT', `not a record history position: ${seq}`);
     return `${this.recordHistoryDir(digest)}${path.sep}${String(seq).padStart(6, '0')}.json`;
   }
   /** Since when the scenario keeps record histories, and which candidates predate it. */
@@ -125,7 +127,8 @@ export class ScenarioPaths {
     return path.join(this.bootstrapDir, 'curation_history');
   }
   curationEntry(seq: number): string {
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999) fail('INVALID_INPUT', `not a curation history position: ${seq}`);
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999)
+      fail('INVALID_INPUT', `not a curation history position: ${seq}`);
     return path.join(this.curationHistoryDir, `${String(seq).padStart(6, '0')}.json`);
   }
   get handoffsDir(): string {
@@ -138,9 +141,13 @@ export class ScenarioPaths {
   get releaseVersionsDir(): string {
     return path.join(this.releasesDir, 'versions');
   }
-  /** A descriptor's file: the version lowercased, so that two names equal under case folding are one file on every file system. */
+  /**
+   * A descriptor's file: the version lowercased, so that two names equal under case folding are one file on every file
+   * system.
+   */
   releaseVersion(version: string): string {
-    if (!RELEASE_FILE_SEGMENT.test(version) || /^\.+$/.test(version)) fail('INVALID_NAME', `not a version name: ${JSON.stringify(version)}`);
+    if (!RELEASE_FILE_SEGMENT.test(version) || /^\.+$/.test(version))
+      fail('INVALID_NAME', `not a version name: ${JSON.stringify(version)}`);
     return path.join(this.releaseVersionsDir, `${version.toLowerCase()}.json`);
   }
   get releaseRegistryDir(): string {
@@ -164,7 +171,8 @@ export class ScenarioPaths {
     return path.join(this.handoffsDir, id);
   }
   handoffRevision(id: string, revision: number): string {
-    if (!Number.isSafeInteger(revision) || revision < 1 || revision > 999999) fail('INVALID_INPUT', `not a handoff revision: ${revision}`);
+    if (!Number.isSafeInteger(revision) || revision < 1 || revision > 999999)
+      fail('INVALID_INPUT', `not a handoff revision: ${revision}`);
     return path.join(this.handoffDir(id), `${String(revision).padStart(6, '0')}.json`);
   }
   negativeResult(digest: string): string {
@@ -203,7 +211,8 @@ export class ScenarioPaths {
   }
   /** An execution of the rollback service (RBX-…), beside the older pointer-move records. */
   rollbackExecution(key: string): string {
-    if (!/^RBX-\d{14}-[0-9a-f]{8}$/.test(key)) fail('INVALID_INPUT', `not a rollback execution key: ${JSON.stringify(key)} (RBX-<14 digits>-<8 hex>)`);
+    if (!/^RBX-\d{14}-[0-9a-f]{8}$/.test(key))
+      fail('INVALID_INPUT', `not a rollback execution key: ${JSON.stringify(key)} (RBX-<14 digits>-<8 hex>)`);
     return path.join(this.rollbacksDir, `${key}.json`);
   }
   get rollbackApprovalsDir(): string {
@@ -252,7 +261,8 @@ export class ScenarioPaths {
     const name = path.basename(file);
     const dir = path.dirname(file);
     if (name === 'false-promotion.json') return {kind: 'ledger', folder: path.basename(dir)};
-    if (path.basename(dir) === 'reservation-artifacts' && name.endsWith('.json')) return {kind: 'artifact', candidate: name.slice(0, -5)};
+    if (path.basename(dir) === 'reservation-artifacts' && name.endsWith('.json'))
+      return {kind: 'artifact', candidate: name.slice(0, -5)};
     return null;
   }
   /** A file of negative_result_ledgers/ that autoctx did not name itself. */
@@ -262,7 +272,10 @@ export class ScenarioPaths {
   mirror(name: 'playbook' | 'hints'): string {
     return path.join(this.dir, `${name}.md`);
   }
-  /** The lock file guarding this scenario's store (src/store/files/lock.ts; a folder of that name is an older autoctx's lock). */
+  /**
+   * The lock file guarding this scenario's store (src/store/files/lock.ts; a folder of that name is an older autoctx's
+   * lock).
+   */
   get lock(): string {
     return path.join(this.contextDir, 'autoctx.lock');
   }

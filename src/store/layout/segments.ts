@@ -26,7 +26,8 @@ export function scenarioNameProblem(name: unknown): string | null {
   if (/[/\\]/.test(name)) return 'it holds a path separator';
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'it holds a control character';
   if (!name.isWellFormed()) return 'it is not well-formed Unicode';
-  if (name.trim() !== name || isPythonSpace(name.charCodeAt(0)) || isPythonSpace(name.charCodeAt(name.length - 1))) return 'it begins or ends with whitespace';
+  if (name.trim() !== name || isPythonSpace(name.charCodeAt(0)) || isPythonSpace(name.charCodeAt(name.length - 1)))
+    return 'it begins or ends with whitespace';
   if (Buffer.byteLength(name, 'utf8') > 255) return 'it is longer than 255 bytes of UTF-8';
   return null;
 }
@@ -43,7 +44,8 @@ export function assertScenarioName(name: string): void {
 
 /** Directory segment for a campaign id: the id itself when safe, else "%" + a digest of it. */
 export function campaignSegment(campaignId: string): string {
-  if (typeof campaignId !== 'string' || campaignId.trim() === '') fail('INVALID_NAME', 'campaign id must be a non-blank string');
+  if (typeof campaignId !== 'string' || campaignId.trim() === '')
+    fail('INVALID_NAME', 'campaign id must be a non-blank string');
   return isSafeSegment(campaignId) ? campaignId : `%${stableDigest({campaign_path_identity: campaignId})}`;
 }
 

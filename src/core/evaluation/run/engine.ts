@@ -5,7 +5,13 @@ import {RunningComparison} from '../../../model/evaluation/comparison.js';
 import {planBindingDigest} from '../../../model/evaluation/evaluator-plan.js';
 import type {PlanUnit} from '../../../model/evaluation/fixtures.js';
 import {isoTimestamp, type CandidateRecord, type ComparisonResult} from '../../../model/promotion/records.js';
-import {compareWithSeal, createMatchedTrial, trialSealDigest, type MatchedTrial, type TrialLane} from '../../../model/evaluation/trial.js';
+import {
+  compareWithSeal,
+  createMatchedTrial,
+  trialSealDigest,
+  type MatchedTrial,
+  type TrialLane,
+} from '../../../model/evaluation/trial.js';
 import {laneAfter, stoppingRuleProblems, trialPlanProblems} from '../../../model/evaluation/plan-binding.js';
 import {pausePoint} from '../../../store/index.js';
 import {recordCampaignTerminal} from '../campaign.js';
@@ -37,12 +43,19 @@ export type PairSource = (unit: PlanUnit, index: number) => Promise<MatchedTrial
  * pairs until the campaign's blocks are ready (the reference's rule).
  */
 function phaseOf(decision: ComparisonResult | null, run: Run): TrialLane | null {
-  return laneAfter(decision, () => !run.campaign || confirmationBlocksReady(run.trials, run.policy, run.campaign.policy));
+  return laneAfter(
+    decision,
+    () => !run.campaign || confirmationBlocksReady(run.trials, run.policy, run.campaign.policy),
+  );
 }
 
 /** Under the betting method, a candidate whose bets have lost stops without promotion. */
 function futile(run: Run): boolean {
-  return run.campaign !== null && run.campaign.policy.robust_method === 'bounded_betting' && campaignFutile(run.trials, run.policy, run.campaign.policy);
+  return (
+    run.campaign !== null &&
+    run.campaign.policy.robust_method === 'bounded_betting' &&
+    campaignFutile(run.trials, run.policy, run.campaign.policy)
+  );
 }
 
 function counts(trials: ReadonlyArray<{lane: TrialLane}>): Record<TrialLane, number> {
@@ -62,16 +75,29 @@ function plannedOf(run: Run): Record<TrialLane, number> {
 function progress(run: Run, type: ProgressEvent['type'], decision: ComparisonResult | null, unit?: PlanUnit): void {
   if (!run.options.onProgress) return;
   // The decision counts every recorded pair by lane; without one (nothing recorded yet) they are counted.
-  const recorded = decision ? {screen: decision.screen_pairs, confirmation: decision.confirmation_pairs, heldout: decision.heldout_pairs} : counts(run.trials);
+  const recorded = decision
+    ? {screen: decision.screen_pairs, confirmation: decision.confirmation_pairs, heldout: decision.heldout_pairs}
+    : counts(run.trials);
   const planned = plannedOf(run);
   const p = run.policy;
   // The screen and the held-out lane decide at their minimum; confirmation stops between its minimum and maximum.
   const reach = {
     screen: {min: Math.min(p.min_screen_pairs, planned.screen), max: Math.min(p.min_screen_pairs, planned.screen)},
-    confirmation: {min: Math.min(p.min_confirmation_pairs, planned.confirmation), max: Math.min(p.max_confirmation_pairs, planned.confirmation)},
+    confirmation: {
+      min: Math.min(p.min_confirmation_pairs, planned.confirmation),
+      max: Math.min(p.max_confirmation_pairs, planned.confirmation),
+    },
     heldout: {min: Math.min(p.min_heldout_pairs, planned.heldout), max: Math.min(p.min_heldout_pairs, planned.heldout)},
   };
-  run.options.onProgress({type, ...(unit ? {lane: unit.lane, fixture: unit.fixture, seed: unit.seed} : {}), counts: recorded, planned, decision, min_effect: p.min_effect, reach});
+  run.options.onProgress({
+    type,
+    ...(unit ? {lane: unit.lane, fixture: unit.fixture, seed: unit.seed} : {}),
+    counts: recorded,
+    planned,
+    decision,
+    min_effect: p.min_effect,
+    reach,
+  });
 }
 
 /**
@@ -103,7 +129,8 @@ function sealDigestOf(t: MatchedTrial): string {
  */
 function recordNow(run: Run): CandidateRecord | null {
   const current = readRecord(run.store, run.candidate.digest)!;
-  if (current.lifecycle !== 'rejected' && current.lifecycle !== 'active' && current.lifecycle !== 'superseded') return current;
+  if (current.lifecycle !== 'rejected' && current.lifecycle !== 'active' && current.lifecycle !== 'superseded')
+    return current;
   run.halted = current.lifecycle;
   run.record = current;
   return null;
@@ -176,7 +203,12 @@ async function fold(run: Run, decision: ComparisonResult): Promise<void> {
 async function audit(run: Run, checkpoint: AuditCheckpoint, extra: Record<string, unknown>): Promise<string | null> {
   const command = run.plan.additions.audit?.command;
   if (!command) return null;
-  const r = await runAudit(command, checkpoint, {scenario: run.store.scenario, candidate_digest: run.candidate.digest, plan_digest: run.plan.plan_digest, ...extra}, evaluatorTimeout(run.options.timeoutSeconds));
+  const r = await runAudit(
+    command,
+    checkpoint,
+    {scenario: run.store.scenario, candidate_digest: run.candidate.digest, plan_digest: run.plan.plan_digest, ...extra},
+    evaluatorTimeout(run.options.timeoutSeconds),
+  );
   return r.outcome;
 }
 
@@ -187,17 +219,43 @@ async function terminate(run: Run, decision: ComparisonResult, kind?: 'false-pro
   const reason = decision.reason;
   let evidenceDigest: string | null = null;
   await store.withLock(lockTimeout(options), () => {
-    evidenceDigest = writeRejection(store, candidate, run.record, {kind: kind ?? (inconclusive ? 'inconclusive' : 'rejected'), reason, at: isoTimestamp(now(options)), comparison: decision});
+    evidenceDigest = writeRejection(store, candidate, run.record, {
+      kind: kind ?? (inconclusive ? 'inconclusive' : 'rejected'),
+      reason,
+      at: isoTimestamp(now(options)),
+      comparison: decision,
+    });
   });
   if (inconclusive) await audit(run, 'inconclusive_gate', {comparison: decision, evidence_digest: evidenceDigest});
   await store.withLock(lockTimeout(options), () => {
-    if (run.campaign) recordCampaignTerminal(store, run.campaign.id, candidate.digest, inconclusive ? 'inconclusive' : 'rejected', reason);
-    run.record = markRejected(store, candidate.digest, {reason, rationale: inconclusive ? `terminal inconclusive evaluation: ${reason}` : reason, at: isoTimestamp(now(options))}, 'evaluate');
+    if (run.campaign)
+      recordCampaignTerminal(
+        store,
+        run.campaign.id,
+        candidate.digest,
+        inconclusive ? 'inconclusive' : 'rejected',
+        reason,
+      );
+    run.record = markRejected(
+      store,
+      candidate.digest,
+      {
+        reason,
+        rationale: inconclusive ? `terminal inconclusive evaluation: ${reason}` : reason,
+        at: isoTimestamp(now(options)),
+      },
+      'evaluate',
+    );
   });
 }
 
 /** The matched trial of one unit of a run's plan, given both arms' answers. */
-export function unitTrial(run: Run, unit: PlanUnit, candidate: {score: number; valid?: boolean}, incumbent: {score: number; valid?: boolean}): MatchedTrial {
+export function unitTrial(
+  run: Run,
+  unit: PlanUnit,
+  candidate: {score: number; valid?: boolean},
+  incumbent: {score: number; valid?: boolean},
+): MatchedTrial {
   return createMatchedTrial({
     candidate_digest: run.candidate.digest,
     incumbent_digest: run.incumbent.digest,
@@ -220,9 +278,16 @@ export function unitTrial(run: Run, unit: PlanUnit, candidate: {score: number; v
  * on. Results past the point where it stops are discarded, so the evidence
  * equals a sequential run's.
  */
-async function runLane(run: Run, source: PairSource, lane: TrialLane, state: {decision: ComparisonResult | null; evaluated: number}): Promise<void> {
+async function runLane(
+  run: Run,
+  source: PairSource,
+  lane: TrialLane,
+  state: {decision: ComparisonResult | null; evaluated: number},
+): Promise<void> {
   const done = new Set(run.trials.map((t) => `${t.fixture_digest}\u0000${t.seed}`));
-  const units = run.plan.plan.units.map((u, index) => ({u, index})).filter(({u}) => u.lane === lane && !done.has(`${u.fixture_digest}\u0000${u.seed}`));
+  const units = run.plan.plan.units
+    .map((u, index) => ({u, index}))
+    .filter(({u}) => u.lane === lane && !done.has(`${u.fixture_digest}\u0000${u.seed}`));
   const limit = run.options.concurrency ?? 1;
   const results = new Map<number, {trial?: MatchedTrial | null; error?: unknown}>();
   const inflight = new Map<number, Promise<void>>();
@@ -273,7 +338,12 @@ async function runLane(run: Run, source: PairSource, lane: TrialLane, state: {de
       state.decision = decision;
       progress(run, 'pair', decision, units[committed]!.u);
       committed++;
-      if (phaseOf(decision, run) !== lane || (run.options.mode === 'screen' && lane !== 'screen') || (lane === 'confirmation' && futile(run))) stop = true;
+      if (
+        phaseOf(decision, run) !== lane ||
+        (run.options.mode === 'screen' && lane !== 'screen') ||
+        (lane === 'confirmation' && futile(run))
+      )
+        stop = true;
     }
     if (failure !== null) stop = true;
   }
@@ -293,7 +363,11 @@ async function runLane(run: Run, source: PairSource, lane: TrialLane, state: {de
  * that fails any check is set aside (its pairs are evaluated again).
  */
 async function openJournal(run: Run): Promise<void> {
-  const {journal, pending} = await run.store.openRunJournal(run.candidate.digest, run.plan.plan_digest, lockTimeout(run.options));
+  const {journal, pending} = await run.store.openRunJournal(
+    run.candidate.digest,
+    run.plan.plan_digest,
+    lockTimeout(run.options),
+  );
   run.journal = journal;
   run.unfolded = 0;
   if (!pending || pending.refused || pending.trials.length === 0) return;
@@ -310,7 +384,11 @@ async function openJournal(run: Run): Promise<void> {
   }
   if (added.length === 0) return;
   const trials = [...run.trials, ...added];
-  if (trialPlanProblems(run.plan, trials).length > 0 || stoppingRuleProblems(run.candidate, run.plan, trials, run.policy).length > 0) return;
+  if (
+    trialPlanProblems(run.plan, trials).length > 0 ||
+    stoppingRuleProblems(run.candidate, run.plan, trials, run.policy).length > 0
+  )
+    return;
   run.trials.push(...added);
   run.unfolded = added.length;
 }
@@ -365,7 +443,8 @@ async function driveLoop(run: Run, source: PairSource): Promise<EvaluateResult> 
     };
   }
   if (decision.decision === 'rejected' || decision.decision === 'inconclusive') {
-    if (!readNegativeResult(run.store, run.candidate.digest) || run.record.lifecycle !== 'rejected') await terminate(run, decision);
+    if (!readNegativeResult(run.store, run.candidate.digest) || run.record.lifecycle !== 'rejected')
+      await terminate(run, decision);
   } else if (futile(run) && !TERMINAL.has(decision.decision)) {
     decision = {...decision, decision: 'rejected', reason: FUTILE_REASON};
     await terminate(run, decision, 'false-promotion-blocked');

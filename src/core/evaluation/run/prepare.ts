@@ -1,11 +1,29 @@
 import {jsonEqual} from '../../../canonical/index.js';
 import {AutoctxError, fail} from '../../../errors.js';
-import {createEvaluatorPlan, evaluatorFileChange, planDifference, type BoundPlan, type EvaluatorIdentity} from '../../../model/evaluation/evaluator-plan.js';
+import {
+  createEvaluatorPlan,
+  evaluatorFileChange,
+  planDifference,
+  type BoundPlan,
+  type EvaluatorIdentity,
+} from '../../../model/evaluation/evaluator-plan.js';
 import {assignLanes, checkPlanSize, planDeficits, planUnits} from '../../../model/evaluation/fixtures.js';
-import {DEFAULT_CONFIRMATION_POLICY, validateConfirmationPolicy, type ConfirmationPolicy} from '../../../model/evaluation/policy.js';
+import {
+  DEFAULT_CONFIRMATION_POLICY,
+  validateConfirmationPolicy,
+  type ConfirmationPolicy,
+} from '../../../model/evaluation/policy.js';
 import type {CandidateRecord} from '../../../model/promotion/records.js';
 import type {ContextBundle} from '../../../model/bundle/bundle.js';
-import {campaignSegment, evaluatorFiles, pausePoint, readFixtures, readInputJson, type MatchedEvidence, type ScenarioStore} from '../../../store/index.js';
+import {
+  campaignSegment,
+  evaluatorFiles,
+  pausePoint,
+  readFixtures,
+  readInputJson,
+  type MatchedEvidence,
+  type ScenarioStore,
+} from '../../../store/index.js';
 import {loadCampaign, loadCampaignPolicy, reserveCandidate, reserveFixturePlan} from '../campaign.js';
 import {lockTimeout, openScenario} from '../../common/store-options.js';
 import {prepareSigning, signingInputs} from '../../signing/signing.js';
@@ -34,14 +52,18 @@ export interface PlanRequest {
 
 export interface PrepareOptions extends DriveOptions {
   candidate: string;
-  /** Bind (or check against the bound plan) from these; null: the plan must be bound already and nothing about it can change. */
+  /**
+   * Bind (or check against the bound plan) from these; null: the plan must be bound already and nothing about it can
+   * change.
+   */
   request: PlanRequest | null;
 }
 
 export function loadPolicy(file: string | undefined, bound: BoundPlan | null): ConfirmationPolicy {
   if (file === undefined) return bound?.plan.confirmation_policy ?? {...DEFAULT_CONFIRMATION_POLICY};
   const value = readInputJson(file);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('SCHEMA_VIOLATION', `${file}: a policy must be a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    fail('SCHEMA_VIOLATION', `${file}: a policy must be a JSON object`);
   try {
     return validateConfirmationPolicy({...DEFAULT_CONFIRMATION_POLICY, ...value});
   } catch (error) {
@@ -57,27 +79,50 @@ export function loadPolicy(file: string | undefined, bound: BoundPlan | null): C
  */
 function refuseLegacy(store: ScenarioStore, digest: string, evidence: MatchedEvidence | null): void {
   if (evidence?.legacy) {
-    fail('INVALID_TRANSITION', `candidate ${digest} has legacy (schema-1) evidence with no recorded policy; migrate it first under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE (nothing was written)`, {file: store.guard.relative(store.paths.matchedTrials(digest))});
+    fail(
+      'INVALID_TRANSITION',
+      `candidate ${digest} has legacy (schema-1) evidence with no recorded policy; migrate it first under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE (nothing was written)`,
+      {file: store.guard.relative(store.paths.matchedTrials(digest))},
+    );
   }
 }
 
 /** Bind the requested plan, or check it against the bound one; reserve campaign alpha and fixtures first. */
-async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: PlanRequest, candidate: ContextBundle, incumbent: ContextBundle, record: CandidateRecord, bound: BoundPlan | null, evidence: MatchedEvidence | null) {
-  // The files the evaluator command names, as they are now: a script edited since the plan was bound is another evaluator.
+async function bindPlan(
+  store: ScenarioStore,
+  options: PrepareOptions,
+  request: PlanRequest,
+  candidate: ContextBundle,
+  incumbent: ContextBundle,
+  record: CandidateRecord,
+  bound: BoundPlan | null,
+  evidence: MatchedEvidence | null,
+) {
+  // The files the evaluator command names, as they are now: a script edited since the plan was bound is another
+  // evaluator.
   const files = request.evaluator.mode === 'external' ? [] : evaluatorFiles(request.evaluator.command);
   // A rebind replaces the bound plan whole: what it is checked against is the plan being bound, not the bound one.
   const rebinding = bound !== null && request.rebind === true;
   const fileChange = bound && !rebinding ? evaluatorFileChange(bound.additions, files) : null;
-  if (fileChange) fail('EVALUATOR_CHANGED', `the evaluator is not the one bound in evaluator_plan.json: ${fileChange}; evidence of two evaluators is never mixed (bind a new candidate, or restore the file)`, {file: fileChange.split(' ')[0]});
+  if (fileChange)
+    fail(
+      'EVALUATOR_CHANGED',
+      `the evaluator is not the one bound in evaluator_plan.json: ${fileChange}; evidence of two evaluators is never mixed (bind a new candidate, or restore the file)`,
+      {file: fileChange.split(' ')[0]},
+    );
   const policy = loadPolicy(request.policyFile, rebinding ? null : bound);
   const fixtures = readFixtures(request.fixtures);
   const lanes = assignLanes(fixtures, policy);
-  const cohort = request.cohort ?? (rebinding ? undefined : bound?.plan.cohort) ?? `${record.source_run_id || 'manual'}:${candidate.evaluator_epoch}:generation:${record.source_generation}`;
+  const cohort =
+    request.cohort ??
+    (rebinding ? undefined : bound?.plan.cohort) ??
+    `${record.source_run_id || 'manual'}:${candidate.evaluator_epoch}:generation:${record.source_generation}`;
   const units = planUnits(lanes, request.seedsPerFixture ?? 1, cohort);
   const deficits = planDeficits(units, policy);
   if (deficits) fail('PLAN_UNREACHABLE', `the fixture plan cannot reach a decision under its policy: ${deficits}`);
   const campaignId = request.campaign ?? bound?.additions.campaign_id ?? null;
-  if (bound && !rebinding && request.campaign !== undefined && request.campaign !== bound.additions.campaign_id) fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.additions.campaign_id)}`);
+  if (bound && !rebinding && request.campaign !== undefined && request.campaign !== bound.additions.campaign_id)
+    fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.additions.campaign_id)}`);
   const planWith = (confirmation_policy: ConfirmationPolicy) =>
     createEvaluatorPlan({
       scenario: store.scenario,
@@ -91,11 +136,18 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
       audit: request.audit ?? (rebinding ? undefined : bound?.additions.audit?.command) ?? null,
       campaign_id: campaignId,
       evaluator_files: files,
-      supersedes: rebinding ? [...(bound.additions.supersedes ?? []), bound.plan_digest] : (bound?.additions.supersedes ?? []),
+      supersedes: rebinding
+        ? [...(bound.additions.supersedes ?? []), bound.plan_digest]
+        : (bound?.additions.supersedes ?? []),
     });
   // A rebind is refused before anything is written (a campaign reservation) when something was observed, unless
   // the plan asked for is the bound one (a run resumed with the flag still given): that is no rebind.
-  if (rebinding && planWith(campaignId !== null && campaignId === bound.additions.campaign_id ? bound.plan.confirmation_policy : policy).plan_digest !== bound.plan_digest) {
+  if (
+    rebinding &&
+    planWith(
+      campaignId !== null && campaignId === bound.additions.campaign_id ? bound.plan.confirmation_policy : policy,
+    ).plan_digest !== bound.plan_digest
+  ) {
     rebindAllowed(store, candidate.digest, bound, evidence);
   }
   let campaign: Run['campaign'] = null;
@@ -112,26 +164,57 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
   }
   const requested = planWith(effective);
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
-    fail('POLICY_MISMATCH', `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`);
+    fail(
+      'POLICY_MISMATCH',
+      `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`,
+    );
   }
   // The same plan asked for again is no rebind: it is checked against the bound one as any run is.
   if (rebinding && requested.plan_digest !== bound.plan_digest) {
-    if (bound.additions.supersedes?.includes(requested.plan_digest)) fail('PLAN_CHANGED', `that plan (${requested.plan_digest}) was bound before and superseded; a superseded plan is never bound again (give another cohort, or propose the candidate again)`);
+    if (bound.additions.supersedes?.includes(requested.plan_digest))
+      fail(
+        'PLAN_CHANGED',
+        `that plan (${requested.plan_digest}) was bound before and superseded; a superseded plan is never bound again (give another cohort, or propose the candidate again)`,
+      );
     await store.withLock(lockTimeout(options), () => {
       rebindAllowed(store, candidate.digest, bound, readEvidence(store, candidate.digest)); // again, under the lock
       rebindPlan(store, bound, requested);
     });
-    return {plan: requested, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), rebound: bound.plan_digest};
+    return {
+      plan: requested,
+      policy: effective,
+      campaign: campaign as Run['campaign'],
+      fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])),
+      rebound: bound.plan_digest,
+    };
   }
   if (bound) {
     const difference = planDifference(bound, requested);
-    if (difference === 'evaluator') fail('EVALUATOR_CHANGED', `the evaluator differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.plan.candidate_evaluator.evaluator)})`);
-    if (difference === 'audit') fail('AUDIT_CHANGED', `the audit command differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.additions.audit)})`);
-    if (difference !== null) fail('PLAN_CHANGED', `the fixture plan, cohort, policy or campaign differs from the plan bound in evaluator_plan.json (${bound.plan_digest})`);
+    if (difference === 'evaluator')
+      fail(
+        'EVALUATOR_CHANGED',
+        `the evaluator differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.plan.candidate_evaluator.evaluator)})`,
+      );
+    if (difference === 'audit')
+      fail(
+        'AUDIT_CHANGED',
+        `the audit command differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.additions.audit)})`,
+      );
+    if (difference !== null)
+      fail(
+        'PLAN_CHANGED',
+        `the fixture plan, cohort, policy or campaign differs from the plan bound in evaluator_plan.json (${bound.plan_digest})`,
+      );
   } else {
     await store.withLock(lockTimeout(options), () => writePlan(store, requested));
   }
-  return {plan: bound ?? requested, policy: effective, campaign: campaign as Run['campaign'], fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])), rebound: null};
+  return {
+    plan: bound ?? requested,
+    policy: effective,
+    campaign: campaign as Run['campaign'],
+    fixtures: new Map(lanes.map((f) => [f.fixture_digest, f])),
+    rebound: null,
+  };
 }
 
 /**
@@ -142,12 +225,19 @@ async function bindPlan(store: ScenarioStore, options: PrepareOptions, request: 
  */
 function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, evidence: MatchedEvidence | null): void {
   const recorded = (evidence?.trials.length ?? 0) + store.journalPairs(digest, bound.plan_digest);
-  if (recorded > 0) fail('PLAN_CHANGED', `candidate ${digest} has ${recorded} recorded trial${recorded === 1 ? '' : 's'} under plan ${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again under another run id to evaluate it afresh)`);
+  if (recorded > 0)
+    fail(
+      'PLAN_CHANGED',
+      `candidate ${digest} has ${recorded} recorded trial${recorded === 1 ? '' : 's'} under plan ${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again under another run id to evaluate it afresh)`,
+    );
   const campaignId = bound.additions.campaign_id;
   if (campaignId !== null) {
     const {state} = loadCampaign(store, campaignId, undefined);
     if (state.fixture_reservations.some((f) => f.candidate_digest === digest && f.plan_digest === bound.plan_digest)) {
-      fail('PLAN_CHANGED', `campaign ${JSON.stringify(campaignId)} has reserved fixtures for plan ${bound.plan_digest}: its binding is final`);
+      fail(
+        'PLAN_CHANGED',
+        `campaign ${JSON.stringify(campaignId)} has reserved fixtures for plan ${bound.plan_digest}: its binding is final`,
+      );
     }
   }
 }
@@ -159,7 +249,8 @@ function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, e
  * (confirm or plan export bound it) and nothing about it changes here.
  */
 export async function prepareRun(options: PrepareOptions): Promise<Run> {
-  if (options.request?.campaign !== undefined) campaignSegment(options.request.campaign); // a blank id is refused before anything else
+  // a blank id is refused before anything else
+  if (options.request?.campaign !== undefined) campaignSegment(options.request.campaign);
   const inputs = signingInputs(options);
   const store = openScenario(options);
   // In a signed tree the seals this run writes are signed: the key is checked before anything is locked or written.
@@ -168,12 +259,15 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
   const candidate = requireBundle(store, digest);
   const record = readRecord(store, digest);
   if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
-  if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
-  if (candidate.parent_digest === null) fail('INVALID_TRANSITION', `bundle ${digest} has no parent to be compared with`);
+  if (record.lifecycle === 'active' || record.lifecycle === 'superseded')
+    fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
+  if (candidate.parent_digest === null)
+    fail('INVALID_TRANSITION', `bundle ${digest} has no parent to be compared with`);
   const incumbent = requireBundle(store, candidate.parent_digest);
   refuseLegacy(store, digest, readEvidence(store, digest));
   // A plan too large to run is refused from its size, before anything is locked or written.
-  if (options.request && !readPlan(store, digest)) checkPlanSize(readFixtures(options.request.fixtures).length, options.request.seedsPerFixture ?? 1);
+  if (options.request && !readPlan(store, digest))
+    checkPlanSize(readFixtures(options.request.fixtures).length, options.request.seedsPerFixture ?? 1);
   // One run per candidate at a time: a second waits for the first, then goes on from what it recorded.
   const release = await store.acquireRunLock(digest, lockTimeout(options));
   pausePoint('run:locked');
@@ -185,13 +279,22 @@ export async function prepareRun(options: PrepareOptions): Promise<Run> {
   }
 }
 
-async function prepareLocked(store: ScenarioStore, options: PrepareOptions, digest: string, candidate: ContextBundle, incumbent: ContextBundle, release: () => Promise<void>): Promise<Run> {
+async function prepareLocked(
+  store: ScenarioStore,
+  options: PrepareOptions,
+  digest: string,
+  candidate: ContextBundle,
+  incumbent: ContextBundle,
+  release: () => Promise<void>,
+): Promise<Run> {
   // Read again under the run lock: a run that held it before may have changed it.
   const record = readRecord(store, digest);
   if (!record) fail('INVALID_TRANSITION', `bundle ${digest} is not a proposed candidate (no record.json)`);
-  if (record.lifecycle === 'active' || record.lifecycle === 'superseded') fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
+  if (record.lifecycle === 'active' || record.lifecycle === 'superseded')
+    fail('INVALID_TRANSITION', `bundle ${digest} is ${record.lifecycle}; only candidates are evaluated`);
   const bound = readPlan(store, digest);
-  if (!options.request && !bound) fail('INVALID_TRANSITION', `candidate ${digest} has no bound plan yet; run autoctx plan export (or confirm) first`);
+  if (!options.request && !bound)
+    fail('INVALID_TRANSITION', `candidate ${digest} has no bound plan yet; run autoctx plan export (or confirm) first`);
   // Edited evidence is refused before anything is reserved or bound.
   const evidence = readEvidence(store, digest);
   refuseLegacy(store, digest, evidence);
@@ -203,17 +306,51 @@ async function prepareLocked(store: ScenarioStore, options: PrepareOptions, dige
   let fixtures: Run['fixtures'] = new Map();
   let rebound: string | null = null;
   if (options.request) {
-    ({plan, policy, campaign, fixtures, rebound} = await bindPlan(store, options, options.request, candidate, incumbent, record, bound, evidence));
+    ({plan, policy, campaign, fixtures, rebound} = await bindPlan(
+      store,
+      options,
+      options.request,
+      candidate,
+      incumbent,
+      record,
+      bound,
+      evidence,
+    ));
   } else {
     plan = bound!;
     policy = plan.plan.confirmation_policy;
-    if (plan.additions.campaign_id) campaign = {id: plan.additions.campaign_id, policy: loadCampaign(store, plan.additions.campaign_id, undefined).policy};
+    if (plan.additions.campaign_id)
+      campaign = {
+        id: plan.additions.campaign_id,
+        policy: loadCampaign(store, plan.additions.campaign_id, undefined).policy,
+      };
   }
   const recorded = evidence;
   const trials = recorded?.trials ?? [];
-  const problem = recorded ? evidenceProblem(store, candidate, recorded, plan, record) : trialPlanProblems(plan, trials)[0] ?? null;
+  const problem = recorded
+    ? evidenceProblem(store, candidate, recorded, plan, record)
+    : (trialPlanProblems(plan, trials)[0] ?? null);
   if (problem) fail('INTEGRITY', `${problem}; run autoctx verify`);
   const planText = readPlanText(store, digest);
-  if (planText === null || readPlan(store, digest)?.plan_digest !== plan.plan_digest) fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
-  return {store, candidate, incumbent, record, policy, plan, fixtures, trials: [...trials], options, campaign, planText, release, halted: null, journal: null, unfolded: 0, running: null, rebound};
+  if (planText === null || readPlan(store, digest)?.plan_digest !== plan.plan_digest)
+    fail('PLAN_CHANGED', 'evaluator_plan.json changed while the run started');
+  return {
+    store,
+    candidate,
+    incumbent,
+    record,
+    policy,
+    plan,
+    fixtures,
+    trials: [...trials],
+    options,
+    campaign,
+    planText,
+    release,
+    halted: null,
+    journal: null,
+    unfolded: 0,
+    running: null,
+    rebound,
+  };
 }

@@ -38,7 +38,10 @@ export interface EvaluateResult {
   superseded_plan_digest?: string;
 }
 
-/** What a run is driven with: where it stops (screen: after the screen lane), how many pairs at once, where progress goes. */
+/**
+ * What a run is driven with: where it stops (screen: after the screen lane), how many pairs at once, where progress
+ * goes.
+ */
 export interface DriveOptions extends StoreOptions {
   mode: 'screen' | 'confirm';
   concurrency?: number | undefined;

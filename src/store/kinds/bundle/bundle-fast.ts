@@ -11,7 +11,17 @@ import {RootGuard, withBytes} from '../../files/fs.js';
  * rebuilds one by one (for 300 manifests of 50 components, 7 to 30 ms on the
  * receiving thread, against under 3 ms to unpack this).
  */
-export type PackedOutline = [index: number, scenario: string, epoch: string, parent: string | null, digest: string, kinds: number[], texts: string, lengths: number[], digests: string];
+export type PackedOutline = [
+  index: number,
+  scenario: string,
+  epoch: string,
+  parent: string | null,
+  digest: string,
+  kinds: number[],
+  texts: string,
+  lengths: number[],
+  digests: string,
+];
 
 export function packOutline(index: number, o: BundleOutline): PackedOutline {
   const lengths: number[] = [];
@@ -22,7 +32,17 @@ export function packOutline(index: number, o: BundleOutline): PackedOutline {
     lengths.push(c.key.length, c.media_type.length);
     digests += c.digest;
   }
-  return [index, o.scenario, o.evaluator_epoch, o.parent_digest, o.digest, o.components.map((c) => COMPONENT_KINDS.indexOf(c.kind as ComponentKind)), texts, lengths, digests];
+  return [
+    index,
+    o.scenario,
+    o.evaluator_epoch,
+    o.parent_digest,
+    o.digest,
+    o.components.map((c) => COMPONENT_KINDS.indexOf(c.kind as ComponentKind)),
+    texts,
+    lengths,
+    digests,
+  ];
 }
 
 export function unpackOutline(p: PackedOutline): [number, BundleOutline] {
@@ -64,9 +84,19 @@ export const LEFT = 4;
  * for one it did not (the main thread's). Light on imports: a helper thread
  * loads only this, the fast path and the file helpers.
  */
-export function claimOutlines(root: string, files: readonly string[], digests: readonly string[], queue: Int32Array, post: (packed: PackedOutline) => void): void {
+export function claimOutlines(
+  root: string,
+  files: readonly string[],
+  digests: readonly string[],
+  queue: Int32Array,
+  post: (packed: PackedOutline) => void,
+): void {
   const guard = new RootGuard(root);
-  guard.useSnapshot(guard.root, files.filter((f) => f !== '').map((f) => ({path: f, kind: 'file' as const})), new Map());
+  guard.useSnapshot(
+    guard.root,
+    files.filter((f) => f !== '').map((f) => ({path: f, kind: 'file' as const})),
+    new Map(),
+  );
   const n = digests.length;
   for (;;) {
     const turn = Atomics.add(queue, 0, 1);
@@ -98,7 +128,11 @@ const WARM_UP_MS = 25;
  */
 export function warmUp<T>(arrived: () => T | undefined): T | undefined {
   const kinds = ['hints', 'playbook', 'tool_guidance'] as const;
-  const components = Array.from({length: 24}, (_, i) => ({kind: kinds[i % 3]!, key: `part-${i}`, content: `Warm-up text ${i}.\n`.repeat(60)}));
+  const components = Array.from({length: 24}, (_, i) => ({
+    kind: kinds[i % 3]!,
+    key: `part-${i}`,
+    content: `Warm-up text ${i}.\n`.repeat(60),
+  }));
   const b = createBundle({scenario: 'warm-up', evaluator_epoch: 'warm-up', parent_digest: null, components});
   const bytes = Buffer.from(prettyJson(b), 'utf8');
   const until = performance.now() + WARM_UP_MS;

@@ -10,7 +10,10 @@ import type {BundleOutline} from '../../../model/bundle/bundle.js';
 import type {Findings} from '../../findings.js';
 import type {ScenarioRepair} from '../common/kind-steps.js';
 
-/** context_bundles/bundles/<digest>.json: immutable manifests, checked key by key by validateBundle (the schema is implied). */
+/**
+ * context_bundles/bundles/<digest>.json: immutable manifests, checked key by key by validateBundle (the schema is
+ * implied).
+ */
 export const BUNDLE_SCHEMA = 'manifest' as const;
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -21,7 +24,8 @@ export function hasBundle(ctx: KindContext, digest: string): boolean {
 export function readBundle(ctx: KindContext, digest: string): ContextBundle | null {
   return readDocument(ctx.guard, ctx.paths.bundle(digest), {implied: BUNDLE_SCHEMA}, (value) => {
     const bundle = validateBundle(value);
-    if (bundle.digest !== digest) fail('DIGEST_MISMATCH', `file name says ${digest} but the manifest digest is ${bundle.digest}`);
+    if (bundle.digest !== digest)
+      fail('DIGEST_MISMATCH', `file name says ${digest} but the manifest digest is ${bundle.digest}`);
     return bundle;
   });
 }
@@ -36,7 +40,18 @@ export function readBundleOutline(ctx: KindContext, digest: string): BundleOutli
   const fast = withBytes(ctx.guard, ctx.paths.bundle(digest), (bytes) => ({outline: outlineFromBytes(bytes, digest)}));
   if (fast?.outline) return fast.outline;
   const b = readBundle(ctx, digest);
-  return b && {...b, components: b.components.map(({kind, key, media_type, digest: d, state}) => ({kind, key, media_type, digest: d, ...(state !== undefined ? {state} : {})}))};
+  return (
+    b && {
+      ...b,
+      components: b.components.map(({kind, key, media_type, digest: d, state}) => ({
+        kind,
+        key,
+        media_type,
+        digest: d,
+        ...(state !== undefined ? {state} : {}),
+      })),
+    }
+  );
 }
 
 /** The manifest's JSON as stored, without re-hashing it (for the texts of a manifest already verified). */
@@ -63,12 +78,29 @@ export function listBundleDigests(ctx: KindContext): string[] {
     .map((e) => e.name.slice(0, -5));
 }
 
-/** verify: a manifest that re-hashed to its name joins the outlines the other checks use; one labelled for another scenario is a warning. */
+/**
+ * verify: a manifest that re-hashed to its name joins the outlines the other checks use; one labelled for another
+ * scenario is a warning.
+ */
 export function verifyBundle(c: Findings, digest: string, outline: BundleOutline): void {
-  if (outline.scenario !== c.store.scenario) c.warn(c.store.paths.bundle(digest), 'SCENARIO_LABEL', `bundle ${digest} is labelled for scenario "${outline.scenario}"`);
+  if (outline.scenario !== c.store.scenario)
+    c.warn(
+      c.store.paths.bundle(digest),
+      'SCENARIO_LABEL',
+      `bundle ${digest} is labelled for scenario "${outline.scenario}"`,
+    );
   const stated = outline.components.filter((x) => x.state !== undefined);
   if (stated.length > 0) {
-    c.note(c.store.paths.bundle(digest), 'ELEMENT_STATES', `bundle ${digest} has ${stated.length} non-present component${stated.length === 1 ? '' : 's'} (${stated.slice(0, 3).map((x) => `${x.kind}/${x.key} ${x.state}`).join(', ')}${stated.length > 3 ? ', …' : ''}): an autoctx extension, which the Python implementation cannot read`);
+    c.note(
+      c.store.paths.bundle(digest),
+      'ELEMENT_STATES',
+      `bundle ${digest} has ${stated.length} non-present component${stated.length === 1 ? '' : 's'} (${stated
+        .slice(0, 3)
+        .map((x) => `${x.kind}/${x.key} ${x.state}`)
+        .join(
+          ', ',
+        )}${stated.length > 3 ? ', …' : ''}): an autoctx extension, which the Python implementation cannot read`,
+    );
   }
   c.bundles.set(digest, outline);
 }
@@ -95,10 +127,13 @@ export const harnessRuntimeRepair: ScenarioRepair = {
       try {
         const bundle = readBundle(store, digest);
         if (!bundle?.components.some((x) => x.kind === 'harness_validator')) continue;
-        for (const key of writeHarnessRuntime(store, bundle)) actions.push(`wrote ${rel(store.paths.harnessFile(digest, key))} from its manifest`);
+        for (const key of writeHarnessRuntime(store, bundle))
+          actions.push(`wrote ${rel(store.paths.harnessFile(digest, key))} from its manifest`);
       } catch (error) {
         if (!isAutoctxError(error)) throw error;
-        remaining.push(`${rel(store.paths.bundle(digest))}: ${error.message}; its runtime validators, if any, are left as they are`);
+        remaining.push(
+          `${rel(store.paths.bundle(digest))}: ${error.message}; its runtime validators, if any, are left as they are`,
+        );
       }
     }
   },

@@ -12,7 +12,8 @@ import {readInputFile} from '../../io/input-files.js';
  * INCLUDED), which have no file. `bundle materialize` writes it, so a
  * materialized folder proposes back to the same digest.
  *
- *   {"schema_version": 1, "elements": [{"kind": "hints", "key": "hints", "state": "ABSENT", "media_type": "text/markdown"}]}
+ *   {"schema_version": 1, "elements": [{"kind": "hints", "key": "hints", "state": "ABSENT", "media_type":
+ *   "text/markdown"}]}
  *
  * media_type may be left out (text/plain).
  */
@@ -26,12 +27,19 @@ export interface DeclaredElement {
 }
 
 /** The file's text for a bundle's non-present components, or null when it has none (nothing is written). */
-export function elementStatesFile(components: ReadonlyArray<{kind: string; key: string; media_type: string; state?: NonPresentState}>): string | null {
-  const elements = components.filter((c) => c.state !== undefined).map((c) => ({kind: c.kind, key: c.key, media_type: c.media_type, state: c.state!}));
+export function elementStatesFile(
+  components: ReadonlyArray<{kind: string; key: string; media_type: string; state?: NonPresentState}>,
+): string | null {
+  const elements = components
+    .filter((c) => c.state !== undefined)
+    .map((c) => ({kind: c.kind, key: c.key, media_type: c.media_type, state: c.state!}));
   return elements.length === 0 ? null : prettyJson({schema_version: 1, elements});
 }
 
-/** Read a source folder's element_states.json (none: an empty list). A link, FIFO or device is refused, as for any source file. */
+/**
+ * Read a source folder's element_states.json (none: an empty list). A link, FIFO or device is refused, as for any
+ * source file.
+ */
 export function readElementStates(dir: string): DeclaredElement[] {
   const file = path.join(dir, ELEMENT_STATES_FILE);
   let st: fs.Stats;
@@ -41,10 +49,16 @@ export function readElementStates(dir: string): DeclaredElement[] {
     rethrowUnless(error, isSystemError);
     return [];
   }
-  if (!st.isFile()) fail('INPUT_UNSAFE', `${file} is not a regular file (a link, FIFO or device): a source is read from regular files only`, {file});
+  if (!st.isFile())
+    fail(
+      'INPUT_UNSAFE',
+      `${file} is not a regular file (a link, FIFO or device): a source is read from regular files only`,
+      {file},
+    );
   const value = withOrigin(file, () => parseJsonUtf8(readInputFile(file, false)));
   const bad = (msg: string): never => fail('SCHEMA_VIOLATION', `${file}: ${msg}`, {file});
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) bad('expected {"schema_version": 1, "elements": [...]}');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    bad('expected {"schema_version": 1, "elements": [...]}');
   const v = value as Record<string, unknown>;
   const extra = Object.keys(v).filter((k) => k !== 'schema_version' && k !== 'elements');
   if (extra.length) bad(`unexpected property "${extra[0]}"`);
@@ -58,11 +72,20 @@ export function readElementStates(dir: string): DeclaredElement[] {
     if (unknown.length) bad(`elements[${i}] has unexpected property "${unknown[0]}"`);
     if (!isComponentKind(e.kind)) bad(`elements[${i}].kind ${JSON.stringify(e.kind)} is not a component kind`);
     if (typeof e.key !== 'string' || e.key.trim() === '') bad(`elements[${i}].key must be a non-blank string`);
-    if (!isNonPresentState(e.state)) bad(`elements[${i}].state must be ABSENT, UNVERSIONED or INCLUDED (a present component is a file), not ${JSON.stringify(e.state)}`);
-    if (e.media_type !== undefined && (typeof e.media_type !== 'string' || e.media_type.trim() === '')) bad(`elements[${i}].media_type must be a non-blank string`);
+    if (!isNonPresentState(e.state))
+      bad(
+        `elements[${i}].state must be ABSENT, UNVERSIONED or INCLUDED (a present component is a file), not ${JSON.stringify(e.state)}`,
+      );
+    if (e.media_type !== undefined && (typeof e.media_type !== 'string' || e.media_type.trim() === ''))
+      bad(`elements[${i}].media_type must be a non-blank string`);
     const id = `${e.kind as string}\u0000${e.key as string}`;
     if (seen.has(id)) bad(`elements[${i}] declares ${e.kind as string}/${e.key as string} a second time`);
     seen.add(id);
-    return {kind: e.kind as string, key: e.key as string, state: e.state as NonPresentState, media_type: (e.media_type as string | undefined) ?? 'text/plain'};
+    return {
+      kind: e.kind as string,
+      key: e.key as string,
+      state: e.state as NonPresentState,
+      media_type: (e.media_type as string | undefined) ?? 'text/plain',
+    };
   });
 }

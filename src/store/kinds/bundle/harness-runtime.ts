@@ -30,7 +30,10 @@ export function writeHarnessRuntime(ctx: KindContext, bundle: ContextBundle): st
 
 /** The runtime files a verified bundle should have, or the problem that keeps it from having them. */
 function expectedFiles(c: Findings, digest: string): RuntimeFile[] | string {
-  const bundle = c.attempt(c.store.paths.bundle(digest), () => readDocument<ContextBundle>(c.store.guard, c.store.paths.bundle(digest), 'manifest')); // bundle.ts's readBundleTexts (which imports this module)
+  // bundle.ts's readBundleTexts (which imports this module)
+  const bundle = c.attempt(c.store.paths.bundle(digest), () =>
+    readDocument<ContextBundle>(c.store.guard, c.store.paths.bundle(digest), 'manifest'),
+  );
   if (!bundle) return [];
   const r = harnessRuntime(bundle);
   return 'problem' in r ? r.problem : r.files;
@@ -51,23 +54,43 @@ export function verifyHarnessRuntime(c: Findings): void {
     if (!outline.components.some((x) => x.kind === 'harness_validator')) continue;
     const files = expectedFiles(c, digest);
     if (typeof files === 'string') {
-      c.error(store.paths.bundle(digest), 'RUNTIME_MISMATCH', `${c.rel(store.paths.bundle(digest))}: ${files}, so its runtime validators cannot be derived`);
+      c.error(
+        store.paths.bundle(digest),
+        'RUNTIME_MISMATCH',
+        `${c.rel(store.paths.bundle(digest))}: ${files}, so its runtime validators cannot be derived`,
+      );
       continue;
     }
     for (const f of files) {
       const file = store.paths.harnessFile(digest, f.key);
       expected.set(file, f.text);
       const text = c.attempt(file, () => fileText(store, file));
-      if (text === null) c.warn(file, 'MISSING_RUNTIME', `${c.rel(file)} is missing: the Python implementation would serve bundle ${digest} without validator ${f.key} (autoctx repair writes it from the manifest)`);
-      else if (text !== undefined && text !== f.text) c.error(file, 'RUNTIME_MISMATCH', `${c.rel(file)} is not the harness validator ${f.key} of bundle ${digest}: the Python implementation would serve this code instead (autoctx repair writes it from the manifest)`);
+      if (text === null)
+        c.warn(
+          file,
+          'MISSING_RUNTIME',
+          `${c.rel(file)} is missing: the Python implementation would serve bundle ${digest} without validator ${f.key} (autoctx repair writes it from the manifest)`,
+        );
+      else if (text !== undefined && text !== f.text)
+        c.error(
+          file,
+          'RUNTIME_MISMATCH',
+          `${c.rel(file)} is not the harness validator ${f.key} of bundle ${digest}: the Python implementation would serve this code instead (autoctx repair writes it from the manifest)`,
+        );
     }
   }
   const prefix = store.paths.runtimeDir;
   for (const e of c.entries()) {
     if (e.kind !== 'file' || !e.path.startsWith(prefix) || expected.has(e.path)) continue;
     const [digest, folder, name] = e.path.slice(prefix.length + 1).split(/[\\/]/);
-    if (digest === undefined || !c.bundles.has(digest)) c.warn(e.path, 'RUNTIME_ORPHAN', `${c.rel(e.path)} belongs to no bundle of this store`);
-    else if (folder === 'harness' && name?.endsWith('.py')) c.error(e.path, 'RUNTIME_MISMATCH', `${c.rel(e.path)} is no harness validator of bundle ${digest}, but the Python implementation would load it as one`);
+    if (digest === undefined || !c.bundles.has(digest))
+      c.warn(e.path, 'RUNTIME_ORPHAN', `${c.rel(e.path)} belongs to no bundle of this store`);
+    else if (folder === 'harness' && name?.endsWith('.py'))
+      c.error(
+        e.path,
+        'RUNTIME_MISMATCH',
+        `${c.rel(e.path)} is no harness validator of bundle ${digest}, but the Python implementation would load it as one`,
+      );
   }
 }
 

@@ -14,7 +14,8 @@ export const DIFF_SCHEMA = 'manifest-diff' as const;
 export function readManifestDiff(ctx: KindContext, digest: string): ManifestDiff | null {
   return readDocument<ManifestDiff>(ctx.guard, ctx.paths.manifestDiff(digest), DIFF_SCHEMA, (value) => {
     const d = value as unknown as ManifestDiff;
-    if (manifestDiffDigest(d) !== d.digest) fail('DIGEST_MISMATCH', `manifest diff digest mismatch: recorded ${d.digest}`);
+    if (manifestDiffDigest(d) !== d.digest)
+      fail('DIGEST_MISMATCH', `manifest diff digest mismatch: recorded ${d.digest}`);
     return d;
   });
 }
@@ -37,15 +38,23 @@ export function verifyManifestDiff(c: Findings, digest: string): ManifestDiff | 
   const parentOutline = bundle?.parent_digest ? c.bundle(bundle.parent_digest) : undefined;
   if (bundle && parentOutline) {
     const expected = manifestDiff(bundle, parentOutline);
-    if (c.attempt(file, () => withBytes(c.store.guard, file, (bytes) => sameBytes(bytes, diffPrettyJson(expected))))) return expected;
+    if (c.attempt(file, () => withBytes(c.store.guard, file, (bytes) => sameBytes(bytes, diffPrettyJson(expected)))))
+      return expected;
   }
   const diff = c.attempt(file, () => readManifestDiff(c.store, digest));
   if (diff && bundle) {
     const parent = c.bundle(diff.comparison_bundle_digest);
-    if (diff.tested_bundle_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names tested bundle ${diff.tested_bundle_digest}`);
+    if (diff.tested_bundle_digest !== digest)
+      c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names tested bundle ${diff.tested_bundle_digest}`);
     // The stored diff's digest was checked against its body when it was read; its body must be the recomputed one.
-    else if (parent && !sameDiffBody(manifestDiffBody(bundle, parent), diff)) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: does not equal the diff recomputed from the manifests`);
-    else if (!parent) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)}: comparison bundle ${diff.comparison_bundle_digest} is missing (${c.rel(c.store.paths.bundle(diff.comparison_bundle_digest))})`);
+    else if (parent && !sameDiffBody(manifestDiffBody(bundle, parent), diff))
+      c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: does not equal the diff recomputed from the manifests`);
+    else if (!parent)
+      c.error(
+        file,
+        'MISSING_BUNDLE',
+        `${c.rel(file)}: comparison bundle ${diff.comparison_bundle_digest} is missing (${c.rel(c.store.paths.bundle(diff.comparison_bundle_digest))})`,
+      );
   }
   return diff;
 }

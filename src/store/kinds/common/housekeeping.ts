@@ -26,7 +26,10 @@ export interface Housekeeping {
   pruned_at?: string;
 }
 
-/** The state area as housekeeping uses it (the state area satisfies it; named here so that this kind imports nothing that imports it). */
+/**
+ * The state area as housekeeping uses it (the state area satisfies it; named here so that this kind imports nothing
+ * that imports it).
+ */
 export interface HousekeptArea {
   readonly writer: LockedWriter;
   file(...segments: string[]): string;
@@ -53,5 +56,9 @@ export function housekeepingDue(area: HousekeptArea, task: HousekeepingTask, now
 
 /** Under the state lock: record a task done at `now` (the other task's time is kept). */
 export function recordHousekeeping(area: HousekeptArea, task: HousekeepingTask, now: Date): void {
-  area.writer.replaceDocument(fileOf(area), HOUSEKEEPING_SCHEMA, {...(read(area) ?? {}), schema_version: 1, [task]: isoTimestamp(now)});
+  area.writer.replaceDocument(fileOf(area), HOUSEKEEPING_SCHEMA, {
+    ...(read(area) ?? {}),
+    schema_version: 1,
+    [task]: isoTimestamp(now),
+  });
 }

@@ -29,14 +29,23 @@ export interface StartCheck {
 /** Runs once per candidate, in order; the candidate's facts so far are in `facts`. */
 export interface CandidateCheck {
   readonly order: number;
-  candidate(c: Findings, digest: string, facts: Partial<CandidateFacts>, scenario: Readonly<Partial<ScenarioFacts>>): void;
+  candidate(
+    c: Findings,
+    digest: string,
+    facts: Partial<CandidateFacts>,
+    scenario: Readonly<Partial<ScenarioFacts>>,
+  ): void;
 }
 
 /** What the candidates' checks found, for the checks of the whole scenario. */
 export interface ScenarioView {
   readonly facts: Readonly<Partial<ScenarioFacts>>;
   /** Every candidate checked, in the order the candidates are listed (complete: none of its checks was cut short). */
-  readonly candidates: ReadonlyArray<{readonly digest: string; readonly facts: Readonly<Partial<CandidateFacts>>; readonly complete: boolean}>;
+  readonly candidates: ReadonlyArray<{
+    readonly digest: string;
+    readonly facts: Readonly<Partial<CandidateFacts>>;
+    readonly complete: boolean;
+  }>;
   /** The records of the candidates whose checks all ran. */
   readonly records: Map<string, CandidateRecord>;
 }

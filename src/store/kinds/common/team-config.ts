@@ -33,7 +33,11 @@ function readConfig(guard: RootGuard, file: string): TeamConfig | null {
   } catch (error) {
     // A config a person edits is input: its mistake is exit 2, and names the file, as any bad input does.
     rethrowUnless(error, isAutoctxError);
-    fail('CONFIG_INVALID', error.message.startsWith(guard.relative(file)) ? error.message : `${guard.relative(file)}: ${error.message}`, {file: guard.relative(file)});
+    fail(
+      'CONFIG_INVALID',
+      error.message.startsWith(guard.relative(file)) ? error.message : `${guard.relative(file)}: ${error.message}`,
+      {file: guard.relative(file)},
+    );
   }
 }
 

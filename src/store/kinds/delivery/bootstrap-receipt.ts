@@ -40,7 +40,13 @@ export function writeReceipt(area: StateArea, receipt: BootstrapReceipt): void {
  */
 export function pruneReceipts(area: StateArea, now: Date): number {
   const idOf = (file: string) => path.basename(file, '.json');
-  const scan = retentionScan(area, area.file('bootstrap', 'receipts'), /^bcr_[0-9a-f]{32}\.json$/, (file) => readReceipt(area, idOf(file))?.updated_at ?? null, now);
+  const scan = retentionScan(
+    area,
+    area.file('bootstrap', 'receipts'),
+    /^bcr_[0-9a-f]{32}\.json$/,
+    (file) => readReceipt(area, idOf(file))?.updated_at ?? null,
+    now,
+  );
   let removed = 0;
   for (const file of scan?.files ?? []) {
     let receipt: BootstrapReceipt | null = null;

@@ -1,6 +1,12 @@
 import {jsonEqual, stableDigest} from '../../../canonical/index.js';
 import {fail} from '../../../errors.js';
-import {curationProblem, emptyCuration, type Curation, type CurationCause, type CurationEntry} from '../../../model/delivery/curation.js';
+import {
+  curationProblem,
+  emptyCuration,
+  type Curation,
+  type CurationCause,
+  type CurationEntry,
+} from '../../../model/delivery/curation.js';
 import {readDocument} from '../../documents.js';
 import {exists, isDirectory, listDir} from '../../files/fs.js';
 import type {Findings} from '../../findings.js';
@@ -22,7 +28,8 @@ export const CURATION_ENTRY_SCHEMA = 'curation-entry' as const;
 const ENTRY_FILE = /^\d{6}\.json$/;
 
 function checkCuration(ctx: KindContext, c: Curation): Curation {
-  if (c.scenario !== ctx.scenario) fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(c.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
+  if (c.scenario !== ctx.scenario)
+    fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(c.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
   for (const name of [...c.references, ...c.grants]) {
     const problem = scenarioNameProblem(name);
     if (problem) fail('INVALID_NAME', `names scenario ${JSON.stringify(name)}: ${problem}`);
@@ -33,7 +40,9 @@ function checkCuration(ctx: KindContext, c: Curation): Curation {
 }
 
 export function readCuration(ctx: KindContext): Curation | null {
-  return readDocument<Curation>(ctx.guard, ctx.paths.curation, CURATION_SCHEMA, (v) => checkCuration(ctx, v as unknown as Curation));
+  return readDocument<Curation>(ctx.guard, ctx.paths.curation, CURATION_SCHEMA, (v) =>
+    checkCuration(ctx, v as unknown as Curation),
+  );
 }
 
 /**
@@ -47,7 +56,11 @@ export function currentCuration(ctx: KindContext): Curation {
   const entry = readCurationEntry(ctx, current.seq);
   if (!entry || !jsonEqual(entry.curation, current)) {
     const rel = ctx.guard.relative(ctx.paths.curation);
-    fail('INTEGRITY', `${rel} is not the curation its history entry ${current.seq} holds (edited by hand, or the entry is missing); run autoctx verify`, {file: rel});
+    fail(
+      'INTEGRITY',
+      `${rel} is not the curation its history entry ${current.seq} holds (edited by hand, or the entry is missing); run autoctx verify`,
+      {file: rel},
+    );
   }
   return current;
 }
@@ -62,8 +75,13 @@ export function listCurationSeqs(ctx: KindContext): number[] {
 export function readCurationEntry(ctx: KindContext, seq: number): CurationEntry | null {
   return readDocument<CurationEntry>(ctx.guard, ctx.paths.curationEntry(seq), CURATION_ENTRY_SCHEMA, (v) => {
     const e = v as unknown as CurationEntry;
-    if (e.seq !== seq || e.curation.seq !== seq) fail('DIGEST_MISMATCH', `entry says it is number ${e.curation.seq === e.seq ? e.seq : `${e.seq} holding state ${e.curation.seq}`} but is stored as number ${seq}`);
-    if (e.scenario !== ctx.scenario) fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(e.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
+    if (e.seq !== seq || e.curation.seq !== seq)
+      fail(
+        'DIGEST_MISMATCH',
+        `entry says it is number ${e.curation.seq === e.seq ? e.seq : `${e.seq} holding state ${e.curation.seq}`} but is stored as number ${seq}`,
+      );
+    if (e.scenario !== ctx.scenario)
+      fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(e.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
     checkCuration(ctx, e.curation);
     return e;
   });
@@ -80,12 +98,17 @@ export function settleCuration(ctx: KindContext): {curation: Curation; completed
   if (seq === undefined) return {curation: current ?? emptyCuration(ctx.scenario), completed: null};
   const last = readCurationEntry(ctx, seq);
   // A change builds only on a curation its history vouches for: a hand edit is never carried into a new entry.
-  if (current !== null && seq === current.seq && last && jsonEqual(last.curation, current)) return {curation: current, completed: null};
+  if (current !== null && seq === current.seq && last && jsonEqual(last.curation, current))
+    return {curation: current, completed: null};
   if (last && seq === (current?.seq ?? 0) + 1) {
     ctx.writer.replaceDocument(ctx.paths.curation, CURATION_SCHEMA, last.curation);
     return {curation: last.curation, completed: last};
   }
-  fail('INTEGRITY', `${ctx.guard.relative(ctx.paths.curation)} does not follow its history (${current ? `state ${current.seq}` : 'missing'}, history at ${seq}); run autoctx verify`, {file: ctx.guard.relative(ctx.paths.curation)});
+  fail(
+    'INTEGRITY',
+    `${ctx.guard.relative(ctx.paths.curation)} does not follow its history (${current ? `state ${current.seq}` : 'missing'}, history at ${seq}); run autoctx verify`,
+    {file: ctx.guard.relative(ctx.paths.curation)},
+  );
 }
 
 export function settledCuration(ctx: KindContext): Curation {
@@ -93,13 +116,26 @@ export function settledCuration(ctx: KindContext): Curation {
 }
 
 /** Under the scenario lock: record a change as the next entry, then write curation.json. Returns the new curation. */
-export function changeCuration(ctx: KindContext, change: (current: Curation) => Omit<Curation, 'seq'>, cause: CurationCause, at: string): Curation {
+export function changeCuration(
+  ctx: KindContext,
+  change: (current: Curation) => Omit<Curation, 'seq'>,
+  cause: CurationCause,
+  at: string,
+): Curation {
   const current = settledCuration(ctx);
   const seq = current.seq + 1;
   const next: Curation = {...change(current), seq};
   checkCuration(ctx, next);
   const previous = current.seq === 0 ? null : readCurationEntry(ctx, current.seq);
-  const entry: CurationEntry = {schema_version: 1, scenario: ctx.scenario, seq, previous_entry_sha256: previous ? stableDigest(previous) : null, cause, written_at: at, curation: next};
+  const entry: CurationEntry = {
+    schema_version: 1,
+    scenario: ctx.scenario,
+    seq,
+    previous_entry_sha256: previous ? stableDigest(previous) : null,
+    cause,
+    written_at: at,
+    curation: next,
+  };
   ctx.writer.createDocument(ctx.paths.curationEntry(seq), CURATION_ENTRY_SCHEMA, entry);
   ctx.writer.replaceDocument(ctx.paths.curation, CURATION_SCHEMA, next);
   return next;
@@ -118,13 +154,26 @@ export function verifyCuration(c: Findings): Curation | undefined {
   const seqs = listCurationSeqs(store);
   if (current === null) {
     // The first change cut short after its entry: pending, as any later one.
-    const first = seqs.length === 1 && seqs[0] === 1 ? c.attempt(paths.curationEntry(1), () => readCurationEntry(store, 1)) : undefined;
+    const first =
+      seqs.length === 1 && seqs[0] === 1
+        ? c.attempt(paths.curationEntry(1), () => readCurationEntry(store, 1))
+        : undefined;
     if (first) {
-      c.warn(paths.curation, 'CURATION_PENDING', `${c.rel(paths.curation)} is not written yet, its first history entry is (a curation change was cut short); the next change, or autoctx repair, completes it`);
+      c.warn(
+        paths.curation,
+        'CURATION_PENDING',
+        `${c.rel(paths.curation)} is not written yet, its first history entry is (a curation change was cut short); the next change, or autoctx repair, completes it`,
+      );
       return emptyCuration(store.scenario);
     }
-    if (seqs.length > 0) c.error(paths.curation, 'MISSING_CURATION', `${c.rel(paths.curation)} is missing, but the scenario keeps a curation history`);
-    else if (exists(paths.handoffsDir)) return emptyCuration(store.scenario); // handoffs without a curation: verifyHandoffs names them
+    if (seqs.length > 0)
+      c.error(
+        paths.curation,
+        'MISSING_CURATION',
+        `${c.rel(paths.curation)} is missing, but the scenario keeps a curation history`,
+      );
+    // handoffs without a curation: verifyHandoffs names them
+    else if (exists(paths.handoffsDir)) return emptyCuration(store.scenario);
     return undefined;
   }
   const last = Math.max(seqs.at(-1) ?? 0, current?.seq ?? 0);
@@ -133,7 +182,11 @@ export function verifyCuration(c: Findings): Curation | undefined {
   for (let seq = 1; seq <= last; seq++) {
     const file = paths.curationEntry(seq);
     if (!seqs.includes(seq)) {
-      c.error(file, 'MISSING_CURATION', `${c.rel(file)} is missing: the curation history must run from 1 to ${last} without a gap`);
+      c.error(
+        file,
+        'MISSING_CURATION',
+        `${c.rel(file)} is missing: the curation history must run from 1 to ${last} without a gap`,
+      );
       previous = undefined;
       continue;
     }
@@ -156,11 +209,20 @@ export function verifyCuration(c: Findings): Curation | undefined {
   const atTop = entries.get(current.seq);
   if (current.seq === top && atTop && jsonEqual(atTop.curation, current)) return current;
   if (current.seq === top - 1 && atTop && jsonEqual(atTop.curation, current) && entries.has(top)) {
-    c.warn(paths.curation, 'CURATION_PENDING', `${c.rel(paths.curation)} is one change behind its history (a curation change was cut short); the next change, or autoctx repair, completes it`);
+    c.warn(
+      paths.curation,
+      'CURATION_PENDING',
+      `${c.rel(paths.curation)} is one change behind its history (a curation change was cut short); the next change, or autoctx repair, completes it`,
+    );
     return current;
   }
   if (atTop || current.seq > top) {
-    c.both(paths.curation, paths.curationEntry(Math.min(current.seq, Math.max(top, 1))), 'CURATION_MISMATCH', `${c.rel(paths.curation)} (state ${current.seq}) is not the last entry of its history (${top})`);
+    c.both(
+      paths.curation,
+      paths.curationEntry(Math.min(current.seq, Math.max(top, 1))),
+      'CURATION_MISMATCH',
+      `${c.rel(paths.curation)} (state ${current.seq}) is not the last entry of its history (${top})`,
+    );
   }
   return current;
 }
@@ -171,14 +233,25 @@ export function verifyTags(c: Findings, curation: Curation): void {
   const wanted = new Map(curation.tags.map((t) => [t.component_digest, t]));
   const found = new Map<string, {kind: string; key: string}>();
   for (const outline of c.bundles.values()) {
-    for (const comp of outline.components) if (wanted.has(comp.digest) && !found.has(comp.digest)) found.set(comp.digest, comp);
+    for (const comp of outline.components)
+      if (wanted.has(comp.digest) && !found.has(comp.digest)) found.set(comp.digest, comp);
     if (found.size === wanted.size) break;
   }
   const file = c.store.paths.curation;
   for (const tag of curation.tags) {
     const comp = found.get(tag.component_digest);
-    if (!comp) c.error(file, 'TAG_UNKNOWN_COMPONENT', `${c.rel(file)} tags component ${tag.component_digest}, which no stored bundle of the scenario holds`);
-    else if (comp.kind !== tag.kind || comp.key !== tag.key) c.error(file, 'TAG_UNKNOWN_COMPONENT', `${c.rel(file)} tags component ${tag.component_digest} as ${tag.kind}/${tag.key}, but the bundles hold it as ${comp.kind}/${comp.key}`);
+    if (!comp)
+      c.error(
+        file,
+        'TAG_UNKNOWN_COMPONENT',
+        `${c.rel(file)} tags component ${tag.component_digest}, which no stored bundle of the scenario holds`,
+      );
+    else if (comp.kind !== tag.kind || comp.key !== tag.key)
+      c.error(
+        file,
+        'TAG_UNKNOWN_COMPONENT',
+        `${c.rel(file)} tags component ${tag.component_digest} as ${tag.kind}/${tag.key}, but the bundles hold it as ${comp.kind}/${comp.key}`,
+      );
   }
 }
 

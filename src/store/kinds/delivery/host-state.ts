@@ -34,7 +34,9 @@ export function hostStateFile(area: StateArea, host: Host, sessionId: string): s
   return area.file('hosts', host, `${sha256Hex(sessionId)}.json`);
 }
 
-/** The session's state, or null; a link, a file others can read, or one of another scenario is refused (CONFIG_INVALID). */
+/**
+ * The session's state, or null; a link, a file others can read, or one of another scenario is refused (CONFIG_INVALID).
+ */
 export function readHostState(area: StateArea, host: Host, sessionId: string, scenario: string): HostState | null {
   const file = hostStateFile(area, host, sessionId);
   let st: fs.Stats;
@@ -46,7 +48,12 @@ export function readHostState(area: StateArea, host: Host, sessionId: string, sc
   }
   const rel = area.guard.relative(file);
   if (!st.isFile()) fail('CONFIG_INVALID', `${rel} is not a regular file (a link is never followed)`, {file: rel});
-  if ((st.mode & 0o077) !== 0) fail('CONFIG_INVALID', `${rel} is readable or writable by group or others (mode ${(st.mode & 0o777).toString(8)})`, {file: rel});
+  if ((st.mode & 0o077) !== 0)
+    fail(
+      'CONFIG_INVALID',
+      `${rel} is readable or writable by group or others (mode ${(st.mode & 0o777).toString(8)})`,
+      {file: rel},
+    );
   const state = area.readDocument<HostState>(file, HOST_STATE_SCHEMA);
   if (state && state.scenario !== scenario) return null; // another scenario's session state: not this one's
   return state;
@@ -64,7 +71,13 @@ export function pruneHostStates(area: StateArea, now: Date): number {
   let removed = 0;
   const read = (file: string) => area.readDocument<HostState>(file, HOST_STATE_SCHEMA);
   for (const host of HOSTS) {
-    const scan = retentionScan(area, area.file('hosts', host), /^[0-9a-f]{64}\.json$/, (file) => read(file)?.updated_at ?? null, now);
+    const scan = retentionScan(
+      area,
+      area.file('hosts', host),
+      /^[0-9a-f]{64}\.json$/,
+      (file) => read(file)?.updated_at ?? null,
+      now,
+    );
     for (const file of scan?.files ?? []) {
       let state: HostState | null = null;
       try {

@@ -21,7 +21,13 @@ const PERIOD_MS = RECEIPT_RETENTION_DAYS * 86_400_000;
  * before the period or after that time (a clock that is not the file
  * system's).
  */
-export function retentionScan(area: StateArea, dir: string, name: RegExp, recordedAt: (file: string) => string | null, now: Date): {at: Date; files: string[]} | null {
+export function retentionScan(
+  area: StateArea,
+  dir: string,
+  name: RegExp,
+  recordedAt: (file: string) => string | null,
+  now: Date,
+): {at: Date; files: string[]} | null {
   const files: Array<{file: string; mtime: number}> = [];
   for (const e of listDir(area.guard, dir)) {
     if (!e.isFile() || !name.test(e.name)) continue;

@@ -3,7 +3,11 @@ import {exists, listDir} from '../../files/fs.js';
 import type {BoundPlan} from '../../../model/evaluation/evaluator-plan.js';
 import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 import type {CampaignFalsePromotionState} from '../../../model/evaluation/campaign.js';
-import {campaignStateDigest, legacyCampaignStateDigest, reservationArtifactDigest} from '../../../model/evaluation/evidence-digests.js';
+import {
+  campaignStateDigest,
+  legacyCampaignStateDigest,
+  reservationArtifactDigest,
+} from '../../../model/evaluation/evidence-digests.js';
 import {readDocument} from '../../documents.js';
 import type {KindContext} from '../common/kind-context.js';
 import {campaignSegment} from '../../paths.js';
@@ -19,14 +23,17 @@ export const ARTIFACT_SCHEMA = 'reservation-artifact' as const;
 export type StoredCampaign = Omit<CampaignFalsePromotionState, 'schema_version'> & {schema_version: 1 | 2};
 
 /** The state digest a ledger must carry, by its schema. */
-export function ledgerDigest(l: StoredCampaign | {schema_version: number; campaign_id: unknown; policy: unknown; reservations: unknown}): string {
+export function ledgerDigest(
+  l: StoredCampaign | {schema_version: number; campaign_id: unknown; policy: unknown; reservations: unknown},
+): string {
   return l.schema_version === 2 ? campaignStateDigest(l) : legacyCampaignStateDigest(l);
 }
 
 export function readCampaign(ctx: KindContext, campaignId: string): StoredCampaign | null {
   return readDocument<StoredCampaign>(ctx.guard, ctx.paths.campaignLedger(campaignId), LEDGER_SCHEMA, (value) => {
     const l = value as unknown as StoredCampaign;
-    if (l.campaign_id !== campaignId) fail('INVALID_INPUT', `the ledger is for campaign ${JSON.stringify(l.campaign_id)}`);
+    if (l.campaign_id !== campaignId)
+      fail('INVALID_INPUT', `the ledger is for campaign ${JSON.stringify(l.campaign_id)}`);
     if (ledgerDigest(l) !== l.state_digest) fail('DIGEST_MISMATCH', 'state_digest does not match the ledger');
     return l;
   });
@@ -36,7 +43,12 @@ export function writeCampaign(ctx: KindContext, state: StoredCampaign): void {
   ctx.writer.replaceDocument(ctx.paths.campaignLedger(state.campaign_id), LEDGER_SCHEMA, state);
 }
 
-export function writeReservationArtifact(ctx: KindContext, campaignId: string, digest: string, artifact: Record<string, unknown>): boolean {
+export function writeReservationArtifact(
+  ctx: KindContext,
+  campaignId: string,
+  digest: string,
+  artifact: Record<string, unknown>,
+): boolean {
   return ctx.writer.createDocument(ctx.paths.reservationArtifact(campaignId, digest), ARTIFACT_SCHEMA, artifact);
 }
 
@@ -52,7 +64,8 @@ export {reservationArtifactDigest};
  * Ledgers that cannot be read are left to verify's own check of them.
  */
 export function planCampaign(ctx: KindContext, plan: BoundPlan): string | null {
-  if (plan.additions.campaign_id !== null && plan.additions.campaign_id !== undefined) return plan.additions.campaign_id;
+  if (plan.additions.campaign_id !== null && plan.additions.campaign_id !== undefined)
+    return plan.additions.campaign_id;
   if (!plan.upstream) return null;
   const p = plan.plan;
   const units = JSON.stringify(p.units.map((u) => [u.lane, u.fixture_digest, u.seed]));
@@ -60,18 +73,31 @@ export function planCampaign(ctx: KindContext, plan: BoundPlan): string | null {
     if (!entry.isDirectory()) continue;
     let ledger: StoredCampaign | null = null;
     try {
-      ledger = readDocument<StoredCampaign>(ctx.guard, path.join(ctx.paths.riskDir, entry.name, 'false-promotion.json'), LEDGER_SCHEMA);
+      ledger = readDocument<StoredCampaign>(
+        ctx.guard,
+        path.join(ctx.paths.riskDir, entry.name, 'false-promotion.json'),
+        LEDGER_SCHEMA,
+      );
     } catch (error) {
       rethrowUnless(error, isAutoctxError, isSystemError);
       continue;
     }
     const reserved = (ledger?.fixture_reservations ?? []).find((f) => f.candidate_digest === p.candidate_digest);
-    if (reserved && reserved.evaluator_epoch === p.evaluator_epoch && reserved.cohort === p.cohort && JSON.stringify(reserved.units.map((u) => [u.lane, u.fixture_digest, u.seed])) === units) return ledger!.campaign_id;
+    if (
+      reserved &&
+      reserved.evaluator_epoch === p.evaluator_epoch &&
+      reserved.cohort === p.cohort &&
+      JSON.stringify(reserved.units.map((u) => [u.lane, u.fixture_digest, u.seed])) === units
+    )
+      return ledger!.campaign_id;
   }
   return null;
 }
 
-/** verify: each ledger lives under its own campaign's folder with a matching state digest; each artifact matches its digest and its candidate. */
+/**
+ * verify: each ledger lives under its own campaign's folder with a matching state digest; each artifact matches its
+ * digest and its candidate.
+ */
 export function verifyCampaigns(c: Findings): void {
   const {store} = c;
   for (const entry of c.entries()) {
@@ -80,14 +106,37 @@ export function verifyCampaigns(c: Findings): void {
     if (where?.kind === 'ledger') {
       c.attempt(entry.path, () =>
         readDocument(store.guard, entry.path, LEDGER_SCHEMA, (v) => {
-          const l = v as unknown as {schema_version: number; campaign_id: string; state_digest: string; reservations: unknown; policy: unknown};
-          if (campaignSegment(l.campaign_id) !== where.folder) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: campaign "${l.campaign_id}" is stored under another folder`);
-          if (ledgerDigest(l) !== l.state_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: state_digest does not match the ledger`);
+          const l = v as unknown as {
+            schema_version: number;
+            campaign_id: string;
+            state_digest: string;
+            reservations: unknown;
+            policy: unknown;
+          };
+          if (campaignSegment(l.campaign_id) !== where.folder)
+            c.error(
+              entry.path,
+              'LINEAGE_MISMATCH',
+              `${c.rel(entry.path)}: campaign "${l.campaign_id}" is stored under another folder`,
+            );
+          if (ledgerDigest(l) !== l.state_digest)
+            c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: state_digest does not match the ledger`);
           // A decided reservation (authorized or blocked) was stored with its immutable artifact.
           for (const r of (l.reservations ?? []) as Array<{candidate_digest?: unknown; status?: unknown}>) {
-            if ((r.status !== 'authorized' && r.status !== 'blocked') || typeof r.candidate_digest !== 'string' || !/^[0-9a-f]{64}$/.test(r.candidate_digest)) continue;
+            if (
+              (r.status !== 'authorized' && r.status !== 'blocked') ||
+              typeof r.candidate_digest !== 'string' ||
+              !/^[0-9a-f]{64}$/.test(r.candidate_digest)
+            )
+              continue;
             const artifact = store.paths.reservationArtifact(l.campaign_id, r.candidate_digest);
-            if (!exists(artifact)) c.both(entry.path, artifact, 'MISSING_ARTIFACT', `${c.rel(entry.path)}: the ${r.status} reservation of ${r.candidate_digest} has no ${c.rel(artifact)}`);
+            if (!exists(artifact))
+              c.both(
+                entry.path,
+                artifact,
+                'MISSING_ARTIFACT',
+                `${c.rel(entry.path)}: the ${r.status} reservation of ${r.candidate_digest} has no ${c.rel(artifact)}`,
+              );
           }
           return v;
         }),
@@ -95,9 +144,16 @@ export function verifyCampaigns(c: Findings): void {
     } else if (where?.kind === 'artifact') {
       c.attempt(entry.path, () =>
         readDocument(store.guard, entry.path, ARTIFACT_SCHEMA, (v) => {
-          const a = v as unknown as {artifact_digest: string; campaign_id: string; risk_reservation: {candidate_digest: string}; fixture_reservation: {candidate_digest: string}};
-          if (reservationArtifactDigest(a) !== a.artifact_digest) c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: artifact_digest does not match the artifact`);
-          if (a.risk_reservation.candidate_digest !== where.candidate) c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: reserves another candidate`);
+          const a = v as unknown as {
+            artifact_digest: string;
+            campaign_id: string;
+            risk_reservation: {candidate_digest: string};
+            fixture_reservation: {candidate_digest: string};
+          };
+          if (reservationArtifactDigest(a) !== a.artifact_digest)
+            c.error(entry.path, 'DIGEST_MISMATCH', `${c.rel(entry.path)}: artifact_digest does not match the artifact`);
+          if (a.risk_reservation.candidate_digest !== where.candidate)
+            c.error(entry.path, 'LINEAGE_MISMATCH', `${c.rel(entry.path)}: reserves another candidate`);
           return v;
         }),
       );
@@ -109,7 +165,13 @@ export function verifyCampaigns(c: Findings): void {
 export function verifyCampaignOfPlan(c: Findings, digest: string, campaignId: string | null): void {
   if (campaignId === null) return;
   const ledger = c.store.paths.campaignLedger(campaignId);
-  if (!exists(ledger)) c.both(c.store.paths.evaluatorPlan(digest), ledger, 'MISSING_CAMPAIGN', `${c.rel(c.store.paths.evaluatorPlan(digest))} binds campaign "${campaignId}", but ${c.rel(ledger)} is missing`);
+  if (!exists(ledger))
+    c.both(
+      c.store.paths.evaluatorPlan(digest),
+      ledger,
+      'MISSING_CAMPAIGN',
+      `${c.rel(c.store.paths.evaluatorPlan(digest))} binds campaign "${campaignId}", but ${c.rel(ledger)} is missing`,
+    );
 }
 
 export const campaignOfPlanCheck: CandidateCheck = {

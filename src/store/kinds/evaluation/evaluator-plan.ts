@@ -17,7 +17,8 @@ export const PLAN_SCHEMA = 'evaluator-plan' as const;
 export function readPlan(ctx: KindContext, digest: string): BoundPlan | null {
   return readDocument<BoundPlan>(ctx.guard, ctx.paths.evaluatorPlan(digest), PLAN_SCHEMA, (value) => {
     const p = boundPlanFrom(value);
-    if (p.plan.candidate_digest !== digest) fail('INVALID_INPUT', `the plan is for candidate ${p.plan.candidate_digest}`);
+    if (p.plan.candidate_digest !== digest)
+      fail('INVALID_INPUT', `the plan is for candidate ${p.plan.candidate_digest}`);
     return p;
   });
 }
@@ -78,7 +79,10 @@ export function planHolds(ctx: KindContext, digest: string, text: string): boole
   return same;
 }
 
-/** verify: plan_digest (and in the current shape additions_digest) match, the plan names this candidate, its policy matches its digest. */
+/**
+ * verify: plan_digest (and in the current shape additions_digest) match, the plan names this candidate, its policy
+ * matches its digest.
+ */
 export function verifyPlan(c: Findings, digest: string): BoundPlan | null | undefined {
   return verifyPlanFile(c, digest, c.store.paths.evaluatorPlan(digest));
 }
@@ -98,13 +102,34 @@ export function verifySupersededPlans(c: Findings, digest: string, plan: BoundPl
   for (const d of found) {
     const file = store.paths.supersededPlan(digest, d);
     const old = verifyPlanFile(c, digest, file);
-    if (old && old.plan_digest !== d) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)} holds plan ${old.plan_digest}, not the plan its name says`);
-    if (plan && plan.plan_digest === d) c.warn(planFile, 'REBIND_PENDING', `${c.rel(planFile)} is the plan kept as superseded in ${c.rel(file)}: an interrupted rebind (run the same command with --rebind again)`);
-    else if (plan && !named.has(d)) c.error(file, 'PLAN_HISTORY_MISMATCH', `${c.rel(file)} is a superseded plan that ${c.rel(planFile)} does not name`);
+    if (old && old.plan_digest !== d)
+      c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)} holds plan ${old.plan_digest}, not the plan its name says`);
+    if (plan && plan.plan_digest === d)
+      c.warn(
+        planFile,
+        'REBIND_PENDING',
+        `${c.rel(planFile)} is the plan kept as superseded in ${c.rel(file)}: an interrupted rebind (run the same command with --rebind again)`,
+      );
+    else if (plan && !named.has(d))
+      c.error(
+        file,
+        'PLAN_HISTORY_MISMATCH',
+        `${c.rel(file)} is a superseded plan that ${c.rel(planFile)} does not name`,
+      );
   }
-  if (plan === null && found.size > 0) c.error(planFile, 'MISSING_PLAN', `${c.rel(planFile)} is missing, but ${c.rel(store.paths.supersededPlansDir(digest))}/ keeps the plans it superseded`);
+  if (plan === null && found.size > 0)
+    c.error(
+      planFile,
+      'MISSING_PLAN',
+      `${c.rel(planFile)} is missing, but ${c.rel(store.paths.supersededPlansDir(digest))}/ keeps the plans it superseded`,
+    );
   for (const d of named) {
-    if (!found.has(d)) c.error(planFile, 'PLAN_HISTORY_MISMATCH', `${c.rel(planFile)} supersedes plan ${d}, but ${c.rel(store.paths.supersededPlan(digest, d))} is missing`);
+    if (!found.has(d))
+      c.error(
+        planFile,
+        'PLAN_HISTORY_MISMATCH',
+        `${c.rel(planFile)} supersedes plan ${d}, but ${c.rel(store.paths.supersededPlan(digest, d))} is missing`,
+      );
   }
   return new Set([...named, ...found].filter((d) => d !== plan?.plan_digest));
 }
@@ -113,7 +138,8 @@ function verifyPlanFile(c: Findings, digest: string, file: string): BoundPlan | 
   return c.attempt(file, () =>
     readDocument<BoundPlan>(c.store.guard, file, PLAN_SCHEMA, (v) => {
       const p = boundPlanFrom(v);
-      if (p.plan.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names candidate ${p.plan.candidate_digest}`);
+      if (p.plan.candidate_digest !== digest)
+        c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names candidate ${p.plan.candidate_digest}`);
       checkPolicy(c, file, p.plan.confirmation_policy, p.plan.confirmation_policy_digest);
       return p;
     }),

@@ -1,5 +1,9 @@
 import {fail} from '../../../errors.js';
-import {confirmationPolicyDigest, validateConfirmationPolicy, type ConfirmationPolicy} from '../../../model/evaluation/policy.js';
+import {
+  confirmationPolicyDigest,
+  validateConfirmationPolicy,
+  type ConfirmationPolicy,
+} from '../../../model/evaluation/policy.js';
 import {matchedTrialFromDict, sortEvidence, type MatchedTrial} from '../../../model/evaluation/trial.js';
 import {readDocument} from '../../documents.js';
 import type {KindContext} from '../common/kind-context.js';
@@ -40,19 +44,40 @@ export function readEvidence(ctx: KindContext, digest: string): MatchedEvidence 
       uniquePairs(trials, 'legacy rows collapse to a duplicate current pair identity');
       return {legacy: true, trials, confirmation_policy: null, confirmation_policy_digest: null};
     }
-    const doc = value as unknown as {trials: unknown[]; confirmation_policy: ConfirmationPolicy; confirmation_policy_digest: string};
+    const doc = value as unknown as {
+      trials: unknown[];
+      confirmation_policy: ConfirmationPolicy;
+      confirmation_policy_digest: string;
+    };
     const policy = validateConfirmationPolicy(doc.confirmation_policy);
-    if (confirmationPolicyDigest(policy) !== doc.confirmation_policy_digest) fail('DIGEST_MISMATCH', 'confirmation_policy_digest does not match the policy');
+    if (confirmationPolicyDigest(policy) !== doc.confirmation_policy_digest)
+      fail('DIGEST_MISMATCH', 'confirmation_policy_digest does not match the policy');
     const trials = doc.trials.map((row) => matchedTrialFromDict(row));
-    for (const t of trials) if (t.candidate_digest !== digest) fail('INVALID_INPUT', `a trial is for candidate ${t.candidate_digest}`);
+    for (const t of trials)
+      if (t.candidate_digest !== digest) fail('INVALID_INPUT', `a trial is for candidate ${t.candidate_digest}`);
     uniquePairs(trials, 'duplicate matched trial pair');
-    return {legacy: false, trials, confirmation_policy: policy, confirmation_policy_digest: doc.confirmation_policy_digest};
+    return {
+      legacy: false,
+      trials,
+      confirmation_policy: policy,
+      confirmation_policy_digest: doc.confirmation_policy_digest,
+    };
   });
 }
 
 /** Replace the envelope atomically: trials sorted by (lane, pair_key), with the policy and its digest. */
-export function writeEvidence(ctx: KindContext, digest: string, trials: readonly MatchedTrial[], policy: ConfirmationPolicy): void {
-  const envelope = {schema_version: 2, trials: sortEvidence(trials), confirmation_policy: policy, confirmation_policy_digest: confirmationPolicyDigest(policy)};
+export function writeEvidence(
+  ctx: KindContext,
+  digest: string,
+  trials: readonly MatchedTrial[],
+  policy: ConfirmationPolicy,
+): void {
+  const envelope = {
+    schema_version: 2,
+    trials: sortEvidence(trials),
+    confirmation_policy: policy,
+    confirmation_policy_digest: confirmationPolicyDigest(policy),
+  };
   ctx.writer.replaceDocument(ctx.paths.matchedTrials(digest), 'matched-trials', envelope);
 }
 
@@ -82,13 +107,23 @@ export interface EvidenceFacts {
  * readEvidence) so that every problem is named. `plan` is the plan as verify
  * read it (null: absent; undefined: refused).
  */
-export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | null | undefined, record: CandidateRecord | null | undefined, predating = false): EvidenceFacts | null | undefined {
+export function verifyEvidence(
+  c: Findings,
+  digest: string,
+  plan: BoundPlan | null | undefined,
+  record: CandidateRecord | null | undefined,
+  predating = false,
+): EvidenceFacts | null | undefined {
   const file = c.store.paths.matchedTrials(digest);
   let facts: EvidenceFacts | null = null;
   const read = c.attempt(file, () =>
     readDocument(c.store.guard, file, [...EVIDENCE_SCHEMAS], (v) => {
       const legacy = Array.isArray(v);
-      const doc = v as unknown as {trials: TrialRow[]; confirmation_policy: ConfirmationPolicy; confirmation_policy_digest: string};
+      const doc = v as unknown as {
+        trials: TrialRow[];
+        confirmation_policy: ConfirmationPolicy;
+        confirmation_policy_digest: string;
+      };
       const trials = legacy ? (v as unknown as TrialRow[]) : doc.trials;
       facts = {legacy, trials: trials.length, seal: null};
       if (!legacy) checkPolicy(c, file, doc.confirmation_policy, doc.confirmation_policy_digest);
@@ -96,17 +131,20 @@ export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | nu
       let sound = true;
       for (const [i, t] of trials.entries()) {
         const key = matchedTrialPairKey(t);
-        if (t.pair_key !== key && !(legacy && t.pair_key === legacyPairKey(t))) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: trial ${i} pair_key does not match its identity`);
+        if (t.pair_key !== key && !(legacy && t.pair_key === legacyPairKey(t)))
+          c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: trial ${i} pair_key does not match its identity`);
         if (seen.has(key)) c.error(file, 'DUPLICATE_PAIR', `${c.rel(file)}: trial ${i} duplicates matched pair ${key}`);
         if (t.pair_key !== key || seen.has(key)) sound = false;
         seen.add(key);
-        if (t.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: trial ${i} is for candidate ${t.candidate_digest}`);
+        if (t.candidate_digest !== digest)
+          c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: trial ${i} is for candidate ${t.candidate_digest}`);
       }
       if (!legacy) {
         const rows = trials as unknown as MatchedTrial[];
         facts.seal = verifySeal(c, digest, rows, plan);
         if (facts.seal && record?.comparison) verifySealedDecision(c, digest, rows, facts.seal, record);
-        if (trials.length > 0 && plan !== undefined && !(plan === null && predating)) verifyPlanned(c, digest, rows, plan, sound ? doc.confirmation_policy : null);
+        if (trials.length > 0 && plan !== undefined && !(plan === null && predating))
+          verifyPlanned(c, digest, rows, plan, sound ? doc.confirmation_policy : null);
       }
       return v;
     }),
@@ -115,13 +153,24 @@ export function verifyEvidence(c: Findings, digest: string, plan: BoundPlan | nu
 }
 
 /** verify: a record decides only on sealed trials (runs seal each pair before the record that counts it). */
-function verifySealedDecision(c: Findings, digest: string, trials: MatchedTrial[], seal: StoredSeal, record: CandidateRecord): void {
+function verifySealedDecision(
+  c: Findings,
+  digest: string,
+  trials: MatchedTrial[],
+  seal: StoredSeal,
+  record: CandidateRecord,
+): void {
   const comparison = record.comparison!;
   const decidedOn = comparison.screen_pairs + comparison.confirmation_pairs + comparison.heldout_pairs;
   const sealed = trials.filter((t) => seal.trial_digests[t.pair_key] !== undefined).length;
   if (decidedOn > sealed) {
     const recordFile = c.store.paths.record(digest);
-    c.both(recordFile, c.store.paths.evidenceSeal(digest), 'UNSEALED_DECISION', `${c.rel(recordFile)} decided on ${decidedOn} pairs, but ${c.rel(c.store.paths.evidenceSeal(digest))} seals only ${sealed}: the decision was not made by a run`);
+    c.both(
+      recordFile,
+      c.store.paths.evidenceSeal(digest),
+      'UNSEALED_DECISION',
+      `${c.rel(recordFile)} decided on ${decidedOn} pairs, but ${c.rel(c.store.paths.evidenceSeal(digest))} seals only ${sealed}: the decision was not made by a run`,
+    );
   }
 }
 
@@ -130,19 +179,40 @@ function verifySealedDecision(c: Findings, digest: string, trials: MatchedTrial[
  * unit of it, in plan order within its lane, no more than the stopping rule
  * lets a run record), and evidence has its plan.
  */
-function verifyPlanned(c: Findings, digest: string, trials: MatchedTrial[], plan: BoundPlan | null, policy: ConfirmationPolicy | null): void {
+function verifyPlanned(
+  c: Findings,
+  digest: string,
+  trials: MatchedTrial[],
+  plan: BoundPlan | null,
+  policy: ConfirmationPolicy | null,
+): void {
   const file = c.store.paths.matchedTrials(digest);
   const planFile = c.store.paths.evaluatorPlan(digest);
-  if (plan === null) return c.both(file, planFile, 'MISSING_PLAN', `${c.rel(file)} records trials, but ${c.rel(planFile)}, the plan they were recorded under, is missing`);
+  if (plan === null)
+    return c.both(
+      file,
+      planFile,
+      'MISSING_PLAN',
+      `${c.rel(file)} records trials, but ${c.rel(planFile)}, the plan they were recorded under, is missing`,
+    );
   let problems = trialPlanProblems(plan, trials);
   const subject = c.bundle(digest);
   if (problems.length === 0 && policy && subject) {
-    const stopped = c.attempt(file, () => stoppingRuleProblems(subject, plan, trials, policy, planCampaign(c.store, plan) !== null));
+    const stopped = c.attempt(file, () =>
+      stoppingRuleProblems(subject, plan, trials, policy, planCampaign(c.store, plan) !== null),
+    );
     problems = stopped ?? [];
   }
   const shown = problems.slice(0, 5);
-  for (const problem of shown) c.both(file, planFile, 'TRIAL_NOT_PLANNED', `${c.rel(file)}: ${problem} (${c.rel(planFile)})`);
-  if (problems.length > shown.length) c.both(file, planFile, 'TRIAL_NOT_PLANNED', `${c.rel(file)}: ${problems.length - shown.length} more trials disagree with ${c.rel(planFile)}`);
+  for (const problem of shown)
+    c.both(file, planFile, 'TRIAL_NOT_PLANNED', `${c.rel(file)}: ${problem} (${c.rel(planFile)})`);
+  if (problems.length > shown.length)
+    c.both(
+      file,
+      planFile,
+      'TRIAL_NOT_PLANNED',
+      `${c.rel(file)}: ${problems.length - shown.length} more trials disagree with ${c.rel(planFile)}`,
+    );
 }
 
 /**
@@ -152,22 +222,43 @@ function verifyPlanned(c: Findings, digest: string, trials: MatchedTrial[], plan
  * the Python implementation's, which seals nothing); every trial is a unit of
  * the plan, in plan order, and no more than the stopping rule lets a run record.
  */
-export function evidenceProblem(ctx: KindContext, subject: ComparisonSubject, evidence: MatchedEvidence, plan: BoundPlan | null, record: CandidateRecord | null): string | null {
+export function evidenceProblem(
+  ctx: KindContext,
+  subject: ComparisonSubject,
+  evidence: MatchedEvidence,
+  plan: BoundPlan | null,
+  record: CandidateRecord | null,
+): string | null {
   if (evidence.legacy || evidence.trials.length === 0) return null;
   const digest = subject.digest;
-  // The Python implementation's first store bound no plans: its candidates are checked by their seal (if autoctx migrated them) and replay.
-  if (!plan) return predatesHistories(readAdoption(ctx), digest) ? sealProblem(ctx, digest, evidence.trials, null) : `candidate ${digest} has matched trials but no evaluator_plan.json they were recorded under`;
+  // The Python implementation's first store bound no plans: its candidates are checked by their seal (if autoctx
+  // migrated them) and replay.
+  if (!plan)
+    return predatesHistories(readAdoption(ctx), digest)
+      ? sealProblem(ctx, digest, evidence.trials, null)
+      : `candidate ${digest} has matched trials but no evaluator_plan.json they were recorded under`;
   const sealed = sealProblem(ctx, digest, evidence.trials, plan);
   if (sealed) return sealed;
   const seal = readEvidenceSeal(ctx, digest);
-  if (record?.comparison && !plan.upstream && seal === null) return `candidate ${digest} holds a decision, but evidence_seal.json, the seal of the trials it was decided from, is missing`;
+  if (record?.comparison && !plan.upstream && seal === null)
+    return `candidate ${digest} holds a decision, but evidence_seal.json, the seal of the trials it was decided from, is missing`;
   if (record?.comparison && seal) {
     const c = record.comparison;
     const sealedCount = evidence.trials.filter((t) => seal.trial_digests[t.pair_key] !== undefined).length;
-    if (c.screen_pairs + c.confirmation_pairs + c.heldout_pairs > sealedCount) return `the record of ${digest} decided on more pairs than evidence_seal.json seals: the decision was not made by a run`;
+    if (c.screen_pairs + c.confirmation_pairs + c.heldout_pairs > sealedCount)
+      return `the record of ${digest} decided on more pairs than evidence_seal.json seals: the decision was not made by a run`;
   }
   const unplanned = trialPlanProblems(plan, evidence.trials);
-  const problems = unplanned.length > 0 ? unplanned : stoppingRuleProblems(subject, plan, evidence.trials, evidence.confirmation_policy!, planCampaign(ctx, plan) !== null);
+  const problems =
+    unplanned.length > 0
+      ? unplanned
+      : stoppingRuleProblems(
+          subject,
+          plan,
+          evidence.trials,
+          evidence.confirmation_policy!,
+          planCampaign(ctx, plan) !== null,
+        );
   if (problems.length === 0) return null;
   return `the recorded trials of ${digest} are not what a run of the bound plan records: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`;
 }

@@ -52,11 +52,15 @@ export function readJournal(guard: RootGuard, file: string, header: JournalHeade
   if (lines.length === 0) return {trials: [], refused: null};
   try {
     const head = parseJson(lines[0]!) as unknown as JournalHeader;
-    if (canonicalJson(head) !== canonicalJson(header)) return {trials: [], refused: 'its header is for another candidate or plan'};
+    if (canonicalJson(head) !== canonicalJson(header))
+      return {trials: [], refused: 'its header is for another candidate or plan'};
     return {trials: lines.slice(1).map((line) => matchedTrialFromDict(parseJson(line))), refused: null};
   } catch (error) {
     rethrowUnless(error, isAutoctxError);
-    return {trials: [], refused: `a line is not a whole trial (${error instanceof Error ? error.message : String(error)})`};
+    return {
+      trials: [],
+      refused: `a line is not a whole trial (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
 }
 
@@ -82,7 +86,11 @@ export class RunJournal {
     const line = `${canonicalJson(trial)}\n`;
     if (this.fd === null) {
       this.guard.check(this.file);
-      this.fd = fs.openSync(this.file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o600);
+      this.fd = fs.openSync(
+        this.file,
+        fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW,
+        0o600,
+      );
       appendDurable(this.fd, this.file, `${canonicalJson(this.header)}\n${line}`);
       fsyncDir(path.dirname(this.file));
       return;

@@ -30,7 +30,10 @@ export interface StoredInspection extends Omit<Inspection, 'verdict'> {
 const ID = /^[0-9a-f]{32}$/;
 
 function scenarioKey(scenario: string): string {
-  return createHash('sha256').update(canonicalJson(['autoctx-evidence-v1', scenario])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(canonicalJson(['autoctx-evidence-v1', scenario]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export function evidenceDir(area: StateArea, scenario: string, ...rest: string[]): string {
@@ -38,7 +41,11 @@ export function evidenceDir(area: StateArea, scenario: string, ...rest: string[]
 }
 
 function packageFile(area: StateArea, scenario: string, id: string): string {
-  if (!ID.test(id)) fail('INVALID_INPUT', `not a package id: ${JSON.stringify(id)} (32 hex characters, as inspect and evidence seal print them)`);
+  if (!ID.test(id))
+    fail(
+      'INVALID_INPUT',
+      `not a package id: ${JSON.stringify(id)} (32 hex characters, as inspect and evidence seal print them)`,
+    );
   return evidenceDir(area, scenario, 'packages', `${id}.json`);
 }
 
@@ -59,8 +66,13 @@ export function readPackage(area: StateArea, scenario: string, id: string): Evid
   return area.readDocument<EvidencePackage>(packageFile(area, scenario, id), RECORD_SCHEMA, (v) => {
     const p = v as unknown as EvidencePackage;
     if (p.package_id !== id) fail('DIGEST_MISMATCH', `names package ${p.package_id} but is stored as ${id}`);
-    if (p.package.scenario !== scenario) fail('DIGEST_MISMATCH', `holds a package of scenario ${JSON.stringify(p.package.scenario)}`);
-    if (packageDigest(p) !== p.digest) fail('DIGEST_MISMATCH', 'its integrity digest is not the digest of what it holds: the package was changed after it was sealed');
+    if (p.package.scenario !== scenario)
+      fail('DIGEST_MISMATCH', `holds a package of scenario ${JSON.stringify(p.package.scenario)}`);
+    if (packageDigest(p) !== p.digest)
+      fail(
+        'DIGEST_MISMATCH',
+        'its integrity digest is not the digest of what it holds: the package was changed after it was sealed',
+      );
     return p;
   });
 }

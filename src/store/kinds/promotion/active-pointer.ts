@@ -17,7 +17,10 @@ export function readActive(ctx: KindContext): ActivePointer | null {
 
 export function requireActive(ctx: KindContext): ActivePointer {
   const a = readActive(ctx);
-  if (!a) fail('NOT_INITIALIZED', `scenario "${ctx.scenario}" has no active bundle; run autoctx init first`, {scenario: ctx.scenario});
+  if (!a)
+    fail('NOT_INITIALIZED', `scenario "${ctx.scenario}" has no active bundle; run autoctx init first`, {
+      scenario: ctx.scenario,
+    });
   return a;
 }
 
@@ -33,6 +36,10 @@ export function activeDigest(ctx: KindContext): string | null {
  */
 export function swapActive(ctx: KindContext, expected: string | null, next: ActivePointer): void {
   compareAndSwap(ctx.writer, ctx.paths.active, ACTIVE_SCHEMA, expected, next, (found) =>
-    fail('ACTIVE_MOVED', `active.json moved while this command decided (expected ${expected ?? 'none'}, found ${found ?? 'none'}); nothing was written`, {file: ctx.guard.relative(ctx.paths.active)}),
+    fail(
+      'ACTIVE_MOVED',
+      `active.json moved while this command decided (expected ${expected ?? 'none'}, found ${found ?? 'none'}); nothing was written`,
+      {file: ctx.guard.relative(ctx.paths.active)},
+    ),
   );
 }

@@ -19,7 +19,8 @@ const HEX64 = /^[0-9a-f]{64}$/;
 export function readRecord(ctx: KindContext, digest: string): CandidateRecord | null {
   return readDocument<CandidateRecord>(ctx.guard, ctx.paths.record(digest), [...RECORD_SCHEMAS], (value) => {
     const r = value as unknown as CandidateRecord;
-    if (r.bundle_digest !== digest) fail('DIGEST_MISMATCH', `record names bundle ${r.bundle_digest} but lives under ${digest}`);
+    if (r.bundle_digest !== digest)
+      fail('DIGEST_MISMATCH', `record names bundle ${r.bundle_digest} but lives under ${digest}`);
     return r;
   });
 }
@@ -39,7 +40,12 @@ export function writeRecord(ctx: KindContext, record: CandidateRecord, cause: Re
 
 /** Write record.json as it is: the change is in its history already (repair completing a change cut short). */
 export function putRecord(ctx: KindContext, record: CandidateRecord): void {
-  ctx.writer.replaceDocument(ctx.paths.record(record.bundle_digest), record.schema_version === 1 ? 'record-v1' : 'record-v2', record, {lazyDirectory: true});
+  ctx.writer.replaceDocument(
+    ctx.paths.record(record.bundle_digest),
+    record.schema_version === 1 ? 'record-v1' : 'record-v2',
+    record,
+    {lazyDirectory: true},
+  );
 }
 
 export function listCandidateDigests(ctx: KindContext): string[] {
@@ -56,24 +62,61 @@ export function verifyRecord(c: Findings, digest: string): CandidateRecord | nul
   const bundle = c.bundle(digest);
   if (record === null) {
     // propose writes the diff, then the manifest, then the record: only those may be there without it.
-    const evaluated = ['evaluatorPlan', 'matchedTrials', 'evidenceSeal', 'negativeResult', 'causalAttribution', 'staleTerminalization'] as const;
+    const evaluated = [
+      'evaluatorPlan',
+      'matchedTrials',
+      'evidenceSeal',
+      'negativeResult',
+      'causalAttribution',
+      'staleTerminalization',
+    ] as const;
     const present = evaluated.map((k) => store.paths[k](digest)).filter((f) => store.guard.present(f));
-    if (present.length > 0) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing, but the candidate was evaluated (${present.map((f) => path.basename(f)).join(', ')}): the record of its decision was deleted`);
-    else if (bundle?.parent_digest === null && !interruptedBaseline(store, digest, c.attempt(store.paths.active, () => readActive(store)) ?? null)) c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing: the record of a baseline that init or a rollover made active was deleted`);
-    else c.warn(recordFile, 'MISSING_RECORD', `${c.rel(recordFile)} is missing (an interrupted propose; running it again completes it)`);
+    if (present.length > 0)
+      c.error(
+        recordFile,
+        'MISSING_CANDIDATE',
+        `${c.rel(recordFile)} is missing, but the candidate was evaluated (${present.map((f) => path.basename(f)).join(', ')}): the record of its decision was deleted`,
+      );
+    else if (
+      bundle?.parent_digest === null &&
+      !interruptedBaseline(store, digest, c.attempt(store.paths.active, () => readActive(store)) ?? null)
+    )
+      c.error(
+        recordFile,
+        'MISSING_CANDIDATE',
+        `${c.rel(recordFile)} is missing: the record of a baseline that init or a rollover made active was deleted`,
+      );
+    else
+      c.warn(
+        recordFile,
+        'MISSING_RECORD',
+        `${c.rel(recordFile)} is missing (an interrupted propose; running it again completes it)`,
+      );
   }
-  if (!hasBundle(store, digest) && record !== null) c.error(recordFile, 'MISSING_BUNDLE', `candidate ${digest} has no manifest: ${c.rel(store.paths.bundle(digest))} is missing`);
+  if (!hasBundle(store, digest) && record !== null)
+    c.error(
+      recordFile,
+      'MISSING_BUNDLE',
+      `candidate ${digest} has no manifest: ${c.rel(store.paths.bundle(digest))} is missing`,
+    );
   if (record && bundle) {
-    if (record.parent_digest !== bundle.parent_digest) c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: parent_digest differs from the manifest's`);
-    if (record.evaluator_epoch !== bundle.evaluator_epoch) c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: evaluator_epoch differs from the manifest's`);
+    if (record.parent_digest !== bundle.parent_digest)
+      c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: parent_digest differs from the manifest's`);
+    if (record.evaluator_epoch !== bundle.evaluator_epoch)
+      c.error(recordFile, 'LINEAGE_MISMATCH', `${c.rel(recordFile)}: evaluator_epoch differs from the manifest's`);
   }
   if (record) checkPolicy(c, recordFile, record.confirmation_policy, record.confirmation_policy_digest);
   return record;
 }
 
-/** What verify found of the files a record may depend on: null absent, undefined refused (reported by its own check). */
+/**
+ * What verify found of the files a record may depend on: null absent, undefined refused (reported by its own check).
+ */
 export interface CandidateFiles {
-  /** Written before autoctx kept histories here (predatesHistories): the Python implementation's first store wrote no plan and no diff. */
+  /**
+   * Written before autoctx kept histories here (predatesHistories): the Python implementation's first store wrote no
+   * plan and no diff.
+   */
   predating: boolean;
   diff: unknown;
   plan: {upstream: boolean} | null | undefined;
@@ -95,20 +138,53 @@ export function verifyDecidedFiles(c: Findings, digest: string, record: Candidat
   const recordFile = store.paths.record(digest);
   const rel = c.rel(recordFile);
   const sealFile = store.paths.evidenceSeal(digest);
-  if (record.parent_digest !== null && files.diff === null && !files.predating) c.both(recordFile, store.paths.manifestDiff(digest), 'MISSING_DIFF', `${rel} is a proposed candidate, but ${c.rel(store.paths.manifestDiff(digest))} is missing`);
-  const hasTrials = files.evidence !== null && files.evidence !== undefined && !files.evidence.legacy && files.evidence.trials > 0;
+  if (record.parent_digest !== null && files.diff === null && !files.predating)
+    c.both(
+      recordFile,
+      store.paths.manifestDiff(digest),
+      'MISSING_DIFF',
+      `${rel} is a proposed candidate, but ${c.rel(store.paths.manifestDiff(digest))} is missing`,
+    );
+  const hasTrials =
+    files.evidence !== null && files.evidence !== undefined && !files.evidence.legacy && files.evidence.trials > 0;
   if (record.comparison === null) {
-    if (hasTrials && files.seal === null) c.warn(sealFile, 'UNSEALED_TRIALS', `${c.rel(store.paths.matchedTrials(digest))}: trials recorded before ${c.rel(sealFile)} was first written (an interrupted run; running it again or autoctx repair seals them)`);
+    if (hasTrials && files.seal === null)
+      c.warn(
+        sealFile,
+        'UNSEALED_TRIALS',
+        `${c.rel(store.paths.matchedTrials(digest))}: trials recorded before ${c.rel(sealFile)} was first written (an interrupted run; running it again or autoctx repair seals them)`,
+      );
     return;
   }
   const decided = `${rel} holds a decision ("${record.comparison.decision}")`;
-  if (files.plan === null && !files.predating) c.both(recordFile, store.paths.evaluatorPlan(digest), 'MISSING_PLAN', `${decided}, but ${c.rel(store.paths.evaluatorPlan(digest))}, the plan it was decided under, is missing`);
-  if (files.evidence === null) c.both(recordFile, store.paths.matchedTrials(digest), 'MISSING_EVIDENCE', `${decided}, but ${c.rel(store.paths.matchedTrials(digest))}, the evidence it was decided from, is missing`);
+  if (files.plan === null && !files.predating)
+    c.both(
+      recordFile,
+      store.paths.evaluatorPlan(digest),
+      'MISSING_PLAN',
+      `${decided}, but ${c.rel(store.paths.evaluatorPlan(digest))}, the plan it was decided under, is missing`,
+    );
+  if (files.evidence === null)
+    c.both(
+      recordFile,
+      store.paths.matchedTrials(digest),
+      'MISSING_EVIDENCE',
+      `${decided}, but ${c.rel(store.paths.matchedTrials(digest))}, the evidence it was decided from, is missing`,
+    );
   if (files.seal !== null || files.evidence === null || files.evidence === undefined) return;
   if (files.evidence.legacy || files.plan?.upstream || (files.plan === null && files.predating)) {
-    c.note(recordFile, 'REPLAY_ONLY', `${rel}: written by another implementation, which seals no trials; its evidence is checked by replay alone`);
+    c.note(
+      recordFile,
+      'REPLAY_ONLY',
+      `${rel}: written by another implementation, which seals no trials; its evidence is checked by replay alone`,
+    );
   } else if (files.plan !== undefined) {
-    c.both(recordFile, sealFile, 'MISSING_SEAL', `${decided}, but ${c.rel(sealFile)}, the seal of the trials it was decided from, is missing (runs write it before the record)`);
+    c.both(
+      recordFile,
+      sealFile,
+      'MISSING_SEAL',
+      `${decided}, but ${c.rel(sealFile)}, the seal of the trials it was decided from, is missing (runs write it before the record)`,
+    );
   }
 }
 
@@ -134,13 +210,32 @@ export function verifyLifecycle(c: Findings, digest: string, record: CandidateRe
   const file = c.store.paths.record(digest);
   const allowed = allowedLifecycles(record);
   if (!allowed.includes(record.lifecycle)) {
-    const why = record.comparison ? `its comparison decided "${record.comparison.decision}"` : record.parent_digest === null ? 'it is a baseline' : 'it has no comparison';
-    c.error(file, 'LIFECYCLE_MISMATCH', `${c.rel(file)} says "${record.lifecycle}", but ${why}: a lifecycle a run never writes (allowed: ${allowed.join(', ')})`);
+    const why = record.comparison
+      ? `its comparison decided "${record.comparison.decision}"`
+      : record.parent_digest === null
+        ? 'it is a baseline'
+        : 'it has no comparison';
+    c.error(
+      file,
+      'LIFECYCLE_MISMATCH',
+      `${c.rel(file)} says "${record.lifecycle}", but ${why}: a lifecycle a run never writes (allowed: ${allowed.join(', ')})`,
+    );
   }
   const negative = c.store.paths.negativeResult(digest);
   if (record.lifecycle === 'rejected' || !c.store.guard.present(negative)) return;
-  if (record.lifecycle === 'active' || record.lifecycle === 'superseded') c.both(file, negative, 'LIFECYCLE_MISMATCH', `${c.rel(file)} says "${record.lifecycle}", but ${c.rel(negative)} says it was rejected`);
-  else c.warn(file, 'TERMINAL_PENDING', `${c.rel(file)} says "${record.lifecycle}" beside ${c.rel(negative)}: a rejection interrupted before its record (running the same command again, or autoctx repair, completes it)`);
+  if (record.lifecycle === 'active' || record.lifecycle === 'superseded')
+    c.both(
+      file,
+      negative,
+      'LIFECYCLE_MISMATCH',
+      `${c.rel(file)} says "${record.lifecycle}", but ${c.rel(negative)} says it was rejected`,
+    );
+  else
+    c.warn(
+      file,
+      'TERMINAL_PENDING',
+      `${c.rel(file)} says "${record.lifecycle}" beside ${c.rel(negative)}: a rejection interrupted before its record (running the same command again, or autoctx repair, completes it)`,
+    );
 }
 
 declare module '../common/kind-steps.js' {
@@ -186,9 +281,17 @@ export const unrecordedBundlesCheck: ScenarioCheck = {
     const {store} = c;
     for (const [digest, outline] of c.bundles) {
       if (known.has(digest)) continue;
-      if (outline.parent_digest === null && interruptedBaseline(store, digest, c.attempt(store.paths.active, () => readActive(store)) ?? null)) continue;
+      if (
+        outline.parent_digest === null &&
+        interruptedBaseline(store, digest, c.attempt(store.paths.active, () => readActive(store)) ?? null)
+      )
+        continue;
       const file = store.paths.bundle(digest);
-      c.error(file, 'MISSING_CANDIDATE', `${c.rel(file)} has no ${c.rel(store.paths.candidateDir(digest))}/: its record, and any evaluation of it, were deleted`);
+      c.error(
+        file,
+        'MISSING_CANDIDATE',
+        `${c.rel(file)} has no ${c.rel(store.paths.candidateDir(digest))}/: its record, and any evaluation of it, were deleted`,
+      );
     }
   },
 };

@@ -34,7 +34,8 @@ export function listForeignMoveIds(ctx: KindContext): string[] {
 export function readForeignMove(ctx: KindContext, id: string): ForeignMoveRecord | null {
   return readDocument<ForeignMoveRecord>(ctx.guard, ctx.paths.foreignMove(id), FOREIGN_MOVE_SCHEMA, (value) => {
     const r = value as unknown as ForeignMoveRecord;
-    if (foreignMoveId(r.pointer) !== id) fail('DIGEST_MISMATCH', `the pointer it keeps has id ${foreignMoveId(r.pointer)}, but it is stored as ${id}`);
+    if (foreignMoveId(r.pointer) !== id)
+      fail('DIGEST_MISMATCH', `the pointer it keeps has id ${foreignMoveId(r.pointer)}, but it is stored as ${id}`);
     return r;
   });
 }
@@ -44,5 +45,9 @@ export function keepForeignMove(ctx: KindContext, pointer: ActivePointer, adopte
   const id = foreignMoveId(pointer);
   const existing = exists(ctx.paths.foreignMove(id)) ? readForeignMove(ctx, id) : null;
   if (existing && jsonEqual(existing.pointer, pointer)) return;
-  ctx.writer.createDocument(ctx.paths.foreignMove(id), FOREIGN_MOVE_SCHEMA, {schema_version: 1, pointer, adopted_at: adoptedAt} satisfies ForeignMoveRecord);
+  ctx.writer.createDocument(ctx.paths.foreignMove(id), FOREIGN_MOVE_SCHEMA, {
+    schema_version: 1,
+    pointer,
+    adopted_at: adoptedAt,
+  } satisfies ForeignMoveRecord);
 }

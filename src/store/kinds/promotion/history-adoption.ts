@@ -16,8 +16,10 @@ export type AdoptionRead = {adopted_at: string; predating: ReadonlySet<string>} 
 export function readAdoption(ctx: KindContext): AdoptionRead {
   const doc = readDocument<HistoryAdoption>(ctx.guard, ctx.paths.historyAdoption, ADOPTION_SCHEMA, (value) => {
     const a = value as unknown as HistoryAdoption;
-    if (a.scenario !== ctx.scenario) fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(a.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
-    if (a.predating.some((d, i) => i > 0 && a.predating[i - 1]! >= d)) fail('INVALID_INPUT', 'predating must be sorted, without repeats');
+    if (a.scenario !== ctx.scenario)
+      fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(a.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
+    if (a.predating.some((d, i) => i > 0 && a.predating[i - 1]! >= d))
+      fail('INVALID_INPUT', 'predating must be sorted, without repeats');
     return a;
   });
   return doc === null ? null : {adopted_at: doc.adopted_at, predating: new Set(doc.predating)};
@@ -87,7 +89,11 @@ export const adoptionMissingCheck: ScenarioCheck = {
   order: 50,
   scenario(c, view) {
     if (view.facts.adoption === null && view.candidates.some((x) => x.facts.historyKept)) {
-      c.error(c.store.paths.historyAdoption, 'MISSING_RECORD_HISTORY', `${c.rel(c.store.paths.historyAdoption)} is missing, but candidates keep record histories`);
+      c.error(
+        c.store.paths.historyAdoption,
+        'MISSING_RECORD_HISTORY',
+        `${c.rel(c.store.paths.historyAdoption)} is missing, but candidates keep record histories`,
+      );
     }
   },
 };

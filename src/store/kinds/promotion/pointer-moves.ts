@@ -6,8 +6,29 @@ import type {Findings} from '../../findings.js';
 import {listExecutionKeys, readExecution} from '../rollback/rollback-execution.js';
 import {lostExecution} from '../rollback/lost-moves.js';
 import {GLOBAL_SCOPE} from '../../../model/release/release.js';
-import {listPromotionIds, listRollbackIds, listRolloverIds, readPromotion, readRollback, readRollover} from './history.js';
-import {executionMove, FOREIGN_HEAD, foreignMove, initMove, promotionMove, RECORD_PROOF, recordProvenRollbacks, resolvePointerHistory, rollbackMove, rolloverMove, type PointerHistory, type PointerMove, type RolledBackRecord} from '../../../model/promotion/pointer-history.js';
+import {
+  listPromotionIds,
+  listRollbackIds,
+  listRolloverIds,
+  readPromotion,
+  readRollback,
+  readRollover,
+} from './history.js';
+import {
+  executionMove,
+  FOREIGN_HEAD,
+  foreignMove,
+  initMove,
+  promotionMove,
+  RECORD_PROOF,
+  recordProvenRollbacks,
+  resolvePointerHistory,
+  rollbackMove,
+  rolloverMove,
+  type PointerHistory,
+  type PointerMove,
+  type RolledBackRecord,
+} from '../../../model/promotion/pointer-history.js';
 import {foreignMoveId, keepForeignMove, listForeignMoveIds, readForeignMove} from './foreign-move.js';
 import {predatesHistories, readAdoption, type AdoptionRead} from './history-adoption.js';
 import {listHistorySeqs, readHistoryEntry} from './record-history.js';
@@ -22,7 +43,13 @@ import type {ScenarioCheck} from '../common/kind-steps.js';
  * (the first parentless record that no rollover made). `read` reads one record
  * (verify passes its own, which reports a refusal and returns undefined).
  */
-export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined = (_f, fn) => fn(), records?: Map<string, CandidateRecord>, baselines: Array<[string, CandidateRecord]> = parentlessRecords(ctx, read, records), rolledBack: readonly RolledBackRecord[] = []): PointerMove[] {
+export function pointerMoves(
+  ctx: KindContext,
+  read: <T>(file: string, fn: () => T) => T | undefined = (_f, fn) => fn(),
+  records?: Map<string, CandidateRecord>,
+  baselines: Array<[string, CandidateRecord]> = parentlessRecords(ctx, read, records),
+  rolledBack: readonly RolledBackRecord[] = [],
+): PointerMove[] {
   const moves: PointerMove[] = [];
   for (const id of listPromotionIds(ctx)) {
     const p = read(ctx.paths.promotion(id), () => readPromotion(ctx, id));
@@ -47,7 +74,9 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
   // One init per scenario: the first baseline no recorded rollover made. Later baselines another
   // implementation rolled over to are moves only as active.json's own rollover form proves them.
   const inits = baselines.filter(([digest]) => !rolledOver.has(digest));
-  const first = inits.sort(([da, a], [db, b]) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : da < db ? -1 : 1))[0];
+  const first = inits.sort(([da, a], [db, b]) =>
+    a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : da < db ? -1 : 1,
+  )[0];
   if (first) moves.push(initMove(first[0], first[1].evaluator_epoch, first[1].created_at));
   // Pointers of another implementation's rollbacks and rollovers, kept when autoctx moved on from them.
   const parentless = new Set(baselines.map(([digest]) => digest));
@@ -56,13 +85,23 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
       const r = readForeignMove(ctx, id);
       if (!r) return null;
       const move = foreignMove(r.pointer, (d) => parentless.has(d), id);
-      if (!move) fail('INVALID_INPUT', `the pointer it keeps is not in the form of another implementation's rollback or rollover`);
+      if (!move)
+        fail(
+          'INVALID_INPUT',
+          `the pointer it keeps is not in the form of another implementation's rollback or rollover`,
+        );
       return move;
     });
     if (m) moves.push(m);
   }
   // Rollbacks of another implementation that a later move went on from, proven by the records they left.
-  moves.push(...recordProvenRollbacks(moves, rolledBack, baselines.map(([digest, r]) => ({digest, evaluator_epoch: r.evaluator_epoch, created_at: r.created_at}))));
+  moves.push(
+    ...recordProvenRollbacks(
+      moves,
+      rolledBack,
+      baselines.map(([digest, r]) => ({digest, evaluator_epoch: r.evaluator_epoch, created_at: r.created_at})),
+    ),
+  );
   return moves;
 }
 
@@ -77,7 +116,9 @@ export function pointerMoves(ctx: KindContext, read: <T>(file: string, fn: () =>
  * found it) once autoctx changed it.
  */
 function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord]>): RolledBackRecord[] {
-  const words = (r: CandidateRecord) => r.lifecycle === 'superseded' && (r.rationale.startsWith('rolled back: ') || r.rationale.startsWith('evaluator epoch rolled over to '));
+  const words = (r: CandidateRecord) =>
+    r.lifecycle === 'superseded' &&
+    (r.rationale.startsWith('rolled back: ') || r.rationale.startsWith('evaluator epoch rolled over to '));
   let adoption: AdoptionRead | undefined;
   try {
     adoption = readAdoption(ctx);
@@ -87,8 +128,10 @@ function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord
   }
   const out: RolledBackRecord[] = [];
   for (const [digest, record] of all) {
-    // Only a bundle that served can have been rolled back or rolled over from (and it is never anything but active or superseded after).
-    if ((record.lifecycle !== 'superseded' && record.lifecycle !== 'active') || !predatesHistories(adoption, digest)) continue;
+    // Only a bundle that served can have been rolled back or rolled over from (and it is never anything but active or
+    // superseded after).
+    if ((record.lifecycle !== 'superseded' && record.lifecycle !== 'active') || !predatesHistories(adoption, digest))
+      continue;
     let found: CandidateRecord | null = null;
     try {
       const first = listHistorySeqs(ctx, digest)[0];
@@ -101,7 +144,13 @@ function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord
       rethrowUnless(error, isAutoctxError, isSystemError);
       found = null; // an unreadable history is verify's own finding; it proves nothing here
     }
-    if (found && words(found)) out.push({digest, rationale: found.rationale, updated_at: found.updated_at, evaluator_epoch: found.evaluator_epoch});
+    if (found && words(found))
+      out.push({
+        digest,
+        rationale: found.rationale,
+        updated_at: found.updated_at,
+        evaluator_epoch: found.evaluator_epoch,
+      });
   }
   return out;
 }
@@ -114,11 +163,18 @@ function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord
  * it. Asked before the move's record is written, so a move that would fail
  * writes nothing.
  */
-export function plannedMoveProblem(ctx: KindContext, current: ActivePointer | null, planned: PointerMove, next: ActivePointer): string | null {
+export function plannedMoveProblem(
+  ctx: KindContext,
+  current: ActivePointer | null,
+  planned: PointerMove,
+  next: ActivePointer,
+): string | null {
   const all = allRecords(ctx, (_f, fn) => fn());
   const baselines = all.filter(([, r]) => r.parent_digest === null);
   const parentless = new Set(baselines.map(([digest]) => digest));
-  const moves = pointerMoves(ctx, undefined, undefined, baselines, rolledBackRecords(ctx, all)).filter((m) => !(m.kind === planned.kind && m.id === planned.id));
+  const moves = pointerMoves(ctx, undefined, undefined, baselines, rolledBackRecords(ctx, all)).filter(
+    (m) => !(m.kind === planned.kind && m.id === planned.id),
+  );
   if (current) {
     const head = resolvePointerHistory(current, moves, (d) => parentless.has(d)).chain.at(-1);
     if (head?.foreign && head.id === FOREIGN_HEAD) moves.push({...head, id: foreignMoveId(current)});
@@ -139,7 +195,11 @@ export function keepForeignHead(ctx: KindContext, current: ActivePointer, at: st
   if (head?.foreign && head.id === FOREIGN_HEAD) keepForeignMove(ctx, current, at);
 }
 
-function allRecords(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined, records?: Map<string, CandidateRecord>): Array<[string, CandidateRecord]> {
+function allRecords(
+  ctx: KindContext,
+  read: <T>(file: string, fn: () => T) => T | undefined,
+  records?: Map<string, CandidateRecord>,
+): Array<[string, CandidateRecord]> {
   return records
     ? [...records]
     : listCandidateDigests(ctx).flatMap((d) => {
@@ -148,12 +208,21 @@ function allRecords(ctx: KindContext, read: <T>(file: string, fn: () => T) => T 
       });
 }
 
-function parentlessRecords(ctx: KindContext, read: <T>(file: string, fn: () => T) => T | undefined, records?: Map<string, CandidateRecord>): Array<[string, CandidateRecord]> {
+function parentlessRecords(
+  ctx: KindContext,
+  read: <T>(file: string, fn: () => T) => T | undefined,
+  records?: Map<string, CandidateRecord>,
+): Array<[string, CandidateRecord]> {
   return allRecords(ctx, read, records).filter(([, r]) => r.parent_digest === null);
 }
 
 /** The pointer's history as the records tell it (model/pointer-history.ts). */
-export function pointerHistory(ctx: KindContext, active: ActivePointer, records?: Map<string, CandidateRecord>, read?: <T>(file: string, fn: () => T) => T | undefined): PointerHistory {
+export function pointerHistory(
+  ctx: KindContext,
+  active: ActivePointer,
+  records?: Map<string, CandidateRecord>,
+  read?: <T>(file: string, fn: () => T) => T | undefined,
+): PointerHistory {
   // The records are read once: for the init among them, and for which bundles are baselines.
   const all = allRecords(ctx, read ?? ((_f, fn) => fn()), records);
   const baselines = all.filter(([, r]) => r.parent_digest === null);
@@ -161,10 +230,20 @@ export function pointerHistory(ctx: KindContext, active: ActivePointer, records?
   const parentless = new Set(baselines.map(([digest]) => digest));
   const h = resolvePointerHistory(active, moves, (d) => parentless.has(d));
   const head = h.chain.at(-1);
-  const own = head?.foreign && head.kind === 'rollback' ? lostExecution(ctx, {to: active.bundle_digest, at: active.activated_at, from: head.from}, active) : null;
+  const own =
+    head?.foreign && head.kind === 'rollback'
+      ? lostExecution(ctx, {to: active.bundle_digest, at: active.activated_at, from: head.from}, active)
+      : null;
   if (own) return {chain: [], problems: [own], unserved: [], pending: []};
-  // A move missing from the middle of the history that was autoctx's own rollback: its record histories name the execution record lost.
-  const lost = h.problems.flatMap((p) => ((p.code === 'HISTORY_GAP' || p.code === 'ROLLBACK_NOT_SERVED') && p.move?.from && p.move.from_activated_at ? [lostExecution(ctx, {to: p.move.from, at: p.move.from_activated_at, from: null}, null)] : [])).filter((p) => p !== null);
+  // A move missing from the middle of the history that was autoctx's own rollback: its record histories name the
+  // execution record lost.
+  const lost = h.problems
+    .flatMap((p) =>
+      (p.code === 'HISTORY_GAP' || p.code === 'ROLLBACK_NOT_SERVED') && p.move?.from && p.move.from_activated_at
+        ? [lostExecution(ctx, {to: p.move.from, at: p.move.from_activated_at, from: null}, null)]
+        : [],
+    )
+    .filter((p) => p !== null);
   return lost.length > 0 ? {...h, problems: [...h.problems, ...lost]} : h;
 }
 
@@ -179,7 +258,8 @@ export function moveFile(ctx: KindContext, move: PointerMove): string {
   if (move.foreign && move.id.startsWith(RECORD_PROOF)) return ctx.paths.record(move.id.slice(RECORD_PROOF.length));
   if (move.foreign) return move.id === FOREIGN_HEAD ? ctx.paths.active : ctx.paths.foreignMove(move.id);
   if (move.kind === 'promotion') return ctx.paths.promotion(move.id);
-  if (move.kind === 'rollback') return move.id.startsWith('RBX-') ? ctx.paths.rollbackExecution(move.id) : ctx.paths.rollback(move.id);
+  if (move.kind === 'rollback')
+    return move.id.startsWith('RBX-') ? ctx.paths.rollbackExecution(move.id) : ctx.paths.rollback(move.id);
   if (move.kind === 'rollover') return ctx.paths.rollover(move.id);
   return ctx.paths.record(move.to);
 }
@@ -195,31 +275,78 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
   const active = c.attempt(file, () => readActive(store));
   if (active === null) {
     // An init interrupted before its pointer: one parentless bundle, no history. The same init completes it.
-    const interruptedInit = c.bundles.size <= 1 && [...c.bundles.values()].every((b) => b.parent_digest === null) && listPromotionIds(store).length === 0 && listRollbackIds(store).length === 0 && listExecutionKeys(store).length === 0;
-    if (interruptedInit) c.warn(file, 'INIT_INCOMPLETE', `${c.rel(file)} is missing: an interrupted init (running the same init again completes it)`);
+    const interruptedInit =
+      c.bundles.size <= 1 &&
+      [...c.bundles.values()].every((b) => b.parent_digest === null) &&
+      listPromotionIds(store).length === 0 &&
+      listRollbackIds(store).length === 0 &&
+      listExecutionKeys(store).length === 0;
+    if (interruptedInit)
+      c.warn(
+        file,
+        'INIT_INCOMPLETE',
+        `${c.rel(file)} is missing: an interrupted init (running the same init again completes it)`,
+      );
     else c.error(file, 'MISSING_POINTER', `${c.rel(file)} is missing: the scenario serves no bundle`);
     return undefined;
   }
   if (!active) return undefined;
   const bundle = c.bundle(active.bundle_digest);
-  if (!bundle) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)} points at ${active.bundle_digest}, whose manifest ${c.rel(store.paths.bundle(active.bundle_digest))} is missing or invalid`);
-  else if (bundle.evaluator_epoch !== active.evaluator_epoch) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the active manifest's`);
-  if (active.rollback_target_digest && !c.bundle(active.rollback_target_digest)) c.error(file, 'MISSING_BUNDLE', `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest (${c.rel(store.paths.bundle(active.rollback_target_digest))})`);
+  if (!bundle)
+    c.error(
+      file,
+      'MISSING_BUNDLE',
+      `${c.rel(file)} points at ${active.bundle_digest}, whose manifest ${c.rel(store.paths.bundle(active.bundle_digest))} is missing or invalid`,
+    );
+  else if (bundle.evaluator_epoch !== active.evaluator_epoch)
+    c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the active manifest's`);
+  if (active.rollback_target_digest && !c.bundle(active.rollback_target_digest))
+    c.error(
+      file,
+      'MISSING_BUNDLE',
+      `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest (${c.rel(store.paths.bundle(active.rollback_target_digest))})`,
+    );
   if (active.promotion_id !== null) {
     const promo = c.attempt(file, () => readPromotion(store, active.promotion_id!));
-    if (promo === null) c.error(file, 'MISSING_PROMOTION', `${c.rel(file)} names promotion ${active.promotion_id}, which does not exist`);
+    if (promo === null)
+      c.error(file, 'MISSING_PROMOTION', `${c.rel(file)} names promotion ${active.promotion_id}, which does not exist`);
     if (promo) {
-      if (promo.candidate_digest !== active.bundle_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: promotion ${promo.promotion_id} promoted ${promo.candidate_digest}, not the active bundle`);
-      if (promo.rollback_target_digest !== active.rollback_target_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: rollback target differs from promotion ${promo.promotion_id}`);
-      if (active.manifest_diff_digest !== undefined && active.manifest_diff_digest !== promo.manifest_diff_digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: manifest_diff_digest differs from promotion ${promo.promotion_id}`);
+      if (promo.candidate_digest !== active.bundle_digest)
+        c.error(
+          file,
+          'LINEAGE_MISMATCH',
+          `${c.rel(file)}: promotion ${promo.promotion_id} promoted ${promo.candidate_digest}, not the active bundle`,
+        );
+      if (promo.rollback_target_digest !== active.rollback_target_digest)
+        c.error(
+          file,
+          'LINEAGE_MISMATCH',
+          `${c.rel(file)}: rollback target differs from promotion ${promo.promotion_id}`,
+        );
+      if (active.manifest_diff_digest !== undefined && active.manifest_diff_digest !== promo.manifest_diff_digest)
+        c.error(
+          file,
+          'DIGEST_MISMATCH',
+          `${c.rel(file)}: manifest_diff_digest differs from promotion ${promo.promotion_id}`,
+        );
     }
   }
   // Lifecycles and mirrors that lag the pointer are repairable only behind a pointer its history vouches for.
   if (!verifyPointerHistory(c, active, records)) return active;
   for (const [digest, r] of records) {
     const recordFile = store.paths.record(digest);
-    if (digest === active.bundle_digest && r.lifecycle !== 'active') c.warn(recordFile, 'LIFECYCLE_PENDING', `${c.rel(recordFile)}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`);
-    if (digest !== active.bundle_digest && r.lifecycle === 'active') c.warn(recordFile, 'LIFECYCLE_PENDING', `${c.rel(recordFile)}: says "active" but the pointer names ${active.bundle_digest}`);
+    if (digest === active.bundle_digest && r.lifecycle !== 'active')
+      c.warn(
+        recordFile,
+        'LIFECYCLE_PENDING',
+        `${c.rel(recordFile)}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`,
+      );
+    if (digest !== active.bundle_digest && r.lifecycle === 'active')
+      c.warn(
+        recordFile,
+        'LIFECYCLE_PENDING',
+        `${c.rel(recordFile)}: says "active" but the pointer names ${active.bundle_digest}`,
+      );
   }
   // The texts of manifests this verify has already re-hashed: read again for their texts only, not hashed twice.
   const texts = (digest: string) => readBundleTexts(store, digest);
@@ -248,16 +375,46 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
   for (const m of h.chain) {
     if (!m.foreign || m.id === FOREIGN_HEAD) continue;
     const proof = moveFile(store, m);
-    if (m.id.startsWith(RECORD_PROOF)) c.note(proof, 'FOREIGN_POINTER_MOVE', `${c.rel(proof)} shows ${m.kind === 'rollback' ? `a rollback by another implementation (from ${m.from} back to ${m.to})` : `an epoch rollover by another implementation (to ${m.to}, epoch "${m.to_epoch}")`}, which keeps no record of it and which a later move went on from; accepted because the records it wrote prove the move`);
-    else c.note(proof, 'FOREIGN_POINTER_MOVE', `${c.rel(proof)} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved on from; accepted because its own fields prove the move`);
+    if (m.id.startsWith(RECORD_PROOF))
+      c.note(
+        proof,
+        'FOREIGN_POINTER_MOVE',
+        `${c.rel(proof)} shows ${m.kind === 'rollback' ? `a rollback by another implementation (from ${m.from} back to ${m.to})` : `an epoch rollover by another implementation (to ${m.to}, epoch "${m.to_epoch}")`}, which keeps no record of it and which a later move went on from; accepted because the records it wrote prove the move`,
+      );
+    else
+      c.note(
+        proof,
+        'FOREIGN_POINTER_MOVE',
+        `${c.rel(proof)} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved on from; accepted because its own fields prove the move`,
+      );
   }
-  if (head?.foreign && head.id === FOREIGN_HEAD) c.note(file, 'FOREIGN_POINTER_MOVE', `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`);
-  for (const m of h.pending) c.warn(moveFile(store, m), 'MOVE_PENDING', `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer did not move (an interrupted command; running it again completes it)`);
-  for (const m of h.unserved) c.warn(moveFile(store, m), 'NEVER_SERVED', `${c.rel(moveFile(store, m))}: this ${m.kind} never served (it was recorded, then another move went ahead of it)`);
+  if (head?.foreign && head.id === FOREIGN_HEAD)
+    c.note(
+      file,
+      'FOREIGN_POINTER_MOVE',
+      `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`,
+    );
+  for (const m of h.pending)
+    c.warn(
+      moveFile(store, m),
+      'MOVE_PENDING',
+      `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer did not move (an interrupted command; running it again completes it)`,
+    );
+  for (const m of h.unserved)
+    c.warn(
+      moveFile(store, m),
+      'NEVER_SERVED',
+      `${c.rel(moveFile(store, m))}: this ${m.kind} never served (it was recorded, then another move went ahead of it)`,
+    );
   const served = new Set(h.chain.map((m) => m.to));
   for (const [digest, r] of records) {
     const recordFile = store.paths.record(digest);
-    if (r.lifecycle === 'superseded' && !served.has(digest)) c.error(recordFile, 'LIFECYCLE_MISMATCH', `${c.rel(recordFile)} says "superseded", but no recorded pointer move ever made ${digest} active`);
+    if (r.lifecycle === 'superseded' && !served.has(digest))
+      c.error(
+        recordFile,
+        'LIFECYCLE_MISMATCH',
+        `${c.rel(recordFile)} says "superseded", but no recorded pointer move ever made ${digest} active`,
+      );
   }
   return true;
 }

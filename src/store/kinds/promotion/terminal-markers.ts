@@ -36,7 +36,9 @@ export function writeCausalAttribution(ctx: KindContext, digest: string, doc: Re
   return ctx.writer.createDocument(ctx.paths.causalAttribution(digest), CAUSAL_SCHEMA, doc);
 }
 
-/** verify: a stale marker or causal attribution names its own candidate, and an attribution's diff is the candidate's. */
+/**
+ * verify: a stale marker or causal attribution names its own candidate, and an attribution's diff is the candidate's.
+ */
 export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | null | undefined): void {
   for (const [file, schema] of [
     [c.store.paths.staleTerminalization(digest), STALE_SCHEMA],
@@ -45,8 +47,10 @@ export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | 
     c.attempt(file, () =>
       readDocument(c.store.guard, file, schema, (v) => {
         const doc = v as unknown as {candidate_digest: string; manifest_diff?: ManifestDiff};
-        if (doc.candidate_digest !== digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names candidate ${doc.candidate_digest}`);
-        if (doc.manifest_diff && diff && doc.manifest_diff.digest !== diff.digest) c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: its manifest diff is not the candidate's`);
+        if (doc.candidate_digest !== digest)
+          c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: names candidate ${doc.candidate_digest}`);
+        if (doc.manifest_diff && diff && doc.manifest_diff.digest !== diff.digest)
+          c.error(file, 'DIGEST_MISMATCH', `${c.rel(file)}: its manifest diff is not the candidate's`);
         return doc;
       }),
     );
@@ -55,15 +59,19 @@ export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | 
   verifyMarkerContents(c, digest, diff);
 }
 
-/** The causal attribution its candidate's files make, or null when they make none (or are not there to make it from). */
+/**
+ * The causal attribution its candidate's files make, or null when they make none (or are not there to make it from).
+ */
 function expectedAttribution(c: Findings, digest: string, diff: ManifestDiff): Record<string, unknown> | null {
   const {store} = c;
-  return c.attempt(store.paths.causalAttribution(digest), () => {
-    const tested = readBundle(store, digest);
-    const parent = tested?.parent_digest ? readBundle(store, tested.parent_digest) : null;
-    const evidence = readEvidence(store, digest);
-    return tested && parent && evidence ? createCausalAttribution(tested, parent, diff, evidence.trials) : null;
-  }) ?? null;
+  return (
+    c.attempt(store.paths.causalAttribution(digest), () => {
+      const tested = readBundle(store, digest);
+      const parent = tested?.parent_digest ? readBundle(store, tested.parent_digest) : null;
+      const evidence = readEvidence(store, digest);
+      return tested && parent && evidence ? createCausalAttribution(tested, parent, diff, evidence.trials) : null;
+    }) ?? null
+  );
 }
 
 /**
@@ -77,7 +85,12 @@ function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | 
   if (exists(causal) && diff) {
     const stored = c.attempt(causal, () => readDocument(store.guard, causal, CAUSAL_SCHEMA));
     const made = expectedAttribution(c, digest, diff);
-    if (stored && !jsonEqual(stored, made)) c.error(causal, 'DIGEST_MISMATCH', `${c.rel(causal)} is not the causal attribution the candidate's bundle, parent and evidence make`);
+    if (stored && !jsonEqual(stored, made))
+      c.error(
+        causal,
+        'DIGEST_MISMATCH',
+        `${c.rel(causal)} is not the causal attribution the candidate's bundle, parent and evidence make`,
+      );
   }
   const stale = store.paths.staleTerminalization(digest);
   if (!exists(stale)) return;
@@ -88,14 +101,27 @@ function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | 
     const plan = readPlan(store, digest);
     const evidence = readEvidence(store, digest);
     const neg = readNegativeResult(store, digest) as {entries?: Array<{reason?: unknown}>} | null;
-    const evidenceDigest = evidence && evidence.confirmation_policy ? matchedEvidenceDigest({trials: sortEvidence(evidence.trials), confirmation_policy: evidence.confirmation_policy, confirmation_policy_digest: evidence.confirmation_policy_digest}) : null;
+    const evidenceDigest =
+      evidence && evidence.confirmation_policy
+        ? matchedEvidenceDigest({
+            trials: sortEvidence(evidence.trials),
+            confirmation_policy: evidence.confirmation_policy,
+            confirmation_policy_digest: evidence.confirmation_policy_digest,
+          })
+        : null;
     const wrong: string[] = [];
     if (bundle && doc.parent_digest !== bundle.parent_digest) wrong.push('parent_digest');
     if (doc.evaluator_plan_digest !== (plan?.plan_digest ?? null)) wrong.push('evaluator_plan_digest');
     if (doc.matched_evidence_digest !== evidenceDigest) wrong.push('matched_evidence_digest');
-    if (doc.reason !== `confirmed candidate incumbent ${String(doc.parent_digest)} is stale; active bundle is ${String(doc.observed_active_digest)}`) wrong.push('reason');
-    if (neg && !(neg.entries ?? []).some((e) => e.reason === doc.reason)) wrong.push('reason (its negative result gives another)');
-    if (wrong.length > 0) c.error(stale, 'DIGEST_MISMATCH', `${c.rel(stale)}: ${wrong.join(', ')} not the candidate's own`);
+    if (
+      doc.reason !==
+      `confirmed candidate incumbent ${String(doc.parent_digest)} is stale; active bundle is ${String(doc.observed_active_digest)}`
+    )
+      wrong.push('reason');
+    if (neg && !(neg.entries ?? []).some((e) => e.reason === doc.reason))
+      wrong.push('reason (its negative result gives another)');
+    if (wrong.length > 0)
+      c.error(stale, 'DIGEST_MISMATCH', `${c.rel(stale)}: ${wrong.join(', ')} not the candidate's own`);
     return null;
   });
 }
@@ -109,9 +135,15 @@ function verifyMarkersPresent(c: Findings, digest: string, diff: ManifestDiff | 
   const {store} = c;
   const stale = store.paths.staleTerminalization(digest);
   if (!exists(stale)) {
-    const neg = c.attempt(store.paths.negativeResult(digest), () => readNegativeResult(store, digest)) as {entries?: Array<{result_id?: unknown}>} | null;
+    const neg = c.attempt(store.paths.negativeResult(digest), () => readNegativeResult(store, digest)) as {
+      entries?: Array<{result_id?: unknown}>;
+    } | null;
     if (neg?.entries?.some((e) => typeof e.result_id === 'string' && e.result_id.endsWith('-stale-incumbent'))) {
-      c.error(stale, 'MISSING_MARKER', `${c.rel(stale)} is missing: ${c.rel(store.paths.negativeResult(digest))} rejects the candidate as stale, which is recorded with it`);
+      c.error(
+        stale,
+        'MISSING_MARKER',
+        `${c.rel(stale)} is missing: ${c.rel(store.paths.negativeResult(digest))} rejects the candidate as stale, which is recorded with it`,
+      );
     }
   }
   const causal = store.paths.causalAttribution(digest);
@@ -124,7 +156,12 @@ function verifyMarkersPresent(c: Findings, digest: string, diff: ManifestDiff | 
     rethrowUnless(error, isAutoctxError);
   }
   if (!promotion) return;
-  if (expectedAttribution(c, digest, diff)) c.error(causal, 'MISSING_MARKER', `${c.rel(causal)} is missing: the candidate was promoted adding one component, with held-out trials, which records its causal attribution`);
+  if (expectedAttribution(c, digest, diff))
+    c.error(
+      causal,
+      'MISSING_MARKER',
+      `${c.rel(causal)} is missing: the candidate was promoted adding one component, with held-out trials, which records its causal attribution`,
+    );
 }
 
 export const markersCheck: CandidateCheck = {

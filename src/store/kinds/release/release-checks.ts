@@ -29,7 +29,8 @@ const SERVING = new Set(['ACTIVE', 'CANARY', 'SHADOW']);
  */
 export function verifyReleases(c: Findings, records: Map<string, CandidateRecord>): void {
   const {store} = c;
-  // Each pointer record was checked (and any problem reported) by the pointer's own checks; here a record that cannot be read is left out.
+  // Each pointer record was checked (and any problem reported) by the pointer's own checks; here a record that cannot
+  // be read is left out.
   const quiet = <T>(_file: string, fn: () => T): T | undefined => {
     try {
       return fn();
@@ -38,17 +39,28 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       return undefined;
     }
   };
-  // One rule: a rejected bundle never serves. "Rejected" is the one definition (rejectionReason), from the records verify read.
+  // One rule: a rejected bundle never serves. "Rejected" is the one definition (rejectionReason), from the records
+  // verify read.
   const rejected = (digest: string): string | null =>
-    rejectionReason(digest, {lifecycle: records.get(digest)?.lifecycle ?? null, hasNegativeResult: quiet('', () => readNegativeResult(store, digest)) != null, hasStaleRejection: quiet('', () => readStaleTerminalization(store, digest)) != null});
+    rejectionReason(digest, {
+      lifecycle: records.get(digest)?.lifecycle ?? null,
+      hasNegativeResult: quiet('', () => readNegativeResult(store, digest)) != null,
+      hasStaleRejection: quiet('', () => readStaleTerminalization(store, digest)) != null,
+    });
   const active = quiet(store.paths.active, () => readActive(store));
   const activeRejection = active ? rejected(active.bundle_digest) : null;
-  if (active && activeRejection) c.error(store.paths.active, 'REJECTED_SERVING', `${c.rel(store.paths.active)} names bundle ${active.bundle_digest} (${activeRejection}): a rejected bundle never serves (autoctx rollback moves the pointer away)`);
+  if (active && activeRejection)
+    c.error(
+      store.paths.active,
+      'REJECTED_SERVING',
+      `${c.rel(store.paths.active)} names bundle ${active.bundle_digest} (${activeRejection}): a rejected bundle never serves (autoctx rollback moves the pointer away)`,
+    );
   if (!exists(store.paths.releasesDir)) return;
   const chain = active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet);
   const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
   for (const scope of listReleaseScopes(store)) receipts.set(scope, verifyReceipts(c, scope));
-  const servedIn = (target: {version: string; bundle_digest: string}, scope: string) => hasServed(scope, target, {chain, receipts: receipts.get(scope) ?? []});
+  const servedIn = (target: {version: string; bundle_digest: string}, scope: string) =>
+    hasServed(scope, target, {chain, receipts: receipts.get(scope) ?? []});
   const descriptors = verifyDescriptors(c, servedIn);
   /** A release named but without its descriptor: the error names the descriptor's file, and what names it. */
   const missing = (version: string, by: string) => {
@@ -64,7 +76,11 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       const why = d && SERVING.has(r.state) ? rejected(d.bundle_digest) : null;
       if (!d || !why) continue;
       const file = store.paths.releaseRegistry(scope);
-      c.error(file, 'REJECTED_SERVING', `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle is a rejected candidate (${why}): a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope}${signedHow} moves the scope away from it` : `autoctx repair${signedHow} (or autoctx reject ${d.bundle_digest.slice(0, 12)}${signedHow} --rationale TEXT) ends it with a receipt`})`);
+      c.error(
+        file,
+        'REJECTED_SERVING',
+        `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle is a rejected candidate (${why}): a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope}${signedHow} moves the scope away from it` : `autoctx repair${signedHow} (or autoctx reject ${d.bundle_digest.slice(0, 12)}${signedHow} --rationale TEXT) ends it with a receipt`})`,
+      );
     }
     for (const r of list) {
       if (r) followReceipt(c, scope, r, descriptors, missing);
@@ -72,21 +88,44 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       const file = store.paths.releaseReceipt(scope, r.seq);
       const d = descriptors.get(versionKey(r.version));
       if (!d) missing(r.version, file);
-      else if (d.bundle_digest !== r.bundle_digest) c.error(file, 'RECEIPT_MISMATCH', `${c.rel(file)} names release ${r.version} with bundle ${r.bundle_digest}, but its descriptor names ${d.bundle_digest}`);
+      else if (d.bundle_digest !== r.bundle_digest)
+        c.error(
+          file,
+          'RECEIPT_MISMATCH',
+          `${c.rel(file)} names release ${r.version} with bundle ${r.bundle_digest}, but its descriptor names ${d.bundle_digest}`,
+        );
     }
   }
 }
 
-/** The other documents a receipt names: the promotion it made (which promoted its bundle), the releases it deprecated. */
-function followReceipt(c: Findings, scope: string, r: TransitionReceipt, descriptors: Map<string, unknown>, missing: (version: string, by: string) => void): void {
+/**
+ * The other documents a receipt names: the promotion it made (which promoted its bundle), the releases it deprecated.
+ */
+function followReceipt(
+  c: Findings,
+  scope: string,
+  r: TransitionReceipt,
+  descriptors: Map<string, unknown>,
+  missing: (version: string, by: string) => void,
+): void {
   const {store} = c;
   const file = store.paths.releaseReceipt(scope, r.seq);
   for (const v of r.deprecated_versions) if (!descriptors.has(versionKey(v))) missing(v, file);
   if (r.promotion_id === null) return;
   const promotionFile = store.paths.promotion(r.promotion_id);
   const p = c.attempt(promotionFile, () => readPromotion(store, r.promotion_id!));
-  if (p === null) c.error(promotionFile, 'MISSING_PROMOTION', `${c.rel(promotionFile)} is missing: ${c.rel(file)} names promotion ${r.promotion_id}`);
-  else if (p && p.candidate_digest !== r.bundle_digest) c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)} names promotion ${r.promotion_id}, which promoted ${p.candidate_digest}, not ${r.bundle_digest ?? 'no bundle'}`);
+  if (p === null)
+    c.error(
+      promotionFile,
+      'MISSING_PROMOTION',
+      `${c.rel(promotionFile)} is missing: ${c.rel(file)} names promotion ${r.promotion_id}`,
+    );
+  else if (p && p.candidate_digest !== r.bundle_digest)
+    c.error(
+      file,
+      'LINEAGE_MISMATCH',
+      `${c.rel(file)} names promotion ${r.promotion_id}, which promoted ${p.candidate_digest}, not ${r.bundle_digest ?? 'no bundle'}`,
+    );
 }
 
 export const releasesCheck: ScenarioCheck = {

@@ -52,7 +52,12 @@ export function registryState(ctx: KindContext, scope: string): RegistryState {
   const applied = receipts.filter((r) => r.applied).at(-1) ?? null;
   const rel = ctx.guard.relative(file);
   if (applied === null) {
-    if (stored !== null) fail('INTEGRITY', `${rel} has no applied transition receipt that wrote it (edited by hand, or its receipts are gone); run autoctx verify`, {file: rel});
+    if (stored !== null)
+      fail(
+        'INTEGRITY',
+        `${rel} has no applied transition receipt that wrote it (edited by hand, or its receipts are gone); run autoctx verify`,
+        {file: rel},
+      );
     return {scope, registry: emptyRegistry(ctx.scenario, scope), digest: null, pending: null, receipts};
   }
   // The registry in force is what the newest applied receipt's declared change makes of the one before it.
@@ -63,8 +68,13 @@ export function registryState(ctx: KindContext, scope: string): RegistryState {
     fail('INTEGRITY', `${receipt}: ${problem}; run autoctx verify`, {file: receipt});
   }
   if (digest === applied.registry_after) return {scope, registry: stored!, digest, pending: null, receipts};
-  if (digest === applied.registry_before) return {scope, registry: applied.registry!, digest: applied.registry_after, pending: applied, receipts};
-  fail('INTEGRITY', `${rel} is not the registry its newest applied receipt (${applied.seq}) wrote (edited by hand); run autoctx verify`, {file: rel});
+  if (digest === applied.registry_before)
+    return {scope, registry: applied.registry!, digest: applied.registry_after, pending: applied, receipts};
+  fail(
+    'INTEGRITY',
+    `${rel} is not the registry its newest applied receipt (${applied.seq}) wrote (edited by hand); run autoctx verify`,
+    {file: rel},
+  );
 }
 
 /** Under the scenario lock: write a pending registry from its receipt. Returns the receipt completed, if any. */
@@ -77,7 +87,11 @@ export function settleRegistry(ctx: KindContext, state: RegistryState): Transiti
 /** Under the scenario lock, after the receipt: swap the registry from `expected` to the receipt's. */
 export function swapRegistry(ctx: KindContext, scope: string, expected: string | null, next: Registry): void {
   compareAndSwap(ctx.writer, ctx.paths.releaseRegistry(scope), REGISTRY_SCHEMA, expected, next, (found) =>
-    fail('STALE_REGISTRY', `the registry of scope ${scope} moved while this command decided (expected ${expected ?? 'none'}, found ${found ?? 'none'})`, {scope}),
+    fail(
+      'STALE_REGISTRY',
+      `the registry of scope ${scope} moved while this command decided (expected ${expected ?? 'none'}, found ${found ?? 'none'})`,
+      {scope},
+    ),
   );
 }
 
@@ -90,7 +104,13 @@ export function registryDigestOf(r: Registry): string {
  * behind it after a crash: a warning), keeps the ACTIVE rule, and names only
  * releases that have descriptors.
  */
-export function verifyRegistry(c: Findings, scope: string, receipts: Array<TransitionReceipt | undefined>, known: (version: string) => boolean, missing: (version: string, by: string) => void): Registry | undefined {
+export function verifyRegistry(
+  c: Findings,
+  scope: string,
+  receipts: Array<TransitionReceipt | undefined>,
+  known: (version: string) => boolean,
+  missing: (version: string, by: string) => void,
+): Registry | undefined {
   const {store} = c;
   const file = store.paths.releaseRegistry(scope);
   const present = exists(file);
@@ -101,20 +121,39 @@ export function verifyRegistry(c: Findings, scope: string, receipts: Array<Trans
   const digest = stored === null ? null : registryDigestOf(stored);
   let registry: Registry | undefined = stored ?? undefined;
   if (applied === null) {
-    if (stored !== null && complete) c.error(file, 'REGISTRY_MISMATCH', `${c.rel(file)} has no applied transition receipt that wrote it (edited by hand, or its receipts are gone)`);
+    if (stored !== null && complete)
+      c.error(
+        file,
+        'REGISTRY_MISMATCH',
+        `${c.rel(file)} has no applied transition receipt that wrote it (edited by hand, or its receipts are gone)`,
+      );
   } else if (digest === applied.registry_after) {
     // in line
   } else if (digest === applied.registry_before) {
-    c.warn(file, 'REGISTRY_PENDING', `${c.rel(file)} is one transition behind its receipts (receipt ${applied.seq} was written, the registry not yet); the next transition, or autoctx repair, completes it`);
+    c.warn(
+      file,
+      'REGISTRY_PENDING',
+      `${c.rel(file)} is one transition behind its receipts (receipt ${applied.seq} was written, the registry not yet); the next transition, or autoctx repair, completes it`,
+    );
     registry = applied.registry!;
   } else if (stored === null) {
-    c.error(file, 'MISSING_REGISTRY', `${c.rel(file)} is missing, but applied receipt ${applied.seq} of scope ${scope} wrote it`);
+    c.error(
+      file,
+      'MISSING_REGISTRY',
+      `${c.rel(file)} is missing, but applied receipt ${applied.seq} of scope ${scope} wrote it`,
+    );
     registry = applied.registry!;
   } else {
-    c.both(file, store.paths.releaseReceipt(scope, applied.seq), 'REGISTRY_MISMATCH', `${c.rel(file)} is not the registry its newest applied receipt (${applied.seq}) wrote: edited by hand`);
+    c.both(
+      file,
+      store.paths.releaseReceipt(scope, applied.seq),
+      'REGISTRY_MISMATCH',
+      `${c.rel(file)} is not the registry its newest applied receipt (${applied.seq}) wrote: edited by hand`,
+    );
   }
   if (registry) for (const r of Object.values(registry.releases)) if (!known(r.version)) missing(r.version, file);
-  // The receipt the registry says wrote it must be there: a lost newest receipt is named, not only the mismatch it leaves.
+  // The receipt the registry says wrote it must be there: a lost newest receipt is named, not only the mismatch it
+  // leaves.
   const seq = stored?.receipt?.seq;
   if (seq !== undefined && seq > receipts.length) {
     const lost = store.paths.releaseReceipt(scope, seq);
@@ -130,7 +169,10 @@ export const registryRepair: ScenarioRepair = {
     for (const scope of listReleaseScopes(store)) {
       try {
         const done = settleRegistry(store, registryState(store, scope));
-        if (done) actions.push(`completed ${rel(store.paths.releaseRegistry(scope))} from ${rel(store.paths.releaseReceipt(scope, done.seq))}, a transition cut short after its receipt`);
+        if (done)
+          actions.push(
+            `completed ${rel(store.paths.releaseRegistry(scope))} from ${rel(store.paths.releaseReceipt(scope, done.seq))}, a transition cut short after its receipt`,
+          );
       } catch (error) {
         if (!isAutoctxError(error)) throw error;
         remaining.push(`${rel(store.paths.releaseRegistry(scope))}: ${error.message}; left as it is`);

@@ -24,7 +24,10 @@ export interface ShadowCounter {
 const FILE = /^([0-9a-f]{32})-(\d{4}-\d{2}-\d{2})\.json$/;
 
 function counterKey(scenario: string, scope: string): string {
-  return createHash('sha256').update(canonicalJson(['autoctx-shadow-counter-v1', scenario, scope])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(canonicalJson(['autoctx-shadow-counter-v1', scenario, scope]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 function counterFile(area: StateArea, scenario: string, scope: string, date: string): string {
@@ -34,7 +37,11 @@ function counterFile(area: StateArea, scenario: string, scope: string, date: str
 export function readCounter(area: StateArea, scenario: string, scope: string, date: string): ShadowCounter | null {
   return area.readDocument<ShadowCounter>(counterFile(area, scenario, scope, date), SHADOW_COUNTER_SCHEMA, (v) => {
     const c = v as unknown as ShadowCounter;
-    if (c.scenario !== scenario || c.scope !== scope || c.date !== date) fail('DIGEST_MISMATCH', `counts for ${JSON.stringify([c.scenario, c.scope, c.date])}, not ${JSON.stringify([scenario, scope, date])}`);
+    if (c.scenario !== scenario || c.scope !== scope || c.date !== date)
+      fail(
+        'DIGEST_MISMATCH',
+        `counts for ${JSON.stringify([c.scenario, c.scope, c.date])}, not ${JSON.stringify([scenario, scope, date])}`,
+      );
     return c;
   });
 }

@@ -34,8 +34,15 @@ function historyOf(ctx: KindContext, digest: string): RecordHistoryEntry[] {
   }
 }
 
-function entryAt(ctx: KindContext, digest: string, at: string, words: (rationale: string) => boolean): RecordHistoryEntry | undefined {
-  return historyOf(ctx, digest).find((e) => e.cause === 'pointer-move' && e.record.updated_at === at && words(e.record.rationale ?? ''));
+function entryAt(
+  ctx: KindContext,
+  digest: string,
+  at: string,
+  words: (rationale: string) => boolean,
+): RecordHistoryEntry | undefined {
+  return historyOf(ctx, digest).find(
+    (e) => e.cause === 'pointer-move' && e.record.updated_at === at && words(e.record.rationale ?? ''),
+  );
 }
 
 /**
@@ -44,9 +51,17 @@ function entryAt(ctx: KindContext, digest: string, at: string, words: (rationale
  * `from`: the bundle it left, when known; `pointer`: the pointer it wrote,
  * when it is active.json.
  */
-export function lostExecution(ctx: KindContext, move: {to: string; at: string; from: string | null}, pointer: ActivePointer | null): HistoryProblem | null {
+export function lostExecution(
+  ctx: KindContext,
+  move: {to: string; at: string; from: string | null},
+  pointer: ActivePointer | null,
+): HistoryProblem | null {
   const restored = entryAt(ctx, move.to, move.at, (r) => r.startsWith(RESTORED));
-  const why = restored ? restored.record.rationale!.slice(RESTORED.length) : pointer?.rationale.startsWith('rollback: ') ? pointer.rationale.slice('rollback: '.length) : null;
+  const why = restored
+    ? restored.record.rationale!.slice(RESTORED.length)
+    : pointer?.rationale.startsWith('rollback: ')
+      ? pointer.rationale.slice('rollback: '.length)
+      : null;
   if (why === null) return null;
   const left = (d: string) => entryAt(ctx, d, move.at, (r) => r === `${LEFT}${why}`);
   let from = move.from;
@@ -60,14 +75,29 @@ export function lostExecution(ctx: KindContext, move: {to: string; at: string; f
     }
   }
   if (!entry || from === null) return null;
-  const key = executionKey({scope: GLOBAL_SCOPE, scenario: ctx.scenario, from_digest: from, to_digest: move.to, executed_at: move.at});
+  const key = executionKey({
+    scope: GLOBAL_SCOPE,
+    scenario: ctx.scenario,
+    from_digest: from,
+    to_digest: move.to,
+    executed_at: move.at,
+  });
   if (exists(ctx.paths.rollbackExecution(key))) return null; // there: the history's other checks judge it
   const rel = (f: string) => ctx.guard.relative(f);
-  const lost: PointerMove = {kind: 'rollback', id: key, to: move.to, to_epoch: pointer?.evaluator_epoch ?? '', from, from_activated_at: null, at: move.at, pointer};
+  const lost: PointerMove = {
+    kind: 'rollback',
+    id: key,
+    to: move.to,
+    to_epoch: pointer?.evaluator_epoch ?? '',
+    from,
+    from_activated_at: null,
+    at: move.at,
+    pointer,
+  };
   const where = pointer ? 'which active.json serves' : 'which a later move moved away from';
   return {
     code: 'MISSING_ROLLBACK_RECORD',
     move: lost,
-    message: `${rel(ctx.paths.rollbackExecution(key))} is missing: ${rel(ctx.paths.recordHistoryEntry(entry.bundle_digest, entry.seq))} records the rollback autoctx made from ${from} to ${move.to} at ${move.at}, ${where}, but its execution record is gone${pointer ? ' (not another implementation\'s rollback)' : ''}`,
+    message: `${rel(ctx.paths.rollbackExecution(key))} is missing: ${rel(ctx.paths.recordHistoryEntry(entry.bundle_digest, entry.seq))} records the rollback autoctx made from ${from} to ${move.to} at ${move.at}, ${where}, but its execution record is gone${pointer ? " (not another implementation's rollback)" : ''}`,
   };
 }

@@ -1,6 +1,11 @@
 import {sha256Hex} from '../../../canonical/index.js';
 import {fail} from '../../../errors.js';
-import {EXECUTION_KEY, executionKey, type RollbackApproval, type RollbackExecution} from '../../../model/rollback/rollback-execution.js';
+import {
+  EXECUTION_KEY,
+  executionKey,
+  type RollbackApproval,
+  type RollbackExecution,
+} from '../../../model/rollback/rollback-execution.js';
 import {readDocument} from '../../documents.js';
 import {listDir, readBytes} from '../../files/fs.js';
 import type {KindContext} from '../common/kind-context.js';
@@ -20,13 +25,25 @@ const FILE = /^RBX-\d{14}-[0-9a-f]{8}\.json$/;
 
 function checkExecution(ctx: KindContext, r: RollbackExecution, key: string): RollbackExecution {
   if (r.execution_key !== key) fail('DIGEST_MISMATCH', `names execution ${r.execution_key} but is stored as ${key}`);
-  if (executionKey(r) !== key) fail('DIGEST_MISMATCH', `its execution key is not the one its scope, bundles and time give (${executionKey(r)})`);
-  if (r.scenario !== ctx.scenario) fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(r.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
+  if (executionKey(r) !== key)
+    fail('DIGEST_MISMATCH', `its execution key is not the one its scope, bundles and time give (${executionKey(r)})`);
+  if (r.scenario !== ctx.scenario)
+    fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(r.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
   const failed = r.conditions.filter((c) => !c.passed).length;
-  if ((r.status === 'REFUSED') !== (failed > 0)) fail('DIGEST_MISMATCH', `is ${r.status} with ${failed} failed condition(s): a rollback is refused exactly when a condition fails`);
-  if (r.emergency !== (r.status === 'AWAITING_APPROVAL') && r.status !== 'REFUSED') fail('DIGEST_MISMATCH', `an executed ${r.emergency ? 'emergency' : 'ordinary'} rollback is ${r.emergency ? 'AWAITING_APPROVAL' : 'EXECUTED'}, not ${r.status}`);
-  if (r.status !== 'REFUSED' && (r.from_digest === null || r.to_digest === null || r.evaluator_epoch === null)) fail('DIGEST_MISMATCH', 'an executed rollback names the bundles it moved between and the restored epoch');
-  if (r.status !== 'REFUSED' && (r.scope === 'global') !== (r.from_activated_at !== null)) fail('DIGEST_MISMATCH', 'an executed rollback names from_activated_at exactly in the global scope');
+  if ((r.status === 'REFUSED') !== failed > 0)
+    fail(
+      'DIGEST_MISMATCH',
+      `is ${r.status} with ${failed} failed condition(s): a rollback is refused exactly when a condition fails`,
+    );
+  if (r.emergency !== (r.status === 'AWAITING_APPROVAL') && r.status !== 'REFUSED')
+    fail(
+      'DIGEST_MISMATCH',
+      `an executed ${r.emergency ? 'emergency' : 'ordinary'} rollback is ${r.emergency ? 'AWAITING_APPROVAL' : 'EXECUTED'}, not ${r.status}`,
+    );
+  if (r.status !== 'REFUSED' && (r.from_digest === null || r.to_digest === null || r.evaluator_epoch === null))
+    fail('DIGEST_MISMATCH', 'an executed rollback names the bundles it moved between and the restored epoch');
+  if (r.status !== 'REFUSED' && (r.scope === 'global') !== (r.from_activated_at !== null))
+    fail('DIGEST_MISMATCH', 'an executed rollback names from_activated_at exactly in the global scope');
   return r;
 }
 
@@ -38,7 +55,9 @@ export function listExecutionKeys(ctx: KindContext): string[] {
 }
 
 export function readExecution(ctx: KindContext, key: string): RollbackExecution | null {
-  return readDocument<RollbackExecution>(ctx.guard, ctx.paths.rollbackExecution(key), EXECUTION_SCHEMA, (v) => checkExecution(ctx, v as unknown as RollbackExecution, key));
+  return readDocument<RollbackExecution>(ctx.guard, ctx.paths.rollbackExecution(key), EXECUTION_SCHEMA, (v) =>
+    checkExecution(ctx, v as unknown as RollbackExecution, key),
+  );
 }
 
 /** SHA-256 of the record's exact bytes: what an approval is bound to (null: no file). */
@@ -56,7 +75,8 @@ export function createExecution(ctx: KindContext, r: RollbackExecution): void {
 export function readApproval(ctx: KindContext, key: string): RollbackApproval | null {
   return readDocument<RollbackApproval>(ctx.guard, ctx.paths.rollbackApproval(key), APPROVAL_SCHEMA, (v) => {
     const a = v as unknown as RollbackApproval;
-    if (a.execution_key !== key) fail('DIGEST_MISMATCH', `approves ${a.execution_key} but is stored as the approval of ${key}`);
+    if (a.execution_key !== key)
+      fail('DIGEST_MISMATCH', `approves ${a.execution_key} but is stored as the approval of ${key}`);
     return a;
   });
 }
@@ -68,7 +88,9 @@ export function listApprovalKeys(ctx: KindContext): string[] {
     .sort();
 }
 
-/** Under the scenario lock: the approval, immutable (a second one of the same record is refused by the caller first). */
+/**
+ * Under the scenario lock: the approval, immutable (a second one of the same record is refused by the caller first).
+ */
 export function createApproval(ctx: KindContext, a: RollbackApproval): void {
   createSigned(ctx, ctx.paths.rollbackApproval(a.execution_key), APPROVAL_SCHEMA, a, 'rollback-approval');
 }

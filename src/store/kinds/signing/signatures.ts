@@ -39,23 +39,40 @@ export function readSignature(ctx: KindContext, file: string): string | null {
 
 function text(ctx: KindContext, file: string, schema: SchemaName, value: unknown): string {
   const data = serialize(schema, value, ctx.guard.relative(file));
-  if (typeof data !== 'string') throw new Error(`internal: ${ctx.guard.relative(file)} is written in pieces and cannot be signed`);
+  if (typeof data !== 'string')
+    throw new Error(`internal: ${ctx.guard.relative(file)} is written in pieces and cannot be signed`);
   return data;
 }
 
 /** Under the lock: an immutable record, signed first when this store signs. */
-export function createSigned(ctx: KindContext, file: string, schema: SchemaName, value: unknown, kind: SignedKind): void {
-  if (ctx.signer && !exists(file)) ctx.writer.replace(signatureFile(file), ctx.signer(kind, sha256Hex(text(ctx, file, schema, value))));
+export function createSigned(
+  ctx: KindContext,
+  file: string,
+  schema: SchemaName,
+  value: unknown,
+  kind: SignedKind,
+): void {
+  if (ctx.signer && !exists(file))
+    ctx.writer.replace(signatureFile(file), ctx.signer(kind, sha256Hex(text(ctx, file, schema, value))));
   ctx.writer.createDocument(file, schema, value);
 }
 
 /** Under the lock: a mutable record (the trial seal) replaced, then its signature. */
-export function replaceSigned(ctx: KindContext, file: string, schema: SchemaName, value: unknown, kind: SignedKind): void {
+export function replaceSigned(
+  ctx: KindContext,
+  file: string,
+  schema: SchemaName,
+  value: unknown,
+  kind: SignedKind,
+): void {
   ctx.writer.replaceDocument(file, schema, value);
   if (ctx.signer) ctx.writer.replace(signatureFile(file), ctx.signer(kind, sha256Hex(text(ctx, file, schema, value))));
 }
 
-/** The public key (SSH wire form) a record's signature carries, whether or not it verifies (null: unsigned, or unreadable). */
+/**
+ * The public key (SSH wire form) a record's signature carries, whether or not it verifies (null: unsigned, or
+ * unreadable).
+ */
 export function signingKeyOf(ctx: KindContext, file: string): Buffer | null {
   const armored = readSignature(ctx, file);
   const sig = armored === null ? null : parseSignature(armored);

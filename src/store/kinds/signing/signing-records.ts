@@ -45,7 +45,8 @@ export function readSigningStart(ctx: KindContext): SigningStart | null {
   return readDocument<SigningStart>(ctx.guard, ctx.paths.signingStart, START_SCHEMA, (v) => {
     const s = v as unknown as SigningStart;
     if (s.scenario !== ctx.scenario) fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(s.scenario)}`);
-    if (sha256Hex(s.allowed_signers) !== s.allowed_signers_sha256) fail('DIGEST_MISMATCH', 'allowed_signers_sha256 is not the digest of the allowed_signers it holds');
+    if (sha256Hex(s.allowed_signers) !== s.allowed_signers_sha256)
+      fail('DIGEST_MISMATCH', 'allowed_signers_sha256 is not the digest of the allowed_signers it holds');
     return s;
   });
 }
@@ -62,7 +63,8 @@ export function readSignersChange(ctx: KindContext, seq: number): SignersChange 
     const c = v as unknown as SignersChange;
     if (c.seq !== seq) fail('DIGEST_MISMATCH', `says it is change ${c.seq} but is stored as ${seq}`);
     if (c.scenario !== ctx.scenario) fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(c.scenario)}`);
-    if (sha256Hex(c.allowed_signers) !== c.allowed_signers_sha256) fail('DIGEST_MISMATCH', 'allowed_signers_sha256 is not the digest of the allowed_signers it holds');
+    if (sha256Hex(c.allowed_signers) !== c.allowed_signers_sha256)
+      fail('DIGEST_MISMATCH', 'allowed_signers_sha256 is not the digest of the allowed_signers it holds');
     return c;
   });
 }

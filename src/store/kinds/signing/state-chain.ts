@@ -42,12 +42,20 @@ export interface StoredChange {
   change: StateChange;
 }
 
-/** Files the chain never names: what derives from other files or names itself (signatures, the chain), and temporaries. */
+/**
+ * Files the chain never names: what derives from other files or names itself (signatures, the chain), and temporaries.
+ */
 export function chainTracked(ctx: KindContext, file: string): boolean {
   const rel = path.relative(ctx.paths.contextDir, file);
   if (rel.startsWith('..') || path.isAbsolute(rel)) return false;
   const parts = rel.split(path.sep);
-  if (parts[0] === 'bundles' || parts[0] === 'runtime' || parts[0] === '.lock' || rel.startsWith(`signing${path.sep}chain${path.sep}`)) return false;
+  if (
+    parts[0] === 'bundles' ||
+    parts[0] === 'runtime' ||
+    parts[0] === '.lock' ||
+    rel.startsWith(`signing${path.sep}chain${path.sep}`)
+  )
+    return false;
   const name = parts.at(-1)!;
   return !name.endsWith('.sig') && !name.endsWith('.tmp') && !name.endsWith('.lock');
 }
@@ -81,30 +89,54 @@ export function readStateChange(ctx: KindContext, digest: string, schemaChecked 
   const file = ctx.paths.stateChange(digest);
   const bytes = readBytes(ctx.guard, file);
   if (!bytes) fail('INTEGRITY', `${ctx.guard.relative(file)} is missing`, {file: ctx.guard.relative(file)});
-  if (sha256Hex(bytes) !== digest) fail('DIGEST_MISMATCH', `${ctx.guard.relative(file)} is not named by the SHA-256 of its bytes (it was edited)`, {file: ctx.guard.relative(file)});
+  if (sha256Hex(bytes) !== digest)
+    fail('DIGEST_MISMATCH', `${ctx.guard.relative(file)} is not named by the SHA-256 of its bytes (it was edited)`, {
+      file: ctx.guard.relative(file),
+    });
   let value: StateChange;
   try {
     value = JSON.parse(bytes.toString('utf8')) as StateChange;
     // A reader of what serves only needs the links and the writes (the bytes are the name's): verify checks the schema.
     if (schemaChecked) serialize(STATE_CHANGE_SCHEMA, value, ctx.guard.relative(file));
-    else if (typeof value?.previous_sha256 !== 'string' || !Array.isArray(value.writes) || !value.writes.every((w) => typeof w?.file === 'string' && (w.sha256 === null || typeof w.sha256 === 'string'))) throw new Error('not a state change');
+    else if (
+      typeof value?.previous_sha256 !== 'string' ||
+      !Array.isArray(value.writes) ||
+      !value.writes.every((w) => typeof w?.file === 'string' && (w.sha256 === null || typeof w.sha256 === 'string'))
+    )
+      throw new Error('not a state change');
   } catch (error) {
     rethrowUnless(error, isJsonParseError, isAutoctxError);
-    fail('CORRUPT_FILE', `${ctx.guard.relative(file)} is not a state change: ${(error as Error).message}`, {file: ctx.guard.relative(file)});
+    fail('CORRUPT_FILE', `${ctx.guard.relative(file)} is not a state change: ${(error as Error).message}`, {
+      file: ctx.guard.relative(file),
+    });
   }
-  if (value.scenario !== ctx.scenario) fail('DIGEST_MISMATCH', `${ctx.guard.relative(file)} names scenario ${JSON.stringify(value.scenario)}`, {file: ctx.guard.relative(file)});
+  if (value.scenario !== ctx.scenario)
+    fail('DIGEST_MISMATCH', `${ctx.guard.relative(file)} names scenario ${JSON.stringify(value.scenario)}`, {
+      file: ctx.guard.relative(file),
+    });
   return {digest, file, change: value};
 }
 
-/** The chain read for a writer: its head (null: no chain yet) and each file's digest as the newest change that wrote it left it. A fork or a gap is refused. */
-export function chainState(ctx: KindContext, schemaChecked = true): {head: string | null; latest: Map<string, string | null>} {
+/**
+ * The chain read for a writer: its head (null: no chain yet) and each file's digest as the newest change that wrote it
+ * left it. A fork or a gap is refused.
+ */
+export function chainState(
+  ctx: KindContext,
+  schemaChecked = true,
+): {head: string | null; latest: Map<string, string | null>} {
   const all = listStateChanges(ctx).map((e) => readStateChange(ctx, e.digest, schemaChecked));
   const latest = new Map<string, string | null>();
   if (all.length === 0) return {head: null, latest};
   const where = ctx.guard.relative(ctx.paths.stateChainDir);
   const byPrevious = new Map<string, StoredChange>();
   for (const e of all) {
-    if (byPrevious.has(e.change.previous_sha256)) fail('INTEGRITY', `the signed state chain of scenario "${ctx.scenario}" forked (two changes follow ${e.change.previous_sha256.slice(0, 12)}); run autoctx verify`, {file: where});
+    if (byPrevious.has(e.change.previous_sha256))
+      fail(
+        'INTEGRITY',
+        `the signed state chain of scenario "${ctx.scenario}" forked (two changes follow ${e.change.previous_sha256.slice(0, 12)}); run autoctx verify`,
+        {file: where},
+      );
     byPrevious.set(e.change.previous_sha256, e);
   }
   const start = readBytes(ctx.guard, ctx.paths.signingStart);
@@ -116,7 +148,12 @@ export function chainState(ctx: KindContext, schemaChecked = true): {head: strin
     count++;
     for (const w of at.change.writes) latest.set(w.file, w.sha256);
   }
-  if (count !== all.length) fail('INTEGRITY', `the signed state chain of scenario "${ctx.scenario}" does not run in one line from signing/start.json (${all.length - count} of its changes are not reached): a change was deleted; run autoctx verify`, {file: where});
+  if (count !== all.length)
+    fail(
+      'INTEGRITY',
+      `the signed state chain of scenario "${ctx.scenario}" does not run in one line from signing/start.json (${all.length - count} of its changes are not reached): a change was deleted; run autoctx verify`,
+      {file: where},
+    );
   return {head, latest};
 }
 
@@ -140,7 +177,14 @@ export function signedFilesNow(ctx: KindContext): string[] {
     for (const n of names) if (n.endsWith('.json') && set.has(`${n}.sig`)) out.push(path.join(dir, n));
   };
   const p = ctx.paths;
-  for (const dir of [p.promotionsDir, p.rolloversDir, p.rollbacksDir, path.join(p.rollbacksDir, 'approvals'), p.signersChangesDir]) scan(dir);
+  for (const dir of [
+    p.promotionsDir,
+    p.rolloversDir,
+    p.rollbacksDir,
+    path.join(p.rollbacksDir, 'approvals'),
+    p.signersChangesDir,
+  ])
+    scan(dir);
   for (const scope of safeList(path.join(p.releasesDir, 'receipts'))) scan(path.join(p.releasesDir, 'receipts', scope));
   for (const digest of safeList(p.candidatesDir)) {
     const seal = path.join(p.candidatesDir, digest, 'evidence_seal.json');
@@ -189,7 +233,8 @@ export function stateSnapshot(ctx: KindContext): StateWrite[] {
       const file = path.join(dir, e.name);
       if (e.isDirectory()) {
         if (chainTracked(ctx, path.join(file, 'x'))) walk(file);
-      } else if (e.isFile() && chainTracked(ctx, file)) out.push({file: chainName(ctx, file), sha256: digestOf(ctx, file)});
+      } else if (e.isFile() && chainTracked(ctx, file))
+        out.push({file: chainName(ctx, file), sha256: digestOf(ctx, file)});
     }
   };
   walk(ctx.paths.contextDir);
@@ -202,22 +247,41 @@ export function stateSnapshot(ctx: KindContext): StateWrite[] {
  * A chain that does not exist yet begins here with a snapshot of the whole
  * state. A step that wrote nothing the chain tracks writes no entry.
  */
-export function appendStateChange(ctx: KindContext, actor: string, written: readonly string[], at: Date = new Date()): string | null {
+export function appendStateChange(
+  ctx: KindContext,
+  actor: string,
+  written: readonly string[],
+  at: Date = new Date(),
+): string | null {
   if (!ctx.signer) return null;
   const start = readBytes(ctx.guard, ctx.paths.signingStart);
   if (!start) return null; // signing has not started: nothing to chain to
   const {head, latest} = chainState(ctx);
-  // What a step cut short before its entry left signed but unchained is named by the next signed step (their own signatures vouch for them).
-  // So is the pointer such a step wrote (a signing command refuses, before its step, a pointer no signed record vouches for).
-  const pending = head === null ? [] : [...signedFilesNow(ctx), ctx.paths.active].filter((f) => {
-    const chained = latest.get(chainName(ctx, f));
-    const now = digestOf(ctx, f);
-    return now !== null && chained !== now;
-  });
+  // What a step cut short before its entry left signed but unchained is named by the next signed step (their own
+  // signatures vouch for them).
+  // So is the pointer such a step wrote (a signing command refuses, before its step, a pointer no signed record vouches
+  // for).
+  const pending =
+    head === null
+      ? []
+      : [...signedFilesNow(ctx), ctx.paths.active].filter((f) => {
+          const chained = latest.get(chainName(ctx, f));
+          const now = digestOf(ctx, f);
+          return now !== null && chained !== now;
+        });
   const files = [...new Set([...written, ...pending].filter((f) => chainTracked(ctx, f)))].sort();
   if (head !== null && files.length === 0) return null;
-  const writes = head === null ? stateSnapshot(ctx) : files.map((f) => ({file: chainName(ctx, f), sha256: digestOf(ctx, f)}));
-  const change: StateChange = {schema_version: 1, scenario: ctx.scenario, previous_sha256: head ?? sha256Hex(start), actor, at: isoTimestamp(at), snapshot: head === null, writes};
+  const writes =
+    head === null ? stateSnapshot(ctx) : files.map((f) => ({file: chainName(ctx, f), sha256: digestOf(ctx, f)}));
+  const change: StateChange = {
+    schema_version: 1,
+    scenario: ctx.scenario,
+    previous_sha256: head ?? sha256Hex(start),
+    actor,
+    at: isoTimestamp(at),
+    snapshot: head === null,
+    writes,
+  };
   const text = serialize(STATE_CHANGE_SCHEMA, change, 'a state change') as string;
   const digest = sha256Hex(text);
   const file = ctx.paths.stateChange(digest);
