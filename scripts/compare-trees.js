@@ -90,7 +90,13 @@ for (const dir of [...new Set([...na.keys(), ...nb.keys()])].sort()) {
   const onlyB = lb.filter((x) => !la.includes(x));
   for (const x of onlyA) {
     const [name, body] = x.split('\0');
-    const twin = onlyB.find((y) => y.split('\0')[0] === name);
+    // Of the files with the same normalized name, the one that differs in the fewest lines.
+    const lines = (text) => text.split('\n');
+    const distance = (y) => {
+      const [l1, l2] = [lines(body), lines(y.split('\0')[1])];
+      return l1.filter((l, k) => l !== l2[k]).length + Math.abs(l1.length - l2.length);
+    };
+    const twin = onlyB.filter((y) => y.split('\0')[0] === name).sort((p, q) => distance(p) - distance(q))[0];
     if (!twin) {
       problems.push(`only in ${a}: ${dir}/${name}`);
       continue;
