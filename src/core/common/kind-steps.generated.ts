@@ -15,11 +15,11 @@ import {curationCheck} from '../../store/kinds/delivery/curation.js';
 import {campaignOfPlanCheck, campaignsCheck} from '../../store/kinds/evaluation/campaign-ledger.js';
 import {planCheck} from '../../store/kinds/evaluation/evaluator-plan.js';
 import {evidenceCheck} from '../../store/kinds/evaluation/matched-evidence.js';
+import {activeCheck} from '../../store/kinds/promotion/active-checks.js';
 import {decidedFilesCheck, lifecycleCheck, recordCheck, unrecordedBundlesCheck} from '../../store/kinds/promotion/candidate-record.js';
 import {adoptionCheck, adoptionMissingCheck, predatingCheck} from '../../store/kinds/promotion/history-adoption.js';
 import {historyCheck} from '../../store/kinds/promotion/history.js';
 import {foreignLedgersCheck, negativeResultCheck} from '../../store/kinds/promotion/negative-result.js';
-import {activeCheck} from '../../store/kinds/promotion/pointer-moves.js';
 import {recordHistoryCheck} from '../../store/kinds/promotion/record-history.js';
 import {markersCheck} from '../../store/kinds/promotion/terminal-markers.js';
 import {releasesCheck} from '../../store/kinds/release/release-checks.js';
@@ -48,7 +48,7 @@ export const SCENARIO_CHECKS: readonly ScenarioCheck[] = [
   adoptionMissingCheck, // 50: src/store/kinds/promotion/history-adoption.ts
   unrecordedBundlesCheck, // 100: src/store/kinds/promotion/candidate-record.ts
   harnessRuntimeCheck, // 200: src/store/kinds/bundle/harness-runtime.ts
-  activeCheck, // 300: src/store/kinds/promotion/pointer-moves.ts
+  activeCheck, // 300: src/store/kinds/promotion/active-checks.ts
   historyCheck, // 400: src/store/kinds/promotion/history.ts
   replaysCheck, // 500: src/core/evaluation/verify-replays.ts
   campaignsCheck, // 600: src/store/kinds/evaluation/campaign-ledger.ts
