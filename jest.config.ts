@@ -18,6 +18,8 @@ const config: Config = {
   testTimeout: 60000,
   // Two test files at a time: the machines this runs on have two cores (jest's default would use one).
   maxWorkers: 2,
+  // The longest suites start first (test/helpers/sequencer.cjs).
+  testSequencer: '<rootDir>/test/helpers/sequencer.cjs',
   verbose: false,
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
 };
