@@ -12,7 +12,7 @@ import {createReceipt} from '../../src/store/kinds/release/release-receipt.js';
 import {swapRegistry} from '../../src/store/kinds/release/release-registry.js';
 import {cliIn, copyTree, mustIn} from '../helpers/knowledge-cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
-import {tempDir} from '../helpers/tree.js';
+import {tempDir, treeHash} from '../helpers/tree.js';
 
 /**
  * A release that a command ends on its own (a rejection's withdrawal, a
@@ -177,8 +177,10 @@ describe("a release a command ends on its own is recorded under the command's ac
 
   it('reject --actor: the receipt names it; one the key may not sign as is refused before anything is written', () => {
     const k = copy('reject-actor');
+    const before = treeHash(k);
     const refused = cliIn(k, ['reject', v2, '--rationale', 'no', '--actor', 'bob@y', '--signing-key', key('alice')]);
     expect([refused.status, refused.json.error?.code]).toEqual([2, 'SIGNER_NOT_ACTOR']);
+    expect(treeHash(k)).toBe(before);
     expect(states(k)).toMatchObject({v2: 'CANARY'});
     mustIn(k, ['reject', v2, '--rationale', 'no', '--actor', 'alice@x', '--signing-key', key('alice')], 0, BOB);
     expect(lastReceipt(k)).toMatchObject({target_state: 'DEPRECATED', actor: 'alice@x'});
