@@ -21,13 +21,14 @@ import {adoptionCheck, adoptionMissingCheck, predatingCheck} from '../../store/k
 import {historyCheck} from '../../store/kinds/promotion/history.js';
 import {foreignLedgersCheck, negativeResultCheck} from '../../store/kinds/promotion/negative-result.js';
 import {recordHistoryCheck} from '../../store/kinds/promotion/record-history.js';
-import {markersCheck} from '../../store/kinds/promotion/terminal-markers.js';
+import {markersCheck, promotedCheck} from '../../store/kinds/promotion/terminal-markers.js';
 import {releasesCheck} from '../../store/kinds/release/release-checks.js';
 import {registryRepair} from '../../store/kinds/release/release-registry.js';
 import {rollbacksCheck} from '../../store/kinds/rollback/rollback-checks.js';
 
 export const START_CHECKS: readonly StartCheck[] = [
   adoptionCheck, // 100: src/store/kinds/promotion/history-adoption.ts
+  promotedCheck, // 200: src/store/kinds/promotion/terminal-markers.ts
 ];
 
 export const CANDIDATE_CHECKS: readonly CandidateCheck[] = [

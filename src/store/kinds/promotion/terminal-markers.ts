@@ -8,7 +8,7 @@ import {exists} from '../../files/fs.js';
 import type {KindContext} from '../common/kind-context.js';
 import type {ManifestDiff} from '../../../model/bundle/diff.js';
 import type {Findings} from '../../findings.js';
-import type {CandidateCheck} from '../common/kind-steps.js';
+import type {CandidateCheck, StartCheck} from '../common/kind-steps.js';
 import {readBundle} from '../bundle/bundle.js';
 import {readEvidence} from '../evaluation/matched-evidence.js';
 import {readPlan} from '../evaluation/evaluator-plan.js';
@@ -39,7 +39,12 @@ export function writeCausalAttribution(ctx: KindContext, digest: string, doc: Re
 /**
  * verify: a stale marker or causal attribution names its own candidate, and an attribution's diff is the candidate's.
  */
-export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | null | undefined): void {
+export function verifyMarkers(
+  c: Findings,
+  digest: string,
+  diff: ManifestDiff | null | undefined,
+  promoted: ReadonlySet<string>,
+): void {
   for (const [file, schema] of [
     [c.store.paths.staleTerminalization(digest), STALE_SCHEMA],
     [c.store.paths.causalAttribution(digest), CAUSAL_SCHEMA],
@@ -55,7 +60,7 @@ export function verifyMarkers(c: Findings, digest: string, diff: ManifestDiff | 
       }),
     );
   }
-  verifyMarkersPresent(c, digest, diff);
+  verifyMarkersPresent(c, digest, diff, promoted);
   verifyMarkerContents(c, digest, diff);
 }
 
@@ -131,7 +136,12 @@ function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | 
  * result's entry is `…-stale-incumbent`) was written with its stale marker; a promoted candidate
  * whose diff adds one component, with held-out trials, was promoted with its causal attribution.
  */
-function verifyMarkersPresent(c: Findings, digest: string, diff: ManifestDiff | null | undefined): void {
+function verifyMarkersPresent(
+  c: Findings,
+  digest: string,
+  diff: ManifestDiff | null | undefined,
+  promoted: ReadonlySet<string>,
+): void {
   const {store} = c;
   const stale = store.paths.staleTerminalization(digest);
   if (!exists(stale)) {
@@ -147,15 +157,7 @@ function verifyMarkersPresent(c: Findings, digest: string, diff: ManifestDiff | 
     }
   }
   const causal = store.paths.causalAttribution(digest);
-  if (exists(causal) || !diff) return;
-  // Whether a promotion names the candidate; an unreadable promotion record is its own check's finding, not this one's.
-  let promotion = false;
-  try {
-    promotion = listPromotionIds(store).some((id) => readPromotion(store, id)?.candidate_digest === digest);
-  } catch (error) {
-    rethrowUnless(error, isAutoctxError);
-  }
-  if (!promotion) return;
+  if (exists(causal) || !diff || !promoted.has(digest)) return;
   if (expectedAttribution(c, digest, diff))
     c.error(
       causal,
@@ -164,9 +166,46 @@ function verifyMarkersPresent(c: Findings, digest: string, diff: ManifestDiff | 
     );
 }
 
+/**
+ * The candidates some promotion record names, each record read once for the scenario (not once per candidate). An
+ * unreadable promotion record is its own check's finding, not this one's: it names no candidate here.
+ */
+export function promotedCandidates(ctx: KindContext): Set<string> {
+  const named = new Set<string>();
+  let ids: string[] = [];
+  try {
+    ids = listPromotionIds(ctx);
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError);
+  }
+  for (const id of ids) {
+    try {
+      const digest = readPromotion(ctx, id)?.candidate_digest;
+      if (typeof digest === 'string') named.add(digest);
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError);
+    }
+  }
+  return named;
+}
+
+declare module '../common/kind-steps.js' {
+  interface ScenarioFacts {
+    /** The candidates a promotion record names. */
+    promoted: ReadonlySet<string>;
+  }
+}
+
+export const promotedCheck: StartCheck = {
+  order: 200,
+  start(c, facts) {
+    facts.promoted = promotedCandidates(c.store);
+  },
+};
+
 export const markersCheck: CandidateCheck = {
   order: 700,
-  candidate(c, digest, facts) {
-    verifyMarkers(c, digest, facts.diff);
+  candidate(c, digest, facts, scenario) {
+    verifyMarkers(c, digest, facts.diff, scenario.promoted ?? promotedCandidates(c.store));
   },
 };
