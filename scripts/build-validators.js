@@ -5,6 +5,7 @@ import {readFileSync, readdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {Ajv2020} from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import {documentSchemas} from './gen-schema-names.js';
 
 const BASE = 'https://autoctx.dev/schemas/';
 const dir = 'schemas';
@@ -15,6 +16,8 @@ const ajv = new Ajv2020({
   inlineRefs: false,
   code: {source: true, esm: true, lines: false},
 });
+// An annotation: the agent-host hook reads documents of this schema (scripts/gen-schema-names.js).
+ajv.addKeyword({keyword: 'x-autoctx-hook', schemaType: 'boolean'});
 const names = [];
 for (const file of readdirSync(dir)
   .filter((f) => f.endsWith('.schema.json'))
@@ -38,38 +41,13 @@ emit(
   'validators.generated.js',
   usable.filter((n) => !n.startsWith('result-')),
 );
-// The agent-host hook reads only these (delivery, routing and the documents under them); its bundle takes this
-// module instead (scripts/bundle.js), so a hook does not load the evaluation and evidence validators it never runs.
-// A schema left out here is a hook failure (no output, exit 0), which the hook tests would show.
-const HOOK_SCHEMAS = [
-  'active',
-  'bootstrap-receipt',
-  'curation',
-  'curation-entry',
-  'evidence-package',
-  'evidence-record',
-  'evidence-sampling',
-  'handoff',
-  'host-state',
-  'housekeeping',
-  'manifest',
-  'promotion',
-  'record-histories',
-  'record-history-entry',
-  'record-v1',
-  'record-v2',
-  'release-descriptor',
-  'release-receipt',
-  'release-registry',
-  'rollback',
-  'rollback-execution',
-  'rollover',
-  'foreign-move',
-  'state-change',
-  'team-config',
-  'user-config',
-];
-for (const n of HOOK_SCHEMAS) if (!usable.includes(n)) throw new Error(`HOOK_SCHEMAS names ${n}, which schemas/ lacks`);
+// The agent-host hook reads only the schemas marked `"x-autoctx-hook": true` (delivery, routing and the documents
+// under them); its bundle takes this module instead (scripts/bundle.js), so a hook does not load the evaluation and
+// evidence validators it never runs. A schema left unmarked is a hook failure (no output, exit 0), which the hook
+// tests would show.
+const HOOK_SCHEMAS = documentSchemas()
+  .filter(([, hook]) => hook)
+  .map(([n]) => n);
 emit('validators.hook.generated.js', HOOK_SCHEMAS);
 emit(
   'result-validators.generated.js',

@@ -6,52 +6,9 @@ import validators, {type CompiledValidator} from './validators.generated.js';
 /** The folder with the JSON Schemas (2020-12), at the package root. */
 export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas');
 
-export type SchemaName =
-  | 'active'
-  | 'manifest'
-  | 'record-v1'
-  | 'record-v2'
-  | 'manifest-diff'
-  | 'matched-trials'
-  | 'matched-trials-legacy'
-  | 'evidence-seal'
-  | 'promotion'
-  | 'rollback'
-  | 'rollback-execution'
-  | 'rollback-approval'
-  | 'signing-start'
-  | 'evidence-package'
-  | 'evidence-record'
-  | 'evidence-inspection'
-  | 'evidence-sampling'
-  | 'signers-change'
-  | 'state-change'
-  | 'rollover'
-  | 'foreign-move'
-  | 'record-history-entry'
-  | 'record-histories'
-  | 'curation'
-  | 'curation-entry'
-  | 'handoff'
-  | 'release-descriptor'
-  | 'release-registry'
-  | 'release-receipt'
-  | 'shadow-counter'
-  | 'bootstrap-receipt'
-  | 'host-state'
-  | 'housekeeping'
-  | 'negative-result'
-  | 'evaluator-plan'
-  | 'false-promotion'
-  | 'reservation-artifact'
-  | 'stale-terminalization'
-  | 'causal-attribution'
-  | 'trial-result'
-  | 'work-unit'
-  | 'evaluation-request'
-  | 'evaluation-answer'
-  | 'team-config'
-  | 'user-config';
+import type {SchemaName} from './schema-names.generated.js';
+
+export type {SchemaName};
 
 /**
  * Validators are compiled from schemas/ by Ajv at build time

@@ -15,6 +15,8 @@ const rejected = 'context_bundles/candidates/28c6b3dd75f91e22e276a5095ab79804f16
 describe('schemas', () => {
   it('every schema compiles under Ajv 2020 strict mode, and the build precompiled a validator for each', () => {
     const ajv = new Ajv2020({strict: true});
+    // The annotation that marks the schemas the agent-host hook reads (scripts/gen-schema-names.js).
+    ajv.addKeyword({keyword: 'x-autoctx-hook', schemaType: 'boolean'});
     for (const f of schemaFiles) ajv.addSchema(JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, f), 'utf8')));
     for (const f of schemaFiles) {
       const name = f.slice(0, -'.schema.json'.length);
