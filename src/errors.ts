@@ -181,6 +181,7 @@ export const VERIFY_FINDINGS = {
   REGISTRY_MISMATCH: 'error',
   REJECTED_SERVING: 'error',
   UNSAFE_PATH: 'error',
+  DIVERGED: 'error',
   GITIGNORE_OUTDATED: 'warning',
   INIT_INCOMPLETE: 'warning',
   LEFTOVER_LOCK: 'warning',

@@ -47,7 +47,7 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   'evidence-sampling': {outside: 'the per-machine state area (.state/evidence)'},
   rollover: /\/context_bundles\/rollovers\/[0-9a-f]{32}\.json$/,
   'foreign-move': /\/context_bundles\/foreign_moves\/[0-9a-f]{32}\.json$/,
-  'record-history-entry': /\/candidates\/[0-9a-f]{64}\/record_history\/\d{6}\.json$/,
+  'record-history-entry': /\/candidates\/[0-9a-f]{64}\/record_history\/[0-9a-f]{64}\.json$/,
   'record-histories': /\/context_bundles\/record_histories\.json$/,
   curation: /\/bootstrap\/curation\.json$/,
   'curation-entry': /\/bootstrap\/curation_history\/\d{6}\.json$/,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/common/verify.js';
 import {runCliProcess} from '../helpers/cli.js';
+import {chainOrder} from '../helpers/git-histories.js';
 import {evalArgs, fakeEnv, useTrees} from '../helpers/pipeline.js';
 
 // Log is the whole history. Every change of a record is kept as an
@@ -26,7 +27,8 @@ function screenedConfirmedPromoted(promote = true) {
     const r = t.cli(step, fakeEnv(t.dir));
     if (r.status !== 0) throw new Error(r.stdout + r.stderr);
   }
-  const entries = (d: string) => fs.readdirSync(t.file(`candidates/${d}/record_history`)).sort();
+  // In the order the entries' links give: the names are digests.
+  const entries = (d: string) => chainOrder(t.file(`candidates/${d}/record_history`), 'previous_entry_sha256');
   return {t, c, entries};
 }
 
@@ -62,8 +64,9 @@ describe('record history', () => {
     const second = t.file(`candidates/${c}/record_history/${names[1]}`);
     const original = fs.readFileSync(second, 'utf8');
 
+    // An entry is named by its own digest: an edit is a name that no longer fits, named once (not also as lost).
     fs.writeFileSync(second, original.replace(/"rationale": "[^"]*"/, '"rationale": "screened by nobody"'));
-    expect(codes(verify({knowledge: t.knowledge}))).toContainEqual(['RECORD_HISTORY_MISMATCH', rel(second)]);
+    expect(codes(verify({knowledge: t.knowledge}))).toEqual([['DIGEST_MISMATCH', rel(second)]]);
     fs.rmSync(second);
     expect(codes(verify({knowledge: t.knowledge}))).toContainEqual(['MISSING_RECORD_HISTORY', rel(second)]);
     fs.writeFileSync(second, original);
@@ -80,12 +83,10 @@ describe('record history', () => {
     expect(codes(verify({knowledge: t.knowledge}))).toContainEqual(['MISSING_RECORD_HISTORY', rel(adoption)]);
     fs.writeFileSync(adoption, adoptionText);
 
-    // A far-off number is one gap, one error, not one per missing position.
+    // A far-off number (the naming of earlier versions) is one error, not one per missing position.
     const far = t.file(`candidates/${c}/record_history/999999.json`);
     fs.copyFileSync(second, far);
-    const gaps = verify({knowledge: t.knowledge}).errors.filter((e) => e.code === 'MISSING_RECORD_HISTORY');
-    expect(gaps).toHaveLength(1);
-    expect(gaps[0]!.message).toMatch(/to 999998\.json missing/);
+    expect(codes(verify({knowledge: t.knowledge}))).toEqual([['DIGEST_MISMATCH', rel(far)]]);
     fs.rmSync(far);
 
     // A whole history gone: the candidate is not one the adoption found without one.
@@ -93,10 +94,9 @@ describe('record history', () => {
     const saved = path.join(t.dir, 'saved-history');
     fs.cpSync(dir, saved, {recursive: true});
     fs.rmSync(dir, {recursive: true});
-    expect(codes(verify({knowledge: t.knowledge}))).toContainEqual([
-      'MISSING_RECORD_HISTORY',
-      rel(path.join(dir, '000001.json')),
-    ]);
+    const gone = verify({knowledge: t.knowledge}).errors.find((e) => e.code === 'MISSING_RECORD_HISTORY');
+    expect(gone?.file).toBe(rel(dir));
+    expect(gone?.message).toMatch(/holds no entry/);
     fs.cpSync(saved, dir, {recursive: true});
     expect(verify({knowledge: t.knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
   });

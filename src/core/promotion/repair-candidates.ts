@@ -31,7 +31,12 @@ import {
   readNegativeResult,
   writeNegativeResult,
 } from '../../store/kinds/promotion/negative-result.js';
-import {adoptRecord, historyState, type HistoryState} from '../../store/kinds/promotion/record-history.js';
+import {
+  adoptRecord,
+  historyEntryFile,
+  historyState,
+  type HistoryState,
+} from '../../store/kinds/promotion/record-history.js';
 import {markRejected} from './rejection.js';
 
 /**
@@ -99,7 +104,7 @@ function recordFromHistory(
   const history = historyState(store, digest, record, adoption);
   if (history.kind === 'behind' || (history.kind === 'differs' && !record)) {
     putRecord(store, history.entry.record);
-    const from = rel(store.paths.recordHistoryEntry(digest, history.entry.seq));
+    const from = rel(historyEntryFile(store, history.entry));
     actions.push(
       history.kind === 'behind'
         ? `completed ${rel(store.paths.record(digest))} from ${from}, a change cut short after its history entry`

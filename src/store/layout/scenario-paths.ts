@@ -10,6 +10,7 @@ import {
   scopeSegment,
 } from './segments.js';
 import {isOwnNegativeLedgerName} from './leftover-names.js';
+import {historyEntryName, type HistoryKey} from './history-names.js';
 
 const RELEASE_FILE_SEGMENT = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -107,10 +108,9 @@ export class ScenarioPaths {
   recordHistoryDir(digest: string): string {
     return this.inCandidate(digest, 'record_history');
   }
-  recordHistoryEntry(digest: string, seq: number): string {
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999)
-      fail('INVALID_INPUT', `not a record history position: ${seq}`);
-    return `${this.recordHistoryDir(digest)}${path.sep}${String(seq).padStart(6, '0')}.json`;
+  /** An entry: `<sha256 of the entry>.json`, or the `<seq>.json` earlier versions wrote. */
+  recordHistoryEntry(digest: string, key: HistoryKey): string {
+    return `${this.recordHistoryDir(digest)}${path.sep}${historyEntryName(key, 'record history position')}`;
   }
   /** Since when the scenario keeps record histories, and which candidates predate it. */
   get historyAdoption(): string {
@@ -162,9 +162,9 @@ export class ScenarioPaths {
   releaseReceiptDir(scope: string): string {
     return path.join(this.releaseReceiptsDir, scopeSegment(scope));
   }
-  releaseReceipt(scope: string, seq: number): string {
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999) fail('INVALID_INPUT', `not a receipt position: ${seq}`);
-    return path.join(this.releaseReceiptDir(scope), `${String(seq).padStart(6, '0')}.json`);
+  /** A receipt: `<sha256 of the receipt>.json`, or the `<seq>.json` earlier versions wrote. */
+  releaseReceipt(scope: string, key: HistoryKey): string {
+    return path.join(this.releaseReceiptDir(scope), historyEntryName(key, 'receipt position'));
   }
   handoffDir(id: string): string {
     if (!isSafeSegment(id)) fail('INVALID_NAME', `not a handoff id: ${JSON.stringify(id)}`);

@@ -30,7 +30,7 @@ import {
 } from '../../../model/promotion/pointer-history.js';
 import {foreignMoveId, keepForeignMove, listForeignMoveIds, readForeignMove} from './foreign-move.js';
 import {predatesHistories, readAdoption, type AdoptionRead} from './history-adoption.js';
-import {listHistorySeqs, readHistoryEntry} from './record-history.js';
+import {historyShape} from './record-history.js';
 import {listCandidateDigests, readRecord} from './candidate-record.js';
 
 /**
@@ -129,12 +129,10 @@ function rolledBackRecords(ctx: KindContext, all: Array<[string, CandidateRecord
       continue;
     let found: CandidateRecord | null = null;
     try {
-      const first = listHistorySeqs(ctx, digest)[0];
-      if (first === undefined) found = record;
-      else {
-        const entry = readHistoryEntry(ctx, digest, first);
-        if (entry?.cause === 'adopt') found = entry.record;
-      }
+      const shape = historyShape(ctx, digest);
+      const entry = shape.line[0]?.value;
+      if (entry === undefined && shape.detached.length === 0 && shape.forks.length === 0) found = record;
+      else if (entry?.cause === 'adopt') found = entry.record;
     } catch (error) {
       rethrowUnless(error, isAutoctxError, isSystemError);
       found = null; // an unreadable history is verify's own finding; it proves nothing here

@@ -1,46 +1,44 @@
-import path from 'node:path';
 import {jsonEqual} from '../../../canonical/index.js';
 import {fail} from '../../../errors.js';
 import {canTransition} from '../../../model/promotion/lifecycle.js';
 import {
   entryDigest,
+  RECORD_CAUSES,
   sameButTimes,
   type RecordCause,
   type RecordHistoryEntry,
 } from '../../../model/promotion/record-history.js';
 import type {CandidateRecord} from '../../../model/promotion/records.js';
 import {readDocument} from '../../documents.js';
-import {listDir} from '../../files/fs.js';
+import {exists, listDir} from '../../files/fs.js';
+import {historyKeyOf, isHistoryEntryName, type HistoryKey} from '../../layout/history-names.js';
+import {forkProblem, listEntryNames, shapeOf, type ChainShape, type Linked} from '../common/entry-chain.js';
 import {leftoverKind} from '../../paths.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
 import {ensureAdoption, type AdoptionRead} from './history-adoption.js';
 import type {CandidateCheck} from '../common/kind-steps.js';
 
-/** candidates/<digest>/record_history/<seq>.json: record.json as each change left it (autoctx addition). */
+/**
+ * candidates/<digest>/record_history/<sha256>.json: record.json as each change left it (autoctx addition), each entry
+ * named by its own digest (the one the entry after it names); `<seq>.json`, the names earlier versions gave, are read
+ * as they are.
+ */
 export const ENTRY_SCHEMA = 'record-history-entry' as const;
-const ENTRY_FILE = /^\d{6}\.json$/;
 
-/** The positions of a candidate's entries, ascending; other names are left to verify. */
-export function listHistorySeqs(ctx: KindContext, digest: string): number[] {
-  return seqsOf(listDir(ctx.guard, ctx.paths.recordHistoryDir(digest)));
-}
+type Entry = Linked<RecordHistoryEntry>;
 
-function seqsOf(entries: ReturnType<typeof listDir>): number[] {
-  return entries
-    .filter((e) => e.isFile() && ENTRY_FILE.test(e.name))
-    .map((e) => Number(e.name.slice(0, 6)))
-    .sort((a, b) => a - b);
-}
-
-export function readHistoryEntry(ctx: KindContext, digest: string, seq: number): RecordHistoryEntry | null {
+export function readHistoryEntry(ctx: KindContext, digest: string, key: HistoryKey): RecordHistoryEntry | null {
   return readDocument<RecordHistoryEntry>(
     ctx.guard,
-    ctx.paths.recordHistoryEntry(digest, seq),
+    ctx.paths.recordHistoryEntry(digest, key),
     ENTRY_SCHEMA,
     (value) => {
       const e = value as unknown as RecordHistoryEntry;
-      if (e.seq !== seq) fail('DIGEST_MISMATCH', `entry says it is number ${e.seq} but is stored as number ${seq}`);
+      if (typeof key === 'number' && e.seq !== key)
+        fail('DIGEST_MISMATCH', `entry says it is number ${e.seq} but is stored as number ${key}`);
+      if (typeof key === 'string' && entryDigest(e) !== key)
+        fail('DIGEST_MISMATCH', 'entry is not named by its own digest (its content changed, or it was renamed)');
       if (e.bundle_digest !== digest || e.record.bundle_digest !== digest)
         fail(
           'DIGEST_MISMATCH',
@@ -51,14 +49,44 @@ export function readHistoryEntry(ctx: KindContext, digest: string, seq: number):
   );
 }
 
-/** A candidate's whole history, oldest first (empty when it keeps none). */
+function linked(name: string, key: HistoryKey, e: RecordHistoryEntry): Entry {
+  return {name, key, value: e, digest: entryDigest(e), previous: e.previous_entry_sha256};
+}
+
+/** A candidate's history as its links make it (an unreadable entry throws). */
+export function historyShape(ctx: KindContext, digest: string): ChainShape<RecordHistoryEntry> {
+  const dir = ctx.paths.recordHistoryDir(digest);
+  return shapeOf(
+    listEntryNames(ctx.guard, dir).flatMap((name) => {
+      const key = historyKeyOf(name);
+      const e = readHistoryEntry(ctx, digest, key);
+      return e ? [linked(name, key, e)] : [];
+    }),
+  );
+}
+
+/** The file an entry is stored in: its digest's name, or the position an earlier version named it by. */
+export function historyEntryFile(ctx: KindContext, entry: RecordHistoryEntry): string {
+  const named = ctx.paths.recordHistoryEntry(entry.bundle_digest, entryDigest(entry));
+  return exists(named) ? named : ctx.paths.recordHistoryEntry(entry.bundle_digest, entry.seq);
+}
+
+/** A candidate's whole history, oldest first, in the order its links give (empty when it keeps none). */
 export function readRecordHistory(ctx: KindContext, digest: string): RecordHistoryEntry[] {
-  return listHistorySeqs(ctx, digest).flatMap((seq) => readHistoryEntry(ctx, digest, seq) ?? []);
+  return historyShape(ctx, digest).line.map((e) => e.value);
+}
+
+/** The newest entry: the end of the line, or (after a lost entry) the newest of what follows the gap. */
+function tipOf(shape: ChainShape<RecordHistoryEntry>): Entry | null {
+  if (shape.detached.length === 0) return shape.line.at(-1) ?? null;
+  return shape.detached.reduce((a, b) => (b.value.seq > a.value.seq ? b : a));
 }
 
 function lastEntry(ctx: KindContext, digest: string): RecordHistoryEntry | null {
-  const seq = listHistorySeqs(ctx, digest).at(-1);
-  return seq === undefined ? null : readHistoryEntry(ctx, digest, seq);
+  const shape = historyShape(ctx, digest);
+  const fork = forkProblem(shape, (n) => ctx.guard.relative(`${ctx.paths.recordHistoryDir(digest)}/${n}`));
+  if (fork) fail('INTEGRITY', fork, {file: ctx.guard.relative(ctx.paths.recordHistoryDir(digest))});
+  return tipOf(shape)?.value ?? null;
 }
 
 /**
@@ -91,7 +119,7 @@ export function recordChange(
     cause,
     record,
   };
-  ctx.writer.createDocument(ctx.paths.recordHistoryEntry(digest, seq), ENTRY_SCHEMA, entry);
+  ctx.writer.createDocument(ctx.paths.recordHistoryEntry(digest, entryDigest(entry)), ENTRY_SCHEMA, entry);
   return record;
 }
 
@@ -100,7 +128,7 @@ export function recordChange(
  * none.
  */
 export type HistoryState =
-  | {kind: 'in-step' | 'none' | 'adoptable'}
+  | {kind: 'in-step' | 'none' | 'adoptable' | 'forked'}
   | {kind: 'behind' | 'differs'; entry: RecordHistoryEntry};
 
 /**
@@ -128,12 +156,14 @@ export function historyState(
   record: CandidateRecord | null,
   adoption: AdoptionRead,
 ): HistoryState {
-  const seqs = listHistorySeqs(ctx, digest);
-  const last = seqs.length === 0 ? null : readHistoryEntry(ctx, digest, seqs.at(-1)!);
+  const shape = historyShape(ctx, digest);
+  // Two clones' changes merged: nothing is completed or adopted across it (reconcile's to settle).
+  if (shape.forks.length > 0) return {kind: 'forked'};
+  const last = tipOf(shape)?.value ?? null;
   const predating = adoption?.predating.has(digest) ?? false;
   if (last === null) return record !== null && adoption !== null && !predating ? {kind: 'adoptable'} : {kind: 'none'};
-  const before = seqs.length >= 2 && seqs.at(-2) === last.seq - 1 ? readHistoryEntry(ctx, digest, last.seq - 1) : null;
-  return standing(last, before, record);
+  const before = last.previous_entry_sha256 === null ? null : shape.line.at(-2)?.value;
+  return standing(last, shape.detached.length === 0 ? before : null, record);
 }
 
 /**
@@ -153,17 +183,51 @@ export function adoptRecord(ctx: KindContext, record: CandidateRecord): RecordHi
     cause: 'adopt',
     record,
   };
-  ctx.writer.createDocument(ctx.paths.recordHistoryEntry(record.bundle_digest, seq), ENTRY_SCHEMA, entry);
+  ctx.writer.createDocument(
+    ctx.paths.recordHistoryEntry(record.bundle_digest, entryDigest(entry)),
+    ENTRY_SCHEMA,
+    entry,
+  );
   return entry;
 }
 
 /**
- * verify: a candidate's history is entries 1…n, each stored under its own
- * number for this candidate, each naming the digest of the one before, each
- * a lifecycle step the lifecycle allows; and record.json is the last entry's
- * record, or the one before it (a change cut short after its entry, which
- * repair completes). A scenario that keeps histories has one for every
- * candidate it did not find without one. True when the candidate keeps one.
+ * The files an entry lost after `previous` would have: one per cause (the entry is the record as it stands, after
+ * `previous`), since nothing else names it.
+ */
+function lostEntryFiles(
+  ctx: KindContext,
+  digest: string,
+  previous: RecordHistoryEntry | null,
+  record: CandidateRecord,
+  legacy: boolean,
+): string[] {
+  const seq = (previous?.seq ?? 0) + 1;
+  if (legacy) return seq <= 999999 ? [ctx.paths.recordHistoryEntry(digest, seq)] : [];
+  const prior = previous ? entryDigest(previous) : null;
+  return RECORD_CAUSES.map((cause) =>
+    ctx.paths.recordHistoryEntry(
+      digest,
+      entryDigest({schema_version: 1, bundle_digest: digest, seq, previous_entry_sha256: prior, cause, record}),
+    ),
+  );
+}
+
+/** What two entries that follow the same one are, and the way out: never an interrupted command. */
+export function forkMessage(rels: string[], what: string, previous: string): string {
+  return `${rels.join(' and ')} both follow ${previous}: two clones each appended to ${what} and a merge kept both sides (no interrupted command leaves this); autoctx reconcile replays one side onto the other`;
+}
+
+/**
+ * verify: a candidate's history is one line of entries from its first, each
+ * named by its own digest (or by its position, as earlier versions named
+ * them), each naming the digest of the one before and numbered by its place
+ * on the line, each a lifecycle step the lifecycle allows; two entries that
+ * follow the same one are a fork (DIVERGED: what a merge of two clones
+ * leaves). record.json is the last entry's record, or the one before it (a
+ * change cut short after its entry, which repair completes). A scenario that
+ * keeps histories has one for every candidate it did not find without one.
+ * True when the candidate keeps one.
  */
 export function verifyRecordHistory(
   c: Findings,
@@ -178,73 +242,106 @@ export function verifyRecordHistory(
   for (const e of names) {
     // a crash's temporary file: the leftover check names it
     const leftover = leftoverKind(`${dir}/${e.name}`, e.isDirectory() ? 'dir' : 'file');
-    if (leftover === null && (!e.isFile() || !ENTRY_FILE.test(e.name)))
+    if (leftover === null && (!e.isFile() || !isHistoryEntryName(e.name)))
       c.error(
         `${dir}/${e.name}`,
         'RECORD_HISTORY_MISMATCH',
         `${c.rel(dir)}/${e.name} is not an entry of a record history`,
       );
   }
-  const seqs = seqsOf(names);
-  if (seqs.length === 0) {
+  const listed = names.filter((e) => e.isFile() && isHistoryEntryName(e.name)).map((e) => e.name);
+  const fileOf = (name: string) => `${dir}/${name}`;
+  if (listed.length === 0) {
     if (record && adoption && !adoption.predating.has(digest)) {
-      const first = store.paths.recordHistoryEntry(digest, 1);
+      const lost = lostEntryFiles(store, digest, null, record, false);
       c.error(
-        first,
+        dir,
         'MISSING_RECORD_HISTORY',
-        `${c.rel(first)} is missing: ${c.rel(recordFile)} has no history, yet it is not among the candidates ${c.rel(store.paths.historyAdoption)} found without one (autoctx repair starts one from the record)`,
+        `${c.rel(dir)} holds no entry (${lost.map((f) => c.rel(f)).join(' or ')} is missing): ${c.rel(recordFile)} has no history, yet it is not among the candidates ${c.rel(store.paths.historyAdoption)} found without one (autoctx repair starts one from the record)`,
       );
     }
     return false;
   }
-  // By position; a gap is one error however long it is (a hostile 999999.json costs one line, not a million).
-  const entries = new Map<number, RecordHistoryEntry | undefined>();
-  let expected = 1;
-  for (const seq of seqs) {
-    const file = store.paths.recordHistoryEntry(digest, seq);
-    if (seq > expected) {
-      const first = store.paths.recordHistoryEntry(digest, expected);
+  const stored: Entry[] = [];
+  for (const name of listed.sort()) {
+    const key = historyKeyOf(name);
+    const e = c.attempt(fileOf(name), () => readHistoryEntry(store, digest, key));
+    if (e) stored.push(linked(name, key, e));
+  }
+  const shape = shapeOf(stored);
+  for (const fork of shape.forks) {
+    const before = stored.find((e) => e.digest === fork[0]!.previous);
+    const message = forkMessage(
+      fork.map((e) => c.rel(fileOf(e.name))),
+      `the record history of ${digest}`,
+      before ? c.rel(fileOf(before.name)) : 'no entry (each is a first entry)',
+    );
+    for (const e of fork) c.error(fileOf(e.name), 'DIVERGED', message);
+  }
+  const checkStep = (before: RecordHistoryEntry, entry: Entry) => {
+    const file = fileOf(entry.name);
+    if (entry.value.seq !== before.seq + 1)
       c.error(
-        first,
-        'MISSING_RECORD_HISTORY',
-        `${c.rel(first)}${seq - 1 > expected ? ` to ${path.basename(store.paths.recordHistoryEntry(digest, seq - 1))}` : ''} missing from the history of ${digest}`,
+        file,
+        'RECORD_HISTORY_MISMATCH',
+        `${c.rel(file)} says it is entry ${entry.value.seq} but follows entry ${before.seq}`,
       );
+    if (
+      entry.value.record.lifecycle !== before.record.lifecycle &&
+      !canTransition(before.record.lifecycle, entry.value.record.lifecycle)
+    )
+      c.error(
+        file,
+        'RECORD_HISTORY_MISMATCH',
+        `${c.rel(file)}: ${before.record.lifecycle} → ${entry.value.record.lifecycle} is not a lifecycle step`,
+      );
+  };
+  shape.line.forEach((entry, i) => {
+    if (i === 0 && entry.value.seq !== 1)
+      c.error(
+        fileOf(entry.name),
+        'RECORD_HISTORY_MISMATCH',
+        `${c.rel(fileOf(entry.name))} is the first entry but says it is entry ${entry.value.seq}`,
+      );
+    if (i > 0) checkStep(shape.line[i - 1]!.value, entry);
+  });
+  const digests = new Set(stored.map((e) => e.digest));
+  for (const entry of shape.detached) {
+    const file = fileOf(entry.name);
+    const before = stored.find((e) => e.digest === entry.previous);
+    if (before) {
+      checkStep(before.value, entry);
+      continue;
     }
-    expected = seq + 1;
-    const entry = c.attempt(file, () => readHistoryEntry(store, digest, seq)) ?? undefined;
-    const before = entries.get(seq - 1);
-    if (entry && seq === 1 && entry.previous_entry_sha256 !== null)
-      c.error(file, 'RECORD_HISTORY_MISMATCH', `${c.rel(file)} is the first entry but names one before it`);
-    if (entry && before && entry.previous_entry_sha256 !== entryDigest(before)) {
-      // Either one was changed: the entry before, or the digest this one names.
-      const prior = store.paths.recordHistoryEntry(digest, seq - 1);
+    if (entry.previous === null) continue; // a second first entry is a fork, reported above
+    // A stored entry that did not read back (edited, so its name no longer fits) was named by its reader.
+    if (digests.has(entry.previous) || exists(store.paths.recordHistoryEntry(digest, entry.previous))) continue;
+    // The entry before it is gone, or (named by its position) was changed.
+    const legacy = typeof entry.key === 'number' ? entry.key - 1 : null;
+    const prior = legacy !== null && legacy >= 1 ? store.paths.recordHistoryEntry(digest, legacy) : null;
+    if (prior && stored.some((e) => e.key === legacy))
       c.both(
         prior,
         file,
         'RECORD_HISTORY_MISMATCH',
         `${c.rel(prior)} is not the entry ${c.rel(file)} follows (its digest differs from previous_entry_sha256)`,
       );
-    }
-    if (
-      entry &&
-      before &&
-      entry.record.lifecycle !== before.record.lifecycle &&
-      !canTransition(before.record.lifecycle, entry.record.lifecycle)
-    ) {
+    else {
+      const lost = prior ?? store.paths.recordHistoryEntry(digest, entry.previous);
       c.error(
-        file,
-        'RECORD_HISTORY_MISMATCH',
-        `${c.rel(file)}: ${before.record.lifecycle} → ${entry.record.lifecycle} is not a lifecycle step`,
+        lost,
+        'MISSING_RECORD_HISTORY',
+        `${c.rel(lost)} is missing from the history of ${digest}: ${c.rel(file)} follows it`,
       );
     }
-    entries.set(seq, entry);
   }
-  if (record === undefined) return true;
-  const lastSeq = seqs.at(-1)!;
-  const last = entries.get(lastSeq);
+  if (record === undefined || shape.forks.length > 0) return true;
+  const last = tipOf(shape);
   if (!last) return true;
-  const state = standing(last, entries.get(lastSeq - 1), record);
-  const lastFile = c.rel(store.paths.recordHistoryEntry(digest, lastSeq));
+  const before =
+    shape.detached.length === 0 ? shape.line.at(-2)?.value : stored.find((e) => e.digest === last.previous)?.value;
+  const state = standing(last.value, before, record);
+  const lastFile = c.rel(fileOf(last.name));
   if (state.kind === 'behind') {
     c.warn(
       recordFile,
@@ -253,11 +350,11 @@ export function verifyRecordHistory(
     );
   } else if (state.kind === 'differs' && record === null) {
     c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing, but ${lastFile} records it`);
-  } else if (state.kind === 'differs') {
+  } else if (state.kind === 'differs' && record !== null) {
     // The record or the last entry was changed without the other, or the entries after the last one left were lost.
-    const next = lastSeq < 999999 ? store.paths.recordHistoryEntry(digest, lastSeq + 1) : null;
-    const message = `${c.rel(recordFile)} is not the record ${lastFile} holds, nor the one before it: one of the two was changed without the other${next ? `, or ${c.rel(next)} and any after it were lost` : ''}`;
-    for (const file of [recordFile, store.paths.recordHistoryEntry(digest, lastSeq), ...(next ? [next] : [])])
+    const next = lostEntryFiles(store, digest, last.value, record, typeof last.key === 'number');
+    const message = `${c.rel(recordFile)} is not the record ${lastFile} holds, nor the one before it: one of the two was changed without the other${next.length > 0 ? `, or the entry after it (${next.map((f) => c.rel(f)).join(' or ')}) and any after it were lost` : ''}`;
+    for (const file of [recordFile, fileOf(last.name), ...(typeof last.key === 'number' ? next : [])])
       c.error(file, 'RECORD_HISTORY_MISMATCH', message);
   }
   return true;

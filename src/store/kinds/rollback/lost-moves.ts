@@ -5,7 +5,7 @@ import type {RecordHistoryEntry} from '../../../model/promotion/record-history.j
 import {executionKey} from '../../../model/rollback/rollback-execution.js';
 import {listCandidateDigests} from '../promotion/candidate-record.js';
 import type {KindContext} from '../common/kind-context.js';
-import {readRecordHistory} from '../promotion/record-history.js';
+import {historyEntryFile, readRecordHistory} from '../promotion/record-history.js';
 import {exists} from '../../files/fs.js';
 import {isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 
@@ -98,6 +98,6 @@ export function lostExecution(
   return {
     code: 'MISSING_ROLLBACK_RECORD',
     move: lost,
-    message: `${rel(ctx.paths.rollbackExecution(key))} is missing: ${rel(ctx.paths.recordHistoryEntry(entry.bundle_digest, entry.seq))} records the rollback autoctx made from ${from} to ${move.to} at ${move.at}, ${where}, but its execution record is gone${pointer ? " (not another implementation's rollback)" : ''}`,
+    message: `${rel(ctx.paths.rollbackExecution(key))} is missing: ${rel(historyEntryFile(ctx, entry))} records the rollback autoctx made from ${from} to ${move.to} at ${move.at}, ${where}, but its execution record is gone${pointer ? " (not another implementation's rollback)" : ''}`,
   };
 }

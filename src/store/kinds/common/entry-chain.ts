@@ -1,0 +1,87 @@
+import {listDir, type RootGuard} from '../../files/fs.js';
+import {historyKeyOf, isHistoryEntryName, type HistoryKey} from '../../layout/history-names.js';
+
+/** One stored entry of an append-only history, with the digest its successor names it by. */
+export interface Linked<T> {
+  /** The file name, as listed. */
+  name: string;
+  key: HistoryKey;
+  value: T;
+  digest: string;
+  previous: string | null;
+}
+
+/**
+ * A history as its links make it, never as its file names number it:
+ * `line`, the entries from the first one on for as long as exactly one entry
+ * follows; `forks`, each set of two or more entries that follow the same one
+ * (or two first entries), which is what a merge of two clones that both
+ * appended leaves; `detached`, entries neither on the line nor after a fork
+ * (after a lost entry); `duplicates`, an entry stored a second time under
+ * its other name (an upgrade cut short between its two writes).
+ */
+export interface ChainShape<T> {
+  line: Linked<T>[];
+  forks: Linked<T>[][];
+  detached: Linked<T>[];
+  duplicates: Linked<T>[];
+}
+
+/** The names of a history folder's entries (either naming), sorted; other names are left to verify. */
+export function listEntryNames(guard: RootGuard, dir: string): string[] {
+  return listDir(guard, dir)
+    .filter((e) => e.isFile() && isHistoryEntryName(e.name))
+    .map((e) => e.name)
+    .sort();
+}
+
+export function historyKeys(guard: RootGuard, dir: string): HistoryKey[] {
+  return listEntryNames(guard, dir).map(historyKeyOf);
+}
+
+export function shapeOf<T>(entries: Linked<T>[]): ChainShape<T> {
+  const byDigest = new Map<string, Linked<T>>();
+  const duplicates: Linked<T>[] = [];
+  // A digest-named copy is the one kept; the earlier name is the duplicate an interrupted upgrade left.
+  const ordered = [...entries].sort((a, b) => Number(typeof a.key === 'number') - Number(typeof b.key === 'number'));
+  for (const e of ordered) {
+    if (byDigest.has(e.digest)) duplicates.push(e);
+    else byDigest.set(e.digest, e);
+  }
+  const next = new Map<string | null, Linked<T>[]>();
+  for (const e of byDigest.values()) {
+    const list = next.get(e.previous) ?? [];
+    list.push(e);
+    next.set(e.previous, list);
+  }
+  const forks = [...next.values()].filter((l) => l.length > 1).map((l) => l.sort((a, b) => cmp(a.name, b.name)));
+  const line: Linked<T>[] = [];
+  for (let at = next.get(null); at?.length === 1; at = next.get(at[0]!.digest)) line.push(at[0]!);
+  const reached = new Set<Linked<T>>(line);
+  // Everything after a fork belongs to one of its sides.
+  const stack = forks.flat();
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    if (reached.has(e)) continue;
+    reached.add(e);
+    stack.push(...(next.get(e.digest) ?? []));
+  }
+  const detached = [...byDigest.values()].filter((e) => !reached.has(e)).sort((a, b) => cmp(a.name, b.name));
+  return {line, forks, detached, duplicates};
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The entry the line ends with, or null; a fork is the caller's to refuse (`forkProblem`). */
+export function lineEnd<T>(shape: ChainShape<T>): Linked<T> | null {
+  return shape.line.at(-1) ?? null;
+}
+
+/** What a writer or a reader of what serves says of a forked history: a merge of two clones, for reconcile. */
+export function forkProblem<T>(shape: ChainShape<T>, rel: (name: string) => string): string | null {
+  const fork = shape.forks[0];
+  if (!fork) return null;
+  return `${fork.map((e) => rel(e.name)).join(' and ')} both follow the same entry: two clones each appended to this history and a merge kept both (DIVERGED); run autoctx verify, then autoctx reconcile`;
+}
