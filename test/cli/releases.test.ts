@@ -9,6 +9,7 @@ import {runCli} from '../helpers/cli.js';
 import {AUDIT, evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
+import {chainOrder} from '../helpers/git-histories.js';
 
 const CANDIDATE = {
   'playbook/playbook.md': 'Be helpful and precise.\n',
@@ -43,10 +44,7 @@ function proposeIn(knowledge: string, name: string, playbook: string): string {
 const receiptsOf = (knowledge: string, scope = 'global') => {
   const dir = path.join(knowledge, 'demo/context_bundles/releases/receipts', scope);
   return fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir)
-        .sort()
-        .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
+    ? chainOrder(dir, 'previous_receipt_sha256').map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
     : [];
 };
 

@@ -12,6 +12,8 @@ import {cliIn, copyTree, mustIn} from '../helpers/knowledge-cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
+import {stableDigest} from '../../src/canonical/index.js';
+import {chainOrder} from '../helpers/git-histories.js';
 
 /**
  * A signed tree's state is what its signed state chain covers: every reader
@@ -272,18 +274,12 @@ describe('in a signed tree, what serves is what the signed state chain covers', 
     ]);
     // A receipt written by hand beside it, with a signature of other bytes copied next to it, vouches for nothing.
     const receipts = path.join(k, CB, 'releases/receipts/global');
-    const last = fs
-      .readdirSync(receipts)
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .at(-1)!;
-    const forged = path.join(receipts, `${String(Number(last.slice(0, 6)) + 1).padStart(6, '0')}.json`);
-    fs.writeFileSync(
-      forged,
-      fs
-        .readFileSync(path.join(receipts, last), 'utf8')
-        .replace(/"seq": \d+/, `"seq": ${Number(last.slice(0, 6)) + 1}`),
-    );
+    const last = chainOrder(receipts, 'previous_receipt_sha256').at(-1)!;
+    const lastText = fs.readFileSync(path.join(receipts, last), 'utf8');
+    const forgedText = lastText.replace(/"seq": (\d+)/, (_, n) => `"seq": ${Number(n) + 1}`);
+    // named as autoctx names a receipt: by its own digest
+    const forged = path.join(receipts, `${stableDigest(JSON.parse(forgedText))}.json`);
+    fs.writeFileSync(forged, forgedText);
     fs.copyFileSync(path.join(receipts, `${last}.sig`), `${forged}.sig`);
     const withForged = cliIn(k, ['route', '--session', 's1']);
     expect([withForged.status, withForged.json.error.code]).toEqual([8, 'UNSIGNED_POINTER_MOVE']);

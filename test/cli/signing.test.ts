@@ -17,6 +17,7 @@ import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {cliIn, copyTree, mustIn} from '../helpers/knowledge-cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
+import {chainOrder} from '../helpers/git-histories.js';
 
 /**
  * Keys that make approvals and evidence real: a signed tree,
@@ -840,10 +841,7 @@ describe('a state change without a signature, in a signed tree (the signed state
       key('alice'),
     ]);
     const receipts = path.join(k, CB, 'releases/receipts/global');
-    const files = fs
-      .readdirSync(receipts)
-      .filter((f) => f.endsWith('.json'))
-      .sort();
+    const files = chainOrder(receipts, 'previous_receipt_sha256');
     expect(files.map((f) => fs.existsSync(path.join(receipts, `${f}.sig`)))).toEqual(files.map(() => true));
     expect(errorsOf(k)).toEqual([]);
     // The newest receipt, the SHADOW one, made to carry v3 as a whole-scope CANARY, and the registry made to match it.
@@ -856,14 +854,20 @@ describe('a state change without a signature, in a signed tree (the signed state
       shadow: null,
     };
     receipt.registry_after = stableDigest(receipt.registry);
-    fs.writeFileSync(shadow, `${JSON.stringify(receipt, null, 2)}\n`);
+    // Renamed to its new digest (and its signature with it), as a receipt is named: the name alone refuses nothing.
+    const renamed = `${stableDigest(receipt)}.json`;
+    fs.rmSync(shadow);
+    fs.renameSync(`${shadow}.sig`, path.join(receipts, `${renamed}.sig`));
+    fs.writeFileSync(path.join(receipts, renamed), `${JSON.stringify(receipt, null, 2)}\n`);
     fs.writeFileSync(
       path.join(k, CB, 'releases/registry/global.json'),
       `${JSON.stringify(receipt.registry, null, 2)}\n`,
     );
     expect(errorsOf(k)).toEqual([
-      `RECEIPT_MISMATCH releases/receipts/global/${files.at(-1)}`,
-      `BAD_SIGNATURE releases/receipts/global/${files.at(-1)}`,
+      `RECEIPT_MISMATCH releases/receipts/global/${renamed}`,
+      `BAD_SIGNATURE releases/receipts/global/${renamed}`,
+      // the signed state chain names the file it wrote
+      `SIGNED_FILE_MISSING releases/receipts/global/${files.at(-1)}`,
     ]);
   });
 
@@ -887,14 +891,7 @@ describe('a state change without a signature, in a signed tree (the signed state
       'shadow',
     ]);
     const receipts = path.join(u.knowledge, CB, 'releases/receipts/global');
-    const file = path.join(
-      receipts,
-      fs
-        .readdirSync(receipts)
-        .filter((f) => f.endsWith('.json'))
-        .sort()
-        .at(-1)!,
-    );
+    const file = path.join(receipts, chainOrder(receipts, 'previous_receipt_sha256').at(-1)!);
     const receipt = JSON.parse(fs.readFileSync(file, 'utf8'));
     receipt.registry.releases.v9 = {
       version: 'v9',
@@ -903,13 +900,16 @@ describe('a state change without a signature, in a signed tree (the signed state
       shadow: null,
     };
     receipt.registry_after = stableDigest(receipt.registry);
-    fs.writeFileSync(file, `${JSON.stringify(receipt, null, 2)}\n`);
+    // Renamed to its new digest, as a receipt is named: the name alone refuses nothing.
+    fs.rmSync(file);
+    const renamed = path.join(receipts, `${stableDigest(receipt)}.json`);
+    fs.writeFileSync(renamed, `${JSON.stringify(receipt, null, 2)}\n`);
     fs.writeFileSync(
       path.join(u.knowledge, CB, 'releases/registry/global.json'),
       `${JSON.stringify(receipt.registry, null, 2)}\n`,
     );
     expect(verify({knowledge: u.knowledge}).errors.map((e) => `${e.code} ${e.file.replace(`${CB}/`, '')}`)).toEqual([
-      `RECEIPT_MISMATCH releases/receipts/global/${path.basename(file)}`,
+      `RECEIPT_MISMATCH releases/receipts/global/${path.basename(renamed)}`,
     ]);
     const listed = cli(u.knowledge, ['release', 'list']);
     expect([listed.status, listed.json.error.code]).toEqual([8, 'INTEGRITY']);

@@ -16,6 +16,7 @@ import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {mustIn} from '../helpers/knowledge-cli.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
+import {chainOrder} from '../helpers/git-histories.js';
 
 /**
  * The release use cases called as a library (core/release), without the CLI:
@@ -44,10 +45,7 @@ function copy(from: string, label: string): string {
 const receiptsOf = (knowledge: string, scope = 'global') => {
   const dir = path.join(knowledge, 'demo/context_bundles/releases/receipts', scope);
   return fs.existsSync(dir)
-    ? fs
-        .readdirSync(dir)
-        .sort()
-        .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
+    ? chainOrder(dir, 'previous_receipt_sha256').map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')))
     : [];
 };
 /** A tree hash leaving out the receipts folder: a blocked transition changes nothing else. */

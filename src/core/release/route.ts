@@ -16,6 +16,7 @@ import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {allDescriptors, scopeActive, scopeView, servedForRouting, stateIn} from './registry-view.js';
 import {readRegistryFile, registryState} from '../../store/kinds/release/release-registry.js';
 import {rejectionOf} from './serving.js';
+import {listReceiptNames} from '../../store/kinds/release/release-receipt.js';
 import {requireSignedServing} from '../signing/signed-serving.js';
 import {readActive, requireActive} from '../../store/kinds/promotion/active-pointer.js';
 import {readBundle} from '../../store/kinds/bundle/bundle.js';
@@ -197,7 +198,7 @@ export function servingFor(
     if (!isAutoctxError(error) || error.exitCode !== 8) throw error;
     broken = true;
   }
-  const behind = !broken && exists(store.paths.releaseReceipt(GLOBAL_SCOPE, (stored?.receipt?.seq ?? 0) + 1));
+  const behind = !broken && listReceiptNames(store, GLOBAL_SCOPE).length > (stored?.receipt?.seq ?? 0);
   if (!behind && (!stored || !Object.values(stored.releases).some((r) => r.state === 'CANARY'))) {
     const digest = requireActive(store).bundle_digest;
     const named = allDescriptors(store).find((d) => d.bundle_digest === digest);

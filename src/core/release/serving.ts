@@ -2,7 +2,7 @@ import {GLOBAL_SCOPE, versionKey, type ReleaseDescriptor, type ReleaseState} fro
 import {applyTransition} from '../../model/release/release-gate.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {rejectionReason} from '../../model/promotion/rejected.js';
-import {createReceipt, listReleaseScopes} from '../../store/kinds/release/release-receipt.js';
+import {createReceipt, listReleaseScopes, receiptFile} from '../../store/kinds/release/release-receipt.js';
 import {registryState, settleRegistry, swapRegistry} from '../../store/kinds/release/release-registry.js';
 import {allDescriptors, nextReceipt, normalized, scopeView, stateIn} from './registry-view.js';
 import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
@@ -70,6 +70,8 @@ export interface Withdrawal {
   from: ReleaseState;
   to: ReleaseState;
   receipt_seq: number;
+  /** The receipt's file. */
+  receipt_file: string;
 }
 
 /**
@@ -121,7 +123,7 @@ function endRelease(
   );
   createReceipt(store, receipt);
   swapRegistry(store, scope, view.state.digest, receipt.registry!);
-  return {scope, version: d.version, from, to, receipt_seq: receipt.seq};
+  return {scope, version: d.version, from, to, receipt_seq: receipt.seq, receipt_file: receiptFile(store, receipt)};
 }
 
 /** The actor, resolved once and only when a receipt is written. */

@@ -1,6 +1,11 @@
 import {isAutoctxError, isJsonParseError, isSystemError, rethrowUnless} from '../../errors.js';
 import {readBytes} from '../../store/files/fs.js';
-import {listReleaseScopes, readReceipts, signedReceipt} from '../../store/kinds/release/release-receipt.js';
+import {
+  listReleaseScopes,
+  readReceipts,
+  receiptFile,
+  signedReceipt,
+} from '../../store/kinds/release/release-receipt.js';
 import {
   listApprovalKeys,
   listExecutionKeys,
@@ -77,7 +82,7 @@ export function signedRecords(store: ScenarioStore): SignedRecord[] {
     for (const r of quiet(() => readReceipts(store, scope)) ?? []) {
       if (signedReceipt(r))
         out.push({
-          file: store.paths.releaseReceipt(scope, r.seq),
+          file: receiptFile(store, r),
           kind: 'release-receipt',
           at: r.at,
           principal: r.actor,

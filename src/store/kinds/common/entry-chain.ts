@@ -85,3 +85,8 @@ export function forkProblem<T>(shape: ChainShape<T>, rel: (name: string) => stri
   if (!fork) return null;
   return `${fork.map((e) => rel(e.name)).join(' and ')} both follow the same entry: two clones each appended to this history and a merge kept both (DIVERGED); run autoctx verify, then autoctx reconcile`;
 }
+
+/** What two entries that follow the same one are, and the way out: never an interrupted command. */
+export function forkMessage(rels: string[], what: string, previous: string): string {
+  return `${rels.join(' and ')} both follow ${previous}: two clones each appended to ${what} and a merge kept both sides (no interrupted command leaves this); autoctx reconcile replays one side onto the other`;
+}

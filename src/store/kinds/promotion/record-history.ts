@@ -12,7 +12,14 @@ import type {CandidateRecord} from '../../../model/promotion/records.js';
 import {readDocument} from '../../documents.js';
 import {exists, listDir} from '../../files/fs.js';
 import {historyKeyOf, isHistoryEntryName, type HistoryKey} from '../../layout/history-names.js';
-import {forkProblem, listEntryNames, shapeOf, type ChainShape, type Linked} from '../common/entry-chain.js';
+import {
+  forkMessage,
+  forkProblem,
+  listEntryNames,
+  shapeOf,
+  type ChainShape,
+  type Linked,
+} from '../common/entry-chain.js';
 import {leftoverKind} from '../../paths.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
@@ -211,11 +218,6 @@ function lostEntryFiles(
       entryDigest({schema_version: 1, bundle_digest: digest, seq, previous_entry_sha256: prior, cause, record}),
     ),
   );
-}
-
-/** What two entries that follow the same one are, and the way out: never an interrupted command. */
-export function forkMessage(rels: string[], what: string, previous: string): string {
-  return `${rels.join(' and ')} both follow ${previous}: two clones each appended to ${what} and a merge kept both sides (no interrupted command leaves this); autoctx reconcile replays one side onto the other`;
 }
 
 /**

@@ -4,7 +4,7 @@ import type {Findings} from '../../findings.js';
 import {readActive} from '../promotion/active-pointer.js';
 import {pointerHistory, pointerMoves} from '../promotion/pointer-moves.js';
 import {verifyDescriptors} from './release-descriptor.js';
-import {listReleaseScopes, verifyReceipts} from './release-receipt.js';
+import {listReleaseScopes, receiptFile, verifyReceipts} from './release-receipt.js';
 import {verifyRegistry} from './release-registry.js';
 import {exists} from '../../files/fs.js';
 import {hasServed} from '../../../model/promotion/served.js';
@@ -58,7 +58,12 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
   if (!exists(store.paths.releasesDir)) return;
   const chain = active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet);
   const receipts = new Map<string, Array<TransitionReceipt | undefined>>();
-  for (const scope of listReleaseScopes(store)) receipts.set(scope, verifyReceipts(c, scope));
+  const forked = new Set<string>();
+  for (const scope of listReleaseScopes(store)) {
+    const read = verifyReceipts(c, scope);
+    receipts.set(scope, read.receipts);
+    if (read.forked) forked.add(scope);
+  }
   const servedIn = (target: {version: string; bundle_digest: string}, scope: string) =>
     hasServed(scope, target, {chain, receipts: receipts.get(scope) ?? []});
   const descriptors = verifyDescriptors(c, servedIn);
@@ -70,7 +75,7 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
   // In a signed tree the command that ends a release signs its receipt: the advice names the key it needs.
   const signedHow = quiet('', () => readSigningStart(store)) ? ' --signing-key KEY' : '';
   for (const [scope, list] of receipts) {
-    const registry = verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing);
+    const registry = verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing, forked.has(scope));
     for (const r of Object.values(registry?.releases ?? {})) {
       const d = descriptors.get(versionKey(r.version));
       const why = d && SERVING.has(r.state) ? rejected(d.bundle_digest) : null;
@@ -85,7 +90,7 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
     for (const r of list) {
       if (r) followReceipt(c, scope, r, descriptors, missing);
       if (!r || r.version === null) continue;
-      const file = store.paths.releaseReceipt(scope, r.seq);
+      const file = receiptFile(store, r);
       const d = descriptors.get(versionKey(r.version));
       if (!d) missing(r.version, file);
       else if (d.bundle_digest !== r.bundle_digest)
@@ -109,7 +114,7 @@ function followReceipt(
   missing: (version: string, by: string) => void,
 ): void {
   const {store} = c;
-  const file = store.paths.releaseReceipt(scope, r.seq);
+  const file = receiptFile(store, r);
   for (const v of r.deprecated_versions) if (!descriptors.has(versionKey(v))) missing(v, file);
   if (r.promotion_id === null) return;
   const promotionFile = store.paths.promotion(r.promotion_id);

@@ -3,24 +3,33 @@ import {fail} from '../../../errors.js';
 import {receiptRegistryProblem} from '../../../model/release/receipt-registry.js';
 import {receiptCore, registryProblem, type Registry, type TransitionReceipt} from '../../../model/release/release.js';
 import {readDocument} from '../../documents.js';
-import {isDirectory, listDir} from '../../files/fs.js';
+import path from 'node:path';
+import {exists, isDirectory, listDir} from '../../files/fs.js';
+import {historyKeyOf, type HistoryKey} from '../../layout/history-names.js';
+import {forkMessage, forkProblem, listEntryNames, shapeOf, type Linked} from '../common/entry-chain.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
 import {createSigned} from '../signing/signatures.js';
 
 /**
- * context_bundles/releases/receipts/<scope>/<seq>.json (autoctx addition):
- * one immutable receipt per transition, applied or blocked, numbered 1, 2, 3
- * … per scope and chained by the digest of the one before. An applied
+ * context_bundles/releases/receipts/<scope>/<sha256>.json (autoctx addition):
+ * one immutable receipt per transition, applied or blocked, chained by the
+ * digest of the one before and named by its own (the digest the receipt
+ * after it names); numbered 1, 2, 3 … per scope by its place on the chain,
+ * which its `seq` must agree with. `<seq>.json`, the names earlier versions
+ * gave, are read as they are. An applied
  * receipt carries the registry it wrote: it is written before the registry,
  * so a crash between the two leaves a registry one receipt behind, which the
  * next change or repair completes from it.
  */
 export const RECEIPT_SCHEMA = 'release-receipt' as const;
-const FILE = /^\d{6}\.json$/;
 
-function check(ctx: KindContext, r: TransitionReceipt, scope: string, seq: number): TransitionReceipt {
-  if (r.seq !== seq) fail('DIGEST_MISMATCH', `says it is receipt ${r.seq} but is stored as ${seq}`);
+function check(ctx: KindContext, r: TransitionReceipt, scope: string, key: HistoryKey): TransitionReceipt {
+  if (typeof key === 'number' && r.seq !== key)
+    fail('DIGEST_MISMATCH', `says it is receipt ${r.seq} but is stored as ${key}`);
+  if (typeof key === 'string' && stableDigest(r) !== key)
+    fail('DIGEST_MISMATCH', 'is not named by its own digest (its content changed, or it was renamed)');
+  const seq = r.seq;
   if (r.scope !== scope) fail('DIGEST_MISMATCH', `names scope ${JSON.stringify(r.scope)} but is stored under ${scope}`);
   if (r.scenario !== ctx.scenario)
     fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(r.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
@@ -62,17 +71,25 @@ function check(ctx: KindContext, r: TransitionReceipt, scope: string, seq: numbe
   return r;
 }
 
-export function readReceipt(ctx: KindContext, scope: string, seq: number): TransitionReceipt | null {
-  return readDocument<TransitionReceipt>(ctx.guard, ctx.paths.releaseReceipt(scope, seq), RECEIPT_SCHEMA, (v) =>
-    check(ctx, v as unknown as TransitionReceipt, scope, seq),
+export function readReceipt(ctx: KindContext, scope: string, key: HistoryKey): TransitionReceipt | null {
+  return readDocument<TransitionReceipt>(ctx.guard, ctx.paths.releaseReceipt(scope, key), RECEIPT_SCHEMA, (v) =>
+    check(ctx, v as unknown as TransitionReceipt, scope, key),
   );
 }
 
-export function listReceiptSeqs(ctx: KindContext, scope: string): number[] {
-  return listDir(ctx.guard, ctx.paths.releaseReceiptDir(scope))
-    .filter((e) => e.isFile() && FILE.test(e.name))
-    .map((e) => Number(e.name.slice(0, 6)))
-    .sort((a, b) => a - b);
+/** The names of a scope's receipts, either naming. */
+export function listReceiptNames(ctx: KindContext, scope: string): string[] {
+  return listEntryNames(ctx.guard, ctx.paths.releaseReceiptDir(scope));
+}
+
+/** The file a receipt is stored in: its digest's name, or the position an earlier version named it by. */
+export function receiptFile(ctx: KindContext, r: TransitionReceipt): string {
+  const named = ctx.paths.releaseReceipt(r.scope, stableDigest(r));
+  return exists(named) ? named : ctx.paths.releaseReceipt(r.scope, r.seq);
+}
+
+function linkedReceipt(name: string, key: HistoryKey, r: TransitionReceipt): Linked<TransitionReceipt> {
+  return {name, key, value: r, digest: stableDigest(r), previous: r.previous_receipt_sha256};
 }
 
 /** The scopes with a receipts folder or a registry. */
@@ -84,22 +101,37 @@ export function listReleaseScopes(ctx: KindContext): string[] {
   return [...scopes].sort();
 }
 
-/** Every receipt of a scope, in order; a gap is an integrity error (INTEGRITY, exit 8). */
+/**
+ * Every receipt of a scope, in the order their links give; a fork, a lost receipt or a number that is not its place
+ * is an integrity error (INTEGRITY, exit 8).
+ */
 export function readReceipts(ctx: KindContext, scope: string): TransitionReceipt[] {
-  const seqs = listReceiptSeqs(ctx, scope);
-  const out: TransitionReceipt[] = [];
-  for (let i = 0; i < seqs.length; i++) {
-    if (seqs[i] !== i + 1) {
-      const rel = ctx.guard.relative(ctx.paths.releaseReceipt(scope, i + 1));
+  const dir = ctx.paths.releaseReceiptDir(scope);
+  const shape = shapeOf(
+    listReceiptNames(ctx, scope).flatMap((name) => {
+      const key = historyKeyOf(name);
+      const r = readReceipt(ctx, scope, key);
+      return r ? [linkedReceipt(name, key, r)] : [];
+    }),
+  );
+  const where = ctx.guard.relative(dir);
+  const fork = forkProblem(shape, (n) => ctx.guard.relative(path.join(dir, n)));
+  if (fork) fail('INTEGRITY', fork, {file: where});
+  if (shape.detached.length > 0)
+    fail(
+      'INTEGRITY',
+      `${ctx.guard.relative(path.join(dir, shape.detached[0]!.name))} follows a receipt that is missing: the receipts of scope ${scope} must run in one chain from the first; run autoctx verify`,
+      {file: where},
+    );
+  shape.line.forEach((e, i) => {
+    if (e.value.seq !== i + 1)
       fail(
         'INTEGRITY',
-        `${rel} is missing: the receipts of scope ${scope} must run from 1 without a gap; run autoctx verify`,
-        {file: rel},
+        `${ctx.guard.relative(path.join(dir, e.name))} says it is receipt ${e.value.seq} but is receipt ${i + 1} of scope ${scope}; run autoctx verify`,
+        {file: where},
       );
-    }
-    out.push(readReceipt(ctx, scope, i + 1)!);
-  }
-  return out;
+  });
+  return shape.line.map((e) => e.value);
 }
 
 /**
@@ -112,50 +144,60 @@ export function signedReceipt(r: TransitionReceipt): boolean {
 
 /** Under the scenario lock: write the next receipt (immutable). */
 export function createReceipt(ctx: KindContext, r: TransitionReceipt): void {
-  if (signedReceipt(r))
-    createSigned(ctx, ctx.paths.releaseReceipt(r.scope, r.seq), RECEIPT_SCHEMA, r, 'release-receipt');
-  else ctx.writer.createDocument(ctx.paths.releaseReceipt(r.scope, r.seq), RECEIPT_SCHEMA, r);
+  const file = ctx.paths.releaseReceipt(r.scope, stableDigest(r));
+  if (signedReceipt(r)) createSigned(ctx, file, RECEIPT_SCHEMA, r, 'release-receipt');
+  else ctx.writer.createDocument(file, RECEIPT_SCHEMA, r);
+}
+
+/** What verify found of a scope's receipts. */
+export interface ReceiptsRead {
+  /** In the order their links give (undefined where one did not read back or is missing). */
+  receipts: Array<TransitionReceipt | undefined>;
+  /** Two receipts follow the same one: a merge of two clones (DIVERGED, reported). */
+  forked: boolean;
 }
 
 /**
- * verify: a scope's receipts run 1…n without a gap, each chained to the one
- * before, and each applied one starts from the registry the applied one
- * before it wrote. Returns the receipts that read back, in order (undefined
- * where one did not).
+ * verify: a scope's receipts are one chain from the first, each named by its
+ * own digest (or by its position, as earlier versions named them), each
+ * numbered by its place on the chain, and each applied one starts from the
+ * registry the applied one before it wrote. Two receipts that follow the same
+ * one are a fork (DIVERGED).
  */
-export function verifyReceipts(c: Findings, scope: string): Array<TransitionReceipt | undefined> {
+export function verifyReceipts(c: Findings, scope: string): ReceiptsRead {
   const {store} = c;
-  if (!isDirectory(store.paths.releaseReceiptDir(scope))) return [];
-  const seqs = listReceiptSeqs(store, scope);
-  const last = seqs.at(-1) ?? 0;
+  const dir = store.paths.releaseReceiptDir(scope);
+  if (!isDirectory(dir)) return {receipts: [], forked: false};
+  const fileOf = (name: string) => path.join(dir, name);
+  const stored: Array<Linked<TransitionReceipt>> = [];
+  for (const name of listReceiptNames(store, scope)) {
+    const key = historyKeyOf(name);
+    const r = c.attempt(fileOf(name), () => readReceipt(store, scope, key));
+    if (r) stored.push(linkedReceipt(name, key, r));
+  }
+  const shape = shapeOf(stored);
+  for (const fork of shape.forks) {
+    const before = stored.find((e) => e.digest === fork[0]!.previous);
+    const message = forkMessage(
+      fork.map((e) => c.rel(fileOf(e.name))),
+      `the receipts of scope ${scope}`,
+      before ? c.rel(fileOf(before.name)) : 'no receipt (each is a first receipt)',
+    );
+    for (const e of fork) c.error(fileOf(e.name), 'DIVERGED', message);
+  }
   const out: Array<TransitionReceipt | undefined> = [];
-  let previous: TransitionReceipt | null | undefined = null;
   let lastAfter: string | null | undefined = null;
   // The registry the applied receipt before wrote (null: none yet; undefined: it did not read back).
   let lastRegistry: Registry | null | undefined = null;
-  for (let seq = 1; seq <= last; seq++) {
-    const file = store.paths.releaseReceipt(scope, seq);
-    if (!seqs.includes(seq)) {
+  const follow = (e: Linked<TransitionReceipt>, position: number | null) => {
+    const r = e.value;
+    const file = fileOf(e.name);
+    if (position !== null && r.seq !== position)
       c.error(
         file,
-        'MISSING_RECEIPT',
-        `${c.rel(file)} is missing: the receipts of scope ${scope} must run from 1 to ${last} without a gap`,
+        'RECEIPT_MISMATCH',
+        `${c.rel(file)} says it is receipt ${r.seq} but is receipt ${position} of scope ${scope} on its chain`,
       );
-      out.push(undefined);
-      previous = lastAfter = lastRegistry = undefined;
-      continue;
-    }
-    const r = c.attempt(file, () => readReceipt(store, scope, seq)) ?? undefined;
-    out.push(r);
-    if (!r) {
-      previous = lastAfter = lastRegistry = undefined;
-      continue;
-    }
-    if (previous !== undefined && r.previous_receipt_sha256 !== (previous ? stableDigest(previous) : null)) {
-      const message = `${c.rel(file)} does not chain to the receipt before it (previous_receipt_sha256 differs from the digest of ${c.rel(store.paths.releaseReceipt(scope, seq - 1))})`;
-      if (previous) c.both(store.paths.releaseReceipt(scope, seq - 1), file, 'RECEIPT_MISMATCH', message);
-      else c.error(file, 'RECEIPT_MISMATCH', message);
-    }
     if (lastAfter !== undefined && r.registry_before !== lastAfter)
       c.error(
         file,
@@ -170,7 +212,35 @@ export function verifyReceipts(c: Findings, scope: string): Array<TransitionRece
       lastAfter = r.registry_after;
       lastRegistry = r.registry;
     }
-    previous = r;
+    out.push(r);
+  };
+  shape.line.forEach((e, i) => follow(e, i + 1));
+  const digests = new Set(stored.map((e) => e.digest));
+  // After a lost receipt: each piece is checked from its own start; the loss is named by what follows it.
+  for (const e of [...shape.detached].sort((a, b) => a.value.seq - b.value.seq)) {
+    const previous = e.previous;
+    if (previous !== null && !digests.has(previous)) {
+      const legacy = typeof e.key === 'number' ? e.key - 1 : null;
+      const lost =
+        legacy !== null && legacy >= 1 ? fileOf(`${String(legacy).padStart(6, '0')}.json`) : fileOf(`${previous}.json`);
+      if (exists(lost) && legacy !== null)
+        c.both(
+          lost,
+          fileOf(e.name),
+          'RECEIPT_MISMATCH',
+          `${c.rel(fileOf(e.name))} does not chain to the receipt before it (previous_receipt_sha256 differs from the digest of ${c.rel(lost)})`,
+        );
+      else if (!exists(lost))
+        c.error(
+          lost,
+          'MISSING_RECEIPT',
+          `${c.rel(lost)} is missing: ${c.rel(fileOf(e.name))} follows it in the receipts of scope ${scope}`,
+        );
+      out.push(undefined);
+      lastAfter = lastRegistry = undefined;
+    }
+    follow(e, null);
   }
-  return out;
+  if (shape.forks.length > 0) out.push(undefined);
+  return {receipts: out, forked: shape.forks.length > 0};
 }

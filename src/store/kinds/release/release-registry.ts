@@ -7,7 +7,7 @@ import {readDocument} from '../../documents.js';
 import {exists} from '../../files/fs.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
-import {listReleaseScopes, readReceipts} from './release-receipt.js';
+import {listReleaseScopes, readReceipts, receiptFile} from './release-receipt.js';
 import type {ScenarioRepair} from '../common/kind-steps.js';
 
 /**
@@ -64,7 +64,7 @@ export function registryState(ctx: KindContext, scope: string): RegistryState {
   const prior = receipts.filter((r) => r.applied && r.seq < applied.seq).at(-1) ?? null;
   const problem = receiptRegistryProblem(prior?.registry ?? null, applied);
   if (problem) {
-    const receipt = ctx.guard.relative(ctx.paths.releaseReceipt(scope, applied.seq));
+    const receipt = ctx.guard.relative(receiptFile(ctx, applied));
     fail('INTEGRITY', `${receipt}: ${problem}; run autoctx verify`, {file: receipt});
   }
   if (digest === applied.registry_after) return {scope, registry: stored!, digest, pending: null, receipts};
@@ -110,12 +110,15 @@ export function verifyRegistry(
   receipts: Array<TransitionReceipt | undefined>,
   known: (version: string) => boolean,
   missing: (version: string, by: string) => void,
+  forked = false,
 ): Registry | undefined {
   const {store} = c;
   const file = store.paths.releaseRegistry(scope);
   const present = exists(file);
   const stored = present ? c.attempt(file, () => readRegistryFile(store, scope)) : null;
   if (stored === undefined) return undefined;
+  // Two clones' receipts merged: the registry is one side's (DIVERGED, reported), for reconcile to settle.
+  if (forked) return stored ?? undefined;
   const complete = receipts.every((r) => r !== undefined);
   const applied = receipts.filter((r): r is TransitionReceipt => r !== undefined && r.applied).at(-1) ?? null;
   const digest = stored === null ? null : registryDigestOf(stored);
@@ -146,7 +149,7 @@ export function verifyRegistry(
   } else {
     c.both(
       file,
-      store.paths.releaseReceipt(scope, applied.seq),
+      receiptFile(store, applied),
       'REGISTRY_MISMATCH',
       `${c.rel(file)} is not the registry its newest applied receipt (${applied.seq}) wrote: edited by hand`,
     );
@@ -154,10 +157,16 @@ export function verifyRegistry(
   if (registry) for (const r of Object.values(registry.releases)) if (!known(r.version)) missing(r.version, file);
   // The receipt the registry says wrote it must be there: a lost newest receipt is named, not only the mismatch it
   // leaves.
-  const seq = stored?.receipt?.seq;
-  if (seq !== undefined && seq > receipts.length) {
-    const lost = store.paths.releaseReceipt(scope, seq);
-    c.error(lost, 'MISSING_RECEIPT', `${c.rel(lost)} is missing: ${c.rel(file)} was written by receipt ${seq}`);
+  const written = stored?.receipt;
+  if (written && written.seq > receipts.length) {
+    // Nothing names the receipt's file but the receipt after it: the registry names it by number and by the digest of
+    // the receipt but for the registry it carries.
+    const dir = store.paths.releaseReceiptDir(scope);
+    c.error(
+      dir,
+      'MISSING_RECEIPT',
+      `${c.rel(dir)} has no receipt ${written.seq}: ${c.rel(file)} was written by receipt ${written.seq} (the receipt whose digest but for its registry is ${written.sha256}), and it is missing`,
+    );
   }
   return registry;
 }
@@ -171,7 +180,7 @@ export const registryRepair: ScenarioRepair = {
         const done = settleRegistry(store, registryState(store, scope));
         if (done)
           actions.push(
-            `completed ${rel(store.paths.releaseRegistry(scope))} from ${rel(store.paths.releaseReceipt(scope, done.seq))}, a transition cut short after its receipt`,
+            `completed ${rel(store.paths.releaseRegistry(scope))} from ${rel(receiptFile(store, done))}, a transition cut short after its receipt`,
           );
       } catch (error) {
         if (!isAutoctxError(error)) throw error;

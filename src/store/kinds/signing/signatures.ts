@@ -21,7 +21,7 @@ export const SIGNED_KINDS = {
   rollover: 'rollovers/<id>.json',
   'rollback-execution': 'rollbacks/RBX-….json',
   'rollback-approval': 'rollbacks/approvals/RBX-….json',
-  'release-receipt': 'releases/receipts/<scope>/<seq>.json (every applied one)',
+  'release-receipt': 'releases/receipts/<scope>/<sha256>.json (every applied one)',
   'signing-start': 'signing/start.json',
   'signers-change': 'signing/signers/<seq>.json',
   'state-change': 'signing/chain/<sha256>.json',
