@@ -54,7 +54,7 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   handoff: /\/bootstrap\/handoffs\/[^/]+\/\d{6}\.json$/,
   'release-descriptor': /\/releases\/versions\/[^/]+\.json$/,
   'release-registry': /\/releases\/registry\/[^/]+\.json$/,
-  'release-receipt': /\/releases\/receipts\/[^/]+\/\d{6}\.json$/,
+  'release-receipt': /\/releases\/receipts\/[^/]+\/[0-9a-f]{64}\.json$/,
   'shadow-counter': {outside: 'the per-machine state area (.state/shadow)'},
   'bootstrap-receipt': {outside: 'the per-machine state area (.state/bootstrap)'},
   'host-state': {outside: "the user's configuration folder, outside any knowledge tree"},
