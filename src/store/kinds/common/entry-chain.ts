@@ -88,5 +88,5 @@ export function forkProblem<T>(shape: ChainShape<T>, rel: (name: string) => stri
 
 /** What two entries that follow the same one are, and the way out: never an interrupted command. */
 export function forkMessage(rels: string[], what: string, previous: string): string {
-  return `${rels.join(' and ')} both follow ${previous}: two clones each appended to ${what} and a merge kept both sides (no interrupted command leaves this); autoctx reconcile replays one side onto the other`;
+  return `${rels.join(' and ')} both follow ${previous}: two clones each appended to ${what} and a merge kept both sides, which no single clone writes; autoctx reconcile replays one side onto the other`;
 }
