@@ -10,6 +10,7 @@ import {BOOTSTRAP_LIFECYCLES} from '../../src/model/delivery/bootstrap-receipt.j
 import {componentDigest} from '../../src/model/bundle/component.js';
 import {isAutoctxError} from '../../src/errors.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
+import {chainOrder} from '../helpers/git-histories.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, {recursive: true, force: true})));
@@ -202,8 +203,10 @@ describe('a curation change cut short', () => {
     expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['CURATION_PENDING']);
     // what is in force is curation.json
     expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook']);
-    expect((await repair({knowledge})).actions.join('\n')).toMatch(
-      /completed demo\/context_bundles\/bootstrap\/curation\.json from .*000002\.json/,
+    const history = path.join(knowledge, 'demo/context_bundles/bootstrap/curation_history');
+    const second = chainOrder(history, 'previous_entry_sha256')[1]!;
+    expect((await repair({knowledge})).actions.join('\n')).toContain(
+      `completed demo/context_bundles/bootstrap/curation.json from demo/context_bundles/bootstrap/curation_history/${second}`,
     );
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
     expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook', 'hints']);
@@ -213,12 +216,16 @@ describe('a curation change cut short', () => {
     const kept = fs.readFileSync(curation);
     const entries = path.join(knowledge, 'demo/context_bundles/bootstrap/curation_history');
     await handoffWrite({knowledge, id: 'notes', from: path.join(dir, 'h.json')});
-    fs.rmSync(path.join(entries, '000003.json'));
+    fs.rmSync(path.join(entries, chainOrder(entries, 'previous_entry_sha256')[2]!));
     fs.writeFileSync(curation, kept);
     expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['HANDOFF_PENDING']);
     expect(await code(() => render({knowledge, handoff: 'notes@1'}))).toBe('HANDOFF_NOT_FOUND 2');
-    expect((await repair({knowledge})).actions.join('\n')).toMatch(
-      /recorded .*handoffs\/notes\/000001\.json in .*curation\.json, a handoff write cut short/,
+    const revision = chainOrder(
+      path.join(knowledge, 'demo/context_bundles/bootstrap/handoffs/notes'),
+      'previous_document_digest',
+    )[0]!;
+    expect((await repair({knowledge})).actions.join('\n')).toContain(
+      `recorded demo/context_bundles/bootstrap/handoffs/notes/${revision} in demo/context_bundles/bootstrap/curation.json, a handoff write cut short`,
     );
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
     expect(render({knowledge, handoff: 'notes@1'}).items[0]).toMatchObject({kind: 'handoff', revision: 1});
@@ -234,7 +241,10 @@ describe('a curation change cut short', () => {
     expect(v.status).toBe('failed');
     expect(v.errors.map((e) => [e.code, e.file])).toEqual([
       ['CURATION_MISMATCH', 'demo/context_bundles/bootstrap/curation.json'],
-      ['CURATION_MISMATCH', 'demo/context_bundles/bootstrap/curation_history/000001.json'],
+      [
+        'CURATION_MISMATCH',
+        `demo/context_bundles/bootstrap/curation_history/${chainOrder(path.join(knowledge, 'demo/context_bundles/bootstrap/curation_history'), 'previous_entry_sha256')[0]}`,
+      ],
     ]);
     // Neither a writer nor a reader builds on it.
     expect(await code(tagAdd({knowledge, digest: D.hints}))).toBe('INTEGRITY 8');
@@ -254,19 +264,22 @@ describe('a curation change cut short', () => {
       const copy = path.join(tempDir('autoctx-bootstrap-'), 'knowledge');
       dirs.push(path.dirname(copy));
       fs.cpSync(knowledge, copy, {recursive: true});
-      const file = path.join(copy, `demo/context_bundles/bootstrap/handoffs/notes/00000${rev}.json`);
+      const notes = path.join(copy, 'demo/context_bundles/bootstrap/handoffs/notes');
+      const name = chainOrder(notes, 'previous_document_digest')[rev - 1]!;
+      const file = path.join(notes, name);
       const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
       const content = {summary: 'forged'};
       fs.writeFileSync(file, JSON.stringify({...doc, content, content_digest: stableDigest(content)}));
       expect(await code(() => render({knowledge: copy, handoff: `notes@${rev}`}))).toBe('INTEGRITY 8');
       expect(verify({knowledge: copy}).errors.map((e) => e.file)).toContain(
-        `demo/context_bundles/bootstrap/handoffs/notes/00000${rev}.json`,
+        `demo/context_bundles/bootstrap/handoffs/notes/${name}`,
       );
     }
     const copy = path.join(tempDir('autoctx-bootstrap-'), 'knowledge');
     dirs.push(path.dirname(copy));
     fs.cpSync(knowledge, copy, {recursive: true});
-    const head = path.join(copy, 'demo/context_bundles/bootstrap/handoffs/notes/000002.json');
+    const notes = path.join(copy, 'demo/context_bundles/bootstrap/handoffs/notes');
+    const head = path.join(notes, chainOrder(notes, 'previous_document_digest')[1]!);
     const doc = JSON.parse(fs.readFileSync(head, 'utf8'));
     fs.writeFileSync(
       head,

@@ -120,12 +120,19 @@ function deleteEach(knowledge: string, strict: boolean, allowedSigners?: string)
     const receipt = /\/releases\/receipts\/[^/]+\/[0-9a-f]{64}\.json$/.test(rel)
       ? stableDigest(receiptCore(JSON.parse(fs.readFileSync(path.join(knowledge, rel), 'utf8'))))
       : undefined;
+    // Likewise the newest curation entry: curation.json names it by its state number.
+    const curationState = /\/bootstrap\/curation_history\/[0-9a-f]{64}\.json$/.test(rel)
+      ? (JSON.parse(fs.readFileSync(path.join(knowledge, rel), 'utf8')).seq as number)
+      : undefined;
     const named = r.errors.some(
       (e) =>
         e.file === rel ||
         e.message.includes(rel) ||
         (change !== undefined && e.message.includes(change)) ||
         (receipt !== undefined && e.code === 'MISSING_RECEIPT' && e.message.includes(receipt)) ||
+        (curationState !== undefined &&
+          e.code === 'MISSING_CURATION' &&
+          e.message.includes(`has no entry for state ${curationState}:`)) ||
         (movedTo !== null && HISTORY_CODES.has(e.code) && e.message.includes(movedTo)),
     );
     summary.push(`${rel}: ${r.errors.map((e) => e.code).join(',') || `(${r.warnings.map((w) => w.code).join(',')})`}`);

@@ -10,7 +10,7 @@ import {requireSignedServing} from '../signing/signed-serving.js';
 import {readActive} from '../../store/kinds/promotion/active-pointer.js';
 import {readBundle} from '../../store/kinds/bundle/bundle.js';
 import {currentCuration} from '../../store/kinds/delivery/curation.js';
-import {readHandoff} from '../../store/kinds/delivery/handoff.js';
+import {readHandoffAt} from '../../store/kinds/delivery/handoff.js';
 
 /** The components a package may take from one bootstrap package. */
 const MAX_CURATED = 6;
@@ -128,9 +128,13 @@ export function handoffCandidate(
   let expected = head.document_digest;
   let doc: HandoffRevision | null = null;
   for (let rev = head.revision; rev >= ref.revision; rev--) {
-    doc = readHandoff(store, ref.id, rev);
+    doc = /^[0-9a-f]{64}$/.test(expected) ? readHandoffAt(store, ref.id, expected, rev) : null;
     if (!doc || stableDigest(doc) !== expected) {
-      const rel = store.guard.relative(store.paths.handoffRevision(ref.id, rev));
+      const rel = store.guard.relative(
+        /^[0-9a-f]{64}$/.test(expected)
+          ? store.paths.handoffRevision(ref.id, expected)
+          : store.paths.handoffDir(ref.id),
+      );
       fail(
         'INTEGRITY',
         `${rel} is missing or is not the revision its successor (or curation.json) names; run autoctx verify`,

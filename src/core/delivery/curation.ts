@@ -23,7 +23,7 @@ import {
 } from '../../store/kinds/delivery/curation.js';
 import {readActive} from '../../store/kinds/promotion/active-pointer.js';
 import {listBundleDigests, readBundleOutline} from '../../store/kinds/bundle/bundle.js';
-import {createHandoff, pendingRevision, readHandoff} from '../../store/kinds/delivery/handoff.js';
+import {createHandoff, pendingRevision, readHandoff, readHead} from '../../store/kinds/delivery/handoff.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 /** A handoff's content is small by design: it is quoted into a package of at most 8 KiB. */
@@ -269,13 +269,14 @@ export async function handoffWrite(options: StoreOptions & {id: string; from: st
     const pending = pendingRevision(store, curation, options.id);
     if (pending) curation = indexHandoff(store, pending, at);
     const head = curation.handoffs.find((h) => h.id === options.id);
-    const latest = head ? readHandoff(store, options.id, head.revision) : null;
+    const latest = head ? readHead(store, head) : null;
     // The next revision chains only to the head the curation vouches for.
     if (head && (!latest || stableDigest(latest) !== head.document_digest)) {
+      const file = store.guard.relative(store.paths.handoffRevision(options.id, head.document_digest));
       fail(
         'INTEGRITY',
-        `${store.guard.relative(store.paths.handoffRevision(options.id, head.revision))} is missing or is not the revision curation.json names as the head of ${options.id}; run autoctx verify`,
-        {file: store.guard.relative(store.paths.handoffRevision(options.id, head.revision))},
+        `${file} is missing or is not the revision curation.json names as the head of ${options.id}; run autoctx verify`,
+        {file},
       );
     }
     const done = (status: HandoffWriteResult['status'], revision: number) => ({

@@ -2,8 +2,8 @@ import {isAutoctxError} from '../../errors.js';
 import {isoTimestamp} from '../../model/promotion/records.js';
 import {isSafeSegment} from '../../store/index.js';
 import type {ScenarioRepair} from '../../store/kinds/common/kind-steps.js';
-import {settleCuration} from '../../store/kinds/delivery/curation.js';
-import {listHandoffIds, pendingRevision} from '../../store/kinds/delivery/handoff.js';
+import {curationEntryFile, settleCuration} from '../../store/kinds/delivery/curation.js';
+import {listHandoffIds, pendingRevision, revisionFile} from '../../store/kinds/delivery/handoff.js';
 import {indexHandoff} from './curation.js';
 
 /** repair: a curation change or a handoff write cut short is completed from what it had written. */
@@ -15,14 +15,14 @@ export const curationRepair: ScenarioRepair = {
       let curation = settled.curation;
       if (settled.completed)
         actions.push(
-          `completed ${rel(store.paths.curation)} from ${rel(store.paths.curationEntry(curation.seq))}, a change cut short after its history entry`,
+          `completed ${rel(store.paths.curation)} from ${rel(curationEntryFile(store, settled.completed))}, a change cut short after its history entry`,
         );
       for (const id of listHandoffIds(store)) {
         const pending = isSafeSegment(id) ? pendingRevision(store, curation, id) : null;
         if (!pending) continue;
         curation = indexHandoff(store, pending, isoTimestamp(now()));
         actions.push(
-          `recorded ${rel(store.paths.handoffRevision(id, pending.revision))} in ${rel(store.paths.curation)}, a handoff write cut short`,
+          `recorded ${rel(revisionFile(store, pending))} in ${rel(store.paths.curation)}, a handoff write cut short`,
         );
       }
     } catch (error) {

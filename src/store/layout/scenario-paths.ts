@@ -126,10 +126,9 @@ export class ScenarioPaths {
   get curationHistoryDir(): string {
     return path.join(this.bootstrapDir, 'curation_history');
   }
-  curationEntry(seq: number): string {
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > 999999)
-      fail('INVALID_INPUT', `not a curation history position: ${seq}`);
-    return path.join(this.curationHistoryDir, `${String(seq).padStart(6, '0')}.json`);
+  /** An entry: `<sha256 of the entry>.json`, or the `<seq>.json` earlier versions wrote. */
+  curationEntry(key: HistoryKey): string {
+    return path.join(this.curationHistoryDir, historyEntryName(key, 'curation history position'));
   }
   get handoffsDir(): string {
     return path.join(this.bootstrapDir, 'handoffs');
@@ -170,10 +169,9 @@ export class ScenarioPaths {
     if (!isSafeSegment(id)) fail('INVALID_NAME', `not a handoff id: ${JSON.stringify(id)}`);
     return path.join(this.handoffsDir, id);
   }
-  handoffRevision(id: string, revision: number): string {
-    if (!Number.isSafeInteger(revision) || revision < 1 || revision > 999999)
-      fail('INVALID_INPUT', `not a handoff revision: ${revision}`);
-    return path.join(this.handoffDir(id), `${String(revision).padStart(6, '0')}.json`);
+  /** A revision: `<sha256 of the revision>.json`, or the `<revision>.json` earlier versions wrote. */
+  handoffRevision(id: string, key: HistoryKey): string {
+    return path.join(this.handoffDir(id), historyEntryName(key, 'handoff revision'));
   }
   negativeResult(digest: string): string {
     return this.inCandidate(digest, 'negative_result.json');

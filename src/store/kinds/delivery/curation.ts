@@ -8,7 +8,17 @@ import {
   type CurationEntry,
 } from '../../../model/delivery/curation.js';
 import {readDocument} from '../../documents.js';
-import {exists, isDirectory, listDir} from '../../files/fs.js';
+import path from 'node:path';
+import {exists, isDirectory} from '../../files/fs.js';
+import {historyKeyOf, type HistoryKey} from '../../layout/history-names.js';
+import {
+  forkMessage,
+  forkProblem,
+  listEntryNames,
+  shapeOf,
+  type ChainShape,
+  type Linked,
+} from '../common/entry-chain.js';
 import type {Findings} from '../../findings.js';
 import {scenarioNameProblem} from '../../paths.js';
 import type {KindContext} from '../common/kind-context.js';
@@ -16,16 +26,16 @@ import type {ScenarioCheck} from '../common/kind-steps.js';
 import {verifyHandoffs} from './handoff.js';
 
 /**
- * context_bundles/bootstrap/curation.json and curation_history/<seq>.json
+ * context_bundles/bootstrap/curation.json and curation_history/<sha256>.json
  * (autoctx addition): the scenario's bootstrap curation, and every state it
  * has been in. Each change is first written as the next immutable entry,
- * chained to the one before, then curation.json: a crash between the two
+ * chained to the one before and named by its own digest (`<seq>.json`, as
+ * earlier versions named entries, is read as it is), then curation.json: a crash between the two
  * leaves the history one step ahead, which the next change or repair
  * completes. A lost curation.json, or a lost entry, is named by the other.
  */
 export const CURATION_SCHEMA = 'curation' as const;
 export const CURATION_ENTRY_SCHEMA = 'curation-entry' as const;
-const ENTRY_FILE = /^\d{6}\.json$/;
 
 function checkCuration(ctx: KindContext, c: Curation): Curation {
   if (c.scenario !== ctx.scenario)
@@ -53,7 +63,9 @@ export function readCuration(ctx: KindContext): Curation | null {
 export function currentCuration(ctx: KindContext): Curation {
   const current = readCuration(ctx);
   if (current === null) return emptyCuration(ctx.scenario);
-  const entry = readCurationEntry(ctx, current.seq);
+  const shape = curationShape(ctx);
+  refuseFork(ctx, shape);
+  const entry = atState(shape, current.seq);
   if (!entry || !jsonEqual(entry.curation, current)) {
     const rel = ctx.guard.relative(ctx.paths.curation);
     fail(
@@ -65,26 +77,59 @@ export function currentCuration(ctx: KindContext): Curation {
   return current;
 }
 
-export function listCurationSeqs(ctx: KindContext): number[] {
-  return listDir(ctx.guard, ctx.paths.curationHistoryDir)
-    .filter((e) => e.isFile() && ENTRY_FILE.test(e.name))
-    .map((e) => Number(e.name.slice(0, 6)))
-    .sort((a, b) => a - b);
-}
-
-export function readCurationEntry(ctx: KindContext, seq: number): CurationEntry | null {
-  return readDocument<CurationEntry>(ctx.guard, ctx.paths.curationEntry(seq), CURATION_ENTRY_SCHEMA, (v) => {
+/** Read one stored entry, by the name it is stored under. */
+export function readCurationEntryFile(ctx: KindContext, key: HistoryKey): CurationEntry | null {
+  return readDocument<CurationEntry>(ctx.guard, ctx.paths.curationEntry(key), CURATION_ENTRY_SCHEMA, (v) => {
     const e = v as unknown as CurationEntry;
-    if (e.seq !== seq || e.curation.seq !== seq)
+    if (e.curation.seq !== e.seq || (typeof key === 'number' && e.seq !== key))
       fail(
         'DIGEST_MISMATCH',
-        `entry says it is number ${e.curation.seq === e.seq ? e.seq : `${e.seq} holding state ${e.curation.seq}`} but is stored as number ${seq}`,
+        `entry says it is number ${e.curation.seq === e.seq ? e.seq : `${e.seq} holding state ${e.curation.seq}`}${typeof key === 'number' ? ` but is stored as number ${key}` : ''}`,
       );
+    if (typeof key === 'string' && stableDigest(e) !== key)
+      fail('DIGEST_MISMATCH', 'entry is not named by its own digest (its content changed, or it was renamed)');
     if (e.scenario !== ctx.scenario)
       fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(e.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
     checkCuration(ctx, e.curation);
     return e;
   });
+}
+
+function linkedEntry(name: string, key: HistoryKey, e: CurationEntry): Linked<CurationEntry> {
+  return {name, key, value: e, digest: stableDigest(e), previous: e.previous_entry_sha256};
+}
+
+/** The curation history as its links make it (an unreadable entry throws). */
+export function curationShape(ctx: KindContext): ChainShape<CurationEntry> {
+  return shapeOf(
+    listEntryNames(ctx.guard, ctx.paths.curationHistoryDir).flatMap((name) => {
+      const key = historyKeyOf(name);
+      const e = readCurationEntryFile(ctx, key);
+      return e ? [linkedEntry(name, key, e)] : [];
+    }),
+  );
+}
+
+function refuseFork(ctx: KindContext, shape: ChainShape<CurationEntry>): void {
+  const fork = forkProblem(shape, (n) => ctx.guard.relative(path.join(ctx.paths.curationHistoryDir, n)));
+  if (fork) fail('INTEGRITY', fork, {file: ctx.guard.relative(ctx.paths.curationHistoryDir)});
+}
+
+/** The entry of state `seq` on the chain (its place on the chain is its number). */
+function atState(shape: ChainShape<CurationEntry>, seq: number): CurationEntry | null {
+  const e = shape.line[seq - 1]?.value;
+  return e && e.seq === seq ? e : null;
+}
+
+/** The entry that holds state `seq`, on the chain from the first (null: none). */
+export function readCurationEntry(ctx: KindContext, seq: number): CurationEntry | null {
+  return atState(curationShape(ctx), seq);
+}
+
+/** The file an entry is stored in: its digest's name, or the position an earlier version named it by. */
+export function curationEntryFile(ctx: KindContext, e: CurationEntry): string {
+  const named = ctx.paths.curationEntry(stableDigest(e));
+  return exists(named) ? named : ctx.paths.curationEntry(e.seq);
 }
 
 /**
@@ -94,9 +139,12 @@ export function readCurationEntry(ctx: KindContext, seq: number): CurationEntry 
  */
 export function settleCuration(ctx: KindContext): {curation: Curation; completed: CurationEntry | null} {
   const current = readCuration(ctx);
-  const seq = listCurationSeqs(ctx).at(-1);
-  if (seq === undefined) return {curation: current ?? emptyCuration(ctx.scenario), completed: null};
-  const last = readCurationEntry(ctx, seq);
+  const shape = curationShape(ctx);
+  refuseFork(ctx, shape);
+  const tip = shape.detached.length > 0 ? null : shape.line.at(-1);
+  if (tip === undefined) return {curation: current ?? emptyCuration(ctx.scenario), completed: null};
+  const last = tip?.value ?? null;
+  const seq = last?.seq ?? Math.max(...shape.detached.map((e) => e.value.seq));
   // A change builds only on a curation its history vouches for: a hand edit is never carried into a new entry.
   if (current !== null && seq === current.seq && last && jsonEqual(last.curation, current))
     return {curation: current, completed: null};
@@ -136,29 +184,46 @@ export function changeCuration(
     written_at: at,
     curation: next,
   };
-  ctx.writer.createDocument(ctx.paths.curationEntry(seq), CURATION_ENTRY_SCHEMA, entry);
+  ctx.writer.createDocument(ctx.paths.curationEntry(stableDigest(entry)), CURATION_ENTRY_SCHEMA, entry);
   ctx.writer.replaceDocument(ctx.paths.curation, CURATION_SCHEMA, next);
   return next;
 }
 
 /**
- * verify: the history is 1…n without a gap and chained, curation.json is its
- * last entry (or the one before, after a crash: a warning), and a lost
- * curation.json is named. Returns the curation to check the rest against.
+ * verify: the history is one chain from its first entry, each entry named by
+ * its own digest (or by its position, as earlier versions named them) and
+ * numbered by its place; two entries that follow the same one are a fork
+ * (DIVERGED); curation.json is its last entry (or the one before, after a
+ * crash: a warning), and a lost curation.json is named. Returns the curation
+ * to check the rest against.
  */
 export function verifyCuration(c: Findings): Curation | undefined {
   const {store} = c;
   const paths = store.paths;
   if (!isDirectory(paths.bootstrapDir)) return emptyCuration(store.scenario);
   const current = c.attempt(paths.curation, () => readCuration(store));
-  const seqs = listCurationSeqs(store);
+  const dir = paths.curationHistoryDir;
+  const fileOf = (name: string) => path.join(dir, name);
+  const names = listEntryNames(store.guard, dir);
+  const stored: Array<Linked<CurationEntry>> = [];
+  for (const name of names) {
+    const key = historyKeyOf(name);
+    const e = c.attempt(fileOf(name), () => readCurationEntryFile(store, key));
+    if (e) stored.push(linkedEntry(name, key, e));
+  }
+  const shape = shapeOf(stored);
+  for (const fork of shape.forks) {
+    const before = stored.find((e) => e.digest === fork[0]!.previous);
+    const message = forkMessage(
+      fork.map((e) => c.rel(fileOf(e.name))),
+      'the curation history',
+      before ? c.rel(fileOf(before.name)) : 'no entry (each is a first entry)',
+    );
+    for (const e of fork) c.error(fileOf(e.name), 'DIVERGED', message);
+  }
   if (current === null) {
     // The first change cut short after its entry: pending, as any later one.
-    const first =
-      seqs.length === 1 && seqs[0] === 1
-        ? c.attempt(paths.curationEntry(1), () => readCurationEntry(store, 1))
-        : undefined;
-    if (first) {
+    if (names.length === 1 && stored.length === 1 && stored[0]!.value.seq === 1 && stored[0]!.previous === null) {
       c.warn(
         paths.curation,
         'CURATION_PENDING',
@@ -166,7 +231,7 @@ export function verifyCuration(c: Findings): Curation | undefined {
       );
       return emptyCuration(store.scenario);
     }
-    if (seqs.length > 0)
+    if (names.length > 0)
       c.error(
         paths.curation,
         'MISSING_CURATION',
@@ -176,39 +241,40 @@ export function verifyCuration(c: Findings): Curation | undefined {
     else if (exists(paths.handoffsDir)) return emptyCuration(store.scenario);
     return undefined;
   }
-  const last = Math.max(seqs.at(-1) ?? 0, current?.seq ?? 0);
-  let previous: CurationEntry | null | undefined = null;
-  const entries = new Map<number, CurationEntry>();
-  for (let seq = 1; seq <= last; seq++) {
-    const file = paths.curationEntry(seq);
-    if (!seqs.includes(seq)) {
+  shape.line.forEach((e, i) => {
+    if (e.value.seq !== i + 1)
       c.error(
-        file,
-        'MISSING_CURATION',
-        `${c.rel(file)} is missing: the curation history must run from 1 to ${last} without a gap`,
+        fileOf(e.name),
+        'CURATION_MISMATCH',
+        `${c.rel(fileOf(e.name))} says it is entry ${e.value.seq} but is entry ${i + 1} of the curation history`,
       );
-      previous = undefined;
-      continue;
+  });
+  const digests = new Set(stored.map((e) => e.digest));
+  for (const e of shape.detached) {
+    if (e.previous === null || digests.has(e.previous) || exists(fileOf(`${e.previous}.json`))) continue;
+    const legacy = typeof e.key === 'number' && e.key > 1 ? fileOf(`${String(e.key - 1).padStart(6, '0')}.json`) : null;
+    if (legacy && exists(legacy))
+      c.both(
+        legacy,
+        fileOf(e.name),
+        'CURATION_MISMATCH',
+        `${c.rel(fileOf(e.name))} does not chain to the entry before it (previous_entry_sha256 differs from the digest of ${c.rel(legacy)})`,
+      );
+    else {
+      const lost = legacy ?? fileOf(`${e.previous}.json`);
+      c.error(
+        lost,
+        'MISSING_CURATION',
+        `${c.rel(lost)} is missing from the curation history: ${c.rel(fileOf(e.name))} follows it`,
+      );
     }
-    const entry = c.attempt(file, () => readCurationEntry(store, seq));
-    if (!entry) {
-      previous = undefined;
-      continue;
-    }
-    if (previous !== undefined && entry.previous_entry_sha256 !== (previous ? stableDigest(previous) : null)) {
-      // Either of the two may be the one changed: both are named.
-      const message = `${c.rel(file)} does not chain to the entry before it (previous_entry_sha256 differs from the digest of ${c.rel(paths.curationEntry(seq - 1))})`;
-      if (previous) c.both(paths.curationEntry(seq - 1), file, 'CURATION_MISMATCH', message);
-      else c.error(file, 'CURATION_MISMATCH', message);
-    }
-    entries.set(seq, entry);
-    previous = entry;
   }
-  if (current === undefined) return undefined;
-  const top = seqs.at(-1) ?? 0;
-  const atTop = entries.get(current.seq);
+  if (current === undefined || shape.forks.length > 0) return current;
+  const tip = shape.detached.length > 0 ? null : (shape.line.at(-1) ?? null);
+  const top = tip?.value.seq ?? Math.max(0, ...stored.map((e) => e.value.seq));
+  const atTop = shape.line[current.seq - 1]?.value;
   if (current.seq === top && atTop && jsonEqual(atTop.curation, current)) return current;
-  if (current.seq === top - 1 && atTop && jsonEqual(atTop.curation, current) && entries.has(top)) {
+  if (current.seq === top - 1 && atTop && jsonEqual(atTop.curation, current) && tip) {
     c.warn(
       paths.curation,
       'CURATION_PENDING',
@@ -216,10 +282,18 @@ export function verifyCuration(c: Findings): Curation | undefined {
     );
     return current;
   }
-  if (atTop || current.seq > top) {
+  if (current.seq > top && shape.detached.length === 0) {
+    // Nothing names the lost entry's file but an entry after it: curation.json names it by its number.
+    c.error(
+      dir,
+      'MISSING_CURATION',
+      `${c.rel(dir)} has no entry for state ${current.seq}: ${c.rel(paths.curation)} is state ${current.seq}, but its history ends at state ${top}`,
+    );
+  } else if (atTop || current.seq > top) {
+    const entry = shape.line[Math.min(current.seq, Math.max(top, 1)) - 1];
     c.both(
       paths.curation,
-      paths.curationEntry(Math.min(current.seq, Math.max(top, 1))),
+      entry ? fileOf(entry.name) : dir,
       'CURATION_MISMATCH',
       `${c.rel(paths.curation)} (state ${current.seq}) is not the last entry of its history (${top})`,
     );
