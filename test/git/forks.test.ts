@@ -133,6 +133,52 @@ describe('histories that fork visibly under git merges', () => {
     }, 60_000);
   }
 
+  it('two curation changes, merged taking ours: both curation entries are kept, and verify fails with DIVERGED naming both', () => {
+    const folder = 'bootstrap/curation_history';
+    const {knowledge, conflicted} = diverge(
+      'curation',
+      (k) => mustIn(k, ['grant', 'add', 'alices-team']),
+      (k) => mustIn(k, ['grant', 'add', 'bobs-team']),
+      'ours',
+    );
+    expect(conflicted).toEqual(['demo/context_bundles/bootstrap/curation.json']);
+    const files = entries(knowledge, folder);
+    expect(files).toHaveLength(2);
+    const {found, exit} = diverged(knowledge);
+    expect(exit).toBe(8);
+    expect(found.map((e) => e.file).sort()).toEqual(files);
+    for (const e of found) expect(e.message).toContain('autoctx reconcile');
+  }, 60_000);
+
+  it('two handoff revisions, merged taking theirs: both revisions are kept (release-notes@2 of neither side is lost), and verify fails with DIVERGED naming both', () => {
+    const k0 = repository('handoff-base');
+    const notes = (k: string, text: string) => {
+      const from = path.join(path.dirname(k), `${text}.json`);
+      fs.writeFileSync(from, JSON.stringify({summary: text}));
+      mustIn(k, ['handoff', 'write', '--id', 'release-notes', '--from', from]);
+    };
+    notes(k0, 'first');
+    commitAll(k0, 'first revision');
+    git(k0, 'checkout', '-q', '-b', 'alice');
+    notes(k0, 'alice');
+    commitAll(k0, 'alice');
+    git(k0, 'checkout', '-q', 'main');
+    notes(k0, 'bob');
+    commitAll(k0, 'bob');
+    mergeTaking(k0, 'alice', 'theirs');
+    const files = entries(k0, 'bootstrap/handoffs/release-notes');
+    expect(files).toHaveLength(3);
+    const summaries = files.map((f) => JSON.parse(fs.readFileSync(path.join(k0, f), 'utf8')).content.summary);
+    expect(summaries.sort()).toEqual(['alice', 'bob', 'first']);
+    const {found, exit} = diverged(k0);
+    expect(exit).toBe(8);
+    // The two revisions 2, and the two curation entries that made each the head (a handoff write indexes it there).
+    const second = files.filter((f) => JSON.parse(fs.readFileSync(path.join(k0, f), 'utf8')).revision === 2);
+    expect(found.map((e) => e.file).filter((f) => f.includes('/handoffs/'))).toEqual(second.sort());
+    expect(found.filter((e) => e.file.includes('/curation_history/'))).toHaveLength(2);
+    for (const e of found) expect(e.message).toContain('autoctx reconcile');
+  }, 60_000);
+
   it('one branch only, merged: no fork, verify clean (a history appended on one side is an ordinary fast-forward)', () => {
     const k = repository('one-side');
     git(k, 'checkout', '-q', '-b', 'alice');
