@@ -1,5 +1,5 @@
 import {listDir, type RootGuard} from '../../files/fs.js';
-import {historyKeyOf, isHistoryEntryName, type HistoryKey} from '../../layout/history-names.js';
+import {historyKeyOf, isHistoryEntryName, LEGACY_ENTRY_NAME, type HistoryKey} from '../../layout/history-names.js';
 
 /** One stored entry of an append-only history, with the digest its successor names it by. */
 export interface Linked<T> {
@@ -89,4 +89,27 @@ export function forkProblem<T>(shape: ChainShape<T>, rel: (name: string) => stri
 /** What two entries that follow the same one are, and the way out: never an interrupted command. */
 export function forkMessage(rels: string[], what: string, previous: string): string {
   return `${rels.join(' and ')} both follow ${previous}: two clones each appended to ${what} and a merge kept both sides, which no single clone writes; autoctx reconcile replays one side onto the other`;
+}
+
+/** An entry stored under the name an earlier version gave it, and the name of its digest. */
+export interface SeqNamed {
+  from: string;
+  to: string;
+}
+
+/** The entries of a history folder stored under their positions (each read, and so checked, by `read`). */
+export function seqNamedEntries<T>(
+  guard: RootGuard,
+  dir: string,
+  pathOf: (key: HistoryKey) => string,
+  read: (seq: number) => T | null,
+  digestOf: (value: T) => string,
+): SeqNamed[] {
+  return listEntryNames(guard, dir)
+    .filter((name) => LEGACY_ENTRY_NAME.test(name))
+    .flatMap((name) => {
+      const seq = Number(name.slice(0, 6));
+      const value = read(seq);
+      return value === null ? [] : [{from: pathOf(seq), to: pathOf(digestOf(value))}];
+    });
 }

@@ -15,9 +15,11 @@ import {
   forkMessage,
   forkProblem,
   listEntryNames,
+  seqNamedEntries,
   shapeOf,
   type ChainShape,
   type Linked,
+  type SeqNamed,
 } from '../common/entry-chain.js';
 import type {Findings} from '../../findings.js';
 import {scenarioNameProblem} from '../../paths.js';
@@ -124,6 +126,17 @@ function atState(shape: ChainShape<CurationEntry>, seq: number): CurationEntry |
 /** The entry that holds state `seq`, on the chain from the first (null: none). */
 export function readCurationEntry(ctx: KindContext, seq: number): CurationEntry | null {
   return atState(curationShape(ctx), seq);
+}
+
+/** The entries stored under their positions, as earlier versions named them (`autoctx repair` renames them). */
+export function seqNamedCuration(ctx: KindContext): SeqNamed[] {
+  return seqNamedEntries(
+    ctx.guard,
+    ctx.paths.curationHistoryDir,
+    (key) => ctx.paths.curationEntry(key),
+    (seq) => readCurationEntryFile(ctx, seq),
+    stableDigest,
+  );
 }
 
 /** The file an entry is stored in: its digest's name, or the position an earlier version named it by. */

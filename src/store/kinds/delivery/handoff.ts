@@ -11,7 +11,15 @@ import {
 import {readDocument} from '../../documents.js';
 import {exists, isDirectory, listDir} from '../../files/fs.js';
 import {historyKeyOf, type HistoryKey} from '../../layout/history-names.js';
-import {forkMessage, listEntryNames, shapeOf, type ChainShape, type Linked} from '../common/entry-chain.js';
+import {
+  forkMessage,
+  listEntryNames,
+  seqNamedEntries,
+  shapeOf,
+  type ChainShape,
+  type Linked,
+  type SeqNamed,
+} from '../common/entry-chain.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
 
@@ -75,6 +83,17 @@ export function readHandoffAt(ctx: KindContext, id: string, digest: string, revi
   if (named) return named;
   const legacy = revision >= 1 && revision <= 999999 ? readHandoffFile(ctx, id, revision) : null;
   return legacy && stableDigest(legacy) === digest ? legacy : null;
+}
+
+/** A handoff's revisions stored under their numbers, as earlier versions named them (`autoctx repair` renames them). */
+export function seqNamedRevisions(ctx: KindContext, id: string): SeqNamed[] {
+  return seqNamedEntries(
+    ctx.guard,
+    ctx.paths.handoffDir(id),
+    (key) => ctx.paths.handoffRevision(id, key),
+    (seq) => readHandoffFile(ctx, id, seq),
+    stableDigest,
+  );
 }
 
 /** The file a revision is stored in: its digest's name, or the number an earlier version named it by. */

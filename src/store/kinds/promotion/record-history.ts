@@ -16,9 +16,11 @@ import {
   forkMessage,
   forkProblem,
   listEntryNames,
+  seqNamedEntries,
   shapeOf,
   type ChainShape,
   type Linked,
+  type SeqNamed,
 } from '../common/entry-chain.js';
 import {leftoverKind} from '../../paths.js';
 import type {Findings} from '../../findings.js';
@@ -76,6 +78,17 @@ export function historyShape(ctx: KindContext, digest: string): ChainShape<Recor
 export function historyEntryFile(ctx: KindContext, entry: RecordHistoryEntry): string {
   const named = ctx.paths.recordHistoryEntry(entry.bundle_digest, entryDigest(entry));
   return exists(named) ? named : ctx.paths.recordHistoryEntry(entry.bundle_digest, entry.seq);
+}
+
+/** A candidate's entries stored under their positions, as earlier versions named them (`autoctx repair` renames them). */
+export function seqNamedHistory(ctx: KindContext, digest: string): SeqNamed[] {
+  return seqNamedEntries(
+    ctx.guard,
+    ctx.paths.recordHistoryDir(digest),
+    (key) => ctx.paths.recordHistoryEntry(digest, key),
+    (seq) => readHistoryEntry(ctx, digest, seq),
+    entryDigest,
+  );
 }
 
 /** A candidate's whole history, oldest first, in the order its links give (empty when it keeps none). */

@@ -6,7 +6,15 @@ import {readDocument} from '../../documents.js';
 import path from 'node:path';
 import {exists, isDirectory, listDir} from '../../files/fs.js';
 import {historyKeyOf, type HistoryKey} from '../../layout/history-names.js';
-import {forkMessage, forkProblem, listEntryNames, shapeOf, type Linked} from '../common/entry-chain.js';
+import {
+  forkMessage,
+  forkProblem,
+  listEntryNames,
+  seqNamedEntries,
+  shapeOf,
+  type Linked,
+  type SeqNamed,
+} from '../common/entry-chain.js';
 import type {Findings} from '../../findings.js';
 import type {KindContext} from '../common/kind-context.js';
 import {createSigned} from '../signing/signatures.js';
@@ -90,6 +98,17 @@ export function receiptFile(ctx: KindContext, r: TransitionReceipt): string {
 
 function linkedReceipt(name: string, key: HistoryKey, r: TransitionReceipt): Linked<TransitionReceipt> {
   return {name, key, value: r, digest: stableDigest(r), previous: r.previous_receipt_sha256};
+}
+
+/** A scope's receipts stored under their positions, as earlier versions named them (`autoctx repair` renames them). */
+export function seqNamedReceipts(ctx: KindContext, scope: string): SeqNamed[] {
+  return seqNamedEntries(
+    ctx.guard,
+    ctx.paths.releaseReceiptDir(scope),
+    (key) => ctx.paths.releaseReceipt(scope, key),
+    (seq) => readReceipt(ctx, scope, seq),
+    stableDigest,
+  );
 }
 
 /** The scopes with a receipts folder or a registry. */
