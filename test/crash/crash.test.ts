@@ -428,20 +428,32 @@ function shadowCounts(k: string): number[] {
     : [];
 }
 
+/**
+ * A history entry's file as its place on its chain (its number, which verify holds to its place): its name is the
+ * digest of its bytes, times included, which a re-run writes anew.
+ */
+const byPlace = (f: string, doc: {seq?: number; revision?: number}) =>
+  f.replace(/[0-9a-f]{64}\.json$/, () => `#${String(doc.seq ?? doc.revision).padStart(6, '0')}`);
+const sortByFirst = <T extends [string, unknown]>(list: T[]): T[] => list.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+
 /** Descriptors, registries and receipts, without the times and digests of times a re-run writes anew. */
 function releaseState(k: string): unknown {
   const dir = path.join(k, 'demo/context_bundles/releases');
   if (!fs.existsSync(dir)) return null;
+  return sortByFirst(releaseFiles(dir));
+}
+
+function releaseFiles(dir: string): Array<[string, unknown]> {
   return (fs.readdirSync(dir, {recursive: true}) as string[])
     .filter((f) => fs.statSync(path.join(dir, f)).isFile() && !/\.tmp$/.test(f))
     .sort()
-    .map((f) => {
+    .map((f): [string, unknown] => {
       const doc = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
       if (f.startsWith('versions')) return [f, {...doc, created_at: null, digest: null}];
       if (f.startsWith('registry'))
         return [f, {releases: doc.releases, runnable: doc.runnable, receipt: doc.receipt?.seq}];
       return [
-        f,
+        byPlace(f, doc),
         {
           seq: doc.seq,
           version: doc.version,
@@ -458,26 +470,25 @@ function releaseState(k: string): unknown {
 
 /** The bootstrap curation and receipts, without the times a re-run writes anew. */
 function bootstrapState(k: string): unknown {
-  const read = (dir: string) =>
-    fs.existsSync(dir)
-      ? (fs.readdirSync(dir, {recursive: true}) as string[])
-          .filter((f) => fs.statSync(path.join(dir, f)).isFile() && !f.endsWith('.gitignore') && !/\.tmp$/.test(f))
-          .sort()
-          .map((f) => {
-            const {
-              written_at: _w,
-              created_at: _c,
-              updated_at: _u,
-              previous_entry_sha256: _p,
-              previous_document_digest: _d,
-              ...rest
-            } = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
-            const curation = rest.curation ?? rest;
-            if (Array.isArray(curation.handoffs))
-              curation.handoffs = curation.handoffs.map((h: {id: string; revision: number}) => [h.id, h.revision]);
-            return [f, rest];
-          })
-      : [];
+  const read = (dir: string) => (fs.existsSync(dir) ? sortByFirst(readFiles(dir)) : []);
+  const readFiles = (dir: string): Array<[string, unknown]> =>
+    (fs.readdirSync(dir, {recursive: true}) as string[])
+      .filter((f) => fs.statSync(path.join(dir, f)).isFile() && !f.endsWith('.gitignore') && !/\.tmp$/.test(f))
+      .sort()
+      .map((f) => {
+        const {
+          written_at: _w,
+          created_at: _c,
+          updated_at: _u,
+          previous_entry_sha256: _p,
+          previous_document_digest: _d,
+          ...rest
+        } = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+        const curation = rest.curation ?? rest;
+        if (Array.isArray(curation.handoffs))
+          curation.handoffs = curation.handoffs.map((h: {id: string; revision: number}) => [h.id, h.revision]);
+        return [f.includes('handoffs') || f.includes('curation_history') ? byPlace(f, rest) : f, rest];
+      });
   return {
     curation: read(path.join(k, 'demo/context_bundles/bootstrap')),
     receipts: read(path.join(k, '.state/bootstrap')),
