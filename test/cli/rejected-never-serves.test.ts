@@ -311,7 +311,7 @@ describe('every reader of what serves reads the registry in force', () => {
       .trim()
       .split('\n')
       .map((l) => l.split(' '));
-    const receipt = lines.find(([point, file]) => point!.endsWith(':after') && /^\d{6}\.json$/.test(file!))![0]!;
+    const receipt = lines.find(([point, file]) => point!.endsWith(':after') && /^[0-9a-f]{64}\.json$/.test(file!))![0]!; // the receipt, named by its digest
     expect(
       run(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all again'], {
         AUTOCTX_FAULT: receipt,

@@ -276,7 +276,7 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
       .trim()
       .split('\n')
       .map((l) => l.split(' '))
-      .find(([p, file]) => p!.endsWith(':after') && /^\d{6}\.json$/.test(file!))![0]!;
+      .find(([p, file]) => p!.endsWith(':after') && /^[0-9a-f]{64}\.json$/.test(file!))![0]!; // the receipt, named by its digest
     expect(runCli([...args, '--knowledge', s.knowledge, '--json'], {env: {AUTOCTX_FAULT: point}}).status).toBeNull();
     // The file still says SHADOW; the receipt, which every reader takes, says a 100% CANARY.
     expect(
