@@ -302,7 +302,8 @@ export function verifyCuration(c: Findings): Curation | undefined {
       'MISSING_CURATION',
       `${c.rel(dir)} has no entry for state ${current.seq}: ${c.rel(paths.curation)} is state ${current.seq}, but its history ends at state ${top}`,
     );
-  } else if (atTop || current.seq > top) {
+  }
+  if (atTop || current.seq > top) {
     const entry = shape.line[Math.min(current.seq, Math.max(top, 1)) - 1];
     c.both(
       paths.curation,
