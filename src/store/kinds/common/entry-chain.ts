@@ -1,5 +1,5 @@
 import {listDir, type RootGuard} from '../../files/fs.js';
-import {historyKeyOf, isHistoryEntryName, LEGACY_ENTRY_NAME, type HistoryKey} from '../../layout/history-names.js';
+import {isHistoryEntryName, LEGACY_ENTRY_NAME, type HistoryKey} from '../../layout/history-names.js';
 
 /** One stored entry of an append-only history, with the digest its successor names it by. */
 export interface Linked<T> {
@@ -18,7 +18,7 @@ export interface Linked<T> {
  * (or two first entries), which is what a merge of two clones that both
  * appended leaves; `detached`, entries neither on the line nor after a fork
  * (after a lost entry); `duplicates`, an entry stored a second time under
- * its other name (an upgrade cut short between its two writes).
+ * its other name (a rename by repair cut short between its two writes).
  */
 export interface ChainShape<T> {
   line: Linked<T>[];
@@ -33,10 +33,6 @@ export function listEntryNames(guard: RootGuard, dir: string): string[] {
     .filter((e) => e.isFile() && isHistoryEntryName(e.name))
     .map((e) => e.name)
     .sort();
-}
-
-export function historyKeys(guard: RootGuard, dir: string): HistoryKey[] {
-  return listEntryNames(guard, dir).map(historyKeyOf);
 }
 
 export function shapeOf<T>(entries: Linked<T>[]): ChainShape<T> {
@@ -72,11 +68,6 @@ export function shapeOf<T>(entries: Linked<T>[]): ChainShape<T> {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The entry the line ends with, or null; a fork is the caller's to refuse (`forkProblem`). */
-export function lineEnd<T>(shape: ChainShape<T>): Linked<T> | null {
-  return shape.line.at(-1) ?? null;
 }
 
 /** What a writer or a reader of what serves says of a forked history: a merge of two clones, for reconcile. */
