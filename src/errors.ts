@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   KEY_TOO_LONG: EXIT.BAD_INPUT,
   PLAN_TOO_LARGE: EXIT.BAD_INPUT,
   INVALID_JSON: EXIT.BAD_INPUT,
+  /** JSON naming one key twice in an object (never canonical; a stored document: CORRUPT_FILE with this reason). */
+  DUPLICATE_KEY: EXIT.BAD_INPUT,
   SCHEMA_VIOLATION: EXIT.BAD_INPUT,
   DIGEST_MISMATCH: EXIT.BAD_INPUT,
   UNSAFE_INTEGER: EXIT.BAD_INPUT,
@@ -96,6 +98,10 @@ export const ERROR_CODES = {
   LOCKED: EXIT.LOCKED,
   LOCK_LOST: EXIT.LOCKED,
   CORRUPT_FILE: EXIT.INTEGRITY,
+  /** A file autoctx reads was checked out with converted line endings (git's core.autocrlf). */
+  LINE_ENDINGS: EXIT.INTEGRITY,
+  /** A file autoctx reads holds git's conflict markers: a merge left unfinished. */
+  MERGE_CONFLICT: EXIT.INTEGRITY,
   IMMUTABLE_CONFLICT: EXIT.INTEGRITY,
   UNSAFE_PATH: EXIT.INTEGRITY,
   INTEGRITY: EXIT.INTEGRITY,
@@ -126,6 +132,7 @@ export const VERIFY_FINDINGS = {
   DUPLICATE_PAIR: 'error',
   EVIDENCE_SEAL_MISMATCH: 'error',
   GITIGNORE_INCOMPLETE: 'error',
+  GITATTRIBUTES_MODIFIED: 'error',
   UNKNOWN_ENTRY: 'error',
   LEDGER_MISMATCH: 'error',
   LINEAGE_MISMATCH: 'error',
@@ -182,6 +189,7 @@ export const VERIFY_FINDINGS = {
   REJECTED_SERVING: 'error',
   UNSAFE_PATH: 'error',
   GITIGNORE_OUTDATED: 'warning',
+  GITATTRIBUTES_MISSING: 'warning',
   INIT_INCOMPLETE: 'warning',
   LEFTOVER_LOCK: 'warning',
   LEFTOVER_TEMP: 'warning',

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {fail, isSystemError, rethrowUnless} from '../errors.js';
 import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './files/fs.js';
+import {readGitattributes, updateGitattributes, type GitattributesState} from './kinds/common/gitattributes.js';
 import {readGitignore, updateGitignore, type GitignoreState} from './kinds/common/gitignore.js';
 import {
   readApprovalWindowDays,
@@ -238,6 +239,25 @@ export class KnowledgeStore {
     return state.withLock(timeoutSeconds, () => {
       for (const e of leftovers) state.writer.remove(path.join(this.root, e.name));
       return updateGitignore(state.writer, options);
+    });
+  }
+
+  /** What the root's .gitattributes holds of autoctx's block. */
+  gitattributes(): GitattributesState {
+    return readGitattributes(this.guard);
+  }
+
+  /**
+   * Write autoctx's block of the root's .gitattributes when it is not in place (the file, appended to a person's own,
+   * or restored), under the state area's lock. Returns what was done, or null.
+   */
+  async ensureGitattributes(timeoutSeconds: number): Promise<'written' | 'appended' | 'restored' | null> {
+    const leftovers = listDir(this.guard, this.root).filter((e) => e.isFile() && this.paths.isGitattributesTemp(e.name));
+    if (leftovers.length === 0 && readGitattributes(this.guard).state === 'ok') return null;
+    const state = this.state();
+    return state.withLock(timeoutSeconds, () => {
+      for (const e of leftovers) state.writer.remove(path.join(this.root, e.name));
+      return updateGitattributes(state.writer);
     });
   }
 }

@@ -6,6 +6,12 @@ import {lockTimeout, now, openKnowledge, type StoreOptions} from './store-option
 import {SCENARIO_REPAIRS} from './kind-steps.generated.js';
 import {checkActor} from './actor.js';
 
+const GITATTRIBUTES_ACTIONS = {
+  written: 'wrote .gitattributes (no end-of-line conversion, no silent merge of mutable documents)',
+  appended: "appended autoctx's block to .gitattributes (the lines already there are kept)",
+  restored: "restored autoctx's block in .gitattributes (the lines outside it are kept)",
+} as const;
+
 export interface RepairResult {
   status: 'repaired';
   scenarios: string[];
@@ -47,6 +53,9 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       for (const step of SCENARIO_REPAIRS) step.repair(run);
     });
   }
+  // The root's .gitattributes (a tree made before autoctx wrote one, or with its block edited).
+  const attributes = await knowledge.ensureGitattributes(lockTimeout(options));
+  if (attributes !== null) actions.push(GITATTRIBUTES_ACTIONS[attributes]);
   // The state area's leftovers: writing commands and hooks sweep only the folders they write into.
   const area = knowledge.state();
   if (area.exists()) {

@@ -186,6 +186,23 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
       });
     }
   }
+  const attributes = knowledge.gitattributes();
+  const attributesRel = path.relative(knowledge.root, attributes.file);
+  if (attributes.present) result.files_checked++;
+  if (attributes.state === 'absent')
+    result.warnings.push({
+      severity: 'warning',
+      code: 'GITATTRIBUTES_MISSING',
+      file: attributesRel,
+      message: `${attributesRel} lacks autoctx's rules (a tree made before autoctx wrote them): git may convert line endings on checkout and merge mutable documents line by line (autoctx repair writes them)`,
+    });
+  else if (attributes.state === 'edited')
+    result.errors.push({
+      severity: 'error',
+      code: 'GITATTRIBUTES_MODIFIED',
+      file: attributesRel,
+      message: `${attributesRel}: ${attributes.why}: git may convert line endings or merge mutable documents silently (autoctx repair writes the block back; lines outside it are kept)`,
+    });
   for (const e of knowledge.unknownRootEntries())
     result.errors.push({severity: 'error', code: e.code, file: e.file, message: e.why});
   for (const group of knowledge.scenarioCollisions()) {

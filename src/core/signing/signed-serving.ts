@@ -1,3 +1,4 @@
+import {checkoutDamageOf} from '../../store/files/checkout-damage.js';
 import path from 'node:path';
 import {sha256Hex} from '../../canonical/index.js';
 import {fail, isAutoctxError} from '../../errors.js';
@@ -70,6 +71,10 @@ export function unsignedServing(store: ScenarioStore): {file: string; message: s
  */
 export function requireSignedServing(store: ScenarioStore): void {
   const problem = unsignedServing(store);
+  if (!problem) return;
+  // A checkout that converted line endings, or a merge left unfinished, is named as such, not as an unsigned change.
+  const damage = checkoutDamageOf(store.guard, problem.file) ?? checkoutDamageOf(store.guard, store.paths.active);
+  if (damage) throw damage;
   if (problem)
     fail('UNSIGNED_POINTER_MOVE', `${problem.message}; nothing is served (run autoctx verify)`, {
       file: store.guard.relative(problem.file),

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {sha256Hex} from '../../../canonical/index.js';
+import {parseJson, sha256Hex} from '../../../canonical/index.js';
 import {fail, isAutoctxError, isJsonParseError, isSystemError, rethrowUnless} from '../../../errors.js';
 import {isoTimestamp} from '../../../model/promotion/records.js';
 import {serialize} from '../../documents.js';
@@ -95,7 +95,7 @@ export function readStateChange(ctx: KindContext, digest: string, schemaChecked 
     });
   let value: StateChange;
   try {
-    value = JSON.parse(bytes.toString('utf8')) as StateChange;
+    value = parseJson(bytes.toString('utf8')) as unknown as StateChange; // a key named twice is refused too
     // A reader of what serves only needs the links and the writes (the bytes are the name's): verify checks the schema.
     if (schemaChecked) serialize(STATE_CHANGE_SCHEMA, value, ctx.guard.relative(file));
     else if (
