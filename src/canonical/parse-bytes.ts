@@ -169,7 +169,9 @@ function substitute(value: JsonValue, nonce: string, texts: string[]): JsonValue
     const out: Record<string, JsonValue> = {};
     for (const k of keys) {
       if (Object.hasOwn(out, real(k)))
-        fail('DUPLICATE_KEY', `the key "${real(k).slice(0, 80)}…" appears twice in one object`, {key: real(k).slice(0, 80)});
+        fail('DUPLICATE_KEY', `the key "${real(k).slice(0, 80)}…" appears twice in one object`, {
+          key: real(k).slice(0, 80),
+        });
       Object.defineProperty(out, real(k), {value: visit(v[k]!), writable: true, enumerable: true, configurable: true});
     }
     return out;

@@ -86,8 +86,7 @@ export class Findings<S extends CheckedStore = CheckedStore> {
   }
 
   error(file: string, code: VerifyErrorFinding | ErrorCode, message: string): void {
-    const damage =
-      code === 'LINE_ENDINGS' || code === 'MERGE_CONFLICT' ? {code, message} : this.damageOf(file);
+    const damage = code === 'LINE_ENDINGS' || code === 'MERGE_CONFLICT' ? {code, message} : this.damageOf(file);
     if (damage === null) {
       this.errors.push({severity: 'error', code, file: this.rel(file), message});
       return;

@@ -252,7 +252,9 @@ export class KnowledgeStore {
    * or restored), under the state area's lock. Returns what was done, or null.
    */
   async ensureGitattributes(timeoutSeconds: number): Promise<'written' | 'appended' | 'restored' | null> {
-    const leftovers = listDir(this.guard, this.root).filter((e) => e.isFile() && this.paths.isGitattributesTemp(e.name));
+    const leftovers = listDir(this.guard, this.root).filter(
+      (e) => e.isFile() && this.paths.isGitattributesTemp(e.name),
+    );
     if (leftovers.length === 0 && readGitattributes(this.guard).state === 'ok') return null;
     const state = this.state();
     return state.withLock(timeoutSeconds, () => {

@@ -78,7 +78,8 @@ function blockAt(text: string): [number, number] | null {
 const claimsBlock = (text: string): boolean => /(^|\n)# autoctx/.test(text);
 
 /** Only blank lines and comments. */
-const inert = (text: string): boolean => text.split('\n').every((l) => l.trim() === '' || l.trimStart().startsWith('#'));
+const inert = (text: string): boolean =>
+  text.split('\n').every((l) => l.trim() === '' || l.trimStart().startsWith('#'));
 
 /** What the root's .gitattributes holds of autoctx's block. */
 export function readGitattributes(guard: RootGuard): GitattributesState {
@@ -116,7 +117,8 @@ export function updateGitattributes(writer: LockedWriter): 'written' | 'appended
   let inside = false;
   for (const line of lines) {
     if (line === GITATTRIBUTES_BEGIN || (!inside && line.startsWith('# autoctx: begin'))) inside = true;
-    else if (line.startsWith('# autoctx')) inside = inside && line !== GITATTRIBUTES_END && !line.startsWith('# autoctx: end');
+    else if (line.startsWith('# autoctx'))
+      inside = inside && line !== GITATTRIBUTES_END && !line.startsWith('# autoctx: end');
     else if (!inside) kept.push(line);
   }
   while (kept.length > 0 && kept.at(-1) === '') kept.pop();
