@@ -249,17 +249,22 @@ export class KnowledgeStore {
 
   /**
    * Write autoctx's block of the root's .gitattributes when it is not in place (the file, appended to a person's own,
-   * or restored), under the state area's lock. Returns what was done, or null.
+   * or restored), under the state area's lock; a missing block only when `create`. Returns what was done, or null.
    */
-  async ensureGitattributes(timeoutSeconds: number): Promise<'written' | 'appended' | 'restored' | null> {
+  async ensureGitattributes(
+    timeoutSeconds: number,
+    options: {create: boolean},
+  ): Promise<'written' | 'appended' | 'restored' | null> {
     const leftovers = listDir(this.guard, this.root).filter(
       (e) => e.isFile() && this.paths.isGitattributesTemp(e.name),
     );
-    if (leftovers.length === 0 && readGitattributes(this.guard).state === 'ok') return null;
+    const current = readGitattributes(this.guard);
+    const write = current.state === 'edited' || (current.state === 'absent' && options.create);
+    if (leftovers.length === 0 && !write) return null;
     const state = this.state();
     return state.withLock(timeoutSeconds, () => {
       for (const e of leftovers) state.writer.remove(path.join(this.root, e.name));
-      return updateGitattributes(state.writer);
+      return write ? updateGitattributes(state.writer) : null;
     });
   }
 }

@@ -66,6 +66,12 @@ function template(name: string, build: (k: string) => void): string {
 const empty = () => template('empty', () => undefined);
 const initialized = () =>
   template('initialized', (k) => expect(cli(k, ['init', '--scenario', 'demo', '--from', base]).status).toBe(0));
+/** A tree made before autoctx wrote a .gitattributes: repair writes it. */
+const withoutAttributes = () =>
+  template('without-attributes', (k) => {
+    fs.cpSync(initialized(), k, {recursive: true});
+    fs.rmSync(path.join(k, '.gitattributes'));
+  });
 const proposed = () =>
   template('proposed', (k) => {
     fs.cpSync(initialized(), k, {recursive: true});
@@ -558,6 +564,7 @@ let crashClean: string | undefined;
 
 const scenarios: Scenario[] = [
   {name: 'init', from: empty, args: () => ['init', '--scenario', 'demo', '--from', base]},
+  {name: 'repair (the .gitattributes an older tree lacks)', from: withoutAttributes, args: () => ['repair']},
   {name: 'propose', from: initialized, args: () => ['propose', '--from', cand, '--run-id', 'crash']},
   {name: 'confirm (trial recording)', from: proposed, args: () => ['confirm', candidate, ...evaluation]},
   {

@@ -77,7 +77,7 @@ export async function init(options: InitOptions): Promise<InitResult> {
         // A re-run after a crash between the pointer and the mirrors brings them in line.
         if (active.bundle_digest === bundle.digest) writeMirrors(store, bundle);
         await knowledge.ensureGitignore(timeout, {create: true});
-        await knowledge.ensureGitattributes(timeout);
+        await knowledge.ensureGitattributes(timeout, {create: true});
         return result(false);
       }
       fail(
@@ -117,7 +117,7 @@ export async function init(options: InitOptions): Promise<InitResult> {
     // The root's .gitignore is a root-level document, under the state area's lock (taken after this one).
     await knowledge.ensureGitignore(timeout, {create: true});
     // So is the .gitattributes: byte-exact checkouts, and no silent merge of a mutable document.
-    await knowledge.ensureGitattributes(timeout);
+    await knowledge.ensureGitattributes(timeout, {create: true});
     return result(true);
   });
 }

@@ -53,8 +53,11 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       for (const step of SCENARIO_REPAIRS) step.repair(run);
     });
   }
-  // The root's .gitattributes (a tree made before autoctx wrote one, or with its block edited).
-  const attributes = await knowledge.ensureGitattributes(lockTimeout(options));
+  // The root's .gitattributes: written in a tree autoctx made before it wrote one (the root's .gitignore is autoctx's
+  // mark; a tree another implementation wrote is left as it is), its block restored where it was edited.
+  const attributes = await knowledge.ensureGitattributes(lockTimeout(options), {
+    create: knowledge.gitignore() !== null,
+  });
   if (attributes !== null) actions.push(GITATTRIBUTES_ACTIONS[attributes]);
   // The state area's leftovers: writing commands and hooks sweep only the folders they write into.
   const area = knowledge.state();

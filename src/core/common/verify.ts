@@ -189,7 +189,8 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
   const attributes = knowledge.gitattributes();
   const attributesRel = path.relative(knowledge.root, attributes.file);
   if (attributes.present) result.files_checked++;
-  if (attributes.state === 'absent')
+  // A tree another implementation wrote (no root .gitignore either) is not held to autoctx's root documents.
+  if (attributes.state === 'absent' && ignore !== null)
     result.warnings.push({
       severity: 'warning',
       code: 'GITATTRIBUTES_MISSING',
