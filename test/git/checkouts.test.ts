@@ -191,7 +191,7 @@ describe('two branches that each promote, merged', () => {
   });
 
   it('without it (an older tree): the markers git leaves are MERGE_CONFLICT for verify, status and route, naming the file and autoctx reconcile, and nothing is written', () => {
-    const {k, merge} = mergeOfTwoPromotions(false);
+    const {dir, k, merge} = mergeOfTwoPromotions(false);
     expect(merge).toContain('CONFLICT');
     expect(fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8')).toContain('<<<<<<< ');
     const before = treeHash(k);
@@ -200,6 +200,7 @@ describe('two branches that each promote, merged', () => {
     const conflicts = v.json.errors.filter((e: {code: string}) => e.code === 'MERGE_CONFLICT');
     expect(conflicts.map((e: {file: string}) => e.file)).toContain('demo/context_bundles/active.json');
     expect(conflicts[0].message).toContain('autoctx reconcile');
+
     for (const command of [['status'], ['route']]) {
       const r = ax(k, command, false);
       expect([command[0], r.status]).toEqual([command[0], 8]);
@@ -210,6 +211,14 @@ describe('two branches that each promote, merged', () => {
       ]);
     }
     expect(treeHash(k)).toBe(before);
+    // The documents taken from one side, the mirror left as git merged it: the mirror's check (it is no JSON document)
+    // finds a text no bundle holds, and says what git did instead of calling it edited.
+    git(dir, ['checkout', '--ours', '--', 'knowledge/demo/context_bundles']);
+    const mirror = ax(k, ['verify']);
+    expect(mirror.json.errors).toContainEqual(
+      expect.objectContaining({code: 'MERGE_CONFLICT', file: 'demo/playbook.md'}),
+    );
+    expect(mirror.json.errors.map((e: {code: string}) => e.code)).not.toContain('MIRROR_MISMATCH');
   });
 });
 
@@ -286,6 +295,22 @@ describe('a document naming a key twice', () => {
     expect(r.status).toBe(8);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/active\.json: the key "bundle_digest" appears twice/);
+    expect(treeHash(k)).toBe(before);
+  });
+
+  it('in a file passed in is DUPLICATE_KEY (exit 2), naming the key, and nothing is written', () => {
+    const k = path.join(tempDir('autoctx-git-dup-input-'), 'knowledge');
+    fs.cpSync(base.knowledge, k, {recursive: true});
+    const manifest = path.join(path.dirname(k), 'candidate.json');
+    fs.writeFileSync(
+      manifest,
+      '{"scenario": "demo", "evaluator_epoch": "epoch-1", "evaluator_epoch": "epoch-2", "parent_digest": null, "components": [{"kind": "hints", "key": "h", "content": "x", "media_type": "text/plain"}]}',
+    );
+    const before = treeHash(k);
+    const r = ax(k, ['propose', '--from', manifest]);
+    expect(r.status).toBe(2);
+    expect(r.json.error.code).toBe('DUPLICATE_KEY');
+    expect(r.json.error.message).toContain('"evaluator_epoch"');
     expect(treeHash(k)).toBe(before);
   });
 });
