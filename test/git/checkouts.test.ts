@@ -141,9 +141,14 @@ describe('the .gitattributes init writes', () => {
     const k = path.join(tempDir('autoctx-git-edited-'), 'knowledge');
     fs.cpSync(base.knowledge, k, {recursive: true});
     const file = path.join(k, '.gitattributes');
-    for (const edited of [
-      `*.png binary\n${GITATTRIBUTES_BLOCK.replace('*/context_bundles/active.json -merge\n', '')}`,
-      `*.png binary\n${GITATTRIBUTES_BLOCK}* merge=union\n`,
+    const mine = '*.png binary\n';
+    for (const [edited, restored] of [
+      [
+        `${mine}${GITATTRIBUTES_BLOCK.replace('*/context_bundles/active.json -merge\n', '')}`,
+        `${mine}${GITATTRIBUTES_BLOCK}`,
+      ],
+      [`${mine}${GITATTRIBUTES_BLOCK.replace('# autoctx: begin', '# autoctx: bgin')}`, `${mine}${GITATTRIBUTES_BLOCK}`],
+      [`${mine}${GITATTRIBUTES_BLOCK}* merge=union\n`, `${mine}* merge=union\n${GITATTRIBUTES_BLOCK}`],
     ]) {
       fs.writeFileSync(file, edited);
       const v = ax(k, ['verify']);
@@ -154,9 +159,7 @@ describe('the .gitattributes init writes', () => {
       expect(ax(k, ['repair']).json.actions).toContain(
         "restored autoctx's block in .gitattributes (the lines outside it are kept)",
       );
-      const after = fs.readFileSync(file, 'utf8');
-      expect(after.endsWith(GITATTRIBUTES_BLOCK)).toBe(true);
-      expect(after.startsWith('*.png binary\n')).toBe(true);
+      expect(fs.readFileSync(file, 'utf8')).toBe(restored);
       expect(ax(k, ['verify']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
     }
   });

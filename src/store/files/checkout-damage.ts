@@ -27,7 +27,9 @@ export function hasConvertedLineEndings(bytes: Uint8Array): boolean {
 
 /** True when `bytes` hold a CR at all (the cheap test every document read makes). */
 export function hasCarriageReturn(bytes: Uint8Array): boolean {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(CR) >= 0;
+  return (
+    (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).indexOf(CR) >= 0
+  );
 }
 
 /** `bytes` with each CRLF made LF. */

@@ -112,15 +112,13 @@ export function updateGitattributes(writer: LockedWriter): 'written' | 'appended
     writer.replace(state.file, `${prefix}${GITATTRIBUTES_BLOCK}`, {mode: 0o644});
     return 'appended';
   }
-  // Edited: keep the person's lines, drop whatever stood between autoctx's markers (or any line claiming to be one).
-  const kept: string[] = [];
-  let inside = false;
-  for (const line of lines) {
-    if (line === GITATTRIBUTES_BEGIN || (!inside && line.startsWith('# autoctx: begin'))) inside = true;
-    else if (line.startsWith('# autoctx'))
-      inside = inside && line !== GITATTRIBUTES_END && !line.startsWith('# autoctx: end');
-    else if (!inside) kept.push(line);
-  }
+  // Edited: keep the person's lines. Dropped: everything from the first line claiming to be autoctx's marker to the
+  // last one, and any line of the block standing elsewhere.
+  const own = new Set(GITATTRIBUTES_BLOCK.split('\n').filter((l) => l !== ''));
+  const marker = (l: string) => l.startsWith('# autoctx');
+  const first = lines.findIndex(marker);
+  const last = lines.findLastIndex(marker);
+  const kept = lines.filter((l, i) => (i < first || i > last) && !own.has(l));
   while (kept.length > 0 && kept.at(-1) === '') kept.pop();
   writer.replace(state.file, `${kept.length > 0 ? `${kept.join('\n')}\n` : ''}${GITATTRIBUTES_BLOCK}`, {mode: 0o644});
   return 'restored';
