@@ -142,14 +142,15 @@ describe('the .gitattributes init writes', () => {
     fs.cpSync(base.knowledge, k, {recursive: true});
     const file = path.join(k, '.gitattributes');
     const mine = '*.png binary\n';
-    for (const [edited, restored] of [
+    const cases: Array<[string, string]> = [
       [
         `${mine}${GITATTRIBUTES_BLOCK.replace('*/context_bundles/active.json -merge\n', '')}`,
         `${mine}${GITATTRIBUTES_BLOCK}`,
       ],
       [`${mine}${GITATTRIBUTES_BLOCK.replace('# autoctx: begin', '# autoctx: bgin')}`, `${mine}${GITATTRIBUTES_BLOCK}`],
       [`${mine}${GITATTRIBUTES_BLOCK}* merge=union\n`, `${mine}* merge=union\n${GITATTRIBUTES_BLOCK}`],
-    ]) {
+    ];
+    for (const [edited, restored] of cases) {
       fs.writeFileSync(file, edited);
       const v = ax(k, ['verify']);
       expect(v.status).toBe(8);
