@@ -162,6 +162,18 @@ function cut(quote, atoms, limit) {
   return pieces.filter((p) => p.length > 0).map((p) => quote + p.map((a) => a.text).join('') + quote);
 }
 
+/** The cut with the fewest pieces, and of those the one whose shortest piece is longest (no stub of a word). */
+function balanced(quote, atoms, limit) {
+  let best = cut(quote, atoms, limit);
+  const shortest = (pieces) => Math.min(...pieces.map(width));
+  for (let l = limit - 2; l >= Math.ceil(limit * 0.6); l -= 2) {
+    const pieces = cut(quote, atoms, l);
+    if (pieces.length < best.length || (pieces.length === best.length && shortest(pieces) > shortest(best)))
+      best = pieces;
+  }
+  return best;
+}
+
 /** The width of the current line of a piece up to an index. */
 function lineWidthAt(piece, index) {
   let w = 0;
@@ -222,7 +234,9 @@ function plan(file, text) {
         const indent = /^\s*/.exec(lines[first])[0].length;
         const limit = Math.min(100, Math.max(40, WIDTH - indent - 14));
         const {quote, atoms} = atomsOf(n, sf);
-        const pieces = cut(quote, atoms, limit);
+        let pieces = balanced(quote, atoms, limit);
+        // A literal that fits the width on its own but not with the code around it (a test's title): in two.
+        if (pieces.length === 1) pieces = balanced(quote, atoms, Math.ceil(width(source) / 2) + 4);
         if (pieces.length > 1) {
           let chain = pieces.join(' +\n');
           if (needsParens(n)) chain = `(${chain})`;
