@@ -237,7 +237,9 @@ function plan(file, text) {
         let pieces = balanced(quote, atoms, limit);
         // A literal that fits the width on its own but not with the code around it (a test's title): in two.
         if (pieces.length === 1) pieces = balanced(quote, atoms, Math.ceil(width(source) / 2) + 4);
-        if (pieces.length > 1) {
+        // A cut that leaves a piece too wide for any line (a long `${...}`) does not help: left for a hand.
+        const fits = pieces.every((piece) => Math.max(...piece.split('\n').map(width)) <= WIDTH - indent - 4);
+        if (pieces.length > 1 && fits) {
           let chain = pieces.join(' +\n');
           if (needsParens(n)) chain = `(${chain})`;
           const again = expressionOf(chain, file);
