@@ -1,18 +1,22 @@
 // Splits the string and template literals that make a line wider than 120 columns into a `+` chain of
 // shorter literals, cut at word boundaries, so that `npm run format` can lay the chain out within the
-// width. A developer tool (not run by the build or by autoctx).
+// width (the house test, test/architecture/house.test.ts, allows no wider line). A developer tool (not run
+// by the build or by autoctx).
 //
 // The value is kept exactly: a cut falls between two characters of the literal's source text, never
 // inside an escape sequence, a surrogate pair or a `${...}` substitution, and every rewrite is checked:
 // the new chain, parsed again, must give the same sequence of characters and substitutions as the
-// literal it replaces, or the script stops without writing. A literal is left whole where a `+` chain
-// cannot stand: import specifiers, type positions (`type T = 'a'`), property names, `as const`, tagged
-// templates, JSX attributes and directives. A long line with no literal to cut is only reported.
+// literal it replaces, or the script stops before writing any file. A literal is left whole where a `+`
+// chain cannot stand (import specifiers, type positions like `type T = 'a'`, property names, `as const`,
+// tagged templates, JSX attributes, directives, `case` labels) and where a cut would still leave a piece
+// too wide (a long `${...}`). Those lines, and long lines with no literal, are listed for a hand: pull the
+// `${...}` out into a variable or a `+ (a ? b : c)`, build a long regular expression with `new RegExp`.
 //
-// Only lines wider than the width are touched, so the script is idempotent: run it, format, and run it
-// again until it reports nothing to cut:
-//   node scripts/split-long-lines.js [--check] [files or folders...]   (default: src scripts bench)
+// Only lines wider than the width are touched, so the script is idempotent. Run it and format until it
+// lists nothing to cut (twice is usually enough; comments: scripts/rewrap-comments.mjs):
+//   node scripts/split-long-lines.js [--check] [files or folders...]
 //   npm run format
+// Default: src scripts bench bin knowledge-example test (not test/fixtures, hosts-e2e, *.generated.*).
 // --check writes nothing and exits 1 when there is something to cut.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -268,17 +272,22 @@ function apply(text, edits) {
 const args = process.argv.slice(2);
 const check = args.includes('--check');
 const roots = args.filter((a) => a !== '--check');
-let changed = 0;
+const plans = [];
 const left = [];
-for (const file of files(roots.length > 0 ? roots : ['src', 'scripts', 'bench'])) {
+const DEFAULT_ROOTS = ['src', 'scripts', 'bench', 'bin', 'knowledge-example', 'test'];
+for (const file of files(roots.length > 0 ? roots : DEFAULT_ROOTS)) {
   const text = fs.readFileSync(file, 'utf8');
   const p = plan(file, text);
   left.push(...p.left);
-  if (p.edits.length === 0) continue;
-  changed++;
-  if (check) console.log(`${file}: ${p.edits.length} literal(s) to cut`);
-  else fs.writeFileSync(file, apply(text, p.edits));
+  if (p.edits.length > 0) plans.push({file, text, edits: p.edits});
 }
-for (const l of left) console.log(`left (no literal to cut): ${l}`);
-console.log(`${changed} file(s) ${check ? 'with literals to cut' : 'rewritten'}; ${left.length} long line(s) left`);
-if (check && changed > 0) process.exitCode = 1;
+// Every file is planned (and every cut checked) before any is written.
+for (const {file, text, edits} of plans) {
+  if (check) console.log(`${file}: ${edits.length} literal(s) to cut`);
+  else fs.writeFileSync(file, apply(text, edits));
+}
+for (const l of left) console.log(`left for a hand: ${l}`);
+console.log(
+  `${plans.length} file(s) ${check ? 'with literals to cut' : 'rewritten'}; ${left.length} long line(s) left`,
+);
+if (check && plans.length > 0) process.exitCode = 1;
