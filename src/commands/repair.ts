@@ -6,7 +6,9 @@ import {actorFlag} from '../cli/release-flags.js';
 export default class Repair extends SigningWritingCommand {
   static override summary = 'Complete or remove what an interrupted run left behind.';
   static override description =
-    'Brings lifecycles and mirrors in line with active.json, restores missing copies of negative results, removes temporary files and dead lock folders, and rewrites legacy evidence as schema 2 once its replay reproduces the record. Lists what it cannot complete safely.';
+    'Brings lifecycles and mirrors in line with active.json, restores missing copies of negative ' +
+    'results, removes temporary files and dead lock folders, and rewrites legacy evidence as schema 2 ' +
+    'once its replay reproduces the record. Lists what it cannot complete safely.';
   static override examples = ['<%= config.bin %> repair', '<%= config.bin %> verify || <%= config.bin %> repair'];
   static override flags = {actor: actorFlag};
 

@@ -7,13 +7,17 @@ import {allowedSignersFlag} from '../cli/release-flags.js';
 export default class Verify extends ScenarioCommand {
   static override summary = 'Re-hash and re-check every file of the knowledge tree.';
   static override description =
-    "Checks every manifest digest, every file against its schema and digests, and every pointer against the files it names. Exit 0 when clean (warnings name states an interrupted run leaves behind; notes name what was accepted on another implementation's files alone), exit 8 with the list of problems otherwise.";
+    'Checks every manifest digest, every file against its schema and digests, and every pointer against ' +
+    'the files it names. Exit 0 when clean (warnings name states an interrupted run leaves behind; notes ' +
+    "name what was accepted on another implementation's files alone), exit 8 with the list of problems " +
+    'otherwise.';
   static override examples = ['<%= config.bin %> verify', '<%= config.bin %> verify --scenario support --json'];
   static override flags = {
     'allowed-signers': allowedSignersFlag,
     'replay-tolerance': Flags.boolean({
       description:
-        'accept a replay that matches only within the cross-runtime tolerance (16 ULP or 1e-12 of the half-width), as for records another implementation wrote; by default a replay must be bit for bit',
+        'accept a replay that matches only within the cross-runtime tolerance (16 ULP or 1e-12 of the ' +
+        'half-width), as for records another implementation wrote; by default a replay must be bit for bit',
     }),
   };
 
@@ -29,7 +33,10 @@ export default class Verify extends ScenarioCommand {
       ...result.errors.map((e) => `${paint.red('error')} ${e.code} ${e.message}`),
       ...result.warnings.map((w) => `${paint.yellow('warning')} ${w.code} ${w.message}`),
       ...result.notes.map((n) => `${paint.dim('note')} ${n.code} ${n.message}`),
-      `${result.status === 'ok' ? paint.green('verified') : paint.red('verification failed')}: ${result.scenarios.length} scenario(s), ${result.bundles_checked} bundles, ${result.files_checked} files, ${result.errors.length} errors, ${result.warnings.length} warnings${result.notes.length > 0 ? `, ${result.notes.length} notes` : ''}`,
+      `${result.status === 'ok' ? paint.green('verified') : paint.red('verification failed')}: ` +
+        `${result.scenarios.length} scenario(s), ${result.bundles_checked} bundles, ${result.files_checked} ` +
+        `files, ${result.errors.length} errors, ${result.warnings.length} ` +
+        `warnings${result.notes.length > 0 ? `, ${result.notes.length} notes` : ''}`,
     ]);
   }
 }

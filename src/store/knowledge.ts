@@ -107,7 +107,9 @@ export class KnowledgeStore {
         out.push({
           file: e.name,
           code: 'UNSAFE_PATH',
-          why: `${e.name} is a symbolic link: verify never follows a link out of the root, so whatever it points at is not verified`,
+          why:
+            `${e.name} is a symbolic link: verify never follows a link out of the root, so whatever it ` +
+            `points at is not verified`,
         });
         continue;
       }
@@ -116,7 +118,9 @@ export class KnowledgeStore {
         out.push({
           file: e.name,
           code: 'UNKNOWN_ENTRY',
-          why: `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is never read or verified`,
+          why:
+            `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is ` +
+            `never read or verified`,
         });
     }
     return out;
@@ -148,7 +152,8 @@ export class KnowledgeStore {
     if (twin !== undefined)
       fail(
         'INVALID_NAME',
-        `scenario "${name}" and the folder "${twin}" are the same name after Unicode normalization (NFC); rename one of them`,
+        `scenario "${name}" and the folder "${twin}" are the same name after Unicode normalization (NFC); ` +
+          `rename one of them`,
         {scenario: name},
       );
   }
@@ -174,7 +179,8 @@ export class KnowledgeStore {
     if (twins)
       fail(
         'INVALID_NAME',
-        `scenario folders ${twins.map((t) => `"${t}"`).join(' and ')} are the same name after Unicode normalization (NFC); rename one of them`,
+        `scenario folders ${twins.map((t) => `"${t}"`).join(' and ')} are the same name after Unicode ` +
+          `normalization (NFC); rename one of them`,
       );
     if (all.length === 0)
       fail('SCENARIO_NOT_FOUND', `no scenario in ${this.root}; run autoctx init --scenario S --from SRC`);

@@ -174,7 +174,9 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
         severity: 'error',
         code: 'GITIGNORE_INCOMPLETE',
         file: rel,
-        message: `${rel} lacks ${quoted(ignore.removed)}: lock and temporary files could be committed (any writing command or autoctx repair restores the rules)`,
+        message:
+          `${rel} lacks ${quoted(ignore.removed)}: lock and temporary files could be committed (any writing ` +
+          `command or autoctx repair restores the rules)`,
       });
     }
     if (ignore.outdated.length > 0) {
@@ -182,14 +184,19 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
         severity: 'warning',
         code: 'GITIGNORE_OUTDATED',
         file: rel,
-        message: `${rel} lacks ${quoted(ignore.outdated)}, added by a newer autoctx than the one that made this tree (any writing command or autoctx repair adds them)`,
+        message:
+          `${rel} lacks ${quoted(ignore.outdated)}, added by a newer autoctx than the one that made this ` +
+          `tree (any writing command or autoctx repair adds them)`,
       });
     }
   }
   for (const e of knowledge.unknownRootEntries())
     result.errors.push({severity: 'error', code: e.code, file: e.file, message: e.why});
   for (const group of knowledge.scenarioCollisions()) {
-    const message = `scenario folders ${group.map((g) => `"${g}"`).join(' and ')} are the same name after Unicode normalization (NFC): a person, or a file system that normalizes, cannot tell them apart; rename one of them`;
+    const message =
+      `scenario folders ${group.map((g) => `"${g}"`).join(' and ')} are the same name after Unicode ` +
+      `normalization (NFC): a person, or a file system that normalizes, cannot tell them apart; rename one ` +
+      `of them`;
     for (const name of group) result.errors.push({severity: 'error', code: 'SCENARIO_COLLISION', file: name, message});
   }
   const windowDays = approvalWindowOf(knowledge, true);

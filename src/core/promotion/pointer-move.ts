@@ -94,7 +94,8 @@ export function prepareMove(
   if (problem)
     fail(
       'INTEGRITY',
-      `the ${planned.kind} would leave a pointer its recorded history does not vouch for: ${problem}; nothing was changed (run autoctx verify)`,
+      `the ${planned.kind} would leave a pointer its recorded history does not vouch for: ${problem}; ` +
+        `nothing was changed (run autoctx verify)`,
       {file: store.guard.relative(store.paths.active)},
     );
   if (current) keepForeignHead(store, current, isoTimestamp(at));

@@ -112,7 +112,8 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     if (audit.outcome !== 'advisory')
       fail(
         'AUDIT_HOLD',
-        `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the candidate stays confirmed and nothing changed`,
+        `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the ` +
+          `candidate stays confirmed and nothing changed`,
       );
   }
   // The campaign the plan ran under: autoctx's plans bind it, the Python implementation's ledger reserves the plan.
@@ -223,7 +224,9 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended
     // first, each by its receipt.
     endStaleCanaries(store, digest, {
-      rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`,
+      rationale:
+        `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary ` +
+        `evidence compares with`,
       at,
       actor: commandActor(store, options.actor),
     });

@@ -139,7 +139,8 @@ function adoptChange(run: RepairRun, digest: string, record: CandidateRecord, hi
   run.actions.push(
     history.kind === 'adoptable'
       ? `started the record history of ${digest} from its record.json, which had none`
-      : `recorded in the history of ${digest} the change of its record.json that the history did not hold (made by another implementation or by hand)`,
+      : `recorded in the history of ${digest} the change of its record.json that the history did not hold ` +
+          `(made by another implementation or by hand)`,
   );
 }
 
@@ -161,7 +162,9 @@ function sealLateTrials(
   if (run.signed) {
     // In a signed tree a seal is a signature over trials a run observed: repair observed none, so it reports them.
     run.remaining.push(
-      `${rel(store.paths.matchedTrials(digest))} holds trials recorded after its seal; in a signed tree repair does not seal what it did not observe: run the same confirm again (with the signing key) to seal them`,
+      `${rel(store.paths.matchedTrials(digest))} holds trials recorded after its seal; in a signed tree ` +
+        `repair does not seal what it did not observe: run the same confirm again (with the signing key) to ` +
+        `seal them`,
     );
     return false;
   }
@@ -183,7 +186,8 @@ function catchUp(
   if (record.comparison && compareReplay(record.comparison, replayed).matches) return;
   if (replayed.decision === 'rejected' || replayed.decision === 'inconclusive') {
     run.remaining.push(
-      `${rel(store.paths.record(digest))} lags evidence that is terminal; run the same confirm again to write its terminal records`,
+      `${rel(store.paths.record(digest))} lags evidence that is terminal; run the same confirm again to ` +
+        `write its terminal records`,
     );
     return;
   }
@@ -216,7 +220,8 @@ function migrateLegacy(run: RepairRun, digest: string, record: CandidateRecord, 
   const policy = record.confirmation_policy ? validateConfirmationPolicy(record.confirmation_policy) : null;
   if (!record.comparison || !policy) {
     remaining.push(
-      `${rel(store.paths.matchedTrials(digest))} is legacy evidence without a recorded policy; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`,
+      `${rel(store.paths.matchedTrials(digest))} is legacy evidence without a recorded policy; migrate it ` +
+        `under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`,
     );
     return;
   }

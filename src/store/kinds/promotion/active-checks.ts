@@ -42,7 +42,8 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
     c.error(
       file,
       'MISSING_BUNDLE',
-      `${c.rel(file)} points at ${active.bundle_digest}, whose manifest ${c.rel(store.paths.bundle(active.bundle_digest))} is missing or invalid`,
+      `${c.rel(file)} points at ${active.bundle_digest}, whose manifest ` +
+        `${c.rel(store.paths.bundle(active.bundle_digest))} is missing or invalid`,
     );
   else if (bundle.evaluator_epoch !== active.evaluator_epoch)
     c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the active manifest's`);
@@ -50,7 +51,8 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
     c.error(
       file,
       'MISSING_BUNDLE',
-      `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest (${c.rel(store.paths.bundle(active.rollback_target_digest))})`,
+      `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest ` +
+        `(${c.rel(store.paths.bundle(active.rollback_target_digest))})`,
     );
   if (active.promotion_id !== null) {
     const promo = c.attempt(file, () => readPromotion(store, active.promotion_id!));
@@ -85,7 +87,8 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
       c.warn(
         recordFile,
         'LIFECYCLE_PENDING',
-        `${c.rel(recordFile)}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`,
+        `${c.rel(recordFile)}: the active bundle's record says "${r.lifecycle}" (a pointer move whose ` +
+          `lifecycle update was interrupted; the next promote, rollback or repair completes it)`,
       );
     if (digest !== active.bundle_digest && r.lifecycle === 'active')
       c.warn(
@@ -125,26 +128,34 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
       c.note(
         proof,
         'FOREIGN_POINTER_MOVE',
-        `${c.rel(proof)} shows ${m.kind === 'rollback' ? `a rollback by another implementation (from ${m.from} back to ${m.to})` : `an epoch rollover by another implementation (to ${m.to}, epoch "${m.to_epoch}")`}, which keeps no record of it and which a later move went on from; accepted because the records it wrote prove the move`,
+        `${c.rel(proof)} shows ` +
+          (m.kind === 'rollback'
+            ? `a rollback by another implementation (from ${m.from} back to ${m.to})`
+            : `an epoch rollover by another implementation (to ${m.to}, epoch "${m.to_epoch}")`) +
+          `, which keeps no record of it and which a later move went on from; accepted because the records ` +
+          `it wrote prove the move`,
       );
     else
       c.note(
         proof,
         'FOREIGN_POINTER_MOVE',
-        `${c.rel(proof)} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved on from; accepted because its own fields prove the move`,
+        `${c.rel(proof)} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved ` +
+          `on from; accepted because its own fields prove the move`,
       );
   }
   if (head?.foreign && head.id === FOREIGN_HEAD)
     c.note(
       file,
       'FOREIGN_POINTER_MOVE',
-      `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`,
+      `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; ` +
+        `accepted because its own fields prove the move`,
     );
   for (const m of h.pending)
     c.warn(
       moveFile(store, m),
       'MOVE_PENDING',
-      `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer did not move (an interrupted command; running it again completes it)`,
+      `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer ` +
+        `did not move (an interrupted command; running it again completes it)`,
     );
   for (const m of h.unserved)
     c.warn(
