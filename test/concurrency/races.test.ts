@@ -224,11 +224,18 @@ describe('races, unforced', () => {
 
   it(`reject B during confirm B, ${RUNS} times: the tree verifies and the run tells the truth`, async () => {
     const tally = {rejectedMidRun: 0, confirmedFirst: 0};
+    // The reject starts at ten points spread over an unraced confirm's run in the same racer, the last past its end.
+    const unraced = fresh('proposed');
+    const began = Date.now();
+    const once = confirmArgs(unraced.b, unraced.t.dir);
+    const alone = await on(a, unraced.t.knowledge, once.args, once.env);
+    expect(alone.json.status).toBe('confirmed');
+    const span = Date.now() - began;
     for (let i = 0; i < RUNS; i++) {
       const {t, b} = fresh('proposed');
       const {args, env} = confirmArgs(b, t.dir);
       const c = on(a, t.knowledge, args, env);
-      await new Promise((r) => setTimeout(r, (i % 10) * 30));
+      await new Promise((r) => setTimeout(r, Math.round(((i % 10) / 9) * 1.2 * span)));
       const j = on(z, t.knowledge, ['reject', b, '--rationale', 'race']);
       const [cr, jr] = await Promise.all([c, j]);
       expect(clean(t.knowledge)).toEqual([]);
@@ -241,7 +248,7 @@ describe('races, unforced', () => {
       }
     }
     counts.push(
-      `reject during confirm: confirm finished first ${tally.confirmedFirst}, rejected under the run ${tally.rejectedMidRun}`,
+      `reject during confirm (a confirm alone: ${span} ms): confirm finished first ${tally.confirmedFirst}, rejected under the run ${tally.rejectedMidRun}`,
     );
   }, 600_000);
 
