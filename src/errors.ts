@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   INVALID_INPUT: EXIT.BAD_INPUT,
   CONFIG_INVALID: EXIT.BAD_INPUT,
   INPUT_NOT_FOUND: EXIT.BAD_INPUT,
+  /** `verify --extends`: git could not be run, or the knowledge root is not in a git repository. */
+  GIT_UNAVAILABLE: EXIT.BAD_INPUT,
   INPUT_UNSAFE: EXIT.BAD_INPUT,
   INPUT_TOO_LARGE: EXIT.BAD_INPUT,
   TARGET_UNSAFE: EXIT.BAD_INPUT,
@@ -140,6 +142,8 @@ export const VERIFY_FINDINGS = {
   UNSEALED_DECISION: 'error',
   POINTER_NOT_RECORDED: 'error',
   HISTORY_GAP: 'error',
+  /** `verify --extends REV`: a file REV holds that autoctx never rewrites was deleted or changed. */
+  HISTORY_REWRITTEN: 'error',
   ROLLBACK_NOT_SERVED: 'error',
   LIFECYCLE_MISMATCH: 'error',
   NEGATIVE_RESULT_MISMATCH: 'error',

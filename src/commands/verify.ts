@@ -11,9 +11,20 @@ export default class Verify extends ScenarioCommand {
     'the files it names. Exit 0 when clean (warnings name states an interrupted run leaves behind; notes ' +
     "name what was accepted on another implementation's files alone), exit 8 with the list of problems " +
     'otherwise.';
-  static override examples = ['<%= config.bin %> verify', '<%= config.bin %> verify --scenario support --json'];
+  static override examples = [
+    '<%= config.bin %> verify',
+    '<%= config.bin %> verify --scenario support --json',
+    '<%= config.bin %> verify --extends origin/main',
+  ];
   static override flags = {
     'allowed-signers': allowedSignersFlag,
+    extends: Flags.string({
+      helpValue: 'REV',
+      description:
+        "also check that the tree extends the knowledge history of git revision REV (a pull request's base " +
+        'branch): every file REV holds that autoctx writes once (a bundle, a promotion, a receipt, a history ' +
+        'entry) is still here with the same bytes (HISTORY_REWRITTEN otherwise)',
+    }),
     'replay-tolerance': Flags.boolean({
       description:
         'accept a replay that matches only within the cross-runtime tolerance (16 ULP or 1e-12 of the ' +
@@ -28,6 +39,7 @@ export default class Verify extends ScenarioCommand {
       scenario: flags.scenario,
       replayTolerance: flags['replay-tolerance'],
       allowedSigners: flags['allowed-signers'],
+      extends: flags.extends,
     });
     return this.done(result, () => [
       ...result.errors.map((e) => `${paint.red('error')} ${e.code} ${e.message}`),

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {fail, isSystemError, rethrowUnless} from '../errors.js';
 import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './files/fs.js';
+import {walkTree} from './files/tree-walk.js';
 import {readGitignore, updateGitignore, type GitignoreState} from './kinds/common/gitignore.js';
 import {
   readApprovalWindowDays,
@@ -222,6 +223,14 @@ export class KnowledgeStore {
   /** The per-machine state area, knowledge/.state/. */
   state(): StateArea {
     return new StateArea(this.guard);
+  }
+
+  /** Every regular file of the root but the state area's, relative to the root and `/`-separated, sorted. */
+  files(): string[] {
+    const state = path.join(this.root, STATE_DIR_NAME);
+    return walkTree(this.guard, this.root)
+      .filter((e) => e.kind === 'file' && e.path !== state && !e.path.startsWith(state + path.sep))
+      .map((e) => path.relative(this.root, e.path).split(path.sep).join('/'));
   }
 
   /** What the root's .gitignore lacks, or null when there is none. */

@@ -13,6 +13,7 @@ import {now, openKnowledge, type StoreOptions} from './store-options.js';
 import {ManifestChecks, ManifestHelper, manifestOutline} from '../bundle/verify-manifests.js';
 import {CANDIDATE_CHECKS, SCENARIO_CHECKS, START_CHECKS} from './kind-steps.generated.js';
 import {EVERY_STEP, step, type VerifySteps} from './verify-steps.js';
+import {checkExtends} from './extends.js';
 
 export type {VerifyIssue} from '../../store/findings.js';
 export type {StepOutput, VerifySteps} from './verify-steps.js';
@@ -148,6 +149,8 @@ type VerifyOptions = StoreOptions & {
   allowedSigners?: string | undefined;
   /** How the steps run (default: every one); see VerifySteps. */
   steps?: VerifySteps;
+  /** A git revision whose knowledge history this tree must extend (checkExtends). */
+  extends?: string | undefined;
 };
 
 /** The root-level checks (the .gitignore, entries verify cannot account for), then one Findings per scenario. */
@@ -199,6 +202,7 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
       `of them`;
     for (const name of group) result.errors.push({severity: 'error', code: 'SCENARIO_COLLISION', file: name, message});
   }
+  if (options.extends !== undefined) result.errors.push(...checkExtends(knowledge, options.extends));
   const windowDays = approvalWindowOf(knowledge, true);
   const at = now(options);
   const anchor = readAnchor(options.allowedSigners, options.knowledge);
