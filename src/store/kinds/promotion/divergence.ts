@@ -146,3 +146,36 @@ export function scenarioDivergences(ctx: KindContext): Divergence[] {
   const h = quiet(() => pointerHistory(ctx, active, records));
   return h ? pointerDivergences(ctx, active, h, records) : [];
 }
+
+/**
+ * The bundles a recorded but pending pointer move would change (the one it moves to and the one it moves away from),
+ * each with its move's file. A lifecycle change such a move made (a record history entry of cause "pointer-move")
+ * while the pointer is not there was not cut short by a crash (a move changes lifecycles only after the pointer):
+ * the tree was partly reverted (`git stash` after an uncommitted move keeps its new files). Running the move's
+ * command again completes it; completing the lifecycle alone would leave the pointer behind for good.
+ */
+export function pendingMoveBundles(ctx: KindContext): Map<string, {move: PointerMove; file: string}> {
+  const out = new Map<string, {move: PointerMove; file: string}>();
+  let active: ActivePointer | null;
+  try {
+    active = readActive(ctx);
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
+    return out;
+  }
+  if (!active) return out;
+  let h: PointerHistory;
+  try {
+    h = pointerHistory(ctx, active);
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError, isSystemError);
+    return out;
+  }
+  if (h.problems.length > 0) return out;
+  for (const move of h.pending) {
+    const file = moveFile(ctx, move);
+    out.set(move.to, {move, file});
+    if (move.from !== null) out.set(move.from, {move, file});
+  }
+  return out;
+}
