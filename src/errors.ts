@@ -107,6 +107,8 @@ export const ERROR_CODES = {
   EVALUATOR_FAILED: EXIT.INTEGRITY,
   REPLAY_MISMATCH: EXIT.INTEGRITY,
   CAMPAIGN_LEGACY: EXIT.INTEGRITY,
+  /** Two clones' histories were merged into a state no single clone writes: `autoctx reconcile`, never repair. */
+  DIVERGED: EXIT.INTEGRITY,
   NO_SPACE: EXIT.ENVIRONMENT,
   READ_ONLY_FS: EXIT.ENVIRONMENT,
   PERMISSION_DENIED: EXIT.ENVIRONMENT,
@@ -184,6 +186,7 @@ export const VERIFY_FINDINGS = {
   CHAIN_BEHIND_ANCHOR: 'error',
   REGISTRY_MISMATCH: 'error',
   REJECTED_SERVING: 'error',
+  DIVERGED: 'error',
   UNSAFE_PATH: 'error',
   GITIGNORE_OUTDATED: 'warning',
   INIT_INCOMPLETE: 'warning',

@@ -66,6 +66,14 @@ export default class Status extends ScenarioCommand {
                       `approver until ${v.approval_deadline}: autoctx rollback approve ${v.execution_key}`,
                   ),
             ),
+            ...(s.diverged.length > 0
+              ? [
+                  paint.red(
+                    `  diverged: two clones' histories were merged; run autoctx reconcile (autoctx repair refuses)`,
+                  ),
+                  ...s.diverged.map((d) => `    ${d}`),
+                ]
+              : []),
             ...(s.repairable.length > 0
               ? [
                   paint.yellow(

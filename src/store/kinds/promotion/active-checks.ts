@@ -9,6 +9,7 @@ import {verifyMirrors} from './mirrors.js';
 import {readActive} from './active-pointer.js';
 import type {ScenarioCheck} from '../common/kind-steps.js';
 import {moveFile, pointerHistory} from './pointer-moves.js';
+import {pointerDivergences} from './divergence.js';
 
 /**
  * verify: the pointer names a verified manifest of its epoch, its rollback
@@ -80,9 +81,12 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
     }
   }
   // Lifecycles and mirrors that lag the pointer are repairable only behind a pointer its history vouches for.
-  if (!verifyPointerHistory(c, active, records)) return active;
+  const diverged = verifyPointerHistory(c, active, records);
+  if (!diverged) return active;
   for (const [digest, r] of records) {
     const recordFile = store.paths.record(digest);
+    // A divergence is no interrupted command: nothing completes it (DIVERGED says so).
+    if (diverged.has(digest)) continue;
     if (digest === active.bundle_digest && r.lifecycle !== 'active')
       c.warn(
         recordFile,
@@ -108,9 +112,15 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
  * verify: active.json is the pointer the newest recorded move wrote, every
  * earlier move is on record back to init, each rollback restored what served
  * before; moves that never served are marked; a lifecycle that says a bundle
- * served agrees with the history.
+ * served agrees with the history; a state only a merge of two clones' histories
+ * writes is DIVERGED. Returns the bundles found diverged, or null when the
+ * history does not hold.
  */
-function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<string, CandidateRecord>): boolean {
+function verifyPointerHistory(
+  c: Findings,
+  active: ActivePointer,
+  records: Map<string, CandidateRecord>,
+): Set<string> | null {
   const {store} = c;
   const file = store.paths.active;
   const h = pointerHistory(store, active, records, (f, fn) => c.attempt(f, fn));
@@ -119,7 +129,10 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
     else c.error(file, p.code, p.message);
   }
   // Moves that never served, or wait, are named only against a history that holds.
-  if (h.problems.length > 0) return false;
+  if (h.problems.length > 0) return null;
+  const divergences = pointerDivergences(store, active, h, records);
+  for (const d of divergences) c.both(d.files[0], d.files[1], 'DIVERGED', d.message);
+  const named = new Set(divergences.flatMap((d) => d.files));
   const head = h.chain[h.chain.length - 1];
   for (const m of h.chain) {
     if (!m.foreign || m.id === FOREIGN_HEAD) continue;
@@ -157,12 +170,14 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
       `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer ` +
         `did not move (an interrupted command; running it again completes it)`,
     );
-  for (const m of h.unserved)
+  for (const m of h.unserved) {
+    if (named.has(moveFile(store, m))) continue; // part of a divergence, named there
     c.warn(
       moveFile(store, m),
       'NEVER_SERVED',
       `${c.rel(moveFile(store, m))}: this ${m.kind} never served (it was recorded, then another move went ahead of it)`,
     );
+  }
   const served = new Set(h.chain.map((m) => m.to));
   for (const [digest, r] of records) {
     const recordFile = store.paths.record(digest);
@@ -173,7 +188,7 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
         `${c.rel(recordFile)} says "superseded", but no recorded pointer move ever made ${digest} active`,
       );
   }
-  return true;
+  return new Set(divergences.map((d) => d.digest));
 }
 
 export const activeCheck: ScenarioCheck = {
