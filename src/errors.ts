@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   INVALID_INPUT: EXIT.BAD_INPUT,
   CONFIG_INVALID: EXIT.BAD_INPUT,
   INPUT_NOT_FOUND: EXIT.BAD_INPUT,
+  /** `verify --extends`: git could not be run, or the knowledge root is not in a git repository. */
+  GIT_UNAVAILABLE: EXIT.BAD_INPUT,
   INPUT_UNSAFE: EXIT.BAD_INPUT,
   INPUT_TOO_LARGE: EXIT.BAD_INPUT,
   TARGET_UNSAFE: EXIT.BAD_INPUT,
@@ -111,6 +113,8 @@ export const ERROR_CODES = {
   EVALUATOR_FAILED: EXIT.INTEGRITY,
   REPLAY_MISMATCH: EXIT.INTEGRITY,
   CAMPAIGN_LEGACY: EXIT.INTEGRITY,
+  /** Two clones' histories were merged into a state no single clone writes: `autoctx reconcile`, never repair. */
+  DIVERGED: EXIT.INTEGRITY,
   NO_SPACE: EXIT.ENVIRONMENT,
   READ_ONLY_FS: EXIT.ENVIRONMENT,
   PERMISSION_DENIED: EXIT.ENVIRONMENT,
@@ -147,6 +151,8 @@ export const VERIFY_FINDINGS = {
   UNSEALED_DECISION: 'error',
   POINTER_NOT_RECORDED: 'error',
   HISTORY_GAP: 'error',
+  /** `verify --extends REV`: a file REV holds that autoctx never rewrites was deleted or changed. */
+  HISTORY_REWRITTEN: 'error',
   ROLLBACK_NOT_SERVED: 'error',
   LIFECYCLE_MISMATCH: 'error',
   NEGATIVE_RESULT_MISMATCH: 'error',
@@ -187,6 +193,7 @@ export const VERIFY_FINDINGS = {
   CHAIN_BEHIND_ANCHOR: 'error',
   REGISTRY_MISMATCH: 'error',
   REJECTED_SERVING: 'error',
+  DIVERGED: 'error',
   UNSAFE_PATH: 'error',
   GITIGNORE_OUTDATED: 'warning',
   GITATTRIBUTES_MISSING: 'warning',

@@ -82,7 +82,8 @@ export async function init(options: InitOptions): Promise<InitResult> {
       }
       fail(
         'ALREADY_INITIALIZED',
-        `scenario "${options.scenario}" is already initialized (active bundle ${active.bundle_digest}); use autoctx propose for a new bundle`,
+        `scenario "${options.scenario}" is already initialized (active bundle ${active.bundle_digest}); ` +
+          `use autoctx propose for a new bundle`,
       );
     }
     const at = isoTimestamp(now(options));

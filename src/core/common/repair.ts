@@ -5,6 +5,8 @@ import {readSigningStart} from '../../store/kinds/signing/signing-records.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './store-options.js';
 import {SCENARIO_REPAIRS} from './kind-steps.generated.js';
 import {checkActor} from './actor.js';
+import {fail} from '../../errors.js';
+import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
 
 const GITATTRIBUTES_ACTIONS = {
   written: 'wrote .gitattributes (no end-of-line conversion, no silent merge of mutable documents)',
@@ -32,6 +34,24 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
   const knowledge = openKnowledge(options);
   const names =
     options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
+  // Repair completes what one clone's interrupted command left; across a merge of two clones' histories it would
+  // complete one side over the other and make the divergence permanent. Refused before anything is touched.
+  for (const name of names) {
+    const store = knowledge.scenario(name);
+    const found = scenarioDivergences(store);
+    const first = found[0];
+    if (first) {
+      const [a, b] = first.files.map((f) => store.guard.relative(f));
+      fail(
+        'DIVERGED',
+        `${a} and ${b} contradict each other` +
+          `${found.length > 1 ? ` (and ${found.length - 1} more in scenario "${name}")` : ''}: two ` +
+          `clones' histories were merged; repair completes nothing across a divergence and changed ` +
+          `nothing; run \`autoctx reconcile\``,
+        {scenario: name, files: [a, b], divergences: found.length},
+      );
+    }
+  }
   const actions: string[] = [];
   const remaining: string[] = [];
   // Evaluation folders (autoctx-bundles-*) left by runs that died: they are per machine, outside the tree.

@@ -15,14 +15,16 @@ export const curationRepair: ScenarioRepair = {
       let curation = settled.curation;
       if (settled.completed)
         actions.push(
-          `completed ${rel(store.paths.curation)} from ${rel(store.paths.curationEntry(curation.seq))}, a change cut short after its history entry`,
+          `completed ${rel(store.paths.curation)} from ${rel(store.paths.curationEntry(curation.seq))}, a ` +
+            `change cut short after its history entry`,
         );
       for (const id of listHandoffIds(store)) {
         const pending = isSafeSegment(id) ? pendingRevision(store, curation, id) : null;
         if (!pending) continue;
         curation = indexHandoff(store, pending, isoTimestamp(now()));
         actions.push(
-          `recorded ${rel(store.paths.handoffRevision(id, pending.revision))} in ${rel(store.paths.curation)}, a handoff write cut short`,
+          `recorded ${rel(store.paths.handoffRevision(id, pending.revision))} in ` +
+            `${rel(store.paths.curation)}, a handoff write cut short`,
         );
       }
     } catch (error) {

@@ -35,7 +35,9 @@ export function unsignedServing(store: ScenarioStore): {file: string; message: s
   if (latest.size === 0)
     return {
       file: store.paths.stateChainDir,
-      message: `${rel(store.paths.stateChainDir)} is missing, but signing started in scenario "${store.scenario}": nothing that serves is covered by a signed change (run autoctx verify)`,
+      message:
+        `${rel(store.paths.stateChainDir)} is missing, but signing started in scenario "${store.scenario}": ` +
+        `nothing that serves is covered by a signed change (run autoctx verify)`,
     };
   // What vouches for a file the chain does not name yet (a signed step cut short): a signature that holds, checked in
   // process.
@@ -61,7 +63,12 @@ export function unsignedServing(store: ScenarioStore): {file: string; message: s
   const file = uncovered[0]!;
   return {
     file,
-    message: `${rel(file)} is not what the newest signed change left${uncovered.length > 1 ? ` (nor are ${uncovered.length - 1} other release files)` : ''}: in a signed tree every change of what serves is signed. Put back the files the newest signed change names (from git), then change them with autoctx release or the curation commands (tag, reference, grant), with --signing-key`,
+    message:
+      `${rel(file)} is not what the newest signed change ` +
+      `left${uncovered.length > 1 ? ` (nor are ${uncovered.length - 1} other release files)` : ''}: in a ` +
+      `signed tree every change of what serves is signed. Put back the files the newest signed change ` +
+      `names (from git), then change them with autoctx release or the curation commands (tag, reference, ` +
+      `grant), with --signing-key`,
   };
 }
 

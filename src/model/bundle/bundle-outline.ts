@@ -155,7 +155,8 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
   const parent = m.parent_digest === null ? 'null' : JSON.stringify(m.parent_digest);
   at = put(
     at,
-    `],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`,
+    `],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":` +
+      `${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`,
   );
   if (hash('sha256', scratch.subarray(0, at), 'hex') !== expected) return null;
   return {

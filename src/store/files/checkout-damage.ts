@@ -57,7 +57,10 @@ export function hasConflictMarkers(bytes: Uint8Array): boolean {
 export function lineEndingsError(rel: string): AutoctxError {
   return new AutoctxError(
     'LINE_ENDINGS',
-    `${rel} was checked out with its line endings converted (CRLF for LF, as git's core.autocrlf=true does): autoctx's files are byte-exact; fix the checkout (git config core.autocrlf false, then git checkout -- <the knowledge folder>, which drops uncommitted changes there), and commit the .gitattributes autoctx repair writes so no clone converts them again`,
+    `${rel} was checked out with its line endings converted (CRLF for LF, as git's core.autocrlf=true ` +
+      `does): autoctx's files are byte-exact; fix the checkout (git config core.autocrlf false, then git ` +
+      `checkout -- <the knowledge folder>, which drops uncommitted changes there), and commit the ` +
+      `.gitattributes autoctx repair writes so no clone converts them again`,
     {file: rel},
   );
 }
@@ -65,7 +68,8 @@ export function lineEndingsError(rel: string): AutoctxError {
 export function mergeConflictError(rel: string): AutoctxError {
   return new AutoctxError(
     'MERGE_CONFLICT',
-    `${rel} holds git conflict markers (<<<<<<< … >>>>>>>): a merge was left unfinished; finish it with autoctx reconcile, never by editing autoctx's files by hand`,
+    `${rel} holds git conflict markers (<<<<<<< … >>>>>>>): a merge was left unfinished; ` +
+      `finish it with autoctx reconcile, never by editing autoctx's files by hand`,
     {file: rel},
   );
 }

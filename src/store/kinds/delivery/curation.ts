@@ -58,7 +58,8 @@ export function currentCuration(ctx: KindContext): Curation {
     const rel = ctx.guard.relative(ctx.paths.curation);
     fail(
       'INTEGRITY',
-      `${rel} is not the curation its history entry ${current.seq} holds (edited by hand, or the entry is missing); run autoctx verify`,
+      `${rel} is not the curation its history entry ${current.seq} holds (edited by hand, or the entry is ` +
+        `missing); run autoctx verify`,
       {file: rel},
     );
   }
@@ -78,7 +79,9 @@ export function readCurationEntry(ctx: KindContext, seq: number): CurationEntry 
     if (e.seq !== seq || e.curation.seq !== seq)
       fail(
         'DIGEST_MISMATCH',
-        `entry says it is number ${e.curation.seq === e.seq ? e.seq : `${e.seq} holding state ${e.curation.seq}`} but is stored as number ${seq}`,
+        `entry says it is number ` +
+          `${e.curation.seq === e.seq ? e.seq : `${e.seq} holding state ${e.curation.seq}`} but is stored as ` +
+          `number ${seq}`,
       );
     if (e.scenario !== ctx.scenario)
       fail('DIGEST_MISMATCH', `names scenario ${JSON.stringify(e.scenario)}, not ${JSON.stringify(ctx.scenario)}`);
@@ -106,7 +109,8 @@ export function settleCuration(ctx: KindContext): {curation: Curation; completed
   }
   fail(
     'INTEGRITY',
-    `${ctx.guard.relative(ctx.paths.curation)} does not follow its history (${current ? `state ${current.seq}` : 'missing'}, history at ${seq}); run autoctx verify`,
+    `${ctx.guard.relative(ctx.paths.curation)} does not follow its history ` +
+      `(${current ? `state ${current.seq}` : 'missing'}, history at ${seq}); run autoctx verify`,
     {file: ctx.guard.relative(ctx.paths.curation)},
   );
 }
@@ -162,7 +166,8 @@ export function verifyCuration(c: Findings): Curation | undefined {
       c.warn(
         paths.curation,
         'CURATION_PENDING',
-        `${c.rel(paths.curation)} is not written yet, its first history entry is (a curation change was cut short); the next change, or autoctx repair, completes it`,
+        `${c.rel(paths.curation)} is not written yet, its first history entry is (a curation change was ` +
+          `cut short); the next change, or autoctx repair, completes it`,
       );
       return emptyCuration(store.scenario);
     }
@@ -197,7 +202,9 @@ export function verifyCuration(c: Findings): Curation | undefined {
     }
     if (previous !== undefined && entry.previous_entry_sha256 !== (previous ? stableDigest(previous) : null)) {
       // Either of the two may be the one changed: both are named.
-      const message = `${c.rel(file)} does not chain to the entry before it (previous_entry_sha256 differs from the digest of ${c.rel(paths.curationEntry(seq - 1))})`;
+      const message =
+        `${c.rel(file)} does not chain to the entry before it (previous_entry_sha256 differs from the digest ` +
+        `of ${c.rel(paths.curationEntry(seq - 1))})`;
       if (previous) c.both(paths.curationEntry(seq - 1), file, 'CURATION_MISMATCH', message);
       else c.error(file, 'CURATION_MISMATCH', message);
     }
@@ -212,7 +219,8 @@ export function verifyCuration(c: Findings): Curation | undefined {
     c.warn(
       paths.curation,
       'CURATION_PENDING',
-      `${c.rel(paths.curation)} is one change behind its history (a curation change was cut short); the next change, or autoctx repair, completes it`,
+      `${c.rel(paths.curation)} is one change behind its history (a curation change was cut short); the ` +
+        `next change, or autoctx repair, completes it`,
     );
     return current;
   }
@@ -250,7 +258,8 @@ export function verifyTags(c: Findings, curation: Curation): void {
       c.error(
         file,
         'TAG_UNKNOWN_COMPONENT',
-        `${c.rel(file)} tags component ${tag.component_digest} as ${tag.kind}/${tag.key}, but the bundles hold it as ${comp.kind}/${comp.key}`,
+        `${c.rel(file)} tags component ${tag.component_digest} as ${tag.kind}/${tag.key}, but the bundles ` +
+          `hold it as ${comp.kind}/${comp.key}`,
       );
   }
 }

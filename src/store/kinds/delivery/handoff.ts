@@ -75,7 +75,8 @@ export function verifyHandoffs(c: Findings, curation: Curation): void {
       c.error(
         store.paths.handoffRevision(head.id, head.revision),
         'MISSING_HANDOFF',
-        `${c.rel(store.paths.handoffRevision(head.id, head.revision))} is missing: ${c.rel(store.paths.curation)} names handoff ${head.id}@${head.revision}`,
+        `${c.rel(store.paths.handoffRevision(head.id, head.revision))} is missing: ` +
+          `${c.rel(store.paths.curation)} names handoff ${head.id}@${head.revision}`,
       );
     return;
   }
@@ -100,7 +101,8 @@ export function verifyHandoffs(c: Findings, curation: Curation): void {
         c.warn(
           store.paths.handoffRevision(id, 1),
           'HANDOFF_PENDING',
-          `${c.rel(store.paths.handoffRevision(id, 1))} is not yet in ${c.rel(store.paths.curation)} (a handoff write was cut short); the next change, or autoctx repair, completes it`,
+          `${c.rel(store.paths.handoffRevision(id, 1))} is not yet in ${c.rel(store.paths.curation)} (a ` +
+            `handoff write was cut short); the next change, or autoctx repair, completes it`,
         );
       } else
         c.error(
@@ -131,7 +133,9 @@ export function verifyHandoffs(c: Findings, curation: Curation): void {
       }
       if (previous !== undefined && doc.previous_document_digest !== (previous ? stableDigest(previous) : null)) {
         // Either of the two may be the one changed: both are named.
-        const message = `${c.rel(file)} does not chain to revision ${rev - 1} (previous_document_digest differs from its digest)`;
+        const message =
+          `${c.rel(file)} does not chain to revision ${rev - 1} (previous_document_digest differs from its ` +
+          `digest)`;
         if (previous) c.both(store.paths.handoffRevision(head.id, rev - 1), file, 'HANDOFF_MISMATCH', message);
         else c.error(file, 'HANDOFF_MISMATCH', message);
       }
@@ -153,14 +157,17 @@ export function verifyHandoffs(c: Findings, curation: Curation): void {
       c.warn(
         store.paths.handoffRevision(head.id, head.revision + 1),
         'HANDOFF_PENDING',
-        `${c.rel(store.paths.handoffRevision(head.id, head.revision + 1))} is not yet in ${c.rel(store.paths.curation)} (a handoff write was cut short); the next change, or autoctx repair, completes it`,
+        `${c.rel(store.paths.handoffRevision(head.id, head.revision + 1))} is not yet in ` +
+          `${c.rel(store.paths.curation)} (a handoff write was cut short); the next change, or autoctx ` +
+          `repair, completes it`,
       );
     } else
       for (const r of beyond)
         c.error(
           store.paths.handoffRevision(head.id, r),
           'HANDOFF_MISMATCH',
-          `${c.rel(store.paths.handoffRevision(head.id, r))} lies beyond the head ${head.id}@${head.revision} that ${c.rel(store.paths.curation)} names`,
+          `${c.rel(store.paths.handoffRevision(head.id, r))} lies beyond the head ` +
+            `${head.id}@${head.revision} that ${c.rel(store.paths.curation)} names`,
         );
   }
 }

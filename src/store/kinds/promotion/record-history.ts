@@ -44,7 +44,8 @@ export function readHistoryEntry(ctx: KindContext, digest: string, seq: number):
       if (e.bundle_digest !== digest || e.record.bundle_digest !== digest)
         fail(
           'DIGEST_MISMATCH',
-          `entry names bundle ${e.bundle_digest === digest ? e.record.bundle_digest : e.bundle_digest} but lives under ${digest}`,
+          `entry names bundle ${e.bundle_digest === digest ? e.record.bundle_digest : e.bundle_digest} but ` +
+            `lives under ${digest}`,
         );
       return e;
     },
@@ -192,7 +193,9 @@ export function verifyRecordHistory(
       c.error(
         first,
         'MISSING_RECORD_HISTORY',
-        `${c.rel(first)} is missing: ${c.rel(recordFile)} has no history, yet it is not among the candidates ${c.rel(store.paths.historyAdoption)} found without one (autoctx repair starts one from the record)`,
+        `${c.rel(first)} is missing: ${c.rel(recordFile)} has no history, yet it is not among the ` +
+          `candidates ${c.rel(store.paths.historyAdoption)} found without one (autoctx repair starts one ` +
+          `from the record)`,
       );
     }
     return false;
@@ -207,7 +210,9 @@ export function verifyRecordHistory(
       c.error(
         first,
         'MISSING_RECORD_HISTORY',
-        `${c.rel(first)}${seq - 1 > expected ? ` to ${path.basename(store.paths.recordHistoryEntry(digest, seq - 1))}` : ''} missing from the history of ${digest}`,
+        `${c.rel(first)}` +
+          `${seq - 1 > expected ? ` to ${path.basename(store.paths.recordHistoryEntry(digest, seq - 1))}` : ''}` +
+          ` missing from the history of ${digest}`,
       );
     }
     expected = seq + 1;
@@ -249,14 +254,17 @@ export function verifyRecordHistory(
     c.warn(
       recordFile,
       'RECORD_HISTORY_PENDING',
-      `${c.rel(recordFile)} is one change behind ${lastFile}: a write cut short after its history entry (autoctx repair completes it)`,
+      `${c.rel(recordFile)} is one change behind ${lastFile}: a write cut short after its history entry ` +
+        `(autoctx repair completes it)`,
     );
   } else if (state.kind === 'differs' && record === null) {
     c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing, but ${lastFile} records it`);
   } else if (state.kind === 'differs') {
     // The record or the last entry was changed without the other, or the entries after the last one left were lost.
     const next = lastSeq < 999999 ? store.paths.recordHistoryEntry(digest, lastSeq + 1) : null;
-    const message = `${c.rel(recordFile)} is not the record ${lastFile} holds, nor the one before it: one of the two was changed without the other${next ? `, or ${c.rel(next)} and any after it were lost` : ''}`;
+    const message =
+      `${c.rel(recordFile)} is not the record ${lastFile} holds, nor the one before it: one of the two was ` +
+      `changed without the other${next ? `, or ${c.rel(next)} and any after it were lost` : ''}`;
     for (const file of [recordFile, store.paths.recordHistoryEntry(digest, lastSeq), ...(next ? [next] : [])])
       c.error(file, 'RECORD_HISTORY_MISMATCH', message);
   }

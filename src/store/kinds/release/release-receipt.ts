@@ -34,7 +34,8 @@ function check(ctx: KindContext, r: TransitionReceipt, scope: string, seq: numbe
     if (r.registry.receipt.sha256 !== stableDigest(receiptCore(r)))
       fail(
         'DIGEST_MISMATCH',
-        'the registry it carries names another receipt (receipt.sha256 is not the digest of this receipt but for its registry)',
+        'the registry it carries names another receipt (receipt.sha256 is not the digest of this receipt ' +
+          'but for its registry)',
       );
     if (stableDigest(r.registry) !== r.registry_after)
       fail('DIGEST_MISMATCH', 'registry_after is not the digest of the registry it carries');
@@ -57,7 +58,8 @@ function check(ctx: KindContext, r: TransitionReceipt, scope: string, seq: numbe
   if (r.action === 'rollback' && (!r.applied || r.target_state !== 'ACTIVE'))
     fail(
       'DIGEST_MISMATCH',
-      'a rollback receipt is applied and makes its version ACTIVE (a refused rollback writes only its execution record)',
+      'a rollback receipt is applied and makes its version ACTIVE (a refused rollback writes only its ' +
+        'execution record)',
     );
   return r;
 }
@@ -152,7 +154,9 @@ export function verifyReceipts(c: Findings, scope: string): Array<TransitionRece
       continue;
     }
     if (previous !== undefined && r.previous_receipt_sha256 !== (previous ? stableDigest(previous) : null)) {
-      const message = `${c.rel(file)} does not chain to the receipt before it (previous_receipt_sha256 differs from the digest of ${c.rel(store.paths.releaseReceipt(scope, seq - 1))})`;
+      const message =
+        `${c.rel(file)} does not chain to the receipt before it (previous_receipt_sha256 differs from the ` +
+        `digest of ${c.rel(store.paths.releaseReceipt(scope, seq - 1))})`;
       if (previous) c.both(store.paths.releaseReceipt(scope, seq - 1), file, 'RECEIPT_MISMATCH', message);
       else c.error(file, 'RECEIPT_MISMATCH', message);
     }
@@ -160,7 +164,8 @@ export function verifyReceipts(c: Findings, scope: string): Array<TransitionRece
       c.error(
         file,
         'RECEIPT_MISMATCH',
-        `${c.rel(file)} starts from registry ${r.registry_before ?? 'none'}, but the applied receipt before it left ${lastAfter ?? 'none'}`,
+        `${c.rel(file)} starts from registry ${r.registry_before ?? 'none'}, but the applied receipt ` +
+          `before it left ${lastAfter ?? 'none'}`,
       );
     if (lastRegistry !== undefined) {
       const problem = receiptRegistryProblem(lastRegistry, r);

@@ -55,7 +55,8 @@ export function registryState(ctx: KindContext, scope: string): RegistryState {
     if (stored !== null)
       fail(
         'INTEGRITY',
-        `${rel} has no applied transition receipt that wrote it (edited by hand, or its receipts are gone); run autoctx verify`,
+        `${rel} has no applied transition receipt that wrote it (edited by hand, or its receipts are ` +
+          `gone); run autoctx verify`,
         {file: rel},
       );
     return {scope, registry: emptyRegistry(ctx.scenario, scope), digest: null, pending: null, receipts};
@@ -89,7 +90,8 @@ export function swapRegistry(ctx: KindContext, scope: string, expected: string |
   compareAndSwap(ctx.writer, ctx.paths.releaseRegistry(scope), REGISTRY_SCHEMA, expected, next, (found) =>
     fail(
       'STALE_REGISTRY',
-      `the registry of scope ${scope} moved while this command decided (expected ${expected ?? 'none'}, found ${found ?? 'none'})`,
+      `the registry of scope ${scope} moved while this command decided (expected ${expected ?? 'none'}, ` +
+        `found ${found ?? 'none'})`,
       {scope},
     ),
   );
@@ -133,7 +135,8 @@ export function verifyRegistry(
     c.warn(
       file,
       'REGISTRY_PENDING',
-      `${c.rel(file)} is one transition behind its receipts (receipt ${applied.seq} was written, the registry not yet); the next transition, or autoctx repair, completes it`,
+      `${c.rel(file)} is one transition behind its receipts (receipt ${applied.seq} was written, the ` +
+        `registry not yet); the next transition, or autoctx repair, completes it`,
     );
     registry = applied.registry!;
   } else if (stored === null) {
@@ -171,7 +174,8 @@ export const registryRepair: ScenarioRepair = {
         const done = settleRegistry(store, registryState(store, scope));
         if (done)
           actions.push(
-            `completed ${rel(store.paths.releaseRegistry(scope))} from ${rel(store.paths.releaseReceipt(scope, done.seq))}, a transition cut short after its receipt`,
+            `completed ${rel(store.paths.releaseRegistry(scope))} from ` +
+              `${rel(store.paths.releaseReceipt(scope, done.seq))}, a transition cut short after its receipt`,
           );
       } catch (error) {
         if (!isAutoctxError(error)) throw error;

@@ -134,7 +134,8 @@ export function chainState(
     if (byPrevious.has(e.change.previous_sha256))
       fail(
         'INTEGRITY',
-        `the signed state chain of scenario "${ctx.scenario}" forked (two changes follow ${e.change.previous_sha256.slice(0, 12)}); run autoctx verify`,
+        `the signed state chain of scenario "${ctx.scenario}" forked (two changes follow ` +
+          `${e.change.previous_sha256.slice(0, 12)}); run autoctx verify`,
         {file: where},
       );
     byPrevious.set(e.change.previous_sha256, e);
@@ -151,7 +152,9 @@ export function chainState(
   if (count !== all.length)
     fail(
       'INTEGRITY',
-      `the signed state chain of scenario "${ctx.scenario}" does not run in one line from signing/start.json (${all.length - count} of its changes are not reached): a change was deleted; run autoctx verify`,
+      `the signed state chain of scenario "${ctx.scenario}" does not run in one line from ` +
+        `signing/start.json (${all.length - count} of its changes are not reached): a change was deleted; ` +
+        `run autoctx verify`,
       {file: where},
     );
   return {head, latest};
