@@ -20,7 +20,10 @@ const root = path.resolve(option('--root') ?? path.join(here, '..'));
 // base commit's flat layout (the same file one folder up), so one run.js measures both.
 const inTree = (rel) => {
   const flat = rel.replace(
-    /^(dist\/(?:core|model|store\/kinds|store))\/(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\//,
+    new RegExp(
+      String.raw`^(dist\/(?:core|model|store\/kinds|store))\/` +
+        String.raw`(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\/`,
+    ),
     '$1/',
   );
   return [rel, flat].map((r) => path.join(root, r)).find((p) => fs.existsSync(p)) ?? path.join(root, rel);
@@ -133,7 +136,9 @@ if (!gate.authorized) throw new Error(`the gate benchmark should run the whole g
 const gateMs = timeIt(() => evaluateCampaignEvidence(pairs, gatePolicy, campaignPolicy), {runs: 100, warmup: 10});
 rows.push({
   measure: 'campaign evidence gate over 2,000 pairs',
-  value: `${gateMs.toFixed(2)} ms (${gate.independent_confirmation_blocks} confirmation blocks, ${gate.authorized ? 'authorized' : 'blocked'})`,
+  value:
+    `${gateMs.toFixed(2)} ms (${gate.independent_confirmation_blocks} confirmation blocks, ` +
+    `${gate.authorized ? 'authorized' : 'blocked'})`,
   target: '<= 10 ms',
   ok: gateMs <= 10,
   metric: gateMs,
@@ -272,18 +277,24 @@ const small200 = await overheadAt(200);
 const large2000 = await overheadAt(2000);
 rows.push({
   measure: 'overhead per matched pair (persistent evaluator)',
-  value: `${small200.perPair.toFixed(2)} ms ((${(small200.many.ms / 1000).toFixed(2)} s for ${small200.many.pairs} pairs − ${(small200.one.ms / 1000).toFixed(2)} s for ${small200.one.pairs}) / ${small200.many.pairs - small200.one.pairs})`,
+  value:
+    `${small200.perPair.toFixed(2)} ms ((${(small200.many.ms / 1000).toFixed(2)} s for ` +
+    `${small200.many.pairs} pairs − ${(small200.one.ms / 1000).toFixed(2)} s for ${small200.one.pairs}) ` +
+    `/ ${small200.many.pairs - small200.one.pairs})`,
   target: '<= 5 ms',
   ok: small200.perPair <= 5 && small200.many.pairs >= 200,
   metric: small200.perPair,
   better: 'lower',
   command:
-    'autoctx confirm --evaluator-mode persistent: 203 pairs (200 confirmation) against 1, each pair flushed to the run journal',
+    'autoctx confirm --evaluator-mode persistent: 203 pairs (200 confirmation) against 1, each pair ' +
+    'flushed to the run journal',
 });
 const growth = large2000.perPair / small200.perPair;
 rows.push({
   measure: 'per-pair overhead at 2,000 pairs / at 200 pairs',
-  value: `${growth.toFixed(2)} (${large2000.perPair.toFixed(2)} ms at ${large2000.many.pairs} pairs, ${small200.perPair.toFixed(2)} ms at ${small200.many.pairs})`,
+  value:
+    `${growth.toFixed(2)} (${large2000.perPair.toFixed(2)} ms at ${large2000.many.pairs} pairs, ` +
+    `${small200.perPair.toFixed(2)} ms at ${small200.many.pairs})`,
   target: '<= 1.2',
   ok: growth <= 1.2 && large2000.many.pairs >= 2000,
   metric: growth,
@@ -293,7 +304,12 @@ rows.push({
 const mb = (b) => `${(b / 1048576).toFixed(2)} MiB`;
 rows.push({
   measure: 'bytes written by the 2,000-pair confirm',
-  value: `${mb(large2000.many.io.write_bytes)} to storage (${(large2000.many.io.write_bytes / large2000.many.pairs / 1024).toFixed(1)} KiB per pair; 200 pairs: ${(small200.many.io.write_bytes / small200.many.pairs / 1024).toFixed(1)} KiB per pair); envelope ${mb(large2000.many.envelope)}; ${mb(large2000.many.io.wchar)} through write calls, the evaluator's pipe included`,
+  value:
+    `${mb(large2000.many.io.write_bytes)} to storage ` +
+    `(${(large2000.many.io.write_bytes / large2000.many.pairs / 1024).toFixed(1)} KiB per pair; 200 ` +
+    `pairs: ${(small200.many.io.write_bytes / small200.many.pairs / 1024).toFixed(1)} KiB per pair); ` +
+    `envelope ${mb(large2000.many.envelope)}; ${mb(large2000.many.io.wchar)} through write calls, the ` +
+    `evaluator's pipe included`,
   target: 'none (shown)',
   ok: null,
   metric: large2000.many.io.write_bytes / large2000.many.pairs,
@@ -333,28 +349,36 @@ const big = await verifyTree('verify-50x2k', 50);
 const nearFloor = big.inProcessMs / big.floorMs;
 rows.push({
   measure: 'verify / a Node read-and-SHA-256 of the same files, in one process',
-  value: `${nearFloor.toFixed(2)} (verify ${big.inProcessMs.toFixed(0)} ms, read + SHA-256 ${big.floorMs.toFixed(0)} ms, ${big.files} files, ${(big.bytes / 1048576).toFixed(1)} MiB)`,
+  value:
+    `${nearFloor.toFixed(2)} (verify ${big.inProcessMs.toFixed(0)} ms, read + SHA-256 ` +
+    `${big.floorMs.toFixed(0)} ms, ${big.files} files, ${(big.bytes / 1048576).toFixed(1)} MiB)`,
   target: '<= 3',
   ok: nearFloor <= 3,
   metric: nearFloor,
   better: 'lower',
   command:
-    'verifyInParallel (what autoctx verify runs) over 1,000 bundles of 50 x 2 KB  vs  fs.readFileSync + createHash per file (median of 7, alternating)',
+    'verifyInParallel (what autoctx verify runs) over 1,000 bundles of 50 x 2 KB  vs  fs.readFileSync + ' +
+    'createHash per file (median of 7, alternating)',
 });
 rows.push({
   measure: 'verify throughput / sha256sum throughput (weak anchor)',
-  value: `${big.throughput.toFixed(2)} (${(big.bytes / 1048576).toFixed(1)} MiB in ${big.files} files: verify ${big.verifyMs.toFixed(0)} ms, sha256sum ${big.shaMs.toFixed(0)} ms)`,
+  value:
+    `${big.throughput.toFixed(2)} (${(big.bytes / 1048576).toFixed(1)} MiB in ${big.files} files: verify ` +
+    `${big.verifyMs.toFixed(0)} ms, sha256sum ${big.shaMs.toFixed(0)} ms)`,
   target: '>= 0.3',
   ok: big.throughput >= 0.3,
   metric: big.throughput,
   better: 'higher',
   command:
-    'autoctx verify --knowledge <1,000 bundles of 50 x 2 KB>  vs  xargs sha256sum (coreutils sha256sum is about 4x slower than Node or openssl: a weak anchor; median of 5)',
+    'autoctx verify --knowledge <1,000 bundles of 50 x 2 KB>  vs  xargs sha256sum (coreutils sha256sum ' +
+    'is about 4x slower than Node or openssl: a weak anchor; median of 5)',
 });
 const small = await verifyTree('verify-4x2k', 4);
 rows.push({
   measure: 'verify throughput / sha256sum, small bundles (start-up bound)',
-  value: `${small.throughput.toFixed(2)} (${(small.bytes / 1048576).toFixed(1)} MiB in ${small.files} files: verify ${small.verifyMs.toFixed(0)} ms, sha256sum ${small.shaMs.toFixed(0)} ms)`,
+  value:
+    `${small.throughput.toFixed(2)} (${(small.bytes / 1048576).toFixed(1)} MiB in ${small.files} files: ` +
+    `verify ${small.verifyMs.toFixed(0)} ms, sha256sum ${small.shaMs.toFixed(0)} ms)`,
   target: 'none (shown)',
   ok: null,
   metric: small.throughput,
@@ -449,13 +473,16 @@ const [canonicalMs, stringifyMs] = await alternate(
 );
 rows.push({
   measure: 'canonical JSON + digest of unsorted objects / JSON.stringify + SHA-256',
-  value: `${(canonicalMs / stringifyMs).toFixed(2)} (${canonicalMs.toFixed(1)} ms / ${stringifyMs.toFixed(1)} ms, ${(unsortedBytes / 1048576).toFixed(1)} MiB)`,
+  value:
+    `${(canonicalMs / stringifyMs).toFixed(2)} (${canonicalMs.toFixed(1)} ms / ${stringifyMs.toFixed(1)} ` +
+    `ms, ${(unsortedBytes / 1048576).toFixed(1)} MiB)`,
   target: '<= 2',
   ok: canonicalMs / stringifyMs <= 2,
   metric: canonicalMs / stringifyMs,
   better: 'lower',
   command:
-    'stableDigest vs createHash(sha256).update(JSON.stringify(v)) over 40,000 rows of 5 keys (one nested object) out of order (median of 15, alternating)',
+    'stableDigest vs createHash(sha256).update(JSON.stringify(v)) over 40,000 rows of 5 keys (one nested ' +
+    'object) out of order (median of 15, alternating)',
 });
 
 // 11. The bootstrap package: render in process, prepare as a whole process, recall over 2,000 components.
@@ -516,7 +543,8 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
     metric: prepareMs / nodeMs2,
     better: 'lower',
     command:
-      'node bin/run.js bootstrap prepare --enabled --json on the example (a pending receipt each run)  vs  node -e 0 (median of 15, interleaved)',
+      'node bin/run.js bootstrap prepare --enabled --json on the example (a pending receipt each run)  vs  ' +
+      'node -e 0 (median of 15, interleaved)',
   });
   // The hook's whole process: a ready package (a new session each run) and a disabled one, against node -e 0.
   if (fs.existsSync(path.join(root, 'bin/autoctx-hook.js'))) {
@@ -543,7 +571,10 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
         ok: ms / n0 <= 2,
         metric: ms / n0,
         better: 'lower',
-        command: `node bin/autoctx-hook.js session-start --host claude-code, host JSON on stdin, the example tree (${label === 'disabled' ? 'opt-in off' : 'a new session each run: prepare, claim, print, save'})  vs  node -e 0 (median of 15, interleaved)`,
+        command:
+          `node bin/autoctx-hook.js session-start --host claude-code, host JSON on stdin, the example tree ` +
+          `(${label === 'disabled' ? 'opt-in off' : 'a new session each run: prepare, claim, print, save'})  ` +
+          `vs  node -e 0 (median of 15, interleaved)`,
       });
     }
     // The same hook on a state area that has grown with history (12,000 files: 4,000 each of receipts, session
@@ -612,7 +643,10 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
       ok: largeMs / smallMs <= 1.2,
       metric: largeMs / smallMs,
       better: 'lower',
-      command: `node bin/autoctx-hook.js session-start on the example tree with ${files.toLocaleString('en-US')} more files in .state/ (receipts, session states, evidence packages, all recent)  vs  the same tree with a fresh .state/ (median of 15, interleaved)`,
+      command:
+        `node bin/autoctx-hook.js session-start on the example tree with ${files.toLocaleString('en-US')} ` +
+        `more files in .state/ (receipts, session states, evidence packages, all recent)  vs  the same tree ` +
+        `with a fresh .state/ (median of 15, interleaved)`,
     });
   }
   // 2,000 components of 2 KB in one serving bundle.
@@ -650,7 +684,8 @@ if (fs.existsSync(path.join(root, 'dist/public/bootstrap.js'))) {
     metric: recallMs,
     better: 'lower',
     command:
-      'recall({query: "quota owner settings"}) on one serving bundle of 2,000 hints of 2 KB: read, index with MiniSearch, rank, render (median of 7)',
+      'recall({query: "quota owner settings"}) on one serving bundle of 2,000 hints of 2 KB: read, index ' +
+      'with MiniSearch, rank, render (median of 7)',
   });
 }
 
@@ -695,12 +730,17 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
   );
   rows.push({
     measure: 'route decision in process / one sha256 of its input',
-    value: `${(decideMs / hashMs).toFixed(2)}x (${((decideMs / users.length) * 1000).toFixed(2)} µs / ${((hashMs / users.length) * 1000).toFixed(2)} µs)`,
+    value:
+      `${(decideMs / hashMs).toFixed(2)}x (${((decideMs / users.length) * 1000).toFixed(2)} µs / ` +
+      `${((hashMs / users.length) * 1000).toFixed(2)} µs)`,
     target: '<= 3x',
     ok: decideMs / hashMs <= 3,
     metric: decideMs / hashMs,
     better: 'lower',
-    command: `decideRoute(snapshot with a tenant- and resource-filtered 10% canary, {user, tenant, resourceAddress}) vs crypto.hash('sha256', the bucket text) for 1,000 users (median of 200; ${sink > 0 ? 'results used' : ''})`,
+    command:
+      `decideRoute(snapshot with a tenant- and resource-filtered 10% canary, {user, tenant, ` +
+      `resourceAddress}) vs crypto.hash('sha256', the bucket text) for 1,000 users (median of 200; ` +
+      `${sink > 0 ? 'results used' : ''})`,
   });
   const rk2 = path.join(work, 'route-knowledge');
   await init({knowledge: rk2, scenario: 'demo', from: path.join(root, 'knowledge-example/demo/baseline')});
@@ -761,7 +801,8 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
     metric: cHook / cn0,
     better: 'lower',
     command:
-      "node bin/autoctx-hook.js session-start on the quick start's baseline (v1 ACTIVE) with the better candidate a 50% canary (v2), a new session each run  vs  node -e 0 (median of 15, interleaved)",
+      "node bin/autoctx-hook.js session-start on the quick start's baseline (v1 ACTIVE) with the better " +
+      'candidate a 50% canary (v2), a new session each run  vs  node -e 0 (median of 15, interleaved)',
   });
   rows.push({
     measure: 'autoctx route, whole process / node -e 0',
@@ -771,7 +812,8 @@ if (fs.existsSync(path.join(root, 'dist/public/release.js'))) {
     metric: routeMs / nodeMs3,
     better: 'lower',
     command:
-      "node bin/run.js route --user alice --json on the quick start's baseline named v1  vs  node -e 0 (median of 15, interleaved)",
+      "node bin/run.js route --user alice --json on the quick start's baseline named v1  vs  node -e 0 " +
+      '(median of 15, interleaved)',
   });
 }
 
@@ -850,13 +892,17 @@ if (fs.existsSync(inTree('dist/core/signing/signing-history.js'))) {
   const signedRatio = median(times.signed) / median(times.unsigned);
   rows.push({
     measure: 'verify of the example tree signed / unsigned',
-    value: `${signedRatio.toFixed(2)}x (${median(times.signed).toFixed(1)} ms / ${median(times.unsigned).toFixed(1)} ms)`,
+    value:
+      `${signedRatio.toFixed(2)}x (${median(times.signed).toFixed(1)} ms / ` +
+      `${median(times.unsigned).toFixed(1)} ms)`,
     target: '<= 1.5x',
     ok: signedRatio <= 1.5,
     metric: signedRatio,
     better: 'lower',
     command:
-      "verify({knowledge, allowedSigners}) in process over the quick start's baseline and two proposals with signing started and three signed rollback records  vs  the same tree unsigned (median of 15, interleaved)",
+      "verify({knowledge, allowedSigners}) in process over the quick start's baseline and two proposals " +
+      'with signing started and three signed rollback records  vs  the same tree unsigned (median of 15, ' +
+      'interleaved)',
   });
   const key = {file: keyFile, agent: false};
   const signTimes = [];
@@ -933,13 +979,16 @@ if (fs.existsSync(inTree('dist/core/inspection/inspect.js'))) {
   const perSecond = count / (ms / 1000);
   rows.push({
     measure: "prompt inspector throughput, packages of the example's size",
-    value: `${perSecond.toFixed(0)} packages/s (${count} in ${ms.toFixed(0)} ms, ${Buffer.byteLength(content)} bytes each)`,
+    value:
+      `${perSecond.toFixed(0)} packages/s (${count} in ${ms.toFixed(0)} ms, ${Buffer.byteLength(content)} ` +
+      `bytes each)`,
     target: '>= 500/s',
     ok: perSecond >= 500,
     metric: perSecond,
     better: 'higher',
     command:
-      "inspectRun({batch: 600}) in process over 600 sealed copies of the example's bootstrap package: read, integrity check, inspect against the bundle, write the result",
+      "inspectRun({batch: 600}) in process over 600 sealed copies of the example's bootstrap package: " +
+      'read, integrity check, inspect against the bundle, write the result',
   });
 }
 
@@ -976,7 +1025,9 @@ for (const [label, line] of [
   const worst = Math.max(p.peak, m.peak, v.peak) / size;
   rows.push({
     measure: `peak memory, 100 MiB component (${label})`,
-    value: `${worst.toFixed(2)}x (propose ${(p.peak / size).toFixed(2)}x, materialize ${(m.peak / size).toFixed(2)}x, verify ${(v.peak / size).toFixed(2)}x)`,
+    value:
+      `${worst.toFixed(2)}x (propose ${(p.peak / size).toFixed(2)}x, materialize ` +
+      `${(m.peak / size).toFixed(2)}x, verify ${(v.peak / size).toFixed(2)}x)`,
     target: '< 4x',
     ok: worst < 4,
     metric: worst,
@@ -988,6 +1039,7 @@ for (const [label, line] of [
 printTable(rows);
 if (option('--json')) fs.writeFileSync(option('--json'), `${JSON.stringify(rows)}\n`);
 console.log(
-  `\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; canonical sample length ${canonicalJson(input).length} bytes`,
+  `\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ` +
+    `${process.version}; canonical sample length ${canonicalJson(input).length} bytes`,
 );
 fs.rmSync(work, {recursive: true, force: true});

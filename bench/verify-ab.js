@@ -23,7 +23,10 @@ if (roots.length === 0) roots.push(path.join(here, '..'));
 // A module where the checkout keeps it: a folder per system, else an older commit's flat layout.
 const load = (root, rel) => {
   const flat = rel.replace(
-    /^(dist\/(?:core|model|store\/kinds|store))\/(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\//,
+    new RegExp(
+      String.raw`^(dist\/(?:core|model|store\/kinds|store))\/` +
+        String.raw`(?:bundle|common|delivery|evaluation|inspection|promotion|release|rollback|signing|files|io)\/`,
+    ),
     '$1/',
   );
   const file =

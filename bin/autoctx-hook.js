@@ -7,8 +7,7 @@ try {
   await main(process.argv.slice(2));
 } catch (error) {
   // Not built, or broken beyond the hook's own handling: nothing on stdout, one line on stderr, exit 0.
-  process.stderr.write(
-    `${JSON.stringify({component: 'autoctx.hook', outcome: error?.code === 'ERR_MODULE_NOT_FOUND' ? 'not_built' : 'internal'})}\n`,
-  );
+  const outcome = error?.code === 'ERR_MODULE_NOT_FOUND' ? 'not_built' : 'internal';
+  process.stderr.write(`${JSON.stringify({component: 'autoctx.hook', outcome})}\n`);
   process.exitCode = 0;
 }

@@ -137,7 +137,9 @@ writeFileSync(
   JSON.stringify({schema_version: 1, hooks: {projects: {[here]: {knowledge, scenario: 'demo', enabled: true}}}}),
 );
 console.log(
-  `\n# what Claude Code runs at session start: echo '{"hook_event_name":"SessionStart","session_id":"${session}","source":"startup",…}' | node bin/autoctx-hook.js session-start --host claude-code`,
+  `\n# what Claude Code runs at session start: echo ` +
+    `'{"hook_event_name":"SessionStart","session_id":"${session}","source":"startup",…}' | node ` +
+    `bin/autoctx-hook.js session-start --host claude-code`,
 );
 const delivered = spawnSync(
   process.execPath,
@@ -215,7 +217,8 @@ const key = (name) => {
 const anchor = path.join(userConfig, 'allowed_signers');
 writeFileSync(
   anchor,
-  `alice@example.com namespaces="autoctx" ${key('alice')}\nbob@example.com namespaces="autoctx,autoctx-approver" ${key('bob')}\n`,
+  `alice@example.com namespaces="autoctx" ${key('alice')}\nbob@example.com ` +
+    `namespaces="autoctx,autoctx-approver" ${key('bob')}\n`,
 );
 const signer = (name) => path.relative(process.cwd(), path.join(userConfig, name));
 autoctx([
@@ -268,5 +271,6 @@ autoctx(['rollback', 'list']);
 autoctx(['verify', '--allowed-signers', path.relative(process.cwd(), anchor)]);
 rmSync(userConfig, {recursive: true, force: true});
 console.log(
-  `\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Explore it with: npx autoctx status --knowledge ${path.relative(process.cwd(), knowledge)}`,
+  `\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Explore it with: npx autoctx status ` +
+    `--knowledge ${path.relative(process.cwd(), knowledge)}`,
 );

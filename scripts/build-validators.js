@@ -28,7 +28,9 @@ for (const file of readdirSync(dir)
 // Two modules: the file kinds every command reads, and the --json results, which only the tests check.
 function emit(file, selected) {
   const exported = Object.fromEntries(selected.map((n) => [n.replace(/-/g, '_'), `${BASE}${n}.schema.json`]));
-  const code = `${standaloneCode(ajv, exported)}\nexport default {${selected.map((n) => `${JSON.stringify(n)}: ${n.replace(/-/g, '_')}`).join(', ')}};\n`;
+  const code =
+    `${standaloneCode(ajv, exported)}\nexport default ` +
+    `{${selected.map((n) => `${JSON.stringify(n)}: ${n.replace(/-/g, '_')}`).join(', ')}};\n`;
   if (/require\(/.test(code))
     throw new Error(
       'generated validators must not need a runtime require; keep minLength and formats out of the schemas',

@@ -27,7 +27,8 @@ const entry = [
   ...commands.map((c, i) => `import C${i} from ${JSON.stringify(c.file)};`),
   `export const COMMANDS = {${commands.map((c, i) => `${JSON.stringify(c.id)}: C${i}`).join(', ')}};`,
   `export {default as HELP} from ${JSON.stringify(path.join(root, 'dist/cli/help.js'))};`,
-  `export {default as COMMAND_NOT_FOUND} from ${JSON.stringify(path.join(root, 'dist/cli/oclif-hooks/command-not-found.js'))};`,
+  `export {default as COMMAND_NOT_FOUND} from ` +
+    `${JSON.stringify(path.join(root, 'dist/cli/oclif-hooks/command-not-found.js'))};`,
   `export {execute} from '@oclif/core/execute';`,
   `export {run} from '@oclif/core/run';`,
   `export {settings} from '@oclif/core/settings';`,

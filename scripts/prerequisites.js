@@ -30,7 +30,8 @@ if (isRoot && !apt.error) {
 }
 for (const n of missing.filter((m) => !present(m))) {
   process.stderr.write(
-    `autoctx: ${n.what} is needed and missing: install the package ${n.debian} (apt-get install ${n.debian}), then run again\n`,
+    `autoctx: ${n.what} is needed and missing: install the package ${n.debian} (apt-get install ` +
+      `${n.debian}), then run again\n`,
   );
 }
 process.exit(1);

@@ -21,8 +21,11 @@ import ts from 'typescript';
 const WIDTH = 120;
 const check = process.argv.includes('--check');
 const given = process.argv.slice(2).filter((a) => a !== '--check');
-const DIRECTIVE =
-  /^\s*(\/\/|\/\*|\*)\s*(biome-ignore|@ts-|eslint|prettier-ignore|istanbul|c8 |#region|#endregion|<reference)|^\s*\/\/\//;
+const DIRECTIVE = new RegExp(
+  String.raw`^\s*(\/\/|\/\*|\*)\s*` +
+    '(biome-ignore|@ts-|eslint|prettier-ignore|istanbul|c8 |#region|#endregion|<reference)' +
+    String.raw`|^\s*\/\/\/`,
+);
 
 const width = (s) => [...s].length;
 

@@ -31,7 +31,10 @@ function bundleInstructions(dir) {
 /** What the model is told about the case: the fixture's state and observation, without what it is expected to cover. */
 function caseText(request) {
   const {needs: _needs, ...observation} = request.observation ?? {};
-  return `Customer state:\n${JSON.stringify(request.initial_state, null, 2)}\n\nCustomer message:\n${JSON.stringify(observation, null, 2)}\n\nReply to the customer.`;
+  return (
+    `Customer state:\n${JSON.stringify(request.initial_state, null, 2)}\n\nCustomer ` +
+    `message:\n${JSON.stringify(observation, null, 2)}\n\nReply to the customer.`
+  );
 }
 
 async function post(url, headers, body) {

@@ -167,8 +167,13 @@ function substitute(value: JsonValue, nonce: string, texts: string[]): JsonValue
     }
     // A long key: rebuild in order, as JSON.parse would have built it (own properties, the last duplicate winning).
     const out: Record<string, JsonValue> = {};
-    for (const k of keys)
+    for (const k of keys) {
+      if (Object.hasOwn(out, real(k)))
+        fail('DUPLICATE_KEY', `the key "${real(k).slice(0, 80)}…" appears twice in one object`, {
+          key: real(k).slice(0, 80),
+        });
       Object.defineProperty(out, real(k), {value: visit(v[k]!), writable: true, enumerable: true, configurable: true});
+    }
     return out;
   };
   return visit(value);

@@ -10,8 +10,37 @@ export function assertJsonSafe(root: unknown): void {
   if (!jsonSafe(root)) describeUnsafe(root);
 }
 
+/** What the walk of a parsed value counts for the duplicate-key check: its object members. */
+interface Tally {
+  members: number;
+}
+
+function colonsIn(s: string): number {
+  let n = 0;
+  for (let at = s.indexOf(':'); at >= 0; at = s.indexOf(':', at + 1)) n++;
+  return n;
+}
+
+/** The colons in the strings and keys of a parsed value. */
+function colonsOf(root: unknown): number {
+  let n = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') n += colonsIn(value);
+    else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) stack.push(value[i]);
+    else if (value !== null && typeof value === 'object')
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        n += colonsIn(key);
+        stack.push((value as Record<string, unknown>)[key]);
+      }
+  }
+  return n;
+}
+
 /** The hot path: the same checks, without building a path for every value. */
-function jsonSafe(root: unknown): boolean {
+function jsonSafe(root: unknown, tally?: Tally): boolean {
   const stack: Array<[unknown, number]> = [[root, 0]];
   while (stack.length > 0) {
     const [value, depth] = stack.pop()!;
@@ -27,12 +56,68 @@ function jsonSafe(root: unknown): boolean {
         for (const key in value) {
           if (!Object.hasOwn(value, key)) continue;
           if (!key.isWellFormed()) return false;
+          if (tally) tally.members++;
           stack.push([(value as Record<string, unknown>)[key], depth + 1]);
         }
       }
     }
   }
   return true;
+}
+
+/**
+ * The first key an object of `text` (valid JSON) names twice, with the path of that object; null when there is none.
+ * A scan of the text itself: JSON.parse keeps the last of two equal keys and says nothing.
+ */
+export function duplicateKeyOf(text: string): {key: string; path: string} | null {
+  type Frame = {keys: Set<string> | null; path: string; index: number; key: string | null};
+  const stack: Frame[] = [];
+  const childPath = (top: Frame | undefined): string =>
+    top === undefined ? '$' : top.keys === null ? `${top.path}[${top.index}]` : `${top.path}.${top.key}`;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = i + 1;
+      while (text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      const top = stack.at(-1);
+      let next = end + 1;
+      while (next < text.length && /\s/.test(text[next]!)) next++;
+      if (top?.keys && text.charCodeAt(next) === 0x3a) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (top.keys.has(key)) return {key, path: top.path};
+        top.keys.add(key);
+        top.key = key;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      stack.push({keys: c === 0x7b ? new Set() : null, path: childPath(stack.at(-1)), index: 0, key: null});
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+    } else if (c === 0x2c) {
+      const top = stack.at(-1);
+      if (top && top.keys === null) top.index++;
+    }
+  }
+  return null;
+}
+
+/**
+ * Refuse a key named twice in one object of `text` (DUPLICATE_KEY), `value` being its parse and `tally` the walk's
+ * count of its members. Outside strings a colon ends each key, so the text's colons are its members written plus the
+ * colons of its strings; JSON.parse keeps one member per distinct key. Equal to the members: no duplicate (the common
+ * case, one scan for ':'). Otherwise the colons of the parsed strings are counted (exact unless a \u003a escape
+ * spells one), and only a document that still does not add up is scanned key by key.
+ */
+function assertNoDuplicateKey(text: string, value: unknown, tally: Tally): void {
+  const colons = colonsIn(text);
+  if (colons === tally.members) return;
+  if (colons - colonsOf(value) === tally.members && !text.includes('\\u003a') && !text.includes('\\u003A')) return;
+  const found = duplicateKeyOf(text);
+  if (found)
+    fail('DUPLICATE_KEY', `the key "${found.key}" appears twice in the object at ${found.path}`, {
+      key: found.key,
+      path: found.path,
+    });
 }
 
 /** Find the first unsafe value again, this time naming its path. */
@@ -76,7 +161,9 @@ export function parseJson(text: string): JsonValue {
     if (error instanceof RangeError) fail('NESTING_TOO_DEEP', 'JSON nesting is too deep to parse');
     fail('INVALID_JSON', `malformed JSON: ${(error as Error).message.replace(/\s+/g, ' ').slice(0, 200)}`);
   }
-  assertJsonSafe(value);
+  const tally: Tally = {members: 0};
+  if (!jsonSafe(value, tally)) describeUnsafe(value);
+  assertNoDuplicateKey(text, value, tally);
   return value as JsonValue;
 }
 

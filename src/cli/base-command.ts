@@ -30,7 +30,11 @@ export const lockFlags = {'lock-timeout': lockTimeoutFlag};
 function stderrBlock(e: AutoctxError): string {
   const tail = e.data?.stderr_tail;
   if (!Array.isArray(tail) || tail.length === 0) return '';
-  return `  ${paintErr.dim(`the evaluator's stderr, last ${tail.length} line${tail.length === 1 ? '' : 's'}:`)}\n${tail.map((l) => `  | ${String(l)}\n`).join('')}`;
+  return (
+    `  ` +
+    `${paintErr.dim(`the evaluator's stderr, last ${tail.length} line${tail.length === 1 ? '' : 's'}:`)}` +
+    `\n${tail.map((l) => `  | ${String(l)}\n`).join('')}`
+  );
 }
 
 /**

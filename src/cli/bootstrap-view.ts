@@ -15,9 +15,12 @@ interface Shown {
  * it).
  */
 export function packageSummary(r: Shown): string[] {
-  const counts = `${r.items.length} item${r.items.length === 1 ? '' : 's'}, ${r.content_bytes} bytes${r.omitted > 0 ? `, ${r.omitted} omitted` : ''}${r.truncated ? ', truncated' : ''}`;
+  const counts =
+    `${r.items.length} item${r.items.length === 1 ? '' : 's'}, ${r.content_bytes} ` +
+    `bytes${r.omitted > 0 ? `, ${r.omitted} omitted` : ''}${r.truncated ? ', truncated' : ''}`;
   const from = r.routing
-    ? `, from ${r.routing.version ?? r.routing.bundle_digest.slice(0, 12)} (${r.routing.state}${r.routing.reason === 'pinned' ? ', pinned' : ''})`
+    ? `, from ${r.routing.version ?? r.routing.bundle_digest.slice(0, 12)} ` +
+      `(${r.routing.state}${r.routing.reason === 'pinned' ? ', pinned' : ''})`
     : '';
   if (r.content === null) return [paint.dim(`${r.status}: no package (${counts}${from})`)];
   return [r.content, '', paint.dim(`${r.status}: ${counts}${from}`)];

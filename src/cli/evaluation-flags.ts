@@ -19,12 +19,14 @@ export const candidateArg = {
 export const evaluationFlags = {
   evaluator: textFlag('evaluator', {
     summary:
-      'Evaluator command, run through sh -c (see the evaluator protocol in the README); default: "evaluator" in autoctx.config.json.',
+      'Evaluator command, run through sh -c (see the evaluator protocol in the README); default: ' +
+      '"evaluator" in autoctx.config.json.',
     helpValue: 'CMD',
   }),
   fixtures: sourceFlag('fixtures', {
     summary:
-      'Fixtures file: JSON Lines, one {"fixture", "initial_state", "observation", "lane"?} a line; default: "fixtures" in autoctx.config.json.',
+      'Fixtures file: JSON Lines, one {"fixture", "initial_state", "observation", "lane"?} a line; ' +
+      'default: "fixtures" in autoctx.config.json.',
   }),
   policy: sourceFlag('policy', {
     summary: 'Confirmation policy JSON (missing fields take the defaults 2/6/20/2, min_effect 0, z 1.96).',
@@ -69,7 +71,8 @@ export const evaluationFlags = {
   }),
   rebind: Flags.boolean({
     summary:
-      'Bind this evaluator and plan in place of the bound ones; allowed only while no trial is recorded (the old plan is kept in superseded_plans/).',
+      'Bind this evaluator and plan in place of the bound ones; allowed only while no trial is recorded ' +
+      '(the old plan is kept in superseded_plans/).',
   }),
   quiet: Flags.boolean({summary: 'No progress lines on stderr.'}),
   'signing-key': signingKeyFlag,
@@ -185,7 +188,11 @@ export function progressLine(e: ProgressEvent): string {
   const p = e.planned;
   const d = e.decision;
   const where = e.type === 'pair' ? `${e.lane} ${e.fixture} seed ${e.seed}` : e.type;
-  return `autoctx: ${where} | screen ${c.screen}/${p.screen} confirmation ${c.confirmation}/${p.confirmation} heldout ${c.heldout}/${p.heldout} | mean ${fmt(d?.mean_effect)} [${fmt(d?.confidence_low)}, ${fmt(d?.confidence_high)}] vs ${e.min_effect} | ${d?.decision ?? 'starting'}`;
+  return (
+    `autoctx: ${where} | screen ${c.screen}/${p.screen} confirmation ${c.confirmation}/${p.confirmation} ` +
+    `heldout ${c.heldout}/${p.heldout} | mean ${fmt(d?.mean_effect)} [${fmt(d?.confidence_low)}, ` +
+    `${fmt(d?.confidence_high)}] vs ${e.min_effect} | ${d?.decision ?? 'starting'}`
+  );
 }
 
 export function summary(result: EvaluateResult): string[] {
@@ -198,10 +205,13 @@ export function summary(result: EvaluateResult): string[] {
         : paint.red;
   return [
     `${color(result.status)} ${short(result.candidate_digest)} against ${short(result.parent_digest)}: ${c.reason}`,
-    `  pairs: screen ${c.screen_pairs}, confirmation ${c.confirmation_pairs}, held-out ${c.heldout_pairs} (${result.pairs_evaluated} evaluated now); mean ${fmt(c.mean_effect)} [${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]`,
+    `  pairs: screen ${c.screen_pairs}, confirmation ${c.confirmation_pairs}, held-out ` +
+      `${c.heldout_pairs} (${result.pairs_evaluated} evaluated now); mean ${fmt(c.mean_effect)} ` +
+      `[${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]`,
     ...(result.superseded_plan_digest
       ? [
-          `  rebound: plan ${result.superseded_plan_digest.slice(0, 12)} is superseded by ${result.plan_digest.slice(0, 12)} (kept in superseded_plans/)`,
+          `  rebound: plan ${result.superseded_plan_digest.slice(0, 12)} is superseded by ` +
+            `${result.plan_digest.slice(0, 12)} (kept in superseded_plans/)`,
         ]
       : []),
   ];

@@ -45,7 +45,8 @@ function digest(name: string, value: string, full: boolean): string {
   if (!(full ? FULL_DIGEST : DIGEST_PREFIX).test(value)) {
     fail(
       'INVALID_DIGEST',
-      `${name} must be ${full ? 'a full 64-character' : 'a bundle digest or a unique prefix of at least 8'} lowercase hex ${full ? 'digest' : 'characters'}, got ${JSON.stringify(value)}`,
+      `${name} must be ${full ? 'a full 64-character' : 'a bundle digest or a unique prefix of at least 8'}` +
+        ` lowercase hex ${full ? 'digest' : 'characters'}, got ${JSON.stringify(value)}`,
     );
   }
   return value;

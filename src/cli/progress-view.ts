@@ -43,7 +43,10 @@ function laneLine(e: ProgressEvent, lane: Lane): string {
   const planned = e.planned[lane];
   const beyond = planned > max ? `, ${planned} planned` : '';
   if (past(e, lane))
-    return `${LABEL[lane].padEnd(13)} ${bar(done, done)} ${done} (done${done < max ? `; the rule stopped before ${max}` : ''}${beyond})`;
+    return (
+      `${LABEL[lane].padEnd(13)} ${bar(done, done)} ${done} ` +
+      `(done${done < max ? `; the rule stopped before ${max}` : ''}${beyond})`
+    );
   const range = min === max ? `${max}` : `${min}–${max}`;
   return `${LABEL[lane].padEnd(13)} ${bar(done, max)} ${done} of ${range}${beyond}`;
 }
@@ -55,7 +58,10 @@ function intervalLine(e: ProgressEvent): string {
   if (d.confidence_low === null || d.confidence_high === null)
     return `mean (${LABEL[lane]} lane) ${fmt(d.mean_effect)} against the minimum effect ${e.min_effect}`;
   const side = d.confidence_low > e.min_effect ? 'clears' : d.confidence_high <= e.min_effect ? 'is below' : 'overlaps';
-  return `mean (${LABEL[lane]} lane) ${fmt(d.mean_effect)}  interval [${fmt(d.confidence_low)}, ${fmt(d.confidence_high)}] ${side} the minimum effect ${e.min_effect}`;
+  return (
+    `mean (${LABEL[lane]} lane) ${fmt(d.mean_effect)}  interval [${fmt(d.confidence_low)}, ` +
+    `${fmt(d.confidence_high)}] ${side} the minimum effect ${e.min_effect}`
+  );
 }
 
 const seconds = (ms: number) =>
@@ -90,14 +96,18 @@ export function timingLine(e: ProgressEvent, startedAt: number, pairsAtStart: nu
         : `, about ${seconds((rest.min / rate) * 1000)} to ${seconds((rest.max / rate) * 1000)}`
       : '';
   const pairs = rest.min === rest.max ? `${rest.max}` : `${rest.min}–${rest.max}`;
-  return `elapsed ${seconds(elapsed)} · ${rate.toFixed(1)} pairs/s · left: ${pairs} pair${rest.max === 1 ? '' : 's'}${e.type === 'done' ? '' : estimate}`;
+  return (
+    `elapsed ${seconds(elapsed)} · ${rate.toFixed(1)} pairs/s · left: ${pairs} ` +
+    `pair${rest.max === 1 ? '' : 's'}${e.type === 'done' ? '' : estimate}`
+  );
 }
 
 export function viewLines(e: ProgressEvent, timing: {startedAt: number; pairsAtStart: number; now: number}): string[] {
   return [
     ...LANES.map((lane) => laneLine(e, lane)),
     intervalLine(e),
-    `decision: ${e.decision?.decision ?? 'starting'}${e.fixture ? `   (last: ${LABEL[e.lane!]} ${e.fixture}, seed ${e.seed})` : ''}`,
+    `decision: ${e.decision?.decision ?? 'starting'}` +
+      `${e.fixture ? `   (last: ${LABEL[e.lane!]} ${e.fixture}, seed ${e.seed})` : ''}`,
     timingLine(e, timing.startedAt, timing.pairsAtStart, timing.now),
   ];
 }

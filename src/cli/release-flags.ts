@@ -9,7 +9,8 @@ export const scopeFlag = Flags.string({
 });
 export const expectRegistryFlag = Flags.string({
   summary:
-    'Only if the scope\'s registry has this digest now (release list --json shows it; "none" before its first change). A lost swap is STALE_REGISTRY, exit 6.',
+    'Only if the scope\'s registry has this digest now (release list --json shows it; "none" before its ' +
+    'first change). A lost swap is STALE_REGISTRY, exit 6.',
   helpValue: 'DIGEST',
 });
 export const actorFlag = Flags.string({
@@ -27,11 +28,14 @@ export const listFlag = (summary: string, helpValue: string) => Flags.string({su
 /** Flags of the commands that sign (ARCHITECTURE §10.3). */
 export const signingKeyFlag = Flags.string({
   summary:
-    'The signing key: an unencrypted Ed25519 or RSA private key file, or a .pub file whose key ssh-agent holds (default: $AUTOCTX_SIGNING_KEY, else signing_key in the user config).',
+    'The signing key: an unencrypted Ed25519 or RSA private key file, or a .pub file whose key ssh-agent ' +
+    'holds (default: $AUTOCTX_SIGNING_KEY, else signing_key in the user config).',
   helpValue: 'FILE',
 });
 export const allowedSignersFlag = Flags.string({
   summary:
-    "The trust anchor: an allowed_signers file kept outside the repository (default: $AUTOCTX_ALLOWED_SIGNERS). The tree's own file must equal it or descend from it through signed changes.",
+    'The trust anchor: an allowed_signers file kept outside the repository (default: ' +
+    "$AUTOCTX_ALLOWED_SIGNERS). The tree's own file must equal it or descend from it through signed " +
+    'changes.',
   helpValue: 'FILE',
 });

@@ -5,7 +5,10 @@ import {integerFlag} from '../cli/flags.js';
 export default class Calibrate extends AutoctxCommand {
   static override summary = 'Simulate campaigns and print the false-promotion calibration table.';
   static override description =
-    "For each case (the reference table's seven rows, the betting method beside Hoeffding, and a null case whose seeds share a fixture effect, blocked and naive), simulates campaigns of up to 8 candidates under the campaign policy and reports the promotion rate, candidates and confirmation blocks per campaign. See docs/statistics.md.";
+    "For each case (the reference table's seven rows, the betting method beside Hoeffding, and a null " +
+    'case whose seeds share a fixture effect, blocked and naive), simulates campaigns of up to 8 ' +
+    'candidates under the campaign policy and reports the promotion rate, candidates and confirmation ' +
+    'blocks per campaign. See docs/statistics.md.';
   static override examples = [
     '<%= config.bin %> calibrate',
     '<%= config.bin %> calibrate --campaigns 200 --seed 7 --json',
@@ -28,9 +31,12 @@ export default class Calibrate extends AutoctxCommand {
       `${'case'.padEnd(w)}  ${'method'.padEnd(17)}  promotion  candidates  conf. blocks  seconds`,
       ...result.rows.map(
         (r) =>
-          `${r.case.padEnd(w)}  ${r.method.padEnd(17)}  ${r.promotion_rate.toFixed(3).padStart(9)}  ${r.avg_candidates.toFixed(3).padStart(10)}  ${r.avg_confirmation_blocks.toFixed(3).padStart(12)}  ${r.seconds.toFixed(2).padStart(7)}`,
+          `${r.case.padEnd(w)}  ${r.method.padEnd(17)}  ${r.promotion_rate.toFixed(3).padStart(9)}  ` +
+          `${r.avg_candidates.toFixed(3).padStart(10)}  ` +
+          `${r.avg_confirmation_blocks.toFixed(3).padStart(12)}  ${r.seconds.toFixed(2).padStart(7)}`,
       ),
-      `${result.campaigns} campaigns per row, seed ${result.seed}, familywise alpha 0.05, decay 0.5, at most 8 candidates per campaign`,
+      `${result.campaigns} campaigns per row, seed ${result.seed}, familywise alpha 0.05, decay 0.5, at ` +
+        `most 8 candidates per campaign`,
     ]);
   }
 }

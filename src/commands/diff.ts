@@ -8,7 +8,9 @@ export default class Diff extends ScenarioCommand {
   static override summary =
     'Show what changed from bundle B to bundle A: each changed component as a unified text diff.';
   static override description =
-    "People get a unified diff (as git diff shows it) of every changed component, from B's text to A's; --stat lists the changed components only. --json gives the manifest diff and, in content_diffs, each change as a patch and as hunks.";
+    "People get a unified diff (as git diff shows it) of every changed component, from B's text to A's; " +
+    '--stat lists the changed components only. --json gives the manifest diff and, in content_diffs, ' +
+    'each change as a patch and as hunks.';
   static override examples = [
     '<%= config.bin %> diff 6d9bc734 9fe14ef5',
     '<%= config.bin %> diff 6d9bc734 9fe14ef5 --stat',
@@ -36,7 +38,8 @@ export default class Diff extends ScenarioCommand {
             ? paint.cyan(line)
             : line;
     return this.done(result, () => [
-      `${short(result.tested_bundle_digest)} against ${short(result.comparison_bundle_digest)}: ${changes.length} change${changes.length === 1 ? '' : 's'}`,
+      `${short(result.tested_bundle_digest)} against ${short(result.comparison_bundle_digest)}: ` +
+        `${changes.length} change${changes.length === 1 ? '' : 's'}`,
       ...changes.flatMap((c, i) => {
         const d = diffs[i]!;
         const sign = d.change === 'added' ? '+' : d.change === 'removed' ? '-' : '~';
@@ -48,7 +51,9 @@ export default class Diff extends ScenarioCommand {
               : d.change === 'removed' && d.comparison_state !== 'PRESENT'
                 ? `  (was ${d.comparison_state})`
                 : '';
-        const head = `${sign} ${c.component_kind}/${c.component_key}  ${short(c.comparison_component_digest)} -> ${short(c.tested_component_digest)}${states}  (+${d.added_lines} -${d.removed_lines})`;
+        const head =
+          `${sign} ${c.component_kind}/${c.component_key}  ${short(c.comparison_component_digest)} -> ` +
+          `${short(c.tested_component_digest)}${states}  (+${d.added_lines} -${d.removed_lines})`;
         if (flags.stat) return [`  ${head}`];
         if (d.patch === null)
           return ['', paint.bold(head), '  (the two texts are too different to diff line by line in time)'];

@@ -6,7 +6,10 @@ import {paint, short} from '../cli/style.js';
 export default class Init extends WritingCommand {
   static override summary = 'Create a scenario with its baseline bundle as the active one.';
   static override description =
-    'Builds the baseline bundle from SRC (a folder of <kind>/<key>.<ext> files, a manifest-shaped JSON file, or - for JSON on stdin), writes it, its record and active.json, and a .gitignore for lock and temp files. Running it again with the same material changes nothing.';
+    'Builds the baseline bundle from SRC (a folder of <kind>/<key>.<ext> files, a manifest-shaped JSON ' +
+    'file, or - for JSON on stdin), writes it, its record and active.json, a .gitignore for lock and ' +
+    'temp files, and a .gitattributes (no line-ending conversion, no silent merge of mutable documents). ' +
+    'Running it again with the same material changes nothing.';
   static override examples = [
     '<%= config.bin %> init --scenario support --from ./context/baseline',
     '<%= config.bin %> init --scenario support --from baseline.json --knowledge ./knowledge --json',
@@ -40,8 +43,10 @@ export default class Init extends WritingCommand {
     });
     return this.done(result, () => [
       result.created
-        ? `${paint.green('initialized')} ${result.scenario}: baseline ${short(result.bundle_digest)} is active (epoch ${result.evaluator_epoch})`
-        : `${result.scenario} is already initialized with this baseline (${short(result.bundle_digest)}); nothing changed`,
+        ? `${paint.green('initialized')} ${result.scenario}: baseline ${short(result.bundle_digest)} is ` +
+          `active (epoch ${result.evaluator_epoch})`
+        : `${result.scenario} is already initialized with this baseline (${short(result.bundle_digest)}); ` +
+          `nothing changed`,
     ]);
   }
 }

@@ -14,9 +14,12 @@ const SERVICE: Record<string, string> = {
 
 export default class Log extends ScenarioCommand {
   static override summary =
-    'The history of a scenario, newest first: init, proposals, screens, confirmations, rejections, promotions, rollbacks and epoch rollovers.';
+    'The history of a scenario, newest first: init, proposals, screens, confirmations, rejections, ' +
+    'promotions, rollbacks and epoch rollovers.';
   static override description =
-    'Pointer moves are marked when they never served. A record keeps the time of its latest change only: a screen a candidate went past, or the confirmation of a candidate since promoted, has no entry of its own.';
+    'Pointer moves are marked when they never served. A record keeps the time of its latest change only: ' +
+    'a screen a candidate went past, or the confirmation of a candidate since promoted, has no entry of ' +
+    'its own.';
   static override examples = [
     '<%= config.bin %> log --scenario support',
     '<%= config.bin %> log --limit 10',
@@ -40,7 +43,8 @@ export default class Log extends ScenarioCommand {
         ? [`${result.scenario}: nothing in its history${flags.since !== undefined ? ` since ${flags.since}` : ''}`]
         : result.entries.map(
             (e) =>
-              `${e.at}  ${e.type.padEnd(12)} ${short(e.from_digest)} -> ${short(e.to_digest)}  ${e.rationale}${e.served ? SERVICE[e.served] : ''}`,
+              `${e.at}  ${e.type.padEnd(12)} ${short(e.from_digest)} -> ${short(e.to_digest)}  ` +
+              `${e.rationale}${e.served ? SERVICE[e.served] : ''}`,
           ),
     );
   }

@@ -8,7 +8,10 @@ import {paint, short} from '../cli/style.js';
 export default class Promote extends WritingCommand {
   static override summary = 'Promote a confirmed candidate: every gate, then the atomic pointer swap.';
   static override description =
-    'Checks the confirmed record, replays the comparison from the persisted evidence, checks serveability, the manifest diff, one cohort and the bound pre_promotion audit, then compare-and-swaps active.json. Exit 5 when the audit holds, 6 when the active bundle is no longer the parent (the candidate is rejected as stale), 8 on any integrity failure.';
+    'Checks the confirmed record, replays the comparison from the persisted evidence, checks ' +
+    'serveability, the manifest diff, one cohort and the bound pre_promotion audit, then ' +
+    'compare-and-swaps active.json. Exit 5 when the audit holds, 6 when the active bundle is no longer ' +
+    'the parent (the candidate is rejected as stale), 8 on any integrity failure.';
   static override examples = [
     '<%= config.bin %> promote bb5f26ed',
     '<%= config.bin %> promote bb5f26ed --rationale "better triage" --json',
@@ -43,7 +46,9 @@ export default class Promote extends WritingCommand {
     if (result.status === 'rejected')
       return this.done(result, () => [`${paint.red('rejected')} ${short(result.bundle_digest)}: ${result.reason}`]);
     return this.done(result, () => [
-      `${result.already_promoted ? 'already promoted' : paint.green('promoted')} ${short(result.bundle_digest)} (was ${short(result.incumbent_digest)}), promotion ${result.promotion_id}${result.causal_attribution ? ', causal attribution recorded' : ''}`,
+      `${result.already_promoted ? 'already promoted' : paint.green('promoted')} ` +
+        `${short(result.bundle_digest)} (was ${short(result.incumbent_digest)}), promotion ` +
+        `${result.promotion_id}${result.causal_attribution ? ', causal attribution recorded' : ''}`,
     ]);
   }
 }

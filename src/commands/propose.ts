@@ -6,7 +6,8 @@ import {paint, short} from '../cli/style.js';
 export default class Propose extends SigningWritingCommand {
   static override summary = 'Propose a candidate bundle whose parent is the active bundle.';
   static override description =
-    'Writes the candidate manifest, its manifest_diff.json against the active bundle, then record.json (proposed). The same run id and generation again return the existing record.';
+    'Writes the candidate manifest, its manifest_diff.json against the active bundle, then record.json ' +
+    '(proposed). The same run id and generation again return the existing record.';
   static override examples = [
     '<%= config.bin %> propose --from ./context/candidate --rationale "shorter playbook"',
     'cat candidate.json | <%= config.bin %> propose --from - --run-id nightly --generation 3 --json',

@@ -6,9 +6,13 @@ import {recall} from '../core/delivery/recall.js';
 
 export default class Recall extends ScenarioCommand {
   static override summary =
-    'Query-time recall: the components of the serving bundles (and granted references) that best match a query, framed and cited like the bootstrap package.';
+    'Query-time recall: the components of the serving bundles (and granted references) that best match a ' +
+    'query, framed and cited like the bootstrap package.';
   static override description =
-    "Ranked by full-text search (MiniSearch), ties broken by scenario, kind and key; sufficient when at least one component scores at least the minimum score (1). Given the injected receipt of this scenario's bootstrap package, the exact components it delivered whole are left out first; any other receipt is ignored.";
+    'Ranked by full-text search (MiniSearch), ties broken by scenario, kind and key; sufficient when at ' +
+    'least one component scores at least the minimum score (1). Given the injected receipt of this ' +
+    "scenario's bootstrap package, the exact components it delivered whole are left out first; any other " +
+    'receipt is ignored.';
   static override examples = [
     '<%= config.bin %> recall --query "sync conflict on a shared folder"',
     '<%= config.bin %> recall --query "quota" --receipt bcr_0123456789abcdef0123456789abcdef --json',

@@ -6,8 +6,19 @@ import {actorFlag} from '../cli/release-flags.js';
 export default class Repair extends SigningWritingCommand {
   static override summary = 'Complete or remove what an interrupted run left behind.';
   static override description =
-    'Brings lifecycles and mirrors in line with active.json, restores missing copies of negative results, removes temporary files and dead lock folders, and rewrites legacy evidence as schema 2 once its replay reproduces the record. Lists what it cannot complete safely.';
-  static override examples = ['<%= config.bin %> repair', '<%= config.bin %> verify || <%= config.bin %> repair'];
+    'Brings lifecycles and mirrors in line with active.json, restores missing copies of negative ' +
+    'results, removes temporary files and dead lock folders, and rewrites legacy evidence as schema ' +
+    '2 once its replay reproduces the record, and writes the root .gitattributes where a tree autoctx ' +
+    'made lacks it or its block was edited. Lists what it cannot complete safely. It completes ' +
+    "only what one clone's interrupted command left (verify's warnings): a tree where two clones' " +
+    "histories were merged (verify's DIVERGED) is refused, exit 8, with nothing changed: keep one side " +
+    "and make the other side's changes again on it. Read verify's findings (or autoctx status) before " +
+    'repairing.';
+  static override examples = [
+    '<%= config.bin %> status',
+    '<%= config.bin %> repair',
+    '<%= config.bin %> repair --scenario demo',
+  ];
   static override flags = {actor: actorFlag};
 
   async run() {

@@ -7,9 +7,13 @@ import {reportHtml, reportMarkdown} from '../core/evaluation/report-render.js';
 
 export default class Report extends ScenarioCommand {
   static override summary =
-    "Write a report of a candidate's comparison: Markdown for a pull request or a CI summary, and a self-contained HTML page with a plot.";
+    "Write a report of a candidate's comparison: Markdown for a pull request or a CI summary, and a " +
+    'self-contained HTML page with a plot.';
   static override description =
-    "With --out DIR, writes report-<digest>.md and report-<digest>.html there. With --format md or html, prints that one to stdout (for $GITHUB_STEP_SUMMARY, say). The plot shows the mean effect and its confidence interval after each pair against the minimum effect, and each pair's effect by lane; the summaries by lane are descriptive and never part of a decision.";
+    'With --out DIR, writes report-<digest>.md and report-<digest>.html there. With --format md or html, ' +
+    'prints that one to stdout (for $GITHUB_STEP_SUMMARY, say). The plot shows the mean effect and its ' +
+    "confidence interval after each pair against the minimum effect, and each pair's effect by lane; the " +
+    'summaries by lane are descriptive and never part of a decision.';
   static override examples = [
     '<%= config.bin %> report 6d9bc734 --out reports/',
     '<%= config.bin %> report 6d9bc734 --format md >> "$GITHUB_STEP_SUMMARY"',

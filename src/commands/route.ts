@@ -8,7 +8,11 @@ export default class Route extends ScenarioCommand {
   static override summary =
     "Which bundle serves one request: the canary's for a requester in its share, else the scope's ACTIVE.";
   static override description =
-    'The requester is the user, else the session, else the event; a stable hash of it, salted by scope, scenario and canary release, decides canary membership (never at random; with no requester the request is outside the canary). Tenant and resource filters narrow a canary. A canary this deployment cannot run falls back to ACTIVE. docs/releases.md gives the algorithm; docs/vectors/routing.v1.json pins it.';
+    'The requester is the user, else the session, else the event; a stable hash of it, salted by scope, ' +
+    'scenario and canary release, decides canary membership (never at random; with no requester the ' +
+    'request is outside the canary). Tenant and resource filters narrow a canary. A canary this ' +
+    'deployment cannot run falls back to ACTIVE. docs/releases.md gives the algorithm; ' +
+    'docs/vectors/routing.v1.json pins it.';
   static override examples = [
     '<%= config.bin %> route --user alice',
     '<%= config.bin %> route --scope eu --session s-42 --tenant acme --json',
@@ -43,7 +47,8 @@ export default class Route extends ScenarioCommand {
       resourceId: flags['resource-id'],
     });
     return this.done(result, () => [
-      `${result.state} ${result.version ?? 'unnamed'} (${short(result.bundle_digest)}) in ${result.scope}: ${result.reason}${result.bucket !== null ? `, bucket ${result.bucket} of 10000` : ''}`,
+      `${result.state} ${result.version ?? 'unnamed'} (${short(result.bundle_digest)}) in ${result.scope}: ` +
+        `${result.reason}${result.bucket !== null ? `, bucket ${result.bucket} of 10000` : ''}`,
       ...result.not_runnable.map((v) => `  canary ${v} is not runnable here: passed over`),
       ...(result.registry_problem ? [`  the registry is not used: ${result.registry_problem}`] : []),
     ]);

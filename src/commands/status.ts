@@ -2,6 +2,7 @@ import {scopeLines} from '../cli/release-output.js';
 import {status} from '../core/common/status.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
+import {DIVERGED_WAY_OUT} from '../model/common/divergence-advice.js';
 
 const fmt = (x: number | null) => (x === null ? '-' : x.toFixed(4));
 
@@ -17,45 +18,66 @@ export default class Status extends ScenarioCommand {
       result.scenarios.length === 0
         ? ['no scenarios yet; run autoctx init --scenario S --from SRC']
         : result.scenarios.flatMap((s) => [
-            `${paint.bold(s.scenario)}: ${s.active ? `active ${short(s.active.bundle_digest)} (epoch ${s.active.evaluator_epoch}, rollback target ${short(s.active.rollback_target_digest)})` : paint.yellow('no active bundle')}`,
+            `${paint.bold(s.scenario)}: ` +
+              `${
+                s.active
+                  ? `active ${short(s.active.bundle_digest)} (epoch ${s.active.evaluator_epoch}, rollback target ` +
+                    `${short(s.active.rollback_target_digest)})`
+                  : paint.yellow('no active bundle')
+              }`,
             ...s.details.map((c) => {
               const interval =
                 c.confidence_low !== null && c.confidence_high !== null
                   ? ` [${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]`
                   : '';
               const numbers = c.decision
-                ? `${c.decision.padEnd(18)} mean ${fmt(c.mean_effect)}${interval}, ${c.pairs} pair${c.pairs === 1 ? '' : 's'}`
+                ? `${c.decision.padEnd(18)} mean ${fmt(c.mean_effect)}${interval}, ${c.pairs} ` +
+                  `pair${c.pairs === 1 ? '' : 's'}`
                 : 'not evaluated'.padEnd(18);
               const why = c.rationale
                 ? `  ${c.rationale.length > 80 ? `${c.rationale.slice(0, 79)}…` : c.rationale}`
                 : '';
-              return `  ${short(c.bundle_digest)}  ${c.lifecycle.padEnd(10)} ${numbers}  ${paint.dim(c.updated_at)}${why}`;
+              return (
+                `  ${short(c.bundle_digest)}  ${c.lifecycle.padEnd(10)} ${numbers}  ` +
+                `${paint.dim(c.updated_at)}${why}`
+              );
             }),
             ...s.releases.flatMap((r) => scopeLines(r, short).map((l) => `  ${l}`)),
             ...(s.evidence.packages > 0
               ? [
-                  `  evidence on this machine: ${s.evidence.packages} package(s), ${s.evidence.uninspected} uninspected${
-                    Object.keys(s.evidence.verdicts).length
-                      ? `; ${Object.entries(s.evidence.verdicts)
-                          .map(([v, n]) => `${n} ${v}`)
-                          .join(', ')}`
-                      : ''
-                  }`,
+                  `  evidence on this machine: ${s.evidence.packages} package(s), ` +
+                    `${s.evidence.uninspected} uninspected` +
+                    `${
+                      Object.keys(s.evidence.verdicts).length
+                        ? `; ${Object.entries(s.evidence.verdicts)
+                            .map(([v, n]) => `${n} ${v}`)
+                            .join(', ')}`
+                        : ''
+                    }`,
                 ]
               : []),
             ...s.rollbacks.map((v) =>
               v.status === 'EXPIRED_UNAPPROVED'
                 ? paint.red(
-                    `  emergency rollback ${v.execution_key} by ${v.actor} (${v.scope}) was never approved: its window closed ${v.approval_deadline}`,
+                    `  emergency rollback ${v.execution_key} by ${v.actor} (${v.scope}) was never ` +
+                      `approved: its window closed ${v.approval_deadline}`,
                   )
                 : paint.yellow(
-                    `  emergency rollback ${v.execution_key} by ${v.actor} (${v.scope}) awaits a second approver until ${v.approval_deadline}: autoctx rollback approve ${v.execution_key}`,
+                    `  emergency rollback ${v.execution_key} by ${v.actor} (${v.scope}) awaits a second ` +
+                      `approver until ${v.approval_deadline}: autoctx rollback approve ${v.execution_key}`,
                   ),
             ),
+            ...(s.diverged.length > 0
+              ? [
+                  paint.red(`  diverged (autoctx repair refuses): ${DIVERGED_WAY_OUT}`),
+                  ...s.diverged.map((d) => `    ${d}`),
+                ]
+              : []),
             ...(s.repairable.length > 0
               ? [
                   paint.yellow(
-                    `  an interrupted command left work to complete: run autoctx repair${s.scenario ? ` --scenario ${JSON.stringify(s.scenario)}` : ''}`,
+                    `  an interrupted command left work to complete: run autoctx ` +
+                      `repair${s.scenario ? ` --scenario ${JSON.stringify(s.scenario)}` : ''}`,
                   ),
                   ...s.repairable.map((r) => `    ${short(r.slice(0, 64))}${r.slice(64)}`),
                 ]

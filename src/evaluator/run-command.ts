@@ -17,7 +17,8 @@ export function spawnFailure(error: unknown, command: string): AutoctxError {
     );
   return new AutoctxError(
     env.code,
-    `could not start the evaluator (sh -c ${JSON.stringify(command)}): ${e.code}; pairs recorded before stay recorded, and the next run goes on from them`,
+    `could not start the evaluator (sh -c ${JSON.stringify(command)}): ${e.code}; pairs recorded before ` +
+      `stay recorded, and the next run goes on from them`,
     {...env.data, file: 'sh'},
   );
 }

@@ -38,7 +38,8 @@ class PerArmEvaluator implements Evaluator {
     if (r.timedOut)
       fail(
         'EVALUATOR_FAILED',
-        `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`,
+        `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ` +
+          `${request.seed})`,
       );
     if (r.code !== 0)
       fail(
@@ -133,7 +134,8 @@ class PersistentWorker {
       const timer = setTimeout(() => {
         this.dead = new AutoctxError(
           'EVALUATOR_FAILED',
-          `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ${request.seed})`,
+          `evaluator timed out after ${this.o.timeoutSeconds}s on ${request.arm} ${request.fixture} (seed ` +
+            `${request.seed})`,
         );
         this.settle((p) => p.reject(this.dead));
         killGroup(this.child);

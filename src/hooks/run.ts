@@ -124,7 +124,9 @@ function outcomeOf(code: string): string {
     code === 'INTEGRITY' ||
     code === 'IMMUTABLE_CONFLICT' ||
     code === 'UNSAFE_PATH' ||
-    code === 'UNSIGNED_POINTER_MOVE'
+    code === 'UNSIGNED_POINTER_MOVE' ||
+    code === 'LINE_ENDINGS' ||
+    code === 'MERGE_CONFLICT'
   )
     return 'tree_broken';
   if (code === 'CONFIG_INVALID' || code === 'USAGE' || code === 'INVALID_INPUT' || code === 'HANDOFF_NOT_FOUND')

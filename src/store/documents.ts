@@ -6,7 +6,15 @@ import {
   stableDigest,
   type JsonValue,
 } from '../canonical/index.js';
-import {AutoctxError, fail, isAutoctxError, rethrowUnless} from '../errors.js';
+import {AutoctxError, fail, isAutoctxError, rethrowUnless, type ErrorCode} from '../errors.js';
+import {
+  hasCarriageReturn,
+  hasConflictMarkers,
+  hasConvertedLineEndings,
+  lineEndingsError,
+  mergeConflictError,
+  withLfEndings,
+} from './files/checkout-damage.js';
 import {
   atomicWrite,
   createImmutable,
@@ -30,7 +38,7 @@ export function readDocument<T>(
 ): T | null {
   const rel = guard.relative(file);
   try {
-    const value = withBytes(guard, file, (bytes) => parseJsonUtf8(bytes));
+    const value = withBytes(guard, file, (bytes) => parseStored(bytes, rel));
     if (value === null) return null;
     if (!Array.isArray(schema) && typeof schema === 'object') return checkImplying(schema, value, rel, check!);
     const schemas = Array.isArray(schema) ? schema : [schema];
@@ -48,9 +56,39 @@ export function readDocument<T>(
     if (lastError) throw lastError;
     return check ? check(value) : (value as T);
   } catch (error) {
-    if (!isAutoctxError(error) || error.code === 'UNSAFE_PATH') throw error;
+    if (!isAutoctxError(error) || PASSED_THROUGH.has(error.code)) throw error;
     const message = error.message.startsWith(rel) ? error.message : `${rel}: ${error.message}`;
     throw new AutoctxError('CORRUPT_FILE', message, {file: rel, reason: error.code});
+  }
+}
+
+/** What a reader reports as it is: the file is not at fault in itself, the way it reached the disk is. */
+const PASSED_THROUGH: ReadonlySet<ErrorCode> = new Set(['UNSAFE_PATH', 'LINE_ENDINGS', 'MERGE_CONFLICT']);
+
+/**
+ * Parse a stored document's bytes, telling what a checkout or a merge did to them from an edit: a document whose CRLF
+ * line endings, made LF, would parse (git's core.autocrlf) is LINE_ENDINGS, one that does not parse and holds git's
+ * conflict markers is MERGE_CONFLICT. autoctx never writes a raw CR in a document, so a document without one costs one
+ * scan for it.
+ */
+function parseStored(bytes: Uint8Array, rel: string): JsonValue {
+  if (hasCarriageReturn(bytes) && hasConvertedLineEndings(bytes)) {
+    let lf: boolean;
+    try {
+      parseJsonUtf8(withLfEndings(bytes));
+      lf = true;
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError);
+      lf = false;
+    }
+    if (lf) throw lineEndingsError(rel);
+  }
+  try {
+    return parseJsonUtf8(bytes);
+  } catch (error) {
+    rethrowUnless(error, isAutoctxError);
+    if (hasConflictMarkers(bytes)) throw mergeConflictError(rel);
+    throw error;
   }
 }
 

@@ -2,6 +2,7 @@ import type {Dirent} from 'node:fs';
 import {
   isAutoctxError,
   rethrowUnless,
+  type AutoctxError,
   type ErrorCode,
   type VerifyErrorFinding,
   type VerifyNoteFinding,
@@ -12,6 +13,7 @@ import type {BundleOutline, ContextBundle} from '../model/bundle/bundle.js';
 import type {ActivePointer} from '../model/promotion/records.js';
 import type {KindContext} from './kinds/common/kind-context.js';
 import type {TreeEntry} from './files/tree-walk.js';
+import {checkoutDamageOf} from './files/checkout-damage.js';
 import type {SchemaName} from './schemas.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from '../model/evaluation/policy.js';
 
@@ -84,7 +86,24 @@ export class Findings<S extends CheckedStore = CheckedStore> {
   }
 
   error(file: string, code: VerifyErrorFinding | ErrorCode, message: string): void {
-    this.errors.push({severity: 'error', code, file: this.rel(file), message});
+    const damage = code === 'LINE_ENDINGS' || code === 'MERGE_CONFLICT' ? {code, message} : this.damageOf(file);
+    if (damage === null) {
+      this.errors.push({severity: 'error', code, file: this.rel(file), message});
+      return;
+    }
+    // What a checkout or a merge did to the file, said once, in place of every fault it explains.
+    const rel = this.rel(file);
+    if (!this.errors.some((e) => e.file === rel && e.code === damage.code))
+      this.errors.push({severity: 'error', code: damage.code, file: rel, message: damage.message});
+  }
+
+  private readonly damage = new Map<string, AutoctxError | null>();
+
+  /** LINE_ENDINGS or MERGE_CONFLICT for a file a checkout converted or a merge left markers in (checkout-damage.ts). */
+  private damageOf(file: string): AutoctxError | null {
+    let found = this.damage.get(file);
+    if (found === undefined) this.damage.set(file, (found = checkoutDamageOf(this.store.guard, file)));
+    return found;
   }
 
   warn(file: string, code: VerifyWarningFinding, message: string): void {

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {fail, isSystemError, rethrowUnless} from '../errors.js';
 import {exists, listDir, mkdirDurable, mkdirs, RootGuard} from './files/fs.js';
+import {walkTree} from './files/tree-walk.js';
+import {readGitattributes, updateGitattributes, type GitattributesState} from './kinds/common/gitattributes.js';
 import {readGitignore, updateGitignore, type GitignoreState} from './kinds/common/gitignore.js';
 import {
   readApprovalWindowDays,
@@ -107,7 +109,9 @@ export class KnowledgeStore {
         out.push({
           file: e.name,
           code: 'UNSAFE_PATH',
-          why: `${e.name} is a symbolic link: verify never follows a link out of the root, so whatever it points at is not verified`,
+          why:
+            `${e.name} is a symbolic link: verify never follows a link out of the root, so whatever it ` +
+            `points at is not verified`,
         });
         continue;
       }
@@ -116,7 +120,9 @@ export class KnowledgeStore {
         out.push({
           file: e.name,
           code: 'UNKNOWN_ENTRY',
-          why: `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is never read or verified`,
+          why:
+            `${e.name}/ holds a context store under a name autoctx refuses (hidden or unsafe), so it is ` +
+            `never read or verified`,
         });
     }
     return out;
@@ -148,7 +154,8 @@ export class KnowledgeStore {
     if (twin !== undefined)
       fail(
         'INVALID_NAME',
-        `scenario "${name}" and the folder "${twin}" are the same name after Unicode normalization (NFC); rename one of them`,
+        `scenario "${name}" and the folder "${twin}" are the same name after Unicode normalization (NFC); ` +
+          `rename one of them`,
         {scenario: name},
       );
   }
@@ -174,7 +181,8 @@ export class KnowledgeStore {
     if (twins)
       fail(
         'INVALID_NAME',
-        `scenario folders ${twins.map((t) => `"${t}"`).join(' and ')} are the same name after Unicode normalization (NFC); rename one of them`,
+        `scenario folders ${twins.map((t) => `"${t}"`).join(' and ')} are the same name after Unicode ` +
+          `normalization (NFC); rename one of them`,
       );
     if (all.length === 0)
       fail('SCENARIO_NOT_FOUND', `no scenario in ${this.root}; run autoctx init --scenario S --from SRC`);
@@ -218,6 +226,14 @@ export class KnowledgeStore {
     return new StateArea(this.guard);
   }
 
+  /** Every regular file of the root but the state area's, relative to the root and `/`-separated, sorted. */
+  files(): string[] {
+    const state = path.join(this.root, STATE_DIR_NAME);
+    return walkTree(this.guard, this.root)
+      .filter((e) => e.kind === 'file' && e.path !== state && !e.path.startsWith(state + path.sep))
+      .map((e) => path.relative(this.root, e.path).split(path.sep).join('/'));
+  }
+
   /** What the root's .gitignore lacks, or null when there is none. */
   gitignore(): GitignoreState | null {
     return readGitignore(this.guard);
@@ -238,6 +254,32 @@ export class KnowledgeStore {
     return state.withLock(timeoutSeconds, () => {
       for (const e of leftovers) state.writer.remove(path.join(this.root, e.name));
       return updateGitignore(state.writer, options);
+    });
+  }
+
+  /** What the root's .gitattributes holds of autoctx's block. */
+  gitattributes(): GitattributesState {
+    return readGitattributes(this.guard);
+  }
+
+  /**
+   * Write autoctx's block of the root's .gitattributes when it is not in place (the file, appended to a person's own,
+   * or restored), under the state area's lock; a missing block only when `create`. Returns what was done, or null.
+   */
+  async ensureGitattributes(
+    timeoutSeconds: number,
+    options: {create: boolean},
+  ): Promise<'written' | 'appended' | 'restored' | null> {
+    const leftovers = listDir(this.guard, this.root).filter(
+      (e) => e.isFile() && this.paths.isGitattributesTemp(e.name),
+    );
+    const current = readGitattributes(this.guard);
+    const write = current.state === 'edited' || (current.state === 'absent' && options.create);
+    if (leftovers.length === 0 && !write) return null;
+    const state = this.state();
+    return state.withLock(timeoutSeconds, () => {
+      for (const e of leftovers) state.writer.remove(path.join(this.root, e.name));
+      return write ? updateGitattributes(state.writer) : null;
     });
   }
 }

@@ -84,7 +84,8 @@ export class ScenarioStore implements KindContext {
       if (Date.now() >= deadline)
         fail(
           'LOCKED',
-          `${lock.holderText(`candidate ${digest}'s evaluation run`)}; gave up after ${timeoutSeconds}s (see --lock-timeout)`,
+          `${lock.holderText(`candidate ${digest}'s evaluation run`)}; gave up after ${timeoutSeconds}s ` +
+            `(see --lock-timeout)`,
           {lock: file},
         );
       await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
@@ -255,7 +256,8 @@ export class ScenarioStore implements KindContext {
 function refuseUnsigned(store: ScenarioStore, refusal: unknown, after: (error: unknown) => void): void {
   const changed = store.writer.stepFiles().filter((f) => chainTracked(store, f));
   if (changed.length === 0) return;
-  const what = `${store.guard.relative(changed[0]!)}${changed.length > 1 ? ` and ${changed.length - 1} other files` : ''}`;
+  const what =
+    `${store.guard.relative(changed[0]!)}` + `${changed.length > 1 ? ` and ${changed.length - 1} other files` : ''}`;
   if (isAutoctxError(refusal) && refusal.exitCode !== 2) after(refusal);
   const why =
     isAutoctxError(refusal) && refusal.exitCode === 2 && refusal.code !== 'SIGNING_KEY_REQUIRED'
@@ -263,7 +265,9 @@ function refuseUnsigned(store: ScenarioStore, refusal: unknown, after: (error: u
       : '';
   fail(
     'SIGNING_KEY_REQUIRED',
-    `scenario "${store.scenario}" is signed, and this command changes ${what}: every state change in a signed tree is signed and chained; give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config)${why}; nothing was written`,
+    `scenario "${store.scenario}" is signed, and this command changes ${what}: every state change in a ` +
+      `signed tree is signed and chained; give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key ` +
+      `in the user config)${why}; nothing was written`,
     {file: store.guard.relative(changed[0]!)},
   );
 }

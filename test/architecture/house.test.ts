@@ -95,6 +95,53 @@ function houseViolations(files: readonly SourceFile[], kernels = NUMERIC_KERNELS
   return out;
 }
 
+/** The widest a line of code may be, in characters (biome.json's lineWidth). */
+const MAX_COLUMNS = 120;
+/** The folders whose code lines are checked (under the project root), and what is left out of them. */
+const WIDTH_ROOTS = ['src', 'scripts', 'bench', 'bin', 'knowledge-example'];
+const WIDTH_SKIPPED =
+  /(^|\/)node_modules(\/|$)|^test\/fixtures\/|^hosts-e2e\/|^knowledge-example\/knowledge\/|\.generated\./;
+const CODE = /\.(ts|tsx|js|mjs|cjs)$/;
+/**
+ * Files that may hold a line over the width, each with why it cannot be cut. None today: a long string or
+ * template literal is cut into a `+` chain (scripts/split-long-lines.js), a long regular expression is built
+ * from pieces with `new RegExp`, a comment is rewrapped (scripts/rewrap-comments.mjs).
+ */
+const WIDE_FILES: Record<string, string> = {};
+
+interface CodeFile {
+  /** The path relative to the project root, with "/" separators. */
+  rel: string;
+  text: string;
+}
+
+function codeFiles(rel: string): CodeFile[] {
+  if (WIDTH_SKIPPED.test(rel)) return [];
+  const file = path.join(PROJECT_ROOT, rel);
+  if (fs.statSync(file).isDirectory())
+    return fs
+      .readdirSync(file)
+      .sort()
+      .flatMap((e) => codeFiles(`${rel}/${e}`));
+  return CODE.test(rel) ? [{rel, text: fs.readFileSync(file, 'utf8')}] : [];
+}
+
+/** The lines wider than the width, as "path:line: n columns", and listed files with no such line. */
+function wideLines(files: readonly CodeFile[], listed = WIDE_FILES): string[] {
+  const out: string[] = [];
+  const wide = new Set<string>();
+  for (const f of files)
+    f.text.split('\n').forEach((line, i) => {
+      const columns = [...line].length;
+      if (columns <= MAX_COLUMNS) return;
+      wide.add(f.rel);
+      if (listed[f.rel] === undefined) out.push(`${f.rel}:${i + 1}: ${columns} columns (at most ${MAX_COLUMNS})`);
+    });
+  for (const rel of Object.keys(listed))
+    if (!wide.has(rel)) out.push(`${rel} is listed in WIDE_FILES but has no wide line`);
+  return out;
+}
+
 describe('the house rules', () => {
   const files = listing(SRC);
 
@@ -102,6 +149,35 @@ describe('the house rules', () => {
     expect(files.length).toBeGreaterThan(100);
     expect(subfolders(files, 'core').length).toBeGreaterThan(5);
     expect(houseViolations(files)).toEqual([]);
+  });
+
+  it(`hold in ${WIDTH_ROOTS.join(', ')}: lines of at most ${MAX_COLUMNS} columns`, () => {
+    const code = WIDTH_ROOTS.flatMap(codeFiles);
+    expect(code.length).toBeGreaterThan(300);
+    expect(wideLines(code)).toEqual([]);
+  });
+
+  it('the width check counts characters, skips what it must, and lists only files that need it', () => {
+    const line = (n: number, c = 'x') => c.repeat(n);
+    expect(wideLines([{rel: 'src/a.ts', text: `${line(120)}\n${line(40)}\n`}], {})).toEqual([]);
+    expect(wideLines([{rel: 'src/a.ts', text: `ok\n  ${line(119)}\n`}], {})).toEqual([
+      'src/a.ts:2: 121 columns (at most 120)',
+    ]);
+    // A character outside the basic plane is one column, not two UTF-16 units nor four bytes.
+    expect(wideLines([{rel: 'src/a.ts', text: line(120, '\u{1F600}')}], {})).toEqual([]);
+    expect(wideLines([{rel: 'src/a.ts', text: line(121, 'é')}], {'src/a.ts': 'a table'})).toEqual([]);
+    expect(wideLines([{rel: 'src/a.ts', text: 'short'}], {'src/a.ts': 'a table'})).toEqual([
+      'src/a.ts is listed in WIDE_FILES but has no wide line',
+    ]);
+    for (const rel of [
+      'test/fixtures/x.ts',
+      'hosts-e2e/x.js',
+      'knowledge-example/knowledge/x.js',
+      'src/x.generated.ts',
+      'bench/node_modules/y.js',
+    ])
+      expect(WIDTH_SKIPPED.test(rel)).toBe(true);
+    for (const rel of ['test/cli/x.test.ts', 'src/a.ts', 'scripts/b.mjs']) expect(WIDTH_SKIPPED.test(rel)).toBe(false);
   });
 
   it('the check itself catches each kind of violation', () => {

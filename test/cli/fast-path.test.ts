@@ -1,8 +1,8 @@
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
-import {parseFastPath} from '../../src/cli/fast-path.js';
+import {afterAll, beforeAll, describe, expect, it, jest} from '@jest/globals';
+import {parseFastPath, runFastPath} from '../../src/cli/fast-path.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
@@ -31,13 +31,37 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, {recursive: true, force: true}));
 
-function run(knowledge: string, args: string[], fast: boolean) {
-  const r = spawnSync(
-    process.execPath,
-    [path.join(PROJECT_ROOT, 'bin/run.js'), ...args.map((a) => a.replace('{k}', knowledge))],
-    {encoding: 'utf8', env: {...process.env, AUTOCTX_FAST_PATH: fast ? '1' : '0', NO_COLOR: '1'}},
-  );
-  return {status: r.status, stdout: r.stdout.replaceAll(knowledge, '{k}'), stderr: r.stderr};
+/**
+ * One command line with the fast path on or off: through bin/run.js as a process (`ownProcess`), or here, the fast
+ * path's runFastPath (bin/run.js hands a line it declines to oclif) against the built CLI's oclif in this test process.
+ */
+async function run(knowledge: string, args: string[], fast: boolean, ownProcess: boolean) {
+  const argv = args.map((a) => a.replace('{k}', knowledge));
+  const anon = (r: {status: number | null; stdout: string; stderr: string}) => ({
+    status: r.status,
+    stdout: r.stdout.replaceAll(knowledge, '{k}'),
+    stderr: r.stderr,
+  });
+  if (ownProcess) {
+    const r = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...argv], {
+      encoding: 'utf8',
+      env: {...process.env, AUTOCTX_FAST_PATH: fast ? '1' : '0', NO_COLOR: '1'},
+    });
+    return anon(r);
+  }
+  if (!fast) return anon(runCli(argv));
+  let stdout = '';
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  let status: number | null;
+  try {
+    status = await runFastPath(argv);
+  } finally {
+    write.mockRestore();
+  }
+  return status === null ? anon(runCli(argv)) : anon({status, stdout, stderr: ''});
 }
 
 const PREPARE = [
@@ -89,42 +113,50 @@ const sequences: Array<[string, string[][]]> = [
 ];
 
 describe('the fast path of the delivery commands', () => {
-  it.each(sequences)('answers as oclif does, byte for byte, and leaves the same tree: %s', (_name, steps) => {
-    const trees = [true, false].map((fast) => {
-      const k = path.join(dir, `k-${fast}-${Math.random().toString(16).slice(2)}`);
-      fs.cpSync(template, k, {recursive: true});
-      let receipt = '';
-      const out = steps.map((args) => {
-        const r = run(
-          k,
-          args.map((a) => (a === 'RECEIPT' ? receipt : a)),
-          fast,
-        );
-        const id = /"receipt_id":"(bcr_[0-9a-f]{32})"/.exec(r.stdout)?.[1];
-        if (id && !receipt) receipt = id;
-        return r;
-      });
-      return {k, out};
-    });
-    expect(trees[0]!.out).toEqual(trees[1]!.out);
-    expect(trees[0]!.out.every((r) => r.stderr === '' && r.stdout.trim().split('\n').length === 1)).toBe(true);
-    // Receipts hold their times: the trees agree on everything else.
-    const strip = (k: string) => {
-      const folder = path.join(k, '.state/bootstrap/receipts');
-      if (!fs.existsSync(folder)) return [];
-      return fs
-        .readdirSync(folder)
-        .sort()
-        .map((f) => {
-          const {created_at: _c, updated_at: _u, ...rest} = JSON.parse(fs.readFileSync(path.join(folder, f), 'utf8'));
-          return [f, rest];
-        });
-    };
-    expect(strip(trees[0]!.k)).toEqual(strip(trees[1]!.k));
-    fs.rmSync(path.join(trees[0]!.k, '.state'), {recursive: true, force: true});
-    fs.rmSync(path.join(trees[1]!.k, '.state'), {recursive: true, force: true});
-    expect(treeHash(trees[0]!.k)).toBe(treeHash(trees[1]!.k));
-  });
+  // Every sequence here in this process; the first through bin/run.js too, as processes.
+  const cases = [...sequences.map(([name, steps]) => [name, steps, false] as const), [...sequences[0]!, true] as const];
+  it.each(cases)(
+    'answers as oclif does, byte for byte, and leaves the same tree: %s (own processes: %s)',
+    async (_name, steps, ownProcess) => {
+      const trees: Array<{k: string; out: Array<{status: number | null; stdout: string; stderr: string}>}> = [];
+      for (const fast of [true, false]) {
+        const k = path.join(dir, `k-${fast}-${Math.random().toString(16).slice(2)}`);
+        fs.cpSync(template, k, {recursive: true});
+        let receipt = '';
+        const out = [];
+        for (const args of steps) {
+          const r = await run(
+            k,
+            args.map((a) => (a === 'RECEIPT' ? receipt : a)),
+            fast,
+            ownProcess,
+          );
+          const id = /"receipt_id":"(bcr_[0-9a-f]{32})"/.exec(r.stdout)?.[1];
+          if (id && !receipt) receipt = id;
+          out.push(r);
+        }
+        trees.push({k, out});
+      }
+      expect(trees[0]!.out).toEqual(trees[1]!.out);
+      expect(trees[0]!.out.every((r) => r.stderr === '' && r.stdout.trim().split('\n').length === 1)).toBe(true);
+      // Receipts hold their times: the trees agree on everything else.
+      const strip = (k: string) => {
+        const folder = path.join(k, '.state/bootstrap/receipts');
+        if (!fs.existsSync(folder)) return [];
+        return fs
+          .readdirSync(folder)
+          .sort()
+          .map((f) => {
+            const {created_at: _c, updated_at: _u, ...rest} = JSON.parse(fs.readFileSync(path.join(folder, f), 'utf8'));
+            return [f, rest];
+          });
+      };
+      expect(strip(trees[0]!.k)).toEqual(strip(trees[1]!.k));
+      fs.rmSync(path.join(trees[0]!.k, '.state'), {recursive: true, force: true});
+      fs.rmSync(path.join(trees[1]!.k, '.state'), {recursive: true, force: true});
+      expect(treeHash(trees[0]!.k)).toBe(treeHash(trees[1]!.k));
+    },
+  );
 
   it('takes only command lines it understands whole, with --json; the rest go to oclif', () => {
     const ok = (argv: string[]) => parseFastPath(argv) !== null;

@@ -1,7 +1,8 @@
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {afterAll, beforeAll, describe, expect, it, jest} from '@jest/globals';
+import {runFastPath} from '../../src/cli/fast-path.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {runCli} from '../helpers/cli.js';
 import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
@@ -9,7 +10,8 @@ import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
 // Every value-taking flag of every command, as the build's manifest lists them (aliases and single-letter
 // forms included), given with no value: last on the line, or followed by another flag. Each is the user's
 // mistake: exit 2, one line, USAGE, naming the flag, and the knowledge tree untouched. The delivery commands
-// with --json may run without oclif (bin/run.js's fast path): both paths answer the same.
+// with --json may run without oclif (bin/run.js's fast path): both paths answer the same (checked here for every
+// flag, and through bin/run.js as a process for a sample).
 
 interface ManifestFlag {
   name: string;
@@ -94,8 +96,25 @@ describe('a value flag given without its value', () => {
     expect(treeHash(knowledge)).toBe(before);
   });
 
+  // The delivery commands' fast path (src/cli/fast-path.ts) for every value flag, run here: it either declines the
+  // line (bin/run.js then hands it to oclif, whose answer is the one above) or answers exactly as oclif does.
   const delivery = cases.filter(([id]) => id.startsWith('bootstrap:') || id === 'recall');
-  it.each(delivery)('%s %s (%s): bin/run.js answers the same with and without its fast path', (id, flag, token) => {
+  it.each(delivery)('%s %s (%s): the fast path answers as oclif does', async (id, flag, token) => {
+    for (const args of [line(id, flag, ['--json', token]), line(id, flag, [token, '--json'])]) {
+      const oclif = runCli(args);
+      expectUsage(oclif, flag, true);
+      expect(await fastPathAnswer(args, oclif)).toEqual(oclif);
+    }
+    expect(treeHash(knowledge)).toBe(before);
+  });
+
+  // bin/run.js itself, as a process, with and without its fast path: one value flag of each delivery command (a
+  // single-letter spelling among them), in both places on the line.
+  const spawned = [...new Set(delivery.map(([id]) => id))].map(
+    (id) => delivery.find(([i, , token]) => i === id && token !== '--knowledge' && token !== '-k')!,
+  );
+  spawned.push(delivery.find(([, , token]) => token === '-q')!);
+  it.each(spawned)('%s %s (%s): bin/run.js answers the same with and without its fast path', (id, flag, token) => {
     for (const args of [line(id, flag, ['--json', token]), line(id, flag, [token, '--json'])]) {
       const [fast, oclif] = ['1', '0'].map((on) => {
         const r = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...args], {
@@ -110,3 +129,18 @@ describe('a value flag given without its value', () => {
     expect(treeHash(knowledge)).toBe(before);
   });
 });
+
+/** What bin/run.js answers with its fast path on: the fast path's own answer, or `oclif`'s when it declines the line. */
+async function fastPathAnswer(args: string[], oclif: {status: number | null; stdout: string; stderr: string}) {
+  let stdout = '';
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  try {
+    const status = await runFastPath(args);
+    return status === null ? {...oclif} : {status, stdout, stderr: ''};
+  } finally {
+    write.mockRestore();
+  }
+}

@@ -4,6 +4,7 @@ import {beforeAll, describe, expect, it} from '@jest/globals';
 import {openScenario} from '../../src/core/common/store-options.js';
 import {nextReceipt} from '../../src/core/release/release.js';
 import {normalized, scopeView} from '../../src/core/release/registry-view.js';
+import {route} from '../../src/core/release/route.js';
 import {verify} from '../../src/core/common/verify.js';
 import {applyTransition} from '../../src/model/release/release-gate.js';
 import {createReceipt} from '../../src/store/kinds/release/release-receipt.js';
@@ -46,8 +47,9 @@ const states = (k: string, scope = 'global') =>
       r.state,
     ]),
   );
+/** How many of the users routing sends to `digest` (core/release/route, what `autoctx route` answers). */
 const routed = (k: string, digest: string, scope = 'global') =>
-  users.filter((user) => must(k, ['route', '--user', user, '--scope', scope]).bundle_digest === digest).length;
+  users.filter((user) => route({knowledge: k, user, scope}).bundle_digest === digest).length;
 const errors = (k: string) => verify({knowledge: k}).errors.map((e) => e.code);
 const receipts = (k: string, scope = 'global') =>
   must(k, ['release', 'history', '--scope', scope]).receipts as Array<{

@@ -565,6 +565,7 @@ describe('a signed tree', () => {
     // the checks use the history's copy.
     const safe = [
       /^\.gitignore$/,
+      /^\.gitattributes$/,
       /^demo\/(playbook|hints)\.md$/,
       /^demo\/context_bundles\/rollbacks\/approvals\/RBX-\d{14}-[0-9a-f]{8}\.json$/,
       /^demo\/allowed_signers$/,

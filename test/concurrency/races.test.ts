@@ -1,14 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {afterAll, describe, expect, it} from '@jest/globals';
+import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
 import {verify} from '../../src/core/common/verify.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {runCliProcess} from '../helpers/cli.js';
 import {paused, start} from '../helpers/paused-cli.js';
+import {racer, type Racer} from '../helpers/racer.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
 // Concurrent commands never corrupt the tree. Each race is forced with a named pause
-// point (AUTOCTX_PAUSE, the process stops itself there until SIGCONT), then run unforced 50 times.
+// point (AUTOCTX_PAUSE, the process stops itself there until SIGCONT), then run unforced 50 times:
+// each time two processes of their own (two racers, test/helpers/racer.ts, started once and running one
+// command at a time) on a fresh copy of the tree, started together.
 const B = {
   'playbook/playbook.md': 'Be helpful and precise.\n',
   'routing_config/roles.json': '{"model_competitor": "small"}',
@@ -152,14 +155,35 @@ describe('lock order: scenario, campaign, run, state', () => {
 
 describe('races, unforced', () => {
   const RUNS = 50;
+  let a: Racer;
+  let z: Racer;
+  const ran = new Set<number>();
+  beforeAll(() => {
+    a = racer();
+    z = racer();
+  });
+  afterAll(async () => {
+    await Promise.all([a.close(), z.close()]);
+    // Every race was run by the two racers, each a process of its own.
+    expect([...ran].sort()).toEqual([a.pid, z.pid].sort());
+    expect(a.pid).not.toBe(process.pid);
+  });
+  /** Run on one racer, noting which process answered. */
+  const on = async (r: Racer, knowledge: string, args: string[], env: NodeJS.ProcessEnv = {}) => {
+    const answer = await r.run(knowledge, args, env);
+    expect(answer.pid).toBe(r.pid);
+    ran.add(answer.pid);
+    return answer;
+  };
 
   it(`reject B against promote B, ${RUNS} times: the tree verifies and says who won`, async () => {
     const tally = {promoted: 0, rejected: 0};
     for (let i = 0; i < RUNS; i++) {
       const {t, b} = fresh('confirmed');
-      const p = start(t.knowledge, ['promote', b]);
-      const j = start(t.knowledge, ['reject', b, '--rationale', 'race']);
-      const [pr, jr] = await Promise.all([p.done, j.done]);
+      const [pr, jr] = await Promise.all([
+        on(a, t.knowledge, ['promote', b]),
+        on(z, t.knowledge, ['reject', b, '--rationale', 'race']),
+      ]);
       expect(clean(t.knowledge)).toEqual([]);
       const lifecycle = record(t, b).lifecycle;
       if (lifecycle === 'active') {
@@ -182,7 +206,7 @@ describe('races, unforced', () => {
     let already = 0;
     for (let i = 0; i < RUNS; i++) {
       const {t, b} = fresh('confirmed');
-      const rs = await Promise.all([start(t.knowledge, ['promote', b]).done, start(t.knowledge, ['promote', b]).done]);
+      const rs = await Promise.all([on(a, t.knowledge, ['promote', b]), on(z, t.knowledge, ['promote', b])]);
       expect(rs.map((r) => [r.status, r.json.status])).toEqual([
         [0, 'promoted'],
         [0, 'promoted'],
@@ -200,13 +224,20 @@ describe('races, unforced', () => {
 
   it(`reject B during confirm B, ${RUNS} times: the tree verifies and the run tells the truth`, async () => {
     const tally = {rejectedMidRun: 0, confirmedFirst: 0};
+    // The reject starts at ten points spread over an unraced confirm's run in the same racer, the last past its end.
+    const unraced = fresh('proposed');
+    const began = Date.now();
+    const once = confirmArgs(unraced.b, unraced.t.dir);
+    const alone = await on(a, unraced.t.knowledge, once.args, once.env);
+    expect(alone.json.status).toBe('confirmed');
+    const span = Date.now() - began;
     for (let i = 0; i < RUNS; i++) {
       const {t, b} = fresh('proposed');
       const {args, env} = confirmArgs(b, t.dir);
-      const c = start(t.knowledge, args, env);
-      await new Promise((r) => setTimeout(r, (i % 10) * 30));
-      const j = start(t.knowledge, ['reject', b, '--rationale', 'race']);
-      const [cr, jr] = await Promise.all([c.done, j.done]);
+      const c = on(a, t.knowledge, args, env);
+      await new Promise((r) => setTimeout(r, Math.round(((i % 10) / 9) * 1.2 * span)));
+      const j = on(z, t.knowledge, ['reject', b, '--rationale', 'race']);
+      const [cr, jr] = await Promise.all([c, j]);
       expect(clean(t.knowledge)).toEqual([]);
       expect(jr.status).toBe(0);
       expect(record(t, b).lifecycle).toBe('rejected');
@@ -217,7 +248,7 @@ describe('races, unforced', () => {
       }
     }
     counts.push(
-      `reject during confirm: confirm finished first ${tally.confirmedFirst}, rejected under the run ${tally.rejectedMidRun}`,
+      `reject during confirm (a confirm alone: ${span} ms): confirm finished first ${tally.confirmedFirst}, rejected under the run ${tally.rejectedMidRun}`,
     );
   }, 600_000);
 
@@ -228,8 +259,8 @@ describe('races, unforced', () => {
       const {args, env} = confirmArgs(b, t.dir);
       const log = path.join(t.dir, 'fake.log');
       const rs = await Promise.all([
-        start(t.knowledge, args, {...env, FAKE_LOG: log}).done,
-        start(t.knowledge, args, {...env, FAKE_LOG: log}).done,
+        on(a, t.knowledge, args, {...env, FAKE_LOG: log}),
+        on(z, t.knowledge, args, {...env, FAKE_LOG: log}),
       ]);
       expect(rs.map((r) => r.json.status)).toEqual(['confirmed', 'confirmed']);
       expect(rs[0]!.json.comparison).toEqual(rs[1]!.json.comparison);

@@ -20,6 +20,8 @@ import {legacyPairKey} from '../../src/model/index.js';
 const root = tempDir('autoctx-crash-');
 afterAll(() => fs.rmSync(root, {recursive: true, force: true}));
 const covered: string[] = [];
+/** The number of fault points each scenario's uninterrupted run passed. */
+const traced: number[] = [];
 
 const ENV = {FAKE_DELTA: '0.2', FAKE_NOISE: '0.05'};
 const base = writeSource(path.join(root, 'src-base'), {
@@ -66,6 +68,12 @@ function template(name: string, build: (k: string) => void): string {
 const empty = () => template('empty', () => undefined);
 const initialized = () =>
   template('initialized', (k) => expect(cli(k, ['init', '--scenario', 'demo', '--from', base]).status).toBe(0));
+/** A tree made before autoctx wrote a .gitattributes: repair writes it. */
+const withoutAttributes = () =>
+  template('without-attributes', (k) => {
+    fs.cpSync(initialized(), k, {recursive: true});
+    fs.rmSync(path.join(k, '.gitattributes'));
+  });
 const proposed = () =>
   template('proposed', (k) => {
     fs.cpSync(initialized(), k, {recursive: true});
@@ -569,6 +577,7 @@ let crashClean: string | undefined;
 
 const scenarios: Scenario[] = [
   {name: 'init', from: empty, args: () => ['init', '--scenario', 'demo', '--from', base]},
+  {name: 'repair (the .gitattributes an older tree lacks)', from: withoutAttributes, args: () => ['repair']},
   {name: 'propose', from: initialized, args: () => ['propose', '--from', cand, '--run-id', 'crash']},
   {name: 'confirm (trial recording)', from: proposed, args: () => ['confirm', candidate, ...evaluation]},
   {
@@ -773,6 +782,10 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
       .split('\n')
       .map((l) => l.split(' ')[0]!);
     expect(points.length).toBeGreaterThan(1);
+    // Each durable write is traced twice, before and after it, numbered from one without a gap.
+    expect(points).toEqual(points.map((_, i) => `${Math.floor(i / 2) + 1}:${i % 2 === 0 ? 'before' : 'after'}`));
+    const cleanState = state(clean);
+    const crashedAt: string[] = [];
     for (const point of points) {
       const k = fresh();
       const crashed = cli(k, s.args(), {AUTOCTX_FAULT: point});
@@ -787,7 +800,7 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
       const again = cli(k, s.args());
       if (s.rerun) expect([point, s.rerun.includes(again.status!)]).toEqual([point, true]);
       else expect([point, again.status]).toEqual([point, expected.status]);
-      expect([point, state(k)]).toEqual([point, state(clean)]);
+      expect([point, state(k)]).toEqual([point, cleanState]);
       s.after?.(k);
       // A writing command sweeps only the folders it writes into (nothing walks the tree);
       // what the crash left elsewhere verify reports, each file by name, and repair removes. The state
@@ -805,15 +818,23 @@ describe('crash injection: SIGKILL before and after every durable write', () => 
       ]).toEqual([point, [], [...outsideState].sort()]);
       if (left.length > 0) expect([point, cli(k, ['repair']).status]).toEqual([point, 0]);
       expect([point, temps(k)]).toEqual([point, []]);
-      expect([point, verify({knowledge: k}).warnings.filter((w) => w.code === 'LEFTOVER_TEMP')]).toEqual([point, []]);
+      // Without a repair the tree is the one verified just above: its answer stands.
+      const repaired = left.length > 0 ? verify({knowledge: k}) : after;
+      expect([point, repaired.warnings.filter((w) => w.code === 'LEFTOVER_TEMP')]).toEqual([point, []]);
+      crashedAt.push(point);
       covered.push(`${s.name} ${point}`);
       fs.rmSync(path.dirname(k), {recursive: true, force: true});
     }
+    // Every fault point the uninterrupted run passed was crashed at, each once.
+    expect(crashedAt).toEqual(points);
+    traced.push(points.length);
   });
 
   it('covered every fault point of every command', () => {
     // Listed for the record (the closing note quotes the count).
     process.stdout.write(`crash injection: ${covered.length} fault points covered\n`);
     expect(covered.length).toBeGreaterThan(50);
+    expect(traced).toHaveLength(scenarios.length);
+    expect(covered).toHaveLength(traced.reduce((a, b) => a + b, 0));
   });
 });

@@ -19,6 +19,10 @@ const SAFE_TO_LOSE: Array<[RegExp, string]> = [
     'the root .gitignore: trees the Python implementation writes have none, and any writing command or repair writes it',
   ],
   [
+    /^\.gitattributes$/,
+    'the root .gitattributes: trees made before autoctx wrote it have none; its loss is a warning (GITATTRIBUTES_MISSING) and repair writes it',
+  ],
+  [
     /^demo\/(playbook|hints)\.md$/,
     'mirrors of the active bundle, for people and legacy readers: repair rewrites them from the manifest',
   ],

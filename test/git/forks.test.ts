@@ -95,10 +95,17 @@ describe('histories that fork visibly under git merges', () => {
       const added = after.filter((f) => !before.includes(f));
       const {found, exit} = diverged(knowledge);
       expect(exit).toBe(8);
-      expect(found.map((e) => e.file).sort()).toEqual(added);
+      // The fork in the parent's history, named by both entries.
+      const fork = found.filter((e) => e.file.includes('/record_history/'));
+      expect(fork.map((e) => e.file).sort()).toEqual(added);
+      for (const e of fork) for (const f of added) expect(e.message).toContain(f);
+      // And the promotion that never served, with its record (verify's check of the pointer's history).
+      const moves = found.filter((e) => !e.file.includes('/record_history/')).map((e) => e.file);
+      expect(moves).toHaveLength(2);
+      expect(moves.filter((f) => new RegExp(`/candidates/(${x}|${y})/record\\.json$`).test(f))).toHaveLength(1);
+      expect(moves.filter((f) => /\/promotions\/[0-9a-f]+\.json$/.test(f))).toHaveLength(1);
       for (const e of found) {
-        for (const f of added) expect(e.message).toContain(f);
-        expect(e.message).toContain('autoctx reconcile');
+        expect(e.message).toContain("keep one side's knowledge/");
         expect(e.message).not.toMatch(/interrupted|cut short/);
       }
     }, 60_000);
@@ -124,12 +131,12 @@ describe('histories that fork visibly under git merges', () => {
       expect(found.map((e) => e.file).sort()).toEqual(files);
       for (const e of found) {
         for (const f of files) expect(e.message).toContain(f);
-        expect(e.message).toContain('autoctx reconcile');
+        expect(e.message).toContain("keep one side's knowledge/");
       }
       // A command that reads the receipts refuses the fork too, and names the way out.
       const listed = runCliProcess(['release', 'history', '--knowledge', knowledge, '--json']);
       expect(listed.status).toBe(8);
-      expect(listed.json.error.message).toContain('autoctx reconcile');
+      expect(listed.json.error.message).toContain("keep one side's knowledge/");
     }, 60_000);
   }
 
@@ -147,7 +154,7 @@ describe('histories that fork visibly under git merges', () => {
     const {found, exit} = diverged(knowledge);
     expect(exit).toBe(8);
     expect(found.map((e) => e.file).sort()).toEqual(files);
-    for (const e of found) expect(e.message).toContain('autoctx reconcile');
+    for (const e of found) expect(e.message).toContain("keep one side's knowledge/");
   }, 60_000);
 
   it('two handoff revisions, merged taking theirs: both revisions are kept (release-notes@2 of neither side is lost), and verify fails with DIVERGED naming both', () => {
@@ -176,7 +183,7 @@ describe('histories that fork visibly under git merges', () => {
     const second = files.filter((f) => JSON.parse(fs.readFileSync(path.join(k0, f), 'utf8')).revision === 2);
     expect(found.map((e) => e.file).filter((f) => f.includes('/handoffs/'))).toEqual(second.sort());
     expect(found.filter((e) => e.file.includes('/curation_history/'))).toHaveLength(2);
-    for (const e of found) expect(e.message).toContain('autoctx reconcile');
+    for (const e of found) expect(e.message).toContain("keep one side's knowledge/");
   }, 60_000);
 
   it('one branch only, merged: no fork, verify clean (a history appended on one side is an ordinary fast-forward)', () => {

@@ -86,6 +86,7 @@ export const FILE_KINDS: Record<string, RegExp> = {
   'harness runtime file': /\/runtime\/[0-9a-f]{64}\/harness\/[^/]+$/,
   'superseded plan': /\/superseded_plans\/[0-9a-f]{64}\.json$/,
   'negative result ledger copy': /\/negative_result_ledgers\/context-bundle-[0-9a-f]{64}\.json$/,
+  gitattributes: /^\.gitattributes$/,
 };
 
 /** The document kinds of schemas/: every schema but the commands' results and the shared definitions. */

@@ -51,18 +51,38 @@ export interface Tree {
 /** A fresh knowledge tree with a baseline, and helpers to run the CLI on it. */
 export function makeTree(): Tree {
   const dir = tempDir('autoctx-pipeline-');
-  const knowledge = path.join(dir, 'knowledge');
-  const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli([...args, '--knowledge', knowledge, '--json'], {env});
   const src = writeSource(path.join(dir, 'baseline'), {
     'playbook/playbook.md': 'Be helpful.\n',
     'routing_config/roles.json': '{"model_competitor": "small"}',
   });
-  const init = cli(['init', '--scenario', 'demo', '--from', src]);
+  const init = runCli([
+    'init',
+    '--scenario',
+    'demo',
+    '--from',
+    src,
+    '--knowledge',
+    path.join(dir, 'knowledge'),
+    '--json',
+  ]);
   if (init.status !== 0) throw new Error(init.stdout + init.stderr);
+  return treeIn(dir, init.json.bundle_digest);
+}
+
+/** A copy of a tree (its folder, knowledge and sources), for a test that starts where another's setup ended. */
+export function cloneTree(from: Tree): Tree {
+  const dir = tempDir('autoctx-pipeline-');
+  fs.cpSync(from.dir, dir, {recursive: true});
+  return treeIn(dir, from.baseline);
+}
+
+function treeIn(dir: string, baseline: string): Tree {
+  const knowledge = path.join(dir, 'knowledge');
+  const cli = (args: string[], env?: NodeJS.ProcessEnv) => runCli([...args, '--knowledge', knowledge, '--json'], {env});
   return {
     dir,
     knowledge,
-    baseline: init.json.bundle_digest,
+    baseline,
     propose(name, files, runId = name) {
       const s = writeSource(path.join(dir, name), files);
       const r = cli(['propose', '--from', s, '--run-id', runId]);
@@ -99,14 +119,14 @@ export function calls(dir: string): string[] {
   return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').filter(Boolean) : [];
 }
 
-/** Fresh trees for each test of a file, removed after each test. */
-export function useTrees(): () => Tree {
+/** Fresh trees (or copies of `from`) for each test of a file, removed after each test. */
+export function useTrees(): (from?: Tree) => Tree {
   const trees: Tree[] = [];
   afterEach(() => {
     for (const t of trees.splice(0)) fs.rmSync(t.dir, {recursive: true, force: true});
   });
-  return () => {
-    const t = makeTree();
+  return (from) => {
+    const t = from ? cloneTree(from) : makeTree();
     trees.push(t);
     return t;
   };

@@ -14,6 +14,7 @@ const LONGEST = [
   'cli/signing',
   'concurrency/concurrency',
   'memory/large-component',
+  'git/diverged',
 ];
 
 const rank = (file) => {

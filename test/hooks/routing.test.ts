@@ -1,8 +1,9 @@
-import {spawnSync} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
+import {route} from '../../src/core/release/route.js';
+import {runHook} from '../../src/hooks/run.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {runCli} from '../helpers/cli.js';
 import {evalArgs, fakeEnv} from '../helpers/pipeline.js';
@@ -11,11 +12,10 @@ import {hookCase} from '../helpers/hook-case.js';
 
 /**
  * Delivery follows routing, pinned per session, through the
- * hook as the hosts run it: a session in the canary's share gets the canary's
+ * hook's own entry as the hosts call it: a session in the canary's share gets the canary's
  * curated context, and keeps its bundle for the rest of the session when the
  * canary is pulled; a new session is routed afresh.
  */
-const HOOK = path.join(PROJECT_ROOT, 'bin/autoctx-hook.js');
 const FIXTURES = path.join(PROJECT_ROOT, 'test/fixtures/hosts');
 const ACTIVE_PLAYBOOK = 'Check the sync icon first.\n';
 const CANARY_PLAYBOOK = 'Check the sync icon, then the quota page.\n';
@@ -78,42 +78,61 @@ beforeAll(() => {
 
 const setup = (_host: string) => hookCase(dir, template);
 
-function hook(
+/**
+ * One hook run, on the hook's own entry (src/hooks/run.ts's runHook: the host's event on stdin, the environment, the one
+ * line it writes), in this process: what it delivers, or null. The hook as a process (exit 0, one line, the diagnostic
+ * on stderr) is test/hooks/contract.test.ts's; here, which bundle's context a session gets.
+ */
+async function hook(
   host: string,
   event: 'session-start' | 'user-prompt-submit',
   s: ReturnType<typeof setup>,
   fields: Record<string, unknown>,
   env: NodeJS.ProcessEnv = {},
-): string | null {
+): Promise<string | null> {
   const shape = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${host}.${event}.json`), 'utf8'));
-  const r = spawnSync(process.execPath, [HOOK, event, '--host', host], {
-    input: JSON.stringify({...shape, cwd: s.project, ...fields}),
-    encoding: 'utf8',
-    env: {...s.env, ...env},
-  });
-  expect(r.status).toBe(0);
-  if (r.stdout === '') {
-    // Nothing delivered: keep the hook's one diagnostic line (its outcome and elapsed time) for a failure to name.
-    diagnostics.push(`${event} ${String(fields.session_id)}: ${r.stderr.trim() || '(no diagnostic: a quiet outcome)'}`);
+  const all = {...s.env, ...env};
+  // $AUTOCTX_USER is read from the process's own environment (src/hooks/host-io.ts's hookUser), as the hook sees it.
+  const saved = process.env.AUTOCTX_USER;
+  if (all.AUTOCTX_USER === undefined) delete process.env.AUTOCTX_USER;
+  else process.env.AUTOCTX_USER = all.AUTOCTX_USER;
+  let out = '';
+  let result: Awaited<ReturnType<typeof runHook>>;
+  try {
+    result = await runHook([event, '--host', host], {
+      stdin: JSON.stringify({...shape, cwd: s.project, ...fields}),
+      env: all,
+      write: (line) => {
+        out += line;
+      },
+    });
+  } finally {
+    if (saved === undefined) delete process.env.AUTOCTX_USER;
+    else process.env.AUTOCTX_USER = saved;
+  }
+  if (out === '') {
+    // Nothing delivered: keep the hook's outcome for a failure to name.
+    diagnostics.push(`${event} ${String(fields.session_id)}: ${JSON.stringify(result)}`);
     return null;
   }
-  return JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string;
+  expect(out.endsWith('\n') && out.split('\n').length === 2).toBe(true);
+  return JSON.parse(out).hookSpecificOutput.additionalContext as string;
 }
 
 const diagnostics: string[] = [];
 
 /** The context a hook run delivered; a run that delivered nothing fails naming the hook's own diagnostic. */
-function delivered(...args: Parameters<typeof hook>): string {
-  const context = hook(...args);
+async function delivered(...args: Parameters<typeof hook>): Promise<string> {
+  const context = await hook(...args);
   if (context === null) throw new Error(`the hook delivered nothing: ${diagnostics.at(-1)}`);
   return context;
 }
 
-/** A session id routing puts in the canary (or outside it), as `autoctx route --session` says. */
+/** A session id routing puts in the canary (or outside it), as core/release/route (`autoctx route --session`) says. */
 function sessionWhere(knowledge: string, inCanary: boolean, prefix: string): string {
   for (let i = 0; i < 200; i++) {
     const id = `${prefix}-${i}`;
-    if ((must(knowledge, ['route', '--session', id]).state === 'CANARY') === inCanary) return id;
+    if ((route({knowledge, session: id}).state === 'CANARY') === inCanary) return id;
   }
   throw new Error('no such session in 200 tries');
 }
@@ -127,14 +146,14 @@ const hostState = (knowledge: string, host: string, session: string) =>
   );
 
 describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned per session', (host) => {
-  it("gives a canary session the canary's curated context and an ACTIVE session the active one, recorded with the receipt and the host state", () => {
+  it("gives a canary session the canary's curated context and an ACTIVE session the active one, recorded with the receipt and the host state", async () => {
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'in');
     const outside = sessionWhere(s.knowledge, false, 'out');
-    const canary = delivered(host, 'session-start', s, {session_id: inside, source: 'startup'});
+    const canary = await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'});
     expect(canary).toContain(CANARY_PLAYBOOK.trim());
     expect(canary).not.toContain(ACTIVE_PLAYBOOK.trim());
-    const active = delivered(host, 'session-start', s, {session_id: outside, source: 'startup'});
+    const active = await delivered(host, 'session-start', s, {session_id: outside, source: 'startup'});
     expect(active).toContain(ACTIVE_PLAYBOOK.trim());
     expect(active).not.toContain(CANARY_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, inside).routing).toMatchObject({
@@ -149,58 +168,64 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     expect(receipts.map((r) => r.routing.version).sort()).toEqual(['v1', 'v2']);
   });
 
-  it('keeps a session on its bundle when the canary is pulled mid-session; a new session is routed afresh', () => {
+  it('keeps a session on its bundle when the canary is pulled mid-session; a new session is routed afresh', async () => {
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'pin');
-    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
+    expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
       CANARY_PLAYBOOK.trim(),
     );
     must(s.knowledge, ['release', 'transition', 'v2', '--to', 'DEPRECATED', '--rationale', 'pull the canary']);
     // The prompts, and a cleared context, of the same session: still the canary's bundle. (The first prompt
     // drops what the session start delivered whole, so the playbook comes back from the second.)
-    const first = hook(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'the quota page'});
+    const first = await hook(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'the quota page'});
     expect(first ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
-    const second = delivered(host, 'user-prompt-submit', s, {
+    const second = await delivered(host, 'user-prompt-submit', s, {
       session_id: inside,
       prompt: 'check the sync icon, then the quota page',
     });
     expect(second).toContain(CANARY_PLAYBOOK.trim());
     expect(second).not.toContain(ACTIVE_PLAYBOOK.trim());
-    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'clear'})).toContain(
+    expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'clear'})).toContain(
       CANARY_PLAYBOOK.trim(),
     );
     // The same id would be in the share, but there is no canary now: a new session gets ACTIVE.
-    expect(delivered(host, 'session-start', s, {session_id: `${inside}-new`, source: 'startup'})).toContain(
+    expect(await delivered(host, 'session-start', s, {session_id: `${inside}-new`, source: 'startup'})).toContain(
       ACTIVE_PLAYBOOK.trim(),
     );
     expect(must(s.knowledge, ['route', '--session', inside]).state).toBe('ACTIVE');
   });
 
-  it('keeps a session on its ACTIVE bundle through an ordinary rollback, and moves it at the next hook after an emergency rollback of that bundle', () => {
+  it('keeps a session on its ACTIVE bundle through an ordinary rollback, and moves it at the next hook after an emergency rollback of that bundle', async () => {
     const s = setup(host);
     must(s.knowledge, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
     const session = 'rolled-back-session';
-    expect(delivered(host, 'session-start', s, {session_id: session, source: 'startup'})).toContain(
+    expect(await delivered(host, 'session-start', s, {session_id: session, source: 'startup'})).toContain(
       CANARY_PLAYBOOK.trim(),
     );
     must(s.knowledge, ['rollback', '--rationale', 'ordinary']);
-    const pinned = hook(host, 'user-prompt-submit', s, {session_id: session, prompt: 'check the sync icon first'});
+    const pinned = await hook(host, 'user-prompt-submit', s, {
+      session_id: session,
+      prompt: 'check the sync icon first',
+    });
     expect(pinned ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, session).routing).toMatchObject({version: 'v2'});
     must(s.knowledge, ['rollback', '--rationale', 'forward again']);
     must(s.knowledge, ['rollback', '--emergency', '--rationale', 'v2 leaks', '--actor', 'oncall']);
-    const after = delivered(host, 'user-prompt-submit', s, {session_id: session, prompt: 'check the sync icon first'});
+    const after = await delivered(host, 'user-prompt-submit', s, {
+      session_id: session,
+      prompt: 'check the sync icon first',
+    });
     expect(after).toContain(ACTIVE_PLAYBOOK.trim());
     expect(after).not.toContain(CANARY_PLAYBOOK.trim());
-    expect(delivered(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(
+    expect(await delivered(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(
       ACTIVE_PLAYBOOK.trim(),
     );
   });
 
-  it("moves a session off its pinned canary when the canary's bundle is rejected: a rejected bundle never serves", () => {
+  it("moves a session off its pinned canary when the canary's bundle is rejected: a rejected bundle never serves", async () => {
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'rejected');
-    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
+    expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
       CANARY_PLAYBOOK.trim(),
     );
     must(s.knowledge, [
@@ -209,16 +234,16 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
       '--rationale',
       'it leaks',
     ]);
-    const after = delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
+    const after = await delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
     expect(after).toContain(ACTIVE_PLAYBOOK.trim());
     expect(after).not.toContain(CANARY_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, inside).routing).toMatchObject({version: 'v1', state: 'ACTIVE'});
   });
 
-  it('moves a session off its pinned canary when a promotion ends that canary as stale; a canary pulled by hand keeps its sessions', () => {
+  it('moves a session off its pinned canary when a promotion ends that canary as stale; a canary pulled by hand keeps its sessions', async () => {
     const s = setup(host);
     const inside = sessionWhere(s.knowledge, true, 'stale');
-    expect(delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
+    expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
       CANARY_PLAYBOOK.trim(),
     );
     // Another candidate, confirmed against v1 as well, is promoted: v2's evidence (a comparison with v1) is stale, its
@@ -247,13 +272,13 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
     expect(
       must(s.knowledge, ['release', 'show', 'v2']).states.find((x: {scope: string}) => x.scope === 'global').state,
     ).toBe('DEPRECATED');
-    const after = delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
+    const after = await delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
     expect(after).toContain('Check the sync icon, then restart.');
     expect(after).not.toContain(CANARY_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, inside).routing).toMatchObject({bundle_digest: next, state: 'ACTIVE'});
   });
 
-  it('routes by the registry in force when the file lags its receipt (a transition cut short), and pins that choice', () => {
+  it('routes by the registry in force when the file lags its receipt (a transition cut short), and pins that choice', async () => {
     const s = setup(host);
     must(s.knowledge, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back to shadow']);
     const args = [
@@ -283,21 +308,21 @@ describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned pe
       JSON.parse(fs.readFileSync(path.join(s.knowledge, 'demo/context_bundles/releases/registry/global.json'), 'utf8'))
         .releases.v2.state,
     ).toBe('SHADOW');
-    const context = delivered(host, 'session-start', s, {session_id: 'behind', source: 'startup'});
+    const context = await delivered(host, 'session-start', s, {session_id: 'behind', source: 'startup'});
     expect(context).toContain(CANARY_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, 'behind').routing).toMatchObject({version: 'v2', state: 'CANARY'});
   });
 
-  it('routes by the user when $AUTOCTX_USER names one, before the session id', () => {
+  it('routes by the user when $AUTOCTX_USER names one, before the session id', async () => {
     const s = setup(host);
     const user = (() => {
       for (let i = 0; i < 200; i++)
-        if (must(s.knowledge, ['route', '--user', `u-${i}`]).state === 'CANARY') return `u-${i}`;
+        if (route({knowledge: s.knowledge, user: `u-${i}`}).state === 'CANARY') return `u-${i}`;
       throw new Error('no canary user');
     })();
     const outside = sessionWhere(s.knowledge, false, 'user');
     expect(
-      delivered(host, 'session-start', s, {session_id: outside, source: 'startup'}, {AUTOCTX_USER: user}),
+      await delivered(host, 'session-start', s, {session_id: outside, source: 'startup'}, {AUTOCTX_USER: user}),
     ).toContain(CANARY_PLAYBOOK.trim());
     expect(hostState(s.knowledge, host, outside).routing).toMatchObject({version: 'v2', state: 'CANARY'});
   });

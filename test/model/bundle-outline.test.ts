@@ -102,11 +102,11 @@ describe('the manifest fast path', () => {
       pretty.replace('"one"', '"tmp"').replace('"two"', '"one"').replace('"tmp"', '"two"'),
       pretty.replace('"schema_version": 1', '"schema_version": 1.5'),
     ];
-    for (const [i, c] of cases.entries()) {
+    for (const c of cases) {
       const bytes = Buffer.from(c, 'utf8');
       expect([c, outlineFromBytes(bytes, b.digest)]).toEqual([c, null]);
-      // A key given twice with the same text is valid JSON (the last one counts): the general reader takes it.
-      expect(general(bytes, b.digest)).toEqual(i === 0 ? outlineOf(b) : 'refused');
+      // A key given twice, even with the same text, cannot be canonical: the general reader refuses it too.
+      expect(general(bytes, b.digest)).toEqual('refused');
     }
     expect(outlineFromBytes(Buffer.from(pretty, 'utf8'), b.digest)).toEqual(outlineOf(b));
   });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from '@jest/globals';
+import {runCli} from '../helpers/cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
@@ -28,15 +29,24 @@ function setup(): {t: Tree; c: string; tmp: string; script: (name: string, body:
   };
   return {t, c, tmp, script};
 }
-/** confirm with a per-arm evaluator command, as its own process. */
-function confirm(t: Tree, c: string, evaluator: string, tmp: string, extra: string[] = []) {
+/**
+ * confirm with a per-arm evaluator command, on the built CLI in this test process (test/helpers/cli.ts); with
+ * `ownProcess`, as a process of its own, for what only a process shows (its process group, its pid, its timing).
+ */
+function confirm(t: Tree, c: string, evaluator: string, tmp: string, extra: string[] = [], ownProcess = false) {
   const args = evalArgs(extra, false).map((x, i, all) => (all[i - 1] === '--evaluator' ? evaluator : x));
   const started = Date.now();
-  const r = spawnSync(
-    process.execPath,
-    [path.join(PROJECT_ROOT, 'bin/run.js'), 'confirm', c, ...args, '--knowledge', t.knowledge, '--json'],
-    {encoding: 'utf8', timeout: 60_000, env: {...process.env, ...fakeEnv(t.dir), TMPDIR: tmp}},
-  );
+  const line = ['confirm', c, ...args, '--knowledge', t.knowledge, '--json'];
+  const env = {...fakeEnv(t.dir), TMPDIR: tmp};
+  if (!ownProcess) {
+    const r = runCli(line, {env});
+    return {status: r.status, json: r.json, ms: Date.now() - started};
+  }
+  const r = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/run.js'), ...line], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: {...process.env, ...env},
+  });
   let json: any;
   try {
     json = JSON.parse(r.stdout);
@@ -131,7 +141,7 @@ describe('timeouts are hard', () => {
   it('an evaluator whose setsid grandchild holds its stdout does not keep autoctx waiting past its timeout', () => {
     const {t, c, tmp} = setup();
     const marker = `${60 + Math.random()}`.slice(0, 8);
-    const r = confirm(t, c, `setsid sleep ${marker} & exec sleep ${marker}`, tmp, ['--timeout', '1']);
+    const r = confirm(t, c, `setsid sleep ${marker} & exec sleep ${marker}`, tmp, ['--timeout', '1'], true);
     try {
       expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_FAILED']);
       expect(r.ms).toBeLessThan(10_000); // timeout 1 s, the group ended, pipes read for one more second at most
@@ -190,7 +200,8 @@ describe('timeouts are hard', () => {
         acquired_at: 'x',
       }),
     );
-    const r = confirm(t, c, `node ${path.join(PROJECT_ROOT, 'test/fixtures/evaluators/fake.js')}`, tmp);
+    // its own process: the live folder's owner is this test process, which an in-process run would be
+    const r = confirm(t, c, `node ${path.join(PROJECT_ROOT, 'test/fixtures/evaluators/fake.js')}`, tmp, [], true);
     expect(r.json.status).toBe('confirmed');
     expect(fs.readdirSync(tmp)).toEqual(['autoctx-bundles-alive1']);
   });

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {describe, expect, it} from '@jest/globals';
+import {afterAll, describe, expect, it} from '@jest/globals';
 import {prettyJson} from '../../src/canonical/index.js';
 import {planBindingDigest, boundPlanFrom} from '../../src/model/evaluation/evaluator-plan.js';
 import {createMatchedTrial, evidenceSeal, sortEvidence, type MatchedTrial} from '../../src/model/evaluation/trial.js';
 import {evaluateMatchedTrials} from '../../src/model/evaluation/comparison.js';
 import {createBundle} from '../../src/model/bundle/bundle.js';
 import {executionKey} from '../../src/model/rollback/rollback-execution.js';
-import {evalArgs, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
+import {evalArgs, fakeEnv, makeTree, useTrees, type Tree} from '../helpers/pipeline.js';
 import {copySampleKnowledge, treeHash} from '../helpers/tree.js';
 import {runCli} from '../helpers/cli.js';
 
@@ -45,6 +45,28 @@ function rejected(t: Tree, name = 'w'): string {
   expect(t.cli(['confirm', c, ...evalArgs()], worse(t)).json.status).toBe('rejected');
   return c;
 }
+
+/** Setup built once for the file (`build` on a fresh tree), then copied for each test that starts from it. */
+const templates: string[] = [];
+afterAll(() => templates.forEach((d) => fs.rmSync(d, {recursive: true, force: true})));
+function startingFrom<T>(build: (t: Tree) => T): () => T & {t: Tree} {
+  let made: {t: Tree; value: T} | undefined;
+  return () => {
+    if (!made) {
+      const t = makeTree();
+      templates.push(t.dir);
+      made = {t, value: build(t)};
+    }
+    return {...made.value, t: tree(made.t)};
+  };
+}
+/** A tree with B confirmed. */
+const withB = startingFrom((t) => ({b: confirmed(t)}));
+/** A tree with B confirmed, then W rejected. */
+const withBW = startingFrom((t) => {
+  const b = confirmed(t);
+  return {b, w: rejected(t)};
+});
 
 describe('§1 evidence bound to its plan: the stopping rule', () => {
   it('a planned unit appended after the decision stopped asking for its lane, resealed and replayed consistently, is not what a run records', () => {
@@ -96,8 +118,7 @@ describe('§1 evidence bound to its plan: the stopping rule', () => {
 
 describe('§1 a decided record has every file it was decided from', () => {
   it('a confirmed candidate that lost its seal: MISSING_SEAL naming both files; promote refuses; repair fills nothing in', () => {
-    const t = tree();
-    const b = confirmed(t);
+    const {t, b} = withB();
     fs.rmSync(t.file(`candidates/${b}/evidence_seal.json`));
     const v = verifyOf(t);
     expect([v.status, v.errors]).toEqual([8, ['MISSING_SEAL evidence_seal.json', 'MISSING_SEAL record.json']]);
@@ -111,9 +132,7 @@ describe('§1 a decided record has every file it was decided from', () => {
   });
 
   it("the active candidate's whole folder deleted, and a rejected candidate's folder with its ledger copy: MISSING_CANDIDATE", () => {
-    const t = tree();
-    const b = confirmed(t);
-    const w = rejected(t);
+    const {t, b, w} = withBW();
     expect(t.cli(['promote', b]).json.status).toBe('promoted');
     fs.rmSync(t.file(`candidates/${b}`), {recursive: true});
     fs.rmSync(t.file(`candidates/${w}`), {recursive: true});
@@ -130,8 +149,7 @@ describe('§1 a decided record has every file it was decided from', () => {
       ['manifest_diff.json', 'MISSING_DIFF'],
       ['record.json', 'MISSING_CANDIDATE'],
     ] as const) {
-      const t = tree();
-      const b = confirmed(t);
+      const {t, b} = withB();
       fs.rmSync(t.file(`candidates/${b}/${file}`));
       const v = verifyOf(t);
       expect([file, v.status, v.errors]).toEqual([file, 8, expect.arrayContaining([`${code} ${file}`])]);
@@ -268,8 +286,7 @@ describe('§1 trees written by the Python implementation', () => {
   );
 
   it('an autoctx candidate whose plan has additions is never accepted without its seal', () => {
-    const t = tree();
-    const b = confirmed(t);
+    const {t, b} = withB();
     expect(json(t, `candidates/${b}/evaluator_plan.json`).additions).toBeDefined();
     fs.rmSync(t.file(`candidates/${b}/evidence_seal.json`));
     expect(verifyOf(t).notes).toEqual([]);
@@ -293,9 +310,7 @@ describe('§2 the pointer has a history', () => {
   });
 
   it('a hand-edited rollback_target_digest: verify names it, and autoctx rollback refuses instead of serving W', () => {
-    const t = tree();
-    const b = confirmed(t);
-    const w = rejected(t);
+    const {t, b, w} = withBW();
     expect(t.cli(['promote', b]).json.status).toBe('promoted');
     write(t, 'active.json', {...json(t, 'active.json'), rollback_target_digest: w});
     expect(verifyOf(t).errors).toContain('POINTER_NOT_RECORDED active.json');
@@ -306,9 +321,7 @@ describe('§2 the pointer has a history', () => {
   });
 
   it('a recorded rollback whose target never served before is ROLLBACK_NOT_SERVED', () => {
-    const t = tree();
-    const b = confirmed(t);
-    const w = rejected(t);
+    const {t, b, w} = withBW();
     expect(t.cli(['promote', b]).json.status).toBe('promoted');
     expect(t.cli(['rollback', '--rationale', 'back']).status).toBe(0);
     // Rewrite the rollback record and the pointer consistently, to restore W instead of the baseline.

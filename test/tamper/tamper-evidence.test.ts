@@ -94,6 +94,8 @@ afterAll(() => {
  * byte), to keep the suite's time: their trees are signed (each verify runs ssh-keygen) or built for them alone.
  */
 const EXTRA_STRIDE = 13;
+/** The stride the root's .gitattributes is flipped at (see the test). */
+const ATTRIBUTES_STRIDE = 11;
 
 /**
  * The files of `knowledge` (relative to it) of the kinds the full tree lacks (test/helpers/kind-trees.ts),
@@ -122,10 +124,16 @@ describe('tamper evidence', () => {
         /evidence_seal\.json$/,
       ])
         expect(rel.some((r) => want.test(r))).toBe(true);
+      // The root's .gitattributes is read outside verify's steps, so each flip of it runs verify whole: it is
+      // flipped at every ATTRIBUTES_STRIDE-th byte (autoctx's block is compared byte for byte, every byte alike).
+      const attributes = path.join(t.knowledge, '.gitattributes');
+      expect(files).toContain(attributes);
       // Two workers, each with about half of the bytes.
       const halves: [string[], string[]] = [[], []];
       const size: [number, number] = [0, 0];
-      for (const f of [...files].sort((x, y) => fs.statSync(y).size - fs.statSync(x).size)) {
+      for (const f of [...files.filter((f) => f !== attributes)].sort(
+        (x, y) => fs.statSync(y).size - fs.statSync(x).size,
+      )) {
         const i = size[0] <= size[1] ? 0 : 1;
         halves[i].push(f);
         size[i] += fs.statSync(f).size;
@@ -137,7 +145,11 @@ describe('tamper evidence', () => {
         return copy;
       });
       const inCopy = (i: number) => halves[i]!.map((f) => path.join(copies[i]!, path.relative(t.knowledge, f)));
-      const [x0, y0] = await Promise.all([runWorker(copies[0]!, inCopy(0)), runWorker(copies[1]!, inCopy(1))]);
+      const strided: Array<[string, number]> = [[path.join(copies[1]!, '.gitattributes'), ATTRIBUTES_STRIDE]];
+      const [x0, y0] = await Promise.all([
+        runWorker(copies[0]!, inCopy(0)),
+        runWorker(copies[1]!, [...inCopy(1), ...strided]),
+      ]);
       // The kinds the full tree lacks, from the trees that hold them: the Python-written tree autoctx moved on from,
       // signed
       // (foreign_moves/, the signed state chain), and the tree with a causal attribution and a stale marker.
@@ -156,7 +168,7 @@ describe('tamper evidence', () => {
         runWorker(foreign.knowledge, extra[0], foreign.anchor),
         runWorker(markers.knowledge, extra[1]),
       ]);
-      const extraBytes = [...extra[0], ...extra[1]].reduce(
+      const extraBytes = [...extra[0], ...extra[1], [attributes, ATTRIBUTES_STRIDE] as const].reduce(
         (n, [f, step]) => n + Math.ceil(fs.statSync(f).size / step),
         0,
       );

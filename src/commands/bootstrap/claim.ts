@@ -6,7 +6,8 @@ import {claim} from '../../core/delivery/bootstrap.js';
 export default class BootstrapClaim extends WritingCommand {
   static override summary = 'Claim a pending delivery receipt once: injected (before showing the package) or failed.';
   static override description =
-    'A second injected claim is refused with RECEIPT_ALREADY_CLAIMED (exit 6), even when the receipt is already injected; an unknown receipt is exit 2.';
+    'A second injected claim is refused with RECEIPT_ALREADY_CLAIMED (exit 6), even when the receipt is ' +
+    'already injected; an unknown receipt is exit 2.';
   static override examples = [
     '<%= config.bin %> bootstrap claim bcr_0123456789abcdef0123456789abcdef --outcome injected',
   ];

@@ -9,9 +9,14 @@ export default class BootstrapPrepare extends WritingCommand {
   static override summary =
     'Render the bootstrap package and record a delivery receipt (in knowledge/.state, never committed).';
   static override description =
-    'Off unless --enabled: a disabled request is skipped. A ready package has a pending receipt, which the host claims (bootstrap claim) before it shows the package. With --event-id, a retry of the same event returns the same package and receipt while pending, and skipped after it was claimed; the same event with another byte limit, lifecycle, integration or handoff is refused. Ready, empty and skipped all exit 0.';
+    'Off unless --enabled: a disabled request is skipped. A ready package has a pending receipt, which ' +
+    'the host claims (bootstrap claim) before it shows the package. With --event-id, a retry of the same ' +
+    'event returns the same package and receipt while pending, and skipped after it was claimed; the ' +
+    'same event with another byte limit, lifecycle, integration or handoff is refused. Ready, empty and ' +
+    'skipped all exit 0.';
   static override examples = [
-    '<%= config.bin %> bootstrap prepare --scenario demo --integration claude-code --lifecycle startup --enabled --event-id "$SESSION_ID" --json',
+    '<%= config.bin %> bootstrap prepare --scenario demo --integration claude-code --lifecycle startup ' +
+      '--enabled --event-id "$SESSION_ID" --json',
   ];
   static override flags = {
     integration: Flags.string({
@@ -64,7 +69,9 @@ export default class BootstrapPrepare extends WritingCommand {
     });
     return this.done(result, () => [
       ...packageSummary(result),
-      `receipt ${result.receipt.receipt_id} ${result.receipt.state}${result.receipt.stored ? '' : ' (not stored)'}${result.reason ? `, ${result.reason.replace(/_/g, ' ')}` : ''}`,
+      `receipt ${result.receipt.receipt_id} ` +
+        `${result.receipt.state}${result.receipt.stored ? '' : ' (not stored)'}` +
+        `${result.reason ? `, ${result.reason.replace(/_/g, ' ')}` : ''}`,
     ]);
   }
 }

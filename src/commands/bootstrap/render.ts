@@ -7,7 +7,10 @@ import {packageSummary} from '../../cli/bootstrap-view.js';
 export default class BootstrapRender extends ScenarioCommand {
   static override summary = 'Render the bootstrap package of a scenario as it stands: pure, writes nothing.';
   static override description =
-    'The package holds the exact handoff named (if any), then up to six tagged components of the serving bundles of the scenario and of the references that grant it read access, quoted as untrusted history and cited to exact digests, within --max-bytes. The package text goes to stdout; with --json, the whole answer.';
+    'The package holds the exact handoff named (if any), then up to six tagged components of the serving ' +
+    'bundles of the scenario and of the references that grant it read access, quoted as untrusted ' +
+    'history and cited to exact digests, within --max-bytes. The package text goes to stdout; with ' +
+    '--json, the whole answer.';
   static override examples = [
     '<%= config.bin %> bootstrap render',
     '<%= config.bin %> bootstrap render --handoff release-notes@1 --max-bytes 2048',

@@ -19,7 +19,8 @@ export default class BundleShow extends ScenarioCommand {
     const m = result.manifest;
     return this.done(result, () => [
       `${paint.bold(m.digest)}${result.active ? paint.green(' (active)') : ''}`,
-      `  scenario ${m.scenario}, epoch ${m.evaluator_epoch}, parent ${short(m.parent_digest)}, lifecycle ${result.lifecycle ?? '-'}`,
+      `  scenario ${m.scenario}, epoch ${m.evaluator_epoch}, parent ${short(m.parent_digest)}, lifecycle ` +
+        `${result.lifecycle ?? '-'}`,
       ...m.components.map(
         (c) =>
           `  ${c.kind}/${c.key}  ${c.media_type}  ${Buffer.byteLength(c.content, 'utf8')} bytes  ${short(c.digest)}`,

@@ -7,7 +7,8 @@ import {allowedSignersFlag, signingKeyFlag} from '../../cli/release-flags.js';
 export default class EpochRollover extends WritingCommand {
   static override summary = 'Re-anchor the active context under a new evaluator epoch.';
   static override description =
-    'A new parentless bundle with the same components becomes active; the old one is superseded. To the current epoch nothing changes.';
+    'A new parentless bundle with the same components becomes active; the old one is superseded. To the ' +
+    'current epoch nothing changes.';
   static override examples = ['<%= config.bin %> epoch rollover --evaluator-epoch epoch-2'];
   static override flags = {
     'evaluator-epoch': textFlag('evaluator-epoch', {
@@ -32,7 +33,8 @@ export default class EpochRollover extends WritingCommand {
     return this.done(result, () => [
       result.status === 'unchanged'
         ? `${result.scenario} is already at epoch ${result.evaluator_epoch}; nothing changed`
-        : `${paint.green('rolled over')} ${result.scenario} to epoch ${result.evaluator_epoch}: ${short(result.previous_digest)} -> ${short(result.bundle_digest)}`,
+        : `${paint.green('rolled over')} ${result.scenario} to epoch ${result.evaluator_epoch}: ` +
+          `${short(result.previous_digest)} -> ${short(result.bundle_digest)}`,
     ]);
   }
 }

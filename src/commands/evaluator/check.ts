@@ -39,14 +39,18 @@ function exchangeLines(x: CheckExchange): string[] {
 export default class EvaluatorCheck extends ScenarioCommand {
   static override summary = 'Try an evaluator on the active bundle against itself; writes nothing and binds nothing.';
   static override description =
-    "Runs a few pairs (default 2) of the active bundle against itself, each arm in its own scratch copy, and shows every request and answer. Nothing in the knowledge tree is written, no plan is bound, and no candidate is ever scored: that would observe a candidate outside its plan and its campaign. Exit 8 at the first failure, with the evaluator's stderr.";
+    'Runs a few pairs (default 2) of the active bundle against itself, each arm in its own scratch copy, ' +
+    'and shows every request and answer. Nothing in the knowledge tree is written, no plan is bound, and ' +
+    'no candidate is ever scored: that would observe a candidate outside its plan and its campaign. Exit ' +
+    "8 at the first failure, with the evaluator's stderr.";
   static override examples = [
     '<%= config.bin %> evaluator check --evaluator "node evaluator.js" --fixtures fixtures.jsonl',
   ];
   static override flags = {
     evaluator: textFlag('evaluator', {
       summary:
-        'Evaluator command, run through sh -c, as screen and confirm would run it; default: "evaluator" in autoctx.config.json.',
+        'Evaluator command, run through sh -c, as screen and confirm would run it; default: "evaluator" in ' +
+        'autoctx.config.json.',
       helpValue: 'CMD',
     }),
     fixtures: sourceFlag('fixtures', {
@@ -90,7 +94,8 @@ export default class EvaluatorCheck extends ScenarioCommand {
     return this.done(r, () => [
       ...r.exchanges.flatMap(exchangeLines),
       r.status === 'ok'
-        ? `${paint.green('the evaluator answered')} ${r.exchanges.length} requests on ${r.pairs} pairs of ${short(r.bundle_digest)} against itself; nothing was written or bound`
+        ? `${paint.green('the evaluator answered')} ${r.exchanges.length} requests on ${r.pairs} pairs of ` +
+          `${short(r.bundle_digest)} against itself; nothing was written or bound`
         : `${paint.red('the evaluator failed')} on request ${r.exchanges.length}; nothing was written or bound`,
     ]);
   }

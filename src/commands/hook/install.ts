@@ -5,9 +5,15 @@ import {hookInstall, type HookHost} from '../../core/delivery/hook-install.js';
 
 export default class HookInstall extends AutoctxCommand {
   static override summary =
-    "Register autoctx's SessionStart and UserPromptSubmit hooks with Claude Code or Codex (injection stays off until hook enable).";
+    "Register autoctx's SessionStart and UserPromptSubmit hooks with Claude Code or Codex (injection " +
+    'stays off until hook enable).';
   static override description =
-    "Claude Code --project writes .claude/settings.local.json (not committed: the paths differ per teammate); Codex --project writes .codex/hooks.json; --user writes the host's user settings. The command is the absolute path of node and of the hook entry point, with an explicit timeout of 5 s; the tree, scenario and opt-in live in your own autoctx configuration, keyed by project. Everything else in the file is kept byte for byte; a file that cannot be parsed is refused, and so is a second registration in another layer.";
+    'Claude Code --project writes .claude/settings.local.json (not committed: the paths differ per ' +
+    "teammate); Codex --project writes .codex/hooks.json; --user writes the host's user settings. The " +
+    'command is the absolute path of node and of the hook entry point, with an explicit timeout of 5 s; ' +
+    'the tree, scenario and opt-in live in your own autoctx configuration, keyed by project. Everything ' +
+    'else in the file is kept byte for byte; a file that cannot be parsed is refused, and so is a second ' +
+    'registration in another layer.';
   static override examples = [
     '<%= config.bin %> hook install --host claude-code --project . --knowledge ./knowledge --scenario demo',
     '<%= config.bin %> hook install --host codex --user --knowledge ~/work/knowledge --scenario demo --dry-run',
@@ -40,7 +46,8 @@ export default class HookInstall extends AutoctxCommand {
       dryRun: flags['dry-run'],
     });
     return this.done(result, () => [
-      `${result.status}: ${result.host} hooks in ${result.file}${result.changes.length ? ` (${result.changes.join('; ')})` : ''}`,
+      `${result.status}: ${result.host} hooks in ` +
+        `${result.file}${result.changes.length ? ` (${result.changes.join('; ')})` : ''}`,
       `bootstrap injection: ${result.settings.enabled ? 'on' : 'off'}`,
       ...result.notes,
     ]);

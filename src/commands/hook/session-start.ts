@@ -4,11 +4,16 @@ import {main} from '../../hooks/main.js';
 
 export default class HookSessionStart extends AutoctxCommand {
   static override summary =
-    'The agent-host hook for SessionStart: prepare the bootstrap package, claim it, print the one line the host injects.';
+    'The agent-host hook for SessionStart: prepare the bootstrap package, claim it, print the one line ' +
+    'the host injects.';
   static override description =
-    "Reads the host's JSON on stdin and its settings from the per-user configuration (autoctx hook install). Prints at most one line on stdout, one content-free diagnostic line on stderr on failure, and always exits 0. Installed hooks run bin/autoctx-hook.js, which does the same without loading this CLI.";
+    "Reads the host's JSON on stdin and its settings from the per-user configuration (autoctx hook " +
+    'install). Prints at most one line on stdout, one content-free diagnostic line on stderr on failure, ' +
+    'and always exits 0. Installed hooks run bin/autoctx-hook.js, which does the same without loading ' +
+    'this CLI.';
   static override examples = [
-    'echo \'{"session_id":"s1","cwd":"/work/app","hook_event_name":"SessionStart","source":"startup"}\' | <%= config.bin %> hook session-start --host claude-code',
+    'echo \'{"session_id":"s1","cwd":"/work/app","hook_event_name":"SessionStart","source":"startup"}\' ' +
+      '| <%= config.bin %> hook session-start --host claude-code',
   ];
   static override enableJsonFlag = false;
   static override flags = {

@@ -18,9 +18,13 @@ export default class HookStatus extends AutoctxCommand {
         ? ['no autoctx hooks installed here']
         : result.hooks.map(
             (h) =>
-              `${h.host} ${h.event} in ${h.file}: ${h.runs ? 'runs' : 'BROKEN (its node or entry point is gone: run hook install again)'}`,
+              `${h.host} ${h.event} in ${h.file}: ` +
+              `${h.runs ? 'runs' : 'BROKEN (its node or entry point is gone: run hook install again)'}`,
           )),
-      `bootstrap injection: ${result.enabled ? 'on' : 'off'}${result.settings ? ` (scenario ${result.settings.scenario} in ${result.settings.knowledge})` : ' (no settings: hook install)'}`,
+      `bootstrap injection: ${result.enabled ? 'on' : 'off'}` +
+        (result.settings
+          ? ` (scenario ${result.settings.scenario} in ${result.settings.knowledge})`
+          : ' (no settings: hook install)'),
     ]);
   }
 }

@@ -16,7 +16,8 @@ export default class HookUninstall extends AutoctxCommand {
     const {flags} = await this.parse(HookUninstall);
     const result = hookUninstall({host: flags.host as HookHost, location: locationOf(flags), dryRun: flags['dry-run']});
     return this.done(result, () => [
-      `${result.status}: ${result.host} hooks in ${result.file}${result.changes.length ? ` (${result.changes.join('; ')})` : ''}`,
+      `${result.status}: ${result.host} hooks in ` +
+        `${result.file}${result.changes.length ? ` (${result.changes.join('; ')})` : ''}`,
     ]);
   }
 }

@@ -15,7 +15,8 @@ export default class InspectShow extends ScenarioCommand {
       i === null
         ? [`${result.package_id}: not inspected yet (autoctx inspect run)`]
         : [
-            `${result.package_id}  ${i.verdict}  ${i.inspector_version} against ${i.checked_against}: ${i.matched} matched, ${i.mismatched} mismatched, ${i.unverifiable} unverifiable`,
+            `${result.package_id}  ${i.verdict}  ${i.inspector_version} against ${i.checked_against}: ` +
+              `${i.matched} matched, ${i.mismatched} mismatched, ${i.unverifiable} unverifiable`,
             ...i.findings.map((f) => `  ${f.code} ${f.check} ${f.subject}: ${f.detail}`),
           ],
     );

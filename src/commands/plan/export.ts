@@ -18,7 +18,9 @@ const {
 export default class PlanExport extends WritingCommand {
   static override summary = 'Bind the plan for external evaluation and write its open work units as JSON Lines.';
   static override description =
-    'Every line holds what an evaluator request holds for both arms (fixture, seed, lane, plan digest, pair key, arm order, initial state and observation). Run them with any engine and bring the results back with autoctx trials ingest.';
+    'Every line holds what an evaluator request holds for both arms (fixture, seed, lane, plan digest, ' +
+    'pair key, arm order, initial state and observation). Run them with any engine and bring the results ' +
+    'back with autoctx trials ingest.';
   static override examples = [
     '<%= config.bin %> plan export bb5f26ed --engine k8s-eval:v3 --fixtures fixtures.jsonl --out units.jsonl',
   ];

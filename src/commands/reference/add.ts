@@ -4,7 +4,9 @@ import {referenceAdd} from '../../core/delivery/curation.js';
 
 export default class ReferenceAdd extends SigningWritingCommand {
   static override summary =
-    "Refer to another scenario: its tagged components and text join this one's packages and recalls when it grants read access (autoctx grant add). The first eight references are considered, in declared order.";
+    "Refer to another scenario: its tagged components and text join this one's packages and recalls when " +
+    'it grants read access (autoctx grant add). The first eight references are considered, in declared ' +
+    'order.';
   static override examples = ['<%= config.bin %> reference add billing --scenario support'];
   static override args = {name: Args.string({description: 'The other scenario.', required: true})};
 

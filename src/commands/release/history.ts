@@ -30,11 +30,16 @@ export default class ReleaseHistory extends ScenarioCommand {
             const what =
               r.action === 'runnable'
                 ? `runnable set ${r.registry?.runnable.versions?.join(', ') ?? 'all'}`
-                : `${r.version} ${r.from_state} -> ${r.target_state}${r.requested_state !== r.target_state ? ` (as ${r.requested_state})` : ''}`;
+                : `${r.version} ${r.from_state} -> ` +
+                  `${r.target_state}${r.requested_state !== r.target_state ? ` (as ${r.requested_state})` : ''}`;
             const outcome = r.applied
               ? paint.green('applied')
               : `${paint.red('blocked')} ${r.blockers.map((b) => b.code).join(', ')}`;
-            return `${r.scope} #${r.seq}  ${r.at}  ${r.actor}  ${what}  ${outcome}${r.deprecated_versions.length ? `  deprecated ${r.deprecated_versions.join(', ')}` : ''}  registry ${short(r.registry_after)}  "${r.rationale}"`;
+            return (
+              `${r.scope} #${r.seq}  ${r.at}  ${r.actor}  ${what}  ` +
+              `${outcome}${r.deprecated_versions.length ? `  deprecated ${r.deprecated_versions.join(', ')}` : ''}` +
+              `  registry ${short(r.registry_after)}  "${r.rationale}"`
+            );
           }),
     );
   }

@@ -8,10 +8,15 @@ import * as Flags from '@oclif/core/flags';
 export default class ReleaseName extends SigningWritingCommand {
   static override summary = 'Give a bundle a release name: an immutable descriptor.';
   static override description =
-    'Names use A-Z a-z 0-9 . _ - and are compared case-insensitively: a name equal to an existing one under case folding is refused, as is a second name for the same bundle. Every rollback target must be a release whose bundle has served in the scope (a recorded pointer move made it active). Golden inputs are fixtures files, recorded by digest.';
+    'Names use A-Z a-z 0-9 . _ - and are compared case-insensitively: a name equal to an existing one ' +
+    'under case folding is refused, as is a second name for the same bundle. Every rollback target must ' +
+    'be a release whose bundle has served in the scope (a recorded pointer move made it active). Golden ' +
+    'inputs are fixtures files, recorded by digest.';
   static override examples = [
     '<%= config.bin %> release name v20 6d9bc734',
-    '<%= config.bin %> release name v21 9fe14ef5 --parent-version v20 --rollback-target v20 --vocabulary-version dict-3 --compatible-vocabulary dict-2 --model-profile fast --golden-inputs fixtures.jsonl',
+    '<%= config.bin %> release name v21 9fe14ef5 --parent-version v20 --rollback-target v20 ' +
+      '--vocabulary-version dict-3 --compatible-vocabulary dict-2 --model-profile fast --golden-inputs ' +
+      'fixtures.jsonl',
   ];
   static override args = {
     version: Args.string({description: 'The release name.', required: true}),
@@ -47,7 +52,11 @@ export default class ReleaseName extends SigningWritingCommand {
       lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [
-      `${result.already_named ? 'already named' : 'named'} ${result.version} = ${short(result.bundle_digest)}${result.descriptor.rollback_targets.length ? ` (rollback to ${result.descriptor.rollback_targets.join(', ')})` : ''}`,
+      `${result.already_named ? 'already named' : 'named'} ${result.version} = ` +
+        `${short(result.bundle_digest)}` +
+        (result.descriptor.rollback_targets.length
+          ? ` (rollback to ${result.descriptor.rollback_targets.join(', ')})`
+          : ''),
     ]);
   }
 }

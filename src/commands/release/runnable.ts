@@ -9,7 +9,8 @@ import {releaseRunnable} from '../../core/release/release-runnable.js';
 export default class ReleaseRunnable extends WritingCommand {
   static override summary = 'Set which releases this deployment can run in a scope (all, or a list) and its default.';
   static override description =
-    'SHADOW, CANARY and ACTIVE need a runnable release (BUNDLE_NOT_RUNNABLE otherwise). Until it is set, every named release is runnable. The change is a registry change with a receipt, like a transition.';
+    'SHADOW, CANARY and ACTIVE need a runnable release (BUNDLE_NOT_RUNNABLE otherwise). Until it is set, ' +
+    'every named release is runnable. The change is a registry change with a receipt, like a transition.';
   static override strict = false;
   static override examples = [
     '<%= config.bin %> release runnable v20 v21 --default v20 --rationale "this build ships both"',
@@ -44,7 +45,9 @@ export default class ReleaseRunnable extends WritingCommand {
       lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [
-      `runnable in ${result.scope}: ${result.runnable.versions?.join(', ') ?? 'every release'}${result.runnable.default_version ? `, default ${result.runnable.default_version}` : ''}; registry ${short(result.registry_after)} (receipt ${result.receipt_seq})`,
+      `runnable in ${result.scope}: ${result.runnable.versions?.join(', ') ?? 'every release'}` +
+        `${result.runnable.default_version ? `, default ${result.runnable.default_version}` : ''}; registry ` +
+        `${short(result.registry_after)} (receipt ${result.receipt_seq})`,
     ]);
   }
 }

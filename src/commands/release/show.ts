@@ -17,8 +17,11 @@ export default class ReleaseShow extends ScenarioCommand {
     const d = result.descriptor;
     return this.done(result, () => [
       `${d.version}  bundle ${short(d.bundle_digest)}  named ${d.created_at} by ${d.actor}`,
-      `  parent ${d.parent_version ?? '-'}; rollback targets ${d.rollback_targets.join(', ') || '-'} (${d.rollback_scope})`,
-      `  vocabulary ${d.vocabulary_version ?? '-'}${d.compatible_vocabularies.length ? ` (also ${d.compatible_vocabularies.join(', ')})` : ''}; model profiles ${d.model_profiles.join(', ') || '-'}`,
+      `  parent ${d.parent_version ?? '-'}; rollback targets ${d.rollback_targets.join(', ') || '-'} ` +
+        `(${d.rollback_scope})`,
+      `  vocabulary ${d.vocabulary_version ?? '-'}` +
+        `${d.compatible_vocabularies.length ? ` (also ${d.compatible_vocabularies.join(', ')})` : ''}; model ` +
+        `profiles ${d.model_profiles.join(', ') || '-'}`,
       ...d.golden_inputs.map((g) => `  golden input ${g.name}  ${g.bytes} bytes  ${short(g.sha256)}`),
       ...result.states.map((s) => `  ${s.scope}: ${s.state}`),
     ]);

@@ -17,11 +17,17 @@ import {releaseTransition} from '../../core/release/release-transition.js';
 export default class ReleaseTransition extends WritingCommand {
   static override summary = 'Move a release to another state through the release gate; every attempt leaves a receipt.';
   static override description =
-    'States: DRAFT, SHADOW, CANARY, ACTIVE, DEPRECATED, RETIRED (older names such as EVAL_ONLY, PRODUCTION and ROLLED_BACK are accepted here and recorded canonically). A blocked transition writes only its receipt and exits 3; an applied one writes its receipt, then swaps the registry. To ACTIVE in the global scope this is `autoctx promote`, with its gates and exit codes. CANARY needs everything ACTIVE needs but the swap.';
+    'States: DRAFT, SHADOW, CANARY, ACTIVE, DEPRECATED, RETIRED (older names such as EVAL_ONLY, ' +
+    'PRODUCTION and ROLLED_BACK are accepted here and recorded canonically). A blocked transition writes ' +
+    'only its receipt and exits 3; an applied one writes its receipt, then swaps the registry. To ACTIVE ' +
+    'in the global scope this is `autoctx promote`, with its gates and exit codes. CANARY needs ' +
+    'everything ACTIVE needs but the swap.';
   static override examples = [
     '<%= config.bin %> release transition v21 --to SHADOW --shadow-percent 5 --rationale "try it on real sessions"',
-    '<%= config.bin %> release transition v21 --to CANARY --canary-percent 10 --canary-tenants acme --rationale "10% of acme"',
-    '<%= config.bin %> release transition v21 --to ACTIVE --rationale "canary held for a week" --expect-registry <digest>',
+    '<%= config.bin %> release transition v21 --to CANARY --canary-percent 10 --canary-tenants acme ' +
+      '--rationale "10% of acme"',
+    '<%= config.bin %> release transition v21 --to ACTIVE --rationale "canary held for a week" ' +
+      '--expect-registry <digest>',
   ];
   static override args = {version: Args.string({description: 'The release name (any case).', required: true})};
   static override flags = {
@@ -42,7 +48,8 @@ export default class ReleaseTransition extends WritingCommand {
     ),
     'canary-salt': Flags.string({
       summary:
-        'Salt the cohort with this text instead of the version: give a new release the salt of the one before to keep its cohort.',
+        'Salt the cohort with this text instead of the version: give a new release the salt of the one ' +
+        'before to keep its cohort.',
       helpValue: 'TEXT',
     }),
     'shadow-percent': percentFlag(
@@ -82,13 +89,20 @@ export default class ReleaseTransition extends WritingCommand {
       signingKey: flags['signing-key'],
       allowedSigners: flags['allowed-signers'],
     });
-    const move = `${result.version} ${result.from_state} -> ${result.target_state}${result.requested_state.toUpperCase() !== result.target_state ? ` (as ${result.requested_state})` : ''} in ${result.scope}`;
+    const move =
+      `${result.version} ${result.from_state} -> ` +
+      `${result.target_state}` +
+      `${result.requested_state.toUpperCase() !== result.target_state ? ` (as ${result.requested_state})` : ''}` +
+      ` in ${result.scope}`;
     return this.done(result, () => [
       result.status === 'applied'
-        ? `${paint.green('applied')} ${move}${result.deprecated_versions.length ? `; deprecated ${result.deprecated_versions.join(', ')}` : ''}; registry ${short(result.registry_after)} (receipt ${result.receipt_seq})`
+        ? `${paint.green('applied')} ${move}` +
+          `${result.deprecated_versions.length ? `; deprecated ${result.deprecated_versions.join(', ')}` : ''}` +
+          `; registry ${short(result.registry_after)} (receipt ${result.receipt_seq})`
         : result.status === 'allowed'
           ? `${paint.green('allowed')} ${move} (dry run: nothing written)`
-          : `${paint.red('blocked')} ${move}${result.dry_run ? ' (dry run: nothing written)' : ` (receipt ${result.receipt_seq})`}`,
+          : `${paint.red('blocked')} ${move}` +
+            `${result.dry_run ? ' (dry run: nothing written)' : ` (receipt ${result.receipt_seq})`}`,
       ...result.blockers.map((b) => `  ${b.code}: ${b.detail}`),
     ]);
   }

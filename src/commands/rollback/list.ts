@@ -19,7 +19,10 @@ export default class RollbackList extends ScenarioCommand {
         ? ['no rollback executions']
         : result.executions.map(
             (v) =>
-              `${v.execution_key}  ${v.status.padEnd(18)} ${v.scope.padEnd(8)} ${v.from_version ?? (v.from_digest ? short(v.from_digest) : '-')} -> ${v.to_version ?? (v.to_digest ? short(v.to_digest) : '-')}  by ${v.actor}${v.approved_by ? `, approved by ${v.approved_by}` : ''}`,
+              `${v.execution_key}  ${v.status.padEnd(18)} ${v.scope.padEnd(8)} ` +
+              `${v.from_version ?? (v.from_digest ? short(v.from_digest) : '-')} -> ` +
+              `${v.to_version ?? (v.to_digest ? short(v.to_digest) : '-')}  by ` +
+              `${v.actor}${v.approved_by ? `, approved by ${v.approved_by}` : ''}`,
           ),
     );
   }

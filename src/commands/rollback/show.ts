@@ -19,7 +19,9 @@ export default class RollbackShow extends ScenarioCommand {
     const v = result.view;
     return this.done(result, () => [
       `${r.execution_key}  ${v.status}${r.emergency ? ' (emergency)' : ''}  scope ${r.scope}`,
-      `  ${r.from_version ?? (r.from_digest ? short(r.from_digest) : '-')} -> ${r.to_version ?? (r.to_digest ? short(r.to_digest) : '-')}${r.requested_target ? ` (asked: --to ${r.requested_target})` : ''}`,
+      `  ${r.from_version ?? (r.from_digest ? short(r.from_digest) : '-')} -> ` +
+        `${r.to_version ?? (r.to_digest ? short(r.to_digest) : '-')}` +
+        `${r.requested_target ? ` (asked: --to ${r.requested_target})` : ''}`,
       `  by ${r.actor} at ${r.executed_at}: ${r.rationale || '(blank rationale)'}`,
       ...r.conditions.map((c) => `  ${c.passed ? paint.green('ok  ') : paint.red('FAIL')} ${c.code}: ${c.detail}`),
       ...(result.approval

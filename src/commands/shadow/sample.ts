@@ -8,7 +8,10 @@ export default class ShadowSample extends WritingCommand {
   static override summary =
     "Whether an event is in the shadow run of the scope's SHADOW release (a stable hash of its id).";
   static override description =
-    "In the sample when the hash of the event id falls below the release's shadow share (default 0: off). --consume takes one of the day's runs (UTC; default cap 100), counted in the state area under its lock, so concurrent callers never pass the cap; the count is per machine. Answers sampled or not_sampled, both exit 0.";
+    "In the sample when the hash of the event id falls below the release's shadow share (default 0: " +
+    "off). --consume takes one of the day's runs (UTC; default cap 100), counted in the state area under " +
+    'its lock, so concurrent callers never pass the cap; the count is per machine. Answers sampled or ' +
+    'not_sampled, both exit 0.';
   static override examples = [
     '<%= config.bin %> shadow sample --event evt-123',
     '<%= config.bin %> shadow sample --event evt-123 --consume --json',
@@ -31,8 +34,11 @@ export default class ShadowSample extends WritingCommand {
     });
     return this.done(r, () => [
       r.version === null
-        ? `not sampled: scope ${r.scope} has no runnable SHADOW release${r.skipped.length ? ` (${r.skipped.join(', ')} not runnable here)` : ''}`
-        : `${r.status === 'sampled' ? 'sampled' : 'not sampled'} for ${r.version}: ${r.reason}, bucket ${r.bucket} against ${basisPointsText(r.basis_points)}; ${r.count} of ${r.daily_cap} today (${r.date}, this machine)${r.consumed ? ', one consumed' : ''}`,
+        ? `not sampled: scope ${r.scope} has no runnable SHADOW ` +
+          `release${r.skipped.length ? ` (${r.skipped.join(', ')} not runnable here)` : ''}`
+        : `${r.status === 'sampled' ? 'sampled' : 'not sampled'} for ${r.version}: ${r.reason}, bucket ` +
+          `${r.bucket} against ${basisPointsText(r.basis_points)}; ${r.count} of ${r.daily_cap} today ` +
+          `(${r.date}, this machine)${r.consumed ? ', one consumed' : ''}`,
     ]);
   }
 }

@@ -7,9 +7,13 @@ import {signingSigners} from '../../core/signing/signing-history.js';
 export default class SigningSigners extends WritingCommand {
   static override summary = "Change the scenario's allowed_signers, signed by a principal of the current version.";
   static override description =
-    "Records the new version in context_bundles/signing/signers/<seq>.json, signed by --signing-key as --actor, who must be a principal of the version it replaces, then writes allowed_signers. Rotate a key with valid-after and valid-before (checked at each record's signed time) rather than by deleting its line. Give the anchor with --allowed-signers to check the history first.";
+    'Records the new version in context_bundles/signing/signers/<seq>.json, signed by --signing-key as ' +
+    '--actor, who must be a principal of the version it replaces, then writes allowed_signers. Rotate a ' +
+    "key with valid-after and valid-before (checked at each record's signed time) rather than by " +
+    'deleting its line. Give the anchor with --allowed-signers to check the history first.';
   static override examples = [
-    '<%= config.bin %> signing signers --from ops/allowed_signers.next --signing-key ~/.ssh/autoctx_ed25519 --actor alice@example.com',
+    '<%= config.bin %> signing signers --from ops/allowed_signers.next --signing-key ' +
+      '~/.ssh/autoctx_ed25519 --actor alice@example.com',
   ];
   static override flags = {
     from: Flags.string({summary: 'The new allowed_signers file.', helpValue: 'FILE', required: true}),
@@ -30,7 +34,9 @@ export default class SigningSigners extends WritingCommand {
       lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [
-      `${result.status === 'updated' ? paint.green('updated') : 'unchanged'} allowed_signers of ${result.scenario}: ${result.allowed_signers_sha256.slice(0, 12)}${result.change_seq !== null ? ` (change ${result.change_seq})` : ''}`,
+      `${result.status === 'updated' ? paint.green('updated') : 'unchanged'} allowed_signers of ` +
+        `${result.scenario}: ${result.allowed_signers_sha256.slice(0, 12)}` +
+        `${result.change_seq !== null ? ` (change ${result.change_seq})` : ''}`,
     ]);
   }
 }

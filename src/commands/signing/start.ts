@@ -8,9 +8,14 @@ export default class SigningStart extends WritingCommand {
   static override summary =
     'Start signing a scenario: its allowed_signers, and the records made before, listed by digest.';
   static override description =
-    'Writes knowledge/<scenario>/allowed_signers (git\'s format) and context_bundles/signing/start.json, signed by --signing-key as --actor (a principal of the file). From here on trial seals, promotions, rollback executions and approvals, and transition receipts to ACTIVE or CANARY are signed (<file>.sig); the records made before are listed by SHA-256 and stay valid unsigned. An approver\'s line lists namespaces="autoctx,autoctx-approver".';
+    "Writes knowledge/<scenario>/allowed_signers (git's format) and context_bundles/signing/start.json, " +
+    'signed by --signing-key as --actor (a principal of the file). From here on trial seals, promotions, ' +
+    'rollback executions and approvals, and transition receipts to ACTIVE or CANARY are signed ' +
+    "(<file>.sig); the records made before are listed by SHA-256 and stay valid unsigned. An approver's " +
+    'line lists namespaces="autoctx,autoctx-approver".';
   static override examples = [
-    '<%= config.bin %> signing start --from ops/allowed_signers --signing-key ~/.ssh/autoctx_ed25519 --actor alice@example.com',
+    '<%= config.bin %> signing start --from ops/allowed_signers --signing-key ~/.ssh/autoctx_ed25519 ' +
+      '--actor alice@example.com',
   ];
   static override flags = {
     from: Flags.string({
@@ -35,7 +40,9 @@ export default class SigningStart extends WritingCommand {
       lockTimeout: flags['lock-timeout'],
     });
     return this.done(result, () => [
-      `${result.status === 'started' ? paint.green('signing started') : 'signing had started'} in ${result.scenario}: allowed_signers ${result.allowed_signers_sha256.slice(0, 12)}; ${result.unsigned} earlier record(s) listed unsigned`,
+      `${result.status === 'started' ? paint.green('signing started') : 'signing had started'} in ` +
+        `${result.scenario}: allowed_signers ${result.allowed_signers_sha256.slice(0, 12)}; ` +
+        `${result.unsigned} earlier record(s) listed unsigned`,
     ]);
   }
 }

@@ -17,7 +17,9 @@ export default class TagList extends ScenarioCommand {
         ? [`no bootstrap tags in ${result.scenario}`]
         : result.tags.map(
             (t, i) =>
-              `${i + 1}. ${t.kind}/${t.key}  ${t.component_digest}${t.serving ? '' : paint.dim('  (not in the serving bundle)')}${t.secret ? paint.yellow('  (secret kind: never rendered)') : ''}`,
+              `${i + 1}. ${t.kind}/${t.key}  ${t.component_digest}` +
+              `${t.serving ? '' : paint.dim('  (not in the serving bundle)')}` +
+              `${t.secret ? paint.yellow('  (secret kind: never rendered)') : ''}`,
           ),
     );
   }

@@ -8,7 +8,10 @@ import {summary} from '../../cli/evaluation-flags.js';
 export default class TrialsIngest extends WritingCommand {
   static override summary = 'Bring back results computed elsewhere and apply the stopping rule in plan order.';
   static override description =
-    'Input: JSON Lines {"schema":"autoctx.trial-result.v1","plan_digest","pair_key","lane","fixture","fixture_digest","seed","candidate":{"score","valid"?},"incumbent":{"score","valid"?}}. Only units of the bound plan are accepted; the same results again change nothing; a different result for a recorded pair is refused. Exit codes as confirm.';
+    'Input: JSON Lines {"schema":"autoctx.trial-result.v1","plan_digest","pair_key","lane","fixture","fix' +
+    'ture_digest","seed","candidate":{"score","valid"?},"incumbent":{"score","valid"?}}. Only units of ' +
+    'the bound plan are accepted; the same results again change nothing; a different result for a ' +
+    'recorded pair is refused. Exit codes as confirm.';
   static override examples = [
     '<%= config.bin %> trials ingest bb5f26ed results.jsonl',
     'cat results/*.jsonl | <%= config.bin %> trials ingest bb5f26ed - --json',
@@ -31,7 +34,8 @@ export default class TrialsIngest extends WritingCommand {
     });
     return this.done(result, () => [
       ...summary(result),
-      `  ingested ${result.ingested}, already recorded ${result.already_recorded}, discarded past the decision ${result.discarded}`,
+      `  ingested ${result.ingested}, already recorded ${result.already_recorded}, discarded past the ` +
+        `decision ${result.discarded}`,
     ]);
   }
 }

@@ -38,14 +38,16 @@ function checkSourceKeys(source: BundleSource): void {
     if (Buffer.byteLength(name, 'utf8') > 255)
       fail(
         'KEY_TOO_LONG',
-        `${source.origin}: component ${c.kind}/${c.key.slice(0, 40)}… would be materialized as a file name of ${Buffer.byteLength(name, 'utf8')} bytes, over 255`,
+        `${source.origin}: component ${c.kind}/${c.key.slice(0, 40)}… would be materialized as a file name ` +
+          `of ${Buffer.byteLength(name, 'utf8')} bytes, over 255`,
       );
     const id = `${c.kind}\u0000${c.key.normalize('NFC')}`;
     const other = seen.get(id);
     if (other !== undefined && other !== c.key)
       fail(
         'DUPLICATE_COMPONENT',
-        `${source.origin}: components ${c.kind}/${JSON.stringify(other)} and ${c.kind}/${JSON.stringify(c.key)} have keys that are equal after Unicode NFC normalization`,
+        `${source.origin}: components ${c.kind}/${JSON.stringify(other)} and ` +
+          `${c.kind}/${JSON.stringify(c.key)} have keys that are equal after Unicode NFC normalization`,
       );
     seen.set(id, c.key);
   }
@@ -72,14 +74,16 @@ export function bundleFromSource(source: BundleSource, fallback: BundleHeader): 
     if (actual !== c.digest)
       fail(
         'DIGEST_MISMATCH',
-        `${source.origin}: component digest mismatch for ${c.kind}/${c.key}: recorded ${c.digest}, content hashes to ${actual}`,
+        `${source.origin}: component digest mismatch for ${c.kind}/${c.key}: recorded ${c.digest}, content ` +
+          `hashes to ${actual}`,
       );
   }
   const bundle = built;
   if (source.header?.digest !== undefined && source.header.digest !== bundle.digest) {
     fail(
       'DIGEST_MISMATCH',
-      `${source.origin}: manifest digest mismatch: recorded ${source.header.digest}, manifest hashes to ${bundle.digest}`,
+      `${source.origin}: manifest digest mismatch: recorded ${source.header.digest}, manifest hashes to ` +
+        `${bundle.digest}`,
     );
   }
   // refuses what the Python implementation's store would not save (its keys must be Python identifiers)

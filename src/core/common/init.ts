@@ -77,11 +77,13 @@ export async function init(options: InitOptions): Promise<InitResult> {
         // A re-run after a crash between the pointer and the mirrors brings them in line.
         if (active.bundle_digest === bundle.digest) writeMirrors(store, bundle);
         await knowledge.ensureGitignore(timeout, {create: true});
+        await knowledge.ensureGitattributes(timeout, {create: true});
         return result(false);
       }
       fail(
         'ALREADY_INITIALIZED',
-        `scenario "${options.scenario}" is already initialized (active bundle ${active.bundle_digest}); use autoctx propose for a new bundle`,
+        `scenario "${options.scenario}" is already initialized (active bundle ${active.bundle_digest}); ` +
+          `use autoctx propose for a new bundle`,
       );
     }
     const at = isoTimestamp(now(options));
@@ -115,6 +117,8 @@ export async function init(options: InitOptions): Promise<InitResult> {
     movePointer(store, {expected: null, pointer, bundle, at: now(options)});
     // The root's .gitignore is a root-level document, under the state area's lock (taken after this one).
     await knowledge.ensureGitignore(timeout, {create: true});
+    // So is the .gitattributes: byte-exact checkouts, and no silent merge of a mutable document.
+    await knowledge.ensureGitattributes(timeout, {create: true});
     return result(true);
   });
 }

@@ -85,7 +85,8 @@ export function log(options: LogOptions): LogResult {
   if (since !== null && (Number.isNaN(since) || !/^\d{4}-\d{2}-\d{2}/.test(options.since!)))
     fail(
       'USAGE',
-      `--since must be an ISO 8601 date or timestamp (2026-12-01, 2026-12-01T09:30:00Z), not ${JSON.stringify(options.since)}`,
+      `--since must be an ISO 8601 date or timestamp (2026-12-01, 2026-12-01T09:30:00Z), not ` +
+        `${JSON.stringify(options.since)}`,
     );
   const store = openScenario(options);
   const active = readActive(store);
@@ -128,7 +129,10 @@ export function log(options: LogOptions): LogResult {
           at: after.created_at,
           from_digest: after.parent_digest,
           to_digest: digest,
-          rationale: `run ${after.source_run_id || 'manual'}, generation ${after.source_generation}${after.rationale && after.lifecycle === 'proposed' ? `: ${after.rationale}` : ''}`,
+          rationale:
+            `run ${after.source_run_id || 'manual'}, generation ` +
+            `${after.source_generation}` +
+            `${after.rationale && after.lifecycle === 'proposed' ? `: ${after.rationale}` : ''}`,
         });
       else if (event)
         entries.push({

@@ -64,7 +64,8 @@ export const historyNamesRepair: ScenarioRepair = {
       for (const r of renames) rename(run, r);
       if (renames.length > 0)
         actions.push(
-          `renamed ${renames.length} ${renames.length === 1 ? 'entry' : 'entries'} of ${rel(dir)} from their positions to their digests`,
+          `renamed ${renames.length} ${renames.length === 1 ? 'entry' : 'entries'} ` +
+            `of ${rel(dir)} from their positions to their digests`,
         );
     }
   },

@@ -5,6 +5,15 @@ import {readSigningStart} from '../../store/kinds/signing/signing-records.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './store-options.js';
 import {SCENARIO_REPAIRS} from './kind-steps.generated.js';
 import {checkActor} from './actor.js';
+import {fail} from '../../errors.js';
+import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
+import {DIVERGED_WAY_OUT} from '../../model/common/divergence-advice.js';
+
+const GITATTRIBUTES_ACTIONS = {
+  written: 'wrote .gitattributes (no end-of-line conversion, no silent merge of mutable documents)',
+  appended: "appended autoctx's block to .gitattributes (the lines already there are kept)",
+  restored: "restored autoctx's block in .gitattributes (the lines outside it are kept)",
+} as const;
 
 export interface RepairResult {
   status: 'repaired';
@@ -26,6 +35,24 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
   const knowledge = openKnowledge(options);
   const names =
     options.scenario !== undefined ? [knowledge.resolveScenario(options.scenario)] : knowledge.listScenarios();
+  // Repair completes what one clone's interrupted command left; across a merge of two clones' histories it would
+  // complete one side over the other and make the divergence permanent. Refused before anything is touched.
+  for (const name of names) {
+    const store = knowledge.scenario(name);
+    const found = scenarioDivergences(store);
+    const first = found[0];
+    if (first) {
+      const [a, b] = first.files.map((f) => store.guard.relative(f));
+      fail(
+        'DIVERGED',
+        `${a} and ${b} contradict each other` +
+          `${found.length > 1 ? ` (and ${found.length - 1} more in scenario "${name}")` : ''}: two ` +
+          `clones' histories were merged; repair completes nothing across a divergence and changed ` +
+          `nothing. ${DIVERGED_WAY_OUT}`,
+        {scenario: name, files: [a, b], divergences: found.length},
+      );
+    }
+  }
   const actions: string[] = [];
   const remaining: string[] = [];
   // Evaluation folders (autoctx-bundles-*) left by runs that died: they are per machine, outside the tree.
@@ -47,6 +74,12 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       for (const step of SCENARIO_REPAIRS) step.repair(run);
     });
   }
+  // The root's .gitattributes: written in a tree autoctx made before it wrote one (the root's .gitignore is autoctx's
+  // mark; a tree another implementation wrote is left as it is), its block restored where it was edited.
+  const attributes = await knowledge.ensureGitattributes(lockTimeout(options), {
+    create: knowledge.gitignore() !== null,
+  });
+  if (attributes !== null) actions.push(GITATTRIBUTES_ACTIONS[attributes]);
   // The state area's leftovers: writing commands and hooks sweep only the folders they write into.
   const area = knowledge.state();
   if (area.exists()) {

@@ -10,6 +10,7 @@ import {readNegativeResult} from '../../store/kinds/promotion/negative-result.js
 import {readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {readActive} from '../../store/kinds/promotion/active-pointer.js';
 import {listCandidateDigests, readRecord} from '../../store/kinds/promotion/candidate-record.js';
+import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
 
 /** One candidate as status shows it: where it stands, what its comparison says, and since when. */
 export interface CandidateStatus {
@@ -37,6 +38,11 @@ export interface ScenarioStatus {
   details: CandidateStatus[];
   /** What an interrupted command left that autoctx repair (or the same command again) completes. */
   repairable: string[];
+  /**
+   * States that two clones' merged histories left (no interrupted command leaves them), each naming its two files:
+   * repair refuses them (DIVERGED_WAY_OUT says the way out). While any is listed, `repairable` is empty.
+   */
+  diverged: string[];
   /** Each release scope's releases and states (empty when the scenario names no release). */
   releases: ScopeSummary[];
   /** Emergency rollbacks awaiting their second approver, and those whose window closed unapproved. */
@@ -123,6 +129,9 @@ export function status(options: StoreOptions): StatusResult {
         repairable.push(
           `release registry of scope ${r.scope}: one transition behind its receipts (a transition cut short)`,
         );
+    // A merge of two clones is no interrupted command: repair completes nothing across it.
+    const diverged = scenarioDivergences(store).map((d) => d.message);
+    if (diverged.length > 0) repairable.splice(0);
     const ordered: Partial<Record<Lifecycle, string[]>> = {};
     for (const l of LIFECYCLES) if (candidates[l]) ordered[l] = candidates[l];
     return {
@@ -138,6 +147,7 @@ export function status(options: StoreOptions): StatusResult {
       candidates: ordered,
       details,
       repairable,
+      diverged,
       releases,
       rollbacks: rollbackStatus(store, at, windowDays),
       evidence: evidenceSummary(knowledge.state(), name),

@@ -13,6 +13,7 @@ import {now, openKnowledge, type StoreOptions} from './store-options.js';
 import {ManifestChecks, ManifestHelper, manifestOutline} from '../bundle/verify-manifests.js';
 import {CANDIDATE_CHECKS, SCENARIO_CHECKS, START_CHECKS} from './kind-steps.generated.js';
 import {EVERY_STEP, step, type VerifySteps} from './verify-steps.js';
+import {checkExtends} from './extends.js';
 
 export type {VerifyIssue} from '../../store/findings.js';
 export type {StepOutput, VerifySteps} from './verify-steps.js';
@@ -148,6 +149,8 @@ type VerifyOptions = StoreOptions & {
   allowedSigners?: string | undefined;
   /** How the steps run (default: every one); see VerifySteps. */
   steps?: VerifySteps;
+  /** A git revision whose knowledge history this tree must extend (checkExtends). */
+  extends?: string | undefined;
 };
 
 /** The root-level checks (the .gitignore, entries verify cannot account for), then one Findings per scenario. */
@@ -174,7 +177,9 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
         severity: 'error',
         code: 'GITIGNORE_INCOMPLETE',
         file: rel,
-        message: `${rel} lacks ${quoted(ignore.removed)}: lock and temporary files could be committed (any writing command or autoctx repair restores the rules)`,
+        message:
+          `${rel} lacks ${quoted(ignore.removed)}: lock and temporary files could be committed (any writing ` +
+          `command or autoctx repair restores the rules)`,
       });
     }
     if (ignore.outdated.length > 0) {
@@ -182,16 +187,44 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
         severity: 'warning',
         code: 'GITIGNORE_OUTDATED',
         file: rel,
-        message: `${rel} lacks ${quoted(ignore.outdated)}, added by a newer autoctx than the one that made this tree (any writing command or autoctx repair adds them)`,
+        message:
+          `${rel} lacks ${quoted(ignore.outdated)}, added by a newer autoctx than the one that made this ` +
+          `tree (any writing command or autoctx repair adds them)`,
       });
     }
   }
+  const attributes = knowledge.gitattributes();
+  const attributesRel = path.relative(knowledge.root, attributes.file);
+  if (attributes.present) result.files_checked++;
+  // A tree another implementation wrote (no root .gitignore either) is not held to autoctx's root documents.
+  if (attributes.state === 'absent' && ignore !== null)
+    result.warnings.push({
+      severity: 'warning',
+      code: 'GITATTRIBUTES_MISSING',
+      file: attributesRel,
+      message:
+        `${attributesRel} lacks autoctx's rules (a tree made before autoctx wrote them): git may convert ` +
+        `line endings on checkout and merge mutable documents line by line (autoctx repair writes them)`,
+    });
+  else if (attributes.state === 'edited')
+    result.errors.push({
+      severity: 'error',
+      code: 'GITATTRIBUTES_MODIFIED',
+      file: attributesRel,
+      message:
+        `${attributesRel}: ${attributes.why}: git may convert line endings or merge mutable ` +
+        `documents silently (autoctx repair writes the block back; lines outside it are kept)`,
+    });
   for (const e of knowledge.unknownRootEntries())
     result.errors.push({severity: 'error', code: e.code, file: e.file, message: e.why});
   for (const group of knowledge.scenarioCollisions()) {
-    const message = `scenario folders ${group.map((g) => `"${g}"`).join(' and ')} are the same name after Unicode normalization (NFC): a person, or a file system that normalizes, cannot tell them apart; rename one of them`;
+    const message =
+      `scenario folders ${group.map((g) => `"${g}"`).join(' and ')} are the same name after Unicode ` +
+      `normalization (NFC): a person, or a file system that normalizes, cannot tell them apart; rename one ` +
+      `of them`;
     for (const name of group) result.errors.push({severity: 'error', code: 'SCENARIO_COLLISION', file: name, message});
   }
+  if (options.extends !== undefined) result.errors.push(...checkExtends(knowledge, options.extends));
   const windowDays = approvalWindowOf(knowledge, true);
   const at = now(options);
   const anchor = readAnchor(options.allowedSigners, options.knowledge);

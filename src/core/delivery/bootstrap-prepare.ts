@@ -270,7 +270,8 @@ function assertSameRequest(existing: BootstrapReceipt | null, request: Bootstrap
   if (existing && existing.request_digest !== requestDigest(request)) {
     fail(
       'BOOTSTRAP_REQUEST_MISMATCH',
-      'this event was prepared with another byte limit, lifecycle, integration or handoff; a stable event id names one request',
+      'this event was prepared with another byte limit, lifecycle, integration or handoff; a stable event ' +
+        'id names one request',
     );
   }
 }

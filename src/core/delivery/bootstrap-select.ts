@@ -46,7 +46,8 @@ function serving(
   if (!bundle)
     fail(
       'CORRUPT_FILE',
-      `${store.guard.relative(store.paths.bundle(chosen))} is missing: the serving bundle of "${store.scenario}" cannot be read`,
+      `${store.guard.relative(store.paths.bundle(chosen))} is missing: the serving bundle of ` +
+        `"${store.scenario}" cannot be read`,
     );
   // a non-present component is never rendered or recalled
   return {bundle_digest: bundle.digest, components: bundle.components.filter(isPresent)};

@@ -93,7 +93,8 @@ export async function tagAdd(options: StoreOptions & {digest: string}): Promise<
     if (current.tags.length >= CURATION_LIMITS.tags)
       fail(
         'TAG_LIMIT',
-        `scenario "${store.scenario}" already has ${CURATION_LIMITS.tags} bootstrap tags, the most it may have; remove one first (autoctx tag rm)`,
+        `scenario "${store.scenario}" already has ${CURATION_LIMITS.tags} ` +
+          `bootstrap tags, the most it may have; remove one first (autoctx tag rm)`,
       );
     const next = changeCuration(store, (c) => ({...c, tags: [...c.tags, tag]}), 'tag-add', isoTimestamp(now(options)));
     return {status: 'tagged' as const, scenario: store.scenario, tag, tags: next.tags.length};
@@ -187,11 +188,13 @@ async function changeScope(
       if (op === 'rm')
         fail(
           'INVALID_INPUT',
-          `scenario "${store.scenario}" has no ${list === 'references' ? 'reference to' : 'grant for'} "${options.name}"`,
+          `scenario "${store.scenario}" has no ` +
+            `${list === 'references' ? 'reference to' : 'grant for'} "${options.name}"`,
         );
       fail(
         'INVALID_INPUT',
-        `scenario "${store.scenario}" already ${list === 'references' ? 'refers to' : 'grants'} "${options.name}" (a scenario is named once)`,
+        `scenario "${store.scenario}" already ${list === 'references' ? 'refers to' : 'grants'} ` +
+          `"${options.name}" (a scenario is named once)`,
       );
     }
     const max = list === 'references' ? CURATION_LIMITS.references : CURATION_LIMITS.grants;
@@ -275,7 +278,8 @@ export async function handoffWrite(options: StoreOptions & {id: string; from: st
       const file = store.guard.relative(store.paths.handoffRevision(options.id, head.document_digest));
       fail(
         'INTEGRITY',
-        `${file} is missing or is not the revision curation.json names as the head of ${options.id}; run autoctx verify`,
+        `${file} is missing or is not the revision curation.json ` +
+          `names as the head of ${options.id}; run autoctx verify`,
         {file},
       );
     }
@@ -342,7 +346,8 @@ export function handoffShow(options: StoreOptions & {ref: string}): HandoffShowR
   if (!head || !doc)
     fail(
       'HANDOFF_NOT_FOUND',
-      `scenario "${store.scenario}" has no handoff ${ref.id}@${ref.revision}${head ? ` (${ref.id} has revisions 1 to ${head.revision})` : ''}`,
+      `scenario "${store.scenario}" has no handoff ` +
+        `${ref.id}@${ref.revision}${head ? ` (${ref.id} has revisions 1 to ${head.revision})` : ''}`,
       {scenario: store.scenario},
     );
   return {status: 'ok', scenario: store.scenario, handoff: doc, latest_revision: head.revision};

@@ -103,7 +103,8 @@ export function parseHooksFile(
   if (errors.length > 0 || value === null || typeof value !== 'object' || Array.isArray(value))
     fail(
       'CONFIG_INVALID',
-      `${file} cannot be parsed as a JSON object; autoctx does not touch a file it cannot read (fix it or move it aside)`,
+      `${file} cannot be parsed as a JSON object; autoctx does not touch a file it cannot read (fix it or ` +
+        `move it aside)`,
       {file},
     );
   const present = (value as {hooks?: unknown}).hooks !== undefined;

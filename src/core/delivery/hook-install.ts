@@ -64,7 +64,8 @@ export function hookInstall(options: {
   if (twice.length > 0)
     fail(
       'INVALID_INPUT',
-      `autoctx's ${options.host} hook is already registered in ${twice.join(' and ')}; a second registration would inject twice (autoctx hook uninstall there first)`,
+      `autoctx's ${options.host} hook is already registered in ${twice.join(' and ')}; a second ` +
+        `registration would inject twice (autoctx hook uninstall there first)`,
     );
   const current = readConfigText(target);
   const hooks = editHooks(target, current, options.host, 'install');
@@ -84,15 +85,18 @@ export function hookInstall(options: {
   const configText = editUserConfig(configFile, options.location, settings);
   const configChanged = configText !== readConfigText(configFile);
   const notes = [
-    `to undo: autoctx hook uninstall --host ${options.host} ${'project' in options.location ? `--project ${options.location.project}` : '--user'}`,
+    `to undo: autoctx hook uninstall --host ${options.host} ` +
+      `${'project' in options.location ? `--project ${options.location.project}` : '--user'}`,
   ];
   if (!settings.enabled)
     notes.push(
-      `bootstrap injection is off until you turn it on: autoctx hook enable ${'project' in options.location ? `--project ${options.location.project}` : '--user'}`,
+      `bootstrap injection is off until you turn it on: autoctx hook enable ` +
+        `${'project' in options.location ? `--project ${options.location.project}` : '--user'}`,
     );
   if (options.host === 'codex')
     notes.push(
-      'Codex runs a hook only once you trust it: start codex and review it with /hooks (autoctx never writes trust for you)',
+      'Codex runs a hook only once you trust it: start codex and review it with /hooks (autoctx never ' +
+        'writes trust for you)',
     );
   const result = (status: HookInstallResult['status']): HookInstallResult => ({
     status,

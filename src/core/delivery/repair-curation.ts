@@ -15,7 +15,8 @@ export const curationRepair: ScenarioRepair = {
       let curation = settled.curation;
       if (settled.completed)
         actions.push(
-          `completed ${rel(store.paths.curation)} from ${rel(curationEntryFile(store, settled.completed))}, a change cut short after its history entry`,
+          `completed ${rel(store.paths.curation)} from ` +
+            `${rel(curationEntryFile(store, settled.completed))}, a change cut short after its history entry`,
         );
       for (const id of listHandoffIds(store)) {
         const pending = isSafeSegment(id) ? pendingRevision(store, curation, id) : null;

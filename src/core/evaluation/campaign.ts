@@ -103,7 +103,8 @@ export function loadCampaign(
 const legacyRefusal = (campaignId: string): never =>
   fail(
     'CAMPAIGN_LEGACY',
-    `campaign ${JSON.stringify(campaignId)} has a schema-1 ledger with reservations and no fixture history; start a new campaign id`,
+    `campaign ${JSON.stringify(campaignId)} has a schema-1 ledger with reservations and no fixture ` +
+      `history; start a new campaign id`,
   );
 
 /**
@@ -195,7 +196,8 @@ export function reserveFixturePlan(
   if (reused.length)
     fail(
       'CAMPAIGN_FIXTURE_REUSE',
-      `the campaign fixture plan reuses fixtures reserved by earlier candidates: ${reused.join(', ')}; use fresh fixtures for every candidate of a campaign`,
+      `the campaign fixture plan reuses fixtures reserved by earlier candidates: ${reused.join(', ')}; use ` +
+        `fresh fixtures for every candidate of a campaign`,
     );
   writeCampaign(
     store,

@@ -97,7 +97,8 @@ async function evaluatePair(
       if (changed !== null)
         fail(
           'EVALUATOR_FAILED',
-          `the evaluator changed its bundle_dir during the ${arm} arm on ${unit.fixture} (seed ${unit.seed}): ${changed}; nothing was recorded for this pair`,
+          `the evaluator changed its bundle_dir during the ${arm} arm on ${unit.fixture} (seed ` +
+            `${unit.seed}): ${changed}; nothing was recorded for this pair`,
         );
     } finally {
       copy.remove();

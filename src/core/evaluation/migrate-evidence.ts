@@ -53,12 +53,14 @@ function migrationProblem(store: ScenarioStore, digest: string, record: Candidat
   if (record.lifecycle !== 'confirmed' && record.lifecycle !== 'rejected')
     fail(
       'INVALID_TRANSITION',
-      `candidate ${digest} is ${record.lifecycle}: only a terminal (confirmed or rejected) candidate's schema-1 evidence is migrated; nothing was rewritten`,
+      `candidate ${digest} is ${record.lifecycle}: only a terminal (confirmed or rejected) candidate's ` +
+        `schema-1 evidence is migrated; nothing was rewritten`,
     );
   if (!record.comparison)
     fail(
       'INTEGRITY',
-      `candidate ${digest} is ${record.lifecycle} but records no comparison to replay its schema-1 evidence against; nothing was rewritten`,
+      `candidate ${digest} is ${record.lifecycle} but records no comparison to replay its schema-1 ` +
+        `evidence against; nothing was rewritten`,
     );
   if (record.confirmation_policy && !jsonEqual(record.confirmation_policy, policy))
     fail(
@@ -70,12 +72,14 @@ function migrationProblem(store: ScenarioStore, digest: string, record: Candidat
   if (!replay.matches)
     fail(
       'REPLAY_MISMATCH',
-      `the schema-1 evidence of ${digest} does not reproduce its recorded comparison under ${policyFile} (largest distance ${replay.max_ulp} ULP); nothing was rewritten`,
+      `the schema-1 evidence of ${digest} does not reproduce its recorded comparison under ${policyFile} ` +
+        `(largest distance ${replay.max_ulp} ULP); nothing was rewritten`,
     );
   if (TERMINAL[replayed.decision] !== record.lifecycle)
     fail(
       'REPLAY_MISMATCH',
-      `the schema-1 evidence of ${digest} replays to "${replayed.decision}", which does not give its lifecycle "${record.lifecycle}"; nothing was rewritten`,
+      `the schema-1 evidence of ${digest} replays to "${replayed.decision}", which does not give its ` +
+        `lifecycle "${record.lifecycle}"; nothing was rewritten`,
     );
   return {evidence, policy, replay};
 }

@@ -36,7 +36,9 @@ export function replayCandidate(store: ScenarioStore, digest: string): ReplayRes
   if (!policy)
     fail(
       'INTEGRITY',
-      `candidate ${digest} has legacy (schema-1) evidence and no recorded policy to replay it under; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`,
+      `candidate ${digest} has legacy (schema-1) evidence and no recorded policy to replay it under; ` +
+        `migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} ` +
+        `--policy FILE`,
       {legacy_without_policy: true},
     );
   let replayed: ComparisonResult;

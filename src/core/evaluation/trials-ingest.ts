@@ -70,7 +70,8 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
       if (r.plan_digest !== run.plan.plan_digest && run.plan.additions.supersedes?.includes(String(r.plan_digest))) {
         fail(
           'INVALID_INPUT',
-          `${where}: the result is for plan ${String(r.plan_digest)}, which a rebind superseded; the bound plan is ${run.plan.plan_digest} (export it again and evaluate that)`,
+          `${where}: the result is for plan ${String(r.plan_digest)}, which a rebind superseded; the bound ` +
+            `plan is ${run.plan.plan_digest} (export it again and evaluate that)`,
         );
       }
       if (r.plan_digest !== run.plan.plan_digest)
@@ -113,7 +114,8 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
       if (before && !same(before, trial))
         fail(
           'INGEST_CONFLICT',
-          `${where}: a different result for pair ${trial.pair_key} is already ${recorded.has(key) ? 'recorded' : 'in this input'}; recorded results never change`,
+          `${where}: a different result for pair ${trial.pair_key} is already ` +
+            `${recorded.has(key) ? 'recorded' : 'in this input'}; recorded results never change`,
         );
       if (recorded.has(key)) already++;
       else incoming.set(key, trial);

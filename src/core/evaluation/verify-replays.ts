@@ -20,7 +20,8 @@ function checkReplays(c: Findings, records: Map<string, CandidateRecord>): void 
         c.warn(
           store.paths.record(digest),
           'RECORD_BEHIND_EVIDENCE',
-          `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or autoctx repair completes it)`,
+          `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or ` +
+            `autoctx repair completes it)`,
         );
       continue;
     }
@@ -33,7 +34,9 @@ function checkReplays(c: Findings, records: Map<string, CandidateRecord>): void 
       c.warn(
         file,
         'LEGACY_EVIDENCE',
-        `${c.rel(file)} is schema-1 evidence with no recorded policy, so its comparison is not replayed; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`,
+        `${c.rel(file)} is schema-1 evidence with no recorded policy, so its comparison is not replayed; ` +
+          `migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} ` +
+          `--policy FILE`,
       );
       continue;
     }
@@ -48,21 +51,25 @@ function checkReplays(c: Findings, records: Map<string, CandidateRecord>): void 
       c.warn(
         store.paths.record(digest),
         'RECORD_BEHIND_EVIDENCE',
-        `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or autoctx repair completes it)`,
+        `${c.rel(store.paths.record(digest))} lags its evidence (an interrupted run; running it again or ` +
+          `autoctx repair completes it)`,
       );
     } else if (r && (r.status !== 'ok' || (!r.bit_exact && !c.replayTolerance))) {
       const why =
         r.status !== 'ok'
           ? 'does not reproduce'
           : 'reproduces only within the cross-runtime tolerance (pass --replay-tolerance to accept that)';
-      const message = `${c.rel(store.paths.record(digest))}: the recorded comparison ${why} from ${c.rel(file)} (largest distance ${r.max_ulp} ULP)`;
+      const message =
+        `${c.rel(store.paths.record(digest))}: the recorded comparison ${why} from ${c.rel(file)} (largest ` +
+        `distance ${r.max_ulp} ULP)`;
       c.error(store.paths.record(digest), 'REPLAY_MISMATCH', message);
       c.error(file, 'REPLAY_MISMATCH', message);
     } else if (r && !r.bit_exact)
       c.warn(
         store.paths.record(digest),
         'REPLAY_TOLERANCE',
-        `${c.rel(store.paths.record(digest))} replays within the cross-runtime tolerance (${r.max_ulp} ULP), not bit for bit`,
+        `${c.rel(store.paths.record(digest))} replays within the cross-runtime tolerance (${r.max_ulp} ` +
+          `ULP), not bit for bit`,
       );
   }
   for (const id of listPromotionIds(store)) {

@@ -9,6 +9,8 @@ import {keepForeignHead, plannedMoveProblem, pointerProblem} from '../../store/k
 import type {PointerMove} from '../../model/promotion/pointer-history.js';
 import {listCandidateDigests, readRecord, writeRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {writeMirrors} from '../../store/kinds/promotion/mirrors.js';
+import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
+import {DIVERGED_WAY_OUT} from '../../model/common/divergence-advice.js';
 
 /**
  * After the pointer moved, bring lifecycles in line with it: the active
@@ -74,6 +76,22 @@ export function requireRecordedPointer(store: ScenarioStore, active: ActivePoint
     fail('INTEGRITY', `${problem}; nothing was changed (run autoctx verify)`, {
       file: store.guard.relative(store.paths.active),
     });
+  requireUndiverged(store);
+}
+
+/**
+ * Before a move, or before bringing lifecycles in line with the pointer: the scenario must not hold a state that only
+ * a merge of two clones' histories writes (verify's DIVERGED). Completing one side's lifecycles over the other's would
+ * make the divergence permanent (DIVERGED_WAY_OUT says the way out). Under the scenario lock, before any write.
+ */
+export function requireUndiverged(store: ScenarioStore): void {
+  const found = scenarioDivergences(store)[0];
+  if (!found) return;
+  const [a, b] = found.files.map((f) => store.guard.relative(f));
+  fail('DIVERGED', `${a} and ${b} contradict each other; nothing was changed: ${DIVERGED_WAY_OUT}`, {
+    file: a,
+    files: [a, b],
+  });
 }
 
 /**
@@ -94,7 +112,8 @@ export function prepareMove(
   if (problem)
     fail(
       'INTEGRITY',
-      `the ${planned.kind} would leave a pointer its recorded history does not vouch for: ${problem}; nothing was changed (run autoctx verify)`,
+      `the ${planned.kind} would leave a pointer its recorded history does not vouch for: ${problem}; ` +
+        `nothing was changed (run autoctx verify)`,
       {file: store.guard.relative(store.paths.active)},
     );
   if (current) keepForeignHead(store, current, isoTimestamp(at));

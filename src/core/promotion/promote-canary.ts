@@ -28,18 +28,24 @@ export async function canaryEvidence(
   if (!record || !record.comparison)
     return {
       code: 'EVALUATION_MISSING',
-      detail: `bundle ${digest} has no recorded comparison: propose, screen and confirm it against the active bundle first`,
+      detail:
+        `bundle ${digest} has no recorded comparison: propose, screen and confirm it against the active ` +
+        `bundle first`,
     };
   if (record.lifecycle !== 'confirmed' || record.comparison.decision !== 'confirmed')
     return {
       code: 'EVALUATION_NOT_CONFIRMED',
-      detail: `candidate ${digest} is ${record.lifecycle}, its comparison ${record.comparison.decision}: a canary needs a confirmed comparison`,
+      detail:
+        `candidate ${digest} is ${record.lifecycle}, its comparison ${record.comparison.decision}: a canary ` +
+        `needs a confirmed comparison`,
     };
   const active = requireActive(store);
   if (candidate.parent_digest !== active.bundle_digest) {
     return {
       code: 'EVALUATION_NOT_FOR_BUNDLE_HASH',
-      detail: `the confirmed comparison on record compares ${digest} with ${candidate.parent_digest ?? 'nothing'}, not with the bundle active.json names now (${active.bundle_digest})`,
+      detail:
+        `the confirmed comparison on record compares ${digest} with ${candidate.parent_digest ?? 'nothing'}, ` +
+        `not with the bundle active.json names now (${active.bundle_digest})`,
     };
   }
   try {

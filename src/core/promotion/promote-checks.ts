@@ -16,10 +16,13 @@ import {readManifestDiff} from '../../store/kinds/bundle/manifest-diff.js';
 /** The checks a promotion (and a canary) passes: the gates that need no lock, and a rejected candidate's refusal. */
 
 export const negativeProblem = (digest: string) =>
-  `candidate ${digest} has a negative_result.json: it was rejected, whatever its record says; nothing was promoted (run autoctx verify)`;
+  `candidate ${digest} has a negative_result.json: it was rejected, whatever its record says; nothing ` +
+  `was promoted (run autoctx verify)`;
 
 const changedProblem = (store: ScenarioStore, digest: string, now_: CandidateRecord | null) =>
-  `candidate ${digest} changed while promote checked it (it is now ${now_?.lifecycle ?? 'gone'}${readNegativeResult(store, digest) ? ', with a negative result' : ''}); nothing was promoted`;
+  `candidate ${digest} changed while promote checked it (it is now ` +
+  `${now_?.lifecycle ?? 'gone'}${readNegativeResult(store, digest) ? ', with a negative result' : ''});` +
+  ` nothing was promoted`;
 
 /**
  * Under the lock, what a negative result beside a confirmed record means: a
@@ -63,7 +66,8 @@ export function checkGates(
   if (!verdict.matches || replayed.decision !== 'confirmed')
     fail(
       'REPLAY_MISMATCH',
-      `the recorded comparison does not reproduce from the persisted evidence (largest distance ${verdict.max_ulp} ULP); nothing was promoted`,
+      `the recorded comparison does not reproduce from the persisted evidence (largest distance ` +
+        `${verdict.max_ulp} ULP); nothing was promoted`,
     );
   try {
     checkServeable(candidate, parent);

@@ -132,7 +132,9 @@ export async function campaignGate(
     const artifact = recordCampaignDecision(store, campaignId, gate.reservation);
     if (gate.authorized) return;
     const at = isoTimestamp(now(options));
-    blocked = `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${stableDigest(gate.reservation)}; evidence_sha256=${gate.reservation.evidence_digest}`;
+    blocked =
+      `false-promotion gate blocked: ${gate.reason}; reservation_sha256=${stableDigest(gate.reservation)}; ` +
+      `evidence_sha256=${gate.reservation.evidence_digest}`;
     rejectWithNegativeResult(
       store,
       candidate,

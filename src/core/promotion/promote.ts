@@ -8,7 +8,13 @@ import {createCausalAttribution} from '../../model/evaluation/causal-attribution
 import {confirmationPolicyDigest} from '../../model/evaluation/policy.js';
 import {isoTimestamp, type ActivePointer, type PromotionRecord} from '../../model/promotion/records.js';
 import {evaluatorTimeout, lockTimeout, now, openScenario} from '../common/store-options.js';
-import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from './pointer-move.js';
+import {
+  finishPointerMove,
+  movePointer,
+  prepareMove,
+  requireRecordedPointer,
+  requireUndiverged,
+} from './pointer-move.js';
 import {promotionMove} from '../../model/promotion/pointer-history.js';
 import {planCampaign} from '../../store/kinds/evaluation/campaign-ledger.js';
 import {pausePoint} from '../../store/index.js';
@@ -61,6 +67,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   // Already promoted (a re-run after a crash): finish what is left and report it.
   if (active.bundle_digest === digest && active.promotion_id !== null) {
     await store.withLock(lockTimeout(options), () => {
+      requireUndiverged(store);
       // A crash after the pointer left the mirrors and lifecycles behind it: the re-run brings them in line.
       writeMirrors(store, candidate);
       finishPointerMove(store, requireActive(store), now(options));
@@ -112,7 +119,8 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     if (audit.outcome !== 'advisory')
       fail(
         'AUDIT_HOLD',
-        `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the candidate stays confirmed and nothing changed`,
+        `the pre_promotion audit answered ${audit.outcome}${audit.detail ? ` (${audit.detail})` : ''}; the ` +
+          `candidate stays confirmed and nothing changed`,
       );
   }
   // The campaign the plan ran under: autoctx's plans bind it, the Python implementation's ledger reserves the plan.
@@ -150,6 +158,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     // Re-checked under the lock, after the audit: what this promotion decided on must still hold.
     if (current.bundle_digest === digest && current.promotion_id !== null) {
       // Another promote of this candidate went first: report its promotion, reject nothing.
+      requireUndiverged(store);
       finishPointerMove(store, current, now(options));
       writeMirrors(store, candidate);
       const p = readPromotion(store, current.promotion_id)!;
@@ -223,7 +232,9 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended
     // first, each by its receipt.
     endStaleCanaries(store, digest, {
-      rationale: `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary evidence compares with`,
+      rationale:
+        `withdrawn: promotion ${promotion.promotion_id} replaces ${parent.digest}, the bundle its canary ` +
+        `evidence compares with`,
       at,
       actor: commandActor(store, options.actor),
     });

@@ -52,7 +52,8 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
       if (h.evaluator_epoch !== active.evaluator_epoch)
         fail(
           'LINEAGE_MISMATCH',
-          `${source.origin} has evaluator epoch "${h.evaluator_epoch}" but the active bundle's is "${active.evaluator_epoch}"`,
+          `${source.origin} has evaluator epoch "${h.evaluator_epoch}" but the active bundle's is ` +
+            `"${active.evaluator_epoch}"`,
         );
       if (h.parent_digest !== active.bundle_digest)
         fail(
@@ -81,7 +82,8 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
         return result(false, existing.lifecycle);
       fail(
         'CANDIDATE_EXISTS',
-        `bundle ${bundle.digest} was already proposed by run "${existing.source_run_id}" generation ${existing.source_generation}; a digest cannot be rebound to another source`,
+        `bundle ${bundle.digest} was already proposed by run "${existing.source_run_id}" generation ` +
+          `${existing.source_generation}; a digest cannot be rebound to another source`,
         {bundle_digest: bundle.digest},
       );
     }

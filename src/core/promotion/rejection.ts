@@ -44,7 +44,8 @@ export function writeRejection(
   if (serving.length > 0)
     fail(
       'INVALID_TRANSITION',
-      `bundle ${candidate.digest} serves (${serving.join('; ')}): a rejected bundle never serves, use autoctx rollback to stop serving it; nothing was changed`,
+      `bundle ${candidate.digest} serves (${serving.join('; ')}): a rejected bundle never serves, use ` +
+        `autoctx rollback to stop serving it; nothing was changed`,
       {bundle_digest: candidate.digest},
     );
   withdrawRelease(store, candidate.digest, {

@@ -38,6 +38,7 @@ import {
   type HistoryState,
 } from '../../store/kinds/promotion/record-history.js';
 import {markRejected} from './rejection.js';
+import {pendingMoveBundles} from '../../store/kinds/promotion/divergence.js';
 
 /**
  * repair, candidate by candidate: a record behind its history, a rejection
@@ -102,6 +103,23 @@ function recordFromHistory(
   const {store, rel, actions} = run;
   const record = readRecord(store, digest);
   const history = historyState(store, digest, record, adoption);
+  const waiting = history.kind === 'behind' && history.entry.cause === 'pointer-move' ? pendingMove(run, digest) : null;
+  if (history.kind === 'behind' && waiting) {
+    // The lifecycle change of a move whose pointer is not there: its command, run again, completes both.
+    run.remaining.push(
+      `${rel(store.paths.record(digest))} is behind ` +
+        `${rel(store.paths.recordHistoryEntry(digest, history.entry.seq))}, a lifecycle change of ` +
+        `${rel(waiting.file)}, whose pointer move is not in active.json (the tree was partly reverted, as by ` +
+        `git stash): run the same ${waiting.move.kind} again ` +
+        `(${
+          waiting.move.kind === 'promotion'
+            ? `autoctx promote ${waiting.move.to}`
+            : `autoctx ` + `${waiting.move.kind === 'rollover' ? 'epoch rollover' : 'rollback'}`
+        }` +
+        `), or restore the reverted files (git stash pop)`,
+    );
+    return {record, history};
+  }
   if (history.kind === 'behind' || (history.kind === 'differs' && !record)) {
     putRecord(store, history.entry.record);
     const from = rel(historyEntryFile(store, history.entry));
@@ -113,6 +131,15 @@ function recordFromHistory(
     return {record: history.entry.record, history};
   }
   return {record, history};
+}
+
+const pendingMoves = new WeakMap<RepairRun, ReturnType<typeof pendingMoveBundles>>();
+
+/** The pending pointer move that would change this bundle's lifecycle (read once per repair of a scenario), or null. */
+function pendingMove(run: RepairRun, digest: string) {
+  let moves = pendingMoves.get(run);
+  if (!moves) pendingMoves.set(run, (moves = pendingMoveBundles(run.store)));
+  return moves.get(digest) ?? null;
 }
 
 /**
@@ -144,7 +171,8 @@ function adoptChange(run: RepairRun, digest: string, record: CandidateRecord, hi
   run.actions.push(
     history.kind === 'adoptable'
       ? `started the record history of ${digest} from its record.json, which had none`
-      : `recorded in the history of ${digest} the change of its record.json that the history did not hold (made by another implementation or by hand)`,
+      : `recorded in the history of ${digest} the change of its record.json that the history did not hold ` +
+          `(made by another implementation or by hand)`,
   );
 }
 
@@ -166,7 +194,9 @@ function sealLateTrials(
   if (run.signed) {
     // In a signed tree a seal is a signature over trials a run observed: repair observed none, so it reports them.
     run.remaining.push(
-      `${rel(store.paths.matchedTrials(digest))} holds trials recorded after its seal; in a signed tree repair does not seal what it did not observe: run the same confirm again (with the signing key) to seal them`,
+      `${rel(store.paths.matchedTrials(digest))} holds trials recorded after its seal; in a signed tree ` +
+        `repair does not seal what it did not observe: run the same confirm again (with the signing key) to ` +
+        `seal them`,
     );
     return false;
   }
@@ -188,7 +218,8 @@ function catchUp(
   if (record.comparison && compareReplay(record.comparison, replayed).matches) return;
   if (replayed.decision === 'rejected' || replayed.decision === 'inconclusive') {
     run.remaining.push(
-      `${rel(store.paths.record(digest))} lags evidence that is terminal; run the same confirm again to write its terminal records`,
+      `${rel(store.paths.record(digest))} lags evidence that is terminal; run the same confirm again to ` +
+        `write its terminal records`,
     );
     return;
   }
@@ -221,7 +252,8 @@ function migrateLegacy(run: RepairRun, digest: string, record: CandidateRecord, 
   const policy = record.confirmation_policy ? validateConfirmationPolicy(record.confirmation_policy) : null;
   if (!record.comparison || !policy) {
     remaining.push(
-      `${rel(store.paths.matchedTrials(digest))} is legacy evidence without a recorded policy; migrate it under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`,
+      `${rel(store.paths.matchedTrials(digest))} is legacy evidence without a recorded policy; migrate it ` +
+        `under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE`,
     );
     return;
   }

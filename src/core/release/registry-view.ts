@@ -44,7 +44,8 @@ export function readRelease(store: ScenarioStore, version: string): ReleaseDescr
     const rel = store.guard.relative(store.paths.releaseVersion(d.version));
     fail(
       'INTEGRITY',
-      `${rel}: release ${d.version} names bundle ${d.bundle_digest}, which the scenario does not hold; run autoctx verify`,
+      `${rel}: release ${d.version} names bundle ${d.bundle_digest}, which the scenario does not hold; run ` +
+        `autoctx verify`,
       {file: rel},
     );
   }
@@ -54,7 +55,8 @@ export function readRelease(store: ScenarioStore, version: string): ReleaseDescr
       // one name.
       fail(
         'INTEGRITY',
-        `two descriptors claim release ${d.version} (${key}.json beside ${versionKey(d.version)}.json); run autoctx verify`,
+        `two descriptors claim release ${d.version} (${key}.json beside ${versionKey(d.version)}.json); ` +
+          `run autoctx verify`,
       );
     }
     if (key === versionKey(d.version)) continue;

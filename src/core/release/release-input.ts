@@ -12,7 +12,8 @@ export function nonBlankList(values: string[] | undefined, flag: string): string
     if (typeof v !== 'string' || v.trim() === '' || /[\u0000-\u001f\u007f]/.test(v) || v.length > 200)
       fail(
         'USAGE',
-        `${flag} takes non-blank one-line values of at most 200 characters, not ${JSON.stringify(String(v).slice(0, 40))}`,
+        `${flag} takes non-blank one-line values of at most 200 characters, not ` +
+          `${JSON.stringify(String(v).slice(0, 40))}`,
       );
     return v.trim();
   });
@@ -31,7 +32,8 @@ export function parseExpect(given: string | undefined): string | null | undefine
   if (!DIGEST.test(v))
     fail(
       'INVALID_DIGEST',
-      `--expect-registry takes the registry's full digest (64 hex characters, as release list --json shows it) or "none", not ${JSON.stringify(given)}`,
+      `--expect-registry takes the registry's full digest (64 hex characters, as release list --json shows ` +
+        `it) or "none", not ${JSON.stringify(given)}`,
     );
   return v;
 }
@@ -41,7 +43,8 @@ export function staleIfMoved(expect: string | null | undefined, digest: string |
   if (expect !== undefined && expect !== digest)
     fail(
       'STALE_REGISTRY',
-      `the registry of scope ${scope} is ${digest ?? 'not written yet (none)'}, not ${expect ?? 'none'}: another transition went first; nothing was written`,
+      `the registry of scope ${scope} is ${digest ?? 'not written yet (none)'}, not ${expect ?? 'none'}: ` +
+        `another transition went first; nothing was written`,
       {scope, registry: digest},
     );
 }

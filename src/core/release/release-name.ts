@@ -101,7 +101,10 @@ export async function releaseName(options: NameOptions): Promise<NameResult> {
       if (!hasServed(scope, target, {chain, receipts: scopeState?.receipts ?? []}))
         fail(
           'ROLLBACK_TARGET_NOT_SERVED',
-          `rollback target ${t} has never served in scope ${scope}: ${scope === GLOBAL_SCOPE ? `no recorded pointer move made bundle ${target.bundle_digest} active` : 'no applied transition made it ACTIVE there'}`,
+          `rollback target ${t} has never served in scope ${scope}: ` +
+            (scope === GLOBAL_SCOPE
+              ? `no recorded pointer move made bundle ${target.bundle_digest} active`
+              : 'no applied transition made it ACTIVE there'),
           {version: t},
         );
     }
@@ -139,7 +142,11 @@ export async function releaseName(options: NameOptions): Promise<NameResult> {
         };
       fail(
         'VERSION_EXISTS',
-        `release ${existing.version} already exists${existing.version !== options.version ? ` (names are compared case-insensitively: ${options.version} is ${existing.version})` : ''}, naming bundle ${existing.bundle_digest}; descriptors are immutable, give the new one another name`,
+        `release ${existing.version} already exists` +
+          (existing.version !== options.version
+            ? ` (names are compared case-insensitively: ${options.version} is ${existing.version})`
+            : '') +
+          `, naming bundle ${existing.bundle_digest}; descriptors are immutable, give the new one another name`,
         {version: existing.version},
       );
     }

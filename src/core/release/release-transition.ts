@@ -84,7 +84,8 @@ function checkTransition(options: TransitionOptions): {
   if (to === null)
     fail(
       'INVALID_INPUT',
-      `unknown state ${JSON.stringify(options.to)}: one of ${RELEASE_STATES.join(', ')} (older names accepted: ${Object.keys(STATE_ALIASES).join(', ')})`,
+      `unknown state ${JSON.stringify(options.to)}: one of ${RELEASE_STATES.join(', ')} (older names ` +
+        `accepted: ${Object.keys(STATE_ALIASES).join(', ')})`,
     );
   const scope = normalizeScope(options.scope);
   const expect = parseExpect(options.expectRegistry);
@@ -97,7 +98,8 @@ function checkTransition(options: TransitionOptions): {
   if (canary && to !== 'CANARY')
     fail(
       'USAGE',
-      `--canary-percent, --canary-tenants, --canary-resource-families and --canary-salt set a canary; this transition is to ${to}`,
+      `--canary-percent, --canary-tenants, --canary-resource-families and --canary-salt set a canary; this ` +
+        `transition is to ${to}`,
     );
   if (shadow && to !== 'SHADOW')
     fail('USAGE', `--shadow-percent and --shadow-daily-cap set a shadow run; this transition is to ${to}`);

@@ -21,7 +21,8 @@ export const rejectedServingRepair: ScenarioRepair = {
           actor: commandActor(store, actor),
         })) {
           actions.push(
-            `ended the ${w.from} of release ${w.version} in scope ${w.scope} (${rel(w.receipt_file)}): its bundle ${digest} is rejected`,
+            `ended the ${w.from} of release ${w.version} in scope ${w.scope} ` +
+              `(${rel(w.receipt_file)}): its bundle ${digest} is rejected`,
           );
         }
       } catch (error) {

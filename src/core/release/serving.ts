@@ -42,7 +42,10 @@ export function activePlaces(store: ScenarioStore, digest: string): string[] {
   const active = readActive(store);
   if (active?.bundle_digest === digest)
     places.push(
-      `active.json names it${active.promotion_id !== null && readRecord(store, digest)?.lifecycle !== 'active' ? ' (a promotion cut short: autoctx repair completes it)' : ''}`,
+      `active.json names it` +
+        (active.promotion_id !== null && readRecord(store, digest)?.lifecycle !== 'active'
+          ? ' (a promotion cut short: autoctx repair completes it)'
+          : ''),
     );
   const d = allDescriptors(store).find((x) => x.bundle_digest === digest);
   if (!d) return places;

@@ -9,7 +9,13 @@ import {
 } from '../../model/promotion/records.js';
 import {rolloverMove, rolloverPointer} from '../../model/promotion/pointer-history.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
-import {finishPointerMove, movePointer, prepareMove, requireRecordedPointer} from '../promotion/pointer-move.js';
+import {
+  finishPointerMove,
+  movePointer,
+  prepareMove,
+  requireRecordedPointer,
+  requireUndiverged,
+} from '../promotion/pointer-move.js';
 import {prepareSigning, signingInputs, type SigningOptions} from '../signing/signing.js';
 import {activeDigest, requireActive} from '../../store/kinds/promotion/active-pointer.js';
 import {requireBundle, writeBundle} from '../../store/kinds/bundle/bundle.js';
@@ -44,6 +50,7 @@ export async function rolloverEpoch(options: RolloverOptions): Promise<RolloverR
     const active = requireActive(store);
     const expected = activeDigest(store);
     if (active.evaluator_epoch === epoch) {
+      requireUndiverged(store);
       finishPointerMove(store, active, now(options));
       return {
         status: 'unchanged',

@@ -219,7 +219,8 @@ export async function rollbackApprove(
   if (signing.key && executorKey?.equals(publicKeyOf(signing.key))) {
     fail(
       'APPROVER_MUST_DIFFER',
-      `signing key ${signing.key.file} (${fingerprint(executorKey)}) signed ${executed.execution_key} as ${executed.actor}; a different key must approve it, whatever principal it names`,
+      `signing key ${signing.key.file} (${fingerprint(executorKey)}) signed ${executed.execution_key} as ` +
+        `${executed.actor}; a different key must approve it, whatever principal it names`,
       {execution_key: executed.execution_key},
     );
   }
@@ -247,7 +248,8 @@ export async function rollbackApprove(
     if (at.getTime() > deadline.getTime())
       fail(
         'APPROVAL_EXPIRED',
-        `${r.execution_key}'s ${windowDays}-day approval window closed at ${isoTimestamp(deadline)}; it stays EXPIRED_UNAPPROVED`,
+        `${r.execution_key}'s ${windowDays}-day approval window closed at ${isoTimestamp(deadline)}; it ` +
+          `stays EXPIRED_UNAPPROVED`,
         {execution_key: r.execution_key},
       );
     const approval: RollbackApproval = {

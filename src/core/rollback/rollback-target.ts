@@ -28,7 +28,9 @@ function declaredTarget(view: ScopeView, to: string, fromVersion: string | null,
     declared = condition(
       'TARGET_DECLARED',
       false,
-      `${from.version} declares ${from.rollback_targets.length ? from.rollback_targets.join(', ') : 'no rollback target'}, not ${d.version}`,
+      `${from.version} declares ` +
+        `${from.rollback_targets.length ? from.rollback_targets.join(', ') : 'no rollback target'}, not ` +
+        `${d.version}`,
     );
   else if (from.rollback_scope !== view.state.scope)
     declared = condition(

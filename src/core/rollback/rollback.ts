@@ -16,7 +16,7 @@ import {createExecution, readExecution} from '../../store/kinds/rollback/rollbac
 import {resolveActor} from '../common/actor.js';
 import {prepareSigning, signingInputs} from '../signing/signing.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
-import {finishPointerMove, prepareMove, requireRecordedPointer} from '../promotion/pointer-move.js';
+import {finishPointerMove, prepareMove, requireRecordedPointer, requireUndiverged} from '../promotion/pointer-move.js';
 import {executionMove} from '../../model/promotion/pointer-history.js';
 import {scopeView} from '../release/registry-view.js';
 import {resolveDigest} from '../common/resolve.js';
@@ -111,6 +111,7 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
       if (expected !== undefined && active.bundle_digest !== expected) {
         const done = completedFrom(store, expected, active);
         if (done) {
+          requireUndiverged(store);
           writeMirrors(store, requireBundle(store, active.bundle_digest));
           finishPointerMove(store, active, at);
           if (done.record) return resultOf(done.record, true);

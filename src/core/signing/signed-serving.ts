@@ -1,3 +1,4 @@
+import {checkoutDamageOf} from '../../store/files/checkout-damage.js';
 import path from 'node:path';
 import {sha256Hex} from '../../canonical/index.js';
 import {fail, isAutoctxError} from '../../errors.js';
@@ -34,7 +35,9 @@ export function unsignedServing(store: ScenarioStore): {file: string; message: s
   if (latest.size === 0)
     return {
       file: store.paths.stateChainDir,
-      message: `${rel(store.paths.stateChainDir)} is missing, but signing started in scenario "${store.scenario}": nothing that serves is covered by a signed change (run autoctx verify)`,
+      message:
+        `${rel(store.paths.stateChainDir)} is missing, but signing started in scenario "${store.scenario}": ` +
+        `nothing that serves is covered by a signed change (run autoctx verify)`,
     };
   // What vouches for a file the chain does not name yet (a signed step cut short): a signature that holds, checked in
   // process.
@@ -60,7 +63,12 @@ export function unsignedServing(store: ScenarioStore): {file: string; message: s
   const file = uncovered[0]!;
   return {
     file,
-    message: `${rel(file)} is not what the newest signed change left${uncovered.length > 1 ? ` (nor are ${uncovered.length - 1} other release files)` : ''}: in a signed tree every change of what serves is signed. Put back the files the newest signed change names (from git), then change them with autoctx release or the curation commands (tag, reference, grant), with --signing-key`,
+    message:
+      `${rel(file)} is not what the newest signed change ` +
+      `left${uncovered.length > 1 ? ` (nor are ${uncovered.length - 1} other release files)` : ''}: in a ` +
+      `signed tree every change of what serves is signed. Put back the files the newest signed change ` +
+      `names (from git), then change them with autoctx release or the curation commands (tag, reference, ` +
+      `grant), with --signing-key`,
   };
 }
 
@@ -70,6 +78,10 @@ export function unsignedServing(store: ScenarioStore): {file: string; message: s
  */
 export function requireSignedServing(store: ScenarioStore): void {
   const problem = unsignedServing(store);
+  if (!problem) return;
+  // A checkout that converted line endings, or a merge left unfinished, is named as such, not as an unsigned change.
+  const damage = checkoutDamageOf(store.guard, problem.file) ?? checkoutDamageOf(store.guard, store.paths.active);
+  if (damage) throw damage;
   if (problem)
     fail('UNSIGNED_POINTER_MOVE', `${problem.message}; nothing is served (run autoctx verify)`, {
       file: store.guard.relative(problem.file),

@@ -100,7 +100,9 @@ export async function signingStart(options: SigningHistoryOptions): Promise<Sign
       if (existing.allowed_signers_sha256 !== sha256Hex(text))
         fail(
           'INVALID_INPUT',
-          `signing already started in scenario "${store.scenario}" (${store.guard.relative(store.paths.signingStart)}); change the signers with autoctx signing signers`,
+          `signing already started in scenario "${store.scenario}" ` +
+            `(${store.guard.relative(store.paths.signingStart)}); change the signers with autoctx signing ` +
+            `signers`,
         );
       if (readAllowedSignersText(store) === null && listChangeSeqs(store).length === 0)
         store.writer.replace(store.paths.allowedSigners, existing.allowed_signers);
@@ -115,7 +117,8 @@ export async function signingStart(options: SigningHistoryOptions): Promise<Sign
     if (readAllowedSignersText(store) !== null)
       fail(
         'INVALID_INPUT',
-        `${store.guard.relative(store.paths.allowedSigners)} exists without a signing history; remove it, or give it as --from`,
+        `${store.guard.relative(store.paths.allowedSigners)} exists without a signing history; remove it, ` +
+          `or give it as --from`,
       );
     const unsigned = signedRecords(store)
       .filter((r) => readBytes(store.guard, `${r.file}.sig`) === null)

@@ -44,7 +44,8 @@ export function checkSigningKey(file: string, env: NodeJS.ProcessEnv = process.e
     if (!env.SSH_AUTH_SOCK)
       fail(
         'SIGNING_KEY_UNAVAILABLE',
-        `signing key ${file} is a public key, and no ssh-agent is reachable ($SSH_AUTH_SOCK is unset) to sign with its private half`,
+        `signing key ${file} is a public key, and no ssh-agent is reachable ($SSH_AUTH_SOCK is unset) to ` +
+          `sign with its private half`,
         {file},
       );
     return {file, agent: true};
@@ -54,7 +55,8 @@ export function checkSigningKey(file: string, env: NodeJS.ProcessEnv = process.e
   if (encryptedKey(text))
     fail(
       'SIGNING_KEY_ENCRYPTED',
-      `signing key ${file} is protected by a passphrase; autoctx never prompts: load it into ssh-agent and give its .pub file, or use an unencrypted key kept for signing`,
+      `signing key ${file} is protected by a passphrase; autoctx never prompts: load it into ssh-agent and ` +
+        `give its .pub file, or use an unencrypted key kept for signing`,
       {file},
     );
   return {file, agent: false};
@@ -84,13 +86,15 @@ export function signDigest(
   if (r.error)
     fail(
       'SIGNING_FAILED',
-      `ssh-keygen could not be run to sign (${(r.error as NodeJS.ErrnoException).code ?? r.error.message}); install OpenSSH's ssh-keygen`,
+      `ssh-keygen could not be run to sign ` +
+        `(${(r.error as NodeJS.ErrnoException).code ?? r.error.message}); install OpenSSH's ssh-keygen`,
     );
   const out = r.stdout.toString('utf8');
   if (r.status !== 0 || !out.startsWith('-----BEGIN SSH SIGNATURE-----'))
     fail(
       'SIGNING_FAILED',
-      `ssh-keygen -Y sign failed with ${key.file}: ${r.stderr.toString('utf8').trim().split('\n').pop() ?? `exit ${r.status}`}`,
+      `ssh-keygen -Y sign failed with ${key.file}: ` +
+        `${r.stderr.toString('utf8').trim().split('\n').pop() ?? `exit ${r.status}`}`,
       {file: key.file},
     );
   return out;

@@ -62,7 +62,8 @@ export function prepareSigning(
   if (!key)
     fail(
       'SIGNING_KEY_REQUIRED',
-      `scenario "${store.scenario}" is signed: give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config)`,
+      `scenario "${store.scenario}" is signed: give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or ` +
+        `signing_key in the user config)`,
     );
   const pub = publicKeyOf(key);
   // The key's lines valid now (valid-after and valid-before are checked at the time it signs).
@@ -70,13 +71,17 @@ export function prepareSigning(
   if (lines.length === 0)
     fail(
       'SIGNER_NOT_ACTOR',
-      `signing key ${key.file} is not in the scenario's allowed_signers, or not valid now (its valid-after, valid-before or namespaces)`,
+      `signing key ${key.file} is not in the scenario's allowed_signers, or not valid now (its ` +
+        `valid-after, valid-before or namespaces)`,
       {file: key.file},
     );
   if (who.actor !== null && !principalAllowed(lines, who.actor, who.role)) {
     fail(
       'SIGNER_NOT_ACTOR',
-      `signing key ${key.file} may not ${who.role === 'approve' ? 'approve' : 'sign'} as ${who.actor} (its allowed_signers lines name ${lines.map((l) => l.principals).join(', ')}${who.role === 'approve' ? ' and must list the autoctx-approver namespace' : ''}); give --actor as its principal`,
+      `signing key ${key.file} may not ${who.role === 'approve' ? 'approve' : 'sign'} as ${who.actor} (its ` +
+        `allowed_signers lines name ${lines.map((l) => l.principals).join(', ')}` +
+        `${who.role === 'approve' ? ' and must list the autoctx-approver namespace' : ''}); give --actor as ` +
+        `its principal`,
     );
   }
   store.signer = (kind, digest) => signDigest(key, kind, digest);

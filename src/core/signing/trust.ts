@@ -71,7 +71,9 @@ export function readAnchor(
   if (isInsideFolder(file, root)) {
     fail(
       'INPUT_UNSAFE',
-      `the trust anchor ${file} (${given !== undefined ? '--allowed-signers' : '$AUTOCTX_ALLOWED_SIGNERS'}) is inside the knowledge root ${root}: whoever can write the tree could rewrite it; keep the anchor outside the repository`,
+      `the trust anchor ${file} (${given !== undefined ? '--allowed-signers' : '$AUTOCTX_ALLOWED_SIGNERS'})` +
+        ` is inside the knowledge root ${root}: whoever can write the tree could rewrite it; keep the anchor ` +
+        `outside the repository`,
       {file},
     );
   }
@@ -124,7 +126,9 @@ export function signatureProblem(
     return {
       file,
       code: 'SIGNER_MISMATCH',
-      message: `${rel(store, file)} names ${principal}, but it is signed by key ${check.fingerprint}, which is not ${role === 'approve' ? 'an approver principal' : 'a principal'} ${principal}`,
+      message:
+        `${rel(store, file)} names ${principal}, but it is signed by key ${check.fingerprint}, which is not ` +
+        `${role === 'approve' ? 'an approver principal' : 'a principal'} ${principal}`,
     };
   }
   return null;
@@ -154,13 +158,19 @@ export function loadTrust(store: ScenarioStore, pinned: string | null): Trust {
       problems.push({
         file: store.paths.signingStart,
         code: 'MISSING_ALLOWED_SIGNERS',
-        message: `an allowed signers anchor is given, but scenario "${store.scenario}" has no signing history (${rel(store, store.paths.signingStart)}${text === null ? ` and ${rel(store, store.paths.allowedSigners)} are` : ' is'} missing): nothing it holds can be authenticated`,
+        message:
+          `an allowed signers anchor is given, but scenario "${store.scenario}" has no signing history ` +
+          `(${rel(store, store.paths.signingStart)}` +
+          `${text === null ? ` and ${rel(store, store.paths.allowedSigners)} are` : ' is'} missing): nothing ` +
+          `it holds can be authenticated`,
       });
     else if (text !== null)
       problems.push({
         file: store.paths.signingStart,
         code: 'MISSING_ALLOWED_SIGNERS',
-        message: `${rel(store, store.paths.allowedSigners)} exists, but ${rel(store, store.paths.signingStart)} is missing: signing history was deleted`,
+        message:
+          `${rel(store, store.paths.allowedSigners)} exists, but ${rel(store, store.paths.signingStart)} is ` +
+          `missing: signing history was deleted`,
       });
     return trust;
   }
@@ -225,30 +235,43 @@ export function loadTrust(store: ScenarioStore, pinned: string | null): Trust {
     (text === null && versions.length === 1) ||
     (text !== null && versions.length > 1 && sha256Hex(text) === sha256Hex(versions.at(-2)!));
   if (behind)
-    trust.pending = `${rel(store, store.paths.allowedSigners)} is ${text === null ? 'missing' : 'one version behind'} its signed history (a signing command cut short); the same command run again writes it`;
+    trust.pending =
+      `${rel(store, store.paths.allowedSigners)} is ${text === null ? 'missing' : 'one version behind'} ` +
+      `its signed history (a signing command cut short); the same command run again writes it`;
   else if (text === null)
     problems.push({
       file: store.paths.allowedSigners,
       code: 'MISSING_ALLOWED_SIGNERS',
-      message: `${rel(store, store.paths.allowedSigners)} is missing, but signing started in ${rel(store, store.paths.signingStart)}`,
+      message:
+        `${rel(store, store.paths.allowedSigners)} is missing, but signing started in ` +
+        `${rel(store, store.paths.signingStart)}`,
     });
   else if (sha256Hex(text) !== sha256Hex(versions.at(-1)!))
     problems.push({
       file: store.paths.allowedSigners,
       code: 'ALLOWED_SIGNERS_MISMATCH',
-      message: `${rel(store, store.paths.allowedSigners)} is not the version its signed history ends with: it was changed by hand, without a signed change (autoctx signing signers)`,
+      message:
+        `${rel(store, store.paths.allowedSigners)} is not the version its signed history ends with: it was ` +
+        `changed by hand, without a signed change (autoctx signing signers)`,
     });
   if (anchor !== null && !versions.some((v) => sha256Hex(v) === sha256Hex(anchor))) {
     problems.push({
       file: store.paths.allowedSigners,
       code: 'ALLOWED_SIGNERS_NOT_ANCHORED',
-      message: `${rel(store, store.paths.allowedSigners)} neither equals the anchor given nor descends from it through signed changes: the tree's keys are not the ones the anchor trusts`,
+      message:
+        `${rel(store, store.paths.allowedSigners)} neither equals the anchor given nor descends from it ` +
+        `through signed changes: the tree's keys are not the ones the anchor trusts`,
     });
   }
   if (anchor !== null) {
     const at = versions.findIndex((v) => sha256Hex(v) === sha256Hex(anchor));
     if (at >= 0 && at < versions.length - 1)
-      trust.anchorBehind = `the anchor given is version ${at + 1} of ${versions.length} of the scenario's allowed signers: the signed changes after it (${rel(store, store.paths.signersChange(at + 1))} on) are trusted on the tree's word, so deleting the newest of them with the changes after them would go unseen. Keep the anchor at the newest version (copy ${rel(store, store.paths.allowedSigners)} out of the tree after each autoctx signing signers)`;
+      trust.anchorBehind =
+        `the anchor given is version ${at + 1} of ${versions.length} of the scenario's allowed signers: the ` +
+        `signed changes after it (${rel(store, store.paths.signersChange(at + 1))} on) are trusted on the ` +
+        `tree's word, so deleting the newest of them with the changes after them would go unseen. Keep the ` +
+        `anchor at the newest version (copy ${rel(store, store.paths.allowedSigners)} out of the tree after ` +
+        `each autoctx signing signers)`;
   }
   trust.entries =
     problems.length === 0 ? current : anchor !== null ? (parsed(anchor, 'anchor') as SignerEntry[]) : current;

@@ -70,7 +70,9 @@ export function verifySignatures(c: Findings, anchor: string | null): void {
     c.note(
       store.paths.allowedSigners,
       'SELF_ANCHORED',
-      `${c.rel(store.paths.allowedSigners)}: the signatures were checked against the tree's own allowed_signers; anyone who can write the tree can replace its keys. Give the anchor kept outside the repository: --allowed-signers FILE or $AUTOCTX_ALLOWED_SIGNERS`,
+      `${c.rel(store.paths.allowedSigners)}: the signatures were checked against the tree's own ` +
+        `allowed_signers; anyone who can write the tree can replace its keys. Give the anchor kept outside ` +
+        `the repository: --allowed-signers FILE or $AUTOCTX_ALLOWED_SIGNERS`,
     );
 }
 

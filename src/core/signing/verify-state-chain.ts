@@ -80,7 +80,10 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
       problems.push({
         file: e.file,
         code: 'STATE_CHAIN_BROKEN',
-        message: `${rel(e.file)} names the change before it, ${rel(store.paths.stateChange(e.change.previous_sha256))}, which is not there: a signed change was deleted from the middle of the chain`,
+        message:
+          `${rel(e.file)} names the change before it, ` +
+          `${rel(store.paths.stateChange(e.change.previous_sha256))}, which is not there: a signed change ` +
+          `was deleted from the middle of the chain`,
       });
   }
   for (const [previous, next] of children) {
@@ -88,7 +91,10 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
       problems.push({
         file: next[0]!.file,
         code: 'STATE_CHAIN_BROKEN',
-        message: `${next.map((e) => rel(e.file)).join(' and ')} both follow ${previous === root ? rel(store.paths.signingStart) : `${short(previous)}…`}: the chain forked (two histories of this scenario, not merged)`,
+        message:
+          `${next.map((e) => rel(e.file)).join(' and ')} both follow ` +
+          `${previous === root ? rel(store.paths.signingStart) : `${short(previous)}…`}: the chain forked ` +
+          `(two histories of this scenario, not merged)`,
       });
   }
   const first = children.get(root) ?? [];
@@ -96,7 +102,9 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
     problems.push({
       file: store.paths.stateChainDir,
       code: 'STATE_CHAIN_BROKEN',
-      message: `no change of ${rel(store.paths.stateChainDir)} follows ${rel(store.paths.signingStart)}: the chain does not begin where signing started (its first change was deleted, or signing/start.json replaced)`,
+      message:
+        `no change of ${rel(store.paths.stateChainDir)} follows ${rel(store.paths.signingStart)}: the chain ` +
+        `does not begin where signing started (its first change was deleted, or signing/start.json replaced)`,
     });
   // The walk, while it is one line.
   let at: StoredChange | undefined = first.length === 1 ? first[0] : undefined;
@@ -112,7 +120,9 @@ export function walkStateChain(store: ScenarioStore): ChainWalk {
     problems.push({
       file: walk.entries[0]!.file,
       code: 'STATE_CHAIN_BROKEN',
-      message: `${rel(walk.entries[0]!.file)} is the chain's first change but not a snapshot of the state signing began with`,
+      message:
+        `${rel(walk.entries[0]!.file)} is the chain's first change but not a snapshot of the state signing ` +
+        `began with`,
     });
   return walk;
 }
@@ -137,7 +147,11 @@ export function unsignedPointerMove(
   const chained = entry === undefined ? undefined : typeof entry === 'object' && entry !== null ? entry.sha256 : entry;
   if (chained === sha256Hex(bytes)) return null;
   // A reader of what serves (strict) serves no pointer the chain does not name unless a signed move vouches for it.
-  const unvouched = `${store.guard.relative(store.paths.active)} is not the pointer the newest signed change wrote (SHA-256 ${chained ?? 'none'}), and no signed move record vouches for it: in a signed tree every pointer move is signed. Put back the active.json the newest signed change names (from git) and move the pointer with autoctx promote, autoctx rollback or autoctx epoch rollover, with --signing-key`;
+  const unvouched =
+    `${store.guard.relative(store.paths.active)} is not the pointer the newest signed change wrote ` +
+    `(SHA-256 ${chained ?? 'none'}), and no signed move record vouches for it: in a signed tree every ` +
+    `pointer move is signed. Put back the active.json the newest signed change names (from git) and move ` +
+    `the pointer with autoctx promote, autoctx rollback or autoctx epoch rollover, with --signing-key`;
   let head;
   try {
     const history = pointerHistory(store, requireActive(store));
@@ -171,8 +185,15 @@ export function unsignedPointerMove(
   }
   const form = head.foreign
     ? `in another implementation's ${head.kind} form, which no signed change records`
-    : `to the pointer of ${head.kind} ${head.id}, but the newest signed change that wrote active.json wrote another (SHA-256 ${chained ?? 'none'}): an older pointer was put back, or the pointer moved without a signed change`;
-  return `${store.guard.relative(store.paths.active)} serves ${head.to} ${form}: in a signed tree every pointer move is signed. Put back the active.json the newest signed change names${chained ? ` (SHA-256 ${chained})` : ''} (from git) and move the pointer with autoctx promote, autoctx rollback or autoctx epoch rollover, with --signing-key`;
+    : `to the pointer of ${head.kind} ${head.id}, but the newest signed change that wrote active.json ` +
+      `wrote another (SHA-256 ${chained ?? 'none'}): an older pointer was put back, or the pointer moved ` +
+      `without a signed change`;
+  return (
+    `${store.guard.relative(store.paths.active)} serves ${head.to} ${form}: in a signed tree every ` +
+    `pointer move is signed. Put back the active.json the newest signed change ` +
+    `names${chained ? ` (SHA-256 ${chained})` : ''} (from git) and move the pointer with autoctx ` +
+    `promote, autoctx rollback or autoctx epoch rollover, with --signing-key`
+  );
 }
 
 /** The chain's findings against a signed tree's trust and its signed records. */
@@ -193,13 +214,18 @@ export function stateChainProblems(
       out.push({
         file: store.paths.stateChainDir,
         code: 'CHAIN_PENDING',
-        message: `${rel(store.paths.stateChainDir)} is missing: a signing start cut short before its chain began (autoctx signing start, run again, begins it)`,
+        message:
+          `${rel(store.paths.stateChainDir)} is missing: a signing start cut short before its chain began ` +
+          `(autoctx signing start, run again, begins it)`,
       });
     else
       out.push({
         file: store.paths.stateChainDir,
         code: 'MISSING_STATE_CHAIN',
-        message: `${rel(store.paths.stateChainDir)} is missing, but the tree holds signed records: the signed state chain was deleted (or the tree was signed by an autoctx before the chain; a signed command begins it)`,
+        message:
+          `${rel(store.paths.stateChainDir)} is missing, but the tree holds signed records: the signed state ` +
+          `chain was deleted (or the tree was signed by an autoctx before the chain; a signed command begins ` +
+          `it)`,
       });
     return {findings: out, head: null};
   }
@@ -213,7 +239,9 @@ export function stateChainProblems(
       out.push({
         file: `${dir}/${file}`,
         code: 'SIGNED_FILE_MISSING',
-        message: `${file} was written by the signed change ${rel(change.file)} (${change.change.actor}, ${change.change.at}) and is gone: removed without a signed change`,
+        message:
+          `${file} was written by the signed change ${rel(change.file)} (${change.change.actor}, ` +
+          `${change.change.at}) and is gone: removed without a signed change`,
       });
   }
   for (const r of signedSince) {
@@ -223,7 +251,10 @@ export function stateChainProblems(
       out.push({
         file: r.file,
         code: 'CHAIN_PENDING',
-        message: `${rel(r.file)} is signed, but no change of the signed state chain names it as it is: a command cut short before its chain entry (the next signed command names it), or the chain's newest changes were deleted`,
+        message:
+          `${rel(r.file)} is signed, but no change of the signed state chain names it as it is: a command ` +
+          `cut short before its chain entry (the next signed command names it), or the chain's newest ` +
+          `changes were deleted`,
       });
   }
   // The anchor's pin: a change the chain must still reach (a truncation past it is seen).
@@ -231,7 +262,10 @@ export function stateChainProblems(
     out.push({
       file: store.paths.stateChainDir,
       code: 'CHAIN_BEHIND_ANCHOR',
-      message: `the anchor pins change ${pinned} of scenario "${store.scenario}", which its signed state chain (head ${walk.entries.at(-1)?.digest ?? 'none'}) does not reach: its newest changes were deleted (cut back to an earlier signed state), or the tree is not the one the anchor was pinned from`,
+      message:
+        `the anchor pins change ${pinned} of scenario "${store.scenario}", which its signed state chain ` +
+        `(head ${walk.entries.at(-1)?.digest ?? 'none'}) does not reach: its newest changes were deleted ` +
+        `(cut back to an earlier signed state), or the tree is not the one the anchor was pinned from`,
     });
   const moved = unsignedPointerMove(store, walk.latest);
   if (moved) out.push({file: store.paths.active, code: 'UNSIGNED_POINTER_MOVE', message: moved});

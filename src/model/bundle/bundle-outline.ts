@@ -72,6 +72,31 @@ function tailOf(key: string, kind: string, media_type: string): Buffer {
   return bytes;
 }
 
+function colons(v: unknown): number {
+  if (typeof v !== 'string') return 0;
+  let n = 0;
+  for (let at = v.indexOf(':'); at >= 0; at = v.indexOf(':', at + 1)) n++;
+  return n;
+}
+
+/**
+ * Whether the skeleton's text names each member of the manifest once: outside strings a colon ends each key, so its
+ * colons less those of its strings are the members written, which must be the six of the manifest and five of each
+ * component that the parsed value has (a duplicate key, which JSON.parse takes silently, makes one more). A colon
+ * spelled \u003a is left to the general reader.
+ */
+function oneMemberPerKey(skeleton: string, m: Record<string, unknown>, components: unknown[]): boolean {
+  const members = MANIFEST_KEYS.length + COMPONENT_KEYS.length * components.length;
+  const written = colons(skeleton);
+  if (written === members) return true; // no colon in a string, and each member once
+  if (skeleton.includes('\\u003a') || skeleton.includes('\\u003A')) return false;
+  let inStrings = colons(m.scenario) + colons(m.evaluator_epoch) + colons(m.parent_digest) + colons(m.digest);
+  for (const c of components)
+    if (c !== null && typeof c === 'object')
+      for (const k of COMPONENT_KEYS) inStrings += colons((c as Record<string, unknown>)[k]);
+  return written - inStrings === members;
+}
+
 const plain = (v: unknown): v is string => typeof v === 'string' && v.length <= LARGE_STRING && v.isWellFormed();
 const nonBlank = (v: unknown): v is string => plain(v) && v.trim().length > 0;
 
@@ -92,6 +117,7 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
   if (m.parent_digest !== null && (typeof m.parent_digest !== 'string' || !DIGEST_PATTERN.test(m.parent_digest)))
     return null;
   if (m.digest !== expected || !Array.isArray(m.components) || m.components.length !== raw.literals.length) return null;
+  if (!oneMemberPerKey(raw.skeleton, m, m.components)) return null; // a key named twice: JSON.parse kept the last
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const components: BundleOutline['components'] = [];
   let at = put(0, MANIFEST_OPEN);
@@ -129,7 +155,8 @@ export function outlineFromBytes(bytes: Uint8Array, expected: string): BundleOut
   const parent = m.parent_digest === null ? 'null' : JSON.stringify(m.parent_digest);
   at = put(
     at,
-    `],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`,
+    `],"evaluator_epoch":${JSON.stringify(m.evaluator_epoch)},"parent_digest":${parent},"scenario":` +
+      `${JSON.stringify(m.scenario)},"schema_version":${BUNDLE_SCHEMA_VERSION}}`,
   );
   if (hash('sha256', scratch.subarray(0, at), 'hex') !== expected) return null;
   return {

@@ -121,7 +121,8 @@ function exactKeys(value: object, keys: readonly string[], what: string): void {
   if (missing.length > 0 || extra.length > 0) {
     fail(
       'SCHEMA_VIOLATION',
-      `invalid shape for ${what}: ${[...missing.map((k) => `missing ${k}`), ...extra.map((k) => `unexpected ${k}`)].join(', ')}`,
+      `invalid shape for ${what}: ` +
+        `${[...missing.map((k) => `missing ${k}`), ...extra.map((k) => `unexpected ${k}`)].join(', ')}`,
     );
   }
 }
@@ -153,7 +154,8 @@ export function validateBundle(value: unknown): ContextBundle {
     if ('state' in c && !isNonPresentState(c.state))
       fail(
         'SCHEMA_VIOLATION',
-        `component ${i} state must be ABSENT, UNVERSIONED or INCLUDED (a present component has no state field), not ${JSON.stringify(c.state)}`,
+        `component ${i} state must be ABSENT, UNVERSIONED or INCLUDED (a present component has no state ` +
+          `field), not ${JSON.stringify(c.state)}`,
       );
     const {component: built, escaped} = createEscapedComponent({
       kind: c.kind,
@@ -166,7 +168,8 @@ export function validateBundle(value: unknown): ContextBundle {
     if (built.digest !== c.digest) {
       fail(
         'DIGEST_MISMATCH',
-        `component digest mismatch for ${built.kind}/${built.key}: recorded ${c.digest}, content hashes to ${built.digest}`,
+        `component digest mismatch for ${built.kind}/${built.key}: recorded ${c.digest}, content hashes to ` +
+          `${built.digest}`,
       );
     }
     return built;

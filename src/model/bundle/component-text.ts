@@ -50,7 +50,12 @@ export function manifestBodyText(
     return undefined;
   const parts = components.map(
     ({escaped: e, digest}) =>
-      `{"content":${e.content},"digest":${JSON.stringify(digest)},"key":${e.key},"kind":${e.kind},"media_type":${e.media_type}}`,
+      `{"content":${e.content},"digest":${JSON.stringify(digest)},"key":${e.key},"kind":${e.kind},"media_ty` +
+      `pe":${e.media_type}}`,
   );
-  return `{"components":[${parts.join(',')}],"evaluator_epoch":${JSON.stringify(epoch)},"parent_digest":${parent === null ? 'null' : JSON.stringify(parent)},"scenario":${JSON.stringify(scenario)},"schema_version":${version}}`;
+  return (
+    `{"components":[${parts.join(',')}],"evaluator_epoch":${JSON.stringify(epoch)},"parent_digest":` +
+    `${parent === null ? 'null' : JSON.stringify(parent)},"scenario":${JSON.stringify(scenario)},"schema_` +
+    `version":${version}}`
+  );
 }

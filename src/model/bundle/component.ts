@@ -67,7 +67,8 @@ export function createEscapedComponent(input: ComponentInput): {
     if (!isNonPresentState(state))
       fail(
         'SCHEMA_VIOLATION',
-        `component ${input.kind}/${input.key} has unknown state ${JSON.stringify(state)} (PRESENT, ABSENT, UNVERSIONED or INCLUDED)`,
+        `component ${input.kind}/${input.key} has unknown state ${JSON.stringify(state)} (PRESENT, ABSENT, ` +
+          `UNVERSIONED or INCLUDED)`,
       );
     if (input.content !== '')
       fail(

@@ -50,9 +50,16 @@ export function diffCanonicalJson(body: Omit<ManifestDiff, 'digest'>): string {
   let s = '{"changes":[';
   for (let i = 0; i < body.changes.length; i++) {
     const c = body.changes[i]!;
-    s += `${i === 0 ? '' : ','}{"comparison_component_digest":${digestOrNull(c.comparison_component_digest)},"component_key":${str(c.component_key)},"component_kind":${str(c.component_kind)},"tested_component_digest":${digestOrNull(c.tested_component_digest)}}`;
+    s +=
+      `${i === 0 ? '' : ','}{"comparison_component_digest":${digestOrNull(c.comparison_component_digest)},"` +
+      `component_key":${str(c.component_key)},"component_kind":${str(c.component_kind)},"tested_component_d` +
+      `igest":${digestOrNull(c.tested_component_digest)}}`;
   }
-  return `${s}],"comparison_bundle_digest":"${body.comparison_bundle_digest}","evaluator_epoch":${str(body.evaluator_epoch)},"schema_version":${body.schema_version},"tested_bundle_digest":"${body.tested_bundle_digest}"}`;
+  return (
+    `${s}],"comparison_bundle_digest":"${body.comparison_bundle_digest}","evaluator_epoch":` +
+    `${str(body.evaluator_epoch)},"schema_version":${body.schema_version},"tested_bundle_digest":"` +
+    `${body.tested_bundle_digest}"}`
+  );
 }
 
 /**
@@ -63,10 +70,18 @@ export function diffPrettyJson(diff: ManifestDiff): string {
   let s = '{\n  "changes": [';
   for (let i = 0; i < diff.changes.length; i++) {
     const c = diff.changes[i]!;
-    s += `${i === 0 ? '' : ','}\n    {\n      "comparison_component_digest": ${digestOrNull(c.comparison_component_digest)},\n      "component_key": ${str(c.component_key)},\n      "component_kind": ${str(c.component_kind)},\n      "tested_component_digest": ${digestOrNull(c.tested_component_digest)}\n    }`;
+    s +=
+      `${i === 0 ? '' : ','}\n    {\n      "comparison_component_digest": ` +
+      `${digestOrNull(c.comparison_component_digest)},\n      "component_key": ${str(c.component_key)},\n  ` +
+      `    "component_kind": ${str(c.component_kind)},\n      "tested_component_digest": ` +
+      `${digestOrNull(c.tested_component_digest)}\n    }`;
   }
   s += diff.changes.length === 0 ? ']' : '\n  ]';
-  return `${s},\n  "comparison_bundle_digest": "${diff.comparison_bundle_digest}",\n  "digest": "${diff.digest}",\n  "evaluator_epoch": ${str(diff.evaluator_epoch)},\n  "schema_version": ${diff.schema_version},\n  "tested_bundle_digest": "${diff.tested_bundle_digest}"\n}\n`;
+  return (
+    `${s},\n  "comparison_bundle_digest": "${diff.comparison_bundle_digest}",\n  "digest": ` +
+    `"${diff.digest}",\n  "evaluator_epoch": ${str(diff.evaluator_epoch)},\n  "schema_version": ` +
+    `${diff.schema_version},\n  "tested_bundle_digest": "${diff.tested_bundle_digest}"\n}\n`
+  );
 }
 
 /** True when a stored diff has exactly the body recomputed from the manifests (no hashing needed). */

@@ -42,7 +42,9 @@ export function harnessSource(c: {
 }): {source: string} | {problem: string} {
   if (!HARNESS_KEY.test(c.key))
     return {
-      problem: `harness_validator key ${JSON.stringify(c.key)} is not a Python identifier ([A-Za-z_][A-Za-z0-9_]*): the Python implementation refuses to save it`,
+      problem:
+        `harness_validator key ${JSON.stringify(c.key)} is not a Python identifier ([A-Za-z_][A-Za-z0-9_]*): ` +
+        `the Python implementation refuses to save it`,
     };
   if (c.media_type === 'text/x-python') return {source: c.content};
   if (c.media_type !== 'application/json') return {source: ''};
@@ -57,7 +59,12 @@ export function harnessSource(c: {
   const code = pythonStr((value as Record<string, unknown>).code);
   if (code === undefined)
     return {
-      problem: `harness_validator ${c.key}: its "code" must be a string (autoctx cannot spell Python's str() of a ${Array.isArray((value as Record<string, unknown>).code) ? 'list' : typeof (value as Record<string, unknown>).code})`,
+      problem:
+        `harness_validator ${c.key}: its "code" must be a string (autoctx cannot spell Python's str() of a ` +
+        (Array.isArray((value as Record<string, unknown>).code)
+          ? 'list'
+          : typeof (value as Record<string, unknown>).code) +
+        `)`,
     };
   return {source: code};
 }

@@ -66,7 +66,8 @@ export function assertReceiptId(text: string): void {
   if (!isReceiptId(text))
     fail(
       'INVALID_INPUT',
-      `not a receipt id: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} (a receipt id is "bcr_" and 32 lowercase hex digits)`,
+      `not a receipt id: ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} (a receipt ` +
+        `id is "bcr_" and 32 lowercase hex digits)`,
     );
 }
 
@@ -81,7 +82,10 @@ export function requestProblem(r: {
   max_bytes: number;
 }): string | null {
   if (!INTEGRATION_NAME.test(r.integration) || r.integration.includes('..'))
-    return `--integration must be a name: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, no "..", got ${JSON.stringify(r.integration.slice(0, 80))}`;
+    return (
+      `--integration must be a name: 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or ` +
+      `digit, no "..", got ${JSON.stringify(r.integration.slice(0, 80))}`
+    );
   if (!(BOOTSTRAP_LIFECYCLES as readonly string[]).includes(r.lifecycle))
     return `--lifecycle must be one of ${BOOTSTRAP_LIFECYCLES.join(', ')}`;
   if (r.event_id !== null && !/^[\x20-\x7e]{1,512}$/.test(r.event_id))

@@ -84,10 +84,13 @@ export interface CandidateFixtureReservation {
 export function fixturePlanDigest(r: Omit<CandidateFixtureReservation, 'plan_digest'>): string {
   const units = r.units.map(
     (u) =>
-      `{"fixture_digest":${jsonString(u.fixture_digest, 'fixture_digest')},"lane":${jsonString(u.lane, 'lane')},"seed":${jsonNumber(u.seed, 'seed')}}`,
+      `{"fixture_digest":${jsonString(u.fixture_digest, 'fixture_digest')},"lane":` +
+      `${jsonString(u.lane, 'lane')},"seed":${jsonNumber(u.seed, 'seed')}}`,
   );
   return sha256Hex(
-    `{"campaign_id":${jsonString(r.campaign_id, 'campaign_id')},"candidate_digest":${jsonString(r.candidate_digest, 'candidate_digest')},"cohort":${jsonString(r.cohort, 'cohort')},"evaluator_epoch":${jsonString(r.evaluator_epoch, 'evaluator_epoch')},"units":[${units.join(',')}]}`,
+    `{"campaign_id":${jsonString(r.campaign_id, 'campaign_id')},"candidate_digest":` +
+      `${jsonString(r.candidate_digest, 'candidate_digest')},"cohort":${jsonString(r.cohort, 'cohort')},"ev` +
+      `aluator_epoch":${jsonString(r.evaluator_epoch, 'evaluator_epoch')},"units":[${units.join(',')}]}`,
   );
 }
 

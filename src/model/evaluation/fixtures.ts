@@ -66,7 +66,8 @@ export function assignLanes(
     if (other !== undefined)
       fail(
         'INVALID_INPUT',
-        `fixtures "${other}" and "${f.fixture}" are identical (same initial state and observation); identical fixtures are not independent`,
+        `fixtures "${other}" and "${f.fixture}" are identical (same initial state and observation); ` +
+          `identical fixtures are not independent`,
       );
     seen.set(f.fixture_digest, f.fixture);
   }
@@ -120,7 +121,8 @@ export function checkPlanSize(fixtures: number, seedsPerFixture: number): void {
   if (total > MAX_PLAN_UNITS)
     fail(
       'PLAN_TOO_LARGE',
-      `the plan would hold ${total} units (${fixtures} fixtures × ${seedsPerFixture} seeds), over the limit of ${MAX_PLAN_UNITS}; use fewer seeds per fixture`,
+      `the plan would hold ${total} units (${fixtures} fixtures × ${seedsPerFixture} seeds), over the ` +
+        `limit of ${MAX_PLAN_UNITS}; use fewer seeds per fixture`,
     );
 }
 

@@ -51,7 +51,8 @@ export function trialPlanProblems(plan: BoundPlan, trials: readonly PlannedTrial
     recorded.add(key);
     if (t.lane !== unit.u.lane || t.fixture !== unit.u.fixture)
       problems.push(
-        `${name} has lane "${t.lane}" and fixture "${t.fixture}", the plan's unit "${unit.u.lane}" and "${unit.u.fixture}"`,
+        `${name} has lane "${t.lane}" and fixture "${t.fixture}", the plan's unit "${unit.u.lane}" and ` +
+          `"${unit.u.fixture}"`,
       );
     if (t.candidate_digest !== p.candidate_digest)
       problems.push(`${name} is for candidate ${t.candidate_digest}, the plan for ${p.candidate_digest}`);
@@ -71,7 +72,8 @@ export function trialPlanProblems(plan: BoundPlan, trials: readonly PlannedTrial
       if (!gap.has(u.lane)) gap.set(u.lane, `${u.fixture} seed ${u.seed}`);
     } else if (gap.has(u.lane)) {
       problems.push(
-        `the ${u.lane} unit ${u.fixture} seed ${u.seed} is recorded, but ${gap.get(u.lane)} before it in plan order is not: runs record their lane's units in plan order`,
+        `the ${u.lane} unit ${u.fixture} seed ${u.seed} is recorded, but ${gap.get(u.lane)} before it in ` +
+          `plan order is not: runs record their lane's units in plan order`,
       );
     }
   }
@@ -137,6 +139,7 @@ export function stoppingRuleProblems(
   const extra = (Object.keys(lanes) as TrialLane[]).flatMap((lane) => lanes[lane].slice(next[lane]));
   return extra.map(
     (t) =>
-      `trial ${t.pair_key} (${t.lane}) was recorded after the decision of the trials before it (${asked}) stopped asking for ${t.lane} pairs`,
+      `trial ${t.pair_key} (${t.lane}) was recorded after the decision of the trials before it (${asked}) ` +
+      `stopped asking for ${t.lane} pairs`,
   );
 }

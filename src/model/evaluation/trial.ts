@@ -55,7 +55,9 @@ export function matchedTrialPairKey(t: {
   if (typeof t.seed !== 'number' || !Number.isSafeInteger(t.seed))
     fail('INVALID_INPUT', 'matched trial seed must be a safe integer');
   return sha256Hex(
-    `{"cohort":${jsonString(t.cohort, 'cohort')},"evaluator_epoch":${jsonString(t.evaluator_epoch, 'evaluator_epoch')},"fixture_digest":${jsonString(t.fixture_digest, 'fixture_digest')},"seed":${JSON.stringify(t.seed)}}`,
+    `{"cohort":${jsonString(t.cohort, 'cohort')},"evaluator_epoch":` +
+      `${jsonString(t.evaluator_epoch, 'evaluator_epoch')},"fixture_digest":` +
+      `${jsonString(t.fixture_digest, 'fixture_digest')},"seed":${JSON.stringify(t.seed)}}`,
   );
 }
 
@@ -161,11 +163,17 @@ export function canonicalTrialJson(t: MatchedTrial, pairKey: string): string {
   if (typeof t.candidate_valid !== 'boolean' || typeof t.incumbent_valid !== 'boolean')
     fail('INVALID_INPUT', 'matched trial validity flags must be booleans');
   return (
-    `{"candidate_digest":${jsonString(t.candidate_digest, 'candidate_digest')},"candidate_score":${jsonNumber(t.candidate_score, 'candidate_score')},` +
-    `"candidate_valid":${t.candidate_valid},"cohort":${jsonString(t.cohort, 'cohort')},"evaluator_epoch":${jsonString(t.evaluator_epoch, 'evaluator_epoch')},` +
-    `"fixture":${jsonString(t.fixture, 'fixture')},"fixture_digest":${jsonString(t.fixture_digest, 'fixture_digest')},` +
-    `"incumbent_digest":${t.incumbent_digest === null ? 'null' : jsonString(t.incumbent_digest, 'incumbent_digest')},"incumbent_score":${jsonNumber(t.incumbent_score, 'incumbent_score')},` +
-    `"incumbent_valid":${t.incumbent_valid},"lane":${jsonString(t.lane, 'lane')},"pair_key":${jsonString(pairKey, 'pair_key')},"seed":${jsonNumber(t.seed, 'seed')}}`
+    `{"candidate_digest":${jsonString(t.candidate_digest, 'candidate_digest')},"candidate_score":` +
+    `${jsonNumber(t.candidate_score, 'candidate_score')},` +
+    `"candidate_valid":${t.candidate_valid},"cohort":${jsonString(t.cohort, 'cohort')},"evaluator_epoch":` +
+    `${jsonString(t.evaluator_epoch, 'evaluator_epoch')},` +
+    `"fixture":${jsonString(t.fixture, 'fixture')},"fixture_digest":` +
+    `${jsonString(t.fixture_digest, 'fixture_digest')},` +
+    `"incumbent_digest":` +
+    `${t.incumbent_digest === null ? 'null' : jsonString(t.incumbent_digest, 'incumbent_digest')},"incumb` +
+    `ent_score":${jsonNumber(t.incumbent_score, 'incumbent_score')},` +
+    `"incumbent_valid":${t.incumbent_valid},"lane":${jsonString(t.lane, 'lane')},"pair_key":` +
+    `${jsonString(pairKey, 'pair_key')},"seed":${jsonNumber(t.seed, 'seed')}}`
   );
 }
 
@@ -240,6 +248,9 @@ export function trialDelta(t: {candidate_score: number; incumbent_score: number}
 export function scoreProblem(score: unknown): string | null {
   if (typeof score !== 'number' || !Number.isFinite(score)) return 'is not a finite number';
   if (Number.isInteger(score) && !Number.isSafeInteger(score))
-    return `is ${score}, beyond the integers canonical JSON can hold (±${Number.MAX_SAFE_INTEGER}): it could be written but never read back`;
+    return (
+      `is ${score}, beyond the integers canonical JSON can hold (±${Number.MAX_SAFE_INTEGER}): it could be ` +
+      `written but never read back`
+    );
   return null;
 }

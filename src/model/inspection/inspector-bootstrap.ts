@@ -32,8 +32,13 @@ export interface BootstrapCheck {
   bodies: string[];
 }
 
-const CITATION =
-  /^## Item (\d+): (component|handoff)\n {4}scenario=("(?:[^"\\\n]|\\.)*") (?:kind=("(?:[^"\\\n]|\\.)*") key=("(?:[^"\\\n]|\\.)*")|handoff=("(?:[^"\\\n]|\\.)*") revision=(\d+))\n {4}digest=([0-9a-f]*) truncated=(yes|no)\n\n/;
+/** A JSON string as the citation writes it, captured. */
+const QUOTED = String.raw`("(?:[^"\\\n]|\\.)*")`;
+const CITATION = new RegExp(
+  String.raw`^## Item (\d+): (component|handoff)\n {4}scenario=${QUOTED} ` +
+    String.raw`(?:kind=${QUOTED} key=${QUOTED}|handoff=${QUOTED} revision=(\d+))` +
+    String.raw`\n {4}digest=([0-9a-f]*) truncated=(yes|no)\n\n`,
+);
 
 interface Block {
   /** The number its heading gives it. */
@@ -118,7 +123,10 @@ function blockProblem(b: Block, source: string): string | null {
     if (cut === null || cut >= body.length) return 'the truncated body is not a prefix of its source plus the mark';
     const bytes = body.bytesBefore(cut) + utf8(TRUNCATION_MARK);
     if (bytes < BOOTSTRAP_LIMITS.minShortenedBody || bytes > BOOTSTRAP_LIMITS.itemBodyBytes)
-      return `the truncated body is ${bytes} bytes: autoctx never cuts one below ${BOOTSTRAP_LIMITS.minShortenedBody} or above ${BOOTSTRAP_LIMITS.itemBodyBytes}`;
+      return (
+        `the truncated body is ${bytes} bytes: autoctx never cuts one below ` +
+        `${BOOTSTRAP_LIMITS.minShortenedBody} or above ${BOOTSTRAP_LIMITS.itemBodyBytes}`
+      );
     p = cut;
   } else if (body.bytesBefore(p) > BOOTSTRAP_LIMITS.itemBodyBytes)
     return `a whole body over ${BOOTSTRAP_LIMITS.itemBodyBytes} bytes, which autoctx always cuts`;
@@ -285,7 +293,8 @@ function receiptFindings(
       check: 'item_list',
       subject: 'package',
       detail:
-        'no receipt names the items it should hold, so a dropped item would not show (seal it with its receipt as metadata.receipt, or its receipt id as the correlation id)',
+        'no receipt names the items it should hold, so a dropped item would not show (seal it with its ' +
+        'receipt as metadata.receipt, or its receipt id as the correlation id)',
     });
   }
   const digest = sha256Hex(text);
@@ -302,7 +311,9 @@ function receiptFindings(
         code: 'MISMATCH',
         check: 'item_list',
         subject: 'package',
-        detail: `its text (${digest.slice(0, 12)}) is not the package ${what} names (${(r.package_digest ?? 'none').slice(0, 12)})`,
+        detail:
+          `its text (${digest.slice(0, 12)}) is not the package ${what} names ` +
+          `(${(r.package_digest ?? 'none').slice(0, 12)})`,
       });
     findings.push(...compareItems(delivered, r.items, what));
   }
@@ -317,7 +328,8 @@ export function inspectBootstrap(pkg: EvidencePackage, bundle: ContextBundle, lo
   if (p.system_prompt !== '')
     framing(
       'system_prompt',
-      `${utf8(p.system_prompt)} bytes of system prompt: the bootstrap layout delivers none, so autoctx wrote none of them`,
+      `${utf8(p.system_prompt)} bytes of system prompt: the bootstrap layout delivers none, so autoctx ` +
+        `wrote none of them`,
     );
   const {text, mixed} = lineEndings(p.user_prompt);
   if (mixed) framing('package', 'its line endings are neither LF nor CRLF throughout: a CR that autoctx did not write');

@@ -54,14 +54,19 @@ export function createNegativeResult(a: NegativeResultArgs): Record<string, unkn
   if (a.evidence_binding_digest !== null) {
     refs.push({
       uri: `${base}/matched_trials.json#sha256=${a.evidence_binding_digest}`,
-      summary: `Persisted matched candidate/incumbent evaluation pairs; confirmation_policy_sha256=${a.confirmation_policy_digest ?? 'none'}.`,
+      summary:
+        `Persisted matched candidate/incumbent evaluation pairs; ` +
+        `confirmation_policy_sha256=${a.confirmation_policy_digest ?? 'none'}.`,
     });
   }
   if (a.reservation_artifact) {
     // Upstream's wording. Its URI is the artifact's absolute path; ours is relative to the knowledge root, so it
     // survives a clone.
     const {path, digest, reservation} = a.reservation_artifact;
-    const summary = `Campaign reservation status=${reservation.status}; reservation_sha256=${stableDigest(reservation)}; allocated_alpha=${pythonFloatRepr(reservation.allocated_alpha)}; trial_evidence_sha256=${reservation.evidence_digest}.`;
+    const summary =
+      `Campaign reservation status=${reservation.status}; reservation_sha256=${stableDigest(reservation)}; ` +
+      `allocated_alpha=${pythonFloatRepr(reservation.allocated_alpha)}; ` +
+      `trial_evidence_sha256=${reservation.evidence_digest}.`;
     refs.push({uri: `${path}#sha256=${digest}`, summary});
   }
   if (a.plan_digest !== null)

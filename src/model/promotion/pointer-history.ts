@@ -142,7 +142,9 @@ export function resolvePointerHistory(
     problems.push({
       code: 'POINTER_NOT_RECORDED',
       move: near,
-      message: `active.json (serving ${active.bundle_digest}) differs from the pointer ${describe(near)} wrote, in ${differing.join(', ')}: one of the two was edited`,
+      message:
+        `active.json (serving ${active.bundle_digest}) differs from the pointer ${describe(near)} wrote, in ` +
+        `${differing.join(', ')}: one of the two was edited`,
     });
     return {chain: [], problems, unserved: [], pending: []};
   }
@@ -154,7 +156,9 @@ export function resolvePointerHistory(
     problems.push({
       code: 'POINTER_NOT_RECORDED',
       move: null,
-      message: `active.json (serving ${active.bundle_digest}) is not the pointer any recorded move (init, promotion, rollback or epoch rollover) wrote: it was moved by hand`,
+      message:
+        `active.json (serving ${active.bundle_digest}) is not the pointer any recorded move (init, ` +
+        `promotion, rollback or epoch rollover) wrote: it was moved by hand`,
     });
     return {chain: [], problems, unserved: [], pending: []};
   }
@@ -168,7 +172,9 @@ export function resolvePointerHistory(
       problems.push({
         code: 'HISTORY_GAP',
         move: cur,
-        message: `${describe(cur)} moved away from ${from}, but no earlier recorded move made it active: a pointer move is missing from the record`,
+        message:
+          `${describe(cur)} moved away from ${from}, but no earlier recorded move made it active: a pointer ` +
+          `move is missing from the record`,
       });
       break;
     }
@@ -192,7 +198,9 @@ export function resolvePointerHistory(
       problems.push({
         code: 'ROLLBACK_NOT_SERVED',
         move: rb,
-        message: `${describe(rb)} restored ${rb.to}, which had not served before ${rb.from ?? '?'}${pred && pred.kind === 'init' ? ' (it was the first)' : ''}`,
+        message:
+          `${describe(rb)} restored ${rb.to}, which had not served before ` +
+          `${rb.from ?? '?'}${pred && pred.kind === 'init' ? ' (it was the first)' : ''}`,
       });
     }
   }
@@ -205,7 +213,9 @@ export function resolvePointerHistory(
         {
           code: 'POINTER_NOT_RECORDED',
           move: null,
-          message: `active.json (serving ${active.bundle_digest}) is not the pointer any recorded move wrote, nor a ${head.kind} of another implementation that the tree proves (${why}): it was moved by hand`,
+          message:
+            `active.json (serving ${active.bundle_digest}) is not the pointer any recorded move wrote, nor a ` +
+            `${head.kind} of another implementation that the tree proves (${why}): it was moved by hand`,
         },
       ],
       unserved: [],

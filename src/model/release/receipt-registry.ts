@@ -45,7 +45,10 @@ export function receiptRegistryProblem(before: Registry | null, r: TransitionRec
     if (k === own) {
       if (r.target_state === 'ACTIVE' && r.scope === GLOBAL_SCOPE) {
         if (a !== undefined)
-          return `it declares ${what}, but the registry it carries keeps ${change(k)} (the global ACTIVE is read from active.json)`;
+          return (
+            `it declares ${what}, but the registry it carries keeps ${change(k)} (the global ACTIVE is read ` +
+            `from active.json)`
+          );
         continue;
       }
       const settingsFit =

@@ -84,7 +84,8 @@ export function normalizeScope(input: string | undefined): string {
   if (!SCOPE.test(scope))
     fail(
       'INVALID_NAME',
-      `invalid scope ${JSON.stringify(input)}: a scope uses only a-z, 0-9, ".", "_" and "-" (compared lowercased), begins with a letter or digit, at most 64 characters`,
+      `invalid scope ${JSON.stringify(input)}: a scope uses only a-z, 0-9, ".", "_" and "-" (compared ` +
+        `lowercased), begins with a letter or digit, at most 64 characters`,
       {scope: input},
     );
   return scope;
@@ -237,7 +238,10 @@ export function registryProblem(r: Registry, scope: string, scenario: string): s
       return `release ${JSON.stringify(rel.version)} is stored under key ${JSON.stringify(key)}`;
   const active = Object.values(r.releases).filter((x) => x.state === 'ACTIVE');
   if (scope === GLOBAL_SCOPE && active.length > 0)
-    return `the global registry stores ${active[0]!.version} as ACTIVE: in the global scope ACTIVE is read from active.json alone`;
+    return (
+      `the global registry stores ${active[0]!.version} as ACTIVE: in the global scope ACTIVE is read from ` +
+      `active.json alone`
+    );
   if (active.length > 1) return `${active.length} releases are ACTIVE in scope ${scope}; at most one is`;
   const d = r.runnable.default_version;
   if (d !== null && r.runnable.versions !== null && !r.runnable.versions.some((v) => versionKey(v) === versionKey(d)))

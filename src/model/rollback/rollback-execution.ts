@@ -148,7 +148,10 @@ export function approvalProblem(r: RollbackExecution, recordSha256: string, a: R
   if (r.status !== 'AWAITING_APPROVAL')
     return `${r.execution_key} is ${r.status}: only an emergency rollback awaits an approval`;
   if (a.execution_sha256 !== recordSha256)
-    return `it is bound to another version of ${r.execution_key} (execution_sha256 differs): the record or the approval was edited`;
+    return (
+      `it is bound to another version of ${r.execution_key} (execution_sha256 differs): the record or the ` +
+      `approval was edited`
+    );
   if (a.approved_by === r.actor) return `it is a self-approval: ${a.approved_by} executed the rollback`;
   return null;
 }
@@ -160,8 +163,13 @@ export function approvalProblem(r: RollbackExecution, recordSha256: string, a: R
 export function approvalSkew(r: RollbackExecution, a: RollbackApproval, windowDays: number): string | null {
   const [approved, executed] = [Date.parse(a.approved_at), Date.parse(r.executed_at)];
   if (approved < executed)
-    return `approved_at (${a.approved_at}) reads ${((executed - approved) / 1000).toFixed(3)} s before executed_at (${r.executed_at})`;
+    return (
+      `approved_at (${a.approved_at}) reads ${((executed - approved) / 1000).toFixed(3)} s before ` +
+      `executed_at (${r.executed_at})`
+    );
   if (approved > approvalDeadline(r, windowDays).getTime())
-    return `approved_at (${a.approved_at}) reads after the ${windowDays}-day window from executed_at (${r.executed_at})`;
+    return (
+      `approved_at (${a.approved_at}) reads after the ${windowDays}-day window from executed_at ` + `(${r.executed_at})`
+    );
   return null;
 }

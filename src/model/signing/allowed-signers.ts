@@ -27,8 +27,10 @@ export interface SignerEntry {
   key: Buffer;
 }
 
-const KEY_TYPES =
-  /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)$/;
+const KEY_TYPES = new RegExp(
+  '^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|' +
+    String.raw`sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)$`,
+);
 
 /** ssh-keygen's time forms: YYYYMMDD, YYYYMMDDHHMM or YYYYMMDDHHMMSS, with an optional Z; read here as UTC. */
 function parseTime(text: string): number | null {

@@ -32,7 +32,9 @@ export function checkSignature(
   if (lines.length === 0)
     return {
       ok: false,
-      problem: `key ${fp} is not allowed to sign for "${NAMESPACE}" at ${new Date(at).toISOString()} (its namespaces, valid-after or valid-before)`,
+      problem:
+        `key ${fp} is not allowed to sign for "${NAMESPACE}" at ${new Date(at).toISOString()} (its ` +
+        `namespaces, valid-after or valid-before)`,
     };
   return {ok: true, lines, fingerprint: fp};
 }

@@ -39,7 +39,8 @@ export function compareAndSwap(
     if (onLost) onLost(current);
     fail(
       'CAS_LOST',
-      `${writer.guard.relative(file)} moved: expected ${expected ?? 'no document'}, found ${current ?? 'none'}; nothing was written`,
+      `${writer.guard.relative(file)} moved: expected ${expected ?? 'no document'}, found ` +
+        `${current ?? 'none'}; nothing was written`,
       {file: writer.guard.relative(file), expected, found: current},
     );
   }

@@ -211,7 +211,10 @@ export class StoreLock {
   /** Who holds the lock, for a LOCKED message. */
   holderText(what = 'the store'): string {
     const holder = readOwner(this.lockPath);
-    return `${what} is locked by ${holder ? `process ${holder.pid} on ${holder.hostname} since ${holder.acquired_at}` : 'another process'}`;
+    return (
+      `${what} is locked by ` +
+      `${holder ? `process ${holder.pid} on ${holder.hostname} since ${holder.acquired_at}` : 'another process'}`
+    );
   }
 
   /** One try: publish our owner with link(2), or take over an abandoned lock and try again. */

@@ -43,7 +43,8 @@ function refuseLinks(dir: string, shown: string): void {
     else if (!e.isFile())
       fail(
         'TARGET_UNSAFE',
-        `${path.join(shown, e.name)} is ${e.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: materialize never writes through one; use a new or empty folder`,
+        `${path.join(shown, e.name)} is ${e.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: ` +
+          `materialize never writes through one; use a new or empty folder`,
         {directory: shown},
       );
   }

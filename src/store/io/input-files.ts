@@ -38,7 +38,8 @@ export function checkInputFile(file: string, follow: boolean): void {
   if (!st.isFile())
     fail(
       'INPUT_UNSAFE',
-      `${file} is ${kindOf(st)}: ${st.isSymbolicLink() ? 'a source is never read through a link' : 'only regular files are read'}`,
+      `${file} is ${kindOf(st)}: ` +
+        `${st.isSymbolicLink() ? 'a source is never read through a link' : 'only regular files are read'}`,
       {file},
     );
   if (st.size > INPUT_LIMIT_BYTES)
@@ -123,7 +124,12 @@ export function inputPathProblem(file: string, follow: boolean): string | null {
     return (error as NodeJS.ErrnoException).code ?? 'error';
   }
   if (st.isFile() || st.isDirectory()) return null;
-  return `it is ${kindOf(st)}${st.isSymbolicLink() ? ', and a source is never read through a link' : ', and only regular files and folders are read'}`;
+  return (
+    `it is ${kindOf(st)}` +
+    (st.isSymbolicLink()
+      ? ', and a source is never read through a link'
+      : ', and only regular files and folders are read')
+  );
 }
 
 /**

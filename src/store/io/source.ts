@@ -129,7 +129,8 @@ function fromDirectory(dir: string): BundleSource {
     if (file)
       fail(
         'DUPLICATE_COMPONENT',
-        `${path.join(dir, ELEMENT_STATES_FILE)} declares ${e.kind}/${e.key} ${e.state}, but ${file} is that component's file (a non-present component has none)`,
+        `${path.join(dir, ELEMENT_STATES_FILE)} declares ${e.kind}/${e.key} ${e.state}, but ${file} is ` +
+          `that component's file (a non-present component has none)`,
         {file},
       );
     seen.set(id, ELEMENT_STATES_FILE);

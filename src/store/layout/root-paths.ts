@@ -15,6 +15,14 @@ export class RootPaths {
   get gitignore(): string {
     return path.join(this.root, '.gitignore');
   }
+  /** How git checks out and merges the tree (autoctx's block: src/store/kinds/common/gitattributes.ts). */
+  get gitattributes(): string {
+    return path.join(this.root, '.gitattributes');
+  }
+  /** A temporary file an interrupted write of the root's .gitattributes left. */
+  isGitattributesTemp(name: string): boolean {
+    return /^\.\.gitattributes\.autoctx-[0-9a-z]+\.tmp$/.test(name);
+  }
   /** The team's evaluation defaults, committed with the tree. */
   get teamConfig(): string {
     return path.join(this.root, TEAM_CONFIG_NAME);

@@ -81,7 +81,9 @@ function refuseLegacy(store: ScenarioStore, digest: string, evidence: MatchedEvi
   if (evidence?.legacy) {
     fail(
       'INVALID_TRANSITION',
-      `candidate ${digest} has legacy (schema-1) evidence with no recorded policy; migrate it first under the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE (nothing was written)`,
+      `candidate ${digest} has legacy (schema-1) evidence with no recorded policy; migrate it first under ` +
+        `the policy it was recorded with: autoctx trials migrate ${digest.slice(0, 12)} --policy FILE ` +
+        `(nothing was written)`,
       {file: store.guard.relative(store.paths.matchedTrials(digest))},
     );
   }
@@ -107,7 +109,8 @@ async function bindPlan(
   if (fileChange)
     fail(
       'EVALUATOR_CHANGED',
-      `the evaluator is not the one bound in evaluator_plan.json: ${fileChange}; evidence of two evaluators is never mixed (bind a new candidate, or restore the file)`,
+      `the evaluator is not the one bound in evaluator_plan.json: ${fileChange}; evidence of two ` +
+        `evaluators is never mixed (bind a new candidate, or restore the file)`,
       {file: fileChange.split(' ')[0]},
     );
   const policy = loadPolicy(request.policyFile, rebinding ? null : bound);
@@ -166,7 +169,8 @@ async function bindPlan(
   if (evidence?.confirmation_policy && !jsonEqual(evidence.confirmation_policy, effective)) {
     fail(
       'POLICY_MISMATCH',
-      `the confirmation policy cannot change once evidence exists (recorded policy ${evidence.confirmation_policy_digest})`,
+      `the confirmation policy cannot change once evidence exists (recorded policy ` +
+        `${evidence.confirmation_policy_digest})`,
     );
   }
   // The same plan asked for again is no rebind: it is checked against the bound one as any run is.
@@ -174,7 +178,8 @@ async function bindPlan(
     if (bound.additions.supersedes?.includes(requested.plan_digest))
       fail(
         'PLAN_CHANGED',
-        `that plan (${requested.plan_digest}) was bound before and superseded; a superseded plan is never bound again (give another cohort, or propose the candidate again)`,
+        `that plan (${requested.plan_digest}) was bound before and superseded; a superseded plan is never ` +
+          `bound again (give another cohort, or propose the candidate again)`,
       );
     await store.withLock(lockTimeout(options), () => {
       rebindAllowed(store, candidate.digest, bound, readEvidence(store, candidate.digest)); // again, under the lock
@@ -193,17 +198,20 @@ async function bindPlan(
     if (difference === 'evaluator')
       fail(
         'EVALUATOR_CHANGED',
-        `the evaluator differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.plan.candidate_evaluator.evaluator)})`,
+        `the evaluator differs from the one bound in evaluator_plan.json ` +
+          `(${JSON.stringify(bound.plan.candidate_evaluator.evaluator)})`,
       );
     if (difference === 'audit')
       fail(
         'AUDIT_CHANGED',
-        `the audit command differs from the one bound in evaluator_plan.json (${JSON.stringify(bound.additions.audit)})`,
+        `the audit command differs from the one bound in evaluator_plan.json ` +
+          `(${JSON.stringify(bound.additions.audit)})`,
       );
     if (difference !== null)
       fail(
         'PLAN_CHANGED',
-        `the fixture plan, cohort, policy or campaign differs from the plan bound in evaluator_plan.json (${bound.plan_digest})`,
+        `the fixture plan, cohort, policy or campaign differs from the plan bound in evaluator_plan.json ` +
+          `(${bound.plan_digest})`,
       );
   } else {
     await store.withLock(lockTimeout(options), () => writePlan(store, requested));
@@ -228,7 +236,9 @@ function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, e
   if (recorded > 0)
     fail(
       'PLAN_CHANGED',
-      `candidate ${digest} has ${recorded} recorded trial${recorded === 1 ? '' : 's'} under plan ${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again under another run id to evaluate it afresh)`,
+      `candidate ${digest} has ${recorded} recorded trial${recorded === 1 ? '' : 's'} under plan ` +
+        `${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again ` +
+        `under another run id to evaluate it afresh)`,
     );
   const campaignId = bound.additions.campaign_id;
   if (campaignId !== null) {
@@ -236,7 +246,8 @@ function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, e
     if (state.fixture_reservations.some((f) => f.candidate_digest === digest && f.plan_digest === bound.plan_digest)) {
       fail(
         'PLAN_CHANGED',
-        `campaign ${JSON.stringify(campaignId)} has reserved fixtures for plan ${bound.plan_digest}: its binding is final`,
+        `campaign ${JSON.stringify(campaignId)} has reserved fixtures for plan ${bound.plan_digest}: its ` +
+          `binding is final`,
       );
     }
   }

@@ -74,7 +74,8 @@ export function readElementStates(dir: string): DeclaredElement[] {
     if (typeof e.key !== 'string' || e.key.trim() === '') bad(`elements[${i}].key must be a non-blank string`);
     if (!isNonPresentState(e.state))
       bad(
-        `elements[${i}].state must be ABSENT, UNVERSIONED or INCLUDED (a present component is a file), not ${JSON.stringify(e.state)}`,
+        `elements[${i}].state must be ABSENT, UNVERSIONED or INCLUDED (a present component is a file), not ` +
+          `${JSON.stringify(e.state)}`,
       );
     if (e.media_type !== undefined && (typeof e.media_type !== 'string' || e.media_type.trim() === ''))
       bad(`elements[${i}].media_type must be a non-blank string`);

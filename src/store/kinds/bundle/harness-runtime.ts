@@ -69,13 +69,15 @@ export function verifyHarnessRuntime(c: Findings): void {
         c.warn(
           file,
           'MISSING_RUNTIME',
-          `${c.rel(file)} is missing: the Python implementation would serve bundle ${digest} without validator ${f.key} (autoctx repair writes it from the manifest)`,
+          `${c.rel(file)} is missing: the Python implementation would serve bundle ${digest} without ` +
+            `validator ${f.key} (autoctx repair writes it from the manifest)`,
         );
       else if (text !== undefined && text !== f.text)
         c.error(
           file,
           'RUNTIME_MISMATCH',
-          `${c.rel(file)} is not the harness validator ${f.key} of bundle ${digest}: the Python implementation would serve this code instead (autoctx repair writes it from the manifest)`,
+          `${c.rel(file)} is not the harness validator ${f.key} of bundle ${digest}: the Python ` +
+            `implementation would serve this code instead (autoctx repair writes it from the manifest)`,
         );
     }
   }
@@ -89,7 +91,8 @@ export function verifyHarnessRuntime(c: Findings): void {
       c.error(
         e.path,
         'RUNTIME_MISMATCH',
-        `${c.rel(e.path)} is no harness validator of bundle ${digest}, but the Python implementation would load it as one`,
+        `${c.rel(e.path)} is no harness validator of bundle ${digest}, but the Python implementation would ` +
+          `load it as one`,
       );
   }
 }

@@ -53,7 +53,8 @@ export function verifyManifestDiff(c: Findings, digest: string): ManifestDiff | 
       c.error(
         file,
         'MISSING_BUNDLE',
-        `${c.rel(file)}: comparison bundle ${diff.comparison_bundle_digest} is missing (${c.rel(c.store.paths.bundle(diff.comparison_bundle_digest))})`,
+        `${c.rel(file)}: comparison bundle ${diff.comparison_bundle_digest} is missing ` +
+          `(${c.rel(c.store.paths.bundle(diff.comparison_bundle_digest))})`,
       );
   }
   return diff;

@@ -1,5 +1,6 @@
 import {listDir, type RootGuard} from '../../files/fs.js';
 import {isHistoryEntryName, LEGACY_ENTRY_NAME, type HistoryKey} from '../../layout/history-names.js';
+import {DIVERGED_WAY_OUT} from '../../../model/common/divergence-advice.js';
 
 /** One stored entry of an append-only history, with the digest its successor names it by. */
 export interface Linked<T> {
@@ -70,16 +71,19 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** What a writer or a reader of what serves says of a forked history: a merge of two clones, for reconcile. */
+/** What a writer or a reader of what serves says of a forked history: a merge of two clones. */
 export function forkProblem<T>(shape: ChainShape<T>, rel: (name: string) => string): string | null {
   const fork = shape.forks[0];
   if (!fork) return null;
-  return `${fork.map((e) => rel(e.name)).join(' and ')} both follow the same entry: two clones each appended to this history and a merge kept both (DIVERGED); run autoctx verify, then autoctx reconcile`;
+  return `${fork.map((e) => rel(e.name)).join(' and ')} both follow the same entry (DIVERGED): ${DIVERGED_WAY_OUT}`;
 }
 
 /** What two entries that follow the same one are, and the way out: never an interrupted command. */
 export function forkMessage(rels: string[], what: string, previous: string): string {
-  return `${rels.join(' and ')} both follow ${previous}: two clones each appended to ${what} and a merge kept both sides, which no single clone writes; autoctx reconcile replays one side onto the other`;
+  return (
+    `${rels.join(' and ')} both follow ${previous} (each side of a merge appended to ${what}, which no ` +
+    `single clone writes): ${DIVERGED_WAY_OUT}`
+  );
 }
 
 /** An entry stored under the name an earlier version gave it, and the name of its digest. */

@@ -36,7 +36,8 @@ export function verifyLeftovers(c: Findings): void {
       c.warn(
         entry.path,
         'ORPHAN_SIGNATURE',
-        `${c.rel(entry.path)} signs a record that is not there (a write cut short after the signature, before its record); it can be removed`,
+        `${c.rel(entry.path)} signs a record that is not there (a write cut short after the signature, ` +
+          `before its record); it can be removed`,
       );
   }
 }

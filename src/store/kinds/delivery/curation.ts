@@ -72,7 +72,8 @@ export function currentCuration(ctx: KindContext): Curation {
     const rel = ctx.guard.relative(ctx.paths.curation);
     fail(
       'INTEGRITY',
-      `${rel} is not the curation its history entry ${current.seq} holds (edited by hand, or the entry is missing); run autoctx verify`,
+      `${rel} is not the curation its history entry ${current.seq} holds ` +
+        `(edited by hand, or the entry is missing); run autoctx verify`,
       {file: rel},
     );
   }
@@ -86,7 +87,9 @@ export function readCurationEntryFile(ctx: KindContext, key: HistoryKey): Curati
     if (e.curation.seq !== e.seq || (typeof key === 'number' && e.seq !== key))
       fail(
         'DIGEST_MISMATCH',
-        `entry says it is number ${e.curation.seq === e.seq ? e.seq : `${e.seq} holding state ${e.curation.seq}`}${typeof key === 'number' ? ` but is stored as number ${key}` : ''}`,
+        `entry says it is number ` +
+          `${e.curation.seq === e.seq ? e.seq : `${e.seq} holding state ${e.curation.seq}`}` +
+          `${typeof key === 'number' ? ` but is stored as number ${key}` : ''}`,
       );
     if (typeof key === 'string' && stableDigest(e) !== key)
       fail('DIGEST_MISMATCH', 'entry is not named by its own digest (its content changed, or it was renamed)');
@@ -167,7 +170,8 @@ export function settleCuration(ctx: KindContext): {curation: Curation; completed
   }
   fail(
     'INTEGRITY',
-    `${ctx.guard.relative(ctx.paths.curation)} does not follow its history (${current ? `state ${current.seq}` : 'missing'}, history at ${seq}); run autoctx verify`,
+    `${ctx.guard.relative(ctx.paths.curation)} does not follow its history ` +
+      `(${current ? `state ${current.seq}` : 'missing'}, history at ${seq}); run autoctx verify`,
     {file: ctx.guard.relative(ctx.paths.curation)},
   );
 }
@@ -240,7 +244,8 @@ export function verifyCuration(c: Findings): Curation | undefined {
       c.warn(
         paths.curation,
         'CURATION_PENDING',
-        `${c.rel(paths.curation)} is not written yet, its first history entry is (a curation change was cut short); the next change, or autoctx repair, completes it`,
+        `${c.rel(paths.curation)} is not written yet, its first history entry is (a ` +
+          `curation change was cut short); the next change, or autoctx repair, completes it`,
       );
       return emptyCuration(store.scenario);
     }
@@ -271,7 +276,8 @@ export function verifyCuration(c: Findings): Curation | undefined {
         legacy,
         fileOf(e.name),
         'CURATION_MISMATCH',
-        `${c.rel(fileOf(e.name))} does not chain to the entry before it (previous_entry_sha256 differs from the digest of ${c.rel(legacy)})`,
+        `${c.rel(fileOf(e.name))} does not chain to the entry before it ` +
+          `(previous_entry_sha256 differs from the digest of ${c.rel(legacy)})`,
       );
     else {
       const lost = legacy ?? fileOf(`${e.previous}.json`);
@@ -291,7 +297,8 @@ export function verifyCuration(c: Findings): Curation | undefined {
     c.warn(
       paths.curation,
       'CURATION_PENDING',
-      `${c.rel(paths.curation)} is one change behind its history (a curation change was cut short); the next change, or autoctx repair, completes it`,
+      `${c.rel(paths.curation)} is one change behind its history (a curation ` +
+        `change was cut short); the next change, or autoctx repair, completes it`,
     );
     return current;
   }
@@ -300,7 +307,8 @@ export function verifyCuration(c: Findings): Curation | undefined {
     c.error(
       dir,
       'MISSING_CURATION',
-      `${c.rel(dir)} has no entry for state ${current.seq}: ${c.rel(paths.curation)} is state ${current.seq}, but its history ends at state ${top}`,
+      `${c.rel(dir)} has no entry for state ${current.seq}: ${c.rel(paths.curation)} ` +
+        `is state ${current.seq}, but its history ends at state ${top}`,
     );
   }
   if (atTop || current.seq > top) {
@@ -338,7 +346,8 @@ export function verifyTags(c: Findings, curation: Curation): void {
       c.error(
         file,
         'TAG_UNKNOWN_COMPONENT',
-        `${c.rel(file)} tags component ${tag.component_digest} as ${tag.kind}/${tag.key}, but the bundles hold it as ${comp.kind}/${comp.key}`,
+        `${c.rel(file)} tags component ${tag.component_digest} as ` +
+          `${tag.kind}/${tag.key}, but the bundles hold it as ${comp.kind}/${comp.key}`,
       );
   }
 }

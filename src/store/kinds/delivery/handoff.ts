@@ -158,7 +158,8 @@ export function verifyHandoffs(c: Findings, curation: Curation): void {
       c.error(
         store.paths.handoffRevision(head.id, head.document_digest),
         'MISSING_HANDOFF',
-        `${c.rel(store.paths.handoffRevision(head.id, head.document_digest))} is missing: ${c.rel(store.paths.curation)} names handoff ${head.id}@${head.revision}`,
+        `${c.rel(store.paths.handoffRevision(head.id, head.document_digest))} is missing: ` +
+          `${c.rel(store.paths.curation)} names handoff ${head.id}@${head.revision}`,
       );
     return;
   }
@@ -184,7 +185,8 @@ export function verifyHandoffs(c: Findings, curation: Curation): void {
         c.warn(
           file,
           'HANDOFF_PENDING',
-          `${c.rel(file)} is not yet in ${c.rel(store.paths.curation)} (a handoff write was cut short); the next change, or autoctx repair, completes it`,
+          `${c.rel(file)} is not yet in ${c.rel(store.paths.curation)} (a handoff ` +
+            `write was cut short); the next change, or autoctx repair, completes it`,
         );
       } else
         c.error(
@@ -222,7 +224,8 @@ function verifyHandoff(c: Findings, curation: Curation, head: HandoffHead): void
       c.error(
         fileOf(e.name),
         'HANDOFF_MISMATCH',
-        `${c.rel(fileOf(e.name))} says it is revision ${e.value.revision} but is revision ${i + 1} of handoff ${head.id}`,
+        `${c.rel(fileOf(e.name))} says it is revision ${e.value.revision} ` +
+          `but is revision ${i + 1} of handoff ${head.id}`,
       );
   });
   const digests = new Set(stored.map((e) => e.digest));
@@ -234,7 +237,8 @@ function verifyHandoff(c: Findings, curation: Curation, head: HandoffHead): void
         legacy,
         fileOf(e.name),
         'HANDOFF_MISMATCH',
-        `${c.rel(fileOf(e.name))} does not chain to revision ${e.value.revision - 1} (previous_document_digest differs from its digest)`,
+        `${c.rel(fileOf(e.name))} does not chain to revision ` +
+          `${e.value.revision - 1} (previous_document_digest differs from its digest)`,
       );
     else {
       const lost = legacy ?? fileOf(`${e.previous}.json`);
@@ -263,7 +267,8 @@ function verifyHandoff(c: Findings, curation: Curation, head: HandoffHead): void
         c.error(
           file,
           'MISSING_HANDOFF',
-          `${c.rel(file)} is missing: ${c.rel(store.paths.curation)} names handoff ${head.id}@${head.revision} by its digest`,
+          `${c.rel(file)} is missing: ${c.rel(store.paths.curation)} ` +
+            `names handoff ${head.id}@${head.revision} by its digest`,
         );
     }
     return;
@@ -273,7 +278,8 @@ function verifyHandoff(c: Findings, curation: Curation, head: HandoffHead): void
       fileOf(shape.line[at]!.name),
       store.paths.curation,
       'HANDOFF_MISMATCH',
-      `${c.rel(store.paths.curation)} names ${head.id}@${head.revision}, but the revision it names by digest is revision ${at + 1}`,
+      `${c.rel(store.paths.curation)} names ${head.id}@${head.revision}, ` +
+        `but the revision it names by digest is revision ${at + 1}`,
     );
   const beyond = [...shape.line.slice(at + 1), ...shape.detached];
   if (beyond.length === 0) return;
@@ -283,13 +289,15 @@ function verifyHandoff(c: Findings, curation: Curation, head: HandoffHead): void
     c.warn(
       file,
       'HANDOFF_PENDING',
-      `${c.rel(file)} is not yet in ${c.rel(store.paths.curation)} (a handoff write was cut short); the next change, or autoctx repair, completes it`,
+      `${c.rel(file)} is not yet in ${c.rel(store.paths.curation)} (a handoff ` +
+        `write was cut short); the next change, or autoctx repair, completes it`,
     );
   } else
     for (const e of beyond)
       c.error(
         fileOf(e.name),
         'HANDOFF_MISMATCH',
-        `${c.rel(fileOf(e.name))} lies beyond the head ${head.id}@${head.revision} that ${c.rel(store.paths.curation)} names`,
+        `${c.rel(fileOf(e.name))} lies beyond the head ` +
+          `${head.id}@${head.revision} that ${c.rel(store.paths.curation)} names`,
       );
 }

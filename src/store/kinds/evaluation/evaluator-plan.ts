@@ -108,7 +108,8 @@ export function verifySupersededPlans(c: Findings, digest: string, plan: BoundPl
       c.warn(
         planFile,
         'REBIND_PENDING',
-        `${c.rel(planFile)} is the plan kept as superseded in ${c.rel(file)}: an interrupted rebind (run the same command with --rebind again)`,
+        `${c.rel(planFile)} is the plan kept as superseded in ${c.rel(file)}: an interrupted rebind (run ` +
+          `the same command with --rebind again)`,
       );
     else if (plan && !named.has(d))
       c.error(
@@ -121,7 +122,8 @@ export function verifySupersededPlans(c: Findings, digest: string, plan: BoundPl
     c.error(
       planFile,
       'MISSING_PLAN',
-      `${c.rel(planFile)} is missing, but ${c.rel(store.paths.supersededPlansDir(digest))}/ keeps the plans it superseded`,
+      `${c.rel(planFile)} is missing, but ${c.rel(store.paths.supersededPlansDir(digest))}/ keeps the ` +
+        `plans it superseded`,
     );
   for (const d of named) {
     if (!found.has(d))

@@ -99,12 +99,18 @@ export function sealProblem(
   if (!seal) return null;
   const status = compareWithSeal(seal.trial_digests, trials);
   if (!sealHolds(status))
-    return `the matched trials of ${digest} differ from evidence_seal.json (${status.changed.length} changed, ${status.missing.length} missing): the evidence was edited`;
+    return (
+      `the matched trials of ${digest} differ from evidence_seal.json (${status.changed.length} changed, ` +
+      `${status.missing.length} missing): the evidence was edited`
+    );
   const binding = bindingProblem(seal, plan);
   if (binding === 'unbound')
     return `evidence_seal.json of ${digest} does not record the binding of its evaluator_plan.json`;
   if (binding === 'other-plan')
-    return `evaluator_plan.json of ${digest} is not the plan (with its audit and campaign) that evidence_seal.json sealed the trials under`;
+    return (
+      `evaluator_plan.json of ${digest} is not the plan (with its audit and campaign) that ` +
+      `evidence_seal.json sealed the trials under`
+    );
   if (binding === 'plan-missing')
     return `evidence_seal.json of ${digest} seals trials under a plan, but evaluator_plan.json is missing`;
   return null;
@@ -142,7 +148,8 @@ export function verifySeal(
     c.warn(
       sealFile,
       'UNSEALED_TRIALS',
-      `${c.rel(file)}: ${status.unsealed} trial(s) recorded after ${c.rel(sealFile)} was written (an interrupted write, or trials added by another tool; autoctx repair seals them)`,
+      `${c.rel(file)}: ${status.unsealed} trial(s) recorded after ${c.rel(sealFile)} was written (an ` +
+        `interrupted write, or trials added by another tool; autoctx repair seals them)`,
     );
   if (plan === undefined) return seal;
   const planFile = store.paths.evaluatorPlan(digest);
@@ -159,14 +166,16 @@ export function verifySeal(
       sealFile,
       planFile,
       'EVIDENCE_SEAL_MISMATCH',
-      `${c.rel(sealFile)} does not record the plan binding of ${c.rel(planFile)}, which every seal under such a plan records`,
+      `${c.rel(sealFile)} does not record the plan binding of ${c.rel(planFile)}, which every seal under ` +
+        `such a plan records`,
     );
   if (binding === 'other-plan')
     c.both(
       sealFile,
       planFile,
       'EVIDENCE_SEAL_MISMATCH',
-      `${c.rel(sealFile)} sealed the trials under another plan or other additions than ${c.rel(planFile)} binds now (the audit or campaign binding changed)`,
+      `${c.rel(sealFile)} sealed the trials under another plan or other additions than ${c.rel(planFile)} ` +
+        `binds now (the audit or campaign binding changed)`,
     );
   return seal;
 }

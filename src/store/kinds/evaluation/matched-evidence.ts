@@ -169,7 +169,9 @@ function verifySealedDecision(
       recordFile,
       c.store.paths.evidenceSeal(digest),
       'UNSEALED_DECISION',
-      `${c.rel(recordFile)} decided on ${decidedOn} pairs, but ${c.rel(c.store.paths.evidenceSeal(digest))} seals only ${sealed}: the decision was not made by a run`,
+      `${c.rel(recordFile)} decided on ${decidedOn} pairs, but ` +
+        `${c.rel(c.store.paths.evidenceSeal(digest))} seals only ${sealed}: the decision was not made by a ` +
+        `run`,
     );
   }
 }
@@ -241,12 +243,18 @@ export function evidenceProblem(
   if (sealed) return sealed;
   const seal = readEvidenceSeal(ctx, digest);
   if (record?.comparison && !plan.upstream && seal === null)
-    return `candidate ${digest} holds a decision, but evidence_seal.json, the seal of the trials it was decided from, is missing`;
+    return (
+      `candidate ${digest} holds a decision, but evidence_seal.json, the seal of the trials it was decided ` +
+      `from, is missing`
+    );
   if (record?.comparison && seal) {
     const c = record.comparison;
     const sealedCount = evidence.trials.filter((t) => seal.trial_digests[t.pair_key] !== undefined).length;
     if (c.screen_pairs + c.confirmation_pairs + c.heldout_pairs > sealedCount)
-      return `the record of ${digest} decided on more pairs than evidence_seal.json seals: the decision was not made by a run`;
+      return (
+        `the record of ${digest} decided on more pairs than evidence_seal.json seals: the decision was not ` +
+        `made by a run`
+      );
   }
   const unplanned = trialPlanProblems(plan, evidence.trials);
   const problems =
@@ -260,7 +268,10 @@ export function evidenceProblem(
           planCampaign(ctx, plan) !== null,
         );
   if (problems.length === 0) return null;
-  return `the recorded trials of ${digest} are not what a run of the bound plan records: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`;
+  return (
+    `the recorded trials of ${digest} are not what a run of the bound plan records: ` +
+    `${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`
+  );
 }
 
 declare module '../common/kind-steps.js' {

@@ -9,6 +9,7 @@ import {verifyMirrors} from './mirrors.js';
 import {readActive} from './active-pointer.js';
 import type {ScenarioCheck} from '../common/kind-steps.js';
 import {moveFile, pointerHistory} from './pointer-moves.js';
+import {pointerDivergences} from './divergence.js';
 
 /**
  * verify: the pointer names a verified manifest of its epoch, its rollback
@@ -42,7 +43,8 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
     c.error(
       file,
       'MISSING_BUNDLE',
-      `${c.rel(file)} points at ${active.bundle_digest}, whose manifest ${c.rel(store.paths.bundle(active.bundle_digest))} is missing or invalid`,
+      `${c.rel(file)} points at ${active.bundle_digest}, whose manifest ` +
+        `${c.rel(store.paths.bundle(active.bundle_digest))} is missing or invalid`,
     );
   else if (bundle.evaluator_epoch !== active.evaluator_epoch)
     c.error(file, 'LINEAGE_MISMATCH', `${c.rel(file)}: evaluator_epoch differs from the active manifest's`);
@@ -50,7 +52,8 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
     c.error(
       file,
       'MISSING_BUNDLE',
-      `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest (${c.rel(store.paths.bundle(active.rollback_target_digest))})`,
+      `${c.rel(file)}: rollback target ${active.rollback_target_digest} has no valid manifest ` +
+        `(${c.rel(store.paths.bundle(active.rollback_target_digest))})`,
     );
   if (active.promotion_id !== null) {
     const promo = c.attempt(file, () => readPromotion(store, active.promotion_id!));
@@ -78,14 +81,18 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
     }
   }
   // Lifecycles and mirrors that lag the pointer are repairable only behind a pointer its history vouches for.
-  if (!verifyPointerHistory(c, active, records)) return active;
+  const diverged = verifyPointerHistory(c, active, records);
+  if (!diverged) return active;
   for (const [digest, r] of records) {
     const recordFile = store.paths.record(digest);
+    // A divergence is no interrupted command: nothing completes it (DIVERGED says so).
+    if (diverged.has(digest)) continue;
     if (digest === active.bundle_digest && r.lifecycle !== 'active')
       c.warn(
         recordFile,
         'LIFECYCLE_PENDING',
-        `${c.rel(recordFile)}: the active bundle's record says "${r.lifecycle}" (a pointer move whose lifecycle update was interrupted; the next promote, rollback or repair completes it)`,
+        `${c.rel(recordFile)}: the active bundle's record says "${r.lifecycle}" (a pointer move whose ` +
+          `lifecycle update was interrupted; the next promote, rollback or repair completes it)`,
       );
     if (digest !== active.bundle_digest && r.lifecycle === 'active')
       c.warn(
@@ -105,9 +112,15 @@ export function verifyActive(c: Findings, records: Map<string, CandidateRecord>)
  * verify: active.json is the pointer the newest recorded move wrote, every
  * earlier move is on record back to init, each rollback restored what served
  * before; moves that never served are marked; a lifecycle that says a bundle
- * served agrees with the history.
+ * served agrees with the history; a state only a merge of two clones' histories
+ * writes is DIVERGED. Returns the bundles found diverged, or null when the
+ * history does not hold.
  */
-function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<string, CandidateRecord>): boolean {
+function verifyPointerHistory(
+  c: Findings,
+  active: ActivePointer,
+  records: Map<string, CandidateRecord>,
+): Set<string> | null {
   const {store} = c;
   const file = store.paths.active;
   const h = pointerHistory(store, active, records, (f, fn) => c.attempt(f, fn));
@@ -116,7 +129,10 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
     else c.error(file, p.code, p.message);
   }
   // Moves that never served, or wait, are named only against a history that holds.
-  if (h.problems.length > 0) return false;
+  if (h.problems.length > 0) return null;
+  const divergences = pointerDivergences(store, active, h, records);
+  for (const d of divergences) c.both(d.files[0], d.files[1], 'DIVERGED', d.message);
+  const named = new Set(divergences.flatMap((d) => d.files));
   const head = h.chain[h.chain.length - 1];
   for (const m of h.chain) {
     if (!m.foreign || m.id === FOREIGN_HEAD) continue;
@@ -125,33 +141,43 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
       c.note(
         proof,
         'FOREIGN_POINTER_MOVE',
-        `${c.rel(proof)} shows ${m.kind === 'rollback' ? `a rollback by another implementation (from ${m.from} back to ${m.to})` : `an epoch rollover by another implementation (to ${m.to}, epoch "${m.to_epoch}")`}, which keeps no record of it and which a later move went on from; accepted because the records it wrote prove the move`,
+        `${c.rel(proof)} shows ` +
+          (m.kind === 'rollback'
+            ? `a rollback by another implementation (from ${m.from} back to ${m.to})`
+            : `an epoch rollover by another implementation (to ${m.to}, epoch "${m.to_epoch}")`) +
+          `, which keeps no record of it and which a later move went on from; accepted because the records ` +
+          `it wrote prove the move`,
       );
     else
       c.note(
         proof,
         'FOREIGN_POINTER_MOVE',
-        `${c.rel(proof)} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved on from; accepted because its own fields prove the move`,
+        `${c.rel(proof)} keeps the pointer another implementation's ${m.kind} wrote, which autoctx moved ` +
+          `on from; accepted because its own fields prove the move`,
       );
   }
   if (head?.foreign && head.id === FOREIGN_HEAD)
     c.note(
       file,
       'FOREIGN_POINTER_MOVE',
-      `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; accepted because its own fields prove the move`,
+      `${c.rel(file)} was written by another implementation's ${head.kind}, which keeps no record of it; ` +
+        `accepted because its own fields prove the move`,
     );
   for (const m of h.pending)
     c.warn(
       moveFile(store, m),
       'MOVE_PENDING',
-      `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer did not move (an interrupted command; running it again completes it)`,
+      `${c.rel(moveFile(store, m))}: a ${m.kind} away from the serving bundle was recorded but the pointer ` +
+        `did not move (an interrupted command; running it again completes it)`,
     );
-  for (const m of h.unserved)
+  for (const m of h.unserved) {
+    if (named.has(moveFile(store, m))) continue; // part of a divergence, named there
     c.warn(
       moveFile(store, m),
       'NEVER_SERVED',
       `${c.rel(moveFile(store, m))}: this ${m.kind} never served (it was recorded, then another move went ahead of it)`,
     );
+  }
   const served = new Set(h.chain.map((m) => m.to));
   for (const [digest, r] of records) {
     const recordFile = store.paths.record(digest);
@@ -162,7 +188,7 @@ function verifyPointerHistory(c: Findings, active: ActivePointer, records: Map<s
         `${c.rel(recordFile)} says "superseded", but no recorded pointer move ever made ${digest} active`,
       );
   }
-  return true;
+  return new Set(divergences.map((d) => d.digest));
 }
 
 export const activeCheck: ScenarioCheck = {

@@ -38,7 +38,8 @@ export function swapActive(ctx: KindContext, expected: string | null, next: Acti
   compareAndSwap(ctx.writer, ctx.paths.active, ACTIVE_SCHEMA, expected, next, (found) =>
     fail(
       'ACTIVE_MOVED',
-      `active.json moved while this command decided (expected ${expected ?? 'none'}, found ${found ?? 'none'}); nothing was written`,
+      `active.json moved while this command decided (expected ${expected ?? 'none'}, found ` +
+        `${found ?? 'none'}); nothing was written`,
       {file: ctx.guard.relative(ctx.paths.active)},
     ),
   );

@@ -75,7 +75,8 @@ export function verifyRecord(c: Findings, digest: string): CandidateRecord | nul
       c.error(
         recordFile,
         'MISSING_CANDIDATE',
-        `${c.rel(recordFile)} is missing, but the candidate was evaluated (${present.map((f) => path.basename(f)).join(', ')}): the record of its decision was deleted`,
+        `${c.rel(recordFile)} is missing, but the candidate was evaluated ` +
+          `(${present.map((f) => path.basename(f)).join(', ')}): the record of its decision was deleted`,
       );
     else if (
       bundle?.parent_digest === null &&
@@ -152,7 +153,8 @@ export function verifyDecidedFiles(c: Findings, digest: string, record: Candidat
       c.warn(
         sealFile,
         'UNSEALED_TRIALS',
-        `${c.rel(store.paths.matchedTrials(digest))}: trials recorded before ${c.rel(sealFile)} was first written (an interrupted run; running it again or autoctx repair seals them)`,
+        `${c.rel(store.paths.matchedTrials(digest))}: trials recorded before ${c.rel(sealFile)} was first ` +
+          `written (an interrupted run; running it again or autoctx repair seals them)`,
       );
     return;
   }
@@ -183,7 +185,8 @@ export function verifyDecidedFiles(c: Findings, digest: string, record: Candidat
       recordFile,
       sealFile,
       'MISSING_SEAL',
-      `${decided}, but ${c.rel(sealFile)}, the seal of the trials it was decided from, is missing (runs write it before the record)`,
+      `${decided}, but ${c.rel(sealFile)}, the seal of the trials it was decided from, is missing (runs ` +
+        `write it before the record)`,
     );
   }
 }
@@ -218,7 +221,8 @@ export function verifyLifecycle(c: Findings, digest: string, record: CandidateRe
     c.error(
       file,
       'LIFECYCLE_MISMATCH',
-      `${c.rel(file)} says "${record.lifecycle}", but ${why}: a lifecycle a run never writes (allowed: ${allowed.join(', ')})`,
+      `${c.rel(file)} says "${record.lifecycle}", but ${why}: a lifecycle a run never writes (allowed: ` +
+        `${allowed.join(', ')})`,
     );
   }
   const negative = c.store.paths.negativeResult(digest);
@@ -234,7 +238,8 @@ export function verifyLifecycle(c: Findings, digest: string, record: CandidateRe
     c.warn(
       file,
       'TERMINAL_PENDING',
-      `${c.rel(file)} says "${record.lifecycle}" beside ${c.rel(negative)}: a rejection interrupted before its record (running the same command again, or autoctx repair, completes it)`,
+      `${c.rel(file)} says "${record.lifecycle}" beside ${c.rel(negative)}: a rejection interrupted before ` +
+        `its record (running the same command again, or autoctx repair, completes it)`,
     );
 }
 
@@ -290,7 +295,8 @@ export const unrecordedBundlesCheck: ScenarioCheck = {
       c.error(
         file,
         'MISSING_CANDIDATE',
-        `${c.rel(file)} has no ${c.rel(store.paths.candidateDir(digest))}/: its record, and any evaluation of it, were deleted`,
+        `${c.rel(file)} has no ${c.rel(store.paths.candidateDir(digest))}/: its record, and any evaluation ` +
+          `of it, were deleted`,
       );
     }
   },

@@ -55,13 +55,15 @@ export function verifyMirrors(
       c.warn(
         file,
         'STALE_MIRROR',
-        `${name}.md does not mirror the active bundle (an interrupted move; the next promote, rollback or repair rewrites it)`,
+        `${name}.md does not mirror the active bundle (an interrupted move; the next promote, rollback or ` +
+          `repair rewrites it)`,
       );
     else
       c.error(
         file,
         'MIRROR_MISMATCH',
-        `${c.rel(file)} was edited: it is the text of no stored bundle, and agents reading it are not served the active bundle (autoctx repair rewrites it)`,
+        `${c.rel(file)} was edited: it is the text of no stored bundle, and agents reading it are not ` +
+          `served the active bundle (autoctx repair rewrites it)`,
       );
   }
 }

@@ -51,7 +51,8 @@ export function readHistoryEntry(ctx: KindContext, digest: string, key: HistoryK
       if (e.bundle_digest !== digest || e.record.bundle_digest !== digest)
         fail(
           'DIGEST_MISMATCH',
-          `entry names bundle ${e.bundle_digest === digest ? e.record.bundle_digest : e.bundle_digest} but lives under ${digest}`,
+          `entry names bundle ${e.bundle_digest === digest ? e.record.bundle_digest : e.bundle_digest} ` +
+            `but lives under ${digest}`,
         );
       return e;
     },
@@ -80,7 +81,7 @@ export function historyEntryFile(ctx: KindContext, entry: RecordHistoryEntry): s
   return exists(named) ? named : ctx.paths.recordHistoryEntry(entry.bundle_digest, entry.seq);
 }
 
-/** A candidate's entries stored under their positions, as earlier versions named them (`autoctx repair` renames them). */
+/** A candidate's entries stored under their positions, as earlier versions named them (repair renames them). */
 export function seqNamedHistory(ctx: KindContext, digest: string): SeqNamed[] {
   return seqNamedEntries(
     ctx.guard,
@@ -98,8 +99,11 @@ export function readRecordHistory(ctx: KindContext, digest: string): RecordHisto
 
 /** The newest entry: the end of the line, or (after a lost entry) the newest of what follows the gap. */
 function tipOf(shape: ChainShape<RecordHistoryEntry>): Entry | null {
-  if (shape.detached.length === 0) return shape.line.at(-1) ?? null;
-  return shape.detached.reduce((a, b) => (b.value.seq > a.value.seq ? b : a));
+  return (
+    shape.detached.reduce<Entry | null>((a, b) => (a && a.value.seq >= b.value.seq ? a : b), null) ??
+    shape.line.at(-1) ??
+    null
+  );
 }
 
 function lastEntry(ctx: KindContext, digest: string): RecordHistoryEntry | null {
@@ -110,12 +114,10 @@ function lastEntry(ctx: KindContext, digest: string): RecordHistoryEntry | null 
 }
 
 /**
- * Before record.json changes: record the change as the next entry of its
- * history, and return the record to write. The entry is written first, so a
- * crash between the two leaves the history one step ahead of the record,
- * never behind it. A change the last entry already holds adds nothing; a
- * command run again after it was cut short between the two, reaching the
- * same record but for its times, completes the change the entry holds.
+ * Before record.json changes: record the change as the next entry of its history, and return the record to write.
+ * The entry is written first, so a crash between the two leaves the history one step ahead of the record, never
+ * behind it. A change the last entry already holds adds nothing; a command run again after it was cut short between
+ * the two, reaching the same record but for its times, completes the change the entry holds.
  */
 export function recordChange(
   ctx: KindContext,
@@ -143,10 +145,7 @@ export function recordChange(
   return record;
 }
 
-/**
- * Where a record stands against its history: in step, one change behind it (a write cut short), differing, or with
- * none.
- */
+/** Where a record stands against its history: in step, one change behind (a write cut short), differing, or none. */
 export type HistoryState =
   | {kind: 'in-step' | 'none' | 'adoptable' | 'forked'}
   | {kind: 'behind' | 'differs'; entry: RecordHistoryEntry};
@@ -177,7 +176,7 @@ export function historyState(
   adoption: AdoptionRead,
 ): HistoryState {
   const shape = historyShape(ctx, digest);
-  // Two clones' changes merged: nothing is completed or adopted across it (reconcile's to settle).
+  // Two clones' changes merged: nothing is completed or adopted across it (a person's to settle).
   if (shape.forks.length > 0) return {kind: 'forked'};
   const last = tipOf(shape)?.value ?? null;
   const predating = adoption?.predating.has(digest) ?? false;
@@ -272,7 +271,10 @@ export function verifyRecordHistory(
       c.error(
         dir,
         'MISSING_RECORD_HISTORY',
-        `${c.rel(dir)} holds no entry (${lost.map((f) => c.rel(f)).join(' or ')} is missing): ${c.rel(recordFile)} has no history, yet it is not among the candidates ${c.rel(store.paths.historyAdoption)} found without one (autoctx repair starts one from the record)`,
+        `${c.rel(dir)} holds no entry (${lost.map((f) => c.rel(f)).join(' or ')} ` +
+          `is missing): ${c.rel(recordFile)} has no history, yet it is not among the ` +
+          `candidates ${c.rel(store.paths.historyAdoption)} found without one ` +
+          `(autoctx repair starts one from the record)`,
       );
     }
     return false;
@@ -361,14 +363,21 @@ export function verifyRecordHistory(
     c.warn(
       recordFile,
       'RECORD_HISTORY_PENDING',
-      `${c.rel(recordFile)} is one change behind ${lastFile}: a write cut short after its history entry (autoctx repair completes it)`,
+      `${c.rel(recordFile)} is one change behind ${lastFile}: a write ` +
+        `cut short after its history entry (autoctx repair completes it)`,
     );
   } else if (state.kind === 'differs' && record === null) {
     c.error(recordFile, 'MISSING_CANDIDATE', `${c.rel(recordFile)} is missing, but ${lastFile} records it`);
   } else if (state.kind === 'differs' && record !== null) {
     // The record or the last entry was changed without the other, or the entries after the last one left were lost.
     const next = lostEntryFiles(store, digest, last.value, record, typeof last.key === 'number');
-    const message = `${c.rel(recordFile)} is not the record ${lastFile} holds, nor the one before it: one of the two was changed without the other${next.length > 0 ? `, or the entry after it (${next.map((f) => c.rel(f)).join(' or ')}) and any after it were lost` : ''}`;
+    const lost =
+      next.length > 0
+        ? `, or the entry after it (${next.map((f) => c.rel(f)).join(' or ')}) and any after it were lost`
+        : '';
+    const message =
+      `${c.rel(recordFile)} is not the record ${lastFile} holds, nor the one before it: one of the two was ` +
+      `changed without the other${lost}`;
     for (const file of [recordFile, fileOf(last.name), ...(typeof last.key === 'number' ? next : [])])
       c.error(file, 'RECORD_HISTORY_MISMATCH', message);
   }

@@ -120,7 +120,8 @@ function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | 
     if (doc.matched_evidence_digest !== evidenceDigest) wrong.push('matched_evidence_digest');
     if (
       doc.reason !==
-      `confirmed candidate incumbent ${String(doc.parent_digest)} is stale; active bundle is ${String(doc.observed_active_digest)}`
+      `confirmed candidate incumbent ${String(doc.parent_digest)} is stale; active bundle is ` +
+        `${String(doc.observed_active_digest)}`
     )
       wrong.push('reason');
     if (neg && !(neg.entries ?? []).some((e) => e.reason === doc.reason))
@@ -152,7 +153,8 @@ function verifyMarkersPresent(
       c.error(
         stale,
         'MISSING_MARKER',
-        `${c.rel(stale)} is missing: ${c.rel(store.paths.negativeResult(digest))} rejects the candidate as stale, which is recorded with it`,
+        `${c.rel(stale)} is missing: ${c.rel(store.paths.negativeResult(digest))} rejects the candidate as ` +
+          `stale, which is recorded with it`,
       );
     }
   }
@@ -162,7 +164,8 @@ function verifyMarkersPresent(
     c.error(
       causal,
       'MISSING_MARKER',
-      `${c.rel(causal)} is missing: the candidate was promoted adding one component, with held-out trials, which records its causal attribution`,
+      `${c.rel(causal)} is missing: the candidate was promoted adding one component, with held-out trials, ` +
+        `which records its causal attribution`,
     );
 }
 

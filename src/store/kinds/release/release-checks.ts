@@ -53,7 +53,8 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
     c.error(
       store.paths.active,
       'REJECTED_SERVING',
-      `${c.rel(store.paths.active)} names bundle ${active.bundle_digest} (${activeRejection}): a rejected bundle never serves (autoctx rollback moves the pointer away)`,
+      `${c.rel(store.paths.active)} names bundle ${active.bundle_digest} (${activeRejection}): a rejected ` +
+        `bundle never serves (autoctx rollback moves the pointer away)`,
     );
   if (!exists(store.paths.releasesDir)) return;
   const chain = active ? pointerHistory(store, active, records, quiet).chain : pointerMoves(store, quiet);
@@ -84,7 +85,16 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
       c.error(
         file,
         'REJECTED_SERVING',
-        `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle is a rejected candidate (${why}): a rejected bundle never serves (${r.state === 'ACTIVE' ? `autoctx rollback --scope ${scope}${signedHow} moves the scope away from it` : `autoctx repair${signedHow} (or autoctx reject ${d.bundle_digest.slice(0, 12)}${signedHow} --rationale TEXT) ends it with a receipt`})`,
+        `${c.rel(file)} holds release ${r.version} as ${r.state} in scope ${scope}, but its bundle is a ` +
+          `rejected candidate (${why}): a rejected bundle never serves ` +
+          `(` +
+          `${
+            r.state === 'ACTIVE'
+              ? `autoctx rollback --scope ${scope}${signedHow} moves the scope away from it`
+              : `autoctx repair${signedHow} (or autoctx reject ${d.bundle_digest.slice(0, 12)}${signedHow} ` +
+                `--rationale TEXT) ends it with a receipt`
+          }` +
+          `)`,
       );
     }
     for (const r of list) {
@@ -97,7 +107,8 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
         c.error(
           file,
           'RECEIPT_MISMATCH',
-          `${c.rel(file)} names release ${r.version} with bundle ${r.bundle_digest}, but its descriptor names ${d.bundle_digest}`,
+          `${c.rel(file)} names release ${r.version} with bundle ${r.bundle_digest}, but its descriptor ` +
+            `names ${d.bundle_digest}`,
         );
     }
   }
@@ -129,7 +140,8 @@ function followReceipt(
     c.error(
       file,
       'LINEAGE_MISMATCH',
-      `${c.rel(file)} names promotion ${r.promotion_id}, which promoted ${p.candidate_digest}, not ${r.bundle_digest ?? 'no bundle'}`,
+      `${c.rel(file)} names promotion ${r.promotion_id}, which promoted ${p.candidate_digest}, not ` +
+        `${r.bundle_digest ?? 'no bundle'}`,
     );
 }
 

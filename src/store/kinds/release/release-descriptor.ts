@@ -82,7 +82,9 @@ export function verifyDescriptors(
       c.error(
         file,
         'DUPLICATE_VERSION',
-        `${c.rel(file)}: descriptors are stored under the lowercased version name (${e.name.toLowerCase()}); this file names a version a second time under case folding, or is not a descriptor`,
+        `${c.rel(file)}: descriptors are stored under the lowercased version name ` +
+          `(${e.name.toLowerCase()}); this file names a version a second time under case folding, or is not ` +
+          `a descriptor`,
       );
       continue;
     }
@@ -97,14 +99,16 @@ export function verifyDescriptors(
       c.error(
         file,
         'MISSING_BUNDLE',
-        `${c.rel(file)}: release ${d.version} names bundle ${d.bundle_digest}, which the scenario does not hold (or which did not verify)`,
+        `${c.rel(file)}: release ${d.version} names bundle ${d.bundle_digest}, which the scenario does not ` +
+          `hold (or which did not verify)`,
       );
     const other = byDigest.get(d.bundle_digest);
     if (other !== undefined)
       c.error(
         file,
         'DUPLICATE_VERSION',
-        `${c.rel(file)}: release ${d.version} names bundle ${d.bundle_digest}, which release ${out.get(other)!.version} already names`,
+        `${c.rel(file)}: release ${d.version} names bundle ${d.bundle_digest}, which release ` +
+          `${out.get(other)!.version} already names`,
       );
     else byDigest.set(d.bundle_digest, key);
     const lost = (v: string, what: string) => {
@@ -119,7 +123,8 @@ export function verifyDescriptors(
         c.error(
           file,
           'ROLLBACK_NOT_SERVED',
-          `${c.rel(file)}: rollback target ${t} (bundle ${target.bundle_digest}) has never served in scope ${d.rollback_scope}`,
+          `${c.rel(file)}: rollback target ${t} (bundle ${target.bundle_digest}) has never served in scope ` +
+            `${d.rollback_scope}`,
         );
     }
   }

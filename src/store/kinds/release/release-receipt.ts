@@ -51,7 +51,8 @@ function check(ctx: KindContext, r: TransitionReceipt, scope: string, key: Histo
     if (r.registry.receipt.sha256 !== stableDigest(receiptCore(r)))
       fail(
         'DIGEST_MISMATCH',
-        'the registry it carries names another receipt (receipt.sha256 is not the digest of this receipt but for its registry)',
+        'the registry it carries names another receipt (receipt.sha256 ' +
+          'is not the digest of this receipt but for its registry)',
       );
     if (stableDigest(r.registry) !== r.registry_after)
       fail('DIGEST_MISMATCH', 'registry_after is not the digest of the registry it carries');
@@ -74,7 +75,8 @@ function check(ctx: KindContext, r: TransitionReceipt, scope: string, key: Histo
   if (r.action === 'rollback' && (!r.applied || r.target_state !== 'ACTIVE'))
     fail(
       'DIGEST_MISMATCH',
-      'a rollback receipt is applied and makes its version ACTIVE (a refused rollback writes only its execution record)',
+      'a rollback receipt is applied and makes its version ACTIVE ' +
+        '(a refused rollback writes only its execution record)',
     );
   return r;
 }
@@ -139,14 +141,16 @@ export function readReceipts(ctx: KindContext, scope: string): TransitionReceipt
   if (shape.detached.length > 0)
     fail(
       'INTEGRITY',
-      `${ctx.guard.relative(path.join(dir, shape.detached[0]!.name))} follows a receipt that is missing: the receipts of scope ${scope} must run in one chain from the first; run autoctx verify`,
+      `${ctx.guard.relative(path.join(dir, shape.detached[0]!.name))} follows a receipt that is ` +
+        `missing: the receipts of scope ${scope} must run in one chain from the first; run autoctx verify`,
       {file: where},
     );
   shape.line.forEach((e, i) => {
     if (e.value.seq !== i + 1)
       fail(
         'INTEGRITY',
-        `${ctx.guard.relative(path.join(dir, e.name))} says it is receipt ${e.value.seq} but is receipt ${i + 1} of scope ${scope}; run autoctx verify`,
+        `${ctx.guard.relative(path.join(dir, e.name))} says it is receipt ` +
+          `${e.value.seq} but is receipt ${i + 1} of scope ${scope}; run autoctx verify`,
         {file: where},
       );
   });
@@ -221,7 +225,8 @@ export function verifyReceipts(c: Findings, scope: string): ReceiptsRead {
       c.error(
         file,
         'RECEIPT_MISMATCH',
-        `${c.rel(file)} starts from registry ${r.registry_before ?? 'none'}, but the applied receipt before it left ${lastAfter ?? 'none'}`,
+        `${c.rel(file)} starts from registry ${r.registry_before ?? 'none'}, ` +
+          `but the applied receipt before it left ${lastAfter ?? 'none'}`,
       );
     if (lastRegistry !== undefined) {
       const problem = receiptRegistryProblem(lastRegistry, r);
@@ -247,7 +252,8 @@ export function verifyReceipts(c: Findings, scope: string): ReceiptsRead {
           lost,
           fileOf(e.name),
           'RECEIPT_MISMATCH',
-          `${c.rel(fileOf(e.name))} does not chain to the receipt before it (previous_receipt_sha256 differs from the digest of ${c.rel(lost)})`,
+          `${c.rel(fileOf(e.name))} does not chain to the receipt before it ` +
+            `(previous_receipt_sha256 differs from the digest of ${c.rel(lost)})`,
         );
       else if (!exists(lost))
         c.error(

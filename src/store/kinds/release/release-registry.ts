@@ -55,7 +55,8 @@ export function registryState(ctx: KindContext, scope: string): RegistryState {
     if (stored !== null)
       fail(
         'INTEGRITY',
-        `${rel} has no applied transition receipt that wrote it (edited by hand, or its receipts are gone); run autoctx verify`,
+        `${rel} has no applied transition receipt that wrote it ` +
+          `(edited by hand, or its receipts are gone); run autoctx verify`,
         {file: rel},
       );
     return {scope, registry: emptyRegistry(ctx.scenario, scope), digest: null, pending: null, receipts};
@@ -89,7 +90,8 @@ export function swapRegistry(ctx: KindContext, scope: string, expected: string |
   compareAndSwap(ctx.writer, ctx.paths.releaseRegistry(scope), REGISTRY_SCHEMA, expected, next, (found) =>
     fail(
       'STALE_REGISTRY',
-      `the registry of scope ${scope} moved while this command decided (expected ${expected ?? 'none'}, found ${found ?? 'none'})`,
+      `the registry of scope ${scope} moved while this command decided ` +
+        `(expected ${expected ?? 'none'}, found ${found ?? 'none'})`,
       {scope},
     ),
   );
@@ -117,7 +119,7 @@ export function verifyRegistry(
   const present = exists(file);
   const stored = present ? c.attempt(file, () => readRegistryFile(store, scope)) : null;
   if (stored === undefined) return undefined;
-  // Two clones' receipts merged: the registry is one side's (DIVERGED, reported), for reconcile to settle.
+  // Two clones' receipts merged: the registry is one side's (DIVERGED, reported), for a person to settle.
   if (forked) return stored ?? undefined;
   const complete = receipts.every((r) => r !== undefined);
   const applied = receipts.filter((r): r is TransitionReceipt => r !== undefined && r.applied).at(-1) ?? null;
@@ -136,7 +138,8 @@ export function verifyRegistry(
     c.warn(
       file,
       'REGISTRY_PENDING',
-      `${c.rel(file)} is one transition behind its receipts (receipt ${applied.seq} was written, the registry not yet); the next transition, or autoctx repair, completes it`,
+      `${c.rel(file)} is one transition behind its receipts (receipt ${applied.seq} was ` +
+        `written, the registry not yet); the next transition, or autoctx repair, completes it`,
     );
     registry = applied.registry!;
   } else if (stored === null) {
@@ -165,7 +168,8 @@ export function verifyRegistry(
     c.error(
       dir,
       'MISSING_RECEIPT',
-      `${c.rel(dir)} has no receipt ${written.seq}: ${c.rel(file)} was written by receipt ${written.seq} (the receipt whose digest but for its registry is ${written.sha256}), and it is missing`,
+      `${c.rel(dir)} has no receipt ${written.seq}: ${c.rel(file)} was written by receipt ${written.seq} ` +
+        `(the receipt whose digest but for its registry is ${written.sha256}), and it is missing`,
     );
   }
   return registry;
@@ -180,7 +184,8 @@ export const registryRepair: ScenarioRepair = {
         const done = settleRegistry(store, registryState(store, scope));
         if (done)
           actions.push(
-            `completed ${rel(store.paths.releaseRegistry(scope))} from ${rel(receiptFile(store, done))}, a transition cut short after its receipt`,
+            `completed ${rel(store.paths.releaseRegistry(scope))} from ` +
+              `${rel(receiptFile(store, done))}, a transition cut short after its receipt`,
           );
       } catch (error) {
         if (!isAutoctxError(error)) throw error;

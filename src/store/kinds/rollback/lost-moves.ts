@@ -98,6 +98,9 @@ export function lostExecution(
   return {
     code: 'MISSING_ROLLBACK_RECORD',
     move: lost,
-    message: `${rel(ctx.paths.rollbackExecution(key))} is missing: ${rel(historyEntryFile(ctx, entry))} records the rollback autoctx made from ${from} to ${move.to} at ${move.at}, ${where}, but its execution record is gone${pointer ? " (not another implementation's rollback)" : ''}`,
+    message:
+      `${rel(ctx.paths.rollbackExecution(key))} is missing: ${rel(historyEntryFile(ctx, entry))} ` +
+      `records the rollback autoctx made from ${from} to ${move.to} at ${move.at}, ${where}, but ` +
+      `its execution record is gone${pointer ? " (not another implementation's rollback)" : ''}`,
   };
 }

@@ -142,7 +142,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
       c.error(
         file,
         'LINEAGE_MISMATCH',
-        `${c.rel(file)}: no recorded move made ${r.from_digest} active at ${r.from_activated_at ?? 'the time it names'}`,
+        `${c.rel(file)}: no recorded move made ${r.from_digest} active at ` +
+          `${r.from_activated_at ?? 'the time it names'}`,
       );
     if (r.scope !== GLOBAL_SCOPE && r.status !== 'REFUSED') {
       const list = receipts(r.scope);
@@ -152,7 +153,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
           c.warn(
             file,
             'MOVE_PENDING',
-            `${c.rel(file)}: this rollback of scope ${r.scope} was recorded but no rollback receipt carried it out (an interrupted command; running it again completes it)`,
+            `${c.rel(file)}: this rollback of scope ${r.scope} was recorded but no rollback receipt ` +
+              `carried it out (an interrupted command; running it again completes it)`,
           );
         else if (carried.length > 1)
           c.error(
@@ -199,7 +201,8 @@ export function verifyRollbacks(c: Findings, _records: Map<string, CandidateReco
         c.note(
           approvalFile,
           'CLOCK_SKEW',
-          `${c.rel(approvalFile)}: ${skew}: the approver's clock and the executor's differ; the approval is bound to the record's exact bytes, which orders it after the execution, and it stands`,
+          `${c.rel(approvalFile)}: ${skew}: the approver's clock and the executor's differ; the approval ` +
+            `is bound to the record's exact bytes, which orders it after the execution, and it stands`,
         );
     }
     if (derivedStatus(r, approval ?? null, c.at, c.approvalWindowDays) === 'EXPIRED_UNAPPROVED')

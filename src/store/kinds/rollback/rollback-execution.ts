@@ -38,7 +38,8 @@ function checkExecution(ctx: KindContext, r: RollbackExecution, key: string): Ro
   if (r.emergency !== (r.status === 'AWAITING_APPROVAL') && r.status !== 'REFUSED')
     fail(
       'DIGEST_MISMATCH',
-      `an executed ${r.emergency ? 'emergency' : 'ordinary'} rollback is ${r.emergency ? 'AWAITING_APPROVAL' : 'EXECUTED'}, not ${r.status}`,
+      `an executed ${r.emergency ? 'emergency' : 'ordinary'} rollback is ` +
+        `${r.emergency ? 'AWAITING_APPROVAL' : 'EXECUTED'}, not ${r.status}`,
     );
   if (r.status !== 'REFUSED' && (r.from_digest === null || r.to_digest === null || r.evaluator_epoch === null))
     fail('DIGEST_MISMATCH', 'an executed rollback names the bundles it moved between and the restored epoch');
@@ -105,5 +106,8 @@ export function approvalKeyProblem(ctx: KindContext, key: string): string | null
   const executor = signingKeyOf(ctx, ctx.paths.rollbackExecution(key));
   const approver = signingKeyOf(ctx, ctx.paths.rollbackApproval(key));
   if (!executor || !approver || !executor.equals(approver)) return null;
-  return `it is signed by key ${fingerprint(approver)}, the key that signed the execution it approves: a self-approval, whatever principals that key is listed under`;
+  return (
+    `it is signed by key ${fingerprint(approver)}, the key that signed the execution it approves: a ` +
+    `self-approval, whatever principals that key is listed under`
+  );
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {sha256Hex} from '../../../canonical/index.js';
+import {parseJson, sha256Hex} from '../../../canonical/index.js';
 import {fail, isAutoctxError, isJsonParseError, isSystemError, rethrowUnless} from '../../../errors.js';
 import {isoTimestamp} from '../../../model/promotion/records.js';
 import {serialize} from '../../documents.js';
@@ -95,7 +95,7 @@ export function readStateChange(ctx: KindContext, digest: string, schemaChecked 
     });
   let value: StateChange;
   try {
-    value = JSON.parse(bytes.toString('utf8')) as StateChange;
+    value = parseJson(bytes.toString('utf8')) as unknown as StateChange; // a key named twice is refused too
     // A reader of what serves only needs the links and the writes (the bytes are the name's): verify checks the schema.
     if (schemaChecked) serialize(STATE_CHANGE_SCHEMA, value, ctx.guard.relative(file));
     else if (
@@ -134,7 +134,8 @@ export function chainState(
     if (byPrevious.has(e.change.previous_sha256))
       fail(
         'INTEGRITY',
-        `the signed state chain of scenario "${ctx.scenario}" forked (two changes follow ${e.change.previous_sha256.slice(0, 12)}); run autoctx verify`,
+        `the signed state chain of scenario "${ctx.scenario}" forked (two changes follow ` +
+          `${e.change.previous_sha256.slice(0, 12)}); run autoctx verify`,
         {file: where},
       );
     byPrevious.set(e.change.previous_sha256, e);
@@ -151,7 +152,9 @@ export function chainState(
   if (count !== all.length)
     fail(
       'INTEGRITY',
-      `the signed state chain of scenario "${ctx.scenario}" does not run in one line from signing/start.json (${all.length - count} of its changes are not reached): a change was deleted; run autoctx verify`,
+      `the signed state chain of scenario "${ctx.scenario}" does not run in one line from ` +
+        `signing/start.json (${all.length - count} of its changes are not reached): a change was deleted; ` +
+        `run autoctx verify`,
       {file: where},
     );
   return {head, latest};
