@@ -2,7 +2,8 @@
 // read-and-SHA-256 floor, for one or more built trees of autoctx in one process, interleaved:
 //   node bench/verify-ab.js [--runs N] [ROOT ...]     (default ROOT: this tree)
 // Each ROOT is a checkout with dist/ built (`git worktree add /tmp/base <rev> && cd /tmp/base &&
-// npm ci && npm run build`). The tree is made once with this tree's code and verified by every ROOT.
+// npm ci && npm run build`). The tree is made once with the first ROOT's code (list the oldest first) and
+// verified by every ROOT.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,8 +39,10 @@ const load = (root, rel) => {
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-verify-ab-'));
 try {
   const tree = path.join(work, 'tree');
-  const {init} = await load(path.join(here, '..'), 'dist/core/common/init.js');
-  const {propose} = await load(path.join(here, '..'), 'dist/core/promotion/propose.js');
+  // Made by the first ROOT's code: a later autoctx reads an earlier one's trees, not the other way round.
+  const maker = roots[0];
+  const {init} = await load(maker, 'dist/core/common/init.js');
+  const {propose} = await load(maker, 'dist/core/promotion/propose.js');
   const files = await makeVerifyTree({init, propose, tree, source: path.join(work, 'src'), componentCount: 50});
   const fns = [
     [

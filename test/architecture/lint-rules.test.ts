@@ -41,13 +41,15 @@ const PROBES = {
   throws: [
     'src/throws.ts',
     fn(
-      '  try {\n    return read();\n  } catch (error) {\n    if (!(error instanceof RangeError)) throw error;\n    return 0;\n  }',
+      '  try {\n    return read();\n  } catch (error) {\n    if (!(error ' +
+        'instanceof RangeError)) throw error;\n    return 0;\n  }',
     ),
   ],
   deliberate: [
     'src/deliberate.ts',
     fn(
-      '  // biome-ignore lint/plugin: the output of last resort\n  try {\n    return read();\n  } catch {\n    return 0;\n  }',
+      '  // biome-ignore lint/plugin: the output of last resort\n  ' +
+        'try {\n    return read();\n  } catch {\n    return 0;\n  }',
     ),
   ],
   inBin: ['bin/bare.js', bare.replace(': number', '').replace('read: () => number', 'read')],

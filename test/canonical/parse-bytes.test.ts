@@ -112,15 +112,18 @@ describe('parsing JSON from bytes with long strings decoded in place', () => {
     });
   });
 
-  it('a long key is an own property in its place; a long key named twice is refused, as the short path refuses it', () => {
-    const doc = '{"z": 1, "a long key here": 2, "__proto__": {"x": "long enough value"}}';
-    const got = parseJsonUtf8(Buffer.from(doc), tiny) as Record<string, unknown>;
-    expect(Object.keys(got)).toEqual(['z', 'a long key here', '__proto__']);
-    expect(got['a long key here']).toBe(2);
-    expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
-    expect(bytePath(Buffer.from(doc))).toEqual(reference(Buffer.from(doc)));
-    const twice = Buffer.from(doc.replace('}}', '}, "a long key here": 3}'));
-    expect(() => parseJsonUtf8(Buffer.from(twice), tiny)).toThrow(expect.objectContaining({code: 'DUPLICATE_KEY'}));
-    expect(() => parseJsonUtf8(Buffer.from(twice))).toThrow(expect.objectContaining({code: 'DUPLICATE_KEY'}));
-  });
+  it(
+    'a long key is an own property in its place; a long key ' + 'named twice is refused, as the short path refuses it',
+    () => {
+      const doc = '{"z": 1, "a long key here": 2, "__proto__": {"x": "long enough value"}}';
+      const got = parseJsonUtf8(Buffer.from(doc), tiny) as Record<string, unknown>;
+      expect(Object.keys(got)).toEqual(['z', 'a long key here', '__proto__']);
+      expect(got['a long key here']).toBe(2);
+      expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+      expect(bytePath(Buffer.from(doc))).toEqual(reference(Buffer.from(doc)));
+      const twice = Buffer.from(doc.replace('}}', '}, "a long key here": 3}'));
+      expect(() => parseJsonUtf8(Buffer.from(twice), tiny)).toThrow(expect.objectContaining({code: 'DUPLICATE_KEY'}));
+      expect(() => parseJsonUtf8(Buffer.from(twice))).toThrow(expect.objectContaining({code: 'DUPLICATE_KEY'}));
+    },
+  );
 });

@@ -26,63 +26,70 @@ function twoBundles() {
 const cli = (t: Tree, args: string[]) => runCliProcess([...args, '--knowledge', t.knowledge], {env: {NO_COLOR: '1'}});
 
 describe('autoctx diff', () => {
-  it("shows each changed component as a unified diff from B to A, and --json gives patches that turn B's text into A's", () => {
-    const {t, active, c} = twoBundles();
-    const human = cli(t, ['diff', c, active]);
-    expect(human.status).toBe(0);
-    expect(human.stdout).toMatch(/^~ playbook\/playbook {2}[0-9a-f]{12} -> [0-9a-f]{12} {2}\(\+\d+ -\d+\)$/m);
-    expect(human.stdout).toContain('--- b/playbook/playbook.md\n+++ a/playbook/playbook.md\n');
-    expect(human.stdout).toMatch(/^\+6\. step six, reworded$/m);
-    expect(human.stdout).toMatch(/^\+ hints\/extra {2}- -> [0-9a-f]{12} {2}\(\+1 -0\)$/m);
-    expect(human.stdout).toContain('--- /dev/null\n+++ a/hints/extra.md\n@@ -0,0 +1,1 @@\n+A new hint.');
-    // JSON components are compared pretty-printed, so a changed value is one line.
-    expect(human.stdout).toMatch(/^-\s+"model_competitor": "small"$/m);
-    expect(human.stdout).toMatch(/^\+\s+"model_competitor": "large"$/m);
+  it(
+    'shows each changed component as a unified diff from B to A, ' +
+      "and --json gives patches that turn B's text into A's",
+    () => {
+      const {t, active, c} = twoBundles();
+      const human = cli(t, ['diff', c, active]);
+      expect(human.status).toBe(0);
+      expect(human.stdout).toMatch(/^~ playbook\/playbook {2}[0-9a-f]{12} -> [0-9a-f]{12} {2}\(\+\d+ -\d+\)$/m);
+      expect(human.stdout).toContain('--- b/playbook/playbook.md\n+++ a/playbook/playbook.md\n');
+      expect(human.stdout).toMatch(/^\+6\. step six, reworded$/m);
+      expect(human.stdout).toMatch(/^\+ hints\/extra {2}- -> [0-9a-f]{12} {2}\(\+1 -0\)$/m);
+      expect(human.stdout).toContain('--- /dev/null\n+++ a/hints/extra.md\n@@ -0,0 +1,1 @@\n+A new hint.');
+      // JSON components are compared pretty-printed, so a changed value is one line.
+      expect(human.stdout).toMatch(/^-\s+"model_competitor": "small"$/m);
+      expect(human.stdout).toMatch(/^\+\s+"model_competitor": "large"$/m);
 
-    const json = cli(t, ['diff', c, active, '--json']).json;
-    expect(resultSchemaProblem('result-diff', json)).toBeNull();
-    expect(
-      json.content_diffs.map((d: {component_kind: string; component_key: string; change: string}) => [
-        d.component_kind,
-        d.component_key,
-        d.change,
-      ]),
-    ).toEqual(
-      json.manifest_diff.changes.map(
-        (ch: {component_kind: string; component_key: string; comparison_component_digest: string | null}) => [
-          ch.component_kind,
-          ch.component_key,
-          ch.comparison_component_digest === null ? 'added' : 'changed',
-        ],
-      ),
-    );
-    // The patch is a real one: applied to B's text it gives A's.
-    const text = (digest: string, kind: string) =>
-      JSON.parse(fs.readFileSync(t.file(`bundles/${digest}.json`), 'utf8')).components.find(
-        (x: {kind: string}) => x.kind === kind,
-      )?.content ?? '';
-    const playbook = json.content_diffs.find((d: {component_kind: string}) => d.component_kind === 'playbook');
-    expect(applyPatch(text(active, 'playbook'), playbook.patch)).toBe(text(c, 'playbook'));
-  });
+      const json = cli(t, ['diff', c, active, '--json']).json;
+      expect(resultSchemaProblem('result-diff', json)).toBeNull();
+      expect(
+        json.content_diffs.map((d: {component_kind: string; component_key: string; change: string}) => [
+          d.component_kind,
+          d.component_key,
+          d.change,
+        ]),
+      ).toEqual(
+        json.manifest_diff.changes.map(
+          (ch: {component_kind: string; component_key: string; comparison_component_digest: string | null}) => [
+            ch.component_kind,
+            ch.component_key,
+            ch.comparison_component_digest === null ? 'added' : 'changed',
+          ],
+        ),
+      );
+      // The patch is a real one: applied to B's text it gives A's.
+      const text = (digest: string, kind: string) =>
+        JSON.parse(fs.readFileSync(t.file(`bundles/${digest}.json`), 'utf8')).components.find(
+          (x: {kind: string}) => x.kind === kind,
+        )?.content ?? '';
+      const playbook = json.content_diffs.find((d: {component_kind: string}) => d.component_kind === 'playbook');
+      expect(applyPatch(text(active, 'playbook'), playbook.patch)).toBe(text(c, 'playbook'));
+    },
+  );
 
-  it('--stat lists the components and their line counts only; the other way round, an added component is a removal', () => {
-    const {t, active, c} = twoBundles();
-    const stat = cli(t, ['diff', c, active, '--stat']);
-    expect(stat.stdout).not.toContain('@@');
-    expect(
-      stat.stdout
-        .trim()
-        .split('\n')
-        .slice(1)
-        .every((l) => /^ {2}[+~-] /.test(l)),
-    ).toBe(true);
-    const back = cli(t, ['diff', active, c, '--json']).json;
-    expect(back.content_diffs.find((d: {component_key: string}) => d.component_key === 'extra')).toMatchObject({
-      change: 'removed',
-      added_lines: 0,
-      removed_lines: 1,
-    });
-  });
+  it(
+    '--stat lists the components and their line counts only; the ' + 'other way round, an added component is a removal',
+    () => {
+      const {t, active, c} = twoBundles();
+      const stat = cli(t, ['diff', c, active, '--stat']);
+      expect(stat.stdout).not.toContain('@@');
+      expect(
+        stat.stdout
+          .trim()
+          .split('\n')
+          .slice(1)
+          .every((l) => /^ {2}[+~-] /.test(l)),
+      ).toBe(true);
+      const back = cli(t, ['diff', active, c, '--json']).json;
+      expect(back.content_diffs.find((d: {component_key: string}) => d.component_key === 'extra')).toMatchObject({
+        change: 'removed',
+        added_lines: 0,
+        removed_lines: 1,
+      });
+    },
+  );
 
   it('a bundle against itself: no changes, no text', () => {
     const {t, active} = twoBundles();

@@ -20,34 +20,37 @@ const check = (t: Tree, args: string[], json = true) =>
   });
 
 describe('autoctx evaluator check', () => {
-  it('runs pairs of the active bundle against itself, shows every request and answer, and writes and binds nothing', () => {
-    const t = fresh();
-    const c = t.propose('c', {'playbook/playbook.md': 'A candidate nobody may score outside its plan.\n'});
-    const before = treeHash(t.knowledge);
-    const r = check(t, ['--evaluator', `node ${FAKE}`, '--fixtures', FIXTURES_12, '--pairs', '3']);
-    expect(r.status).toBe(0);
-    expect(resultSchemaProblem('result-evaluator-check', r.json)).toBeNull();
-    const active = JSON.parse(fs.readFileSync(t.file('active.json'), 'utf8')).bundle_digest;
-    expect(r.json).toMatchObject({status: 'ok', bundle_digest: active, pairs: 3});
-    expect(r.json.exchanges).toHaveLength(6);
-    // Both arms are the active bundle: the candidate is never scored.
-    for (const x of r.json.exchanges) {
-      expect(x.request.bundle_digest).toBe(active);
-      expect(x.request.bundle_digest).not.toBe(c);
-      expect(x.answer).toEqual({score: expect.any(Number), valid: true});
-      expect(fs.existsSync(x.request.bundle_dir)).toBe(false); // the scratch copies are gone
-    }
-    expect(r.json.exchanges.map((x: {request: {arm: string}}) => x.request.arm)).toEqual([
-      'candidate',
-      'incumbent',
-      'incumbent',
-      'candidate',
-      'candidate',
-      'incumbent',
-    ]);
-    expect(treeHash(t.knowledge)).toBe(before);
-    expect(fs.existsSync(t.file(`candidates/${c}/evaluator_plan.json`))).toBe(false);
-  });
+  it(
+    'runs pairs of the active bundle against itself, shows every ' + 'request and answer, and writes and binds nothing',
+    () => {
+      const t = fresh();
+      const c = t.propose('c', {'playbook/playbook.md': 'A candidate nobody may score outside its plan.\n'});
+      const before = treeHash(t.knowledge);
+      const r = check(t, ['--evaluator', `node ${FAKE}`, '--fixtures', FIXTURES_12, '--pairs', '3']);
+      expect(r.status).toBe(0);
+      expect(resultSchemaProblem('result-evaluator-check', r.json)).toBeNull();
+      const active = JSON.parse(fs.readFileSync(t.file('active.json'), 'utf8')).bundle_digest;
+      expect(r.json).toMatchObject({status: 'ok', bundle_digest: active, pairs: 3});
+      expect(r.json.exchanges).toHaveLength(6);
+      // Both arms are the active bundle: the candidate is never scored.
+      for (const x of r.json.exchanges) {
+        expect(x.request.bundle_digest).toBe(active);
+        expect(x.request.bundle_digest).not.toBe(c);
+        expect(x.answer).toEqual({score: expect.any(Number), valid: true});
+        expect(fs.existsSync(x.request.bundle_dir)).toBe(false); // the scratch copies are gone
+      }
+      expect(r.json.exchanges.map((x: {request: {arm: string}}) => x.request.arm)).toEqual([
+        'candidate',
+        'incumbent',
+        'incumbent',
+        'candidate',
+        'candidate',
+        'incumbent',
+      ]);
+      expect(treeHash(t.knowledge)).toBe(before);
+      expect(fs.existsSync(t.file(`candidates/${c}/evaluator_plan.json`))).toBe(false);
+    },
+  );
 
   it('a failing evaluator: exit 8 at the first request, with the error and its stderr, and nothing written', () => {
     const t = fresh();

@@ -130,7 +130,9 @@ describe('a value flag given without its value', () => {
   });
 });
 
-/** What bin/run.js answers with its fast path on: the fast path's own answer, or `oclif`'s when it declines the line. */
+/**
+ * What bin/run.js answers with its fast path on: the fast path's own answer, or `oclif`'s when it declines the line.
+ */
 async function fastPathAnswer(args: string[], oclif: {status: number | null; stdout: string; stderr: string}) {
   let stdout = '';
   const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {

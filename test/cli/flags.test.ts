@@ -32,18 +32,21 @@ describe('typed flags check their values while the command line is read', () => 
     expect(await parsed(lock as never, '30')).toBe(30);
   });
 
-  it('digest: a bundle digest or a unique prefix of at least 8 lowercase hex characters (a full one where asked)', async () => {
-    const prefix = digestFlag('expect-active', {summary: 'd'});
-    const full = digestFlag('parent', {summary: 'p', full: true});
-    const arg = digestArg('the candidate', 'c');
-    for (const bad of ['xyz', '1234567', 'ABCDEF01', 'g0000000', '', ' 12345678', `${'a'.repeat(64)}0`]) {
-      expect([bad, await parsed(prefix as never, bad)]).toEqual([bad, 'INVALID_DIGEST']);
-      expect([bad, await parsed(arg as never, bad)]).toEqual([bad, 'INVALID_DIGEST']);
-    }
-    expect(await parsed(prefix as never, 'abcdef01')).toBe('abcdef01');
-    expect(await parsed(full as never, 'abcdef01')).toBe('INVALID_DIGEST');
-    expect(await parsed(full as never, 'a'.repeat(64))).toBe('a'.repeat(64));
-  });
+  it(
+    'digest: a bundle digest or a unique prefix of at least 8 ' + 'lowercase hex characters (a full one where asked)',
+    async () => {
+      const prefix = digestFlag('expect-active', {summary: 'd'});
+      const full = digestFlag('parent', {summary: 'p', full: true});
+      const arg = digestArg('the candidate', 'c');
+      for (const bad of ['xyz', '1234567', 'ABCDEF01', 'g0000000', '', ' 12345678', `${'a'.repeat(64)}0`]) {
+        expect([bad, await parsed(prefix as never, bad)]).toEqual([bad, 'INVALID_DIGEST']);
+        expect([bad, await parsed(arg as never, bad)]).toEqual([bad, 'INVALID_DIGEST']);
+      }
+      expect(await parsed(prefix as never, 'abcdef01')).toBe('abcdef01');
+      expect(await parsed(full as never, 'abcdef01')).toBe('INVALID_DIGEST');
+      expect(await parsed(full as never, 'a'.repeat(64))).toBe('a'.repeat(64));
+    },
+  );
 
   it('source: an existing file or folder, or - where stdin is allowed; text: not blank', async () => {
     const from = sourceFlag('from', {summary: 'f', required: true, stdin: true});
@@ -242,7 +245,8 @@ describe('an unknown command is a usage error', () => {
     ],
     [['frobnicate'], '"frobnicate" is not an autoctx command (see autoctx --help)', undefined],
   ])(
-    '%j: exit 2, the JSON envelope under --json, one line on stderr without it, and nothing run (the suggestion is never run)',
+    '%j: exit 2, the JSON envelope under --json, one line on stderr ' +
+      'without it, and nothing run (the suggestion is never run)',
     (args, message, suggestion) => {
       const before = treeHash(t.dir);
       const json = runCliProcess([...args, '--json', '--knowledge', t.knowledge]);

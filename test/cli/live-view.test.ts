@@ -36,27 +36,31 @@ const event = (over: Partial<ProgressEvent>): ProgressEvent => ({
 const strip = (s: string) => s.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '');
 
 describe('what the live view shows', () => {
-  it("labels the mean with its lane: the screen's during confirmation until the interval exists, then confirmation's, the held-out lane's when it decides against", () => {
-    expect(meanLane(event({}))).toBe('screen');
-    const withInterval = event({
-      decision: {...event({}).decision!, confirmation_pairs: 6, confidence_low: 0.1, confidence_high: 0.5},
-    });
-    expect(meanLane(withInterval)).toBe('confirmation');
-    expect(
-      meanLane(
-        event({
-          decision: {
-            ...withInterval.decision!,
-            decision: 'rejected',
-            reason: 'candidate regressed on the held-out lane',
-          },
-        }),
-      ),
-    ).toBe('heldout');
-    expect(viewLines(event({}), {startedAt: 0, pairsAtStart: 0, now: 1000})[3]).toBe(
-      'mean (screen lane) 0.3100 against the minimum effect 0',
-    );
-  });
+  it(
+    "labels the mean with its lane: the screen's during confirmation until the " +
+      "interval exists, then confirmation's, the held-out lane's when it decides against",
+    () => {
+      expect(meanLane(event({}))).toBe('screen');
+      const withInterval = event({
+        decision: {...event({}).decision!, confirmation_pairs: 6, confidence_low: 0.1, confidence_high: 0.5},
+      });
+      expect(meanLane(withInterval)).toBe('confirmation');
+      expect(
+        meanLane(
+          event({
+            decision: {
+              ...withInterval.decision!,
+              decision: 'rejected',
+              reason: 'candidate regressed on the held-out lane',
+            },
+          }),
+        ),
+      ).toBe('heldout');
+      expect(viewLines(event({}), {startedAt: 0, pairsAtStart: 0, now: 1000})[3]).toBe(
+        'mean (screen lane) 0.3100 against the minimum effect 0',
+      );
+    },
+  );
 
   it('draws bars against what the stopping rule can reach, not the planned units, and says what was planned', () => {
     const lines = viewLines(event({}), {startedAt: 0, pairsAtStart: 0, now: 1000});
@@ -109,7 +113,8 @@ describe('through the binary, on a terminal', () => {
       });
       const out = path.join(t.dir, 'tty.txt');
       const r = tty(
-        `node ${bin} ${verb} ${c} --knowledge ${t.knowledge} --evaluator 'node ${FAKE}' --evaluator-mode persistent --fixtures ${FIXTURES_12} --policy ${POLICY_SMALL}`,
+        `node ${bin} ${verb} ${c} --knowledge ${t.knowledge} --evaluator 'node ${FAKE}' ` +
+          `--evaluator-mode persistent --fixtures ${FIXTURES_12} --policy ${POLICY_SMALL}`,
         out,
       );
       expect(r.status).toBe(0);
@@ -120,16 +125,20 @@ describe('through the binary, on a terminal', () => {
     },
   );
 
-  it('colour is decided per stream: an error on a terminal is coloured even when stdout is a file, and not the other way round', () => {
-    const t = makeTree();
-    trees.push(t);
-    const out = path.join(t.dir, 'tty.txt');
-    const stdoutFile = path.join(t.dir, 'stdout.txt');
-    const coloured = tty(`node ${bin} bundle show 00000000 --knowledge ${t.knowledge} > ${stdoutFile}`, out);
-    expect(coloured.status).toBe(2);
-    expect(coloured.screen).toMatch(/\x1b\[31merror\x1b\[39m/);
-    const stderrFile = path.join(t.dir, 'stderr.txt');
-    tty(`node ${bin} bundle show 00000000 --knowledge ${t.knowledge} 2> ${stderrFile}`, out);
-    expect(fs.readFileSync(stderrFile, 'utf8')).toMatch(/^error [A-Z_]+: /);
-  });
+  it(
+    'colour is decided per stream: an error on a terminal is ' +
+      'coloured even when stdout is a file, and not the other way round',
+    () => {
+      const t = makeTree();
+      trees.push(t);
+      const out = path.join(t.dir, 'tty.txt');
+      const stdoutFile = path.join(t.dir, 'stdout.txt');
+      const coloured = tty(`node ${bin} bundle show 00000000 --knowledge ${t.knowledge} > ${stdoutFile}`, out);
+      expect(coloured.status).toBe(2);
+      expect(coloured.screen).toMatch(/\x1b\[31merror\x1b\[39m/);
+      const stderrFile = path.join(t.dir, 'stderr.txt');
+      tty(`node ${bin} bundle show 00000000 --knowledge ${t.knowledge} 2> ${stderrFile}`, out);
+      expect(fs.readFileSync(stderrFile, 'utf8')).toMatch(/^error [A-Z_]+: /);
+    },
+  );
 });

@@ -81,34 +81,51 @@ beforeAll(() => {
 }, 180_000);
 
 describe('a rejection ends what serves the bundle, with a receipt', () => {
-  it('a promotion over the bundle a canary was tested against ends the canary, in every scope, each by a receipt, before the pointer moves', () => {
-    const k = copy(canaryTree, 'stale');
-    must(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'ten percent']);
-    for (const to of ['SHADOW', 'CANARY'])
-      must(k, ['release', 'transition', 'v2', '--to', to, '--scope', 'eu', '--rationale', to]);
-    expect(routed(k, v2)).toBeGreaterThan(0);
-    const promoted = must(k, ['promote', v3]); // v3 is DRAFT: promoted over v1, the bundle v2 was tested against
-    for (const scope of ['global', 'eu']) {
-      expect(states(k, scope)).toMatchObject({v2: 'DEPRECATED'});
-      expect(routed(k, v2, scope)).toBe(0);
-      expect(receipts(k, scope).at(-1)).toMatchObject({
-        version: 'v2',
-        from_state: 'CANARY',
-        target_state: 'DEPRECATED',
-        applied: true,
-        rationale: `withdrawn: promotion ${promoted.promotion_id} replaces ${t.baseline}, the bundle its canary evidence compares with`,
-      });
-    }
-    expect(states(k)).toMatchObject({v3: 'ACTIVE'});
-    // Its transition to ACTIVE is blocked by the table (only a rollback makes a DEPRECATED release ACTIVE); nothing
-    // serves it.
-    const r = run(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
-    expect([r.status, r.json.blockers.map((b: {code: string}) => b.code)]).toEqual([3, ['ILLEGAL_STATE_TRANSITION']]);
-    expect(errors(k)).toEqual([]);
-  });
+  it(
+    'a promotion over the bundle a canary was tested against ends the ' +
+      'canary, in every scope, each by a receipt, before the pointer moves',
+    () => {
+      const k = copy(canaryTree, 'stale');
+      must(k, [
+        'release',
+        'transition',
+        'v2',
+        '--to',
+        'CANARY',
+        '--canary-percent',
+        '10',
+        '--rationale',
+        'ten percent',
+      ]);
+      for (const to of ['SHADOW', 'CANARY'])
+        must(k, ['release', 'transition', 'v2', '--to', to, '--scope', 'eu', '--rationale', to]);
+      expect(routed(k, v2)).toBeGreaterThan(0);
+      const promoted = must(k, ['promote', v3]); // v3 is DRAFT: promoted over v1, the bundle v2 was tested against
+      for (const scope of ['global', 'eu']) {
+        expect(states(k, scope)).toMatchObject({v2: 'DEPRECATED'});
+        expect(routed(k, v2, scope)).toBe(0);
+        expect(receipts(k, scope).at(-1)).toMatchObject({
+          version: 'v2',
+          from_state: 'CANARY',
+          target_state: 'DEPRECATED',
+          applied: true,
+          rationale:
+            `withdrawn: promotion ${promoted.promotion_id} replaces ` +
+            `${t.baseline}, the bundle its canary evidence compares with`,
+        });
+      }
+      expect(states(k)).toMatchObject({v3: 'ACTIVE'});
+      // Its transition to ACTIVE is blocked by the table (only a rollback makes a DEPRECATED release ACTIVE); nothing
+      // serves it.
+      const r = run(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
+      expect([r.status, r.json.blockers.map((b: {code: string}) => b.code)]).toEqual([3, ['ILLEGAL_STATE_TRANSITION']]);
+      expect(errors(k)).toEqual([]);
+    },
+  );
 
   it.each(['eu', 'us'])(
-    'a promotion that finds the registry of scope %s edited by hand is refused (exit 8, INTEGRITY) before it writes anything: no promotion record, diff, attribution or receipt',
+    'a promotion that finds the registry of scope %s edited by hand is refused (exit 8, ' +
+      'INTEGRITY) before it writes anything: no promotion record, diff, attribution or receipt',
     (scope) => {
       const k = copy(canaryTree, `edited-${scope}`);
       for (const to of ['SHADOW', 'CANARY'])
@@ -128,80 +145,105 @@ describe('a rejection ends what serves the bundle, with a receipt', () => {
     },
   );
 
-  it('a stale rejection of a canary (its transition to ACTIVE after the pointer moved) ends the canary it finds', () => {
-    const k = copy(canaryTree, 'stale-rejection');
-    // The pointer moved by a rollover, not a promotion: the canary stands until its own promotion finds it stale.
-    must(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '10', '--rationale', 'ten percent']);
-    must(k, ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']);
-    const r = run(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
-    expect([r.status, r.json.error.code]).toEqual([6, 'ACTIVE_MOVED']);
-    expect(fs.existsSync(path.join(k, `demo/context_bundles/candidates/${v2}/stale_terminalization.json`))).toBe(true);
-    expect(states(k)).toMatchObject({v2: 'DEPRECATED'});
-    expect(routed(k, v2)).toBe(0);
-    const history = receipts(k);
-    expect(history.at(-2)).toMatchObject({
-      version: 'v2',
-      from_state: 'CANARY',
-      target_state: 'DEPRECATED',
-      applied: true,
-      rationale: expect.stringMatching(
-        /^withdrawn: its candidate is rejected \(confirmed candidate incumbent .* is stale/,
-      ),
-    });
-    expect(history.at(-1)).toMatchObject({version: 'v2', target_state: 'ACTIVE', applied: false});
-    expect(errors(k)).toEqual([]);
-  });
+  it(
+    'a stale rejection of a canary (its transition to ACTIVE ' + 'after the pointer moved) ends the canary it finds',
+    () => {
+      const k = copy(canaryTree, 'stale-rejection');
+      // The pointer moved by a rollover, not a promotion: the canary stands until its own promotion finds it stale.
+      must(k, [
+        'release',
+        'transition',
+        'v2',
+        '--to',
+        'CANARY',
+        '--canary-percent',
+        '10',
+        '--rationale',
+        'ten percent',
+      ]);
+      must(k, ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2']);
+      const r = run(k, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
+      expect([r.status, r.json.error.code]).toEqual([6, 'ACTIVE_MOVED']);
+      expect(fs.existsSync(path.join(k, `demo/context_bundles/candidates/${v2}/stale_terminalization.json`))).toBe(
+        true,
+      );
+      expect(states(k)).toMatchObject({v2: 'DEPRECATED'});
+      expect(routed(k, v2)).toBe(0);
+      const history = receipts(k);
+      expect(history.at(-2)).toMatchObject({
+        version: 'v2',
+        from_state: 'CANARY',
+        target_state: 'DEPRECATED',
+        applied: true,
+        rationale: expect.stringMatching(
+          /^withdrawn: its candidate is rejected \(confirmed candidate incumbent .* is stale/,
+        ),
+      });
+      expect(history.at(-1)).toMatchObject({version: 'v2', target_state: 'ACTIVE', applied: false});
+      expect(errors(k)).toEqual([]);
+    },
+  );
 
-  it("reject by hand of a CANARY's bundle: the canary is DEPRECATED first, by a receipt; nobody is routed to it", () => {
-    const k = copy(canaryTree, 'canary');
-    expect(routed(k, v2)).toBe(users.length);
-    expect(must(k, ['reject', v2, '--rationale', 'no'])).toMatchObject({status: 'rejected', already_rejected: false});
-    expect(states(k)).toMatchObject({v2: 'DEPRECATED'});
-    expect(routed(k, v2)).toBe(0);
-    expect(receipts(k).at(-1)).toMatchObject({
-      version: 'v2',
-      from_state: 'CANARY',
-      target_state: 'DEPRECATED',
-      applied: true,
-      rationale: 'withdrawn: its candidate is rejected (rejected by hand: no)',
-    });
-    expect(must(k, ['bootstrap', 'render', '--user', 'user-1']).routing.bundle_digest).toBe(t.baseline);
-    expect(errors(k)).toEqual([]);
-    // The rejected bundle can enter no serving state again.
-    const back = run(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'again']);
-    expect([back.status, back.json.blockers.map((b: {code: string}) => b.code)]).toEqual([
-      3,
-      ['CANDIDATE_REJECTED', 'ILLEGAL_STATE_TRANSITION'],
-    ]);
-  });
+  it(
+    "reject by hand of a CANARY's bundle: the canary is " + 'DEPRECATED first, by a receipt; nobody is routed to it',
+    () => {
+      const k = copy(canaryTree, 'canary');
+      expect(routed(k, v2)).toBe(users.length);
+      expect(must(k, ['reject', v2, '--rationale', 'no'])).toMatchObject({status: 'rejected', already_rejected: false});
+      expect(states(k)).toMatchObject({v2: 'DEPRECATED'});
+      expect(routed(k, v2)).toBe(0);
+      expect(receipts(k).at(-1)).toMatchObject({
+        version: 'v2',
+        from_state: 'CANARY',
+        target_state: 'DEPRECATED',
+        applied: true,
+        rationale: 'withdrawn: its candidate is rejected (rejected by hand: no)',
+      });
+      expect(must(k, ['bootstrap', 'render', '--user', 'user-1']).routing.bundle_digest).toBe(t.baseline);
+      expect(errors(k)).toEqual([]);
+      // The rejected bundle can enter no serving state again.
+      const back = run(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--rationale', 'again']);
+      expect([back.status, back.json.blockers.map((b: {code: string}) => b.code)]).toEqual([
+        3,
+        ['CANDIDATE_REJECTED', 'ILLEGAL_STATE_TRANSITION'],
+      ]);
+    },
+  );
 
-  it("reject by hand of a SHADOW's bundle, in another scope too: each SHADOW is RETIRED by a receipt and no shadow run samples it", () => {
-    const k = copy(canaryTree, 'shadow');
-    must(k, ['release', 'transition', 'v3', '--to', 'SHADOW', '--shadow-percent', '100', '--rationale', 's']);
-    must(k, [
-      'release',
-      'transition',
-      'v3',
-      '--to',
-      'SHADOW',
-      '--shadow-percent',
-      '100',
-      '--scope',
-      'eu',
-      '--rationale',
-      's',
-    ]);
-    expect(must(k, ['shadow', 'sample', '--event', 'e-1']).version).toBe('v3');
-    must(k, ['reject', v3, '--rationale', 'no']);
-    expect(states(k)).toMatchObject({v3: 'RETIRED'});
-    expect(states(k, 'eu')).toMatchObject({v3: 'RETIRED'});
-    expect(must(k, ['shadow', 'sample', '--event', 'e-1'])).toMatchObject({status: 'not_sampled', reason: 'no_shadow'});
-    expect(must(k, ['shadow', 'sample', '--event', 'e-1', '--scope', 'eu'])).toMatchObject({
-      status: 'not_sampled',
-      reason: 'no_shadow',
-    });
-    expect(errors(k)).toEqual([]);
-  });
+  it(
+    "reject by hand of a SHADOW's bundle, in another scope too: each " +
+      'SHADOW is RETIRED by a receipt and no shadow run samples it',
+    () => {
+      const k = copy(canaryTree, 'shadow');
+      must(k, ['release', 'transition', 'v3', '--to', 'SHADOW', '--shadow-percent', '100', '--rationale', 's']);
+      must(k, [
+        'release',
+        'transition',
+        'v3',
+        '--to',
+        'SHADOW',
+        '--shadow-percent',
+        '100',
+        '--scope',
+        'eu',
+        '--rationale',
+        's',
+      ]);
+      expect(must(k, ['shadow', 'sample', '--event', 'e-1']).version).toBe('v3');
+      must(k, ['reject', v3, '--rationale', 'no']);
+      expect(states(k)).toMatchObject({v3: 'RETIRED'});
+      expect(states(k, 'eu')).toMatchObject({v3: 'RETIRED'});
+      expect(must(k, ['shadow', 'sample', '--event', 'e-1'])).toMatchObject({
+        status: 'not_sampled',
+        reason: 'no_shadow',
+      });
+      expect(must(k, ['shadow', 'sample', '--event', 'e-1', '--scope', 'eu'])).toMatchObject({
+        status: 'not_sampled',
+        reason: 'no_shadow',
+      });
+      expect(errors(k)).toEqual([]);
+    },
+  );
 
   it("reject of a bundle that is a scope's ACTIVE is refused (exit 2) and writes nothing", () => {
     const k = copy(canaryTree, 'scope-active');
@@ -298,135 +340,149 @@ describe('a promotion cut short after active.json: its candidate serves, so it c
 });
 
 describe('every reader of what serves reads the registry in force', () => {
-  it("a registry one receipt behind (a transition cut short): route, bootstrap render and prepare, and recall all take the receipt's", () => {
-    const k = copy(canaryTree, 'behind');
-    must(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back']);
-    const trace = path.join(path.dirname(k), 'trace');
-    const probe = copy(k, 'probe');
-    must(
-      probe,
-      ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all again'],
-      {AUTOCTX_FAULT_TRACE: trace},
-    );
-    const lines = fs
-      .readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split(' '));
-    const receipt = lines.find(([point, file]) => point!.endsWith(':after') && /^[0-9a-f]{64}\.json$/.test(file!))![0]!; // the receipt, named by its digest
-    expect(
-      run(k, ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all again'], {
-        AUTOCTX_FAULT: receipt,
-      }).status,
-    ).toBeNull();
-    expect(verify({knowledge: k}).warnings.map((w) => w.code)).toContain('REGISTRY_PENDING');
-    expect(must(k, ['route', '--user', 'user-1']).bundle_digest).toBe(v2);
-    expect(must(k, ['bootstrap', 'render', '--user', 'user-1']).routing).toMatchObject({
-      bundle_digest: v2,
-      state: 'CANARY',
-    });
-    expect(must(k, ['recall', '--query', 'helpful', '--user', 'user-1']).routing).toMatchObject({
-      bundle_digest: v2,
-      state: 'CANARY',
-    });
-    const prepared = must(k, [
-      'bootstrap',
-      'prepare',
-      '--integration',
-      'codex',
-      '--lifecycle',
-      'startup',
-      '--enabled',
-      '--event-id',
-      'e-behind',
-      '--user',
-      'user-1',
-    ]);
-    expect(prepared.routing).toMatchObject({bundle_digest: v2, state: 'CANARY'});
-  });
-
-  it('a registry that names a rejected bundle (written before this rule, or by hand): verify fails, and nothing routes, delivers or samples it', async () => {
-    const k = copy(canaryTree, 'forged');
-    must(k, ['release', 'transition', 'v3', '--to', 'SHADOW', '--rationale', 's']);
-    must(k, ['reject', v2, '--rationale', 'no']);
-    must(k, ['reject', v3, '--rationale', 'no']);
-    // A registry chain as an older autoctx left it: v2 CANARY, v3 SHADOW, though both are rejected.
-    const store = openScenario({knowledge: k});
-    await store.withLock(5, () => {
-      for (const [version, to, scope] of [
-        ['v2', 'CANARY', 'global'],
-        ['v3', 'SHADOW', 'global'],
-        ['v2', 'ACTIVE', 'eu'],
-      ] as const) {
-        const view = scopeView(store, scope);
-        const registry = {
-          ...view.state.registry,
-          releases: {...view.state.registry.releases, [version]: {version, state: to, canary: null, shadow: null}},
-        };
-        const next = normalized(
-          applyTransition(registry, {
-            version,
-            to,
-            settings: to === 'SHADOW' ? {shadow: {basis_points: 10_000}} : {canary: {basis_points: null}},
-            deprecate: [],
-          }),
-          view,
-        );
-        const receipt = nextReceipt(
-          store,
-          view.state,
+  it(
+    'a registry one receipt behind (a transition cut short): route, ' +
+      "bootstrap render and prepare, and recall all take the receipt's",
+    () => {
+      const k = copy(canaryTree, 'behind');
+      must(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back']);
+      const trace = path.join(path.dirname(k), 'trace');
+      const probe = copy(k, 'probe');
+      must(
+        probe,
+        ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all again'],
+        {AUTOCTX_FAULT_TRACE: trace},
+      );
+      const lines = fs
+        .readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '));
+      const receipt = lines.find(
+        ([point, file]) => point!.endsWith(':after') && /^[0-9a-f]{64}\.json$/.test(file!),
+      )![0]!; // the receipt, named by its digest
+      expect(
+        run(
+          k,
+          ['release', 'transition', 'v2', '--to', 'CANARY', '--canary-percent', '100', '--rationale', 'all again'],
           {
-            action: 'transition',
-            version,
-            bundle_digest: version === 'v2' ? v2 : v3,
-            actor: 'old',
-            at: '2026-01-01T00:00:00Z',
-            from_state: 'SHADOW',
-            requested_state: to,
-            target_state: to,
-            applied: true,
-            blockers: [],
-            rationale: 'old',
-            deprecated_versions: [],
-            promotion_id: null,
+            AUTOCTX_FAULT: receipt,
           },
-          next,
-        );
-        createReceipt(store, receipt);
-        swapRegistry(store, scope, view.state.digest, receipt.registry!);
-      }
-    });
-    expect(states(k)).toMatchObject({v2: 'CANARY', v3: 'SHADOW'});
-    const found = verify({knowledge: k})
-      .errors.filter((e) => e.code === 'REJECTED_SERVING')
-      .map((e) => e.message);
-    expect(found).toEqual([
-      expect.stringContaining('release v2 as ACTIVE in scope eu'),
-      expect.stringContaining('release v2 as CANARY'),
-      expect.stringContaining('release v3 as SHADOW'),
-    ]);
-    // verify says why, in the words of the one definition every reader of what serves uses.
-    expect(found.every((m) => m.includes(`(candidate ${m.includes('v3') ? v3 : v2} is rejected)`))).toBe(true);
-    expect(routed(k, v2)).toBe(0);
-    expect(must(k, ['route', '--user', 'user-1', '--scope', 'eu'])).toMatchObject({
-      bundle_digest: t.baseline,
-      active_source: 'global',
-    });
-    expect(must(k, ['bootstrap', 'render', '--user', 'user-1']).routing.bundle_digest).toBe(t.baseline);
-    expect(must(k, ['shadow', 'sample', '--event', 'e-1']).reason).toBe('no_shadow');
-    // A session pinned to it before it was rejected leaves it at its next delivery.
-    const pinned = {bundle_digest: v2, version: 'v2', state: 'CANARY', reason: 'canary'} as const;
-    const {render} = await import('../../src/core/delivery/bootstrap.js');
-    expect(render({knowledge: k, user: 'user-1', pinned}).routing?.bundle_digest).toBe(t.baseline);
-    // repair ends both, each by its receipt.
-    expect(must(k, ['repair']).actions).toEqual(
-      expect.arrayContaining([
-        expect.stringContaining('ended the CANARY of release v2'),
-        expect.stringContaining('ended the SHADOW of release v3'),
-      ]),
-    );
-    expect(states(k)).toMatchObject({v2: 'DEPRECATED', v3: 'RETIRED'});
-    // A scope's ACTIVE is left to a rollback of that scope.
-    expect(errors(k)).toEqual(['REJECTED_SERVING']);
-  });
+        ).status,
+      ).toBeNull();
+      expect(verify({knowledge: k}).warnings.map((w) => w.code)).toContain('REGISTRY_PENDING');
+      expect(must(k, ['route', '--user', 'user-1']).bundle_digest).toBe(v2);
+      expect(must(k, ['bootstrap', 'render', '--user', 'user-1']).routing).toMatchObject({
+        bundle_digest: v2,
+        state: 'CANARY',
+      });
+      expect(must(k, ['recall', '--query', 'helpful', '--user', 'user-1']).routing).toMatchObject({
+        bundle_digest: v2,
+        state: 'CANARY',
+      });
+      const prepared = must(k, [
+        'bootstrap',
+        'prepare',
+        '--integration',
+        'codex',
+        '--lifecycle',
+        'startup',
+        '--enabled',
+        '--event-id',
+        'e-behind',
+        '--user',
+        'user-1',
+      ]);
+      expect(prepared.routing).toMatchObject({bundle_digest: v2, state: 'CANARY'});
+    },
+  );
+
+  it(
+    'a registry that names a rejected bundle (written before this rule, or ' +
+      'by hand): verify fails, and nothing routes, delivers or samples it',
+    async () => {
+      const k = copy(canaryTree, 'forged');
+      must(k, ['release', 'transition', 'v3', '--to', 'SHADOW', '--rationale', 's']);
+      must(k, ['reject', v2, '--rationale', 'no']);
+      must(k, ['reject', v3, '--rationale', 'no']);
+      // A registry chain as an older autoctx left it: v2 CANARY, v3 SHADOW, though both are rejected.
+      const store = openScenario({knowledge: k});
+      await store.withLock(5, () => {
+        for (const [version, to, scope] of [
+          ['v2', 'CANARY', 'global'],
+          ['v3', 'SHADOW', 'global'],
+          ['v2', 'ACTIVE', 'eu'],
+        ] as const) {
+          const view = scopeView(store, scope);
+          const registry = {
+            ...view.state.registry,
+            releases: {...view.state.registry.releases, [version]: {version, state: to, canary: null, shadow: null}},
+          };
+          const next = normalized(
+            applyTransition(registry, {
+              version,
+              to,
+              settings: to === 'SHADOW' ? {shadow: {basis_points: 10_000}} : {canary: {basis_points: null}},
+              deprecate: [],
+            }),
+            view,
+          );
+          const receipt = nextReceipt(
+            store,
+            view.state,
+            {
+              action: 'transition',
+              version,
+              bundle_digest: version === 'v2' ? v2 : v3,
+              actor: 'old',
+              at: '2026-01-01T00:00:00Z',
+              from_state: 'SHADOW',
+              requested_state: to,
+              target_state: to,
+              applied: true,
+              blockers: [],
+              rationale: 'old',
+              deprecated_versions: [],
+              promotion_id: null,
+            },
+            next,
+          );
+          createReceipt(store, receipt);
+          swapRegistry(store, scope, view.state.digest, receipt.registry!);
+        }
+      });
+      expect(states(k)).toMatchObject({v2: 'CANARY', v3: 'SHADOW'});
+      const found = verify({knowledge: k})
+        .errors.filter((e) => e.code === 'REJECTED_SERVING')
+        .map((e) => e.message);
+      expect(found).toEqual([
+        expect.stringContaining('release v2 as ACTIVE in scope eu'),
+        expect.stringContaining('release v2 as CANARY'),
+        expect.stringContaining('release v3 as SHADOW'),
+      ]);
+      // verify says why, in the words of the one definition every reader of what serves uses.
+      expect(found.every((m) => m.includes(`(candidate ${m.includes('v3') ? v3 : v2} is rejected)`))).toBe(true);
+      expect(routed(k, v2)).toBe(0);
+      expect(must(k, ['route', '--user', 'user-1', '--scope', 'eu'])).toMatchObject({
+        bundle_digest: t.baseline,
+        active_source: 'global',
+      });
+      expect(must(k, ['bootstrap', 'render', '--user', 'user-1']).routing.bundle_digest).toBe(t.baseline);
+      expect(must(k, ['shadow', 'sample', '--event', 'e-1']).reason).toBe('no_shadow');
+      // A session pinned to it before it was rejected leaves it at its next delivery.
+      const pinned = {bundle_digest: v2, version: 'v2', state: 'CANARY', reason: 'canary'} as const;
+      const {render} = await import('../../src/core/delivery/bootstrap.js');
+      expect(render({knowledge: k, user: 'user-1', pinned}).routing?.bundle_digest).toBe(t.baseline);
+      // repair ends both, each by its receipt.
+      expect(must(k, ['repair']).actions).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('ended the CANARY of release v2'),
+          expect.stringContaining('ended the SHADOW of release v3'),
+        ]),
+      );
+      expect(states(k)).toMatchObject({v2: 'DEPRECATED', v3: 'RETIRED'});
+      // A scope's ACTIVE is left to a rollback of that scope.
+      expect(errors(k)).toEqual(['REJECTED_SERVING']);
+    },
+  );
 });

@@ -179,7 +179,8 @@ describe("the gate's evidence", () => {
 });
 
 describe('the registry', () => {
-  it('changes by compare-and-swap: 16 processes with the same --expect-registry, one applies and 15 get STALE_REGISTRY (exit 6)', async () => {
+  it('changes by compare-and-swap: 16 processes with the same ' +
+    '--expect-registry, one applies and 15 get STALE_REGISTRY (exit 6)', async () => {
     const k = copy(templates.get('DRAFT')!, 'race');
     const expected = must(k, ['release', 'list']).scopes[0].registry_digest;
     expect(expected).toBeNull();
@@ -319,63 +320,75 @@ describe('the registry', () => {
     expect(treeHash(unknown)).toBe(before);
   });
 
-  it('completes a transition cut short after its receipt: verify warns, status says repair, repair writes the registry', () => {
-    const k = copy(templates.get('SHADOW')!, 'pending');
-    const file = path.join(k, 'demo/context_bundles', rel.registry);
-    const before = fs.readFileSync(file);
-    must(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '7', '--rationale', 'x']);
-    fs.writeFileSync(file, before); // as a crash between receipt and registry leaves it
-    const v = must(k, ['verify']);
-    expect(v.warnings.map((w: {code: string}) => w.code)).toContain('REGISTRY_PENDING');
-    expect(must(k, ['status']).scenarios[0].repairable.join('\n')).toMatch(/release registry of scope global/);
-    // Readers already see the receipt's registry.
-    expect(
-      must(k, ['release', 'list']).scopes[0].releases.find((r: {version: string}) => r.version === 'v2').shadow
-        .basis_points,
-    ).toBe(700);
-    must(k, ['repair']);
-    expect(must(k, ['verify']).warnings).toEqual([]);
-  });
+  it(
+    'completes a transition cut short after its receipt: verify ' +
+      'warns, status says repair, repair writes the registry',
+    () => {
+      const k = copy(templates.get('SHADOW')!, 'pending');
+      const file = path.join(k, 'demo/context_bundles', rel.registry);
+      const before = fs.readFileSync(file);
+      must(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--shadow-percent', '7', '--rationale', 'x']);
+      fs.writeFileSync(file, before); // as a crash between receipt and registry leaves it
+      const v = must(k, ['verify']);
+      expect(v.warnings.map((w: {code: string}) => w.code)).toContain('REGISTRY_PENDING');
+      expect(must(k, ['status']).scenarios[0].repairable.join('\n')).toMatch(/release registry of scope global/);
+      // Readers already see the receipt's registry.
+      expect(
+        must(k, ['release', 'list']).scopes[0].releases.find((r: {version: string}) => r.version === 'v2').shadow
+          .basis_points,
+      ).toBe(700);
+      must(k, ['repair']);
+      expect(must(k, ['verify']).warnings).toEqual([]);
+    },
+  );
 });
 
 describe('release names', () => {
-  it('refuses a name equal under case folding, a second name for one bundle, a rollback target that never served; the tree unchanged', () => {
-    const k = copy(templates.get('DRAFT')!, 'names');
-    const before = treeHash(k);
-    const code = (args: string[]) => {
-      const r = cli(k, args);
-      return `${r.status} ${r.json.error?.code}`;
-    };
-    expect(code(['release', 'name', 'V2', a])).toBe('2 VERSION_EXISTS');
-    expect(code(['release', 'name', 'v9', a])).toBe('2 DIGEST_ALREADY_NAMED');
-    expect(code(['release', 'name', 'v3', a.slice(0, 12), '--rollback-target', 'v2'])).toBe(
-      '2 ROLLBACK_TARGET_NOT_SERVED',
-    );
-    expect(code(['release', 'name', 'v3', t.baseline, '--rollback-target', 'v7'])).toBe('2 VERSION_NOT_FOUND');
-    expect(code(['release', 'name', 'v 3', t.baseline])).toBe('2 INVALID_NAME');
-    expect(
-      code(['release', 'name', 'v3', t.baseline, '--golden-inputs', path.join(PROJECT_ROOT, 'package.json')]),
-    ).toMatch(/^2 /);
-    expect(treeHash(k)).toBe(before);
-    // The same descriptor again is the run before, answered as it was.
-    expect(must(k, ['release', 'name', 'v2', a, '--parent-version', 'v1', '--rollback-target', 'v1'])).toMatchObject({
-      already_named: true,
-    });
-    expect(treeHash(k)).toBe(before);
-  });
+  it(
+    'refuses a name equal under case folding, a second name for one ' +
+      'bundle, a rollback target that never served; the tree unchanged',
+    () => {
+      const k = copy(templates.get('DRAFT')!, 'names');
+      const before = treeHash(k);
+      const code = (args: string[]) => {
+        const r = cli(k, args);
+        return `${r.status} ${r.json.error?.code}`;
+      };
+      expect(code(['release', 'name', 'V2', a])).toBe('2 VERSION_EXISTS');
+      expect(code(['release', 'name', 'v9', a])).toBe('2 DIGEST_ALREADY_NAMED');
+      expect(code(['release', 'name', 'v3', a.slice(0, 12), '--rollback-target', 'v2'])).toBe(
+        '2 ROLLBACK_TARGET_NOT_SERVED',
+      );
+      expect(code(['release', 'name', 'v3', t.baseline, '--rollback-target', 'v7'])).toBe('2 VERSION_NOT_FOUND');
+      expect(code(['release', 'name', 'v 3', t.baseline])).toBe('2 INVALID_NAME');
+      expect(
+        code(['release', 'name', 'v3', t.baseline, '--golden-inputs', path.join(PROJECT_ROOT, 'package.json')]),
+      ).toMatch(/^2 /);
+      expect(treeHash(k)).toBe(before);
+      // The same descriptor again is the run before, answered as it was.
+      expect(must(k, ['release', 'name', 'v2', a, '--parent-version', 'v1', '--rollback-target', 'v1'])).toMatchObject({
+        already_named: true,
+      });
+      expect(treeHash(k)).toBe(before);
+    },
+  );
 
-  it('reports a second spelling of a name stored beside the first (as a case-sensitive file system allows), and checks descriptors on read', () => {
-    const k = copy(templates.get('DRAFT')!, 'spelling');
-    const dir = path.join(k, 'demo/context_bundles/releases/versions');
-    fs.copyFileSync(path.join(dir, 'v2.json'), path.join(dir, 'V2.json'));
-    const v = cli(k, ['verify']);
-    expect(v.status).toBe(8);
-    expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('DUPLICATE_VERSION');
-    expect(cli(k, ['release', 'show', 'v2']).json.error.code).toBe('INTEGRITY');
-    fs.rmSync(path.join(dir, 'V2.json'));
-    fs.rmSync(path.join(k, `demo/context_bundles/bundles/${a}.json`));
-    expect(cli(k, ['release', 'show', 'v2']).json.error.code).toBe('INTEGRITY');
-  });
+  it(
+    'reports a second spelling of a name stored beside the first (as a ' +
+      'case-sensitive file system allows), and checks descriptors on read',
+    () => {
+      const k = copy(templates.get('DRAFT')!, 'spelling');
+      const dir = path.join(k, 'demo/context_bundles/releases/versions');
+      fs.copyFileSync(path.join(dir, 'v2.json'), path.join(dir, 'V2.json'));
+      const v = cli(k, ['verify']);
+      expect(v.status).toBe(8);
+      expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('DUPLICATE_VERSION');
+      expect(cli(k, ['release', 'show', 'v2']).json.error.code).toBe('INTEGRITY');
+      fs.rmSync(path.join(dir, 'V2.json'));
+      fs.rmSync(path.join(k, `demo/context_bundles/bundles/${a}.json`));
+      expect(cli(k, ['release', 'show', 'v2']).json.error.code).toBe('INTEGRITY');
+    },
+  );
 
   it('records golden inputs by digest and shows the descriptor', () => {
     const k = copy(templates.get('DRAFT')!, 'golden');

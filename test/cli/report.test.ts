@@ -30,23 +30,28 @@ afterAll(async () => {
 });
 
 describe('autoctx report', () => {
-  it('writes both files, reads and changes nothing in the tree, and the Markdown carries the decision and the summaries', () => {
-    const out = path.join(t.dir, 'reports');
-    fs.mkdirSync(out);
-    const before = treeHash(t.knowledge);
-    const r = runCliProcess(['report', c, '--out', out, '--knowledge', t.knowledge, '--json']);
-    expect(r.status).toBe(0);
-    expect(resultSchemaProblem('result-report', r.json)).toBeNull();
-    expect(treeHash(t.knowledge)).toBe(before);
-    const record = JSON.parse(fs.readFileSync(t.file(`candidates/${c}/record.json`), 'utf8'));
-    const md = fs.readFileSync(r.json.markdown, 'utf8');
-    expect(md).toContain(`**confirmed**, lifecycle \`confirmed\`: ${record.comparison.reason}`);
-    expect(md).toContain(`| mean effect | ${record.comparison.mean_effect.toFixed(4)} |`);
-    expect(md).toMatch(/^\| confirmation \| \d+ \|/m);
-    expect(runCliProcess(['report', c, '--format', 'md', '--knowledge', t.knowledge]).stdout).toBe(md);
-  });
+  it(
+    'writes both files, reads and changes nothing in the tree, ' +
+      'and the Markdown carries the decision and the summaries',
+    () => {
+      const out = path.join(t.dir, 'reports');
+      fs.mkdirSync(out);
+      const before = treeHash(t.knowledge);
+      const r = runCliProcess(['report', c, '--out', out, '--knowledge', t.knowledge, '--json']);
+      expect(r.status).toBe(0);
+      expect(resultSchemaProblem('result-report', r.json)).toBeNull();
+      expect(treeHash(t.knowledge)).toBe(before);
+      const record = JSON.parse(fs.readFileSync(t.file(`candidates/${c}/record.json`), 'utf8'));
+      const md = fs.readFileSync(r.json.markdown, 'utf8');
+      expect(md).toContain(`**confirmed**, lifecycle \`confirmed\`: ${record.comparison.reason}`);
+      expect(md).toContain(`| mean effect | ${record.comparison.mean_effect.toFixed(4)} |`);
+      expect(md).toMatch(/^\| confirmation \| \d+ \|/m);
+      expect(runCliProcess(['report', c, '--format', 'md', '--knowledge', t.knowledge]).stdout).toBe(md);
+    },
+  );
 
-  it("the HTML, in headless Chromium: one self-contained page with the interval band, the minimum effect and every pair's effect by lane", async () => {
+  it('the HTML, in headless Chromium: one self-contained page with the ' +
+    "interval band, the minimum effect and every pair's effect by lane", async () => {
     const html = path.join(t.dir, 'report.html');
     fs.writeFileSync(html, runCliProcess(['report', c, '--format', 'html', '--knowledge', t.knowledge]).stdout);
     const page = await browser.newPage();

@@ -63,28 +63,31 @@ describe('autoctx route and openRouter', () => {
     expect(must(canaryTree, ['route'])).toEqual(asJson(route({knowledge: canaryTree})));
   });
 
-  it('sends about half the users to the 50% canary, each always the same way, and the router answers as route does', () => {
-    const router = openRouter({knowledge: canaryTree});
-    const states = users.map((user) => {
-      const r = route({knowledge: canaryTree, user});
-      expect(resultSchemaProblem('result-route', asJson(r))).toBeNull();
-      const {status: _s, active_source: _a, registry_problem: _p, ...decision} = r;
-      expect(router.route({user})).toEqual(decision);
-      expect(route({knowledge: canaryTree, user}).state).toBe(r.state);
-      return r.state;
-    });
-    const canary = states.filter((s) => s === 'CANARY').length;
-    expect(canary).toBeGreaterThan(8);
-    expect(canary).toBeLessThan(32);
-    expect(route({knowledge: canaryTree})).toMatchObject({
-      state: 'ACTIVE',
-      version: 'v1',
-      reason: 'no_requester',
-      requester: null,
-    });
-    expect(route({knowledge: canaryTree, session: 's-1'}).requester).toBe('session');
-    expect(route({knowledge: canaryTree, event: 'e-1'}).requester).toBe('event');
-  });
+  it(
+    'sends about half the users to the 50% canary, each always ' + 'the same way, and the router answers as route does',
+    () => {
+      const router = openRouter({knowledge: canaryTree});
+      const states = users.map((user) => {
+        const r = route({knowledge: canaryTree, user});
+        expect(resultSchemaProblem('result-route', asJson(r))).toBeNull();
+        const {status: _s, active_source: _a, registry_problem: _p, ...decision} = r;
+        expect(router.route({user})).toEqual(decision);
+        expect(route({knowledge: canaryTree, user}).state).toBe(r.state);
+        return r.state;
+      });
+      const canary = states.filter((s) => s === 'CANARY').length;
+      expect(canary).toBeGreaterThan(8);
+      expect(canary).toBeLessThan(32);
+      expect(route({knowledge: canaryTree})).toMatchObject({
+        state: 'ACTIVE',
+        version: 'v1',
+        reason: 'no_requester',
+        requester: null,
+      });
+      expect(route({knowledge: canaryTree, session: 's-1'}).requester).toBe('session');
+      expect(route({knowledge: canaryTree, event: 'e-1'}).requester).toBe('event');
+    },
+  );
 
   it('narrows a canary to its tenants and resource families', async () => {
     const k = copy('filters');
@@ -115,35 +118,42 @@ describe('autoctx route and openRouter', () => {
     );
   });
 
-  it("falls back to ACTIVE from a canary this deployment cannot run, and tells the router's reporter once per version, after the decision", async () => {
-    const k = copy('runnable');
-    await releaseTransition({knowledge: k, version: 'v2', to: 'CANARY', canaryBasisPoints: 10_000, rationale: 'all'});
-    await releaseRunnable({knowledge: k, versions: ['v1'], rationale: 'this build runs v1 only'});
-    expect(route({knowledge: k, user: 'u'})).toMatchObject({
-      state: 'ACTIVE',
-      version: 'v1',
-      reason: 'not_runnable',
-      not_runnable: ['v2'],
-    });
-    const told: string[] = [];
-    const router = openRouter({knowledge: k, onNotRunnable: (v) => told.push(v)});
-    for (const user of users) expect(router.route({user}).state).toBe('ACTIVE');
-    expect(told).toEqual([]); // not in the decision path: told later
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(told).toEqual(['v2']);
-  });
+  it(
+    'falls back to ACTIVE from a canary this deployment cannot run, and ' +
+      "tells the router's reporter once per version, after the decision",
+    async () => {
+      const k = copy('runnable');
+      await releaseTransition({knowledge: k, version: 'v2', to: 'CANARY', canaryBasisPoints: 10_000, rationale: 'all'});
+      await releaseRunnable({knowledge: k, versions: ['v1'], rationale: 'this build runs v1 only'});
+      expect(route({knowledge: k, user: 'u'})).toMatchObject({
+        state: 'ACTIVE',
+        version: 'v1',
+        reason: 'not_runnable',
+        not_runnable: ['v2'],
+      });
+      const told: string[] = [];
+      const router = openRouter({knowledge: k, onNotRunnable: (v) => told.push(v)});
+      for (const user of users) expect(router.route({user}).state).toBe('ACTIVE');
+      expect(told).toEqual([]); // not in the decision path: told later
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(told).toEqual(['v2']);
+    },
+  );
 
-  it('looks again at most a second after its snapshot: a rollback of the canary reaches a long-running router', async () => {
-    const k = copy('fresh');
-    let now = 1_000_000;
-    const router = openRouter({knowledge: k, clock: () => now});
-    const inCanary = users.find((user) => router.route({user}).state === 'CANARY')!;
-    await releaseTransition({knowledge: k, version: 'v2', to: 'DEPRECATED', rationale: 'pull the canary'});
-    now += 999;
-    expect(router.route({user: inCanary}).state).toBe('CANARY');
-    now += 1;
-    expect(router.route({user: inCanary})).toMatchObject({state: 'ACTIVE', version: 'v1'});
-  });
+  it(
+    'looks again at most a second after its snapshot: a rollback ' + 'of the canary reaches a long-running router',
+    async () => {
+      const k = copy('fresh');
+      let now = 1_000_000;
+      const router = openRouter({knowledge: k, clock: () => now});
+      const inCanary = users.find((user) => router.route({user}).state === 'CANARY')!;
+      await releaseTransition({knowledge: k, version: 'v2', to: 'DEPRECATED', rationale: 'pull the canary'});
+      now += 999;
+      expect(router.route({user: inCanary}).state).toBe('CANARY');
+      now += 1;
+      expect(router.route({user: inCanary})).toMatchObject({state: 'ACTIVE', version: 'v1'});
+    },
+  );
 
   it("serves active.json's bundle when the registry does not verify, and says why", () => {
     const k = copy('edited');
@@ -156,7 +166,8 @@ describe('autoctx route and openRouter', () => {
 });
 
 describe('autoctx shadow sample', () => {
-  it('samples by the event id below the share, never past the daily cap under 8 concurrent callers, and prunes old counters', async () => {
+  it('samples by the event id below the share, never past the daily ' +
+    'cap under 8 concurrent callers, and prunes old counters', async () => {
     const k = copy('shadow');
     const shadowTree = path.join(tempDir('autoctx-shadow-'), 'knowledge');
     fs.cpSync(k, shadowTree, {recursive: true});

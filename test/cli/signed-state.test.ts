@@ -210,7 +210,8 @@ describe('in a signed tree, what serves is what the signed state chain covers', 
   });
 
   it.each(['rollback', 'rollover'] as const)(
-    "a pointer moved by hand in the Python implementation's %s form is served by no reader: one line, UNSIGNED_POINTER_MOVE (exit 8), naming the file and the commands to use",
+    "a pointer moved by hand in the Python implementation's %s form is served by no reader: " +
+      'one line, UNSIGNED_POINTER_MOVE (exit 8), naming the file and the commands to use',
     (kind) => {
       const k = copy(`readers-${kind}`);
       handMoved(k, kind);
@@ -230,86 +231,100 @@ describe('in a signed tree, what serves is what the signed state chain covers', 
     },
   );
 
-  it('the hooks deliver nothing from a hand-moved pointer: no output, the tree_broken diagnostic, within the budget', () => {
-    const s = hookCase(tempDir('autoctx-signed-hook-'), signed);
-    const clean = hook(s, 'session-start', {session_id: 'h0', source: 'startup'});
-    expect([clean.outcome, clean.stdout === '']).toEqual([null, false]);
-    handMoved(s.knowledge, 'rollover');
-    const start = hook(s, 'session-start', {session_id: 'h1', source: 'startup'});
-    expect([start.stdout, start.outcome]).toEqual(['', 'tree_broken']);
-    const prompt = hook(s, 'user-prompt-submit', {session_id: 'h0', prompt: 'be helpful and precise'});
-    expect([prompt.stdout, prompt.outcome]).toEqual(['', 'tree_broken']);
-    process.stdout.write(
-      `signed hook refusal: session-start ${start.elapsed} ms, user-prompt-submit ${prompt.elapsed} ms\n`,
-    );
-  });
+  it(
+    'the hooks deliver nothing from a hand-moved pointer: no ' +
+      'output, the tree_broken diagnostic, within the budget',
+    () => {
+      const s = hookCase(tempDir('autoctx-signed-hook-'), signed);
+      const clean = hook(s, 'session-start', {session_id: 'h0', source: 'startup'});
+      expect([clean.outcome, clean.stdout === '']).toEqual([null, false]);
+      handMoved(s.knowledge, 'rollover');
+      const start = hook(s, 'session-start', {session_id: 'h1', source: 'startup'});
+      expect([start.stdout, start.outcome]).toEqual(['', 'tree_broken']);
+      const prompt = hook(s, 'user-prompt-submit', {session_id: 'h0', prompt: 'be helpful and precise'});
+      expect([prompt.stdout, prompt.outcome]).toEqual(['', 'tree_broken']);
+      process.stdout.write(
+        `signed hook refusal: session-start ${start.elapsed} ms, user-prompt-submit ${prompt.elapsed} ms\n`,
+      );
+    },
+  );
 
-  it('a registry or curation edited by hand is served by no reader (the release made a whole-scope CANARY; a reference added)', () => {
-    const k = copy('registry');
-    const file = path.join(k, CB, 'releases/registry/global.json');
-    mustIn(k, [
-      'release',
-      'runnable',
-      '--all',
-      '--rationale',
-      'all',
-      '--actor',
-      'alice@x',
-      '--signing-key',
-      key('alice'),
-    ]);
-    expect(cliIn(k, ['route', '--session', 's1']).status).toBe(0);
-    const registry = JSON.parse(fs.readFileSync(file, 'utf8'));
-    registry.releases.v1 = {
-      ...registry.releases.v1,
-      state: 'CANARY',
-      canary: {basis_points: null, tenants: [], resource_families: []},
-    };
-    fs.writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
-    const r = cliIn(k, ['route', '--session', 's1']);
-    expect([r.status, r.json.error.code, r.json.error.data.file]).toEqual([
-      8,
-      'UNSIGNED_POINTER_MOVE',
-      `${CB}/releases/registry/global.json`,
-    ]);
-    // A receipt written by hand beside it, with a signature of other bytes copied next to it, vouches for nothing.
-    const receipts = path.join(k, CB, 'releases/receipts/global');
-    const last = chainOrder(receipts, 'previous_receipt_sha256').at(-1)!;
-    const lastText = fs.readFileSync(path.join(receipts, last), 'utf8');
-    const forgedText = lastText.replace(/"seq": (\d+)/, (_, n) => `"seq": ${Number(n) + 1}`);
-    // named as autoctx names a receipt: by its own digest
-    const forged = path.join(receipts, `${stableDigest(JSON.parse(forgedText))}.json`);
-    fs.writeFileSync(forged, forgedText);
-    fs.copyFileSync(path.join(receipts, `${last}.sig`), `${forged}.sig`);
-    const withForged = cliIn(k, ['route', '--session', 's1']);
-    expect([withForged.status, withForged.json.error.code]).toEqual([8, 'UNSIGNED_POINTER_MOVE']);
-    const c = copy('curation');
-    const curation = path.join(c, CB, 'bootstrap/curation.json');
-    fs.writeFileSync(
-      curation,
-      fs.readFileSync(curation, 'utf8').replace('"references": []', '"references": ["billing"]'),
-    );
-    const rendered = cliIn(c, ['bootstrap', 'render']);
-    expect([rendered.status, rendered.json.error.code, rendered.json.error.data.file]).toEqual([
-      8,
-      'UNSIGNED_POINTER_MOVE',
-      `${CB}/bootstrap/curation.json`,
-    ]);
-  });
+  it(
+    'a registry or curation edited by hand is served by no reader ' +
+      '(the release made a whole-scope CANARY; a reference added)',
+    () => {
+      const k = copy('registry');
+      const file = path.join(k, CB, 'releases/registry/global.json');
+      mustIn(k, [
+        'release',
+        'runnable',
+        '--all',
+        '--rationale',
+        'all',
+        '--actor',
+        'alice@x',
+        '--signing-key',
+        key('alice'),
+      ]);
+      expect(cliIn(k, ['route', '--session', 's1']).status).toBe(0);
+      const registry = JSON.parse(fs.readFileSync(file, 'utf8'));
+      registry.releases.v1 = {
+        ...registry.releases.v1,
+        state: 'CANARY',
+        canary: {basis_points: null, tenants: [], resource_families: []},
+      };
+      fs.writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
+      const r = cliIn(k, ['route', '--session', 's1']);
+      expect([r.status, r.json.error.code, r.json.error.data.file]).toEqual([
+        8,
+        'UNSIGNED_POINTER_MOVE',
+        `${CB}/releases/registry/global.json`,
+      ]);
+      // A receipt written by hand beside it, with a signature of other bytes copied next to it, vouches for nothing.
+      const receipts = path.join(k, CB, 'releases/receipts/global');
+      const last = chainOrder(receipts, 'previous_receipt_sha256').at(-1)!;
+      const lastText = fs.readFileSync(path.join(receipts, last), 'utf8');
+      const forgedText = lastText.replace(/"seq": (\d+)/, (_, n) => `"seq": ${Number(n) + 1}`);
+      // named as autoctx names a receipt: by its own digest
+      const forged = path.join(receipts, `${stableDigest(JSON.parse(forgedText))}.json`);
+      fs.writeFileSync(forged, forgedText);
+      fs.copyFileSync(path.join(receipts, `${last}.sig`), `${forged}.sig`);
+      const withForged = cliIn(k, ['route', '--session', 's1']);
+      expect([withForged.status, withForged.json.error.code]).toEqual([8, 'UNSIGNED_POINTER_MOVE']);
+      const c = copy('curation');
+      const curation = path.join(c, CB, 'bootstrap/curation.json');
+      fs.writeFileSync(
+        curation,
+        fs.readFileSync(curation, 'utf8').replace('"references": []', '"references": ["billing"]'),
+      );
+      const rendered = cliIn(c, ['bootstrap', 'render']);
+      expect([rendered.status, rendered.json.error.code, rendered.json.error.data.file]).toEqual([
+        8,
+        'UNSIGNED_POINTER_MOVE',
+        `${CB}/bootstrap/curation.json`,
+      ]);
+    },
+  );
 
-  it('repair never adopts a hand-moved pointer: without a key it changes nothing the chain tracks, with one it is refused, and the readers still refuse', () => {
-    const k = copy('repair');
-    handMoved(k, 'rollover');
-    const hand = uncovered(k);
-    cliIn(k, ['repair']);
-    expect(uncovered(k)).toEqual(hand);
-    const before = treeHash(k);
-    const keyed = cliIn(k, ['repair', '--signing-key', key('alice')]);
-    expect([keyed.status, keyed.json.error?.code]).toEqual([8, 'INTEGRITY']);
-    expect(treeHash(k)).toBe(before);
-    expect(verify({knowledge: k, allowedSigners: anchor}).errors.map((e) => e.code)).toContain('UNSIGNED_POINTER_MOVE');
-    expect(cliIn(k, ['route']).json.error.code).toBe('UNSIGNED_POINTER_MOVE');
-  });
+  it(
+    'repair never adopts a hand-moved pointer: without a key it changes nothing ' +
+      'the chain tracks, with one it is refused, and the readers still refuse',
+    () => {
+      const k = copy('repair');
+      handMoved(k, 'rollover');
+      const hand = uncovered(k);
+      cliIn(k, ['repair']);
+      expect(uncovered(k)).toEqual(hand);
+      const before = treeHash(k);
+      const keyed = cliIn(k, ['repair', '--signing-key', key('alice')]);
+      expect([keyed.status, keyed.json.error?.code]).toEqual([8, 'INTEGRITY']);
+      expect(treeHash(k)).toBe(before);
+      expect(verify({knowledge: k, allowedSigners: anchor}).errors.map((e) => e.code)).toContain(
+        'UNSIGNED_POINTER_MOVE',
+      );
+      expect(cliIn(k, ['route']).json.error.code).toBe('UNSIGNED_POINTER_MOVE');
+    },
+  );
 });
 
 /**
@@ -380,7 +395,8 @@ function commandIds(): string[] {
 }
 
 describe('every state change in a signed tree is signed and chained', () => {
-  it('each writing command, without a key, is refused (SIGNING_KEY_REQUIRED, exit 2, one line, nothing written); with one, the chain covers every file it changed', () => {
+  it('each writing command, without a key, is refused (SIGNING_KEY_REQUIRED, exit 2, ' +
+    'one line, nothing written); with one, the chain covers every file it changed', () => {
     const k = copy('writers');
     const dir = path.dirname(k);
     const src = (name: string, text: string) =>

@@ -163,17 +163,21 @@ async function rejectedCanary(k: string): Promise<void> {
 }
 
 describe("a release a command ends on its own is recorded under the command's actor", () => {
-  it("reject with alice's key while $AUTOCTX_ACTOR names bob: the withdrawal receipt names alice, and the tree verifies", () => {
-    const k = copy('reject');
-    mustIn(k, ['reject', v2, '--rationale', 'no', '--signing-key', key('alice')], 0, BOB);
-    expect(lastReceipt(k)).toMatchObject({
-      version: 'v2',
-      from_state: 'CANARY',
-      target_state: 'DEPRECATED',
-      actor: 'alice@x',
-    });
-    expect(verified(k)).toEqual([]);
-  });
+  it(
+    "reject with alice's key while $AUTOCTX_ACTOR names bob: the " +
+      'withdrawal receipt names alice, and the tree verifies',
+    () => {
+      const k = copy('reject');
+      mustIn(k, ['reject', v2, '--rationale', 'no', '--signing-key', key('alice')], 0, BOB);
+      expect(lastReceipt(k)).toMatchObject({
+        version: 'v2',
+        from_state: 'CANARY',
+        target_state: 'DEPRECATED',
+        actor: 'alice@x',
+      });
+      expect(verified(k)).toEqual([]);
+    },
+  );
 
   it('reject --actor: the receipt names it; one the key may not sign as is refused before anything is written', () => {
     const k = copy('reject-actor');
@@ -187,17 +191,21 @@ describe("a release a command ends on its own is recorded under the command's ac
     expect(verified(k)).toEqual([]);
   });
 
-  it("promote over the bundle a canary was tested against, with alice's key while $AUTOCTX_ACTOR names bob: the stale canary's end names alice", () => {
-    const k = copy('promote');
-    mustIn(k, ['promote', v3, '--signing-key', key('alice')], 0, BOB);
-    expect(lastReceipt(k)).toMatchObject({
-      version: 'v2',
-      from_state: 'CANARY',
-      target_state: 'DEPRECATED',
-      actor: 'alice@x',
-    });
-    expect(verified(k)).toEqual([]);
-  });
+  it(
+    "promote over the bundle a canary was tested against, with alice's key " +
+      "while $AUTOCTX_ACTOR names bob: the stale canary's end names alice",
+    () => {
+      const k = copy('promote');
+      mustIn(k, ['promote', v3, '--signing-key', key('alice')], 0, BOB);
+      expect(lastReceipt(k)).toMatchObject({
+        version: 'v2',
+        from_state: 'CANARY',
+        target_state: 'DEPRECATED',
+        actor: 'alice@x',
+      });
+      expect(verified(k)).toEqual([]);
+    },
+  );
 
   it('unsigned: reject --actor and promote --actor name their actor on what they end', () => {
     const plain = path.join(tempDir('autoctx-unsigned-withdrawal-'), 'knowledge');
@@ -257,17 +265,21 @@ describe("a release a command ends on its own is recorded under the command's ac
     });
   }, 120_000);
 
-  it("repair ending a rejected canary with alice's key while $AUTOCTX_ACTOR names bob: its receipt is signed, names alice, and the tree verifies", async () => {
-    const k = copy('repair');
-    await rejectedCanary(k);
-    expect(verified(k)).toEqual([expect.stringMatching(/^REJECTED_SERVING /)]);
-    const advice = verify({knowledge: k, allowedSigners: anchor}).errors[0]!.message;
-    expect(advice).toContain('autoctx repair --signing-key');
-    const r = mustIn(k, ['repair', '--signing-key', key('alice')], 0, BOB);
-    expect(r.actions).toEqual(expect.arrayContaining([expect.stringContaining('ended the CANARY of release v2')]));
-    expect(lastReceipt(k)).toMatchObject({version: 'v2', target_state: 'DEPRECATED', actor: 'alice@x'});
-    expect(verified(k)).toEqual([]);
-  });
+  it(
+    "repair ending a rejected canary with alice's key while $AUTOCTX_ACTOR " +
+      'names bob: its receipt is signed, names alice, and the tree verifies',
+    async () => {
+      const k = copy('repair');
+      await rejectedCanary(k);
+      expect(verified(k)).toEqual([expect.stringMatching(/^REJECTED_SERVING /)]);
+      const advice = verify({knowledge: k, allowedSigners: anchor}).errors[0]!.message;
+      expect(advice).toContain('autoctx repair --signing-key');
+      const r = mustIn(k, ['repair', '--signing-key', key('alice')], 0, BOB);
+      expect(r.actions).toEqual(expect.arrayContaining([expect.stringContaining('ended the CANARY of release v2')]));
+      expect(lastReceipt(k)).toMatchObject({version: 'v2', target_state: 'DEPRECATED', actor: 'alice@x'});
+      expect(verified(k)).toEqual([]);
+    },
+  );
 
   it('reject of an already rejected candidate still ends what serves it, with a receipt', async () => {
     const k = copy('again');

@@ -35,7 +35,9 @@ describe('autoctx status', () => {
     expect(json.scenarios[0].repairable).toEqual([]);
     const human = runCliProcess(['status', '--knowledge', t.knowledge], {env: {NO_COLOR: '1'}}).stdout;
     expect(human).toContain(
-      `  ${c.slice(0, 12)}  confirmed  confirmed          mean ${record.comparison.mean_effect.toFixed(4)} [${record.comparison.confidence_low.toFixed(4)}, ${record.comparison.confidence_high.toFixed(4)}], ${first.pairs} pairs  ${record.updated_at}  ${record.rationale}`,
+      `  ${c.slice(0, 12)}  confirmed  confirmed          mean ${record.comparison.mean_effect.toFixed(4)} ` +
+        `[${record.comparison.confidence_low.toFixed(4)}, ${record.comparison.confidence_high.toFixed(4)}], ` +
+        `${first.pairs} pairs  ${record.updated_at}  ${record.rationale}`,
     );
     expect(human).not.toContain('repair');
   });

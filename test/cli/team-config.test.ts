@@ -30,30 +30,34 @@ const teamConfig = (over: Record<string, unknown> = {}) => ({
 });
 
 describe('knowledge/autoctx.config.json', () => {
-  it('gives confirm its evaluator, mode, fixtures, policy and concurrency (the scenario over the defaults); a flag overrides it', () => {
-    const t = withConfig(teamConfig());
-    // Paths in the file are relative to the knowledge root.
-    const cfg = teamConfig();
-    cfg.defaults.fixtures = path.relative(t.knowledge, FIXTURES_12);
-    fs.writeFileSync(path.join(t.knowledge, 'autoctx.config.json'), JSON.stringify(cfg));
-    const c = t.propose('c', B);
-    const r = t.cli(['confirm', c, '--quiet'], fakeEnv(t.dir));
-    expect([r.status, r.json.status]).toEqual([0, 'confirmed']);
-    const plan = JSON.parse(fs.readFileSync(t.file(`candidates/${c}/evaluator_plan.json`), 'utf8'));
-    expect(plan.plan.candidate_evaluator.evaluator).toMatchObject({command: `node ${FAKE}`, mode: 'persistent'});
-    expect(plan.plan.confirmation_policy).toEqual({
-      ...plan.plan.confirmation_policy,
-      ...JSON.parse(fs.readFileSync(POLICY_SMALL, 'utf8')),
-    });
-    // A flag wins over the file: another evaluator is refused as a change of the bound one.
-    const d = t.propose('d', {...B, 'hints/hints.md': 'd\n'});
-    const flagged = t.cli(['screen', d, '--evaluator', `node ${FAKE} --flagged`, '--quiet'], fakeEnv(t.dir));
-    expect(flagged.status).toBe(0);
-    expect(
-      JSON.parse(fs.readFileSync(t.file(`candidates/${d}/evaluator_plan.json`), 'utf8')).plan.candidate_evaluator
-        .evaluator.command,
-    ).toBe(`node ${FAKE} --flagged`);
-  });
+  it(
+    'gives confirm its evaluator, mode, fixtures, policy and ' +
+      'concurrency (the scenario over the defaults); a flag overrides it',
+    () => {
+      const t = withConfig(teamConfig());
+      // Paths in the file are relative to the knowledge root.
+      const cfg = teamConfig();
+      cfg.defaults.fixtures = path.relative(t.knowledge, FIXTURES_12);
+      fs.writeFileSync(path.join(t.knowledge, 'autoctx.config.json'), JSON.stringify(cfg));
+      const c = t.propose('c', B);
+      const r = t.cli(['confirm', c, '--quiet'], fakeEnv(t.dir));
+      expect([r.status, r.json.status]).toEqual([0, 'confirmed']);
+      const plan = JSON.parse(fs.readFileSync(t.file(`candidates/${c}/evaluator_plan.json`), 'utf8'));
+      expect(plan.plan.candidate_evaluator.evaluator).toMatchObject({command: `node ${FAKE}`, mode: 'persistent'});
+      expect(plan.plan.confirmation_policy).toEqual({
+        ...plan.plan.confirmation_policy,
+        ...JSON.parse(fs.readFileSync(POLICY_SMALL, 'utf8')),
+      });
+      // A flag wins over the file: another evaluator is refused as a change of the bound one.
+      const d = t.propose('d', {...B, 'hints/hints.md': 'd\n'});
+      const flagged = t.cli(['screen', d, '--evaluator', `node ${FAKE} --flagged`, '--quiet'], fakeEnv(t.dir));
+      expect(flagged.status).toBe(0);
+      expect(
+        JSON.parse(fs.readFileSync(t.file(`candidates/${d}/evaluator_plan.json`), 'utf8')).plan.candidate_evaluator
+          .evaluator.command,
+      ).toBe(`node ${FAKE} --flagged`);
+    },
+  );
 
   it('what neither a flag nor the file gives is a usage error naming both, and nothing is written', () => {
     const t = withConfig({schema_version: 1});
@@ -110,33 +114,37 @@ describe('knowledge/autoctx.config.json', () => {
 });
 
 describe('the per-user settings file', () => {
-  it('lives under $XDG_CONFIG_HOME/autoctx (default ~/.config/autoctx); absent, valid or malformed, it is read only when asked', () => {
-    const dir = tempDir('autoctx-user-');
-    try {
-      const env = {XDG_CONFIG_HOME: dir};
-      expect(userConfigPath(env)).toBe(path.join(dir, 'autoctx', 'config.json'));
-      expect(userConfigPath({HOME: '/home/x'}).endsWith(path.join('.config', 'autoctx', 'config.json'))).toBe(true);
-      expect(readUserConfig(env)).toEqual({schema_version: 1});
-      fs.mkdirSync(path.join(dir, 'autoctx'));
-      fs.writeFileSync(
-        userConfigPath(env),
-        JSON.stringify({schema_version: 1, hooks: {enabled: true}, signing_key: '/home/x/.ssh/id_ed25519'}),
-      );
-      expect(readUserConfig(env)).toEqual({
-        schema_version: 1,
-        hooks: {enabled: true},
-        signing_key: '/home/x/.ssh/id_ed25519',
-      });
-      fs.writeFileSync(userConfigPath(env), JSON.stringify({schema_version: 1, evaluator: 'x'}));
-      expect(() => readUserConfig(env)).toThrow(
-        expect.objectContaining({code: 'CONFIG_INVALID', message: expect.stringContaining(userConfigPath(env))}),
-      );
-      // No command of today reads it: a malformed one changes nothing for them.
-      const t = makeTree();
-      trees.push(t);
-      expect(t.cli(['status'], env).status).toBe(0);
-    } finally {
-      fs.rmSync(dir, {recursive: true, force: true});
-    }
-  });
+  it(
+    'lives under $XDG_CONFIG_HOME/autoctx (default ~/.config/autoctx); ' +
+      'absent, valid or malformed, it is read only when asked',
+    () => {
+      const dir = tempDir('autoctx-user-');
+      try {
+        const env = {XDG_CONFIG_HOME: dir};
+        expect(userConfigPath(env)).toBe(path.join(dir, 'autoctx', 'config.json'));
+        expect(userConfigPath({HOME: '/home/x'}).endsWith(path.join('.config', 'autoctx', 'config.json'))).toBe(true);
+        expect(readUserConfig(env)).toEqual({schema_version: 1});
+        fs.mkdirSync(path.join(dir, 'autoctx'));
+        fs.writeFileSync(
+          userConfigPath(env),
+          JSON.stringify({schema_version: 1, hooks: {enabled: true}, signing_key: '/home/x/.ssh/id_ed25519'}),
+        );
+        expect(readUserConfig(env)).toEqual({
+          schema_version: 1,
+          hooks: {enabled: true},
+          signing_key: '/home/x/.ssh/id_ed25519',
+        });
+        fs.writeFileSync(userConfigPath(env), JSON.stringify({schema_version: 1, evaluator: 'x'}));
+        expect(() => readUserConfig(env)).toThrow(
+          expect.objectContaining({code: 'CONFIG_INVALID', message: expect.stringContaining(userConfigPath(env))}),
+        );
+        // No command of today reads it: a malformed one changes nothing for them.
+        const t = makeTree();
+        trees.push(t);
+        expect(t.cli(['status'], env).status).toBe(0);
+      } finally {
+        fs.rmSync(dir, {recursive: true, force: true});
+      }
+    },
+  );
 });

@@ -57,43 +57,47 @@ describe('harness validators written by the Python implementation', () => {
     expect(cli(k, ['verify']).json.errors).toEqual([]);
   });
 
-  it('a missing runtime file is a warning that repair writes back; another text, or a .py the bundle does not name, is an error naming the file', () => {
-    const k = copy();
-    const file = path.join(runtime(k, CHILD), 'check_output.py');
-    const want = fs.readFileSync(file, 'utf8');
-    fs.rmSync(file);
-    const missing = cli(k, ['verify']);
-    expect([missing.status, missing.json.errors]).toEqual([0, []]);
-    expect(missing.json.warnings).toEqual([
-      expect.objectContaining({
-        code: 'MISSING_RUNTIME',
-        file: `harness/context_bundles/runtime/${CHILD}/harness/check_output.py`,
-      }),
-    ]);
-    expect(cli(k, ['repair']).json.actions).toContain(
-      `wrote harness/context_bundles/runtime/${CHILD}/harness/check_output.py from its manifest`,
-    );
-    expect(fs.readFileSync(file, 'utf8')).toBe(want);
-    expect(cli(k, ['verify']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+  it(
+    'a missing runtime file is a warning that repair writes back; another ' +
+      'text, or a .py the bundle does not name, is an error naming the file',
+    () => {
+      const k = copy();
+      const file = path.join(runtime(k, CHILD), 'check_output.py');
+      const want = fs.readFileSync(file, 'utf8');
+      fs.rmSync(file);
+      const missing = cli(k, ['verify']);
+      expect([missing.status, missing.json.errors]).toEqual([0, []]);
+      expect(missing.json.warnings).toEqual([
+        expect.objectContaining({
+          code: 'MISSING_RUNTIME',
+          file: `harness/context_bundles/runtime/${CHILD}/harness/check_output.py`,
+        }),
+      ]);
+      expect(cli(k, ['repair']).json.actions).toContain(
+        `wrote harness/context_bundles/runtime/${CHILD}/harness/check_output.py from its manifest`,
+      );
+      expect(fs.readFileSync(file, 'utf8')).toBe(want);
+      expect(cli(k, ['verify']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
 
-    fs.writeFileSync(file, 'def validate(output):\n    return True\n');
-    fs.writeFileSync(path.join(runtime(k, BASE), 'smuggled.py'), 'import os\n');
-    fs.mkdirSync(path.join(runtime(k, BASE), '__pycache__'));
-    // what Python leaves when it imports: not a validator
-    fs.writeFileSync(path.join(runtime(k, BASE), '__pycache__', 'flag.cpython-311.pyc'), 'bytecode');
-    const edited = cli(k, ['verify']);
-    expect(edited.status).toBe(8);
-    expect(edited.json.errors.map((e: {code: string; file: string}) => [e.code, e.file]).sort()).toEqual([
-      ['RUNTIME_MISMATCH', `harness/context_bundles/runtime/${CHILD}/harness/check_output.py`],
-      ['RUNTIME_MISMATCH', `harness/context_bundles/runtime/${BASE}/harness/smuggled.py`],
-    ]);
-    // repair writes the validator back from the manifest; the file no bundle names is left for a person to look at.
-    cli(k, ['repair']);
-    expect(fs.readFileSync(file, 'utf8')).toBe(want);
-    expect(cli(k, ['verify']).json.errors.map((e: {file: string}) => e.file)).toEqual([
-      `harness/context_bundles/runtime/${BASE}/harness/smuggled.py`,
-    ]);
-  });
+      fs.writeFileSync(file, 'def validate(output):\n    return True\n');
+      fs.writeFileSync(path.join(runtime(k, BASE), 'smuggled.py'), 'import os\n');
+      fs.mkdirSync(path.join(runtime(k, BASE), '__pycache__'));
+      // what Python leaves when it imports: not a validator
+      fs.writeFileSync(path.join(runtime(k, BASE), '__pycache__', 'flag.cpython-311.pyc'), 'bytecode');
+      const edited = cli(k, ['verify']);
+      expect(edited.status).toBe(8);
+      expect(edited.json.errors.map((e: {code: string; file: string}) => [e.code, e.file]).sort()).toEqual([
+        ['RUNTIME_MISMATCH', `harness/context_bundles/runtime/${CHILD}/harness/check_output.py`],
+        ['RUNTIME_MISMATCH', `harness/context_bundles/runtime/${BASE}/harness/smuggled.py`],
+      ]);
+      // repair writes the validator back from the manifest; the file no bundle names is left for a person to look at.
+      cli(k, ['repair']);
+      expect(fs.readFileSync(file, 'utf8')).toBe(want);
+      expect(cli(k, ['verify']).json.errors.map((e: {file: string}) => e.file)).toEqual([
+        `harness/context_bundles/runtime/${BASE}/harness/smuggled.py`,
+      ]);
+    },
+  );
 });
 
 describe('propose refuses what the Python implementation would not save', () => {

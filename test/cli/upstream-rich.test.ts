@@ -102,7 +102,9 @@ describe('legacy (schema-1) evidence the Python implementation wrote, with no pl
       const r = runCli([...args, '--knowledge', k, '--scenario', 'legacy', '--json']);
       expect([r.status, r.json.error.code]).toEqual([2, 'INVALID_TRANSITION']);
       expect(r.json.error.message).toContain(
-        `autoctx trials migrate ${LEGACY.confirmed.slice(0, 12) === args[1] ? LEGACY.confirmed.slice(0, 12) : LEGACY.rejected.slice(0, 12)} --policy FILE`,
+        'autoctx trials migrate ' +
+          (LEGACY.confirmed.slice(0, 12) === args[1] ? LEGACY.confirmed.slice(0, 12) : LEGACY.rejected.slice(0, 12)) +
+          ' --policy FILE',
       );
       expect(treeHash(k)).toBe(before);
     }
@@ -174,31 +176,35 @@ describe('legacy (schema-1) evidence the Python implementation wrote, with no pl
     });
   });
 
-  it('an autoctx candidate that lost its plan and seal is still an error (only candidates that predate autoctx lack them)', () => {
-    const k = copyRichKnowledge();
-    runCli([
-      'trials',
-      'migrate',
-      LEGACY.confirmed.slice(0, 12),
-      '--policy',
-      RICH_LEGACY_POLICY,
-      '--knowledge',
-      k,
-      '--scenario',
-      'legacy',
-    ]);
-    // The scenario now keeps histories; a candidate not listed as predating must have its diff.
-    const adoption = path.join(k, 'legacy/context_bundles/record_histories.json');
-    const doc = JSON.parse(fs.readFileSync(adoption, 'utf8'));
-    fs.writeFileSync(
-      adoption,
-      JSON.stringify({...doc, predating: doc.predating.filter((d: string) => d !== LEGACY.confirmed)}, null, 2),
-    );
-    const codes = runCli(['verify', '--knowledge', k, '--scenario', 'legacy', '--json']).json.errors.map(
-      (e: {code: string}) => e.code,
-    );
-    expect(codes).toEqual(expect.arrayContaining(['MISSING_DIFF', 'MISSING_PLAN']));
-  });
+  it(
+    'an autoctx candidate that lost its plan and seal is still ' +
+      'an error (only candidates that predate autoctx lack them)',
+    () => {
+      const k = copyRichKnowledge();
+      runCli([
+        'trials',
+        'migrate',
+        LEGACY.confirmed.slice(0, 12),
+        '--policy',
+        RICH_LEGACY_POLICY,
+        '--knowledge',
+        k,
+        '--scenario',
+        'legacy',
+      ]);
+      // The scenario now keeps histories; a candidate not listed as predating must have its diff.
+      const adoption = path.join(k, 'legacy/context_bundles/record_histories.json');
+      const doc = JSON.parse(fs.readFileSync(adoption, 'utf8'));
+      fs.writeFileSync(
+        adoption,
+        JSON.stringify({...doc, predating: doc.predating.filter((d: string) => d !== LEGACY.confirmed)}, null, 2),
+      );
+      const codes = runCli(['verify', '--knowledge', k, '--scenario', 'legacy', '--json']).json.errors.map(
+        (e: {code: string}) => e.code,
+      );
+      expect(codes).toEqual(expect.arrayContaining(['MISSING_DIFF', 'MISSING_PLAN']));
+    },
+  );
 });
 
 const CAMPAIGN = {
@@ -207,19 +213,23 @@ const CAMPAIGN = {
 };
 
 describe('a campaign the Python implementation ran', () => {
-  it("its confirmation trials run past the ordinary decision (for the campaign's blocks) are recognized from its ledger", () => {
-    const k = copyRichKnowledge();
-    const v = runCli(['verify', '--knowledge', k, '--scenario', 'campaign', '--json']);
-    expect([v.status, v.json.errors, v.json.warnings]).toEqual([0, [], []]);
-    // Without the ledger's reservation of the plan nothing proves the campaign: the same trials are not what a run
-    // records.
-    const ledger = path.join(k, 'campaign/context_bundles/promotion-risk/run-7/false-promotion.json');
-    fs.renameSync(ledger, `${ledger}.moved`);
-    const codes = runCli(['verify', '--knowledge', k, '--scenario', 'campaign', '--json']).json.errors.map(
-      (e: {code: string}) => e.code,
-    );
-    expect(codes).toContain('TRIAL_NOT_PLANNED');
-  });
+  it(
+    'its confirmation trials run past the ordinary decision (for ' +
+      "the campaign's blocks) are recognized from its ledger",
+    () => {
+      const k = copyRichKnowledge();
+      const v = runCli(['verify', '--knowledge', k, '--scenario', 'campaign', '--json']);
+      expect([v.status, v.json.errors, v.json.warnings]).toEqual([0, [], []]);
+      // Without the ledger's reservation of the plan nothing proves the campaign: the same trials are not what a run
+      // records.
+      const ledger = path.join(k, 'campaign/context_bundles/promotion-risk/run-7/false-promotion.json');
+      fs.renameSync(ledger, `${ledger}.moved`);
+      const codes = runCli(['verify', '--knowledge', k, '--scenario', 'campaign', '--json']).json.errors.map(
+        (e: {code: string}) => e.code,
+      );
+      expect(codes).toContain('TRIAL_NOT_PLANNED');
+    },
+  );
 
   it("the candidate its audit held promotes through the campaign's gate, which authorizes it in the ledger", () => {
     const k = copyRichKnowledge();
@@ -277,14 +287,18 @@ describe('a candidate the Python implementation promoted, rolled back, then move
     });
   });
 
-  it('without the record that proves the rollback, the promotion it undid never served and the record is a mismatch', () => {
-    const k = copyRichKnowledge();
-    const file = path.join(k, 'rolled-on/context_bundles/candidates', ROLLED_ON.first, 'record.json');
-    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
-    fs.writeFileSync(file, JSON.stringify({...record, rationale: 'retired by hand'}, null, 2));
-    const v = runCli(['verify', '--knowledge', k, '--scenario', 'rolled-on', '--json']);
-    expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('LIFECYCLE_MISMATCH');
-  });
+  it(
+    'without the record that proves the rollback, the promotion ' +
+      'it undid never served and the record is a mismatch',
+    () => {
+      const k = copyRichKnowledge();
+      const file = path.join(k, 'rolled-on/context_bundles/candidates', ROLLED_ON.first, 'record.json');
+      const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+      fs.writeFileSync(file, JSON.stringify({...record, rationale: 'retired by hand'}, null, 2));
+      const v = runCli(['verify', '--knowledge', k, '--scenario', 'rolled-on', '--json']);
+      expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('LIFECYCLE_MISMATCH');
+    },
+  );
 });
 
 const ROLLED_OVER = {
@@ -294,74 +308,82 @@ const ROLLED_OVER = {
 };
 
 describe('a tree in which the Python implementation rolled over its epoch and then promoted', () => {
-  it('verifies with a note naming the rollover its records prove, and autoctx rolls back to the new baseline and forth', () => {
-    const k = copyRichKnowledge();
-    const v = runCli(['verify', '--knowledge', k, '--scenario', 'rolled-over', '--json']);
-    expect([v.status, v.json.errors, v.json.warnings]).toEqual([0, [], []]);
-    expect(v.json.notes).toContainEqual(
-      expect.objectContaining({
-        code: 'FOREIGN_POINTER_MOVE',
-        file: `rolled-over/context_bundles/candidates/${ROLLED_OVER.old}/record.json`,
-      }),
-    );
-    expect(
-      runCli(['rollback', '--knowledge', k, '--scenario', 'rolled-over', '--rationale', 'undo', '--json']).json
-        .bundle_digest,
-    ).toBe(ROLLED_OVER.base);
-    expect(
-      runCli(['rollback', '--knowledge', k, '--scenario', 'rolled-over', '--rationale', 'redo', '--json']).json
-        .bundle_digest,
-    ).toBe(ROLLED_OVER.third);
-    expect(runCli(['verify', '--knowledge', k, '--scenario', 'rolled-over', '--json']).json).toMatchObject({
-      status: 'ok',
-      errors: [],
-      warnings: [],
-    });
-  });
+  it(
+    'verifies with a note naming the rollover its records prove, ' +
+      'and autoctx rolls back to the new baseline and forth',
+    () => {
+      const k = copyRichKnowledge();
+      const v = runCli(['verify', '--knowledge', k, '--scenario', 'rolled-over', '--json']);
+      expect([v.status, v.json.errors, v.json.warnings]).toEqual([0, [], []]);
+      expect(v.json.notes).toContainEqual(
+        expect.objectContaining({
+          code: 'FOREIGN_POINTER_MOVE',
+          file: `rolled-over/context_bundles/candidates/${ROLLED_OVER.old}/record.json`,
+        }),
+      );
+      expect(
+        runCli(['rollback', '--knowledge', k, '--scenario', 'rolled-over', '--rationale', 'undo', '--json']).json
+          .bundle_digest,
+      ).toBe(ROLLED_OVER.base);
+      expect(
+        runCli(['rollback', '--knowledge', k, '--scenario', 'rolled-over', '--rationale', 'redo', '--json']).json
+          .bundle_digest,
+      ).toBe(ROLLED_OVER.third);
+      expect(runCli(['verify', '--knowledge', k, '--scenario', 'rolled-over', '--json']).json).toMatchObject({
+        status: 'ok',
+        errors: [],
+        warnings: [],
+      });
+    },
+  );
 });
 
 describe('every Python-written tree of the compatibility suite', () => {
-  it('verifies with no errors (legacy evidence is a warning until migrated), and status, log and a refused command write nothing', () => {
-    const k = copyRichKnowledge();
-    const before = treeHash(k);
-    const v = runCli(['verify', '--knowledge', k, '--json']);
-    expect([v.status, v.json.errors]).toEqual([0, []]);
-    expect(new Set(v.json.warnings.map((w: {code: string}) => w.code))).toEqual(new Set(['LEGACY_EVIDENCE']));
-    for (const scenario of ['campaign', 'rolled', 'rolled-on', 'rolled-over', 'legacy']) {
-      expect(runCli(['status', '--knowledge', k, '--scenario', scenario, '--json']).status).toBe(0);
-      expect(runCli(['log', '--knowledge', k, '--scenario', scenario, '--json']).status).toBe(0);
-    }
-    // Refused: a rollback the caller expected from another bundle, a promote of a superseded bundle.
-    expect(
-      runCli([
-        'rollback',
+  it(
+    'verifies with no errors (legacy evidence is a warning until ' +
+      'migrated), and status, log and a refused command write nothing',
+    () => {
+      const k = copyRichKnowledge();
+      const before = treeHash(k);
+      const v = runCli(['verify', '--knowledge', k, '--json']);
+      expect([v.status, v.json.errors]).toEqual([0, []]);
+      expect(new Set(v.json.warnings.map((w: {code: string}) => w.code))).toEqual(new Set(['LEGACY_EVIDENCE']));
+      for (const scenario of ['campaign', 'rolled', 'rolled-on', 'rolled-over', 'legacy']) {
+        expect(runCli(['status', '--knowledge', k, '--scenario', scenario, '--json']).status).toBe(0);
+        expect(runCli(['log', '--knowledge', k, '--scenario', scenario, '--json']).status).toBe(0);
+      }
+      // Refused: a rollback the caller expected from another bundle, a promote of a superseded bundle.
+      expect(
+        runCli([
+          'rollback',
+          '--knowledge',
+          k,
+          '--scenario',
+          'rolled',
+          '--rationale',
+          'x',
+          '--expect-active',
+          ROLLED.first.slice(0, 12),
+          '--json',
+        ]).status,
+      ).toBe(6);
+      const promoted = runCli([
+        'promote',
+        ROLLED_ON.first.slice(0, 12),
         '--knowledge',
         k,
         '--scenario',
-        'rolled',
-        '--rationale',
-        'x',
-        '--expect-active',
-        ROLLED.first.slice(0, 12),
+        'rolled-on',
         '--json',
-      ]).status,
-    ).toBe(6);
-    const promoted = runCli([
-      'promote',
-      ROLLED_ON.first.slice(0, 12),
-      '--knowledge',
-      k,
-      '--scenario',
-      'rolled-on',
-      '--json',
-    ]);
-    expect([promoted.status, promoted.json.error?.code, promoted.json.error?.message]).toEqual([
-      2,
-      'NOT_CONFIRMED',
-      expect.stringContaining('is superseded, not confirmed; nothing was promoted'),
-    ]);
-    expect(treeHash(k)).toBe(before);
-  });
+      ]);
+      expect([promoted.status, promoted.json.error?.code, promoted.json.error?.message]).toEqual([
+        2,
+        'NOT_CONFIRMED',
+        expect.stringContaining('is superseded, not confirmed; nothing was promoted'),
+      ]);
+      expect(treeHash(k)).toBe(before);
+    },
+  );
 
   it('the fixture tree itself is never written by reading commands', () => {
     const before = treeHash(RICH_KNOWLEDGE);

@@ -113,7 +113,8 @@ describe('trees written by the Python implementation', () => {
       fs.readFileSync(
         path.join(
           copy,
-          'demo/context_bundles/candidates/6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252/record.json',
+          'demo/context_bundles/candidates/6d9bc734d9797ede20d2ae1c5c' +
+            'ff2b66a4105472dccf2929205f1551ad942252/record.json',
         ),
         'utf8',
       ),
@@ -122,42 +123,47 @@ describe('trees written by the Python implementation', () => {
     fs.rmSync(path.dirname(copy), {recursive: true, force: true});
   });
 
-  it('a run the Python implementation started is not resumed by autoctx: it fails closed naming the bound plan, and changes nothing', () => {
-    // The rejected candidate as it stood when upstream's run was interrupted: its plan and evidence written, its record
-    // still proposed.
-    const k = copySampleKnowledge();
-    try {
-      const dir = path.join(
-        k,
-        'demo/context_bundles/candidates/28c6b3dd75f91e22e276a5095ab79804f165e6e38ac632c9d228a43ff4cd2ada',
-      );
-      const record = JSON.parse(fs.readFileSync(path.join(dir, 'record.json'), 'utf8'));
-      fs.writeFileSync(
-        path.join(dir, 'record.json'),
-        JSON.stringify({...record, lifecycle: 'proposed', comparison: null, rationale: ''}, null, 2),
-      );
-      fs.rmSync(path.join(dir, 'negative_result.json'));
-      fs.rmSync(path.join(k, 'demo/negative_result_ledgers'), {recursive: true});
-      const before = treeHash(k);
-      const r = runCli([
-        'confirm',
-        '28c6b3dd',
-        '--evaluator',
-        `node ${FAKE}`,
-        '--fixtures',
-        FIXTURES_12,
-        '--quiet',
-        '--knowledge',
-        k,
-        '--json',
-      ]);
-      expect([r.status, r.json.error.code]).toEqual([8, 'PLAN_CHANGED']);
-      expect(r.json.error.message).toContain('evaluator_plan.json');
-      expect(treeHash(k)).toBe(before);
-    } finally {
-      fs.rmSync(path.dirname(k), {recursive: true, force: true});
-    }
-  });
+  it(
+    'a run the Python implementation started is not resumed by autoctx: ' +
+      'it fails closed naming the bound plan, and changes nothing',
+    () => {
+      // The rejected candidate as it stood when upstream's run was interrupted: its plan and evidence written, its
+      // record
+      // still proposed.
+      const k = copySampleKnowledge();
+      try {
+        const dir = path.join(
+          k,
+          'demo/context_bundles/candidates/28c6b3dd75f91e22e276a5095ab79804f165e6e38ac632c9d228a43ff4cd2ada',
+        );
+        const record = JSON.parse(fs.readFileSync(path.join(dir, 'record.json'), 'utf8'));
+        fs.writeFileSync(
+          path.join(dir, 'record.json'),
+          JSON.stringify({...record, lifecycle: 'proposed', comparison: null, rationale: ''}, null, 2),
+        );
+        fs.rmSync(path.join(dir, 'negative_result.json'));
+        fs.rmSync(path.join(k, 'demo/negative_result_ledgers'), {recursive: true});
+        const before = treeHash(k);
+        const r = runCli([
+          'confirm',
+          '28c6b3dd',
+          '--evaluator',
+          `node ${FAKE}`,
+          '--fixtures',
+          FIXTURES_12,
+          '--quiet',
+          '--knowledge',
+          k,
+          '--json',
+        ]);
+        expect([r.status, r.json.error.code]).toEqual([8, 'PLAN_CHANGED']);
+        expect(r.json.error.message).toContain('evaluator_plan.json');
+        expect(treeHash(k)).toBe(before);
+      } finally {
+        fs.rmSync(path.dirname(k), {recursive: true, force: true});
+      }
+    },
+  );
 
   it('the shared fixture tree itself is never written', () => {
     const before = treeHash(SAMPLE_KNOWLEDGE);

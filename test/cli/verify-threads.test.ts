@@ -105,7 +105,8 @@ describe('verify on two threads', () => {
       expect([d, inCandidates.some((f) => f.includes(d))]).toEqual([d, true]);
   }, 60_000);
 
-  it('has a helper that checks the manifests it claims, hands back the damaged ones, and loads from both builds', async () => {
+  it('has a helper that checks the manifests it claims, hands ' +
+    'back the damaged ones, and loads from both builds', async () => {
     const dir = tempDir();
     const knowledge = path.join(dir, 'knowledge');
     const source = (i: number) => writeSource(path.join(dir, `src-${i}`), {'playbook/playbook.md': `Step ${i}.\n`});

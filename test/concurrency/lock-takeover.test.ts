@@ -24,14 +24,16 @@ afterEach(() => {
 
 /** A process that takes the lock, says "held", and on "check" reports whether it still holds it, then releases. */
 function holder(): {child: ChildProcess; lines: string[]; next: () => Promise<string>; send: (line: string) => void} {
-  const script = `
+  const script =
+    `
     const {StoreLock} = await import(${JSON.stringify(path.resolve('dist/store/files/lock.js'))});
     const l = new StoreLock(${JSON.stringify(target())}, ${JSON.stringify(lockFile())});
     await l.acquire({timeoutSeconds: 5});
     process.stdout.write('held\\n');
     process.stdin.setEncoding('utf8');
     process.stdin.on('data', async () => {
-      try { l.assertHeld(); process.stdout.write('still-held\\n'); } catch (e) { process.stdout.write('lost ' + e.code + '\\n'); }
+      try { l.assertHeld(); process.stdout.write('still-held\\n'); } catch (e) { ` +
+    `process.stdout.write('lost ' + e.code + '\\n'); }
       await l.releaseLock();
       process.stdout.write('released\\n');
       process.exit(0);
@@ -66,7 +68,8 @@ const exited = (c: ChildProcess) =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('lock takeover, with SIGSTOP-frozen holders', () => {
-  it("a holder frozen past the stale time is taken over; on waking it finds out before writing, and its release leaves the new holder's lock", async () => {
+  it('a holder frozen past the stale time is taken over; on waking it finds ' +
+    "out before writing, and its release leaves the new holder's lock", async () => {
     const h = holder();
     expect(await h.next()).toBe('held');
     h.child.kill('SIGSTOP');
@@ -112,31 +115,34 @@ describe('lock takeover, with SIGSTOP-frozen holders', () => {
     await l.releaseLock();
   }, 20_000);
 
-  it('a live pid is the owner only with its start time: a reused pid is taken over at once, the real owner is not', async () => {
-    const mine = {
-      pid: process.pid,
-      hostname: os.hostname(),
-      boot_id: fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
-      nonce: 'n',
-      acquired_at: 'x',
-    };
-    fs.writeFileSync(lockFile(), JSON.stringify({...mine, start_time: '1'}));
-    const l = new StoreLock(target(), lockFile());
-    await l.acquire({timeoutSeconds: 0});
-    await l.releaseLock();
-    fs.writeFileSync(lockFile(), JSON.stringify({...mine, start_time: processStartTime(process.pid)}));
-    await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.3})).rejects.toMatchObject({
-      code: 'LOCKED',
-    });
-    // From another boot, the same pid is gone.
-    fs.writeFileSync(
-      lockFile(),
-      JSON.stringify({...mine, boot_id: 'another-boot', start_time: processStartTime(process.pid)}),
-    );
-    const m = new StoreLock(target(), lockFile());
-    await m.acquire({timeoutSeconds: 0});
-    await m.releaseLock();
-  });
+  it(
+    'a live pid is the owner only with its start time: a reused ' + 'pid is taken over at once, the real owner is not',
+    async () => {
+      const mine = {
+        pid: process.pid,
+        hostname: os.hostname(),
+        boot_id: fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+        nonce: 'n',
+        acquired_at: 'x',
+      };
+      fs.writeFileSync(lockFile(), JSON.stringify({...mine, start_time: '1'}));
+      const l = new StoreLock(target(), lockFile());
+      await l.acquire({timeoutSeconds: 0});
+      await l.releaseLock();
+      fs.writeFileSync(lockFile(), JSON.stringify({...mine, start_time: processStartTime(process.pid)}));
+      await expect(new StoreLock(target(), lockFile()).acquire({timeoutSeconds: 0.3})).rejects.toMatchObject({
+        code: 'LOCKED',
+      });
+      // From another boot, the same pid is gone.
+      fs.writeFileSync(
+        lockFile(),
+        JSON.stringify({...mine, boot_id: 'another-boot', start_time: processStartTime(process.pid)}),
+      );
+      const m = new StoreLock(target(), lockFile());
+      await m.acquire({timeoutSeconds: 0});
+      await m.releaseLock();
+    },
+  );
 
   it('a lock from another host is judged only by its heartbeat', async () => {
     fs.writeFileSync(

@@ -60,7 +60,8 @@ function fresh(kind: 'proposed' | 'confirmed'): {t: Tree; b: string} {
 const confirmArgs = (b: string, dir: string) => ({args: ['confirm', b, ...evalArgs()], env: fakeEnv(dir)});
 
 describe('races, forced with pause points', () => {
-  it('reject B while promote B waits on its audit: the promotion is refused, the rejected candidate never serves', async () => {
+  it('reject B while promote B waits on its audit: the promotion ' +
+    'is refused, the rejected candidate never serves', async () => {
     const {t, b} = fresh('confirmed');
     const before = active(t);
     const p = await paused(t.knowledge, ['promote', b], 'promote:before-commit');
@@ -99,7 +100,8 @@ describe('races, forced with pause points', () => {
     expect(clean(t.knowledge)).toEqual([]);
   }, 60_000);
 
-  it('two confirm B at once: the second waits for the first (exit 7 past --lock-timeout), then evaluates nothing again', async () => {
+  it('two confirm B at once: the second waits for the first (exit ' +
+    '7 past --lock-timeout), then evaluates nothing again', async () => {
     const {t, b} = fresh('proposed');
     const {args, env} = confirmArgs(b, t.dir);
     const first = await paused(t.knowledge, args, 'run:locked', env);
@@ -248,7 +250,8 @@ describe('races, unforced', () => {
       }
     }
     counts.push(
-      `reject during confirm (a confirm alone: ${span} ms): confirm finished first ${tally.confirmedFirst}, rejected under the run ${tally.rejectedMidRun}`,
+      `reject during confirm (a confirm alone: ${span} ms): confirm finished first ` +
+        `${tally.confirmedFirst}, rejected under the run ${tally.rejectedMidRun}`,
     );
   }, 600_000);
 

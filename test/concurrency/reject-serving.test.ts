@@ -54,7 +54,8 @@ const serves = (k: string) => {
 };
 
 describe('reject against promote', () => {
-  it('forced: promote read the record before a rejection, and reads its negative result while the rejection is half written: CAS_LOST, not INTEGRITY', async () => {
+  it('forced: promote read the record before a rejection, and reads its negative ' +
+    'result while the rejection is half written: CAS_LOST, not INTEGRITY', async () => {
     const k = fresh(base.knowledge);
     const p = await paused(k, ['promote', b], 'promote:record-read');
     // holds the lock, the record not yet rejected
@@ -100,7 +101,8 @@ describe('reject against promote', () => {
 });
 
 describe('reject against a transition that would make the bundle serve', () => {
-  it('forced, to CANARY: the rejection RETIRES the SHADOW first, and the transition decided before it is blocked under the lock', async () => {
+  it('forced, to CANARY: the rejection RETIRES the SHADOW first, ' +
+    'and the transition decided before it is blocked under the lock', async () => {
     const k = fresh(shadowTree);
     const tr = await paused(
       k,
@@ -119,7 +121,8 @@ describe('reject against a transition that would make the bundle serve', () => {
     expect(errors(k)).toEqual([]);
   }, 60_000);
 
-  it('forced, DRAFT to SHADOW: a transition decided before the rejection is blocked under the lock (CANDIDATE_REJECTED)', async () => {
+  it('forced, DRAFT to SHADOW: a transition decided before the ' +
+    'rejection is blocked under the lock (CANDIDATE_REJECTED)', async () => {
     const k = fresh(base.knowledge);
     expect(runCli(['release', 'name', 'v2', b, '--knowledge', k, '--json']).status).toBe(0);
     const tr = await paused(
@@ -134,7 +137,8 @@ describe('reject against a transition that would make the bundle serve', () => {
     expect(errors(k)).toEqual([]);
   }, 60_000);
 
-  it('unforced, 8 times: whichever goes first, the rejected bundle is never a CANARY and nobody is routed to it', async () => {
+  it('unforced, 8 times: whichever goes first, the rejected ' +
+    'bundle is never a CANARY and nobody is routed to it', async () => {
     for (let i = 0; i < 8; i++) {
       const k = fresh(shadowTree);
       const [tr, jr] = await Promise.all([

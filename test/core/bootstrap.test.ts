@@ -60,21 +60,25 @@ const prep = (knowledge: string, extra: Partial<Parameters<typeof prepare>[0]> =
   prepare({knowledge, scenario: 'demo', integration: 'claude-code', lifecycle: 'startup', ...extra});
 
 describe('opt-in and lifecycles', () => {
-  it('is off by default: skipped, disabled, nothing written without an event id; a keyed disabled event leaves a skipped receipt', async () => {
-    const knowledge = await root({demo: demoFiles});
-    await tagAdd({knowledge, digest: D.playbook});
-    const off = await prep(knowledge);
-    expect(off).toMatchObject({
-      status: 'skipped',
-      reason: 'disabled',
-      content: null,
-      items: [],
-      receipt: {state: 'skipped', stored: false},
-    });
-    expect(fs.existsSync(path.join(knowledge, '.state/bootstrap'))).toBe(false);
-    const keyed = await prep(knowledge, {eventId: 'session-1'});
-    expect(keyed).toMatchObject({status: 'skipped', reason: 'disabled', receipt: {state: 'skipped', stored: true}});
-  });
+  it(
+    'is off by default: skipped, disabled, nothing written without ' +
+      'an event id; a keyed disabled event leaves a skipped receipt',
+    async () => {
+      const knowledge = await root({demo: demoFiles});
+      await tagAdd({knowledge, digest: D.playbook});
+      const off = await prep(knowledge);
+      expect(off).toMatchObject({
+        status: 'skipped',
+        reason: 'disabled',
+        content: null,
+        items: [],
+        receipt: {state: 'skipped', stored: false},
+      });
+      expect(fs.existsSync(path.join(knowledge, '.state/bootstrap'))).toBe(false);
+      const keyed = await prep(knowledge, {eventId: 'session-1'});
+      expect(keyed).toMatchObject({status: 'skipped', reason: 'disabled', receipt: {state: 'skipped', stored: true}});
+    },
+  );
 
   it('accepts every lifecycle, each its own event, and refuses any other', async () => {
     const knowledge = await root({demo: demoFiles});
@@ -91,32 +95,35 @@ describe('opt-in and lifecycles', () => {
 });
 
 describe('selection', () => {
-  it('takes the exact handoff named first, never the latest; then tags in the order added; secret kinds never', async () => {
-    const knowledge = await root({demo: demoFiles});
-    const dir = path.dirname(knowledge);
-    for (const [i, summary] of ['first', 'second'].entries()) {
-      fs.writeFileSync(path.join(dir, `h${i}.json`), JSON.stringify({summary}));
-      expect(await handoffWrite({knowledge, id: 'notes', from: path.join(dir, `h${i}.json`)})).toMatchObject({
-        status: 'written',
-        revision: i + 1,
-      });
-    }
-    for (const d of [D.hints, D.secret, D.playbook]) await tagAdd({knowledge, digest: d});
-    const none = render({knowledge});
-    expect(none.items.map((i) => i.kind)).toEqual(['component', 'component']); // no handoff unless named
-    expect(none.items.map((i) => i.component_key)).toEqual(['hints', 'playbook']); // curated order, API.Key excluded
-    expect(none.content).not.toContain('sk-do-not-show');
-    const first = render({knowledge, handoff: 'notes@1'});
-    expect(first.items[0]).toMatchObject({kind: 'handoff', handoff_id: 'notes', revision: 1});
-    expect(first.content).toContain('"summary": "first"');
-    expect(first.content).not.toContain('second');
-    expect(render({knowledge, handoff: 'notes@2'}).content).toContain('"summary": "second"');
-    expect(await code(() => render({knowledge, handoff: 'notes@3'}))).toBe('HANDOFF_NOT_FOUND 2');
-    // Removing a tag and adding it again moves it to the end.
-    await tagRm({knowledge, digest: D.hints});
-    await tagAdd({knowledge, digest: D.hints});
-    expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook', 'hints']);
-  });
+  it(
+    'takes the exact handoff named first, never the latest; then ' + 'tags in the order added; secret kinds never',
+    async () => {
+      const knowledge = await root({demo: demoFiles});
+      const dir = path.dirname(knowledge);
+      for (const [i, summary] of ['first', 'second'].entries()) {
+        fs.writeFileSync(path.join(dir, `h${i}.json`), JSON.stringify({summary}));
+        expect(await handoffWrite({knowledge, id: 'notes', from: path.join(dir, `h${i}.json`)})).toMatchObject({
+          status: 'written',
+          revision: i + 1,
+        });
+      }
+      for (const d of [D.hints, D.secret, D.playbook]) await tagAdd({knowledge, digest: d});
+      const none = render({knowledge});
+      expect(none.items.map((i) => i.kind)).toEqual(['component', 'component']); // no handoff unless named
+      expect(none.items.map((i) => i.component_key)).toEqual(['hints', 'playbook']); // curated order, API.Key excluded
+      expect(none.content).not.toContain('sk-do-not-show');
+      const first = render({knowledge, handoff: 'notes@1'});
+      expect(first.items[0]).toMatchObject({kind: 'handoff', handoff_id: 'notes', revision: 1});
+      expect(first.content).toContain('"summary": "first"');
+      expect(first.content).not.toContain('second');
+      expect(render({knowledge, handoff: 'notes@2'}).content).toContain('"summary": "second"');
+      expect(await code(() => render({knowledge, handoff: 'notes@3'}))).toBe('HANDOFF_NOT_FOUND 2');
+      // Removing a tag and adding it again moves it to the end.
+      await tagRm({knowledge, digest: D.hints});
+      await tagAdd({knowledge, digest: D.hints});
+      expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook', 'hints']);
+    },
+  );
 
   it('counts only components of the serving bundle: a new revision of a tagged component is not tagged', async () => {
     const knowledge = await root({demo: demoFiles});
@@ -137,32 +144,36 @@ describe('selection', () => {
     expect(verify({knowledge})).toMatchObject({status: 'ok', errors: []});
   });
 
-  it('takes references in declared order only when they grant read access; missing and ungranted ones are counted, not fatal', async () => {
-    const other = {[md('playbook', 'playbook')]: 'Billing playbook.\n'};
-    const knowledge = await root({
-      demo: demoFiles,
-      billing: other,
-      legal: {[md('playbook', 'playbook')]: 'Legal playbook.\n'},
-    });
-    const billing = digestOf('playbook', 'playbook', 'Billing playbook.\n');
-    await tagAdd({knowledge, scenario: 'demo', digest: D.playbook});
-    await tagAdd({knowledge, scenario: 'billing', digest: billing});
-    await tagAdd({knowledge, scenario: 'legal', digest: digestOf('playbook', 'playbook', 'Legal playbook.\n')});
-    for (const name of ['ghost', 'legal', 'billing']) await referenceAdd({knowledge, scenario: 'demo', name});
-    let r = render({knowledge, scenario: 'demo'});
-    expect(r.references).toEqual({declared: 3, considered: 3, participating: 0, missing: 1, ungranted: 2});
-    expect(r.items.map((i) => i.scenario)).toEqual(['demo']);
-    await grantAdd({knowledge, scenario: 'billing', name: 'demo'});
-    r = render({knowledge, scenario: 'demo'});
-    expect(r.references).toEqual({declared: 3, considered: 3, participating: 1, missing: 1, ungranted: 1});
-    expect(r.items.map((i) => [i.scenario, i.component_digest])).toEqual([
-      ['demo', D.playbook],
-      ['billing', billing],
-    ]);
-    // At most eight references are considered.
-    for (let i = 0; i < 7; i++) await referenceAdd({knowledge, scenario: 'demo', name: `more-${i}`});
-    expect(render({knowledge, scenario: 'demo'}).references).toMatchObject({declared: 10, considered: 8});
-  });
+  it(
+    'takes references in declared order only when they grant read ' +
+      'access; missing and ungranted ones are counted, not fatal',
+    async () => {
+      const other = {[md('playbook', 'playbook')]: 'Billing playbook.\n'};
+      const knowledge = await root({
+        demo: demoFiles,
+        billing: other,
+        legal: {[md('playbook', 'playbook')]: 'Legal playbook.\n'},
+      });
+      const billing = digestOf('playbook', 'playbook', 'Billing playbook.\n');
+      await tagAdd({knowledge, scenario: 'demo', digest: D.playbook});
+      await tagAdd({knowledge, scenario: 'billing', digest: billing});
+      await tagAdd({knowledge, scenario: 'legal', digest: digestOf('playbook', 'playbook', 'Legal playbook.\n')});
+      for (const name of ['ghost', 'legal', 'billing']) await referenceAdd({knowledge, scenario: 'demo', name});
+      let r = render({knowledge, scenario: 'demo'});
+      expect(r.references).toEqual({declared: 3, considered: 3, participating: 0, missing: 1, ungranted: 2});
+      expect(r.items.map((i) => i.scenario)).toEqual(['demo']);
+      await grantAdd({knowledge, scenario: 'billing', name: 'demo'});
+      r = render({knowledge, scenario: 'demo'});
+      expect(r.references).toEqual({declared: 3, considered: 3, participating: 1, missing: 1, ungranted: 1});
+      expect(r.items.map((i) => [i.scenario, i.component_digest])).toEqual([
+        ['demo', D.playbook],
+        ['billing', billing],
+      ]);
+      // At most eight references are considered.
+      for (let i = 0; i < 7; i++) await referenceAdd({knowledge, scenario: 'demo', name: `more-${i}`});
+      expect(render({knowledge, scenario: 'demo'}).references).toMatchObject({declared: 10, considered: 8});
+    },
+  );
 
   it('omits what does not fit, counting it, and marks the package truncated', async () => {
     const long = (c: string) => `${c.repeat(1900)}\n`;
@@ -192,44 +203,49 @@ describe('curation limits', () => {
 });
 
 describe('a curation change cut short', () => {
-  it('is a warning that repair completes: an entry ahead of curation.json, a handoff revision ahead of its head', async () => {
-    const knowledge = await root({demo: demoFiles});
-    const {repair} = await import('../../src/core/common/repair.js');
-    const curation = path.join(knowledge, 'demo/context_bundles/bootstrap/curation.json');
-    await tagAdd({knowledge, digest: D.playbook});
-    const before = fs.readFileSync(curation);
-    await tagAdd({knowledge, digest: D.hints});
-    fs.writeFileSync(curation, before); // as if killed between the entry and curation.json
-    expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['CURATION_PENDING']);
-    // what is in force is curation.json
-    expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook']);
-    const history = path.join(knowledge, 'demo/context_bundles/bootstrap/curation_history');
-    const second = chainOrder(history, 'previous_entry_sha256')[1]!;
-    expect((await repair({knowledge})).actions.join('\n')).toContain(
-      `completed demo/context_bundles/bootstrap/curation.json from demo/context_bundles/bootstrap/curation_history/${second}`,
-    );
-    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
-    expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook', 'hints']);
-    // A handoff revision written, its curation entry not: pending, then indexed by repair.
-    const dir = path.dirname(knowledge);
-    fs.writeFileSync(path.join(dir, 'h.json'), '{"summary": "one"}');
-    const kept = fs.readFileSync(curation);
-    const entries = path.join(knowledge, 'demo/context_bundles/bootstrap/curation_history');
-    await handoffWrite({knowledge, id: 'notes', from: path.join(dir, 'h.json')});
-    fs.rmSync(path.join(entries, chainOrder(entries, 'previous_entry_sha256')[2]!));
-    fs.writeFileSync(curation, kept);
-    expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['HANDOFF_PENDING']);
-    expect(await code(() => render({knowledge, handoff: 'notes@1'}))).toBe('HANDOFF_NOT_FOUND 2');
-    const revision = chainOrder(
-      path.join(knowledge, 'demo/context_bundles/bootstrap/handoffs/notes'),
-      'previous_document_digest',
-    )[0]!;
-    expect((await repair({knowledge})).actions.join('\n')).toContain(
-      `recorded demo/context_bundles/bootstrap/handoffs/notes/${revision} in demo/context_bundles/bootstrap/curation.json, a handoff write cut short`,
-    );
-    expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
-    expect(render({knowledge, handoff: 'notes@1'}).items[0]).toMatchObject({kind: 'handoff', revision: 1});
-  });
+  it(
+    'is a warning that repair completes: an entry ahead of ' + 'curation.json, a handoff revision ahead of its head',
+    async () => {
+      const knowledge = await root({demo: demoFiles});
+      const {repair} = await import('../../src/core/common/repair.js');
+      const curation = path.join(knowledge, 'demo/context_bundles/bootstrap/curation.json');
+      await tagAdd({knowledge, digest: D.playbook});
+      const before = fs.readFileSync(curation);
+      await tagAdd({knowledge, digest: D.hints});
+      fs.writeFileSync(curation, before); // as if killed between the entry and curation.json
+      expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['CURATION_PENDING']);
+      // what is in force is curation.json
+      expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook']);
+      const history = path.join(knowledge, 'demo/context_bundles/bootstrap/curation_history');
+      const second = chainOrder(history, 'previous_entry_sha256')[1]!;
+      expect((await repair({knowledge})).actions.join('\n')).toContain(
+        `completed demo/context_bundles/bootstrap/curation.json from ` +
+          `demo/context_bundles/bootstrap/curation_history/${second}`,
+      );
+      expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
+      expect(render({knowledge}).items.map((i) => i.component_key)).toEqual(['playbook', 'hints']);
+      // A handoff revision written, its curation entry not: pending, then indexed by repair.
+      const dir = path.dirname(knowledge);
+      fs.writeFileSync(path.join(dir, 'h.json'), '{"summary": "one"}');
+      const kept = fs.readFileSync(curation);
+      const entries = path.join(knowledge, 'demo/context_bundles/bootstrap/curation_history');
+      await handoffWrite({knowledge, id: 'notes', from: path.join(dir, 'h.json')});
+      fs.rmSync(path.join(entries, chainOrder(entries, 'previous_entry_sha256')[2]!));
+      fs.writeFileSync(curation, kept);
+      expect(verify({knowledge}).warnings.map((w) => w.code)).toEqual(['HANDOFF_PENDING']);
+      expect(await code(() => render({knowledge, handoff: 'notes@1'}))).toBe('HANDOFF_NOT_FOUND 2');
+      const revision = chainOrder(
+        path.join(knowledge, 'demo/context_bundles/bootstrap/handoffs/notes'),
+        'previous_document_digest',
+      )[0]!;
+      expect((await repair({knowledge})).actions.join('\n')).toContain(
+        `recorded demo/context_bundles/bootstrap/handoffs/notes/${revision} in ` +
+          `demo/context_bundles/bootstrap/curation.json, a handoff write cut short`,
+      );
+      expect(verify({knowledge})).toMatchObject({status: 'ok', errors: [], warnings: []});
+      expect(render({knowledge, handoff: 'notes@1'}).items[0]).toMatchObject({kind: 'handoff', revision: 1});
+    },
+  );
 
   it('a hand edit of curation.json that its history does not hold is an error naming both files', async () => {
     const knowledge = await root({demo: demoFiles});
@@ -243,7 +259,12 @@ describe('a curation change cut short', () => {
       ['CURATION_MISMATCH', 'demo/context_bundles/bootstrap/curation.json'],
       [
         'CURATION_MISMATCH',
-        `demo/context_bundles/bootstrap/curation_history/${chainOrder(path.join(knowledge, 'demo/context_bundles/bootstrap/curation_history'), 'previous_entry_sha256')[0]}`,
+        `demo/context_bundles/bootstrap/curation_history/${
+          chainOrder(
+            path.join(knowledge, 'demo/context_bundles/boot' + 'strap/curation_history'),
+            'previous_entry_sha256',
+          )[0]
+        }`,
       ],
     ]);
     // Neither a writer nor a reader builds on it.
@@ -252,44 +273,48 @@ describe('a curation change cut short', () => {
     expect(await code(prep(knowledge, {enabled: true}))).toBe('INTEGRITY 8');
   });
 
-  it('a handoff revision changed by hand, its content digest made to match, is refused by render and by the next write', async () => {
-    const knowledge = await root({demo: demoFiles});
-    const dir = path.dirname(knowledge);
-    for (const [i, summary] of ['one', 'two'].entries()) {
-      fs.writeFileSync(path.join(dir, `h${i}.json`), JSON.stringify({summary}));
-      await handoffWrite({knowledge, id: 'notes', from: path.join(dir, `h${i}.json`)});
-    }
-    const {stableDigest} = await import('../../src/canonical/index.js');
-    for (const rev of [1, 2]) {
+  it(
+    'a handoff revision changed by hand, its content digest made ' +
+      'to match, is refused by render and by the next write',
+    async () => {
+      const knowledge = await root({demo: demoFiles});
+      const dir = path.dirname(knowledge);
+      for (const [i, summary] of ['one', 'two'].entries()) {
+        fs.writeFileSync(path.join(dir, `h${i}.json`), JSON.stringify({summary}));
+        await handoffWrite({knowledge, id: 'notes', from: path.join(dir, `h${i}.json`)});
+      }
+      const {stableDigest} = await import('../../src/canonical/index.js');
+      for (const rev of [1, 2]) {
+        const copy = path.join(tempDir('autoctx-bootstrap-'), 'knowledge');
+        dirs.push(path.dirname(copy));
+        fs.cpSync(knowledge, copy, {recursive: true});
+        const notes = path.join(copy, 'demo/context_bundles/bootstrap/handoffs/notes');
+        const name = chainOrder(notes, 'previous_document_digest')[rev - 1]!;
+        const file = path.join(notes, name);
+        const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+        const content = {summary: 'forged'};
+        fs.writeFileSync(file, JSON.stringify({...doc, content, content_digest: stableDigest(content)}));
+        expect(await code(() => render({knowledge: copy, handoff: `notes@${rev}`}))).toBe('INTEGRITY 8');
+        expect(verify({knowledge: copy}).errors.map((e) => e.file)).toContain(
+          `demo/context_bundles/bootstrap/handoffs/notes/${name}`,
+        );
+      }
       const copy = path.join(tempDir('autoctx-bootstrap-'), 'knowledge');
       dirs.push(path.dirname(copy));
       fs.cpSync(knowledge, copy, {recursive: true});
       const notes = path.join(copy, 'demo/context_bundles/bootstrap/handoffs/notes');
-      const name = chainOrder(notes, 'previous_document_digest')[rev - 1]!;
-      const file = path.join(notes, name);
-      const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-      const content = {summary: 'forged'};
-      fs.writeFileSync(file, JSON.stringify({...doc, content, content_digest: stableDigest(content)}));
-      expect(await code(() => render({knowledge: copy, handoff: `notes@${rev}`}))).toBe('INTEGRITY 8');
-      expect(verify({knowledge: copy}).errors.map((e) => e.file)).toContain(
-        `demo/context_bundles/bootstrap/handoffs/notes/${name}`,
+      const head = path.join(notes, chainOrder(notes, 'previous_document_digest')[1]!);
+      const doc = JSON.parse(fs.readFileSync(head, 'utf8'));
+      fs.writeFileSync(
+        head,
+        JSON.stringify({...doc, content: {summary: 'x'}, content_digest: stableDigest({summary: 'x'})}),
       );
-    }
-    const copy = path.join(tempDir('autoctx-bootstrap-'), 'knowledge');
-    dirs.push(path.dirname(copy));
-    fs.cpSync(knowledge, copy, {recursive: true});
-    const notes = path.join(copy, 'demo/context_bundles/bootstrap/handoffs/notes');
-    const head = path.join(notes, chainOrder(notes, 'previous_document_digest')[1]!);
-    const doc = JSON.parse(fs.readFileSync(head, 'utf8'));
-    fs.writeFileSync(
-      head,
-      JSON.stringify({...doc, content: {summary: 'x'}, content_digest: stableDigest({summary: 'x'})}),
-    );
-    fs.writeFileSync(path.join(dir, 'h3.json'), '{"summary": "three"}');
-    expect(await code(handoffWrite({knowledge: copy, id: 'notes', from: path.join(dir, 'h3.json')}))).toBe(
-      'INTEGRITY 8',
-    );
-  });
+      fs.writeFileSync(path.join(dir, 'h3.json'), '{"summary": "three"}');
+      expect(await code(handoffWrite({knowledge: copy, id: 'notes', from: path.join(dir, 'h3.json')}))).toBe(
+        'INTEGRITY 8',
+      );
+    },
+  );
 });
 
 describe('receipts', () => {
@@ -431,61 +456,70 @@ describe('receipts', () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
-  it('a clock that jumps ahead prunes nothing by itself: a retried event finds its receipt and is not delivered again', async () => {
-    const knowledge = await root({demo: demoFiles});
-    await tagAdd({knowledge, digest: D.playbook});
-    const t0 = new Date('2026-10-01T00:00:00Z');
-    const days = (d: number) => new Date(t0.getTime() + d * 86_400_000);
-    const first = await prep(knowledge, {enabled: true, eventId: 'e', now: () => t0});
-    expect(first.status).toBe('ready');
-    await claim({knowledge, receipt: first.receipt.receipt_id, outcome: 'injected', now: () => t0});
-    const file = path.join(knowledge, `.state/bootstrap/receipts/${first.receipt.receipt_id}.json`);
-    // The clock 31 days ahead: the day's first prepare prunes, judged at the newest recorded time (t0), not the clock.
-    await prep(knowledge, {enabled: true, eventId: 'other', now: () => days(31)});
-    expect(fs.existsSync(file)).toBe(true);
-    for (const at of [days(31), days(0.01)]) {
-      const again = await prep(knowledge, {enabled: true, eventId: 'e', now: () => at});
-      expect([again.status, again.reason, again.receipt.receipt_id]).toEqual([
-        'skipped',
-        'already_delivered',
-        first.receipt.receipt_id,
-      ]);
-    }
-    // A clock that stays ahead and records there is time that passed: the next day's prune judges at day 31.
-    await prep(knowledge, {enabled: true, eventId: 'later', now: () => days(32.5)});
-    expect(fs.existsSync(file)).toBe(false);
-  });
+  it(
+    'a clock that jumps ahead prunes nothing by itself: a ' +
+      'retried event finds its receipt and is not delivered again',
+    async () => {
+      const knowledge = await root({demo: demoFiles});
+      await tagAdd({knowledge, digest: D.playbook});
+      const t0 = new Date('2026-10-01T00:00:00Z');
+      const days = (d: number) => new Date(t0.getTime() + d * 86_400_000);
+      const first = await prep(knowledge, {enabled: true, eventId: 'e', now: () => t0});
+      expect(first.status).toBe('ready');
+      await claim({knowledge, receipt: first.receipt.receipt_id, outcome: 'injected', now: () => t0});
+      const file = path.join(knowledge, `.state/bootstrap/receipts/${first.receipt.receipt_id}.json`);
+      // The clock 31 days ahead: the day's first prepare prunes, judged at the newest recorded time (t0), not the
+      // clock.
+      await prep(knowledge, {enabled: true, eventId: 'other', now: () => days(31)});
+      expect(fs.existsSync(file)).toBe(true);
+      for (const at of [days(31), days(0.01)]) {
+        const again = await prep(knowledge, {enabled: true, eventId: 'e', now: () => at});
+        expect([again.status, again.reason, again.receipt.receipt_id]).toEqual([
+          'skipped',
+          'already_delivered',
+          first.receipt.receipt_id,
+        ]);
+      }
+      // A clock that stays ahead and records there is time that passed: the next day's prune judges at day 31.
+      await prep(knowledge, {enabled: true, eventId: 'later', now: () => days(32.5)});
+      expect(fs.existsSync(file)).toBe(false);
+    },
+  );
 
-  it('stores no content: every byte of the receipts after a full run holds no body, query, raw event id or handoff text', async () => {
-    const knowledge = await root({demo: demoFiles});
-    const dir = path.dirname(knowledge);
-    fs.writeFileSync(path.join(dir, 'h.json'), JSON.stringify({summary: 'HANDOFF-BODY-TEXT'}));
-    await handoffWrite({knowledge, id: 'notes', from: path.join(dir, 'h.json')});
-    for (const d of [D.playbook, D.hints]) await tagAdd({knowledge, digest: d});
-    const rawEvent = 'RAW-EVENT-ID-7f3a';
-    const r = await prep(knowledge, {enabled: true, eventId: rawEvent, handoff: 'notes@1'});
-    await claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'});
-    recall({knowledge, query: 'QUERY-TEXT quota', receipt: r.receipt.receipt_id});
-    await prep(knowledge, {enabled: true, eventId: 'another', maxBytes: 512, handoff: 'notes@1'});
-    const folder = path.join(knowledge, '.state/bootstrap');
-    const all = (fs.readdirSync(folder, {recursive: true}) as string[])
-      .map((f) => path.join(folder, f))
-      .filter((f) => fs.statSync(f).isFile());
-    expect(all.length).toBe(2);
-    const bytes = all.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-    for (const secret of [
-      base.playbook.trim(),
-      base.hints.trim(),
-      'HANDOFF-BODY-TEXT',
-      rawEvent,
-      'QUERY-TEXT',
-      'BEGIN',
-      'Quoted history',
-    ])
-      expect([secret, bytes.includes(secret)]).toEqual([secret, false]);
-    for (const f of all) expect(fs.statSync(f).mode & 0o777).toBe(0o600);
-    expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
-  });
+  it(
+    'stores no content: every byte of the receipts after a full ' +
+      'run holds no body, query, raw event id or handoff text',
+    async () => {
+      const knowledge = await root({demo: demoFiles});
+      const dir = path.dirname(knowledge);
+      fs.writeFileSync(path.join(dir, 'h.json'), JSON.stringify({summary: 'HANDOFF-BODY-TEXT'}));
+      await handoffWrite({knowledge, id: 'notes', from: path.join(dir, 'h.json')});
+      for (const d of [D.playbook, D.hints]) await tagAdd({knowledge, digest: d});
+      const rawEvent = 'RAW-EVENT-ID-7f3a';
+      const r = await prep(knowledge, {enabled: true, eventId: rawEvent, handoff: 'notes@1'});
+      await claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'});
+      recall({knowledge, query: 'QUERY-TEXT quota', receipt: r.receipt.receipt_id});
+      await prep(knowledge, {enabled: true, eventId: 'another', maxBytes: 512, handoff: 'notes@1'});
+      const folder = path.join(knowledge, '.state/bootstrap');
+      const all = (fs.readdirSync(folder, {recursive: true}) as string[])
+        .map((f) => path.join(folder, f))
+        .filter((f) => fs.statSync(f).isFile());
+      expect(all.length).toBe(2);
+      const bytes = all.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+      for (const secret of [
+        base.playbook.trim(),
+        base.hints.trim(),
+        'HANDOFF-BODY-TEXT',
+        rawEvent,
+        'QUERY-TEXT',
+        'BEGIN',
+        'Quoted history',
+      ])
+        expect([secret, bytes.includes(secret)]).toEqual([secret, false]);
+      for (const f of all) expect(fs.statSync(f).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
+    },
+  );
 });
 
 describe('recall with first-query dedup', () => {
@@ -497,16 +531,20 @@ describe('recall with first-query dedup', () => {
   };
   const qa = digestOf('hints', 'quota-a', files[md('hints', 'quota-a')]!);
 
-  it('is deterministic, ranks by score with ties by (scenario, kind, key), and is sufficient only at or above the minimum score', async () => {
-    const knowledge = await root({demo: files});
-    const a = recall({knowledge, query: 'quota'});
-    expect(recall({knowledge, query: 'quota'})).toEqual(a);
-    expect(a.status).toBe('ready');
-    expect(a.items.every((i, k) => k === 0 || a.items[k - 1]!.score >= i.score)).toBe(true);
-    expect(a.items.map((i) => i.component_key)).not.toContain('API.Key');
-    expect(a.content).toMatch(/^# autoctx recalled context/);
-    expect(recall({knowledge, query: 'zebra'})).toMatchObject({status: 'empty', sufficient: false, content: null});
-  });
+  it(
+    'is deterministic, ranks by score with ties by (scenario, kind, ' +
+      'key), and is sufficient only at or above the minimum score',
+    async () => {
+      const knowledge = await root({demo: files});
+      const a = recall({knowledge, query: 'quota'});
+      expect(recall({knowledge, query: 'quota'})).toEqual(a);
+      expect(a.status).toBe('ready');
+      expect(a.items.every((i, k) => k === 0 || a.items[k - 1]!.score >= i.score)).toBe(true);
+      expect(a.items.map((i) => i.component_key)).not.toContain('API.Key');
+      expect(a.content).toMatch(/^# autoctx recalled context/);
+      expect(recall({knowledge, query: 'zebra'})).toMatchObject({status: 'empty', sufficient: false, content: null});
+    },
+  );
 
   it('breaks ties by (scenario, kind, key)', async () => {
     const same = 'Quota resets monthly.\n';
@@ -544,23 +582,28 @@ describe('recall with first-query dedup', () => {
     });
   });
 
-  it('drops the exact components an injected receipt delivered whole, before the limit and the sufficiency rule', async () => {
-    const knowledge = await root({demo: files});
-    await tagAdd({knowledge, digest: qa});
-    const r = await prep(knowledge, {enabled: true, eventId: 'q1'});
-    // Not injected yet: the receipt is ignored (fail open).
-    expect(recall({knowledge, query: 'quota', receipt: r.receipt.receipt_id})).toMatchObject({
-      receipt_used: false,
-      deduplicated: 0,
-    });
-    await claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'});
-    const after = recall({knowledge, query: 'quota', receipt: r.receipt.receipt_id});
-    expect(after).toMatchObject({receipt_used: true, deduplicated: 1});
-    expect(after.items.map((i) => i.component_key)).not.toContain('quota-a');
-    expect(after.items.map((i) => i.component_key)).toContain('quota-b'); // unrelated matches stay
-    // A receipt of another scenario, or an unknown one, is ignored.
-    expect(recall({knowledge, query: 'quota', receipt: `bcr_${'2'.repeat(32)}`})).toMatchObject({receipt_used: false});
-  });
+  it(
+    'drops the exact components an injected receipt delivered ' + 'whole, before the limit and the sufficiency rule',
+    async () => {
+      const knowledge = await root({demo: files});
+      await tagAdd({knowledge, digest: qa});
+      const r = await prep(knowledge, {enabled: true, eventId: 'q1'});
+      // Not injected yet: the receipt is ignored (fail open).
+      expect(recall({knowledge, query: 'quota', receipt: r.receipt.receipt_id})).toMatchObject({
+        receipt_used: false,
+        deduplicated: 0,
+      });
+      await claim({knowledge, receipt: r.receipt.receipt_id, outcome: 'injected'});
+      const after = recall({knowledge, query: 'quota', receipt: r.receipt.receipt_id});
+      expect(after).toMatchObject({receipt_used: true, deduplicated: 1});
+      expect(after.items.map((i) => i.component_key)).not.toContain('quota-a');
+      expect(after.items.map((i) => i.component_key)).toContain('quota-b'); // unrelated matches stay
+      // A receipt of another scenario, or an unknown one, is ignored.
+      expect(recall({knowledge, query: 'quota', receipt: `bcr_${'2'.repeat(32)}`})).toMatchObject({
+        receipt_used: false,
+      });
+    },
+  );
 
   it('keeps recalling a component delivered only in part, and a newer revision of a delivered one', async () => {
     const big = `Quota ${'details '.repeat(400)}\n`;

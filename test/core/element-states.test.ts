@@ -47,60 +47,68 @@ async function tree() {
 }
 
 describe('element states in source folders, materialize and diff', () => {
-  it('proposes a folder with element_states.json, and materializes it back to a folder that proposes to the same digest', async () => {
-    const {dir, knowledge, proposed} = await tree();
-    const manifest = JSON.parse(
-      fs.readFileSync(path.join(knowledge, 'demo/context_bundles/bundles', `${proposed.bundle_digest}.json`), 'utf8'),
-    ) as {components: Array<Record<string, string>>};
-    const hints = manifest.components.find((c) => c.kind === 'hints')!;
-    expect(hints).toEqual({
-      content: '',
-      digest: nonPresentDigest({kind: 'hints', key: 'hints', media_type: 'text/markdown', state: 'ABSENT'}),
-      key: 'hints',
-      kind: 'hints',
-      media_type: 'text/markdown',
-      state: 'ABSENT',
-    });
-    expect(manifest.components.find((c) => c.kind === 'prompt_fragment')).toMatchObject({
-      state: 'INCLUDED',
-      media_type: 'text/plain',
-    });
-    const out = path.join(dir, 'out');
-    const result = materialize({knowledge, scenario: 'demo', digest: proposed.bundle_digest, directory: out});
-    expect(result.files.sort()).toEqual(['element_states.json', 'manifest.json', 'playbook/playbook.md']);
-    expect(fs.existsSync(path.join(out, 'hints'))).toBe(false);
-    const again = await propose({knowledge, scenario: 'demo', from: out});
-    expect(again).toMatchObject({bundle_digest: proposed.bundle_digest, created: false});
-    // A folder without states materializes with no element_states.json, as before.
-    const plain = materialize({
-      knowledge,
-      scenario: 'demo',
-      digest: proposed.parent_digest,
-      directory: path.join(dir, 'plain'),
-    });
-    expect(plain.files).not.toContain('element_states.json');
-  });
+  it(
+    'proposes a folder with element_states.json, and materializes ' +
+      'it back to a folder that proposes to the same digest',
+    async () => {
+      const {dir, knowledge, proposed} = await tree();
+      const manifest = JSON.parse(
+        fs.readFileSync(path.join(knowledge, 'demo/context_bundles/bundles', `${proposed.bundle_digest}.json`), 'utf8'),
+      ) as {components: Array<Record<string, string>>};
+      const hints = manifest.components.find((c) => c.kind === 'hints')!;
+      expect(hints).toEqual({
+        content: '',
+        digest: nonPresentDigest({kind: 'hints', key: 'hints', media_type: 'text/markdown', state: 'ABSENT'}),
+        key: 'hints',
+        kind: 'hints',
+        media_type: 'text/markdown',
+        state: 'ABSENT',
+      });
+      expect(manifest.components.find((c) => c.kind === 'prompt_fragment')).toMatchObject({
+        state: 'INCLUDED',
+        media_type: 'text/plain',
+      });
+      const out = path.join(dir, 'out');
+      const result = materialize({knowledge, scenario: 'demo', digest: proposed.bundle_digest, directory: out});
+      expect(result.files.sort()).toEqual(['element_states.json', 'manifest.json', 'playbook/playbook.md']);
+      expect(fs.existsSync(path.join(out, 'hints'))).toBe(false);
+      const again = await propose({knowledge, scenario: 'demo', from: out});
+      expect(again).toMatchObject({bundle_digest: proposed.bundle_digest, created: false});
+      // A folder without states materializes with no element_states.json, as before.
+      const plain = materialize({
+        knowledge,
+        scenario: 'demo',
+        digest: proposed.parent_digest,
+        directory: path.join(dir, 'plain'),
+      });
+      expect(plain.files).not.toContain('element_states.json');
+    },
+  );
 
-  it('shows a change of state in diff: PRESENT→ABSENT and ABSENT→PRESENT are changes (replacements), never additions', async () => {
-    const {knowledge, proposed} = await tree();
-    const d = diffBundles({knowledge, scenario: 'demo', a: proposed.bundle_digest, b: proposed.parent_digest});
-    const hints = d.content_diffs.find((c) => c.component_kind === 'hints')!;
-    expect(hints).toMatchObject({change: 'changed', comparison_state: 'PRESENT', tested_state: 'ABSENT'});
-    const back = diffBundles({knowledge, scenario: 'demo', a: proposed.parent_digest, b: proposed.bundle_digest});
-    expect(back.content_diffs.find((c) => c.component_kind === 'hints')).toMatchObject({
-      change: 'changed',
-      comparison_state: 'ABSENT',
-      tested_state: 'PRESENT',
-    });
-    expect(
-      back.manifest_diff.changes.find((c) => c.component_kind === 'hints')!.comparison_component_digest,
-    ).not.toBeNull();
-    expect(d.content_diffs.find((c) => c.component_kind === 'prompt_fragment')).toMatchObject({
-      change: 'added',
-      comparison_state: null,
-      tested_state: 'INCLUDED',
-    });
-  });
+  it(
+    'shows a change of state in diff: PRESENT→ABSENT and ' +
+      'ABSENT→PRESENT are changes (replacements), never additions',
+    async () => {
+      const {knowledge, proposed} = await tree();
+      const d = diffBundles({knowledge, scenario: 'demo', a: proposed.bundle_digest, b: proposed.parent_digest});
+      const hints = d.content_diffs.find((c) => c.component_kind === 'hints')!;
+      expect(hints).toMatchObject({change: 'changed', comparison_state: 'PRESENT', tested_state: 'ABSENT'});
+      const back = diffBundles({knowledge, scenario: 'demo', a: proposed.parent_digest, b: proposed.bundle_digest});
+      expect(back.content_diffs.find((c) => c.component_kind === 'hints')).toMatchObject({
+        change: 'changed',
+        comparison_state: 'ABSENT',
+        tested_state: 'PRESENT',
+      });
+      expect(
+        back.manifest_diff.changes.find((c) => c.component_kind === 'hints')!.comparison_component_digest,
+      ).not.toBeNull();
+      expect(d.content_diffs.find((c) => c.component_kind === 'prompt_fragment')).toMatchObject({
+        change: 'added',
+        comparison_state: null,
+        tested_state: 'INCLUDED',
+      });
+    },
+  );
 
   it('never tags, renders or recalls a non-present component; verify notes the extension', async () => {
     const {dir, knowledge, proposed} = await tree();
@@ -129,24 +137,28 @@ describe('element states in source folders, materialize and diff', () => {
     ]);
   });
 
-  it('refuses a state declared for a component that has a file, a PRESENT declaration and an unknown field, naming element_states.json', async () => {
-    const {dir, knowledge} = await tree();
-    const before = treeHash(knowledge);
-    const both = writeSource(path.join(dir, 'both'), {
-      'hints/hints.md': 'x\n',
-      'element_states.json': states([{kind: 'hints', key: 'hints', state: 'ABSENT'}]),
-    });
-    expect(await code(propose({knowledge, scenario: 'demo', from: both}))).toBe('DUPLICATE_COMPONENT');
-    const present = writeSource(path.join(dir, 'present'), {
-      'hints/hints.md': 'x\n',
-      'element_states.json': states([{kind: 'playbook', key: 'playbook', state: 'PRESENT'}]),
-    });
-    expect(await code(propose({knowledge, scenario: 'demo', from: present}))).toBe('SCHEMA_VIOLATION');
-    const extra = writeSource(path.join(dir, 'extra'), {
-      'hints/hints.md': 'x\n',
-      'element_states.json': states([{kind: 'playbook', key: 'playbook', state: 'ABSENT', content: ''}]),
-    });
-    expect(await code(propose({knowledge, scenario: 'demo', from: extra}))).toBe('SCHEMA_VIOLATION');
-    expect(treeHash(knowledge)).toBe(before);
-  });
+  it(
+    'refuses a state declared for a component that has a file, a PRESENT ' +
+      'declaration and an unknown field, naming element_states.json',
+    async () => {
+      const {dir, knowledge} = await tree();
+      const before = treeHash(knowledge);
+      const both = writeSource(path.join(dir, 'both'), {
+        'hints/hints.md': 'x\n',
+        'element_states.json': states([{kind: 'hints', key: 'hints', state: 'ABSENT'}]),
+      });
+      expect(await code(propose({knowledge, scenario: 'demo', from: both}))).toBe('DUPLICATE_COMPONENT');
+      const present = writeSource(path.join(dir, 'present'), {
+        'hints/hints.md': 'x\n',
+        'element_states.json': states([{kind: 'playbook', key: 'playbook', state: 'PRESENT'}]),
+      });
+      expect(await code(propose({knowledge, scenario: 'demo', from: present}))).toBe('SCHEMA_VIOLATION');
+      const extra = writeSource(path.join(dir, 'extra'), {
+        'hints/hints.md': 'x\n',
+        'element_states.json': states([{kind: 'playbook', key: 'playbook', state: 'ABSENT', content: ''}]),
+      });
+      expect(await code(propose({knowledge, scenario: 'demo', from: extra}))).toBe('SCHEMA_VIOLATION');
+      expect(treeHash(knowledge)).toBe(before);
+    },
+  );
 });

@@ -215,26 +215,34 @@ describe('rollback', () => {
     expect(treeHash(knowledge)).toBe(before);
   });
 
-  it('with --expect-active naming a bundle that is not active and was not rolled back: exit 6, nothing changes', async () => {
-    const {i} = await promotedTree();
-    const before = treeHash(knowledge);
-    await expect(rollback({knowledge, rationale: 'x', expectActive: i.bundle_digest})).rejects.toMatchObject({
-      code: 'ACTIVE_MOVED',
-      exitCode: 6,
-    });
-    expect(treeHash(knowledge)).toBe(before);
-  });
+  it(
+    'with --expect-active naming a bundle that is not active and ' + 'was not rolled back: exit 6, nothing changes',
+    async () => {
+      const {i} = await promotedTree();
+      const before = treeHash(knowledge);
+      await expect(rollback({knowledge, rationale: 'x', expectActive: i.bundle_digest})).rejects.toMatchObject({
+        code: 'ACTIVE_MOVED',
+        exitCode: 6,
+      });
+      expect(treeHash(knowledge)).toBe(before);
+    },
+  );
 
-  it('refuses when the active bundle has no rollback target: the refusal is recorded, nothing else changes', async () => {
-    await setUp();
-    const records = (rel: string) => /^demo\/context_bundles\/rollbacks(\/RBX-[^/]+\.json)?$/.test(rel);
-    const before = treeHash(knowledge, records);
-    const r = await rollback({knowledge, rationale: 'x'});
-    expect(r).toMatchObject({status: 'refused', execution_status: 'REFUSED', bundle_digest: null});
-    expect(r.conditions.find((c) => c.code === 'TARGET_DECLARED')).toMatchObject({passed: false});
-    expect(treeHash(knowledge, records)).toBe(before);
-    expect(fs.readdirSync(path.join(knowledge, 'demo/context_bundles/rollbacks'))).toEqual([`${r.execution_key}.json`]);
-  });
+  it(
+    'refuses when the active bundle has no rollback ' + 'target: the refusal is recorded, nothing else changes',
+    async () => {
+      await setUp();
+      const records = (rel: string) => /^demo\/context_bundles\/rollbacks(\/RBX-[^/]+\.json)?$/.test(rel);
+      const before = treeHash(knowledge, records);
+      const r = await rollback({knowledge, rationale: 'x'});
+      expect(r).toMatchObject({status: 'refused', execution_status: 'REFUSED', bundle_digest: null});
+      expect(r.conditions.find((c) => c.code === 'TARGET_DECLARED')).toMatchObject({passed: false});
+      expect(treeHash(knowledge, records)).toBe(before);
+      expect(fs.readdirSync(path.join(knowledge, 'demo/context_bundles/rollbacks'))).toEqual([
+        `${r.execution_key}.json`,
+      ]);
+    },
+  );
 });
 
 describe('epoch rollover', () => {
@@ -255,32 +263,35 @@ describe('epoch rollover', () => {
 });
 
 describe('bundle build, materialize and diff', () => {
-  it('materializing a bundle and proposing the folder gives the same digest, also for awkward keys and media types', async () => {
-    await init({knowledge, scenario: 'demo', from: baseline});
-    const active = status({knowledge}).scenarios[0]!.active!.bundle_digest;
-    const manifest = {
-      scenario: 'demo',
-      evaluator_epoch: 'epoch-1',
-      parent_digest: active,
-      components: [
-        {kind: 'prompt_fragment', key: 'a/b c', content: 'slash and space', media_type: 'text/markdown'},
-        {kind: 'prompt_fragment', key: '.hidden', content: 'dot', media_type: 'text/plain'},
-        {kind: 'prompt_fragment', key: '\u{1F600}\uFB33', content: 'astral', media_type: 'text/x-python'},
-        {kind: 'tool_spec', key: 'search', content: '{"b":1,"a":[true,null]}', media_type: 'application/json'},
-        {kind: 'tool_spec', key: 'raw', content: '{ "not": "canonical" }', media_type: 'application/json'},
-        {kind: 'tool_guidance', key: 'page', content: '<p>hi</p>', media_type: 'text/html'},
-      ],
-    };
-    const file = path.join(dir, 'm.json');
-    fs.writeFileSync(file, JSON.stringify(manifest));
-    const p = await propose({knowledge, from: file});
-    const out = path.join(dir, 'out');
-    const m = materialize({knowledge, digest: p.bundle_digest.slice(0, 8), directory: out});
-    expect(m.files).toContain('manifest.json');
-    expect(fs.existsSync(path.join(out, 'prompt_fragment', 'a%2Fb%20c.md'))).toBe(true);
-    expect(buildBundle({from: out, scenario: 'demo', parent: active}).bundle_digest).toBe(p.bundle_digest);
-    expect((await propose({knowledge, from: out})).bundle_digest).toBe(p.bundle_digest);
-  });
+  it(
+    'materializing a bundle and proposing the folder gives the ' + 'same digest, also for awkward keys and media types',
+    async () => {
+      await init({knowledge, scenario: 'demo', from: baseline});
+      const active = status({knowledge}).scenarios[0]!.active!.bundle_digest;
+      const manifest = {
+        scenario: 'demo',
+        evaluator_epoch: 'epoch-1',
+        parent_digest: active,
+        components: [
+          {kind: 'prompt_fragment', key: 'a/b c', content: 'slash and space', media_type: 'text/markdown'},
+          {kind: 'prompt_fragment', key: '.hidden', content: 'dot', media_type: 'text/plain'},
+          {kind: 'prompt_fragment', key: '\u{1F600}\uFB33', content: 'astral', media_type: 'text/x-python'},
+          {kind: 'tool_spec', key: 'search', content: '{"b":1,"a":[true,null]}', media_type: 'application/json'},
+          {kind: 'tool_spec', key: 'raw', content: '{ "not": "canonical" }', media_type: 'application/json'},
+          {kind: 'tool_guidance', key: 'page', content: '<p>hi</p>', media_type: 'text/html'},
+        ],
+      };
+      const file = path.join(dir, 'm.json');
+      fs.writeFileSync(file, JSON.stringify(manifest));
+      const p = await propose({knowledge, from: file});
+      const out = path.join(dir, 'out');
+      const m = materialize({knowledge, digest: p.bundle_digest.slice(0, 8), directory: out});
+      expect(m.files).toContain('manifest.json');
+      expect(fs.existsSync(path.join(out, 'prompt_fragment', 'a%2Fb%20c.md'))).toBe(true);
+      expect(buildBundle({from: out, scenario: 'demo', parent: active}).bundle_digest).toBe(p.bundle_digest);
+      expect((await propose({knowledge, from: out})).bundle_digest).toBe(p.bundle_digest);
+    },
+  );
 
   it('bundle build needs no knowledge tree and writes nothing', () => {
     const before = treeHash(dir);

@@ -33,57 +33,69 @@ async function refusal(p: Promise<unknown>): Promise<{code: string; message: str
 }
 
 describe('promote', () => {
-  it('writes the promotion record, then the pointer, mirrors and lifecycles; a re-run reports it and writes no second record', async () => {
-    const t = tree();
-    const c = confirmed(t);
-    const r = await promote({knowledge: t.knowledge, candidate: c});
-    expect(resultSchemaProblem('result-promote', JSON.parse(JSON.stringify(r)))).toBeNull();
-    expect(r).toMatchObject({
-      status: 'promoted',
-      bundle_digest: c,
-      incumbent_digest: t.baseline,
-      already_promoted: false,
-    });
-    const active = JSON.parse(t.read('active.json'));
-    expect(active).toMatchObject({bundle_digest: c, promotion_id: r.promotion_id, rollback_target_digest: t.baseline});
-    const promotion = JSON.parse(t.read(`promotions/${r.promotion_id}.json`));
-    expect(promotion).toMatchObject({
-      candidate_digest: c,
-      cohort: 'cand:epoch-1:generation:0',
-      confirmation_policy: {max_confirmation_pairs: 4},
-    });
-    expect(JSON.parse(t.read(`candidates/${c}/record.json`)).lifecycle).toBe('active');
-    expect(JSON.parse(t.read(`candidates/${t.baseline}/record.json`)).lifecycle).toBe('superseded');
-    const again = await promote({knowledge: t.knowledge, candidate: c});
-    expect(again).toMatchObject({already_promoted: true, promotion_id: r.promotion_id});
-    expect(fs.readdirSync(t.file('promotions'))).toHaveLength(1);
-    expect(verify({knowledge: t.knowledge}).errors).toEqual([]);
-  });
+  it(
+    'writes the promotion record, then the pointer, mirrors and ' +
+      'lifecycles; a re-run reports it and writes no second record',
+    async () => {
+      const t = tree();
+      const c = confirmed(t);
+      const r = await promote({knowledge: t.knowledge, candidate: c});
+      expect(resultSchemaProblem('result-promote', JSON.parse(JSON.stringify(r)))).toBeNull();
+      expect(r).toMatchObject({
+        status: 'promoted',
+        bundle_digest: c,
+        incumbent_digest: t.baseline,
+        already_promoted: false,
+      });
+      const active = JSON.parse(t.read('active.json'));
+      expect(active).toMatchObject({
+        bundle_digest: c,
+        promotion_id: r.promotion_id,
+        rollback_target_digest: t.baseline,
+      });
+      const promotion = JSON.parse(t.read(`promotions/${r.promotion_id}.json`));
+      expect(promotion).toMatchObject({
+        candidate_digest: c,
+        cohort: 'cand:epoch-1:generation:0',
+        confirmation_policy: {max_confirmation_pairs: 4},
+      });
+      expect(JSON.parse(t.read(`candidates/${c}/record.json`)).lifecycle).toBe('active');
+      expect(JSON.parse(t.read(`candidates/${t.baseline}/record.json`)).lifecycle).toBe('superseded');
+      const again = await promote({knowledge: t.knowledge, candidate: c});
+      expect(again).toMatchObject({already_promoted: true, promotion_id: r.promotion_id});
+      expect(fs.readdirSync(t.file('promotions'))).toHaveLength(1);
+      expect(verify({knowledge: t.knowledge}).errors).toEqual([]);
+    },
+  );
 
-  it('a stale parent after a sibling wins: stale_terminalization.json, a negative result, rejected, ACTIVE_MOVED, pointer untouched', async () => {
-    const t = tree();
-    const a = confirmed(t, 'a');
-    const b = confirmed(t, 'b', {
-      'playbook/playbook.md': 'Another idea.\n',
-      'routing_config/roles.json': '{"model_competitor": "small"}',
-    });
-    expect((await promote({knowledge: t.knowledge, candidate: a})).status).toBe('promoted');
-    const pointer = t.read('active.json');
-    const e = await refusal(promote({knowledge: t.knowledge, candidate: b}));
-    expect(e.code).toBe('ACTIVE_MOVED');
-    expect(e.message).toMatch(/active bundle is/);
-    expect(t.read('active.json')).toBe(pointer);
-    expect(JSON.parse(t.read(`candidates/${b}/stale_terminalization.json`))).toMatchObject({
-      candidate_digest: b,
-      observed_active_digest: a,
-      parent_digest: t.baseline,
-    });
-    expect(JSON.parse(t.read(`candidates/${b}/negative_result.json`)).entries[0].result_id).toBe(
-      `context-bundle-${b}-stale-incumbent`,
-    );
-    expect(JSON.parse(t.read(`candidates/${b}/record.json`)).lifecycle).toBe('rejected');
-    expect(verify({knowledge: t.knowledge}).errors).toEqual([]);
-  });
+  it(
+    'a stale parent after a sibling wins: stale_terminalization.json, ' +
+      'a negative result, rejected, ACTIVE_MOVED, pointer untouched',
+    async () => {
+      const t = tree();
+      const a = confirmed(t, 'a');
+      const b = confirmed(t, 'b', {
+        'playbook/playbook.md': 'Another idea.\n',
+        'routing_config/roles.json': '{"model_competitor": "small"}',
+      });
+      expect((await promote({knowledge: t.knowledge, candidate: a})).status).toBe('promoted');
+      const pointer = t.read('active.json');
+      const e = await refusal(promote({knowledge: t.knowledge, candidate: b}));
+      expect(e.code).toBe('ACTIVE_MOVED');
+      expect(e.message).toMatch(/active bundle is/);
+      expect(t.read('active.json')).toBe(pointer);
+      expect(JSON.parse(t.read(`candidates/${b}/stale_terminalization.json`))).toMatchObject({
+        candidate_digest: b,
+        observed_active_digest: a,
+        parent_digest: t.baseline,
+      });
+      expect(JSON.parse(t.read(`candidates/${b}/negative_result.json`)).entries[0].result_id).toBe(
+        `context-bundle-${b}-stale-incumbent`,
+      );
+      expect(JSON.parse(t.read(`candidates/${b}/record.json`)).lifecycle).toBe('rejected');
+      expect(verify({knowledge: t.knowledge}).errors).toEqual([]);
+    },
+  );
 
   it('refuses a candidate that is not confirmed, and writes nothing', async () => {
     const t = tree();

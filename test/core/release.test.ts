@@ -103,7 +103,8 @@ describe('every cell of the transition table, applied and blocked, with its rece
     }
   });
 
-  it('applies what the table allows when the evidence holds, blocks the rest with a receipt and nothing else written', async () => {
+  it('applies what the table allows when the evidence holds, ' +
+    'blocks the rest with a receipt and nothing else written', async () => {
     const cells: string[] = [];
     for (const from of RELEASE_STATES) {
       for (const to of RELEASE_STATES) {
@@ -126,7 +127,8 @@ describe('every cell of the transition table, applied and blocked, with its rece
         if (r.status !== 'applied') expect(hashBesideReceipts(k)).toBe(hash);
         else expect(releaseShow({knowledge: k, version: 'v2'}).states[0]!.state).toBe(to);
         cells.push(
-          `${from}→${to} ${r.status === 'applied' ? 'applied' : `${r.status} ${r.blockers.map((b) => b.code).join(',')}`}`,
+          `${from}→${to} ` +
+            `${r.status === 'applied' ? 'applied' : `${r.status} ${r.blockers.map((b) => b.code).join(',')}`}`,
         );
         expect(verify({knowledge: k}).errors).toEqual([]);
         fs.rmSync(path.dirname(k), {recursive: true, force: true});
@@ -138,7 +140,12 @@ describe('every cell of the transition table, applied and blocked, with its rece
         const legal = TRANSITIONS[from].includes(to);
         // ACTIVE→DEPRECATED is in the table, but the global scope has one ACTIVE: deprecating it needs another.
         expected.push(
-          `${from}→${to} ${!legal ? 'blocked ILLEGAL_STATE_TRANSITION' : from === 'ACTIVE' ? 'blocked NO_OTHER_ACTIVE_RELEASE' : 'applied'}`,
+          `${from}→${to} ` +
+            (!legal
+              ? 'blocked ILLEGAL_STATE_TRANSITION'
+              : from === 'ACTIVE'
+                ? 'blocked NO_OTHER_ACTIVE_RELEASE'
+                : 'applied'),
         );
       }
     }
@@ -147,28 +154,32 @@ describe('every cell of the transition table, applied and blocked, with its rece
 });
 
 describe('the global ACTIVE is a promotion', () => {
-  it("writes promote's record and the pointer, deprecates the release that served, and keeps ACTIVE out of the registry", async () => {
-    const k = copy(templates.get('CANARY')!, 'active');
-    const r = await releaseTransition({knowledge: k, version: 'v2', to: 'ACTIVE', rationale: 'go'});
-    expect(r).toMatchObject({
-      status: 'applied',
-      from_state: 'CANARY',
-      target_state: 'ACTIVE',
-      deprecated_versions: ['v1'],
-    });
-    const active = JSON.parse(fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8'));
-    expect(active).toMatchObject({bundle_digest: a, promotion_id: r.promotion_id});
-    expect(fs.existsSync(path.join(k, `demo/context_bundles/promotions/${r.promotion_id}.json`))).toBe(true);
-    const registry = JSON.parse(
-      fs.readFileSync(path.join(k, 'demo/context_bundles/releases/registry/global.json'), 'utf8'),
-    );
-    expect(Object.values(registry.releases).map((x) => (x as {state: string}).state)).not.toContain('ACTIVE');
-    expect(releaseHistory({knowledge: k}).receipts.at(-1)).toMatchObject({
-      version: 'v2',
-      target_state: 'ACTIVE',
-      applied: true,
-    });
-  });
+  it(
+    "writes promote's record and the pointer, deprecates the " +
+      'release that served, and keeps ACTIVE out of the registry',
+    async () => {
+      const k = copy(templates.get('CANARY')!, 'active');
+      const r = await releaseTransition({knowledge: k, version: 'v2', to: 'ACTIVE', rationale: 'go'});
+      expect(r).toMatchObject({
+        status: 'applied',
+        from_state: 'CANARY',
+        target_state: 'ACTIVE',
+        deprecated_versions: ['v1'],
+      });
+      const active = JSON.parse(fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8'));
+      expect(active).toMatchObject({bundle_digest: a, promotion_id: r.promotion_id});
+      expect(fs.existsSync(path.join(k, `demo/context_bundles/promotions/${r.promotion_id}.json`))).toBe(true);
+      const registry = JSON.parse(
+        fs.readFileSync(path.join(k, 'demo/context_bundles/releases/registry/global.json'), 'utf8'),
+      );
+      expect(Object.values(registry.releases).map((x) => (x as {state: string}).state)).not.toContain('ACTIVE');
+      expect(releaseHistory({knowledge: k}).receipts.at(-1)).toMatchObject({
+        version: 'v2',
+        target_state: 'ACTIVE',
+        applied: true,
+      });
+    },
+  );
 
   it('a dry run runs the gate and writes nothing', async () => {
     const k = copy(templates.get('CANARY')!, 'dry');

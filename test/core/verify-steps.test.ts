@@ -39,33 +39,39 @@ function tamperActive(knowledge: string, scenario: string): void {
 }
 
 describe("verify's steps", () => {
-  it('run by the caller, give the result verify gives by itself, clean and with findings, each step once, in the generated order', () => {
-    const knowledge = copyRichKnowledge();
-    for (const label of ['clean', 'tampered']) {
-      if (label === 'tampered') tamperActive(knowledge, 'campaign');
-      const names: string[] = [];
-      const stepped = verify({knowledge, now, steps: noting(names)});
-      expect([label, stepped]).toEqual([label, verify({knowledge, now})]);
-      if (label === 'tampered') expect(stepped.status).toBe('failed');
-      expect(new Set(names).size).toBe(names.length);
-      // In each scenario: the start checks, each candidate's checks in their order, then the scenario's.
-      const ofCampaign = names.filter((n) => n.startsWith('campaign: ')).map((n) => n.slice('campaign: '.length));
-      const candidates = [...new Set(ofCampaign.filter((n) => n.startsWith('candidate ')).map((n) => n.split(' ')[1]))];
-      expect(candidates.length).toBeGreaterThan(1);
-      const inOrder = (n: string) => n.replace(/^candidate [0-9a-f]{64} /, 'candidate ');
-      const candidateSteps = ofCampaign.filter((n) => n.startsWith('candidate ')).map(inOrder);
-      expect([
-        ...ofCampaign.filter((n) => n.startsWith('start ')),
-        ...candidateSteps,
-        ...ofCampaign.filter((n) => n.startsWith('scenario ')),
-      ]).toEqual(ofCampaign.map(inOrder));
-      expect(ofCampaign.filter((n) => n.startsWith('start '))).toEqual(START_CHECKS.map((s) => `start ${s.order}`));
-      expect(candidateSteps).toEqual(candidates.flatMap(() => CANDIDATE_CHECKS.map((s) => `candidate ${s.order}`)));
-      expect(ofCampaign.filter((n) => n.startsWith('scenario '))).toEqual(
-        SCENARIO_CHECKS.map((s) => `scenario ${s.order}`),
-      );
-    }
-  });
+  it(
+    'run by the caller, give the result verify gives by itself, ' +
+      'clean and with findings, each step once, in the generated order',
+    () => {
+      const knowledge = copyRichKnowledge();
+      for (const label of ['clean', 'tampered']) {
+        if (label === 'tampered') tamperActive(knowledge, 'campaign');
+        const names: string[] = [];
+        const stepped = verify({knowledge, now, steps: noting(names)});
+        expect([label, stepped]).toEqual([label, verify({knowledge, now})]);
+        if (label === 'tampered') expect(stepped.status).toBe('failed');
+        expect(new Set(names).size).toBe(names.length);
+        // In each scenario: the start checks, each candidate's checks in their order, then the scenario's.
+        const ofCampaign = names.filter((n) => n.startsWith('campaign: ')).map((n) => n.slice('campaign: '.length));
+        const candidates = [
+          ...new Set(ofCampaign.filter((n) => n.startsWith('candidate ')).map((n) => n.split(' ')[1])),
+        ];
+        expect(candidates.length).toBeGreaterThan(1);
+        const inOrder = (n: string) => n.replace(/^candidate [0-9a-f]{64} /, 'candidate ');
+        const candidateSteps = ofCampaign.filter((n) => n.startsWith('candidate ')).map(inOrder);
+        expect([
+          ...ofCampaign.filter((n) => n.startsWith('start ')),
+          ...candidateSteps,
+          ...ofCampaign.filter((n) => n.startsWith('scenario ')),
+        ]).toEqual(ofCampaign.map(inOrder));
+        expect(ofCampaign.filter((n) => n.startsWith('start '))).toEqual(START_CHECKS.map((s) => `start ${s.order}`));
+        expect(candidateSteps).toEqual(candidates.flatMap(() => CANDIDATE_CHECKS.map((s) => `candidate ${s.order}`)));
+        expect(ofCampaign.filter((n) => n.startsWith('scenario '))).toEqual(
+          SCENARIO_CHECKS.map((s) => `scenario ${s.order}`),
+        );
+      }
+    },
+  );
 
   it("a step the caller answers is not run: its findings are the caller's (none)", () => {
     const knowledge = copyRichKnowledge();
@@ -97,45 +103,49 @@ describe("verify's steps", () => {
     expect(skipped.errors).toEqual(whole.errors.filter((e) => !isActive(e)));
   });
 
-  it("a caller that answers every step with what it handed on in an earlier run gets that run's findings, in their order", () => {
-    const knowledge = copyRichKnowledge();
-    tamperActive(knowledge, 'campaign');
-    tamperActive(knowledge, 'rolled');
-    const kept = new Map<string, StepOutput>();
-    const first = verify({
-      knowledge,
-      now,
-      steps: {
-        run(name, _inputs, step) {
-          const out = step();
-          kept.set(name, out);
-          return out;
+  it(
+    'a caller that answers every step with what it handed on in ' +
+      "an earlier run gets that run's findings, in their order",
+    () => {
+      const knowledge = copyRichKnowledge();
+      tamperActive(knowledge, 'campaign');
+      tamperActive(knowledge, 'rolled');
+      const kept = new Map<string, StepOutput>();
+      const first = verify({
+        knowledge,
+        now,
+        steps: {
+          run(name, _inputs, step) {
+            const out = step();
+            kept.set(name, out);
+            return out;
+          },
         },
-      },
-    });
-    expect(first.status).toBe('failed');
-    expect(kept.size).toBeGreaterThan(0);
-    let ran = 0;
-    const answered = verify({
-      knowledge,
-      now,
-      steps: {
-        run(name, _inputs, step) {
-          const out = kept.get(name);
-          if (out !== undefined) return out;
-          ran++;
-          return step();
+      });
+      expect(first.status).toBe('failed');
+      expect(kept.size).toBeGreaterThan(0);
+      let ran = 0;
+      const answered = verify({
+        knowledge,
+        now,
+        steps: {
+          run(name, _inputs, step) {
+            const out = kept.get(name);
+            if (out !== undefined) return out;
+            ran++;
+            return step();
+          },
         },
-      },
-    });
-    expect(ran).toBe(0);
-    const findings = (r: typeof first) => ({
-      status: r.status,
-      errors: r.errors,
-      warnings: r.warnings,
-      notes: r.notes,
-      chain_heads: r.chain_heads,
-    });
-    expect(findings(answered)).toEqual(findings(first));
-  });
+      });
+      expect(ran).toBe(0);
+      const findings = (r: typeof first) => ({
+        status: r.status,
+        errors: r.errors,
+        warnings: r.warnings,
+        notes: r.notes,
+        chain_heads: r.chain_heads,
+      });
+      expect(findings(answered)).toEqual(findings(first));
+    },
+  );
 });

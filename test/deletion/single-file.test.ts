@@ -16,11 +16,13 @@ import {foreignMoveTree, kindsMissing, markerTree} from '../helpers/kind-trees.j
 const SAFE_TO_LOSE: Array<[RegExp, string]> = [
   [
     /^\.gitignore$/,
-    'the root .gitignore: trees the Python implementation writes have none, and any writing command or repair writes it',
+    'the root .gitignore: trees the Python implementation writes ' +
+      'have none, and any writing command or repair writes it',
   ],
   [
     /^\.gitattributes$/,
-    'the root .gitattributes: trees made before autoctx wrote it have none; its loss is a warning (GITATTRIBUTES_MISSING) and repair writes it',
+    'the root .gitattributes: trees made before autoctx wrote it have none; ' +
+      'its loss is a warning (GITATTRIBUTES_MISSING) and repair writes it',
   ],
   [
     /^demo\/(playbook|hints)\.md$/,
@@ -36,7 +38,8 @@ const SAFE_TO_LOSE: Array<[RegExp, string]> = [
   ],
   [
     /^demo\/context_bundles\/rollbacks\/approvals\/RBX-\d{14}-[0-9a-f]{8}\.json$/,
-    "an emergency rollback's approval: its loss makes the rollback read AWAITING_APPROVAL again (EXPIRED_UNAPPROVED once its window closed), which status and verify show: less approved, never more",
+    "an emergency rollback's approval: its loss makes the rollback read AWAITING_APPROVAL again " +
+      '(EXPIRED_UNAPPROVED once its window closed), which status and verify show: less approved, never more',
   ],
 ];
 
@@ -120,7 +123,8 @@ function deleteEach(knowledge: string, strict: boolean, allowedSigners?: string)
     // it.
     const change = /\/signing\/chain\/([0-9a-f]{64})\.json$/.exec(rel)?.[1];
     // A release receipt nothing after it names is named by the registry it wrote: by number and by the digest of the
-    // receipt but for that registry (its file's name is the digest of the whole, which only the receipt after it knows).
+    // receipt but for that registry (its file's name is the digest of the whole, which only the receipt after it
+    // knows).
     const receipt = /\/releases\/receipts\/[^/]+\/[0-9a-f]{64}\.json$/.test(rel)
       ? stableDigest(receiptCore(JSON.parse(fs.readFileSync(path.join(knowledge, rel), 'utf8'))))
       : undefined;
@@ -144,7 +148,8 @@ function deleteEach(knowledge: string, strict: boolean, allowedSigners?: string)
       outcome.push(`${rel}: ${r.errors.length === 0 ? 'safe' : `errors ${r.errors.map((e) => e.code).join(',')}`}`);
     else
       outcome.push(
-        `${rel}: ${named ? 'named' : `NOT NAMED (${r.errors.map((e) => `${e.code} ${e.file}`).join('; ') || 'no errors'})`}`,
+        `${rel}: ` +
+          `${named ? 'named' : `NOT NAMED (${r.errors.map((e) => `${e.code} ${e.file}`).join('; ') || 'no errors'})`}`,
       );
   }
   expect(outcome.length).toBe(files.length);
@@ -162,53 +167,69 @@ const rolledBackTree = once(() => {
 });
 
 describe('single-file deletion, exhaustively', () => {
-  it('deleting any one file of a full tree makes verify report an error naming it, except the files docs/guarantees.md lists as safe to lose', () => {
-    const k = fullTree();
-    expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: []});
-    const files = filesOf(k);
-    for (const want of [
-      /^demo\/context_bundles\/promotions\//,
-      /^demo\/context_bundles\/rollbacks\//,
-      /^demo\/context_bundles\/rollovers\//,
-      /negative_result\.json$/,
-      /false-promotion\.json$/,
-      /reservation-artifacts\//,
-      /evidence_seal\.json$/,
-      /evaluator_plan\.json$/,
-      /\/runtime\/[0-9a-f]{64}\/harness\//,
-      /\/superseded_plans\//,
-    ]) {
-      expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
-    }
-    expect(deleteEach(k, false)).toEqual([]);
-  });
+  it(
+    'deleting any one file of a full tree makes verify report an error ' +
+      'naming it, except the files docs/guarantees.md lists as safe to lose',
+    () => {
+      const k = fullTree();
+      expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: []});
+      const files = filesOf(k);
+      for (const want of [
+        /^demo\/context_bundles\/promotions\//,
+        /^demo\/context_bundles\/rollbacks\//,
+        /^demo\/context_bundles\/rollovers\//,
+        /negative_result\.json$/,
+        /false-promotion\.json$/,
+        /reservation-artifacts\//,
+        /evidence_seal\.json$/,
+        /evaluator_plan\.json$/,
+        /\/runtime\/[0-9a-f]{64}\/harness\//,
+        /\/superseded_plans\//,
+      ]) {
+        expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
+      }
+      expect(deleteEach(k, false)).toEqual([]);
+    },
+  );
 
-  it("a tree whose newest move is autoctx's own rollback: deleting any one file, its execution record included, is an error naming that very file", () => {
-    const k = rolledBackTree();
-    expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: [], notes: []});
-    expect(filesOf(k).filter((f) => /\/rollbacks\/RBX-[^/]+\.json$/.test(f))).toHaveLength(1);
-    expect(deleteEach(k, true)).toEqual([]);
-  });
+  it(
+    "a tree whose newest move is autoctx's own rollback: deleting any one " +
+      'file, its execution record included, is an error naming that very file',
+    () => {
+      const k = rolledBackTree();
+      expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: [], notes: []});
+      expect(filesOf(k).filter((f) => /\/rollbacks\/RBX-[^/]+\.json$/.test(f))).toHaveLength(1);
+      expect(deleteEach(k, true)).toEqual([]);
+    },
+  );
 
-  it('a Python-written tree autoctx moved on from, then signed: deleting any one file, the kept foreign move and every signed chain file included, is an error naming that very file', () => {
-    const {knowledge, anchor} = foreignTree();
-    expect(verify({knowledge, allowedSigners: anchor})).toMatchObject({status: 'ok', errors: [], warnings: []});
-    const files = filesOf(knowledge);
-    for (const want of [
-      /\/foreign_moves\/[0-9a-f]{32}\.json$/,
-      /\/signing\/chain\/[0-9a-f]{64}\.json$/,
-      /\/signing\/chain\/[0-9a-f]{64}\.json\.sig$/,
-      /\/signing\/signers\/000001\.json$/,
-    ]) {
-      expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
-    }
-    expect(deleteEach(knowledge, true, anchor)).toEqual([]);
-  });
+  it(
+    'a Python-written tree autoctx moved on from, then signed: deleting any one file, the kept ' +
+      'foreign move and every signed chain file included, is an error naming that very file',
+    () => {
+      const {knowledge, anchor} = foreignTree();
+      expect(verify({knowledge, allowedSigners: anchor})).toMatchObject({status: 'ok', errors: [], warnings: []});
+      const files = filesOf(knowledge);
+      for (const want of [
+        /\/foreign_moves\/[0-9a-f]{32}\.json$/,
+        /\/signing\/chain\/[0-9a-f]{64}\.json$/,
+        /\/signing\/chain\/[0-9a-f]{64}\.json\.sig$/,
+        /\/signing\/signers\/000001\.json$/,
+      ]) {
+        expect([String(want), files.some((f) => want.test(f))]).toEqual([String(want), true]);
+      }
+      expect(deleteEach(knowledge, true, anchor)).toEqual([]);
+    },
+  );
 
-  it('the trees deleted from hold a file of every document kind the store keeps in a committed tree (test/helpers/kind-trees.ts)', () => {
-    const files = [fullTree(), rolledBackTree(), foreignTree().knowledge].flatMap(filesOf);
-    expect(kindsMissing(files)).toEqual([]);
-  });
+  it(
+    'the trees deleted from hold a file of every document kind the ' +
+      'store keeps in a committed tree (test/helpers/kind-trees.ts)',
+    () => {
+      const files = [fullTree(), rolledBackTree(), foreignTree().knowledge].flatMap(filesOf);
+      expect(kindsMissing(files)).toEqual([]);
+    },
+  );
 
   it('docs/guarantees.md lists every file that is safe to lose, with its reason', () => {
     const doc = fs.readFileSync(path.join(PROJECT_ROOT, 'docs/guarantees.md'), 'utf8');

@@ -33,7 +33,8 @@ beforeAll(async () => {
   for (const bin of [CLAUDE, CODEX])
     if (!fs.existsSync(bin))
       throw new Error(
-        `${bin} is missing: run npm run e2e:install (the pinned hosts are installed into hosts-e2e/, never into the project's dependencies)`,
+        `${bin} is missing: run npm run e2e:install (the pinned hosts are ` +
+          `installed into hosts-e2e/, never into the project's dependencies)`,
       );
   fake = (await startFakeModels()) as Fake;
 });
@@ -217,69 +218,77 @@ function assertDelivered(body: string, m: ReturnType<typeof machine>): void {
 }
 
 describe('Claude Code 2.1.328', () => {
-  it('gets the package once at session start, recall on the first prompt leaves out what it delivered, a resume prints nothing, a broken configuration injects nothing', async () => {
-    const m = machine('claude');
-    m.autoctx([
-      'hook',
-      'install',
-      '--host',
-      'claude-code',
-      '--project',
-      m.project,
-      '--knowledge',
-      m.knowledge,
-      '--scenario',
-      'demo',
-    ]);
-    m.autoctx(['hook', 'enable', '--project', m.project]);
-    const recorded = path.join(m.root, 'recorded');
-    addRecorder(path.join(m.project, '.claude/settings.local.json'), recorded);
-    const env = {
-      ...m.env,
-      ANTHROPIC_BASE_URL: `http://127.0.0.1:${fake.port}`,
-      ANTHROPIC_API_KEY: 'sk-fake',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-    };
-    const from = fake.requests.length;
-    const first = await run(CLAUDE, ['-p', PROMPT, '--output-format', 'json'], {cwd: m.project, env});
-    expect({status: first.status}).toEqual({status: 0});
-    timings.push(`claude -p with both hooks: ${first.ms} ms; package ${Buffer.byteLength(m.rendered, 'utf8')} bytes`);
-    const body = bodiesSince(from);
-    expect(body).toContain('SessionStart hook additional context: # autoctx bootstrap context');
-    assertDelivered(body, m);
-    // The first prompt's recall ran and left the delivered components out; without the receipt it would have returned
-    // them.
-    expect(body).toContain('UserPromptSubmit hook additional context: # autoctx recalled context');
-    const control = JSON.parse(m.autoctx(['recall', '--query', PROMPT, '--knowledge', m.knowledge, '--json']));
-    expect(control.items.map((i: {component_digest: string}) => i.component_digest)).toEqual(
-      expect.arrayContaining(m.tagged.map((c) => c.digest)),
-    );
-    expect(receipts(m.knowledge).map((r) => [r.lifecycle, r.state])).toEqual([['startup', 'injected']]);
-    checkShapes('claude-code', recorded);
-    // A resume of the session: the hook prints nothing, its receipt is skipped.
-    const session = JSON.parse(first.stdout).session_id as string;
-    const resumed = await run(CLAUDE, ['-p', 'And after a restart?', '--resume', session, '--output-format', 'json'], {
-      cwd: m.project,
-      env,
-    });
-    expect(resumed.status).toBe(0);
-    expect(
-      receipts(m.knowledge)
-        .map((r) => [r.lifecycle, r.state])
-        .sort(),
-    ).toEqual([
-      ['resume', 'skipped'],
-      ['startup', 'injected'],
-    ]);
-    // A broken configuration: the prompt goes through with nothing injected, and the host reports success.
-    fs.writeFileSync(path.join(m.env.XDG_CONFIG_HOME!, 'autoctx/config.json'), '{');
-    const before = fake.requests.length;
-    const broken = await run(CLAUDE, ['-p', PROMPT, '--output-format', 'json'], {cwd: m.project, env});
-    expect(broken.status).toBe(0);
-    expect(JSON.parse(broken.stdout).is_error).toBe(false);
-    expect(count(bodiesSince(before), BEGIN)).toBe(0);
-  });
+  it(
+    'gets the package once at session start, recall on the first prompt leaves out ' +
+      'what it delivered, a resume prints nothing, a broken configuration injects nothing',
+    async () => {
+      const m = machine('claude');
+      m.autoctx([
+        'hook',
+        'install',
+        '--host',
+        'claude-code',
+        '--project',
+        m.project,
+        '--knowledge',
+        m.knowledge,
+        '--scenario',
+        'demo',
+      ]);
+      m.autoctx(['hook', 'enable', '--project', m.project]);
+      const recorded = path.join(m.root, 'recorded');
+      addRecorder(path.join(m.project, '.claude/settings.local.json'), recorded);
+      const env = {
+        ...m.env,
+        ANTHROPIC_BASE_URL: `http://127.0.0.1:${fake.port}`,
+        ANTHROPIC_API_KEY: 'sk-fake',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_TELEMETRY: '1',
+      };
+      const from = fake.requests.length;
+      const first = await run(CLAUDE, ['-p', PROMPT, '--output-format', 'json'], {cwd: m.project, env});
+      expect({status: first.status}).toEqual({status: 0});
+      timings.push(`claude -p with both hooks: ${first.ms} ms; package ${Buffer.byteLength(m.rendered, 'utf8')} bytes`);
+      const body = bodiesSince(from);
+      expect(body).toContain('SessionStart hook additional context: # autoctx bootstrap context');
+      assertDelivered(body, m);
+      // The first prompt's recall ran and left the delivered components out; without the receipt it would have returned
+      // them.
+      expect(body).toContain('UserPromptSubmit hook additional context: # autoctx recalled context');
+      const control = JSON.parse(m.autoctx(['recall', '--query', PROMPT, '--knowledge', m.knowledge, '--json']));
+      expect(control.items.map((i: {component_digest: string}) => i.component_digest)).toEqual(
+        expect.arrayContaining(m.tagged.map((c) => c.digest)),
+      );
+      expect(receipts(m.knowledge).map((r) => [r.lifecycle, r.state])).toEqual([['startup', 'injected']]);
+      checkShapes('claude-code', recorded);
+      // A resume of the session: the hook prints nothing, its receipt is skipped.
+      const session = JSON.parse(first.stdout).session_id as string;
+      const resumed = await run(
+        CLAUDE,
+        ['-p', 'And after a restart?', '--resume', session, '--output-format', 'json'],
+        {
+          cwd: m.project,
+          env,
+        },
+      );
+      expect(resumed.status).toBe(0);
+      expect(
+        receipts(m.knowledge)
+          .map((r) => [r.lifecycle, r.state])
+          .sort(),
+      ).toEqual([
+        ['resume', 'skipped'],
+        ['startup', 'injected'],
+      ]);
+      // A broken configuration: the prompt goes through with nothing injected, and the host reports success.
+      fs.writeFileSync(path.join(m.env.XDG_CONFIG_HOME!, 'autoctx/config.json'), '{');
+      const before = fake.requests.length;
+      const broken = await run(CLAUDE, ['-p', PROMPT, '--output-format', 'json'], {cwd: m.project, env});
+      expect(broken.status).toBe(0);
+      expect(JSON.parse(broken.stdout).is_error).toBe(false);
+      expect(count(bodiesSince(before), BEGIN)).toBe(0);
+    },
+  );
 });
 
 describe('Claude Code 2.1.328, routed', () => {
@@ -371,93 +380,102 @@ describe('codex-cli 0.169.0', () => {
     expect(receipts(m.knowledge)).toEqual([]);
   });
 
-  it('trusted, gets the package once as its own message, recall leaves out what it delivered, a resume prints nothing, a broken tree injects nothing', async () => {
-    const m = machine('codex');
-    const env = {...m.env, CODEX_HOME: codexHome(m), FAKE_API_KEY: 'sk-fake'};
-    m.autoctx([
-      'hook',
-      'install',
-      '--host',
-      'codex',
-      '--project',
-      m.project,
-      '--knowledge',
-      m.knowledge,
-      '--scenario',
-      'demo',
-    ]);
-    m.autoctx(['hook', 'enable', '--project', m.project]);
-    const recorded = path.join(m.root, 'recorded');
-    addRecorder(path.join(m.project, '.codex/hooks.json'), recorded);
-    // Trust for this run only, Codex's own switch (the hash it records for /hooks is not a documented format).
-    const trusted = ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust'];
-    const from = fake.requests.length;
-    const first = await run(CODEX, [...trusted, PROMPT], {cwd: m.project, env});
-    expect(first.status).toBe(0);
-    timings.push(`codex exec with both hooks: ${first.ms} ms; package ${Buffer.byteLength(m.rendered, 'utf8')} bytes`);
-    const body = bodiesSince(from);
-    expect(body).toContain(JSON.stringify(`${m.rendered}`).slice(1, 60));
-    assertDelivered(body, m);
-    expect(body).toContain('# autoctx recalled context');
-    expect(receipts(m.knowledge).map((r) => [r.lifecycle, r.state])).toEqual([['startup', 'injected']]);
-    checkShapes('codex', recorded);
-    const resumed = await run(
-      CODEX,
-      [
-        ...trusted.slice(0, 1),
-        'resume',
-        '--last',
-        '--skip-git-repo-check',
-        '--dangerously-bypass-hook-trust',
-        'And after a restart?',
-      ],
-      {cwd: m.project, env},
-    );
-    expect(resumed.status).toBe(0);
-    expect(
-      receipts(m.knowledge)
-        .map((r) => [r.lifecycle, r.state])
-        .sort(),
-    ).toEqual([
-      ['resume', 'skipped'],
-      ['startup', 'injected'],
-    ]);
-    // A broken tree: the prompt goes through, nothing injected, success.
-    fs.writeFileSync(path.join(m.knowledge, 'demo/context_bundles/bootstrap/curation.json'), '{');
-    const before = fake.requests.length;
-    const broken = await run(CODEX, [...trusted, PROMPT], {cwd: m.project, env});
-    expect(broken.status).toBe(0);
-    expect(count(bodiesSince(before), BEGIN)).toBe(0);
-  });
-  it("routed: delivers the canary's curated context to a session in its share, and pins the session to it", async () => {
-    const m = machine('codex-canary', true);
-    const env = {...m.env, CODEX_HOME: codexHome(m), FAKE_API_KEY: 'sk-fake'};
-    m.autoctx([
-      'hook',
-      'install',
-      '--host',
-      'codex',
-      '--project',
-      m.project,
-      '--knowledge',
-      m.knowledge,
-      '--scenario',
-      'demo',
-    ]);
-    m.autoctx(['hook', 'enable', '--project', m.project]);
-    const from = fake.requests.length;
-    const first = await run(CODEX, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', PROMPT], {
-      cwd: m.project,
-      env,
-    });
-    expect(first.status).toBe(0);
-    assertDelivered(bodiesSince(from), m);
-    expect(receipts(m.knowledge).map((r) => [r.state, r.routing?.version, r.routing?.state])).toEqual([
-      ['injected', 'v2', 'CANARY'],
-    ]);
-    const states = fs
-      .readdirSync(path.join(m.knowledge, '.state/hosts/codex'))
-      .map((f) => JSON.parse(fs.readFileSync(path.join(m.knowledge, '.state/hosts/codex', f), 'utf8')));
-    expect(states.map((s) => s.routing?.version)).toEqual(['v2']);
-  });
+  it(
+    'trusted, gets the package once as its own message, recall leaves out what ' +
+      'it delivered, a resume prints nothing, a broken tree injects nothing',
+    async () => {
+      const m = machine('codex');
+      const env = {...m.env, CODEX_HOME: codexHome(m), FAKE_API_KEY: 'sk-fake'};
+      m.autoctx([
+        'hook',
+        'install',
+        '--host',
+        'codex',
+        '--project',
+        m.project,
+        '--knowledge',
+        m.knowledge,
+        '--scenario',
+        'demo',
+      ]);
+      m.autoctx(['hook', 'enable', '--project', m.project]);
+      const recorded = path.join(m.root, 'recorded');
+      addRecorder(path.join(m.project, '.codex/hooks.json'), recorded);
+      // Trust for this run only, Codex's own switch (the hash it records for /hooks is not a documented format).
+      const trusted = ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust'];
+      const from = fake.requests.length;
+      const first = await run(CODEX, [...trusted, PROMPT], {cwd: m.project, env});
+      expect(first.status).toBe(0);
+      timings.push(
+        `codex exec with both hooks: ${first.ms} ms; package ${Buffer.byteLength(m.rendered, 'utf8')} bytes`,
+      );
+      const body = bodiesSince(from);
+      expect(body).toContain(JSON.stringify(`${m.rendered}`).slice(1, 60));
+      assertDelivered(body, m);
+      expect(body).toContain('# autoctx recalled context');
+      expect(receipts(m.knowledge).map((r) => [r.lifecycle, r.state])).toEqual([['startup', 'injected']]);
+      checkShapes('codex', recorded);
+      const resumed = await run(
+        CODEX,
+        [
+          ...trusted.slice(0, 1),
+          'resume',
+          '--last',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-hook-trust',
+          'And after a restart?',
+        ],
+        {cwd: m.project, env},
+      );
+      expect(resumed.status).toBe(0);
+      expect(
+        receipts(m.knowledge)
+          .map((r) => [r.lifecycle, r.state])
+          .sort(),
+      ).toEqual([
+        ['resume', 'skipped'],
+        ['startup', 'injected'],
+      ]);
+      // A broken tree: the prompt goes through, nothing injected, success.
+      fs.writeFileSync(path.join(m.knowledge, 'demo/context_bundles/bootstrap/curation.json'), '{');
+      const before = fake.requests.length;
+      const broken = await run(CODEX, [...trusted, PROMPT], {cwd: m.project, env});
+      expect(broken.status).toBe(0);
+      expect(count(bodiesSince(before), BEGIN)).toBe(0);
+    },
+  );
+  it(
+    "routed: delivers the canary's curated context to a " + 'session in its share, and pins the session to it',
+    async () => {
+      const m = machine('codex-canary', true);
+      const env = {...m.env, CODEX_HOME: codexHome(m), FAKE_API_KEY: 'sk-fake'};
+      m.autoctx([
+        'hook',
+        'install',
+        '--host',
+        'codex',
+        '--project',
+        m.project,
+        '--knowledge',
+        m.knowledge,
+        '--scenario',
+        'demo',
+      ]);
+      m.autoctx(['hook', 'enable', '--project', m.project]);
+      const from = fake.requests.length;
+      const first = await run(CODEX, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', PROMPT], {
+        cwd: m.project,
+        env,
+      });
+      expect(first.status).toBe(0);
+      assertDelivered(bodiesSince(from), m);
+      expect(receipts(m.knowledge).map((r) => [r.state, r.routing?.version, r.routing?.state])).toEqual([
+        ['injected', 'v2', 'CANARY'],
+      ]);
+      const states = fs
+        .readdirSync(path.join(m.knowledge, '.state/hosts/codex'))
+        .map((f) => JSON.parse(fs.readFileSync(path.join(m.knowledge, '.state/hosts/codex', f), 'utf8')));
+      expect(states.map((s) => s.routing?.version)).toEqual(['v2']);
+    },
+  );
 });

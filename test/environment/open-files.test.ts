@@ -28,9 +28,12 @@ function underLimit(body: string): {code: string; message: string}[] {
 
 describe('too many open files', () => {
   it('a per-arm evaluator that cannot be started is TOO_MANY_OPEN_FILES (exit 9), naming the command', () => {
-    const out = underLimit(`
-      try { await runCommand('true', '', 5000); out.push({code: 'none', message: ''}); } catch (e) { out.push({code: e.code, message: e.message, exit: e.exitCode}); }
-    `);
+    const out = underLimit(
+      `
+      try { await runCommand('true', '', 5000); out.push({code: 'none', message: ''}); ` +
+        `} catch (e) { out.push({code: e.code, message: e.message, exit: e.exitCode}); }
+    `,
+    );
     expect(out).toEqual([
       expect.objectContaining({
         code: 'TOO_MANY_OPEN_FILES',
@@ -41,11 +44,16 @@ describe('too many open files', () => {
   });
 
   it('a persistent evaluator that cannot be started fails its request the same way, and closes', () => {
-    const out = underLimit(`
-      const ev = createEvaluator({command: 'cat', mode: 'persistent', timeoutSeconds: 5, concurrency: 1});
-      try { await ev.evaluate({arm: 'candidate', fixture: 'f', seed: 1, request_id: 'r'}); out.push({code: 'none', message: ''}); } catch (e) { out.push({code: e.code, message: e.message, exit: e.exitCode}); }
+    const out = underLimit(
+      `
+      const ev = createEvaluator({command: 'cat', mode: 'persistent', ` +
+        `timeoutSeconds: 5, concurrency: 1});
+      try { await ev.evaluate({arm: 'candidate', fixture: 'f', seed: 1, ` +
+        `request_id: 'r'}); out.push({code: 'none', message: ''}); } catch (e) { ` +
+        `out.push({code: e.code, message: e.message, exit: e.exitCode}); }
       await ev.close();
-    `);
+    `,
+    );
     expect(out).toEqual([expect.objectContaining({code: 'TOO_MANY_OPEN_FILES', exit: 9})]);
   });
 });

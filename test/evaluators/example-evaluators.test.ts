@@ -54,7 +54,8 @@ const answers = (stdout: string) =>
   (JSON.parse(stdout) as {exchanges: Array<{answer: unknown}>}).exchanges.map((x) => x.answer);
 
 describe('the example evaluators', () => {
-  it('the Python one (standard library only) answers exactly as the JavaScript one, per arm and persistent', async () => {
+  it('the Python one (standard library only) answers ' +
+    'exactly as the JavaScript one, per arm and persistent', async () => {
     const k = await tree();
     const check = (evaluator: string, mode: string) =>
       autoctx([
@@ -82,7 +83,8 @@ describe('the example evaluators', () => {
   }, 60_000);
 
   it.each(['openai', 'anthropic'] as const)(
-    'the model one, against a fake %s API: the bundle and the case in the prompt, nothing of the experiment, temperature 0',
+    'the model one, against a fake %s API: the bundle and the ' +
+      'case in the prompt, nothing of the experiment, temperature 0',
     async (api) => {
       const k = await tree();
       const seen: Array<{url: string; headers: http.IncomingHttpHeaders; body: any}> = [];
@@ -185,7 +187,8 @@ describe('the example evaluators', () => {
     );
     expect(r.status).toBe(8);
     expect(JSON.parse(r.stdout).exchanges[0].error.stderr_tail).toEqual([
-      'model evaluator: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible API) or ANTHROPIC_API_KEY',
+      'model evaluator: set OPENAI_API_KEY (and OPENAI_BASE_URL ' +
+        'for another OpenAI-compatible API) or ANTHROPIC_API_KEY',
     ]);
   }, 60_000);
 });

@@ -184,54 +184,64 @@ describe('a merge no single clone could have written is DIVERGED (exit 8)', () =
 });
 
 describe('repair and status across a divergence', () => {
-  it('repair refuses with one line naming the way out, exit 8, and leaves every byte; status calls it a divergence', async () => {
-    const {repo, knowledge} = await SCENARIOS['two promotions from one parent']!();
-    join(repo, 'take ours');
-    const before = treeHash(knowledge);
-    const r = runCli(['repair', '--knowledge', knowledge]);
-    expect(r.status).toBe(8);
-    const lines = r.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/DIVERGED/);
-    expect(lines[0]).toMatch(
-      /record\.json and .*promotions\/.*\.json contradict each other: two clones' histories were merged; .*keep one side's knowledge\//,
-    );
-    expect(treeHash(knowledge)).toBe(before);
-    await expect(repair({knowledge})).rejects.toMatchObject({code: 'DIVERGED', exitCode: 8});
-    expect(treeHash(knowledge)).toBe(before);
-    const s = runCli(['status', '--knowledge', knowledge, '--json']);
-    expect(s.status).toBe(0);
-    expect(s.json.scenarios[0].diverged).toEqual([
-      expect.stringMatching(/never served here.*keep one side's knowledge\//),
-    ]);
-    expect(s.json.scenarios[0].repairable).toEqual([]);
-    const text = runCli(['status', '--knowledge', knowledge]).stdout;
-    expect(text).toMatch(
-      /diverged \(autoctx repair refuses\): two clones' histories were merged; keep one side's knowledge\//,
-    );
-    expect(text).not.toMatch(/interrupted command/);
-    expect(treeHash(knowledge)).toBe(before);
-  });
-
-  it('promote, rollback and epoch rollover refuse to move on from a divergence (DIVERGED, exit 8), changing nothing', async () => {
-    const {repo, knowledge} = await SCENARIOS['two promotions from one parent']!();
-    join(repo, 'take ours');
-    const before = treeHash(knowledge);
-    const args = ['--knowledge', knowledge, '--scenario', 'demo', '--json'];
-    for (const command of [
-      ['promote', ids.X],
-      ['rollback', '--rationale', 'undo', '--actor', 'alice'],
-      ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2'],
-      ['epoch', 'rollover', '--evaluator-epoch', 'epoch-1'],
-    ]) {
-      const r = runCli([...command, ...args]);
-      expect({command, status: r.status, code: r.json?.error?.code}).toEqual({command, status: 8, code: 'DIVERGED'});
-      expect(r.json.error.message).toMatch(
-        /contradict each other; nothing was changed: two clones' histories were merged; keep one side's knowledge\//,
+  it(
+    'repair refuses with one line naming the way out, exit 8, ' + 'and leaves every byte; status calls it a divergence',
+    async () => {
+      const {repo, knowledge} = await SCENARIOS['two promotions from one parent']!();
+      join(repo, 'take ours');
+      const before = treeHash(knowledge);
+      const r = runCli(['repair', '--knowledge', knowledge]);
+      expect(r.status).toBe(8);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/DIVERGED/);
+      expect(lines[0]).toMatch(
+        new RegExp(
+          String.raw`record\.json and .*promotions/.*\.json contradict each other: ` +
+            "two clones' histories were merged; .*keep one side's knowledge/",
+        ),
       );
       expect(treeHash(knowledge)).toBe(before);
-    }
-  });
+      await expect(repair({knowledge})).rejects.toMatchObject({code: 'DIVERGED', exitCode: 8});
+      expect(treeHash(knowledge)).toBe(before);
+      const s = runCli(['status', '--knowledge', knowledge, '--json']);
+      expect(s.status).toBe(0);
+      expect(s.json.scenarios[0].diverged).toEqual([
+        expect.stringMatching(/never served here.*keep one side's knowledge\//),
+      ]);
+      expect(s.json.scenarios[0].repairable).toEqual([]);
+      const text = runCli(['status', '--knowledge', knowledge]).stdout;
+      expect(text).toMatch(
+        /diverged \(autoctx repair refuses\): two clones' histories were merged; keep one side's knowledge\//,
+      );
+      expect(text).not.toMatch(/interrupted command/);
+      expect(treeHash(knowledge)).toBe(before);
+    },
+  );
+
+  it(
+    'promote, rollback and epoch rollover refuse to move on from ' +
+      'a divergence (DIVERGED, exit 8), changing nothing',
+    async () => {
+      const {repo, knowledge} = await SCENARIOS['two promotions from one parent']!();
+      join(repo, 'take ours');
+      const before = treeHash(knowledge);
+      const args = ['--knowledge', knowledge, '--scenario', 'demo', '--json'];
+      for (const command of [
+        ['promote', ids.X],
+        ['rollback', '--rationale', 'undo', '--actor', 'alice'],
+        ['epoch', 'rollover', '--evaluator-epoch', 'epoch-2'],
+        ['epoch', 'rollover', '--evaluator-epoch', 'epoch-1'],
+      ]) {
+        const r = runCli([...command, ...args]);
+        expect({command, status: r.status, code: r.json?.error?.code}).toEqual({command, status: 8, code: 'DIVERGED'});
+        expect(r.json.error.message).toMatch(
+          /contradict each other; nothing was changed: two clones' histories were merged; keep one side's knowledge\//,
+        );
+        expect(treeHash(knowledge)).toBe(before);
+      }
+    },
+  );
 
   it('repair --help no longer suggests running repair whenever verify fails', () => {
     const help = runCli(['repair', '--help']).stdout;
@@ -267,42 +277,50 @@ describe('what a team does that keeps working', () => {
   });
 
   for (const side of ['take ours', 'take theirs'] as const)
-    it(`two rollbacks of one state on two branches, merged by ${side}: both rollback records and both sides' history entries are kept, and the fork is named`, async () => {
-      const {repo, knowledge} = await fork(
-        bases.promoted,
-        (k) => rollback({knowledge: k, scenario: 'demo', rationale: 'incident A', actor: 'alice'}),
-        (k) => rollback({knowledge: k, scenario: 'demo', rationale: 'incident B', actor: 'bob'}),
-      );
-      join(repo, side);
-      // Each clone recorded its own change of the same records: one side's entries are no longer dropped by the merge
-      // (as they were while entries were named by their position), so the histories fork, and verify names only that.
-      const rollbacks = fs
-        .readdirSync(path.join(knowledge, 'demo/context_bundles/rollbacks'))
-        .filter((f) => f.startsWith('RBX-'));
-      expect(rollbacks).toHaveLength(2);
-      const r = codes(verifyCli(knowledge));
-      expect(r.status).toBe(8);
-      // One fork in each of the two records' histories, named at each of its two entries.
-      expect(r.errors).toHaveLength(4);
-      expect(new Set(r.errors).size).toBe(2);
-      for (const e of r.errors) expect(e).toMatch(/^DIVERGED: .*\/record_history\/[0-9a-f]{64}\.json and /);
-    });
+    it(
+      `two rollbacks of one state on two branches, merged by ${side}: both rollback ` +
+        `records and both sides' history entries are kept, and the fork is named`,
+      async () => {
+        const {repo, knowledge} = await fork(
+          bases.promoted,
+          (k) => rollback({knowledge: k, scenario: 'demo', rationale: 'incident A', actor: 'alice'}),
+          (k) => rollback({knowledge: k, scenario: 'demo', rationale: 'incident B', actor: 'bob'}),
+        );
+        join(repo, side);
+        // Each clone recorded its own change of the same records: one side's entries are no longer dropped by the merge
+        // (as they were while entries were named by their position), so the histories fork, and verify names only that.
+        const rollbacks = fs
+          .readdirSync(path.join(knowledge, 'demo/context_bundles/rollbacks'))
+          .filter((f) => f.startsWith('RBX-'));
+        expect(rollbacks).toHaveLength(2);
+        const r = codes(verifyCli(knowledge));
+        expect(r.status).toBe(8);
+        // One fork in each of the two records' histories, named at each of its two entries.
+        expect(r.errors).toHaveLength(4);
+        expect(new Set(r.errors).size).toBe(2);
+        for (const e of r.errors) expect(e).toMatch(/^DIVERGED: .*\/record_history\/[0-9a-f]{64}\.json and /);
+      },
+    );
 
-  it('branches that only propose and confirm, promoted after the merge: the second is a stale rejection, verify clean', async () => {
-    const {repo, knowledge} = repoOf(bases.siblings);
-    checkout(repo, 'bob', true);
-    const b = await confirmedCandidate(knowledge, 'Be helpful and exact.');
-    commitAll(repo, 'bob proposes');
-    checkout(repo, 'main');
-    const a = await confirmedCandidate(knowledge, 'Be helpful and clear.');
-    commitAll(repo, 'alice proposes');
-    expect(merge(repo, 'bob')).toEqual([]);
-    expect(codes(verifyCli(knowledge))).toEqual({status: 0, errors: [], warnings: []});
-    await promote({knowledge, scenario: 'demo', candidate: a});
-    const stale = runCli(['promote', b, '--knowledge', knowledge, '--scenario', 'demo', '--json']);
-    expect(stale.status).toBe(6);
-    expect(codes(verifyCli(knowledge))).toEqual({status: 0, errors: [], warnings: []});
-  });
+  it(
+    'branches that only propose and confirm, promoted after the ' +
+      'merge: the second is a stale rejection, verify clean',
+    async () => {
+      const {repo, knowledge} = repoOf(bases.siblings);
+      checkout(repo, 'bob', true);
+      const b = await confirmedCandidate(knowledge, 'Be helpful and exact.');
+      commitAll(repo, 'bob proposes');
+      checkout(repo, 'main');
+      const a = await confirmedCandidate(knowledge, 'Be helpful and clear.');
+      commitAll(repo, 'alice proposes');
+      expect(merge(repo, 'bob')).toEqual([]);
+      expect(codes(verifyCli(knowledge))).toEqual({status: 0, errors: [], warnings: []});
+      await promote({knowledge, scenario: 'demo', candidate: a});
+      const stale = runCli(['promote', b, '--knowledge', knowledge, '--scenario', 'demo', '--json']);
+      expect(stale.status).toBe(6);
+      expect(codes(verifyCli(knowledge))).toEqual({status: 0, errors: [], warnings: []});
+    },
+  );
 });
 
 describe('git stash right after an uncommitted promotion', () => {
@@ -328,18 +346,22 @@ describe('git stash right after an uncommitted promotion', () => {
     expect(codes(verifyCli(knowledge))).toEqual({status: 0, errors: [], warnings: []});
   });
 
-  it('following verify the other way: repair completes no lifecycle of a move the pointer does not show, names the command, which then completes it', async () => {
-    const {knowledge} = await stashed();
-    const r = runCli(['repair', '--knowledge', knowledge, '--json']);
-    expect(r.status).toBe(0);
-    expect(r.json.remaining).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(new RegExp(`run the same promotion again \\(autoctx promote ${ids.X}\\)`)),
-      ]),
-    );
-    expect(codes(verifyCli(knowledge)).errors).toEqual([]);
-    const again = runCli(['promote', ids.X, '--knowledge', knowledge, '--scenario', 'demo', '--json']);
-    expect(again.status).toBe(0);
-    expect(codes(verifyCli(knowledge))).toEqual({status: 0, errors: [], warnings: []});
-  });
+  it(
+    'following verify the other way: repair completes no lifecycle of a move ' +
+      'the pointer does not show, names the command, which then completes it',
+    async () => {
+      const {knowledge} = await stashed();
+      const r = runCli(['repair', '--knowledge', knowledge, '--json']);
+      expect(r.status).toBe(0);
+      expect(r.json.remaining).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(new RegExp(`run the same promotion again \\(autoctx promote ${ids.X}\\)`)),
+        ]),
+      );
+      expect(codes(verifyCli(knowledge)).errors).toEqual([]);
+      const again = runCli(['promote', ids.X, '--knowledge', knowledge, '--scenario', 'demo', '--json']);
+      expect(again.status).toBe(0);
+      expect(codes(verifyCli(knowledge))).toEqual({status: 0, errors: [], warnings: []});
+    },
+  );
 });

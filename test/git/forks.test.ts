@@ -80,7 +80,8 @@ function diverged(knowledge: string) {
 
 describe('histories that fork visibly under git merges', () => {
   for (const side of ['ours', 'theirs'] as const) {
-    it(`two promotions from one parent, merged taking ${side}: both of the parent's record history entries are kept, and verify fails with DIVERGED naming both`, () => {
+    it(`two promotions from one parent, merged taking ${side}: both of the parent's ` +
+      `record history entries are kept, and verify fails with DIVERGED naming both`, () => {
       const folder = `candidates/${base.baseline}/record_history`;
       const before = entries(base.knowledge, folder);
       const {knowledge} = diverge(
@@ -112,7 +113,8 @@ describe('histories that fork visibly under git merges', () => {
   }
 
   for (const side of ['ours', 'theirs'] as const) {
-    it(`two release transitions on one scope, merged taking ${side}: both receipts are kept, and verify fails with DIVERGED naming both`, () => {
+    it(`two release transitions on one scope, merged taking ${side}: both ` +
+      `receipts are kept, and verify fails with DIVERGED naming both`, () => {
       const folder = 'releases/receipts/global';
       const {knowledge, conflicted} = diverge(
         `release-${side}`,
@@ -140,7 +142,8 @@ describe('histories that fork visibly under git merges', () => {
     }, 60_000);
   }
 
-  it('two curation changes, merged taking ours: both curation entries are kept, and verify fails with DIVERGED naming both', () => {
+  it('two curation changes, merged taking ours: both curation ' +
+    'entries are kept, and verify fails with DIVERGED naming both', () => {
     const folder = 'bootstrap/curation_history';
     const {knowledge, conflicted} = diverge(
       'curation',
@@ -157,7 +160,8 @@ describe('histories that fork visibly under git merges', () => {
     for (const e of found) expect(e.message).toContain("keep one side's knowledge/");
   }, 60_000);
 
-  it('two handoff revisions, merged taking theirs: both revisions are kept (release-notes@2 of neither side is lost), and verify fails with DIVERGED naming both', () => {
+  it('two handoff revisions, merged taking theirs: both revisions are kept (release-notes@2 ' +
+    'of neither side is lost), and verify fails with DIVERGED naming both', () => {
     const k0 = repository('handoff-base');
     const notes = (k: string, text: string) => {
       const from = path.join(path.dirname(k), `${text}.json`);
@@ -186,7 +190,8 @@ describe('histories that fork visibly under git merges', () => {
     for (const e of found) expect(e.message).toContain("keep one side's knowledge/");
   }, 60_000);
 
-  it('one branch only, merged: no fork, verify clean (a history appended on one side is an ordinary fast-forward)', () => {
+  it('one branch only, merged: no fork, verify clean (a history ' +
+    'appended on one side is an ordinary fast-forward)', () => {
     const k = repository('one-side');
     git(k, 'checkout', '-q', '-b', 'alice');
     mustIn(k, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'alice']);

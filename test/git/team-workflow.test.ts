@@ -79,98 +79,108 @@ describe('the team workflow (docs/ci)', () => {
     expect(workflow).toMatch(/fetch-depth: 0/);
   });
 
-  it('a pull request that proposes and confirms passes, with its report; one that deletes or rewrites history fails', () => {
-    const {tree} = team();
-    const repo = tree.dir;
-    git(repo, 'switch', '--quiet', '-c', 'better-playbook');
-    const c = confirmed(tree, 'better', 'Be helpful, precise and brief.\n');
-    git(repo, 'add', 'knowledge');
-    git(repo, 'commit', '--quiet', '-m', 'knowledge: propose and confirm a better playbook');
-    const summary = path.join(repo, 'summary.md');
-    const ok = sh(repo, 'pull-request.sh', {BASE: 'main', GITHUB_STEP_SUMMARY: summary});
-    expect(ok.stderr).toBe('');
-    expect(ok.status).toBe(0);
-    expect(ok.stdout).toMatch(/verified: 1 scenario/);
-    const report = fs.readFileSync(summary, 'utf8');
-    expect(report).toContain(c.slice(0, 12));
+  it(
+    'a pull request that proposes and confirms passes, with its ' +
+      'report; one that deletes or rewrites history fails',
+    () => {
+      const {tree} = team();
+      const repo = tree.dir;
+      git(repo, 'switch', '--quiet', '-c', 'better-playbook');
+      const c = confirmed(tree, 'better', 'Be helpful, precise and brief.\n');
+      git(repo, 'add', 'knowledge');
+      git(repo, 'commit', '--quiet', '-m', 'knowledge: propose and confirm a better playbook');
+      const summary = path.join(repo, 'summary.md');
+      const ok = sh(repo, 'pull-request.sh', {BASE: 'main', GITHUB_STEP_SUMMARY: summary});
+      expect(ok.stderr).toBe('');
+      expect(ok.status).toBe(0);
+      expect(ok.stdout).toMatch(/verified: 1 scenario/);
+      const report = fs.readFileSync(summary, 'utf8');
+      expect(report).toContain(c.slice(0, 12));
 
-    // A branch that deletes an entry main recorded: verify sees the cut chain, and --extends names the entry.
-    git(repo, 'switch', '--quiet', '-c', 'hostile', 'main');
-    const history = path.join(repo, `knowledge/demo/context_bundles/candidates/${tree.baseline}/record_history`);
-    const entries = fs.readdirSync(history).sort();
-    fs.rmSync(path.join(history, entries[entries.length - 1]!));
-    git(repo, 'commit', '--quiet', '-am', 'drop an entry');
-    const deleted = sh(repo, 'pull-request.sh', {BASE: 'main', GITHUB_STEP_SUMMARY: summary});
-    expect(deleted.status).toBe(8);
-    const extendsMain = () =>
-      spawnSync(
-        process.execPath,
-        [path.join(PROJECT_ROOT, 'bin/run.js'), 'verify', '--knowledge', 'knowledge', '--extends', 'main'],
-        {cwd: repo, encoding: 'utf8'},
+      // A branch that deletes an entry main recorded: verify sees the cut chain, and --extends names the entry.
+      git(repo, 'switch', '--quiet', '-c', 'hostile', 'main');
+      const history = path.join(repo, `knowledge/demo/context_bundles/candidates/${tree.baseline}/record_history`);
+      const entries = fs.readdirSync(history).sort();
+      fs.rmSync(path.join(history, entries[entries.length - 1]!));
+      git(repo, 'commit', '--quiet', '-am', 'drop an entry');
+      const deleted = sh(repo, 'pull-request.sh', {BASE: 'main', GITHUB_STEP_SUMMARY: summary});
+      expect(deleted.status).toBe(8);
+      const extendsMain = () =>
+        spawnSync(
+          process.execPath,
+          [path.join(PROJECT_ROOT, 'bin/run.js'), 'verify', '--knowledge', 'knowledge', '--extends', 'main'],
+          {cwd: repo, encoding: 'utf8'},
+        );
+      const cut = extendsMain();
+      expect(cut.status).toBe(8);
+      expect(cut.stdout).toContain(
+        `HISTORY_REWRITTEN demo/context_bundles/candidates/` +
+          `${tree.baseline}/record_history/${entries.at(-1)} is on main`,
       );
-    const cut = extendsMain();
-    expect(cut.status).toBe(8);
-    expect(cut.stdout).toContain(
-      `HISTORY_REWRITTEN demo/context_bundles/candidates/${tree.baseline}/record_history/${entries.at(-1)} is on main`,
-    );
-    expect(cut.stdout).toMatch(/was deleted here/);
+      expect(cut.stdout).toMatch(/was deleted here/);
 
-    // A branch that rewrites a bundle main recorded, keeping it parseable.
-    git(repo, 'switch', '--quiet', '-c', 'rewrite', 'main');
-    const bundle = path.join(repo, `knowledge/demo/context_bundles/bundles/${tree.baseline}.json`);
-    fs.appendFileSync(bundle, '\n');
-    git(repo, 'commit', '--quiet', '-am', 'rewrite a bundle');
-    const rewritten = extendsMain();
-    expect(rewritten.status).toBe(8);
-    expect(rewritten.stdout).toContain(`HISTORY_REWRITTEN demo/context_bundles/bundles/${tree.baseline}.json differs`);
-  });
+      // A branch that rewrites a bundle main recorded, keeping it parseable.
+      git(repo, 'switch', '--quiet', '-c', 'rewrite', 'main');
+      const bundle = path.join(repo, `knowledge/demo/context_bundles/bundles/${tree.baseline}.json`);
+      fs.appendFileSync(bundle, '\n');
+      git(repo, 'commit', '--quiet', '-am', 'rewrite a bundle');
+      const rewritten = extendsMain();
+      expect(rewritten.status).toBe(8);
+      expect(rewritten.stdout).toContain(
+        `HISTORY_REWRITTEN demo/context_bundles/bundles/${tree.baseline}.json differs`,
+      );
+    },
+  );
 
-  it('promotes on main through the remote; a promotion that loses the push race runs again and is refused as stale', () => {
-    const {tree, remote, clone} = team();
-    const repo = tree.dir;
-    // Two candidates from one parent, confirmed on branches and merged into main.
-    const a = confirmed(tree, 'a', 'Answer in one paragraph.\n');
-    const b = confirmed(tree, 'b', 'Answer with numbered steps.\n');
-    git(repo, 'add', 'knowledge');
-    git(repo, 'commit', '--quiet', '-m', 'knowledge: two confirmed candidates');
-    git(repo, 'push', '--quiet', 'origin', 'main');
+  it(
+    'promotes on main through the remote; a promotion that loses ' + 'the push race runs again and is refused as stale',
+    () => {
+      const {tree, remote, clone} = team();
+      const repo = tree.dir;
+      // Two candidates from one parent, confirmed on branches and merged into main.
+      const a = confirmed(tree, 'a', 'Answer in one paragraph.\n');
+      const b = confirmed(tree, 'b', 'Answer with numbered steps.\n');
+      git(repo, 'add', 'knowledge');
+      git(repo, 'commit', '--quiet', '-m', 'knowledge: two confirmed candidates');
+      git(repo, 'push', '--quiet', 'origin', 'main');
 
-    const bob = clone('bob');
-    const carol = clone('carol');
-    // Carol's push loses a race: while her push runs, Bob's promotion of `a` lands first (a pre-push hook, once).
-    const hook = path.join(carol, '.git/hooks/pre-push');
-    const marker = path.join(carol, '.git/raced');
-    fs.writeFileSync(
-      hook,
-      `#!/bin/sh\n[ -e '${marker}' ] && exit 0\n: > '${marker}'\n` +
-        `cd '${bob}' && CANDIDATE=${a} AUTOCTX='${AUTOCTX}' AUTOCTX_ACTOR=bob sh '${CI}/promote.sh' >/dev/null\n`,
-      {mode: 0o755},
-    );
-    const r = sh(carol, 'promote.sh', {CANDIDATE: b});
-    expect(r.stderr).toContain('moved while promoting; promoting again on the new main');
-    // The second attempt ran on Bob's main: b's parent no longer serves, so b is rejected as stale (exit 6).
-    expect(r.status).toBe(6);
+      const bob = clone('bob');
+      const carol = clone('carol');
+      // Carol's push loses a race: while her push runs, Bob's promotion of `a` lands first (a pre-push hook, once).
+      const hook = path.join(carol, '.git/hooks/pre-push');
+      const marker = path.join(carol, '.git/raced');
+      fs.writeFileSync(
+        hook,
+        `#!/bin/sh\n[ -e '${marker}' ] && exit 0\n: > '${marker}'\n` +
+          `cd '${bob}' && CANDIDATE=${a} AUTOCTX='${AUTOCTX}' AUTOCTX_ACTOR=bob sh '${CI}/promote.sh' >/dev/null\n`,
+        {mode: 0o755},
+      );
+      const r = sh(carol, 'promote.sh', {CANDIDATE: b});
+      expect(r.stderr).toContain('moved while promoting; promoting again on the new main');
+      // The second attempt ran on Bob's main: b's parent no longer serves, so b is rejected as stale (exit 6).
+      expect(r.status).toBe(6);
 
-    const check = clone('check');
-    expect(activeOf(check)).toBe(a);
-    const log = git(check, 'log', '--format=%s', 'main');
-    expect(log.split('\n').slice(0, 2)).toEqual([`autoctx promote ${b} (exit 6)`, `autoctx promote ${a} (exit 0)`]);
-    const record = JSON.parse(
-      fs.readFileSync(path.join(check, `knowledge/demo/context_bundles/candidates/${b}/record.json`), 'utf8'),
-    );
-    expect(record.lifecycle).toBe('rejected');
-    expect(fs.existsSync(path.join(check, `knowledge/demo/context_bundles/candidates/${b}/negative_result.json`))).toBe(
-      true,
-    );
-    const verified = spawnSync(
-      process.execPath,
-      [path.join(PROJECT_ROOT, 'bin/run.js'), 'verify', '--knowledge', 'knowledge', '--extends', 'HEAD~2'],
-      {cwd: check, encoding: 'utf8'},
-    );
-    expect(verified.stdout).toMatch(/verified: .* 0 errors/);
-    expect(verified.status).toBe(0);
-    expect(git(path.dirname(remote), '--git-dir', remote, 'rev-list', '--count', 'main')).toBe('4');
-  });
+      const check = clone('check');
+      expect(activeOf(check)).toBe(a);
+      const log = git(check, 'log', '--format=%s', 'main');
+      expect(log.split('\n').slice(0, 2)).toEqual([`autoctx promote ${b} (exit 6)`, `autoctx promote ${a} (exit 0)`]);
+      const record = JSON.parse(
+        fs.readFileSync(path.join(check, `knowledge/demo/context_bundles/candidates/${b}/record.json`), 'utf8'),
+      );
+      expect(record.lifecycle).toBe('rejected');
+      expect(
+        fs.existsSync(path.join(check, `knowledge/demo/context_bundles/candidates/${b}/negative_result.json`)),
+      ).toBe(true);
+      const verified = spawnSync(
+        process.execPath,
+        [path.join(PROJECT_ROOT, 'bin/run.js'), 'verify', '--knowledge', 'knowledge', '--extends', 'HEAD~2'],
+        {cwd: check, encoding: 'utf8'},
+      );
+      expect(verified.stdout).toMatch(/verified: .* 0 errors/);
+      expect(verified.status).toBe(0);
+      expect(git(path.dirname(remote), '--git-dir', remote, 'rev-list', '--count', 'main')).toBe('4');
+    },
+  );
 
   it('refuses a revision that is not a commit, and a root outside git, with one line each (exit 2)', () => {
     const {tree} = team();

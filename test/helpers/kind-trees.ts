@@ -19,20 +19,24 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   manifest: /\/context_bundles\/bundles\/[0-9a-f]{64}\.json$/,
   'record-v1': {
     outside:
-      'schema-1 candidate records exist only in trees an older Python store wrote; verify reads them as records (test/cli/upstream-rich.test.ts), and no autoctx command or Python rollback leaves one in a tree these suites build',
+      'schema-1 candidate records exist only in trees an older Python store wrote; ' +
+      'verify reads them as records (test/cli/upstream-rich.test.ts), and no ' +
+      'autoctx command or Python rollback leaves one in a tree these suites build',
   },
   'record-v2': /\/candidates\/[0-9a-f]{64}\/record\.json$/,
   'manifest-diff': /\/candidates\/[0-9a-f]{64}\/manifest_diff\.json$/,
   'matched-trials': /\/candidates\/[0-9a-f]{64}\/matched_trials\.json$/,
   'matched-trials-legacy': {
     outside:
-      'legacy (schema-1) evidence, which verify only warns of (LEGACY_EVIDENCE) until trials migrate; test/cli/upstream-rich.test.ts covers it',
+      'legacy (schema-1) evidence, which verify only warns of (LEGACY_EVIDENCE) ' +
+      'until trials migrate; test/cli/upstream-rich.test.ts covers it',
   },
   'evidence-seal': /\/candidates\/[0-9a-f]{64}\/evidence_seal\.json$/,
   promotion: /\/context_bundles\/promotions\/[0-9a-f]{32}\.json$/,
   rollback: {
     outside:
-      "the Python implementation's own rollback record (rollbacks/<32 hex>.json); autoctx writes execution records (rollback-execution) instead",
+      "the Python implementation's own rollback record (rollbacks/<32 " +
+      'hex>.json); autoctx writes execution records (rollback-execution) instead',
   },
   'rollback-execution': /\/rollbacks\/RBX-\d{14}-[0-9a-f]{8}\.json$/,
   'rollback-approval': /\/rollbacks\/approvals\/RBX-\d{14}-[0-9a-f]{8}\.json$/,
@@ -73,7 +77,8 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   'evaluation-answer': {outside: 'a message from an evaluator process, never stored'},
   'team-config': {
     outside:
-      "knowledge/autoctx.config.json holds a team's evaluation defaults, read only by the commands that evaluate; it records no state verify vouches for",
+      "knowledge/autoctx.config.json holds a team's evaluation defaults, read " +
+      'only by the commands that evaluate; it records no state verify vouches for',
   },
   'user-config': {outside: "the user's configuration folder, outside any knowledge tree"},
 };

@@ -96,24 +96,28 @@ describe.each([
     },
   );
 
-  it('a retried event prints nothing and keeps the saved receipt; the first prompt dedups against it and consumes it', () => {
-    const s = setup();
-    const start = fixture(host, 'session-start', s, {source: 'startup'});
-    const first = hook(['session-start', '--host', host], start, s.env);
-    injected(first.stdout, 'SessionStart');
-    const again = hook(['session-start', '--host', host], start, s.env);
-    expect(again).toMatchObject({status: 0, stdout: '', stderr: ''});
-    // The prompt matches a delivered component and an undelivered one: only the undelivered is recalled.
-    const prompt = fixture(host, 'user-prompt-submit', s, {prompt: 'search the help centre about quota warnings'});
-    const p1 = hook(['user-prompt-submit', '--host', host], prompt, s.env);
-    expect(p1.status).toBe(0);
-    const recalled = injected(p1.stdout, 'UserPromptSubmit');
-    expect(recalled).toContain('Search the help centre');
-    expect(recalled).not.toContain('Quota warnings come from the account page.');
-    // The receipt was consumed: the second prompt recalls the delivered component again.
-    const p2 = hook(['user-prompt-submit', '--host', host], prompt, s.env);
-    expect(injected(p2.stdout, 'UserPromptSubmit')).toContain('Quota warnings come from the account page.');
-  });
+  it(
+    'a retried event prints nothing and keeps the saved receipt; ' +
+      'the first prompt dedups against it and consumes it',
+    () => {
+      const s = setup();
+      const start = fixture(host, 'session-start', s, {source: 'startup'});
+      const first = hook(['session-start', '--host', host], start, s.env);
+      injected(first.stdout, 'SessionStart');
+      const again = hook(['session-start', '--host', host], start, s.env);
+      expect(again).toMatchObject({status: 0, stdout: '', stderr: ''});
+      // The prompt matches a delivered component and an undelivered one: only the undelivered is recalled.
+      const prompt = fixture(host, 'user-prompt-submit', s, {prompt: 'search the help centre about quota warnings'});
+      const p1 = hook(['user-prompt-submit', '--host', host], prompt, s.env);
+      expect(p1.status).toBe(0);
+      const recalled = injected(p1.stdout, 'UserPromptSubmit');
+      expect(recalled).toContain('Search the help centre');
+      expect(recalled).not.toContain('Quota warnings come from the account page.');
+      // The receipt was consumed: the second prompt recalls the delivered component again.
+      const p2 = hook(['user-prompt-submit', '--host', host], prompt, s.env);
+      expect(injected(p2.stdout, 'UserPromptSubmit')).toContain('Quota warnings come from the account page.');
+    },
+  );
 
   it('a resume of a session that holds the package prints nothing, its receipt skipped; a clear delivers again', () => {
     const s = setup();
@@ -293,8 +297,10 @@ describe('failing open: nothing on stdout, exit 0, one content-free line on stde
         '--input-type=module',
         '-e',
         `
-      const {KnowledgeStore} = await import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/store/index.js'))});
-      await KnowledgeStore.open(${JSON.stringify(s.knowledge)}).state().withLock(5, () => { process.stdout.write('held\\n'); return new Promise((r) => setTimeout(r, 3000)); });`,
+      const {KnowledgeStore} = await ` +
+          `import(${JSON.stringify(path.join(PROJECT_ROOT, 'dist/store/index.js'))});
+      await KnowledgeStore.open(${JSON.stringify(s.knowledge)}).state().withLock(5, () => { ` +
+          `process.stdout.write('held\\n'); return new Promise((r) => setTimeout(r, 3000)); });`,
       ],
       {stdio: ['ignore', 'pipe', 'inherit']},
     );

@@ -139,112 +139,119 @@ function hook(
 }
 
 describe('the evidence loop', () => {
-  it('canary delivery sealed by the hook, inspected PASS; an edited delivery FAIL; an emergency rollback approved by a second signer', () => {
-    const s = hookCase(dir, template);
-    let session = '';
-    for (let i = 0; i < 200 && session === ''; i++)
-      if (must(s.knowledge, ['route', '--session', `loop-${i}`]).state === 'CANARY') session = `loop-${i}`;
-    const delivered = hook('claude-code', s, {session_id: session, source: 'startup'})!;
-    expect(delivered).toContain(CANARY_PLAYBOOK.trim());
-    // The hook sealed exactly what it injected, with its receipt, the receipt id as the correlation id.
-    const packages = path.join(s.knowledge, '.state/evidence');
-    const files = (fs.readdirSync(packages, {recursive: true}) as string[]).filter(
-      (f) => f.includes('packages') && f.endsWith('.json'),
-    );
-    expect(files).toHaveLength(1);
-    const sealed = JSON.parse(fs.readFileSync(path.join(packages, files[0]!), 'utf8'));
-    expect(fs.statSync(path.join(packages, files[0]!)).mode & 0o777).toBe(0o600);
-    expect(sealed).toMatchObject({
-      source: 'hook',
-      package: {user_prompt: delivered, release_version: 'v2', layout: 'autoctx-bootstrap-v1'},
-    });
-    expect(sealed.package.correlation_id).toBe(sealed.package.metadata.receipt.receipt_id);
-    expect(JSON.stringify(sealed)).not.toContain(session); // nothing else from the host
-    const first = must(s.knowledge, ['inspect', 'run']);
-    expect(first.inspected).toEqual([{package_id: sealed.package_id, verdict: 'PASS'}]);
-    // The same delivery, edited, sealed as another host would: FAIL, naming the item.
-    const edited = path.join(dir, 'edited.json');
-    fs.writeFileSync(
-      edited,
-      JSON.stringify({
-        ...sealed.package,
-        correlation_id: 'edited-1',
-        user_prompt: delivered.replace('quota page', 'billing page'),
-      }),
-    );
-    const other = must(s.knowledge, ['evidence', 'seal', '--from', edited]);
-    const second = must(s.knowledge, ['inspect', 'run']);
-    expect(second.inspected).toEqual([{package_id: other.package_id, verdict: 'FAIL'}]);
-    expect(must(s.knowledge, ['inspect', 'show', other.package_id]).inspection.findings[0]).toMatchObject({
-      code: 'MISMATCH',
-      subject: 'playbook/playbook',
-    });
-    expect(must(s.knowledge, ['status']).scenarios[0].evidence).toEqual({
-      packages: 2,
-      uninspected: 0,
-      verdicts: {FAIL: 1, PASS: 1},
-    });
-    // Promote the canary, then an emergency rollback, signed by alice, approved by bob.
-    must(s.knowledge, [
-      'release',
-      'transition',
-      'v2',
-      '--to',
-      'ACTIVE',
-      '--rationale',
-      'go',
-      '--signing-key',
-      path.join(keys, 'alice'),
-      '--allowed-signers',
-      anchor,
-      '--actor',
-      'alice@x',
-    ]);
-    const rb = must(s.knowledge, [
-      'rollback',
-      '--emergency',
-      '--rationale',
-      'the quota page moved',
-      '--actor',
-      'alice@x',
-      '--signing-key',
-      path.join(keys, 'alice'),
-    ]);
-    expect(rb.execution_status).toBe('AWAITING_APPROVAL');
-    must(s.knowledge, [
-      'rollback',
-      'approve',
-      rb.execution_key,
-      '--actor',
-      'bob@x',
-      '--signing-key',
-      path.join(keys, 'bob'),
-      '--allowed-signers',
-      anchor,
-    ]);
-    expect(must(s.knowledge, ['rollback', 'show', rb.execution_key]).view.status).toBe('APPROVED');
-    expect(must(s.knowledge, ['verify', '--allowed-signers', anchor]).errors).toEqual([]);
-  });
-
-  it("both hooks' deliveries (the bootstrap and the recalled package, each with its receipt) are inspected PASS", () => {
-    const s = hookCase(dir, template);
-    for (const host of ['claude-code', 'codex']) {
-      const session = `both-${host}`;
-      expect(hook(host, s, {session_id: session, source: 'startup'})).not.toBeNull();
-      // The first prompt drops what the session start delivered whole; the second recalls it.
-      hook(host, s, {session_id: session, prompt: 'the sync icon and the quota page'}, 'user-prompt-submit');
-      const recalled = hook(
-        host,
-        s,
-        {session_id: session, prompt: 'check the sync icon, then the quota page'},
-        'user-prompt-submit',
+  it(
+    'canary delivery sealed by the hook, inspected PASS; an edited ' +
+      'delivery FAIL; an emergency rollback approved by a second signer',
+    () => {
+      const s = hookCase(dir, template);
+      let session = '';
+      for (let i = 0; i < 200 && session === ''; i++)
+        if (must(s.knowledge, ['route', '--session', `loop-${i}`]).state === 'CANARY') session = `loop-${i}`;
+      const delivered = hook('claude-code', s, {session_id: session, source: 'startup'})!;
+      expect(delivered).toContain(CANARY_PLAYBOOK.trim());
+      // The hook sealed exactly what it injected, with its receipt, the receipt id as the correlation id.
+      const packages = path.join(s.knowledge, '.state/evidence');
+      const files = (fs.readdirSync(packages, {recursive: true}) as string[]).filter(
+        (f) => f.includes('packages') && f.endsWith('.json'),
       );
-      expect(recalled).toContain('# autoctx recalled context');
-    }
-    const verdicts = (must(s.knowledge, ['inspect', 'run']).inspected as Array<{verdict: string}>).map(
-      (i) => i.verdict,
-    );
-    expect(verdicts.length).toBeGreaterThanOrEqual(4);
-    expect(verdicts.filter((v) => v !== 'PASS')).toEqual([]);
-  });
+      expect(files).toHaveLength(1);
+      const sealed = JSON.parse(fs.readFileSync(path.join(packages, files[0]!), 'utf8'));
+      expect(fs.statSync(path.join(packages, files[0]!)).mode & 0o777).toBe(0o600);
+      expect(sealed).toMatchObject({
+        source: 'hook',
+        package: {user_prompt: delivered, release_version: 'v2', layout: 'autoctx-bootstrap-v1'},
+      });
+      expect(sealed.package.correlation_id).toBe(sealed.package.metadata.receipt.receipt_id);
+      expect(JSON.stringify(sealed)).not.toContain(session); // nothing else from the host
+      const first = must(s.knowledge, ['inspect', 'run']);
+      expect(first.inspected).toEqual([{package_id: sealed.package_id, verdict: 'PASS'}]);
+      // The same delivery, edited, sealed as another host would: FAIL, naming the item.
+      const edited = path.join(dir, 'edited.json');
+      fs.writeFileSync(
+        edited,
+        JSON.stringify({
+          ...sealed.package,
+          correlation_id: 'edited-1',
+          user_prompt: delivered.replace('quota page', 'billing page'),
+        }),
+      );
+      const other = must(s.knowledge, ['evidence', 'seal', '--from', edited]);
+      const second = must(s.knowledge, ['inspect', 'run']);
+      expect(second.inspected).toEqual([{package_id: other.package_id, verdict: 'FAIL'}]);
+      expect(must(s.knowledge, ['inspect', 'show', other.package_id]).inspection.findings[0]).toMatchObject({
+        code: 'MISMATCH',
+        subject: 'playbook/playbook',
+      });
+      expect(must(s.knowledge, ['status']).scenarios[0].evidence).toEqual({
+        packages: 2,
+        uninspected: 0,
+        verdicts: {FAIL: 1, PASS: 1},
+      });
+      // Promote the canary, then an emergency rollback, signed by alice, approved by bob.
+      must(s.knowledge, [
+        'release',
+        'transition',
+        'v2',
+        '--to',
+        'ACTIVE',
+        '--rationale',
+        'go',
+        '--signing-key',
+        path.join(keys, 'alice'),
+        '--allowed-signers',
+        anchor,
+        '--actor',
+        'alice@x',
+      ]);
+      const rb = must(s.knowledge, [
+        'rollback',
+        '--emergency',
+        '--rationale',
+        'the quota page moved',
+        '--actor',
+        'alice@x',
+        '--signing-key',
+        path.join(keys, 'alice'),
+      ]);
+      expect(rb.execution_status).toBe('AWAITING_APPROVAL');
+      must(s.knowledge, [
+        'rollback',
+        'approve',
+        rb.execution_key,
+        '--actor',
+        'bob@x',
+        '--signing-key',
+        path.join(keys, 'bob'),
+        '--allowed-signers',
+        anchor,
+      ]);
+      expect(must(s.knowledge, ['rollback', 'show', rb.execution_key]).view.status).toBe('APPROVED');
+      expect(must(s.knowledge, ['verify', '--allowed-signers', anchor]).errors).toEqual([]);
+    },
+  );
+
+  it(
+    "both hooks' deliveries (the bootstrap and the recalled " + 'package, each with its receipt) are inspected PASS',
+    () => {
+      const s = hookCase(dir, template);
+      for (const host of ['claude-code', 'codex']) {
+        const session = `both-${host}`;
+        expect(hook(host, s, {session_id: session, source: 'startup'})).not.toBeNull();
+        // The first prompt drops what the session start delivered whole; the second recalls it.
+        hook(host, s, {session_id: session, prompt: 'the sync icon and the quota page'}, 'user-prompt-submit');
+        const recalled = hook(
+          host,
+          s,
+          {session_id: session, prompt: 'check the sync icon, then the quota page'},
+          'user-prompt-submit',
+        );
+        expect(recalled).toContain('# autoctx recalled context');
+      }
+      const verdicts = (must(s.knowledge, ['inspect', 'run']).inspected as Array<{verdict: string}>).map(
+        (i) => i.verdict,
+      );
+      expect(verdicts.length).toBeGreaterThanOrEqual(4);
+      expect(verdicts.filter((v) => v !== 'PASS')).toEqual([]);
+    },
+  );
 });

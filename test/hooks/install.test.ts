@@ -40,140 +40,172 @@ function place() {
 }
 
 const HAND_WRITTEN =
-  '{\n    "permissions": {"allow": ["Bash(ls)"]},\n    // a comment the person wrote\n    "hooks": {\n        "Stop": [ {"hooks": [{"type": "command", "command": "echo bye"}]} ]\n    }\n}\n';
+  '{\n    "permissions": {"allow": ["Bash(ls)"]},\n    // a comment the person wrote\n    "hooks": ' +
+  '{\n        "Stop": [ {"hooks": [{"type": "command", "command": "echo bye"}]} ]\n    }\n}\n';
 
 describe('hook install, uninstall, enable, disable, status', () => {
-  it('Claude Code --project: merges into .claude/settings.local.json, every other byte kept; twice changes nothing; uninstall gives the bytes back', () => {
-    const p = place();
-    const file = path.join(p.project, '.claude/settings.local.json');
-    fs.mkdirSync(path.dirname(file), {recursive: true});
-    fs.writeFileSync(file, HAND_WRITTEN);
-    const args = [
-      'hook',
-      'install',
-      '--host',
-      'claude-code',
-      '--project',
-      p.project,
-      '--knowledge',
-      knowledge,
-      '--scenario',
-      'demo',
-    ];
-    const first = p.cli(args, 'hook-install');
-    expect(first).toMatchObject({status: 'installed', file, settings: {enabled: false}});
-    const text = fs.readFileSync(file, 'utf8');
-    expect(
-      text.startsWith(
-        '{\n    "permissions": {"allow": ["Bash(ls)"]},\n    // a comment the person wrote\n    "hooks": {\n        "Stop": [ {"hooks": [{"type": "command", "command": "echo bye"}]} ],\n',
-      ),
-    ).toBe(true);
-    const settings = JSON.parse(text.replace('// a comment the person wrote\n', ''));
-    const start = settings.hooks.SessionStart[0];
-    expect(start.matcher).toBe('startup|resume|clear|compact|fork');
-    expect(start.hooks).toEqual([
-      {
-        type: 'command',
-        command: `'${process.execPath}' '${path.join(PROJECT_ROOT, 'bin/autoctx-hook.js')}' session-start --host claude-code`,
-        timeout: 5,
-      },
-    ]);
-    expect(settings.hooks.UserPromptSubmit[0].hooks[0].command).toMatch(
-      /autoctx-hook\.js' user-prompt-submit --host claude-code$/,
-    );
-    // The command holds no setting and never npx.
-    expect(text).not.toMatch(/npx|--knowledge|demo/);
-    const config = path.join(p.env.XDG_CONFIG_HOME, 'autoctx/config.json');
-    expect(JSON.parse(fs.readFileSync(config, 'utf8')).hooks.projects[p.project]).toEqual({
-      knowledge,
-      scenario: 'demo',
-      enabled: false,
-    });
-    expect(fs.statSync(config).mode & 0o777).toBe(0o600);
-    const before = [fs.readFileSync(file, 'utf8'), fs.readFileSync(config, 'utf8')];
-    expect(p.cli(args, 'hook-install')).toMatchObject({status: 'unchanged', changes: []});
-    expect([fs.readFileSync(file, 'utf8'), fs.readFileSync(config, 'utf8')]).toEqual(before);
-    // The opt-in is the user's: enable, then install again keeps it.
-    expect(p.cli(['hook', 'enable', '--project', p.project], 'hook-enable')).toMatchObject({
-      status: 'updated',
-      enabled: true,
-    });
-    expect(p.cli(args, 'hook-install')).toMatchObject({status: 'unchanged', settings: {enabled: true}});
-    const status = p.cli(['hook', 'status', '--project', p.project], 'hook-status');
-    expect(status).toMatchObject({
-      enabled: true,
-      hooks: [
-        {host: 'claude-code', event: 'SessionStart', runs: true},
-        {host: 'claude-code', event: 'UserPromptSubmit', runs: true},
-      ],
-    });
-    expect(p.cli(['hook', 'disable', '--project', p.project], 'hook-disable')).toMatchObject({
-      status: 'updated',
-      enabled: false,
-    });
-    expect(
-      p.cli(['hook', 'uninstall', '--host', 'claude-code', '--project', p.project], 'hook-uninstall'),
-    ).toMatchObject({status: 'uninstalled'});
-    expect(fs.readFileSync(file, 'utf8')).toBe(HAND_WRITTEN);
-  });
-
-  it('Codex --project writes .codex/hooks.json and says that the hook runs only once trusted; it never writes trust', () => {
-    const p = place();
-    const r = p.cli(
-      ['hook', 'install', '--host', 'codex', '--project', p.project, '--knowledge', knowledge, '--scenario', 'demo'],
-      'hook-install',
-    );
-    expect(r.file).toBe(path.join(p.project, '.codex/hooks.json'));
-    expect(r.notes.join('\n')).toMatch(/trust.*\/hooks/);
-    expect(fs.existsSync(path.join(p.env.HOME, '.codex/config.toml'))).toBe(false);
-    expect(fs.existsSync(path.join(p.project, '.codex/config.toml'))).toBe(false);
-  });
-
-  it('refuses a second registration in another layer, a file it cannot parse, and a scenario the tree lacks; --dry-run changes nothing', () => {
-    const p = place();
-    p.cli([
-      'hook',
-      'install',
-      '--host',
-      'claude-code',
-      '--project',
-      p.project,
-      '--knowledge',
-      knowledge,
-      '--scenario',
-      'demo',
-    ]);
-    const twice = p.cli(
-      ['hook', 'install', '--host', 'claude-code', '--user', '--knowledge', knowledge, '--scenario', 'demo'],
-      'error',
-      2,
-    );
-    expect(twice.error.message).toMatch(/already registered in .*settings\.local\.json/);
-    const other = place();
-    const bad = path.join(other.project, '.claude/settings.local.json');
-    fs.mkdirSync(path.dirname(bad), {recursive: true});
-    fs.writeFileSync(bad, '{"hooks": ');
-    expect(
-      other.cli(
-        [
-          'hook',
-          'install',
-          '--host',
-          'claude-code',
-          '--project',
-          other.project,
-          '--knowledge',
-          knowledge,
-          '--scenario',
-          'demo',
+  it(
+    'Claude Code --project: merges into .claude/settings.local.json, every ' +
+      'other byte kept; twice changes nothing; uninstall gives the bytes back',
+    () => {
+      const p = place();
+      const file = path.join(p.project, '.claude/settings.local.json');
+      fs.mkdirSync(path.dirname(file), {recursive: true});
+      fs.writeFileSync(file, HAND_WRITTEN);
+      const args = [
+        'hook',
+        'install',
+        '--host',
+        'claude-code',
+        '--project',
+        p.project,
+        '--knowledge',
+        knowledge,
+        '--scenario',
+        'demo',
+      ];
+      const first = p.cli(args, 'hook-install');
+      expect(first).toMatchObject({status: 'installed', file, settings: {enabled: false}});
+      const text = fs.readFileSync(file, 'utf8');
+      expect(
+        text.startsWith(
+          '{\n    "permissions": {"allow": ["Bash(ls)"]},\n    // a comment the person wrote\n    ' +
+            '"hooks": {\n        "Stop": [ {"hooks": [{"type": "command", "command": "echo bye"}]} ],\n',
+        ),
+      ).toBe(true);
+      const settings = JSON.parse(text.replace('// a comment the person wrote\n', ''));
+      const start = settings.hooks.SessionStart[0];
+      expect(start.matcher).toBe('startup|resume|clear|compact|fork');
+      expect(start.hooks).toEqual([
+        {
+          type: 'command',
+          command:
+            `'${process.execPath}' '${path.join(PROJECT_ROOT, 'bin/autoctx-hook.js')}` +
+            `' session-start --host claude-code`,
+          timeout: 5,
+        },
+      ]);
+      expect(settings.hooks.UserPromptSubmit[0].hooks[0].command).toMatch(
+        /autoctx-hook\.js' user-prompt-submit --host claude-code$/,
+      );
+      // The command holds no setting and never npx.
+      expect(text).not.toMatch(/npx|--knowledge|demo/);
+      const config = path.join(p.env.XDG_CONFIG_HOME, 'autoctx/config.json');
+      expect(JSON.parse(fs.readFileSync(config, 'utf8')).hooks.projects[p.project]).toEqual({
+        knowledge,
+        scenario: 'demo',
+        enabled: false,
+      });
+      expect(fs.statSync(config).mode & 0o777).toBe(0o600);
+      const before = [fs.readFileSync(file, 'utf8'), fs.readFileSync(config, 'utf8')];
+      expect(p.cli(args, 'hook-install')).toMatchObject({status: 'unchanged', changes: []});
+      expect([fs.readFileSync(file, 'utf8'), fs.readFileSync(config, 'utf8')]).toEqual(before);
+      // The opt-in is the user's: enable, then install again keeps it.
+      expect(p.cli(['hook', 'enable', '--project', p.project], 'hook-enable')).toMatchObject({
+        status: 'updated',
+        enabled: true,
+      });
+      expect(p.cli(args, 'hook-install')).toMatchObject({status: 'unchanged', settings: {enabled: true}});
+      const status = p.cli(['hook', 'status', '--project', p.project], 'hook-status');
+      expect(status).toMatchObject({
+        enabled: true,
+        hooks: [
+          {host: 'claude-code', event: 'SessionStart', runs: true},
+          {host: 'claude-code', event: 'UserPromptSubmit', runs: true},
         ],
+      });
+      expect(p.cli(['hook', 'disable', '--project', p.project], 'hook-disable')).toMatchObject({
+        status: 'updated',
+        enabled: false,
+      });
+      expect(
+        p.cli(['hook', 'uninstall', '--host', 'claude-code', '--project', p.project], 'hook-uninstall'),
+      ).toMatchObject({status: 'uninstalled'});
+      expect(fs.readFileSync(file, 'utf8')).toBe(HAND_WRITTEN);
+    },
+  );
+
+  it(
+    'Codex --project writes .codex/hooks.json and says that the ' +
+      'hook runs only once trusted; it never writes trust',
+    () => {
+      const p = place();
+      const r = p.cli(
+        ['hook', 'install', '--host', 'codex', '--project', p.project, '--knowledge', knowledge, '--scenario', 'demo'],
+        'hook-install',
+      );
+      expect(r.file).toBe(path.join(p.project, '.codex/hooks.json'));
+      expect(r.notes.join('\n')).toMatch(/trust.*\/hooks/);
+      expect(fs.existsSync(path.join(p.env.HOME, '.codex/config.toml'))).toBe(false);
+      expect(fs.existsSync(path.join(p.project, '.codex/config.toml'))).toBe(false);
+    },
+  );
+
+  it(
+    'refuses a second registration in another layer, a file it cannot ' +
+      'parse, and a scenario the tree lacks; --dry-run changes nothing',
+    () => {
+      const p = place();
+      p.cli([
+        'hook',
+        'install',
+        '--host',
+        'claude-code',
+        '--project',
+        p.project,
+        '--knowledge',
+        knowledge,
+        '--scenario',
+        'demo',
+      ]);
+      const twice = p.cli(
+        ['hook', 'install', '--host', 'claude-code', '--user', '--knowledge', knowledge, '--scenario', 'demo'],
         'error',
         2,
-      ).error.code,
-    ).toBe('CONFIG_INVALID');
-    expect(fs.readFileSync(bad, 'utf8')).toBe('{"hooks": ');
-    expect(
-      other.cli(
+      );
+      expect(twice.error.message).toMatch(/already registered in .*settings\.local\.json/);
+      const other = place();
+      const bad = path.join(other.project, '.claude/settings.local.json');
+      fs.mkdirSync(path.dirname(bad), {recursive: true});
+      fs.writeFileSync(bad, '{"hooks": ');
+      expect(
+        other.cli(
+          [
+            'hook',
+            'install',
+            '--host',
+            'claude-code',
+            '--project',
+            other.project,
+            '--knowledge',
+            knowledge,
+            '--scenario',
+            'demo',
+          ],
+          'error',
+          2,
+        ).error.code,
+      ).toBe('CONFIG_INVALID');
+      expect(fs.readFileSync(bad, 'utf8')).toBe('{"hooks": ');
+      expect(
+        other.cli(
+          [
+            'hook',
+            'install',
+            '--host',
+            'codex',
+            '--project',
+            other.project,
+            '--knowledge',
+            knowledge,
+            '--scenario',
+            'nope',
+          ],
+          'error',
+          2,
+        ).error.code,
+      ).toBe('SCENARIO_NOT_FOUND');
+      const dry = other.cli(
         [
           'hook',
           'install',
@@ -184,42 +216,26 @@ describe('hook install, uninstall, enable, disable, status', () => {
           '--knowledge',
           knowledge,
           '--scenario',
-          'nope',
+          'demo',
+          '--dry-run',
         ],
-        'error',
-        2,
-      ).error.code,
-    ).toBe('SCENARIO_NOT_FOUND');
-    const dry = other.cli(
-      [
-        'hook',
-        'install',
-        '--host',
-        'codex',
-        '--project',
-        other.project,
-        '--knowledge',
-        knowledge,
-        '--scenario',
-        'demo',
-        '--dry-run',
-      ],
-      'hook-install',
-    );
-    expect(dry).toMatchObject({status: 'planned'});
-    expect(dry.changes.length).toBeGreaterThan(0);
-    expect(fs.existsSync(path.join(other.project, '.codex'))).toBe(false);
-    expect(fs.existsSync(path.join(other.env.XDG_CONFIG_HOME, 'autoctx/config.json'))).toBe(false);
-    expect(
-      other.cli(['hook', 'install', '--host', 'codex', '--knowledge', knowledge, '--scenario', 'demo'], 'error', 2)
-        .error.code,
-    ).toBe('USAGE');
-    expect(other.cli(['hook', 'enable'], 'error', 2).error.message).toMatch(/--project DIR or --user/);
-    expect(other.cli(['hook', 'enable', '--project', other.project], 'error', 2).error.message).toMatch(
-      /run autoctx hook install first/,
-    );
-    expect(fs.existsSync(path.join(other.env.XDG_CONFIG_HOME, 'autoctx/config.json'))).toBe(false);
-  });
+        'hook-install',
+      );
+      expect(dry).toMatchObject({status: 'planned'});
+      expect(dry.changes.length).toBeGreaterThan(0);
+      expect(fs.existsSync(path.join(other.project, '.codex'))).toBe(false);
+      expect(fs.existsSync(path.join(other.env.XDG_CONFIG_HOME, 'autoctx/config.json'))).toBe(false);
+      expect(
+        other.cli(['hook', 'install', '--host', 'codex', '--knowledge', knowledge, '--scenario', 'demo'], 'error', 2)
+          .error.code,
+      ).toBe('USAGE');
+      expect(other.cli(['hook', 'enable'], 'error', 2).error.message).toMatch(/--project DIR or --user/);
+      expect(other.cli(['hook', 'enable', '--project', other.project], 'error', 2).error.message).toMatch(
+        /run autoctx hook install first/,
+      );
+      expect(fs.existsSync(path.join(other.env.XDG_CONFIG_HOME, 'autoctx/config.json'))).toBe(false);
+    },
+  );
 
   it('status names a hook whose node or entry point is gone', () => {
     const p = place();
@@ -283,7 +299,8 @@ describe('hand-kept files autoctx will not edit, and the bytes it gives back', (
     ['a key twice in another setting', '{"env": {"A": "1", "A": "2"}, "hooks": {}}'],
   ];
   it.each(['claude-code', 'codex'] as const)(
-    '%s: a settings file with a key given twice, at any depth, is refused by install, uninstall and status, and left as it is',
+    '%s: a settings file with a key given twice, at any depth, is ' +
+      'refused by install, uninstall and status, and left as it is',
     (host) => {
       for (const [name, text] of duplicated) {
         const u = user(host);
@@ -349,7 +366,8 @@ describe('hand-kept files autoctx will not edit, and the bytes it gives back', (
     '{"hooks": {}}\n',
     '{\n  "hooks": {\n    "SessionStart": []\n  }\n}\n',
     '{"a": 1, "hooks": {"SessionStart": [], "UserPromptSubmit": []}}\n',
-    '{\n\t"model": "x",\n\t"hooks": {\n\t\t"UserPromptSubmit": [],\n\t\t"Stop": [ {"hooks": [{"type": "command", "command": "echo bye"}]} ]\n\t}\n}',
+    '{\n\t"model": "x",\n\t"hooks": {\n\t\t"UserPromptSubmit": [],\n\t\t"Stop": ' +
+      '[ {"hooks": [{"type": "command", "command": "echo bye"}]} ]\n\t}\n}',
     '// mine\n{\n    "hooks": {}, // nothing yet\n    "env": {}\n}\n',
     '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}}\n',
     '{}',

@@ -79,7 +79,8 @@ beforeAll(() => {
 const setup = (_host: string) => hookCase(dir, template);
 
 /**
- * One hook run, on the hook's own entry (src/hooks/run.ts's runHook: the host's event on stdin, the environment, the one
+ * One hook run, on the hook's own entry (src/hooks/run.ts's runHook: the host's event on stdin, the environment, the
+ * one
  * line it writes), in this process: what it delivers, or null. The hook as a process (exit 0, one line, the diagnostic
  * on stderr) is test/hooks/contract.test.ts's; here, which bundle's context a session gets.
  */
@@ -146,172 +147,198 @@ const hostState = (knowledge: string, host: string, session: string) =>
   );
 
 describe.each(['claude-code', 'codex'])('%s: delivery follows routing, pinned per session', (host) => {
-  it("gives a canary session the canary's curated context and an ACTIVE session the active one, recorded with the receipt and the host state", async () => {
-    const s = setup(host);
-    const inside = sessionWhere(s.knowledge, true, 'in');
-    const outside = sessionWhere(s.knowledge, false, 'out');
-    const canary = await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'});
-    expect(canary).toContain(CANARY_PLAYBOOK.trim());
-    expect(canary).not.toContain(ACTIVE_PLAYBOOK.trim());
-    const active = await delivered(host, 'session-start', s, {session_id: outside, source: 'startup'});
-    expect(active).toContain(ACTIVE_PLAYBOOK.trim());
-    expect(active).not.toContain(CANARY_PLAYBOOK.trim());
-    expect(hostState(s.knowledge, host, inside).routing).toMatchObject({
-      version: 'v2',
-      state: 'CANARY',
-      reason: 'canary',
-    });
-    expect(hostState(s.knowledge, host, outside).routing).toMatchObject({version: 'v1', state: 'ACTIVE'});
-    const receipts = fs
-      .readdirSync(path.join(s.knowledge, '.state/bootstrap/receipts'))
-      .map((f) => JSON.parse(fs.readFileSync(path.join(s.knowledge, '.state/bootstrap/receipts', f), 'utf8')));
-    expect(receipts.map((r) => r.routing.version).sort()).toEqual(['v1', 'v2']);
-  });
+  it(
+    "gives a canary session the canary's curated context and an ACTIVE " +
+      'session the active one, recorded with the receipt and the host state',
+    async () => {
+      const s = setup(host);
+      const inside = sessionWhere(s.knowledge, true, 'in');
+      const outside = sessionWhere(s.knowledge, false, 'out');
+      const canary = await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'});
+      expect(canary).toContain(CANARY_PLAYBOOK.trim());
+      expect(canary).not.toContain(ACTIVE_PLAYBOOK.trim());
+      const active = await delivered(host, 'session-start', s, {session_id: outside, source: 'startup'});
+      expect(active).toContain(ACTIVE_PLAYBOOK.trim());
+      expect(active).not.toContain(CANARY_PLAYBOOK.trim());
+      expect(hostState(s.knowledge, host, inside).routing).toMatchObject({
+        version: 'v2',
+        state: 'CANARY',
+        reason: 'canary',
+      });
+      expect(hostState(s.knowledge, host, outside).routing).toMatchObject({version: 'v1', state: 'ACTIVE'});
+      const receipts = fs
+        .readdirSync(path.join(s.knowledge, '.state/bootstrap/receipts'))
+        .map((f) => JSON.parse(fs.readFileSync(path.join(s.knowledge, '.state/bootstrap/receipts', f), 'utf8')));
+      expect(receipts.map((r) => r.routing.version).sort()).toEqual(['v1', 'v2']);
+    },
+  );
 
-  it('keeps a session on its bundle when the canary is pulled mid-session; a new session is routed afresh', async () => {
-    const s = setup(host);
-    const inside = sessionWhere(s.knowledge, true, 'pin');
-    expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
-      CANARY_PLAYBOOK.trim(),
-    );
-    must(s.knowledge, ['release', 'transition', 'v2', '--to', 'DEPRECATED', '--rationale', 'pull the canary']);
-    // The prompts, and a cleared context, of the same session: still the canary's bundle. (The first prompt
-    // drops what the session start delivered whole, so the playbook comes back from the second.)
-    const first = await hook(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'the quota page'});
-    expect(first ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
-    const second = await delivered(host, 'user-prompt-submit', s, {
-      session_id: inside,
-      prompt: 'check the sync icon, then the quota page',
-    });
-    expect(second).toContain(CANARY_PLAYBOOK.trim());
-    expect(second).not.toContain(ACTIVE_PLAYBOOK.trim());
-    expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'clear'})).toContain(
-      CANARY_PLAYBOOK.trim(),
-    );
-    // The same id would be in the share, but there is no canary now: a new session gets ACTIVE.
-    expect(await delivered(host, 'session-start', s, {session_id: `${inside}-new`, source: 'startup'})).toContain(
-      ACTIVE_PLAYBOOK.trim(),
-    );
-    expect(must(s.knowledge, ['route', '--session', inside]).state).toBe('ACTIVE');
-  });
+  it(
+    'keeps a session on its bundle when the canary is ' + 'pulled mid-session; a new session is routed afresh',
+    async () => {
+      const s = setup(host);
+      const inside = sessionWhere(s.knowledge, true, 'pin');
+      expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
+        CANARY_PLAYBOOK.trim(),
+      );
+      must(s.knowledge, ['release', 'transition', 'v2', '--to', 'DEPRECATED', '--rationale', 'pull the canary']);
+      // The prompts, and a cleared context, of the same session: still the canary's bundle. (The first prompt
+      // drops what the session start delivered whole, so the playbook comes back from the second.)
+      const first = await hook(host, 'user-prompt-submit', s, {session_id: inside, prompt: 'the quota page'});
+      expect(first ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
+      const second = await delivered(host, 'user-prompt-submit', s, {
+        session_id: inside,
+        prompt: 'check the sync icon, then the quota page',
+      });
+      expect(second).toContain(CANARY_PLAYBOOK.trim());
+      expect(second).not.toContain(ACTIVE_PLAYBOOK.trim());
+      expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'clear'})).toContain(
+        CANARY_PLAYBOOK.trim(),
+      );
+      // The same id would be in the share, but there is no canary now: a new session gets ACTIVE.
+      expect(await delivered(host, 'session-start', s, {session_id: `${inside}-new`, source: 'startup'})).toContain(
+        ACTIVE_PLAYBOOK.trim(),
+      );
+      expect(must(s.knowledge, ['route', '--session', inside]).state).toBe('ACTIVE');
+    },
+  );
 
-  it('keeps a session on its ACTIVE bundle through an ordinary rollback, and moves it at the next hook after an emergency rollback of that bundle', async () => {
-    const s = setup(host);
-    must(s.knowledge, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
-    const session = 'rolled-back-session';
-    expect(await delivered(host, 'session-start', s, {session_id: session, source: 'startup'})).toContain(
-      CANARY_PLAYBOOK.trim(),
-    );
-    must(s.knowledge, ['rollback', '--rationale', 'ordinary']);
-    const pinned = await hook(host, 'user-prompt-submit', s, {
-      session_id: session,
-      prompt: 'check the sync icon first',
-    });
-    expect(pinned ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
-    expect(hostState(s.knowledge, host, session).routing).toMatchObject({version: 'v2'});
-    must(s.knowledge, ['rollback', '--rationale', 'forward again']);
-    must(s.knowledge, ['rollback', '--emergency', '--rationale', 'v2 leaks', '--actor', 'oncall']);
-    const after = await delivered(host, 'user-prompt-submit', s, {
-      session_id: session,
-      prompt: 'check the sync icon first',
-    });
-    expect(after).toContain(ACTIVE_PLAYBOOK.trim());
-    expect(after).not.toContain(CANARY_PLAYBOOK.trim());
-    expect(await delivered(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(
-      ACTIVE_PLAYBOOK.trim(),
-    );
-  });
+  it(
+    'keeps a session on its ACTIVE bundle through an ordinary rollback, and ' +
+      'moves it at the next hook after an emergency rollback of that bundle',
+    async () => {
+      const s = setup(host);
+      must(s.knowledge, ['release', 'transition', 'v2', '--to', 'ACTIVE', '--rationale', 'go']);
+      const session = 'rolled-back-session';
+      expect(await delivered(host, 'session-start', s, {session_id: session, source: 'startup'})).toContain(
+        CANARY_PLAYBOOK.trim(),
+      );
+      must(s.knowledge, ['rollback', '--rationale', 'ordinary']);
+      const pinned = await hook(host, 'user-prompt-submit', s, {
+        session_id: session,
+        prompt: 'check the sync icon first',
+      });
+      expect(pinned ?? '').not.toContain(ACTIVE_PLAYBOOK.trim());
+      expect(hostState(s.knowledge, host, session).routing).toMatchObject({version: 'v2'});
+      must(s.knowledge, ['rollback', '--rationale', 'forward again']);
+      must(s.knowledge, ['rollback', '--emergency', '--rationale', 'v2 leaks', '--actor', 'oncall']);
+      const after = await delivered(host, 'user-prompt-submit', s, {
+        session_id: session,
+        prompt: 'check the sync icon first',
+      });
+      expect(after).toContain(ACTIVE_PLAYBOOK.trim());
+      expect(after).not.toContain(CANARY_PLAYBOOK.trim());
+      expect(await delivered(host, 'session-start', s, {session_id: session, source: 'clear'})).toContain(
+        ACTIVE_PLAYBOOK.trim(),
+      );
+    },
+  );
 
-  it("moves a session off its pinned canary when the canary's bundle is rejected: a rejected bundle never serves", async () => {
-    const s = setup(host);
-    const inside = sessionWhere(s.knowledge, true, 'rejected');
-    expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
-      CANARY_PLAYBOOK.trim(),
-    );
-    must(s.knowledge, [
-      'reject',
-      must(s.knowledge, ['release', 'show', 'v2']).descriptor.bundle_digest,
-      '--rationale',
-      'it leaks',
-    ]);
-    const after = await delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
-    expect(after).toContain(ACTIVE_PLAYBOOK.trim());
-    expect(after).not.toContain(CANARY_PLAYBOOK.trim());
-    expect(hostState(s.knowledge, host, inside).routing).toMatchObject({version: 'v1', state: 'ACTIVE'});
-  });
+  it(
+    "moves a session off its pinned canary when the canary's " + 'bundle is rejected: a rejected bundle never serves',
+    async () => {
+      const s = setup(host);
+      const inside = sessionWhere(s.knowledge, true, 'rejected');
+      expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
+        CANARY_PLAYBOOK.trim(),
+      );
+      must(s.knowledge, [
+        'reject',
+        must(s.knowledge, ['release', 'show', 'v2']).descriptor.bundle_digest,
+        '--rationale',
+        'it leaks',
+      ]);
+      const after = await delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
+      expect(after).toContain(ACTIVE_PLAYBOOK.trim());
+      expect(after).not.toContain(CANARY_PLAYBOOK.trim());
+      expect(hostState(s.knowledge, host, inside).routing).toMatchObject({version: 'v1', state: 'ACTIVE'});
+    },
+  );
 
-  it('moves a session off its pinned canary when a promotion ends that canary as stale; a canary pulled by hand keeps its sessions', async () => {
-    const s = setup(host);
-    const inside = sessionWhere(s.knowledge, true, 'stale');
-    expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
-      CANARY_PLAYBOOK.trim(),
-    );
-    // Another candidate, confirmed against v1 as well, is promoted: v2's evidence (a comparison with v1) is stale, its
-    // canary ended.
-    const roles = {
-      'routing_config/roles.json': '{"model_competitor": "small"}',
-      'tool_guidance/search.md': 'Search the help centre before answering.\n',
-      'hints/printers.md': 'Printers are out of scope.\n',
-    };
-    const next = must(s.knowledge, [
-      'propose',
-      '--from',
-      writeSource(path.join(path.dirname(s.knowledge), `next-${host}`), {
-        'playbook/playbook.md': 'Check the sync icon, then restart.\n',
-        ...roles,
-      }),
-    ]).bundle_digest as string;
-    must(s.knowledge, ['confirm', next, ...evalArgs()], fakeEnv(path.dirname(s.knowledge)));
-    must(s.knowledge, [
-      'tag',
-      'add',
-      must(s.knowledge, ['bundle', 'show', next]).manifest.components.find((c: {kind: string}) => c.kind === 'playbook')
-        .digest,
-    ]);
-    must(s.knowledge, ['promote', next]);
-    expect(
-      must(s.knowledge, ['release', 'show', 'v2']).states.find((x: {scope: string}) => x.scope === 'global').state,
-    ).toBe('DEPRECATED');
-    const after = await delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
-    expect(after).toContain('Check the sync icon, then restart.');
-    expect(after).not.toContain(CANARY_PLAYBOOK.trim());
-    expect(hostState(s.knowledge, host, inside).routing).toMatchObject({bundle_digest: next, state: 'ACTIVE'});
-  });
+  it(
+    'moves a session off its pinned canary when a promotion ends ' +
+      'that canary as stale; a canary pulled by hand keeps its sessions',
+    async () => {
+      const s = setup(host);
+      const inside = sessionWhere(s.knowledge, true, 'stale');
+      expect(await delivered(host, 'session-start', s, {session_id: inside, source: 'startup'})).toContain(
+        CANARY_PLAYBOOK.trim(),
+      );
+      // Another candidate, confirmed against v1 as well, is promoted: v2's evidence (a comparison with v1) is stale,
+      // its
+      // canary ended.
+      const roles = {
+        'routing_config/roles.json': '{"model_competitor": "small"}',
+        'tool_guidance/search.md': 'Search the help centre before answering.\n',
+        'hints/printers.md': 'Printers are out of scope.\n',
+      };
+      const next = must(s.knowledge, [
+        'propose',
+        '--from',
+        writeSource(path.join(path.dirname(s.knowledge), `next-${host}`), {
+          'playbook/playbook.md': 'Check the sync icon, then restart.\n',
+          ...roles,
+        }),
+      ]).bundle_digest as string;
+      must(s.knowledge, ['confirm', next, ...evalArgs()], fakeEnv(path.dirname(s.knowledge)));
+      must(s.knowledge, [
+        'tag',
+        'add',
+        must(s.knowledge, ['bundle', 'show', next]).manifest.components.find(
+          (c: {kind: string}) => c.kind === 'playbook',
+        ).digest,
+      ]);
+      must(s.knowledge, ['promote', next]);
+      expect(
+        must(s.knowledge, ['release', 'show', 'v2']).states.find((x: {scope: string}) => x.scope === 'global').state,
+      ).toBe('DEPRECATED');
+      const after = await delivered(host, 'session-start', s, {session_id: inside, source: 'clear'});
+      expect(after).toContain('Check the sync icon, then restart.');
+      expect(after).not.toContain(CANARY_PLAYBOOK.trim());
+      expect(hostState(s.knowledge, host, inside).routing).toMatchObject({bundle_digest: next, state: 'ACTIVE'});
+    },
+  );
 
-  it('routes by the registry in force when the file lags its receipt (a transition cut short), and pins that choice', async () => {
-    const s = setup(host);
-    must(s.knowledge, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back to shadow']);
-    const args = [
-      'release',
-      'transition',
-      'v2',
-      '--to',
-      'CANARY',
-      '--canary-percent',
-      '100',
-      '--rationale',
-      'everyone',
-    ];
-    const probe = path.join(tempDir('autoctx-hook-probe-'), 'knowledge');
-    fs.cpSync(s.knowledge, probe, {recursive: true});
-    const trace = path.join(path.dirname(probe), 'trace');
-    must(probe, args, {AUTOCTX_FAULT_TRACE: trace});
-    const point = fs
-      .readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split(' '))
-      .find(([p, file]) => p!.endsWith(':after') && /^[0-9a-f]{64}\.json$/.test(file!))![0]!; // the receipt, named by its digest
-    expect(runCli([...args, '--knowledge', s.knowledge, '--json'], {env: {AUTOCTX_FAULT: point}}).status).toBeNull();
-    // The file still says SHADOW; the receipt, which every reader takes, says a 100% CANARY.
-    expect(
-      JSON.parse(fs.readFileSync(path.join(s.knowledge, 'demo/context_bundles/releases/registry/global.json'), 'utf8'))
-        .releases.v2.state,
-    ).toBe('SHADOW');
-    const context = await delivered(host, 'session-start', s, {session_id: 'behind', source: 'startup'});
-    expect(context).toContain(CANARY_PLAYBOOK.trim());
-    expect(hostState(s.knowledge, host, 'behind').routing).toMatchObject({version: 'v2', state: 'CANARY'});
-  });
+  it(
+    'routes by the registry in force when the file lags its ' +
+      'receipt (a transition cut short), and pins that choice',
+    async () => {
+      const s = setup(host);
+      must(s.knowledge, ['release', 'transition', 'v2', '--to', 'SHADOW', '--rationale', 'back to shadow']);
+      const args = [
+        'release',
+        'transition',
+        'v2',
+        '--to',
+        'CANARY',
+        '--canary-percent',
+        '100',
+        '--rationale',
+        'everyone',
+      ];
+      const probe = path.join(tempDir('autoctx-hook-probe-'), 'knowledge');
+      fs.cpSync(s.knowledge, probe, {recursive: true});
+      const trace = path.join(path.dirname(probe), 'trace');
+      must(probe, args, {AUTOCTX_FAULT_TRACE: trace});
+      const point = fs
+        .readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '))
+        // the receipt, named by its digest
+        .find(([p, file]) => p!.endsWith(':after') && /^[0-9a-f]{64}\.json$/.test(file!))![0]!;
+      expect(runCli([...args, '--knowledge', s.knowledge, '--json'], {env: {AUTOCTX_FAULT: point}}).status).toBeNull();
+      // The file still says SHADOW; the receipt, which every reader takes, says a 100% CANARY.
+      expect(
+        JSON.parse(
+          fs.readFileSync(path.join(s.knowledge, 'demo/context_bundles/releases/registry/global.json'), 'utf8'),
+        ).releases.v2.state,
+      ).toBe('SHADOW');
+      const context = await delivered(host, 'session-start', s, {session_id: 'behind', source: 'startup'});
+      expect(context).toContain(CANARY_PLAYBOOK.trim());
+      expect(hostState(s.knowledge, host, 'behind').routing).toMatchObject({version: 'v2', state: 'CANARY'});
+    },
+  );
 
   it('routes by the user when $AUTOCTX_USER names one, before the session id', async () => {
     const s = setup(host);

@@ -45,7 +45,8 @@ const refused = (r: {status: number | null; json: any; signal: NodeJS.Signals | 
 
 describe('sources are never read through a link, a FIFO or a device', () => {
   it.each(['file', 'kind folder', 'source folder'] as const)(
-    'a link as a component %s: propose and bundle build refuse it naming the link; nothing outside is read, the tree is unchanged',
+    'a link as a component %s: propose and bundle build refuse it ' +
+      'naming the link; nothing outside is read, the tree is unchanged',
     (where) => {
       const t = tree();
       const outside = secret();
@@ -160,36 +161,43 @@ describe('keys of new material', () => {
 });
 
 describe('writes never go through a link, and verify never skips one', () => {
-  it('bundle materialize into a folder holding the same manifest and a link to a file outside refuses, and the outside file is untouched', () => {
-    const t = tree();
-    const out = path.join(t.dir, 'out');
-    expect(run(t, ['bundle', 'materialize', t.baseline, out]).status).toBe(0);
-    const outside = secret();
-    fs.rmSync(path.join(out, 'playbook', 'playbook.md'));
-    fs.symlinkSync(outside, path.join(out, 'playbook', 'playbook.md'));
-    const r = run(t, ['bundle', 'materialize', t.baseline, out]);
-    expect(refused(r)).toEqual([null, 2, 'TARGET_UNSAFE']);
-    expect(fs.readFileSync(outside, 'utf8')).toBe('root:$6$secret\n');
-    const linked = path.join(t.dir, 'linked-out');
-    fs.symlinkSync(path.dirname(outside), linked);
-    expect(refused(run(t, ['bundle', 'materialize', t.baseline, linked]))).toEqual([null, 2, 'TARGET_UNSAFE']);
-    expect(fs.readdirSync(path.dirname(outside))).toEqual(['shadow']);
-  });
+  it(
+    'bundle materialize into a folder holding the same manifest and a ' +
+      'link to a file outside refuses, and the outside file is untouched',
+    () => {
+      const t = tree();
+      const out = path.join(t.dir, 'out');
+      expect(run(t, ['bundle', 'materialize', t.baseline, out]).status).toBe(0);
+      const outside = secret();
+      fs.rmSync(path.join(out, 'playbook', 'playbook.md'));
+      fs.symlinkSync(outside, path.join(out, 'playbook', 'playbook.md'));
+      const r = run(t, ['bundle', 'materialize', t.baseline, out]);
+      expect(refused(r)).toEqual([null, 2, 'TARGET_UNSAFE']);
+      expect(fs.readFileSync(outside, 'utf8')).toBe('root:$6$secret\n');
+      const linked = path.join(t.dir, 'linked-out');
+      fs.symlinkSync(path.dirname(outside), linked);
+      expect(refused(run(t, ['bundle', 'materialize', t.baseline, linked]))).toEqual([null, 2, 'TARGET_UNSAFE']);
+      expect(fs.readdirSync(path.dirname(outside))).toEqual(['shadow']);
+    },
+  );
 
-  it('a scenario folder that is a link out of the root: verify fails naming it, never "verified: 0 scenario(s)"', () => {
-    const t = tree();
-    const elsewhere = path.join(tempDir('autoctx-elsewhere-'), 'knowledge');
-    dirs.push(path.dirname(elsewhere));
-    fs.renameSync(t.knowledge, elsewhere);
-    fs.mkdirSync(t.knowledge);
-    fs.symlinkSync(path.join(elsewhere, 'demo'), path.join(t.knowledge, 'demo'));
-    const r = runCliProcess(['verify', '--knowledge', t.knowledge, '--json']);
-    expect([
-      r.status,
-      r.json.status,
-      r.json.errors.map((e: {code: string; file: string}) => `${e.code} ${e.file}`),
-    ]).toEqual([8, 'failed', ['UNSAFE_PATH demo']]);
-  });
+  it(
+    'a scenario folder that is a link out of the root: verify ' + 'fails naming it, never "verified: 0 scenario(s)"',
+    () => {
+      const t = tree();
+      const elsewhere = path.join(tempDir('autoctx-elsewhere-'), 'knowledge');
+      dirs.push(path.dirname(elsewhere));
+      fs.renameSync(t.knowledge, elsewhere);
+      fs.mkdirSync(t.knowledge);
+      fs.symlinkSync(path.join(elsewhere, 'demo'), path.join(t.knowledge, 'demo'));
+      const r = runCliProcess(['verify', '--knowledge', t.knowledge, '--json']);
+      expect([
+        r.status,
+        r.json.status,
+        r.json.errors.map((e: {code: string; file: string}) => `${e.code} ${e.file}`),
+      ]).toEqual([8, 'failed', ['UNSAFE_PATH demo']]);
+    },
+  );
 });
 
 describe('an evaluation that reads fixtures through a link', () => {

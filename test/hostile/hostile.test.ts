@@ -235,7 +235,9 @@ describe('bad input given by the user: exit 2, tree unchanged', () => {
       2,
       'NESTING_TOO_DEEP',
     );
-    const big = `{"scenario":"demo","evaluator_epoch":"epoch-1","parent_digest":"${parent}","components":[${Array.from({length: 200000}, () => '1').join(',')},9007199254740993]}`;
+    const big =
+      `{"scenario":"demo","evaluator_epoch":"epoch-1","parent_digest":"${parent}","comp` +
+      `onents":[${Array.from({length: 200000}, () => '1').join(',')},9007199254740993]}`;
     await expectRefused(
       '8 MB with an unsafe integer at the end',
       () => propose({knowledge: k, from: file(big)}),

@@ -87,7 +87,9 @@ describe('a bundle with a 100 MiB component', () => {
         ['verify', verified],
       ] as const;
       lines.push(
-        `${label}: ${figures.map(([name, r]) => `${name} ${(r.peak / size).toFixed(2)}× (${Math.round(r.peak / 2 ** 20)} MiB)`).join(', ')}`,
+        `${label}: ${figures
+          .map(([name, r]) => `${name} ${(r.peak / size).toFixed(2)}× ` + `(${Math.round(r.peak / 2 ** 20)} MiB)`)
+          .join(', ')}`,
       );
       for (const [name, r] of figures) expect([name, r.peak < 4 * size]).toEqual([name, true]);
       fs.rmSync(root, {recursive: true, force: true});

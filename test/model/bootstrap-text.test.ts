@@ -49,97 +49,104 @@ describe('secret-kind exclusion (B.9): NFKC, full case folding, letters and digi
   });
 });
 
-describe('secret-kind exclusion of look-alike names: confusables (UTS #39), combining marks, leetspeak, common spellings', () => {
-  // Each names a marker as a reader sees it. Written with escapes where the letter is not what it looks like.
-  const lookAlikes: Array<[string, string]> = [
-    ['Greek omicron', 't\u03bfken'],
-    ['Cyrillic dze', '\u0455ecret'],
-    ['Cyrillic es', '\u0441redential'],
-    ['dotless i', 'ap\u0131key'],
-    ['o with a dot above, precomposed', 't\u022fken'],
-    ['o with a combining dot above', 'to\u0307ken'],
-    ['e with an acute', 'tok\u00e9n'],
-    ['a zero for an o', 'T0KEN'],
-    ['passwd', 'passwd'],
-    ['an at sign for an a', 'p@ssword'],
-    ['dollar signs for s', 'pa$$word'],
-    ['fives for s', 'pa55word'],
-    ['leet throughout', 'S3CR3T'],
-    ['a one for an i', 'pr1vate-key'],
-    ['a one for an l', 'credentia1'],
-    ['a seven for a t', 'secre7'],
-    ['a four for an a', 'p4ssw0rd'],
-    ['Cyrillic a and e', '\u0430pi_k\u0435y'],
-    ['Cyrillic er and a', '\u0440\u0430ssword'],
-    ['Cyrillic byelorussian i', 'pr\u0456vatekey'],
-    ['Greek capital iota for an I', 'pr\u0399vatekey'],
-    ['full-width', '\uff34\uff2f\uff2b\uff25\uff2e'],
-    ['mathematical bold', '\u{1d42d}\u{1d428}\u{1d424}\u{1d41e}\u{1d427}'],
-    ['a zero-width space inside', 'to\u200bken'],
-    ['a soft hyphen inside', 'access\u00ad_key'],
-    ['long s', '\u017fecret'],
-    ['Cherokee capital letters tee and ee', '\u13a2ok\u13acn'],
-    ['passphrase', 'SSH-Passphrase'],
-    ['privkey', 'privkey.pem'],
-    ['combining marks over every letter', 's\u0301e\u0302c\u0303r\u0304e\u0306t\u0308'],
-  ];
-  it.each(lookAlikes)('excludes %s', (_what, name) => {
-    expect(isSecretKind('hints', name)).toBe(true);
-    expect(isSecretKind(name, 'notes')).toBe(true);
-  });
+describe(
+  'secret-kind exclusion of look-alike names: confusables (UTS ' + '#39), combining marks, leetspeak, common spellings',
+  () => {
+    // Each names a marker as a reader sees it. Written with escapes where the letter is not what it looks like.
+    const lookAlikes: Array<[string, string]> = [
+      ['Greek omicron', 't\u03bfken'],
+      ['Cyrillic dze', '\u0455ecret'],
+      ['Cyrillic es', '\u0441redential'],
+      ['dotless i', 'ap\u0131key'],
+      ['o with a dot above, precomposed', 't\u022fken'],
+      ['o with a combining dot above', 'to\u0307ken'],
+      ['e with an acute', 'tok\u00e9n'],
+      ['a zero for an o', 'T0KEN'],
+      ['passwd', 'passwd'],
+      ['an at sign for an a', 'p@ssword'],
+      ['dollar signs for s', 'pa$$word'],
+      ['fives for s', 'pa55word'],
+      ['leet throughout', 'S3CR3T'],
+      ['a one for an i', 'pr1vate-key'],
+      ['a one for an l', 'credentia1'],
+      ['a seven for a t', 'secre7'],
+      ['a four for an a', 'p4ssw0rd'],
+      ['Cyrillic a and e', '\u0430pi_k\u0435y'],
+      ['Cyrillic er and a', '\u0440\u0430ssword'],
+      ['Cyrillic byelorussian i', 'pr\u0456vatekey'],
+      ['Greek capital iota for an I', 'pr\u0399vatekey'],
+      ['full-width', '\uff34\uff2f\uff2b\uff25\uff2e'],
+      ['mathematical bold', '\u{1d42d}\u{1d428}\u{1d424}\u{1d41e}\u{1d427}'],
+      ['a zero-width space inside', 'to\u200bken'],
+      ['a soft hyphen inside', 'access\u00ad_key'],
+      ['long s', '\u017fecret'],
+      ['Cherokee capital letters tee and ee', '\u13a2ok\u13acn'],
+      ['passphrase', 'SSH-Passphrase'],
+      ['privkey', 'privkey.pem'],
+      ['combining marks over every letter', 's\u0301e\u0302c\u0303r\u0304e\u0306t\u0308'],
+    ];
+    it.each(lookAlikes)('excludes %s', (_what, name) => {
+      expect(isSecretKind('hints', name)).toBe(true);
+      expect(isSecretKind(name, 'notes')).toBe(true);
+    });
 
-  // Ordinary names that must keep rendering; "pwd" is the shell's print-working-directory, "pass" alone is in passage
-  // and compass.
-  const ordinary = [
-    'playbook',
-    'hints',
-    'tool_guidance',
-    'routing_config',
-    'api-docs',
-    'private notes',
-    'passage',
-    'compass',
-    'bypass-rules',
-    'pwd',
-    'passenger',
-    'step1-checkout',
-    'v4-release-notes',
-    'http-404',
-    'base64',
-    'sha256',
-    'ipv4',
-    'o365-setup',
-    'tokyo-office',
-    'scheduling-handbook',
-    'credit-card-flow',
-    'access-log',
-    'keyboard',
-    'apis',
-    'e2e-tests',
-    'utf8',
-    'l10n',
-    'i18n',
-    '\u0434\u043e\u043a\u0443\u043c\u0435\u043d\u0442\u044b',
-    '\u03b4\u03bf\u03ba\u03b9\u03bc\u03ae',
-  ];
-  it.each(ordinary)('keeps %s', (name) => {
-    expect(isSecretKind('hints', name)).toBe(false);
-    expect(isSecretKind(name, 'notes')).toBe(false);
-  });
+    // Ordinary names that must keep rendering; "pwd" is the shell's print-working-directory, "pass" alone is in passage
+    // and compass.
+    const ordinary = [
+      'playbook',
+      'hints',
+      'tool_guidance',
+      'routing_config',
+      'api-docs',
+      'private notes',
+      'passage',
+      'compass',
+      'bypass-rules',
+      'pwd',
+      'passenger',
+      'step1-checkout',
+      'v4-release-notes',
+      'http-404',
+      'base64',
+      'sha256',
+      'ipv4',
+      'o365-setup',
+      'tokyo-office',
+      'scheduling-handbook',
+      'credit-card-flow',
+      'access-log',
+      'keyboard',
+      'apis',
+      'e2e-tests',
+      'utf8',
+      'l10n',
+      'i18n',
+      '\u0434\u043e\u043a\u0443\u043c\u0435\u043d\u0442\u044b',
+      '\u03b4\u03bf\u03ba\u03b9\u03bc\u03ae',
+    ];
+    it.each(ordinary)('keeps %s', (name) => {
+      expect(isSecretKind('hints', name)).toBe(false);
+      expect(isSecretKind(name, 'notes')).toBe(false);
+    });
 
-  it("still excludes what a substring rule excludes: a tokenizer's notes, a secretary's", () => {
-    expect(isSecretKind('hints', 'tokenizer-notes')).toBe(true);
-    expect(isSecretKind('hints', 'secretary')).toBe(true);
-  });
+    it("still excludes what a substring rule excludes: a tokenizer's notes, a secretary's", () => {
+      expect(isSecretKind('hints', 'tokenizer-notes')).toBe(true);
+      expect(isSecretKind('hints', 'secretary')).toBe(true);
+    });
 
-  it('the confusables table maps only to ASCII letters and digits, never an ASCII character, and each entry is one character', () => {
-    for (const [ascii, chars] of Object.entries(CONFUSABLE_ASCII)) {
-      expect(ascii).toMatch(/^[a-z0-9]$/);
-      for (const ch of chars) expect([ch, /^[\x00-\x7f]$/.test(ch), [...ch].length]).toEqual([ch, false, 1]);
-    }
-    expect(secretSkeleton('\u0455\u0441\u03bf\u0131')).toBe('scol');
-  });
-});
+    it(
+      'the confusables table maps only to ASCII letters and digits, ' +
+        'never an ASCII character, and each entry is one character',
+      () => {
+        for (const [ascii, chars] of Object.entries(CONFUSABLE_ASCII)) {
+          expect(ascii).toMatch(/^[a-z0-9]$/);
+          for (const ch of chars) expect([ch, /^[\x00-\x7f]$/.test(ch), [...ch].length]).toEqual([ch, false, 1]);
+        }
+        expect(secretSkeleton('\u0455\u0441\u03bf\u0131')).toBe('scol');
+      },
+    );
+  },
+);
 
 describe('body chunks', () => {
   it("the fixed table of format characters is this engine's \\p{Cf} wherever the engine knows the code point", () => {

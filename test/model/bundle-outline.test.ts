@@ -48,29 +48,33 @@ const bundle = fc
   .map((components) => createBundle({scenario: 'demo', evaluator_epoch: 'e1', parent_digest: null, components}));
 
 describe('the manifest fast path', () => {
-  it('gives the outline of the general reader for manifests as autoctx writes them, as compact JSON, and with keys out of order', () => {
-    fc.assert(
-      fc.property(bundle, (b) => {
-        const pretty = prettyJson(b);
-        const sortedCompact = JSON.stringify(JSON.parse(pretty));
-        for (const spelling of [pretty, sortedCompact, JSON.stringify(b)]) {
-          const bytes = Buffer.from(spelling, 'utf8');
-          const fast = outlineFromBytes(bytes, b.digest);
-          if (fast !== null) expect(fast).toEqual(general(bytes, b.digest));
-          // Text within printable ASCII, its keys in sorted order (as autoctx and the Python implementation write
-          // them), is always taken on the fast path.
-          if (spelling !== JSON.stringify(b) || spelling === sortedCompact) {
-            if (
-              b.components.every((c) => /^[\x20-\x7e\n\t"\\]*$/.test(c.content)) &&
-              /^[\x20-\x7e]*$/.test(spelling.replace(/\n/g, ''))
-            )
-              expect(fast).not.toBeNull();
+  it(
+    'gives the outline of the general reader for manifests as ' +
+      'autoctx writes them, as compact JSON, and with keys out of order',
+    () => {
+      fc.assert(
+        fc.property(bundle, (b) => {
+          const pretty = prettyJson(b);
+          const sortedCompact = JSON.stringify(JSON.parse(pretty));
+          for (const spelling of [pretty, sortedCompact, JSON.stringify(b)]) {
+            const bytes = Buffer.from(spelling, 'utf8');
+            const fast = outlineFromBytes(bytes, b.digest);
+            if (fast !== null) expect(fast).toEqual(general(bytes, b.digest));
+            // Text within printable ASCII, its keys in sorted order (as autoctx and the Python implementation write
+            // them), is always taken on the fast path.
+            if (spelling !== JSON.stringify(b) || spelling === sortedCompact) {
+              if (
+                b.components.every((c) => /^[\x20-\x7e\n\t"\\]*$/.test(c.content)) &&
+                /^[\x20-\x7e]*$/.test(spelling.replace(/\n/g, ''))
+              )
+                expect(fast).not.toBeNull();
+            }
           }
-        }
-      }),
-      {numRuns: 400, seed: 2028},
-    );
-  });
+        }),
+        {numRuns: 400, seed: 2028},
+      );
+    },
+  );
 
   it('never accepts a damaged manifest the general reader refuses (random byte edits)', () => {
     const alphabet = Buffer.from('{}[]",:\\u0abfnrt "xyz\u0001\u00ff');

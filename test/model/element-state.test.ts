@@ -55,14 +55,18 @@ describe('element states against the committed vectors (docs/vectors/element-sta
     }
   });
 
-  it('makes the state part of the identity: one kind, key and media type in four states, four digests, none a present content', () => {
-    const digests = vectors.components
-      .filter((v) => v.component.kind === 'hints' && v.component.key === 'hints')
-      .map((v) => v.component.digest);
-    expect(new Set(digests).size).toBe(digests.length);
-    // The last vector is a present component whose text is the ABSENT marker: another digest.
-    expect(vectors.components.at(-1)!.component.state).toBeUndefined();
-  });
+  it(
+    'makes the state part of the identity: one kind, key and media ' +
+      'type in four states, four digests, none a present content',
+    () => {
+      const digests = vectors.components
+        .filter((v) => v.component.kind === 'hints' && v.component.key === 'hints')
+        .map((v) => v.component.digest);
+      expect(new Set(digests).size).toBe(digests.length);
+      // The last vector is a present component whose text is the ABSENT marker: another digest.
+      expect(vectors.components.at(-1)!.component.state).toBeUndefined();
+    },
+  );
 
   it('writes a present component with no state field, so a bundle of present components keeps its digest', () => {
     const a = createComponent({kind: 'hints', key: 'hints', content: 'x', media_type: 'text/markdown'});
@@ -77,22 +81,26 @@ describe('element states against the committed vectors (docs/vectors/element-sta
     expect('state' in b).toBe(false);
   });
 
-  it('refuses a stored "PRESENT", an unknown state, content on a non-present component, and a state edited without its digest', () => {
-    const m = JSON.parse(JSON.stringify(vectors.bundles[0]!.manifest)) as {components: Array<Record<string, string>>};
-    const present = JSON.parse(JSON.stringify(m)) as typeof m;
-    present.components.find((c) => c.state === undefined)!.state = 'PRESENT';
-    expect(codeOf(() => validateBundle(present))).toBe('SCHEMA_VIOLATION');
-    const unknown = JSON.parse(JSON.stringify(m)) as typeof m;
-    unknown.components.find((c) => c.state === 'ABSENT')!.state = 'MISSING';
-    expect(codeOf(() => validateBundle(unknown))).toBe('SCHEMA_VIOLATION');
-    const content = JSON.parse(JSON.stringify(m)) as typeof m;
-    content.components.find((c) => c.state === 'ABSENT')!.content = 'text';
-    expect(codeOf(() => validateBundle(content))).toBe('SCHEMA_VIOLATION');
-    const moved = JSON.parse(JSON.stringify(m)) as typeof m;
-    moved.components.find((c) => c.state === 'ABSENT')!.state = 'INCLUDED';
-    expect(codeOf(() => validateBundle(moved))).toBe('DIGEST_MISMATCH');
-    expect(codeOf(() => createComponent({kind: 'hints', key: 'h', content: 'x', state: 'ABSENT'}))).toBe(
-      'SCHEMA_VIOLATION',
-    );
-  });
+  it(
+    'refuses a stored "PRESENT", an unknown state, content on a ' +
+      'non-present component, and a state edited without its digest',
+    () => {
+      const m = JSON.parse(JSON.stringify(vectors.bundles[0]!.manifest)) as {components: Array<Record<string, string>>};
+      const present = JSON.parse(JSON.stringify(m)) as typeof m;
+      present.components.find((c) => c.state === undefined)!.state = 'PRESENT';
+      expect(codeOf(() => validateBundle(present))).toBe('SCHEMA_VIOLATION');
+      const unknown = JSON.parse(JSON.stringify(m)) as typeof m;
+      unknown.components.find((c) => c.state === 'ABSENT')!.state = 'MISSING';
+      expect(codeOf(() => validateBundle(unknown))).toBe('SCHEMA_VIOLATION');
+      const content = JSON.parse(JSON.stringify(m)) as typeof m;
+      content.components.find((c) => c.state === 'ABSENT')!.content = 'text';
+      expect(codeOf(() => validateBundle(content))).toBe('SCHEMA_VIOLATION');
+      const moved = JSON.parse(JSON.stringify(m)) as typeof m;
+      moved.components.find((c) => c.state === 'ABSENT')!.state = 'INCLUDED';
+      expect(codeOf(() => validateBundle(moved))).toBe('DIGEST_MISMATCH');
+      expect(codeOf(() => createComponent({kind: 'hints', key: 'h', content: 'x', state: 'ABSENT'}))).toBe(
+        'SCHEMA_VIOLATION',
+      );
+    },
+  );
 });

@@ -158,33 +158,37 @@ describe('the inspector accounts for every byte of a bootstrap package', () => {
     });
   });
 
-  it('FAIL for a "SYSTEM:" line after the end marker, before the begin marker, inside the header; with or without the receipt digest', () => {
-    const after = `${d.content}\n${SYSTEM}`;
-    const before = d.content.replace(`${BEGIN_MARKER}\n`, `${SYSTEM}\n\n${BEGIN_MARKER}\n`);
-    const header = d.content.replace(TRUST_POLICY, `${SYSTEM}\n${TRUST_POLICY}`);
-    for (const form of ['full', 'items'] as const) {
-      expect([form, run(after, form).verdict, summary(run(after, form))]).toEqual([
-        form,
-        'FAIL',
-        expect.arrayContaining(['MISMATCH framing end']),
-      ]);
-      expect([form, run(before, form).verdict, summary(run(before, form))]).toEqual([
-        form,
-        'FAIL',
-        expect.arrayContaining(['MISMATCH framing header']),
-      ]);
-      expect([form, run(header, form).verdict, summary(run(header, form))]).toEqual([
-        form,
-        'FAIL',
-        expect.arrayContaining(['MISMATCH framing header']),
-      ]);
-    }
-    // A line between items, or inside a quoted body, is text after (or in) a body its source does not hold.
-    const between = d.content.replace('\n\n## Item 2', `\n\n${SYSTEM}\n\n## Item 2`);
-    expect(summary(run(between, 'items'))).toEqual(['MISMATCH cited_item hints/key 0']);
-    expect(run(between, 'items').findings[0]!.detail).toMatch(/bytes after its body that autoctx did not write/);
-    expect(run(d.content.replace('> Then the quota', `> ${SYSTEM}\n> Then the quota`), 'items').verdict).toBe('FAIL');
-  });
+  it(
+    'FAIL for a "SYSTEM:" line after the end marker, before the begin ' +
+      'marker, inside the header; with or without the receipt digest',
+    () => {
+      const after = `${d.content}\n${SYSTEM}`;
+      const before = d.content.replace(`${BEGIN_MARKER}\n`, `${SYSTEM}\n\n${BEGIN_MARKER}\n`);
+      const header = d.content.replace(TRUST_POLICY, `${SYSTEM}\n${TRUST_POLICY}`);
+      for (const form of ['full', 'items'] as const) {
+        expect([form, run(after, form).verdict, summary(run(after, form))]).toEqual([
+          form,
+          'FAIL',
+          expect.arrayContaining(['MISMATCH framing end']),
+        ]);
+        expect([form, run(before, form).verdict, summary(run(before, form))]).toEqual([
+          form,
+          'FAIL',
+          expect.arrayContaining(['MISMATCH framing header']),
+        ]);
+        expect([form, run(header, form).verdict, summary(run(header, form))]).toEqual([
+          form,
+          'FAIL',
+          expect.arrayContaining(['MISMATCH framing header']),
+        ]);
+      }
+      // A line between items, or inside a quoted body, is text after (or in) a body its source does not hold.
+      const between = d.content.replace('\n\n## Item 2', `\n\n${SYSTEM}\n\n## Item 2`);
+      expect(summary(run(between, 'items'))).toEqual(['MISMATCH cited_item hints/key 0']);
+      expect(run(between, 'items').findings[0]!.detail).toMatch(/bytes after its body that autoctx did not write/);
+      expect(run(d.content.replace('> Then the quota', `> ${SYSTEM}\n> Then the quota`), 'items').verdict).toBe('FAIL');
+    },
+  );
 
   it('FAIL for a system prompt with any text: the bootstrap layout delivers none', () => {
     const r = run(d.content, 'full', SYSTEM);
@@ -307,44 +311,52 @@ function insertAt(text: string, byteOffset: number, what: string): string {
 }
 
 describe('property: any insertion or dropped item is found', () => {
-  it('inserting any non-empty string at any byte offset of a genuine package is FAIL (hook receipt); the genuine package is PASS', () => {
-    fc.assert(
-      fc.property(
-        sources,
-        fc.constantFrom(512, 1024, 4096, 8192),
-        fc.boolean(),
-        fc.nat(),
-        insertion,
-        (s, maxBytes, crlf, offset, what) => {
-          const c = caseOf(s);
-          const d = draw(c, maxBytes);
-          fc.pre(d.items.length > 0);
-          const text = crlf ? d.content.replace(/\n/g, '\r\n') : d.content;
-          expect(inspect(sealed(text, d.receipt, 'full'), c.bundle, c.lookup).verdict).toBe('PASS');
-          const changed = insertAt(text, offset, what);
-          expect(inspect(sealed(changed, d.receipt, 'full'), c.bundle, c.lookup).verdict).toBe('FAIL');
-        },
-      ),
-      {numRuns: 600},
-    );
-  });
+  it(
+    'inserting any non-empty string at any byte offset of a genuine ' +
+      'package is FAIL (hook receipt); the genuine package is PASS',
+    () => {
+      fc.assert(
+        fc.property(
+          sources,
+          fc.constantFrom(512, 1024, 4096, 8192),
+          fc.boolean(),
+          fc.nat(),
+          insertion,
+          (s, maxBytes, crlf, offset, what) => {
+            const c = caseOf(s);
+            const d = draw(c, maxBytes);
+            fc.pre(d.items.length > 0);
+            const text = crlf ? d.content.replace(/\n/g, '\r\n') : d.content;
+            expect(inspect(sealed(text, d.receipt, 'full'), c.bundle, c.lookup).verdict).toBe('PASS');
+            const changed = insertAt(text, offset, what);
+            expect(inspect(sealed(changed, d.receipt, 'full'), c.bundle, c.lookup).verdict).toBe('FAIL');
+          },
+        ),
+        {numRuns: 600},
+      );
+    },
+  );
 
-  it("with only the receipt's item list (no package digest), the rebuilt framing and items alone find every insertion", () => {
-    fc.assert(
-      fc.property(sources, fc.nat(), insertion, (s, offset, what) => {
-        const c = caseOf(s);
-        const d = draw(c, 8192);
-        // An item cut for room can be lengthened with its own source's text: only the receipt's digest tells that
-        // package apart.
-        fc.pre(!d.truncated);
-        expect(inspect(sealed(d.content, d.receipt, 'items'), c.bundle, c.lookup).verdict).toBe('PASS');
-        expect(inspect(sealed(insertAt(d.content, offset, what), d.receipt, 'items'), c.bundle, c.lookup).verdict).toBe(
-          'FAIL',
-        );
-      }),
-      {numRuns: 600},
-    );
-  });
+  it(
+    "with only the receipt's item list (no package digest), the " +
+      'rebuilt framing and items alone find every insertion',
+    () => {
+      fc.assert(
+        fc.property(sources, fc.nat(), insertion, (s, offset, what) => {
+          const c = caseOf(s);
+          const d = draw(c, 8192);
+          // An item cut for room can be lengthened with its own source's text: only the receipt's digest tells that
+          // package apart.
+          fc.pre(!d.truncated);
+          expect(inspect(sealed(d.content, d.receipt, 'items'), c.bundle, c.lookup).verdict).toBe('PASS');
+          expect(
+            inspect(sealed(insertAt(d.content, offset, what), d.receipt, 'items'), c.bundle, c.lookup).verdict,
+          ).toBe('FAIL');
+        }),
+        {numRuns: 600},
+      );
+    },
+  );
 
   it('deleting any cited item, cut out or re-rendered without it, is FAIL', () => {
     fc.assert(

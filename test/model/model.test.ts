@@ -26,14 +26,18 @@ describe('lifecycle transitions', () => {
     ['active', 'superseded'],
     ['superseded', 'active'],
   ];
-  it('permits exactly the implemented transitions, including screened→rejected, confirmed→rejected and superseded→active', () => {
-    for (const from of LIFECYCLES) {
-      for (const to of LIFECYCLES) {
-        const expected = allowed.some(([a, b]) => a === from && b === to);
-        expect([from, to, canTransition(from, to)]).toEqual([from, to, expected]);
+  it(
+    'permits exactly the implemented transitions, including ' +
+      'screened→rejected, confirmed→rejected and superseded→active',
+    () => {
+      for (const from of LIFECYCLES) {
+        for (const to of LIFECYCLES) {
+          const expected = allowed.some(([a, b]) => a === from && b === to);
+          expect([from, to, canTransition(from, to)]).toEqual([from, to, expected]);
+        }
       }
-    }
-  });
+    },
+  );
   it('rejected is terminal', () => {
     expect(LIFECYCLES.filter((to) => canTransition('rejected', to))).toEqual([]);
   });

@@ -44,13 +44,17 @@ describe("Python's float repr", () => {
     expect(pythonFloatRepr(x)).toBe(repr);
   });
 
-  it('equals CPython on 400 values it printed (test/fixtures/python-float-repr.json, values given exactly by float.hex())', () => {
-    const fixture = JSON.parse(
-      fs.readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/python-float-repr.json'), 'utf8'),
-    ) as {cases: Array<[string, string]>};
-    expect(fixture.cases.length).toBe(400);
-    for (const [hex, repr] of fixture.cases) expect([hex, pythonFloatRepr(fromHex(hex))]).toEqual([hex, repr]);
-  });
+  it(
+    'equals CPython on 400 values it printed ' +
+      '(test/fixtures/python-float-repr.json, values given exactly by float.hex())',
+    () => {
+      const fixture = JSON.parse(
+        fs.readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/python-float-repr.json'), 'utf8'),
+      ) as {cases: Array<[string, string]>};
+      expect(fixture.cases.length).toBe(400);
+      for (const [hex, repr] of fixture.cases) expect([hex, pythonFloatRepr(fromHex(hex))]).toEqual([hex, repr]);
+    },
+  );
 
   it('round-trips every value it writes', () => {
     for (let i = 0; i < 2000; i++) {

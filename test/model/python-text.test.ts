@@ -4,7 +4,10 @@ import {harnessRuntimeFiles} from '../../src/model/bundle/harness-runtime.js';
 
 // [text, Python's text.rstrip(), text.strip() == ""], printed by python3 3.11.
 const CASES: Array<[string, string, boolean]> = JSON.parse(
-  '[["a \\t\\n", "a", false], ["a\\u001c\\u001d\\u001e\\u001f", "a", false], ["a\\ufeff", "a\\ufeff", false], ["a\\u0085", "a", false], ["a\\u3000\\u2028 ", "a", false], ["\\u200b x\\u200b", "\\u200b x\\u200b", false], ["x\\u180e", "x\\u180e", false], ["  \\n", "", true], ["", "", true], ["a\\u0000", "a\\u0000", false]]',
+  '[["a \\t\\n", "a", false], ["a\\u001c\\u001d\\u001e\\u001f", "a", false], ' +
+    '["a\\ufeff", "a\\ufeff", false], ["a\\u0085", "a", false], ["a\\u3000\\u2028 ", "a", ' +
+    'false], ["\\u200b x\\u200b", "\\u200b x\\u200b", false], ["x\\u180e", "x\\u180e", ' +
+    'false], ["  \\n", "", true], ["", "", true], ["a\\u0000", "a\\u0000", false]]',
 );
 
 describe("Python's whitespace", () => {
@@ -13,10 +16,13 @@ describe("Python's whitespace", () => {
     expect(isPythonBlank(text)).toBe(blank);
   });
 
-  it("differs from trimEnd where Python and JavaScript disagree (so a mirror or a validator gets upstream's bytes)", () => {
-    expect(['a\ufeff'.trimEnd(), pythonRstrip('a\ufeff')]).toEqual(['a', 'a\ufeff']);
-    expect(['a\u001f'.trimEnd(), pythonRstrip('a\u001f')]).toEqual(['a\u001f', 'a']);
-  });
+  it(
+    'differs from trimEnd where Python and JavaScript disagree ' + "(so a mirror or a validator gets upstream's bytes)",
+    () => {
+      expect(['a\ufeff'.trimEnd(), pythonRstrip('a\ufeff')]).toEqual(['a', 'a\ufeff']);
+      expect(['a\u001f'.trimEnd(), pythonRstrip('a\u001f')]).toEqual(['a\u001f', 'a']);
+    },
+  );
 });
 
 describe('harness runtime files', () => {

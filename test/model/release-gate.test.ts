@@ -41,37 +41,45 @@ describe('the release gate', () => {
     expect(releaseGate({...ok, from: 'DEPRECATED', to: 'ACTIVE'})[0]!.detail).toMatch(/only autoctx rollback/);
   });
 
-  it("checks the evidence each target needs: runnable for SHADOW, CANARY, ACTIVE; the canary evidence for CANARY and a scope's ACTIVE; another ACTIVE for DEPRECATED", () => {
-    const missing = {code: 'EVALUATION_NOT_FOR_BUNDLE_HASH', detail: 'against another bundle'};
-    expect(releaseGate({...ok, from: 'DRAFT', to: 'SHADOW', runnable: false}).map((b) => b.code)).toEqual([
-      'BUNDLE_NOT_RUNNABLE',
-    ]);
-    expect(
-      releaseGate({...ok, from: 'SHADOW', to: 'CANARY', runnable: false, evidence: missing}).map((b) => b.code),
-    ).toEqual(['BUNDLE_NOT_RUNNABLE', 'EVALUATION_NOT_FOR_BUNDLE_HASH']);
-    // The global ACTIVE's evidence is promote's own gates; a scope's ACTIVE is gated like a canary.
-    expect(releaseGate({...ok, from: 'CANARY', to: 'ACTIVE', evidence: missing})).toEqual([]);
-    expect(releaseGate({...ok, scope: 'eu', from: 'CANARY', to: 'ACTIVE', evidence: missing})).toEqual([missing]);
-    expect(releaseGate({...ok, from: 'CANARY', to: 'DEPRECATED', otherActive: false}).map((b) => b.code)).toEqual([
-      'NO_OTHER_ACTIVE_RELEASE',
-    ]);
-    expect(releaseGate({...ok, from: 'ACTIVE', to: 'DEPRECATED', otherActive: false}).map((b) => b.code)).toEqual([
-      'NO_OTHER_ACTIVE_RELEASE',
-    ]);
-    expect(releaseGate({...ok, from: 'DRAFT', to: 'RETIRED', runnable: false})).toEqual([]);
-  });
+  it(
+    'checks the evidence each target needs: runnable for SHADOW, CANARY, ACTIVE; the ' +
+      "canary evidence for CANARY and a scope's ACTIVE; another ACTIVE for DEPRECATED",
+    () => {
+      const missing = {code: 'EVALUATION_NOT_FOR_BUNDLE_HASH', detail: 'against another bundle'};
+      expect(releaseGate({...ok, from: 'DRAFT', to: 'SHADOW', runnable: false}).map((b) => b.code)).toEqual([
+        'BUNDLE_NOT_RUNNABLE',
+      ]);
+      expect(
+        releaseGate({...ok, from: 'SHADOW', to: 'CANARY', runnable: false, evidence: missing}).map((b) => b.code),
+      ).toEqual(['BUNDLE_NOT_RUNNABLE', 'EVALUATION_NOT_FOR_BUNDLE_HASH']);
+      // The global ACTIVE's evidence is promote's own gates; a scope's ACTIVE is gated like a canary.
+      expect(releaseGate({...ok, from: 'CANARY', to: 'ACTIVE', evidence: missing})).toEqual([]);
+      expect(releaseGate({...ok, scope: 'eu', from: 'CANARY', to: 'ACTIVE', evidence: missing})).toEqual([missing]);
+      expect(releaseGate({...ok, from: 'CANARY', to: 'DEPRECATED', otherActive: false}).map((b) => b.code)).toEqual([
+        'NO_OTHER_ACTIVE_RELEASE',
+      ]);
+      expect(releaseGate({...ok, from: 'ACTIVE', to: 'DEPRECATED', otherActive: false}).map((b) => b.code)).toEqual([
+        'NO_OTHER_ACTIVE_RELEASE',
+      ]);
+      expect(releaseGate({...ok, from: 'DRAFT', to: 'RETIRED', runnable: false})).toEqual([]);
+    },
+  );
 });
 
 describe('state names, version names, scopes, percentages', () => {
-  it('accepts canonical names and the older ones on input, any case, and refuses anything else (never a fallback to ACTIVE)', () => {
-    for (const s of RELEASE_STATES) expect(canonicalState(s.toLowerCase())).toBe(s);
-    expect(canonicalState('EVAL_ONLY')).toBe('SHADOW');
-    expect(canonicalState('production')).toBe('ACTIVE');
-    expect(canonicalState('ROLLED_BACK')).toBe('DEPRECATED');
-    for (const [alias, state] of Object.entries(STATE_ALIASES)) expect(canonicalState(alias)).toBe(state);
-    expect(canonicalState('LIVE')).toBeNull();
-    expect(canonicalState('')).toBeNull();
-  });
+  it(
+    'accepts canonical names and the older ones on input, any ' +
+      'case, and refuses anything else (never a fallback to ACTIVE)',
+    () => {
+      for (const s of RELEASE_STATES) expect(canonicalState(s.toLowerCase())).toBe(s);
+      expect(canonicalState('EVAL_ONLY')).toBe('SHADOW');
+      expect(canonicalState('production')).toBe('ACTIVE');
+      expect(canonicalState('ROLLED_BACK')).toBe('DEPRECATED');
+      for (const [alias, state] of Object.entries(STATE_ALIASES)) expect(canonicalState(alias)).toBe(state);
+      expect(canonicalState('LIVE')).toBeNull();
+      expect(canonicalState('')).toBeNull();
+    },
+  );
 
   it('takes version names of [A-Za-z0-9._-] only, not only dots, not "unnamed"', () => {
     for (const good of ['v20', '2026.12.01-a', 'V_2']) expect(versionNameProblem(good)).toBeNull();
@@ -128,15 +136,19 @@ describe('registry changes and derived states', () => {
     expect(eu.releases.v2!.state).toBe('ACTIVE');
   });
 
-  it('reads the global ACTIVE from active.json, and a served release as DEPRECATED or RETIRED whatever moved the pointer', () => {
-    const canary = {version: 'v2', state: 'CANARY' as const, canary: null, shadow: null};
-    expect(effectiveState('global', canary, {isGlobalActive: true, servedGlobally: true})).toBe('ACTIVE');
-    expect(effectiveState('global', canary, {isGlobalActive: false, servedGlobally: true})).toBe('DEPRECATED');
-    expect(effectiveState('global', {...canary, state: 'RETIRED'}, {isGlobalActive: false, servedGlobally: true})).toBe(
-      'RETIRED',
-    );
-    expect(effectiveState('global', canary, {isGlobalActive: false, servedGlobally: false})).toBe('CANARY');
-    expect(effectiveState('global', undefined, {isGlobalActive: false, servedGlobally: false})).toBe('DRAFT');
-    expect(effectiveState('eu', canary, {isGlobalActive: true, servedGlobally: true})).toBe('CANARY');
-  });
+  it(
+    'reads the global ACTIVE from active.json, and a served ' +
+      'release as DEPRECATED or RETIRED whatever moved the pointer',
+    () => {
+      const canary = {version: 'v2', state: 'CANARY' as const, canary: null, shadow: null};
+      expect(effectiveState('global', canary, {isGlobalActive: true, servedGlobally: true})).toBe('ACTIVE');
+      expect(effectiveState('global', canary, {isGlobalActive: false, servedGlobally: true})).toBe('DEPRECATED');
+      expect(
+        effectiveState('global', {...canary, state: 'RETIRED'}, {isGlobalActive: false, servedGlobally: true}),
+      ).toBe('RETIRED');
+      expect(effectiveState('global', canary, {isGlobalActive: false, servedGlobally: false})).toBe('CANARY');
+      expect(effectiveState('global', undefined, {isGlobalActive: false, servedGlobally: false})).toBe('DRAFT');
+      expect(effectiveState('eu', canary, {isGlobalActive: true, servedGlobally: true})).toBe('CANARY');
+    },
+  );
 });

@@ -99,29 +99,33 @@ describe('canary membership', () => {
     );
   });
 
-  it('at 100,000 requesters, holds the share within 1 percentage point; two 50% cohorts of different releases overlap 25% ± 1', () => {
-    const n = 100_000;
-    let inTen = 0;
-    let inA = 0;
-    let inBoth = 0;
-    for (let i = 0; i < n; i++) {
-      const user = `user-${i}@example.test`;
-      if (decideRoute(snapshot(1000), {user}).state === 'CANARY') inTen++;
-      const a = decideRoute(snapshot(5000, 'v2'), {user}).state === 'CANARY';
-      const b = decideRoute(snapshot(5000, 'v3'), {user}).state === 'CANARY';
-      if (a) inA++;
-      if (a && b) inBoth++;
-    }
-    expect(Math.abs((inTen / n) * 100 - 10)).toBeLessThanOrEqual(1);
-    expect(Math.abs((inA / n) * 100 - 50)).toBeLessThanOrEqual(1);
-    expect(Math.abs((inBoth / n) * 100 - 25)).toBeLessThanOrEqual(1);
-    // The same salt keeps the cohort: a new release given the old one's salt has exactly the old cohort.
-    for (let i = 0; i < 1000; i++)
-      expect(decideRoute(snapshot(5000, 'v2'), {user: `u${i}`}).state).toBe(
-        decideRoute(
-          {...snapshot(5000, 'v2'), canaries: [{...snapshot(5000, 'v2').canaries[0]!, version: 'v3'}]},
-          {user: `u${i}`},
-        ).state,
-      );
-  });
+  it(
+    'at 100,000 requesters, holds the share within 1 percentage ' +
+      'point; two 50% cohorts of different releases overlap 25% ± 1',
+    () => {
+      const n = 100_000;
+      let inTen = 0;
+      let inA = 0;
+      let inBoth = 0;
+      for (let i = 0; i < n; i++) {
+        const user = `user-${i}@example.test`;
+        if (decideRoute(snapshot(1000), {user}).state === 'CANARY') inTen++;
+        const a = decideRoute(snapshot(5000, 'v2'), {user}).state === 'CANARY';
+        const b = decideRoute(snapshot(5000, 'v3'), {user}).state === 'CANARY';
+        if (a) inA++;
+        if (a && b) inBoth++;
+      }
+      expect(Math.abs((inTen / n) * 100 - 10)).toBeLessThanOrEqual(1);
+      expect(Math.abs((inA / n) * 100 - 50)).toBeLessThanOrEqual(1);
+      expect(Math.abs((inBoth / n) * 100 - 25)).toBeLessThanOrEqual(1);
+      // The same salt keeps the cohort: a new release given the old one's salt has exactly the old cohort.
+      for (let i = 0; i < 1000; i++)
+        expect(decideRoute(snapshot(5000, 'v2'), {user: `u${i}`}).state).toBe(
+          decideRoute(
+            {...snapshot(5000, 'v2'), canaries: [{...snapshot(5000, 'v2').canaries[0]!, version: 'v3'}]},
+            {user: `u${i}`},
+          ).state,
+        );
+    },
+  );
 });

@@ -68,7 +68,9 @@ describe('the in-process SSH signature verifier agrees with ssh-keygen -Y verify
     // One bit of the signature value (the blob's last bytes) flipped, re-armored.
     const blob = Buffer.from(alice.split('\n').slice(1, -2).join(''), 'base64');
     blob[blob.length - 5]! ^= 1;
-    const flipped = `-----BEGIN SSH SIGNATURE-----\n${blob.toString('base64').replace(/.{70}/g, '$&\n')}\n-----END SSH SIGNATURE-----\n`;
+    const flipped =
+      `-----BEGIN SSH SIGNATURE-----\n${blob.toString('base64').replace(/.{70}/g, '$&\n')}` +
+      `\n-----END SSH SIGNATURE-----\n`;
     expect(flipped).not.toBe(alice);
     const lines = {
       plain: `alice@x ${keys.alice}\nbob@x ${keys.bob}\n`,
@@ -122,7 +124,8 @@ describe('the in-process SSH signature verifier agrees with ssh-keygen -Y verify
     for (const bad of [
       `alice@x approver ${'ssh-ed25519 AAAA'}`,
       'alice@x ssh-ed25519',
-      `alice@x valid-after="2026" ${'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9ZcxPA0DpdvbcRSeyH/5xIBNsDsyVu2vNPA+qHdybV'}`,
+      `alice@x valid-after="2026" ` +
+        `${'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9ZcxPA0DpdvbcRSeyH/5xIBNsDsyVu2vNPA+qHdybV'}`,
       'alice@x ssh-ed25519 !!!',
     ]) {
       expect(() => parseAllowedSigners(bad, 'allowed_signers')).toThrow(

@@ -47,24 +47,27 @@ describe('campaign mode', () => {
     expect(t.read('promotion-risk/nightly/false-promotion.json')).toBe(ledger);
   });
 
-  it('refuses a fixture an earlier candidate of the campaign reserved, also after a restart, and changes nothing', () => {
-    const t = tree();
-    const a = t.propose('a', files('A'));
-    const b = t.propose('b', files('B'));
-    expect(t.cli(['screen', a, ...evalArgs(['--campaign', 'c1'])], fakeEnv(t.dir)).status).toBe(0);
-    const before = t.read('promotion-risk/c1/false-promotion.json');
-    const r = t.cli(['screen', b, ...evalArgs(['--campaign', 'c1'])], fakeEnv(t.dir));
-    expect([r.status, r.json.error.code]).toEqual([2, 'CAMPAIGN_FIXTURE_REUSE']);
-    // A refused candidate consumes no alpha and reserves no fixtures: the ledger is as it was, byte for byte, however
-    // often it is tried.
-    expect(t.read('promotion-risk/c1/false-promotion.json')).toBe(before);
-    expect(fs.existsSync(t.file(`candidates/${b}/evaluator_plan.json`))).toBe(false);
-    for (let i = 0; i < 3; i++) {
-      const again = t.cli(['screen', b, ...evalArgs(['--campaign', 'c1'])], fakeEnv(t.dir));
-      expect(again.json.error.code).toBe('CAMPAIGN_FIXTURE_REUSE');
-    }
-    expect(t.read('promotion-risk/c1/false-promotion.json')).toBe(before);
-  });
+  it(
+    'refuses a fixture an earlier candidate of the campaign ' + 'reserved, also after a restart, and changes nothing',
+    () => {
+      const t = tree();
+      const a = t.propose('a', files('A'));
+      const b = t.propose('b', files('B'));
+      expect(t.cli(['screen', a, ...evalArgs(['--campaign', 'c1'])], fakeEnv(t.dir)).status).toBe(0);
+      const before = t.read('promotion-risk/c1/false-promotion.json');
+      const r = t.cli(['screen', b, ...evalArgs(['--campaign', 'c1'])], fakeEnv(t.dir));
+      expect([r.status, r.json.error.code]).toEqual([2, 'CAMPAIGN_FIXTURE_REUSE']);
+      // A refused candidate consumes no alpha and reserves no fixtures: the ledger is as it was, byte for byte, however
+      // often it is tried.
+      expect(t.read('promotion-risk/c1/false-promotion.json')).toBe(before);
+      expect(fs.existsSync(t.file(`candidates/${b}/evaluator_plan.json`))).toBe(false);
+      for (let i = 0; i < 3; i++) {
+        const again = t.cli(['screen', b, ...evalArgs(['--campaign', 'c1'])], fakeEnv(t.dir));
+        expect(again.json.error.code).toBe('CAMPAIGN_FIXTURE_REUSE');
+      }
+      expect(t.read('promotion-risk/c1/false-promotion.json')).toBe(before);
+    },
+  );
 
   it('a different campaign policy is refused; a campaign id with a slash gets a digest folder', () => {
     const t = tree();
@@ -82,28 +85,31 @@ describe('campaign mode', () => {
     expect(treeHash(t.knowledge)).toBe(before);
   });
 
-  it('a schema-1 ledger with reservations is readable but fails closed for new candidates: start a new campaign id', () => {
-    const t = tree();
-    const a = t.propose('a', files('A'));
-    const b = t.propose('b', files('B'));
-    expect(t.cli(['screen', a, ...evalArgs(['--campaign', 'old'])], fakeEnv(t.dir)).status).toBe(0);
-    const ledgerFile = t.file('promotion-risk/old/false-promotion.json');
-    const v2 = JSON.parse(fs.readFileSync(ledgerFile, 'utf8'));
-    const {
-      fixture_reservations: _f,
-      fixture_history_complete: _h,
-      state_digest: _s,
-      ...v1
-    } = {...v2, schema_version: 1};
-    fs.writeFileSync(ledgerFile, JSON.stringify({...v1, state_digest: legacyCampaignStateDigest(v1)}));
-    expect(t.cli(['verify']).json.errors).toEqual([]);
-    expect(t.cli(['campaign', 'show', 'old']).json.fixture_history_complete).toBe(false);
-    const before = treeHash(t.knowledge);
-    const r = t.cli(['screen', b, ...withFixtures(evalArgs(['--campaign', 'old']), FIXTURES_12B)], fakeEnv(t.dir));
-    expect([r.status, r.json.error.code]).toEqual([8, 'CAMPAIGN_LEGACY']);
-    expect(r.json.error.message).toMatch(/start a new campaign id/);
-    expect(treeHash(t.knowledge)).toBe(before);
-  });
+  it(
+    'a schema-1 ledger with reservations is readable but fails ' + 'closed for new candidates: start a new campaign id',
+    () => {
+      const t = tree();
+      const a = t.propose('a', files('A'));
+      const b = t.propose('b', files('B'));
+      expect(t.cli(['screen', a, ...evalArgs(['--campaign', 'old'])], fakeEnv(t.dir)).status).toBe(0);
+      const ledgerFile = t.file('promotion-risk/old/false-promotion.json');
+      const v2 = JSON.parse(fs.readFileSync(ledgerFile, 'utf8'));
+      const {
+        fixture_reservations: _f,
+        fixture_history_complete: _h,
+        state_digest: _s,
+        ...v1
+      } = {...v2, schema_version: 1};
+      fs.writeFileSync(ledgerFile, JSON.stringify({...v1, state_digest: legacyCampaignStateDigest(v1)}));
+      expect(t.cli(['verify']).json.errors).toEqual([]);
+      expect(t.cli(['campaign', 'show', 'old']).json.fixture_history_complete).toBe(false);
+      const before = treeHash(t.knowledge);
+      const r = t.cli(['screen', b, ...withFixtures(evalArgs(['--campaign', 'old']), FIXTURES_12B)], fakeEnv(t.dir));
+      expect([r.status, r.json.error.code]).toEqual([8, 'CAMPAIGN_LEGACY']);
+      expect(r.json.error.message).toMatch(/start a new campaign id/);
+      expect(treeHash(t.knowledge)).toBe(before);
+    },
+  );
 
   it('promotion needs the campaign authorization, written as an immutable artifact', () => {
     const t = tree();
@@ -177,7 +183,10 @@ describe('campaign mode', () => {
     const artifact = JSON.parse(t.read(`promotion-risk/blk/reservation-artifacts/${a}.json`));
     expect(negative.entries[0].evidence_refs[1]).toEqual({
       uri: `demo/context_bundles/promotion-risk/blk/reservation-artifacts/${a}.json#sha256=${artifact.artifact_digest}`,
-      summary: `Campaign reservation status=blocked; reservation_sha256=${stableDigest(reservation)}; allocated_alpha=${pythonFloatRepr(reservation.allocated_alpha)}; trial_evidence_sha256=${reservation.evidence_digest}.`,
+      summary:
+        `Campaign reservation status=blocked; reservation_sha256=${stableDigest(reservation)}; ` +
+        `allocated_alpha=${pythonFloatRepr(reservation.allocated_alpha)}; ` +
+        `trial_evidence_sha256=${reservation.evidence_digest}.`,
     });
     // Both timestamps are the record's created_at, as upstream writes them.
     const record = JSON.parse(t.read(`candidates/${a}/record.json`));

@@ -76,7 +76,8 @@ describe('answers autoctx could not write and read back', () => {
       expect(confirm(t, c, `node ${bad}`, tmp).json.error.code).toBe('EVALUATOR_FAILED');
       fs.writeFileSync(
         bad,
-        `import fs from 'node:fs';\nconst req = JSON.parse(fs.readFileSync(0, 'utf8'));\nprocess.stdout.write(JSON.stringify({score: req.arm === 'candidate' ? 0.9 : 0.1}));\n`,
+        `import fs from 'node:fs';\nconst req = JSON.parse(fs.readFileSync(0, ` +
+          `'utf8'));\nprocess.stdout.write(JSON.stringify({score: req.arm === 'candidate' ? 0.9 : 0.1}));\n`,
       );
       const mended = confirm(t, c, `node ${bad}`, tmp);
       expect([mended.json.error.code, mended.json.error.message]).toEqual([
@@ -90,43 +91,49 @@ describe('answers autoctx could not write and read back', () => {
 });
 
 describe('a failing evaluator is shown, not summed up by its last line', () => {
-  it('a Node stack trace: the error names the thrown error, and the last lines of stderr follow it (human and --json)', () => {
-    const {t, c, tmp, script} = setup();
-    const bad = script(
-      'throws.mjs',
-      `function deep() { throw new Error('no such fixture: ' + req.fixture); }\ndeep();`,
-    );
-    const r = confirm(t, c, `node ${bad}`, tmp);
-    expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_FAILED']);
-    // Not "Node.js v20…", the last line Node writes, but the line that says what went wrong.
-    expect(r.json.error.message).toMatch(/^evaluator exited 1: Error: no such fixture: .+ on (candidate|incumbent) /);
-    const tail: string[] = r.json.error.data.stderr_tail;
-    expect(tail.some((l) => l.includes('at deep'))).toBe(true);
-    expect(tail[tail.length - 1]).toMatch(/^Node\.js v/);
-    expect(tail.length).toBeLessThanOrEqual(20);
-    const human = spawnSync(
-      process.execPath,
-      [
-        path.join(PROJECT_ROOT, 'bin/run.js'),
-        'confirm',
-        c,
-        ...evalArgs([], false).map((x, i, all) => (all[i - 1] === '--evaluator' ? `node ${bad}` : x)),
-        '--knowledge',
-        t.knowledge,
-      ],
-      {encoding: 'utf8', env: {...process.env, ...fakeEnv(t.dir), TMPDIR: tmp, NO_COLOR: '1'}},
-    );
-    const lines = human.stderr.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^error EVALUATOR_FAILED: evaluator exited 1: Error: no such fixture/);
-    expect(lines).toContain(`  the evaluator's stderr, last ${tail.length} lines:`);
-    expect(lines.slice(-tail.length)).toEqual(tail.map((l) => `  | ${l}`));
-  });
+  it(
+    'a Node stack trace: the error names the thrown error, and ' +
+      'the last lines of stderr follow it (human and --json)',
+    () => {
+      const {t, c, tmp, script} = setup();
+      const bad = script(
+        'throws.mjs',
+        `function deep() { throw new Error('no such fixture: ' + req.fixture); }\ndeep();`,
+      );
+      const r = confirm(t, c, `node ${bad}`, tmp);
+      expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_FAILED']);
+      // Not "Node.js v20…", the last line Node writes, but the line that says what went wrong.
+      expect(r.json.error.message).toMatch(/^evaluator exited 1: Error: no such fixture: .+ on (candidate|incumbent) /);
+      const tail: string[] = r.json.error.data.stderr_tail;
+      expect(tail.some((l) => l.includes('at deep'))).toBe(true);
+      expect(tail[tail.length - 1]).toMatch(/^Node\.js v/);
+      expect(tail.length).toBeLessThanOrEqual(20);
+      const human = spawnSync(
+        process.execPath,
+        [
+          path.join(PROJECT_ROOT, 'bin/run.js'),
+          'confirm',
+          c,
+          ...evalArgs([], false).map((x, i, all) => (all[i - 1] === '--evaluator' ? `node ${bad}` : x)),
+          '--knowledge',
+          t.knowledge,
+        ],
+        {encoding: 'utf8', env: {...process.env, ...fakeEnv(t.dir), TMPDIR: tmp, NO_COLOR: '1'}},
+      );
+      const lines = human.stderr.trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^error EVALUATOR_FAILED: evaluator exited 1: Error: no such fixture/);
+      expect(lines).toContain(`  the evaluator's stderr, last ${tail.length} lines:`);
+      expect(lines.slice(-tail.length)).toEqual(tail.map((l) => `  | ${l}`));
+    },
+  );
 
   it('a long stderr is bounded: the last lines, each cut, the end kept', () => {
     const {t, c, tmp, script} = setup();
     const bad = script(
       'noisy.mjs',
-      `for (let i = 0; i < 5000; i++) process.stderr.write('line ' + i + ' ' + 'x'.repeat(i % 7 === 0 ? 900 : 10) + '\\n');\nprocess.exitCode = 3; // (process.exit would drop what is still buffered for the pipe)`,
+      `for (let i = 0; i < 5000; i++) process.stderr.write('line ' + i + ' ' ` +
+        `+ 'x'.repeat(i % 7 === 0 ? 900 : 10) + '\\n');\nprocess.exitCode = 3; ` +
+        `// (process.exit would drop what is still buffered for the pipe)`,
     );
     const r = confirm(t, c, `node ${bad}`, tmp);
     const tail: string[] = r.json.error.data.stderr_tail;
@@ -208,25 +215,34 @@ describe('timeouts are hard', () => {
 });
 
 describe('each arm gets a fresh copy of its bundle', () => {
-  it('an arm that writes into bundle_dir fails the run naming the file; nothing is recorded for that pair, and no later arm sees it', () => {
-    const {t, c, tmp, script} = setup();
-    const writer = script(
-      'writer.mjs',
-      `fs.writeFileSync(req.bundle_dir + '/playbook/notes.md', 'seen by the next arm?');\nprocess.stdout.write(JSON.stringify({score: 0.5}));`,
-    );
-    const r = confirm(t, c, `node ${writer}`, tmp);
-    expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_FAILED']);
-    expect(r.json.error.message).toContain('playbook/notes.md');
-    expect(fs.existsSync(t.file(`candidates/${c}/matched_trials.json`))).toBe(false);
-    // An evaluator that only reads is fine, and sees exactly the bundle (another candidate: a changed script is another
-    // evaluator).
-    const d = t.propose('d', {...B, 'hints/hints.md': 'd\n'});
-    const reader = script(
-      'reader.mjs',
-      `const ok = fs.readFileSync(req.bundle_dir + '/manifest.json', 'utf8').includes(req.bundle_digest) && !fs.existsSync(req.bundle_dir + '/playbook/notes.md');\nprocess.stdout.write(JSON.stringify({score: ok ? (req.arm === 'candidate' ? 0.9 : 0.1) : 0}));`,
-    );
-    expect(confirm(t, d, `node ${reader}`, tmp).json).toMatchObject({status: 'confirmed'});
-  });
+  it(
+    'an arm that writes into bundle_dir fails the run naming the file; ' +
+      'nothing is recorded for that pair, and no later arm sees it',
+    () => {
+      const {t, c, tmp, script} = setup();
+      const writer = script(
+        'writer.mjs',
+        `fs.writeFileSync(req.bundle_dir + '/playbook/notes.md', 'seen by the ` +
+          `next arm?');\nprocess.stdout.write(JSON.stringify({score: 0.5}));`,
+      );
+      const r = confirm(t, c, `node ${writer}`, tmp);
+      expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_FAILED']);
+      expect(r.json.error.message).toContain('playbook/notes.md');
+      expect(fs.existsSync(t.file(`candidates/${c}/matched_trials.json`))).toBe(false);
+      // An evaluator that only reads is fine, and sees exactly the bundle (another candidate: a changed script is
+      // another
+      // evaluator).
+      const d = t.propose('d', {...B, 'hints/hints.md': 'd\n'});
+      const reader = script(
+        'reader.mjs',
+        `const ok = fs.readFileSync(req.bundle_dir + '/manifest.json', ` +
+          `'utf8').includes(req.bundle_digest) && !fs.existsSync(req.bundle_dir ` +
+          `+ '/playbook/notes.md');\nprocess.stdout.write(JSON.stringify({score: ` +
+          `ok ? (req.arm === 'candidate' ? 0.9 : 0.1) : 0}));`,
+      );
+      expect(confirm(t, d, `node ${reader}`, tmp).json).toMatchObject({status: 'confirmed'});
+    },
+  );
 });
 
 describe('a plan too large to run', () => {
@@ -244,18 +260,25 @@ describe('a plan too large to run', () => {
 });
 
 describe('evaluator identity covers the files its command names', () => {
-  it("a script edited between two runs of the same command is refused naming the file; the digests are recorded in the plan's additions", () => {
-    const {t, c, tmp, script} = setup();
-    const ev = script('ev.mjs', `process.stdout.write(JSON.stringify({score: req.arm === 'candidate' ? 0.8 : 0.2}));`);
-    const first = confirm(t, c, `node ${ev}`, tmp, ['--evaluator-version', 'v1']);
-    expect(first.json.status).toBe('confirmed');
-    const plan = JSON.parse(t.read(`candidates/${c}/evaluator_plan.json`));
-    expect(plan.additions.evaluator_files).toEqual([
-      {path: path.relative(PROJECT_ROOT, ev), sha256: expect.stringMatching(/^[0-9a-f]{64}$/)},
-    ]);
-    fs.appendFileSync(ev, '// edited\n');
-    const again = confirm(t, c, `node ${ev}`, tmp, ['--evaluator-version', 'v1']);
-    expect([again.status, again.json.error.code]).toEqual([8, 'EVALUATOR_CHANGED']);
-    expect(again.json.error.message).toContain(`${path.relative(PROJECT_ROOT, ev)} changed since the plan was bound`);
-  });
+  it(
+    'a script edited between two runs of the same command is refused ' +
+      "naming the file; the digests are recorded in the plan's additions",
+    () => {
+      const {t, c, tmp, script} = setup();
+      const ev = script(
+        'ev.mjs',
+        `process.stdout.write(JSON.stringify({score: req.arm === 'candidate' ? 0.8 : 0.2}));`,
+      );
+      const first = confirm(t, c, `node ${ev}`, tmp, ['--evaluator-version', 'v1']);
+      expect(first.json.status).toBe('confirmed');
+      const plan = JSON.parse(t.read(`candidates/${c}/evaluator_plan.json`));
+      expect(plan.additions.evaluator_files).toEqual([
+        {path: path.relative(PROJECT_ROOT, ev), sha256: expect.stringMatching(/^[0-9a-f]{64}$/)},
+      ]);
+      fs.appendFileSync(ev, '// edited\n');
+      const again = confirm(t, c, `node ${ev}`, tmp, ['--evaluator-version', 'v1']);
+      expect([again.status, again.json.error.code]).toEqual([8, 'EVALUATOR_CHANGED']);
+      expect(again.json.error.message).toContain(`${path.relative(PROJECT_ROOT, ev)} changed since the plan was bound`);
+    },
+  );
 });

@@ -84,25 +84,28 @@ describe('promote', () => {
     expect(treeHash(t.knowledge)).toBe(before);
   });
 
-  it('a tampered record comparison is refused (exit 8), active.json unchanged byte for byte, and verify catches it', () => {
-    const t = tree();
-    const c = confirmed(t);
-    const file = t.file(`candidates/${c}/record.json`);
-    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
-    record.comparison.confidence_low = record.comparison.confidence_low / 2;
-    fs.writeFileSync(file, JSON.stringify(record));
-    const pointer = t.read('active.json');
-    const r = t.cli(['promote', c]);
-    expect(r.status).toBe(8);
-    expect(r.json.error.code).toBe('REPLAY_MISMATCH');
-    expect(t.read('active.json')).toBe(pointer);
-    const v = t.cli(['verify']);
-    expect(v.status).toBe(8);
-    expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('REPLAY_MISMATCH');
-    const replay = t.cli(['replay', c]);
-    expect(replay.status).toBe(8);
-    expect(replay.json.status).toBe('mismatch');
-  });
+  it(
+    'a tampered record comparison is refused (exit 8), ' + 'active.json unchanged byte for byte, and verify catches it',
+    () => {
+      const t = tree();
+      const c = confirmed(t);
+      const file = t.file(`candidates/${c}/record.json`);
+      const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+      record.comparison.confidence_low = record.comparison.confidence_low / 2;
+      fs.writeFileSync(file, JSON.stringify(record));
+      const pointer = t.read('active.json');
+      const r = t.cli(['promote', c]);
+      expect(r.status).toBe(8);
+      expect(r.json.error.code).toBe('REPLAY_MISMATCH');
+      expect(t.read('active.json')).toBe(pointer);
+      const v = t.cli(['verify']);
+      expect(v.status).toBe(8);
+      expect(v.json.errors.map((e: {code: string}) => e.code)).toContain('REPLAY_MISMATCH');
+      const replay = t.cli(['replay', c]);
+      expect(replay.status).toBe(8);
+      expect(replay.json.status).toBe('mismatch');
+    },
+  );
 
   it('an audit hold cannot be skipped by leaving --audit out; a different audit is refused; advisory promotes', () => {
     const t = tree();

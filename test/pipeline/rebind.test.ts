@@ -27,23 +27,27 @@ function typoed(): {t: Tree; c: string; oldPlan: string; oldBytes: string} {
 }
 
 describe('rebinding an evaluator', () => {
-  it('after a typo: the mended command is refused as another evaluator, and --rebind binds it, keeping the old plan', () => {
-    const {t, c, oldPlan, oldBytes} = typoed();
-    const before = treeHash(t.knowledge);
-    const refused = t.cli(['confirm', c, ...evalArgs([], false)], fakeEnv(t.dir));
-    expect([refused.status, refused.json.error.code]).toEqual([8, 'EVALUATOR_CHANGED']);
-    expect(treeHash(t.knowledge)).toBe(before);
+  it(
+    'after a typo: the mended command is refused as another ' +
+      'evaluator, and --rebind binds it, keeping the old plan',
+    () => {
+      const {t, c, oldPlan, oldBytes} = typoed();
+      const before = treeHash(t.knowledge);
+      const refused = t.cli(['confirm', c, ...evalArgs([], false)], fakeEnv(t.dir));
+      expect([refused.status, refused.json.error.code]).toEqual([8, 'EVALUATOR_CHANGED']);
+      expect(treeHash(t.knowledge)).toBe(before);
 
-    const r = t.cli(['confirm', c, ...evalArgs(['--rebind'], false)], fakeEnv(t.dir));
-    expect(r.status).toBe(0);
-    expect(r.json).toMatchObject({status: 'confirmed', superseded_plan_digest: oldPlan});
-    expect(r.json.plan_digest).not.toBe(oldPlan);
-    // The old plan is kept byte for byte under its digest; the new one names it.
-    expect(fs.readFileSync(t.file(`candidates/${c}/superseded_plans/${oldPlan}.json`), 'utf8')).toBe(oldBytes);
-    const plan = JSON.parse(fs.readFileSync(t.file(`candidates/${c}/evaluator_plan.json`), 'utf8'));
-    expect([plan.plan_digest, plan.additions.supersedes]).toEqual([r.json.plan_digest, [oldPlan]]);
-    expect(t.cli(['verify']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
-  });
+      const r = t.cli(['confirm', c, ...evalArgs(['--rebind'], false)], fakeEnv(t.dir));
+      expect(r.status).toBe(0);
+      expect(r.json).toMatchObject({status: 'confirmed', superseded_plan_digest: oldPlan});
+      expect(r.json.plan_digest).not.toBe(oldPlan);
+      // The old plan is kept byte for byte under its digest; the new one names it.
+      expect(fs.readFileSync(t.file(`candidates/${c}/superseded_plans/${oldPlan}.json`), 'utf8')).toBe(oldBytes);
+      const plan = JSON.parse(fs.readFileSync(t.file(`candidates/${c}/evaluator_plan.json`), 'utf8'));
+      expect([plan.plan_digest, plan.additions.supersedes]).toEqual([r.json.plan_digest, [oldPlan]]);
+      expect(t.cli(['verify']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
+    },
+  );
 
   it('once a trial is recorded the binding is final: --rebind is PLAN_CHANGED, exit 8, and nothing changes', () => {
     const t = tree();
@@ -92,23 +96,27 @@ describe('rebinding an evaluator', () => {
     expect(treeHash(t.knowledge)).toBe(before);
   });
 
-  it('verify checks the history: a superseded plan that is missing, edited, or not named is an error naming the file', () => {
-    const {t, c, oldPlan} = typoed();
-    expect(t.cli(['confirm', c, ...evalArgs(['--rebind'], false)], fakeEnv(t.dir)).status).toBe(0);
-    const kept = t.file(`candidates/${c}/superseded_plans/${oldPlan}.json`);
-    const bytes = fs.readFileSync(kept);
-    const rel = (f: string) => path.relative(t.knowledge, f);
-    fs.rmSync(kept);
-    const missing = t.cli(['verify']).json.errors.map((e: {code: string; file: string}) => [e.code, e.file]);
-    expect(missing).toEqual([['PLAN_HISTORY_MISMATCH', rel(t.file(`candidates/${c}/evaluator_plan.json`))]]);
-    fs.writeFileSync(kept, bytes.toString('utf8').replace('"schema_version": 1', '"schema_version": 2'));
-    expect(t.cli(['verify']).json.errors.some((e: {file: string}) => e.file === rel(kept))).toBe(true);
-    fs.writeFileSync(kept, bytes);
-    const stray = t.file(`candidates/${c}/superseded_plans/${'e'.repeat(64)}.json`);
-    fs.writeFileSync(stray, bytes);
-    const errors = t.cli(['verify']).json.errors.map((e: {code: string; file: string}) => [e.code, e.file]);
-    expect(errors).toContainEqual(['PLAN_HISTORY_MISMATCH', rel(stray)]);
-  });
+  it(
+    'verify checks the history: a superseded plan that is ' +
+      'missing, edited, or not named is an error naming the file',
+    () => {
+      const {t, c, oldPlan} = typoed();
+      expect(t.cli(['confirm', c, ...evalArgs(['--rebind'], false)], fakeEnv(t.dir)).status).toBe(0);
+      const kept = t.file(`candidates/${c}/superseded_plans/${oldPlan}.json`);
+      const bytes = fs.readFileSync(kept);
+      const rel = (f: string) => path.relative(t.knowledge, f);
+      fs.rmSync(kept);
+      const missing = t.cli(['verify']).json.errors.map((e: {code: string; file: string}) => [e.code, e.file]);
+      expect(missing).toEqual([['PLAN_HISTORY_MISMATCH', rel(t.file(`candidates/${c}/evaluator_plan.json`))]]);
+      fs.writeFileSync(kept, bytes.toString('utf8').replace('"schema_version": 1', '"schema_version": 2'));
+      expect(t.cli(['verify']).json.errors.some((e: {file: string}) => e.file === rel(kept))).toBe(true);
+      fs.writeFileSync(kept, bytes);
+      const stray = t.file(`candidates/${c}/superseded_plans/${'e'.repeat(64)}.json`);
+      fs.writeFileSync(stray, bytes);
+      const errors = t.cli(['verify']).json.errors.map((e: {code: string; file: string}) => [e.code, e.file]);
+      expect(errors).toContainEqual(['PLAN_HISTORY_MISMATCH', rel(stray)]);
+    },
+  );
 
   it('results brought back for a superseded plan are refused, naming the rebind', () => {
     const t = tree();
@@ -135,7 +143,20 @@ describe('rebinding an evaluator', () => {
     const results = path.join(t.dir, 'results.jsonl');
     fs.writeFileSync(
       results,
-      `${old.map((u) => JSON.stringify({schema: 'autoctx.trial-result.v1', plan_digest: u.plan_digest, fixture_digest: u.fixture_digest, seed: u.seed, lane: u.lane, fixture: u.fixture, candidate_score: 0.9, incumbent_score: 0.1})).join('\n')}\n`,
+      `${old
+        .map((u) =>
+          JSON.stringify({
+            schema: 'autoctx.trial-result.v1',
+            plan_digest: u.plan_digest,
+            fixture_digest: u.fixture_digest,
+            seed: u.seed,
+            lane: u.lane,
+            fixture: u.fixture,
+            candidate_score: 0.9,
+            incumbent_score: 0.1,
+          }),
+        )
+        .join('\n')}\n`,
     );
     const before = treeHash(t.knowledge);
     const r = t.cli(['trials', 'ingest', c, results]);

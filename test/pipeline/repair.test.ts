@@ -37,18 +37,22 @@ describe('verify warnings and repair', () => {
     expect(JSON.parse(fs.readFileSync(rec, 'utf8')).lifecycle).toBe('active');
   });
 
-  it('legacy (schema-1) evidence is read, replayed, and rewritten to schema 2 only after the replay reproduces the record', () => {
-    const s = sample();
-    const file = s.file(`candidates/${PROMOTED}/matched_trials.json`);
-    const original = JSON.parse(fs.readFileSync(file, 'utf8'));
-    const legacy = original.trials.map((t: Record<string, unknown>) => ({...t, pair_key: legacyPairKey(t as never)}));
-    fs.writeFileSync(file, JSON.stringify(legacy));
-    expect(s.cli(['verify']).json.errors).toEqual([]);
-    expect(s.cli(['replay', PROMOTED]).json).toMatchObject({status: 'ok', bit_exact: true});
-    const r = s.cli(['repair']);
-    expect(r.json.actions.some((a: string) => a.startsWith('migrated'))).toBe(true);
-    expect(canonicalJson(JSON.parse(fs.readFileSync(file, 'utf8')))).toBe(canonicalJson(original));
-  });
+  it(
+    'legacy (schema-1) evidence is read, replayed, and rewritten ' +
+      'to schema 2 only after the replay reproduces the record',
+    () => {
+      const s = sample();
+      const file = s.file(`candidates/${PROMOTED}/matched_trials.json`);
+      const original = JSON.parse(fs.readFileSync(file, 'utf8'));
+      const legacy = original.trials.map((t: Record<string, unknown>) => ({...t, pair_key: legacyPairKey(t as never)}));
+      fs.writeFileSync(file, JSON.stringify(legacy));
+      expect(s.cli(['verify']).json.errors).toEqual([]);
+      expect(s.cli(['replay', PROMOTED]).json).toMatchObject({status: 'ok', bit_exact: true});
+      const r = s.cli(['repair']);
+      expect(r.json.actions.some((a: string) => a.startsWith('migrated'))).toBe(true);
+      expect(canonicalJson(JSON.parse(fs.readFileSync(file, 'utf8')))).toBe(canonicalJson(original));
+    },
+  );
 
   it('legacy rows that collapse to one current pair identity fail closed', () => {
     const s = sample();
@@ -81,22 +85,26 @@ describe('verify warnings and repair', () => {
 });
 
 describe('negative results', () => {
-  it("equal the one the Python implementation wrote for its rejected candidate, its times included (both are the record's created_at)", async () => {
-    const {KnowledgeStore} = await import('../../src/store/index.js');
-    const {negativeResultFor} = await import('../../src/core/promotion/negative.js');
-    const s = sample();
-    const digest = '28c6b3dd75f91e22e276a5095ab79804f165e6e38ac632c9d228a43ff4cd2ada';
-    const store = KnowledgeStore.open(s.k).scenario('demo');
-    const python = JSON.parse(fs.readFileSync(s.file(`candidates/${digest}/negative_result.json`), 'utf8'));
-    const ours = negativeResultFor(
-      store,
-      requireBundle(store, digest),
-      readRecord(store, digest)!,
-      'rejected',
-      'candidate failed the cheap matched screen',
-    );
-    expect(canonicalJson(ours.document)).toBe(canonicalJson(python));
-  });
+  it(
+    'equal the one the Python implementation wrote for its rejected ' +
+      "candidate, its times included (both are the record's created_at)",
+    async () => {
+      const {KnowledgeStore} = await import('../../src/store/index.js');
+      const {negativeResultFor} = await import('../../src/core/promotion/negative.js');
+      const s = sample();
+      const digest = '28c6b3dd75f91e22e276a5095ab79804f165e6e38ac632c9d228a43ff4cd2ada';
+      const store = KnowledgeStore.open(s.k).scenario('demo');
+      const python = JSON.parse(fs.readFileSync(s.file(`candidates/${digest}/negative_result.json`), 'utf8'));
+      const ours = negativeResultFor(
+        store,
+        requireBundle(store, digest),
+        readRecord(store, digest)!,
+        'rejected',
+        'candidate failed the cheap matched screen',
+      );
+      expect(canonicalJson(ours.document)).toBe(canonicalJson(python));
+    },
+  );
 });
 
 describe('what verify finds that no replay would', () => {
@@ -146,51 +154,55 @@ describe('what verify finds that no replay would', () => {
     expect(treeHash(t.knowledge)).toBe(before);
   });
 
-  it("a run killed between a pair's evidence and its seal leaves a warning that repair seals; a decided record that lost seals is an error", () => {
-    const t = tree();
-    const c = t.propose('cand', {
-      'playbook/playbook.md': 'Be helpful and precise.\n',
-      'routing_config/roles.json': '{"model_competitor": "small"}',
-    });
-    const trace = path.join(t.dir, 'trace');
-    t.cli(['confirm', c, ...evalArgs()], {...fakeEnv(t.dir), AUTOCTX_FAULT_TRACE: trace});
-    const points = fs
-      .readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split(' '));
-    // The third pair's evidence write: the record then is screened (decided), its seal one pair behind.
-    const third = points.filter(([p, f]) => p!.endsWith(':after') && f === 'matched_trials.json')[2]![0]!;
-    const u = tree();
-    const d = u.propose('cand', {
-      'playbook/playbook.md': 'Be helpful and precise.\n',
-      'routing_config/roles.json': '{"model_competitor": "small"}',
-    });
-    expect(u.cli(['confirm', d, ...evalArgs()], {...fakeEnv(u.dir), AUTOCTX_FAULT: third}).status).toBe(null);
-    // (the kill also leaves the scenario's and the run's locks and a temp file, which the next writer takes over or
-    // removes)
-    expect(codes(u.cli(['verify']))).toEqual([
-      [],
-      ['LEFTOVER_LOCK', 'LEFTOVER_TEMP', 'LEFTOVER_LOCK', 'UNSEALED_TRIALS', 'RECORD_BEHIND_EVIDENCE'],
-    ]);
-    expect(u.cli(['repair']).json.actions.some((a: string) => a.startsWith('sealed'))).toBe(true);
-    expect(codes(u.cli(['verify']))).toEqual([[], []]);
-    // A confirmed record whose seal lost a trial was decided on trials no seal vouches for: never a crash state.
-    const e = confirmed(t);
-    const file = t.file(`candidates/${e}/evidence_seal.json`);
-    const seal = JSON.parse(fs.readFileSync(file, 'utf8'));
-    delete seal.trial_digests[Object.keys(seal.trial_digests)[0]!];
-    fs.writeFileSync(file, JSON.stringify(seal));
-    expect(codes(t.cli(['verify']))).toEqual([
-      ['UNSEALED_DECISION evidence_seal.json', 'UNSEALED_DECISION record.json'],
-      ['UNSEALED_TRIALS'],
-    ]);
-    const before = treeHash(t.knowledge);
-    expect(t.cli(['repair']).json.remaining).toEqual([
-      expect.stringContaining('decided on more pairs than evidence_seal.json seals'),
-    ]);
-    expect(treeHash(t.knowledge)).toBe(before);
-  });
+  it(
+    "a run killed between a pair's evidence and its seal leaves a warning " +
+      'that repair seals; a decided record that lost seals is an error',
+    () => {
+      const t = tree();
+      const c = t.propose('cand', {
+        'playbook/playbook.md': 'Be helpful and precise.\n',
+        'routing_config/roles.json': '{"model_competitor": "small"}',
+      });
+      const trace = path.join(t.dir, 'trace');
+      t.cli(['confirm', c, ...evalArgs()], {...fakeEnv(t.dir), AUTOCTX_FAULT_TRACE: trace});
+      const points = fs
+        .readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '));
+      // The third pair's evidence write: the record then is screened (decided), its seal one pair behind.
+      const third = points.filter(([p, f]) => p!.endsWith(':after') && f === 'matched_trials.json')[2]![0]!;
+      const u = tree();
+      const d = u.propose('cand', {
+        'playbook/playbook.md': 'Be helpful and precise.\n',
+        'routing_config/roles.json': '{"model_competitor": "small"}',
+      });
+      expect(u.cli(['confirm', d, ...evalArgs()], {...fakeEnv(u.dir), AUTOCTX_FAULT: third}).status).toBe(null);
+      // (the kill also leaves the scenario's and the run's locks and a temp file, which the next writer takes over or
+      // removes)
+      expect(codes(u.cli(['verify']))).toEqual([
+        [],
+        ['LEFTOVER_LOCK', 'LEFTOVER_TEMP', 'LEFTOVER_LOCK', 'UNSEALED_TRIALS', 'RECORD_BEHIND_EVIDENCE'],
+      ]);
+      expect(u.cli(['repair']).json.actions.some((a: string) => a.startsWith('sealed'))).toBe(true);
+      expect(codes(u.cli(['verify']))).toEqual([[], []]);
+      // A confirmed record whose seal lost a trial was decided on trials no seal vouches for: never a crash state.
+      const e = confirmed(t);
+      const file = t.file(`candidates/${e}/evidence_seal.json`);
+      const seal = JSON.parse(fs.readFileSync(file, 'utf8'));
+      delete seal.trial_digests[Object.keys(seal.trial_digests)[0]!];
+      fs.writeFileSync(file, JSON.stringify(seal));
+      expect(codes(t.cli(['verify']))).toEqual([
+        ['UNSEALED_DECISION evidence_seal.json', 'UNSEALED_DECISION record.json'],
+        ['UNSEALED_TRIALS'],
+      ]);
+      const before = treeHash(t.knowledge);
+      expect(t.cli(['repair']).json.remaining).toEqual([
+        expect.stringContaining('decided on more pairs than evidence_seal.json seals'),
+      ]);
+      expect(treeHash(t.knowledge)).toBe(before);
+    },
+  );
 
   it('a replay within the cross-runtime tolerance but not bit for bit fails unless --replay-tolerance is given', () => {
     const t = tree();

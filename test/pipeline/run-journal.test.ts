@@ -42,31 +42,35 @@ function interrupted(t: Tree, b: string, nth: number): void {
 }
 
 describe('the run journal', () => {
-  it('a run killed mid-lane leaves its pairs in the journal, the tree verifies, and the resumed run equals an uninterrupted one', () => {
-    const t = tree();
-    const b = t.propose('b', B);
-    const whole = tree();
-    const wb = whole.propose('b', B);
-    expect(wb).toBe(b);
-    expect(whole.cli(['confirm', wb, ...evalArgs()], fakeEnv(whole.dir)).json.status).toBe('confirmed');
+  it(
+    'a run killed mid-lane leaves its pairs in the journal, the ' +
+      'tree verifies, and the resumed run equals an uninterrupted one',
+    () => {
+      const t = tree();
+      const b = t.propose('b', B);
+      const whole = tree();
+      const wb = whole.propose('b', B);
+      expect(wb).toBe(b);
+      expect(whole.cli(['confirm', wb, ...evalArgs()], fakeEnv(whole.dir)).json.status).toBe('confirmed');
 
-    interrupted(t, b, 2);
-    const journal = fs.readFileSync(journalOf(t, b), 'utf8').trim().split('\n');
-    expect(journal).toHaveLength(3); // the header and two confirmation pairs
-    expect(JSON.parse(envelope(t, b)).trials).toHaveLength(1); // only the screen lane is evidence yet
-    expect(errors(t)).toEqual([]);
-    const evaluatedBefore = calls(t.dir).length;
+      interrupted(t, b, 2);
+      const journal = fs.readFileSync(journalOf(t, b), 'utf8').trim().split('\n');
+      expect(journal).toHaveLength(3); // the header and two confirmation pairs
+      expect(JSON.parse(envelope(t, b)).trials).toHaveLength(1); // only the screen lane is evidence yet
+      expect(errors(t)).toEqual([]);
+      const evaluatedBefore = calls(t.dir).length;
 
-    const resumed = t.cli(['confirm', b, ...evalArgs()], fakeEnv(t.dir));
-    expect(resumed.json.status).toBe('confirmed');
-    // The journaled pairs were not evaluated again.
-    expect(resumed.json.pairs_evaluated).toBe(JSON.parse(envelope(whole, wb)).trials.length - 3);
-    expect(calls(t.dir).length - evaluatedBefore).toBe(2 * resumed.json.pairs_evaluated);
-    expect(envelope(t, b)).toBe(envelope(whole, wb));
-    expect(t.read(`candidates/${b}/evidence_seal.json`)).toBe(whole.read(`candidates/${wb}/evidence_seal.json`));
-    expect(fs.existsSync(journalOf(t, b))).toBe(false);
-    expect(errors(t)).toEqual([]);
-  });
+      const resumed = t.cli(['confirm', b, ...evalArgs()], fakeEnv(t.dir));
+      expect(resumed.json.status).toBe('confirmed');
+      // The journaled pairs were not evaluated again.
+      expect(resumed.json.pairs_evaluated).toBe(JSON.parse(envelope(whole, wb)).trials.length - 3);
+      expect(calls(t.dir).length - evaluatedBefore).toBe(2 * resumed.json.pairs_evaluated);
+      expect(envelope(t, b)).toBe(envelope(whole, wb));
+      expect(t.read(`candidates/${b}/evidence_seal.json`)).toBe(whole.read(`candidates/${wb}/evidence_seal.json`));
+      expect(fs.existsSync(journalOf(t, b))).toBe(false);
+      expect(errors(t)).toEqual([]);
+    },
+  );
 
   it.each([
     ['a last line cut short (the pair is evaluated again)', (text: string) => text.slice(0, -20), 1],

@@ -126,20 +126,24 @@ describe('scale-out: plan export and trials ingest', () => {
     expect(treeHash(t.knowledge)).toBe(before);
   });
 
-  it('partial results leave the candidate needing more evidence (exit 4) with nothing terminal written; the rest resumes it', () => {
-    const t = tree();
-    const c = t.propose('cand', CANDIDATE);
-    const {results, file} = exportAndAnswer(t, c);
-    fs.writeFileSync(file, `${results.slice(0, 2).join('\n')}\n`);
-    const partial = t.cli(['trials', 'ingest', c, file]);
-    expect([partial.status, partial.json.status, partial.json.ingested]).toEqual([4, 'needs_more_evidence', 2]);
-    expect(fs.existsSync(t.file(`candidates/${c}/negative_result.json`))).toBe(false);
-    expect(JSON.parse(t.read(`candidates/${c}/record.json`)).lifecycle).toBe('screened');
-    fs.writeFileSync(file, `${results.join('\n')}\n`);
-    const rest = t.cli(['trials', 'ingest', c, file]);
-    expect(rest.json.already_recorded).toBe(2);
-    expect(['confirmed', 'rejected', 'inconclusive']).toContain(rest.json.status);
-  });
+  it(
+    'partial results leave the candidate needing more evidence ' +
+      '(exit 4) with nothing terminal written; the rest resumes it',
+    () => {
+      const t = tree();
+      const c = t.propose('cand', CANDIDATE);
+      const {results, file} = exportAndAnswer(t, c);
+      fs.writeFileSync(file, `${results.slice(0, 2).join('\n')}\n`);
+      const partial = t.cli(['trials', 'ingest', c, file]);
+      expect([partial.status, partial.json.status, partial.json.ingested]).toEqual([4, 'needs_more_evidence', 2]);
+      expect(fs.existsSync(t.file(`candidates/${c}/negative_result.json`))).toBe(false);
+      expect(JSON.parse(t.read(`candidates/${c}/record.json`)).lifecycle).toBe('screened');
+      fs.writeFileSync(file, `${results.join('\n')}\n`);
+      const rest = t.cli(['trials', 'ingest', c, file]);
+      expect(rest.json.already_recorded).toBe(2);
+      expect(['confirmed', 'rejected', 'inconclusive']).toContain(rest.json.status);
+    },
+  );
 
   it('a plan bound for external evaluation is not run by a local evaluator', () => {
     const t = tree();

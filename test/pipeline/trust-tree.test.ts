@@ -69,78 +69,90 @@ const withBW = startingFrom((t) => {
 });
 
 describe('§1 evidence bound to its plan: the stopping rule', () => {
-  it('a planned unit appended after the decision stopped asking for its lane, resealed and replayed consistently, is not what a run records', () => {
-    const t = tree();
-    const w = rejected(t);
-    const evidence = json(t, `candidates/${w}/matched_trials.json`);
-    const plan = boundPlanFrom(json(t, `candidates/${w}/evaluator_plan.json`));
-    const recorded = new Set((evidence.trials as MatchedTrial[]).map((x) => `${x.fixture_digest}|${x.seed}`));
-    // Rejected at the screen: the decision asks for no lane any more; the first confirmation unit is appended.
-    const next = plan.plan.units.find(
-      (u) => u.lane === 'confirmation' && !recorded.has(`${u.fixture_digest}|${u.seed}`),
-    )!;
-    expect(next).toBeDefined();
-    const first = evidence.trials[0] as MatchedTrial;
-    const extra = createMatchedTrial({
-      ...first,
-      fixture: next.fixture,
-      fixture_digest: next.fixture_digest,
-      seed: next.seed,
-      lane: 'confirmation',
-    });
-    const trials = sortEvidence([...evidence.trials.map((x: MatchedTrial) => createMatchedTrial(x)), extra]);
-    // A consistent forgery: the evidence, a recomputed seal, and a record that replays from both.
-    write(t, `candidates/${w}/matched_trials.json`, {...evidence, trials});
-    write(t, `candidates/${w}/evidence_seal.json`, evidenceSeal(w, trials, planBindingDigest(plan)));
-    const record = json(t, `candidates/${w}/record.json`);
-    const bundle = json(t, `bundles/${w}.json`);
-    const comparison = evaluateMatchedTrials(
-      {digest: w, parent_digest: bundle.parent_digest, evaluator_epoch: bundle.evaluator_epoch},
-      trials,
-      evidence.confirmation_policy,
-    );
-    write(t, `candidates/${w}/record.json`, {...record, comparison, rationale: comparison.reason});
-    const v = verifyOf(t);
-    expect(v.status).toBe(8);
-    expect(v.errors).toEqual(
-      expect.arrayContaining(['TRIAL_NOT_PLANNED matched_trials.json', 'TRIAL_NOT_PLANNED evaluator_plan.json']),
-    );
-    expect(v.messages).toMatch(/stopped asking for confirmation pairs/);
-    const replay = t.cli(['replay', w]);
-    expect([replay.status, replay.json.error.code]).toEqual([8, 'INTEGRITY']);
-    const before = treeHash(t.knowledge);
-    expect(t.cli(['repair']).json.remaining).toEqual(
-      expect.arrayContaining([expect.stringMatching(/stopped asking for confirmation pairs; left as it is/)]),
-    );
-    expect(treeHash(t.knowledge)).toBe(before);
-  });
+  it(
+    'a planned unit appended after the decision stopped asking for its ' +
+      'lane, resealed and replayed consistently, is not what a run records',
+    () => {
+      const t = tree();
+      const w = rejected(t);
+      const evidence = json(t, `candidates/${w}/matched_trials.json`);
+      const plan = boundPlanFrom(json(t, `candidates/${w}/evaluator_plan.json`));
+      const recorded = new Set((evidence.trials as MatchedTrial[]).map((x) => `${x.fixture_digest}|${x.seed}`));
+      // Rejected at the screen: the decision asks for no lane any more; the first confirmation unit is appended.
+      const next = plan.plan.units.find(
+        (u) => u.lane === 'confirmation' && !recorded.has(`${u.fixture_digest}|${u.seed}`),
+      )!;
+      expect(next).toBeDefined();
+      const first = evidence.trials[0] as MatchedTrial;
+      const extra = createMatchedTrial({
+        ...first,
+        fixture: next.fixture,
+        fixture_digest: next.fixture_digest,
+        seed: next.seed,
+        lane: 'confirmation',
+      });
+      const trials = sortEvidence([...evidence.trials.map((x: MatchedTrial) => createMatchedTrial(x)), extra]);
+      // A consistent forgery: the evidence, a recomputed seal, and a record that replays from both.
+      write(t, `candidates/${w}/matched_trials.json`, {...evidence, trials});
+      write(t, `candidates/${w}/evidence_seal.json`, evidenceSeal(w, trials, planBindingDigest(plan)));
+      const record = json(t, `candidates/${w}/record.json`);
+      const bundle = json(t, `bundles/${w}.json`);
+      const comparison = evaluateMatchedTrials(
+        {digest: w, parent_digest: bundle.parent_digest, evaluator_epoch: bundle.evaluator_epoch},
+        trials,
+        evidence.confirmation_policy,
+      );
+      write(t, `candidates/${w}/record.json`, {...record, comparison, rationale: comparison.reason});
+      const v = verifyOf(t);
+      expect(v.status).toBe(8);
+      expect(v.errors).toEqual(
+        expect.arrayContaining(['TRIAL_NOT_PLANNED matched_trials.json', 'TRIAL_NOT_PLANNED evaluator_plan.json']),
+      );
+      expect(v.messages).toMatch(/stopped asking for confirmation pairs/);
+      const replay = t.cli(['replay', w]);
+      expect([replay.status, replay.json.error.code]).toEqual([8, 'INTEGRITY']);
+      const before = treeHash(t.knowledge);
+      expect(t.cli(['repair']).json.remaining).toEqual(
+        expect.arrayContaining([expect.stringMatching(/stopped asking for confirmation pairs; left as it is/)]),
+      );
+      expect(treeHash(t.knowledge)).toBe(before);
+    },
+  );
 });
 
 describe('§1 a decided record has every file it was decided from', () => {
-  it('a confirmed candidate that lost its seal: MISSING_SEAL naming both files; promote refuses; repair fills nothing in', () => {
-    const {t, b} = withB();
-    fs.rmSync(t.file(`candidates/${b}/evidence_seal.json`));
-    const v = verifyOf(t);
-    expect([v.status, v.errors]).toEqual([8, ['MISSING_SEAL evidence_seal.json', 'MISSING_SEAL record.json']]);
-    const before = treeHash(t.knowledge);
-    expect(t.cli(['repair']).json.remaining).toEqual([
-      expect.stringContaining('evidence_seal.json, the seal of the trials it was decided from, is missing'),
-    ]);
-    const promote = t.cli(['promote', b]);
-    expect([promote.status, promote.json.error.code]).toEqual([8, 'INTEGRITY']);
-    expect(treeHash(t.knowledge)).toBe(before);
-  });
+  it(
+    'a confirmed candidate that lost its seal: MISSING_SEAL ' +
+      'naming both files; promote refuses; repair fills nothing in',
+    () => {
+      const {t, b} = withB();
+      fs.rmSync(t.file(`candidates/${b}/evidence_seal.json`));
+      const v = verifyOf(t);
+      expect([v.status, v.errors]).toEqual([8, ['MISSING_SEAL evidence_seal.json', 'MISSING_SEAL record.json']]);
+      const before = treeHash(t.knowledge);
+      expect(t.cli(['repair']).json.remaining).toEqual([
+        expect.stringContaining('evidence_seal.json, the seal of the trials it was decided from, is missing'),
+      ]);
+      const promote = t.cli(['promote', b]);
+      expect([promote.status, promote.json.error.code]).toEqual([8, 'INTEGRITY']);
+      expect(treeHash(t.knowledge)).toBe(before);
+    },
+  );
 
-  it("the active candidate's whole folder deleted, and a rejected candidate's folder with its ledger copy: MISSING_CANDIDATE", () => {
-    const {t, b, w} = withBW();
-    expect(t.cli(['promote', b]).json.status).toBe('promoted');
-    fs.rmSync(t.file(`candidates/${b}`), {recursive: true});
-    fs.rmSync(t.file(`candidates/${w}`), {recursive: true});
-    fs.rmSync(path.join(t.knowledge, `demo/negative_result_ledgers/context-bundle-${w}.json`));
-    const v = verifyOf(t);
-    expect(v.status).toBe(8);
-    expect(v.errors).toEqual(expect.arrayContaining([`MISSING_CANDIDATE ${b}.json`, `MISSING_CANDIDATE ${w}.json`]));
-  });
+  it(
+    "the active candidate's whole folder deleted, and a rejected " +
+      "candidate's folder with its ledger copy: MISSING_CANDIDATE",
+    () => {
+      const {t, b, w} = withBW();
+      expect(t.cli(['promote', b]).json.status).toBe('promoted');
+      fs.rmSync(t.file(`candidates/${b}`), {recursive: true});
+      fs.rmSync(t.file(`candidates/${w}`), {recursive: true});
+      fs.rmSync(path.join(t.knowledge, `demo/negative_result_ledgers/context-bundle-${w}.json`));
+      const v = verifyOf(t);
+      expect(v.status).toBe(8);
+      expect(v.errors).toEqual(expect.arrayContaining([`MISSING_CANDIDATE ${b}.json`, `MISSING_CANDIDATE ${w}.json`]));
+    },
+  );
 
   it('each decided file deleted alone is named: plan, evidence, diff, record', () => {
     for (const [file, code] of [
@@ -156,44 +168,51 @@ describe('§1 a decided record has every file it was decided from', () => {
     }
   });
 
-  it("Ctrl-C after the first pair's evidence, before any seal: a warning (not silence) that the next run completes", () => {
-    const t = tree();
-    const c = t.propose('b', B);
-    const trace = path.join(t.dir, 'trace');
-    const u = tree();
-    const d = u.propose('b', B);
-    t.cli(['confirm', c, ...evalArgs()], {...fakeEnv(t.dir), AUTOCTX_FAULT_TRACE: trace});
-    const point = fs
-      .readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split(' '))
-      .find(([p, f]) => p!.endsWith(':after') && f === 'matched_trials.json')![0]!;
-    expect(u.cli(['confirm', d, ...evalArgs()], {...fakeEnv(u.dir), AUTOCTX_FAULT: point}).status).toBe(null);
-    expect(fs.existsSync(u.file(`candidates/${d}/evidence_seal.json`))).toBe(false);
-    const v = verifyOf(u);
-    expect([v.status, v.errors, v.warnings]).toEqual([
-      0,
-      [],
-      expect.arrayContaining(['UNSEALED_TRIALS evidence_seal.json']),
-    ]);
-    expect(u.cli(['confirm', d, ...evalArgs()], fakeEnv(u.dir)).json.status).toBe('confirmed');
-    expect(verifyOf(u)).toMatchObject({status: 0, errors: [], warnings: []});
-  });
+  it(
+    "Ctrl-C after the first pair's evidence, before any seal: a " + 'warning (not silence) that the next run completes',
+    () => {
+      const t = tree();
+      const c = t.propose('b', B);
+      const trace = path.join(t.dir, 'trace');
+      const u = tree();
+      const d = u.propose('b', B);
+      t.cli(['confirm', c, ...evalArgs()], {...fakeEnv(t.dir), AUTOCTX_FAULT_TRACE: trace});
+      const point = fs
+        .readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '))
+        .find(([p, f]) => p!.endsWith(':after') && f === 'matched_trials.json')![0]!;
+      expect(u.cli(['confirm', d, ...evalArgs()], {...fakeEnv(u.dir), AUTOCTX_FAULT: point}).status).toBe(null);
+      expect(fs.existsSync(u.file(`candidates/${d}/evidence_seal.json`))).toBe(false);
+      const v = verifyOf(u);
+      expect([v.status, v.errors, v.warnings]).toEqual([
+        0,
+        [],
+        expect.arrayContaining(['UNSEALED_TRIALS evidence_seal.json']),
+      ]);
+      expect(u.cli(['confirm', d, ...evalArgs()], fakeEnv(u.dir)).json.status).toBe('confirmed');
+      expect(verifyOf(u)).toMatchObject({status: 0, errors: [], warnings: []});
+    },
+  );
 });
 
 describe('§1 trees written by the Python implementation', () => {
-  it("candidates without a seal whose plan has exactly upstream's shape verify, each noted as checked by replay alone", () => {
-    const knowledge = copySampleKnowledge();
-    const r = runCli(['verify', '--knowledge', knowledge, '--json']);
-    expect(r.status).toBe(0);
-    expect(r.json.errors).toEqual([]);
-    expect(r.json.notes.map((n: Issue) => n.code)).toEqual(['REPLAY_ONLY', 'REPLAY_ONLY']);
-    const before = treeHash(knowledge);
-    runCli(['repair', '--knowledge', knowledge, '--json']);
-    expect(treeHash(knowledge)).toBe(before); // never a seal, nor anything else
-    fs.rmSync(path.dirname(knowledge), {recursive: true, force: true});
-  });
+  it(
+    "candidates without a seal whose plan has exactly upstream's " +
+      'shape verify, each noted as checked by replay alone',
+    () => {
+      const knowledge = copySampleKnowledge();
+      const r = runCli(['verify', '--knowledge', knowledge, '--json']);
+      expect(r.status).toBe(0);
+      expect(r.json.errors).toEqual([]);
+      expect(r.json.notes.map((n: Issue) => n.code)).toEqual(['REPLAY_ONLY', 'REPLAY_ONLY']);
+      const before = treeHash(knowledge);
+      runCli(['repair', '--knowledge', knowledge, '--json']);
+      expect(treeHash(knowledge)).toBe(before); // never a seal, nor anything else
+      fs.rmSync(path.dirname(knowledge), {recursive: true, force: true});
+    },
+  );
 
   /**
    * The sample tree, with active.json and the lifecycles moved as the Python implementation's own rollback or rollover
@@ -269,7 +288,8 @@ describe('§1 trees written by the Python implementation', () => {
   }
 
   it.each(['rollback', 'rollover'] as const)(
-    "an unrecorded %s in the Python implementation's own form is accepted, noted as written by another implementation; a hand move is not",
+    "an unrecorded %s in the Python implementation's own form is accepted, " +
+      'noted as written by another implementation; a hand move is not',
     (kind) => {
       const knowledge = upstreamMove(kind);
       const r = runCli(['verify', '--knowledge', knowledge, '--json']);
@@ -294,20 +314,24 @@ describe('§1 trees written by the Python implementation', () => {
 });
 
 describe('§2 the pointer has a history', () => {
-  it('active.json moved by hand to a rejected bundle: POINTER_NOT_RECORDED; repair completes nothing; rollback refuses', () => {
-    const t = tree();
-    const w = rejected(t);
-    const active = json(t, 'active.json');
-    write(t, 'active.json', {...active, bundle_digest: w});
-    const v = verifyOf(t);
-    expect(v.status).toBe(8);
-    expect(v.errors).toContain('POINTER_NOT_RECORDED active.json');
-    const before = treeHash(t.knowledge);
-    expect(t.cli(['repair']).json.remaining).toEqual(
-      expect.arrayContaining([expect.stringContaining('is not the pointer any recorded move')]),
-    );
-    expect(treeHash(t.knowledge)).toBe(before);
-  });
+  it(
+    'active.json moved by hand to a rejected bundle: ' +
+      'POINTER_NOT_RECORDED; repair completes nothing; rollback refuses',
+    () => {
+      const t = tree();
+      const w = rejected(t);
+      const active = json(t, 'active.json');
+      write(t, 'active.json', {...active, bundle_digest: w});
+      const v = verifyOf(t);
+      expect(v.status).toBe(8);
+      expect(v.errors).toContain('POINTER_NOT_RECORDED active.json');
+      const before = treeHash(t.knowledge);
+      expect(t.cli(['repair']).json.remaining).toEqual(
+        expect.arrayContaining([expect.stringContaining('is not the pointer any recorded move')]),
+      );
+      expect(treeHash(t.knowledge)).toBe(before);
+    },
+  );
 
   it('a hand-edited rollback_target_digest: verify names it, and autoctx rollback refuses instead of serving W', () => {
     const {t, b, w} = withBW();
@@ -354,37 +378,41 @@ describe('§2 the pointer has a history', () => {
     expect(verifyOf(t).errors).toContain('POINTER_NOT_RECORDED active.json');
   });
 
-  it("a promotion record whose move never served (a crash after the record, then a sibling's promotion) is marked by verify and log", () => {
-    const t = tree();
-    const b1 = confirmed(t, 'b1', B);
-    const b2 = confirmed(t, 'b2', {...B, 'hints/hints.md': 'two\n'});
-    const trace = path.join(t.dir, 'promote-trace');
-    const probe = tree();
-    const p1 = confirmed(probe, 'b1', B);
-    probe.cli(['promote', p1], {AUTOCTX_FAULT_TRACE: trace});
-    const point = fs
-      .readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split(' '))
-      .find(([p, f]) => p!.endsWith(':after') && /^[0-9a-f]{32}\.json$/.test(f!))![0]!;
-    expect(t.cli(['promote', b1], {AUTOCTX_FAULT: point}).status).toBe(null);
-    expect(verifyOf(t).warnings).toContain(`MOVE_PENDING ${fs.readdirSync(t.file('promotions'))[0]}`);
-    expect(t.cli(['repair']).status).toBe(0);
-    expect(t.cli(['promote', b2]).json.status).toBe('promoted');
-    const v = verifyOf(t);
-    expect([v.status, v.errors]).toEqual([0, []]);
-    expect(v.warnings.filter((w) => w.startsWith('NEVER_SERVED'))).toHaveLength(1);
-    const entries = (t.cli(['log']).json.entries as Array<{to_digest: string; served?: string}>).filter(
-      (e) => e.served !== undefined,
-    );
-    expect(entries.map((e) => [e.to_digest, e.served])).toEqual(
-      expect.arrayContaining([
-        [b1, 'never'],
-        [b2, 'serving'],
-      ]),
-    );
-  });
+  it(
+    'a promotion record whose move never served (a crash after the ' +
+      "record, then a sibling's promotion) is marked by verify and log",
+    () => {
+      const t = tree();
+      const b1 = confirmed(t, 'b1', B);
+      const b2 = confirmed(t, 'b2', {...B, 'hints/hints.md': 'two\n'});
+      const trace = path.join(t.dir, 'promote-trace');
+      const probe = tree();
+      const p1 = confirmed(probe, 'b1', B);
+      probe.cli(['promote', p1], {AUTOCTX_FAULT_TRACE: trace});
+      const point = fs
+        .readFileSync(trace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '))
+        .find(([p, f]) => p!.endsWith(':after') && /^[0-9a-f]{32}\.json$/.test(f!))![0]!;
+      expect(t.cli(['promote', b1], {AUTOCTX_FAULT: point}).status).toBe(null);
+      expect(verifyOf(t).warnings).toContain(`MOVE_PENDING ${fs.readdirSync(t.file('promotions'))[0]}`);
+      expect(t.cli(['repair']).status).toBe(0);
+      expect(t.cli(['promote', b2]).json.status).toBe('promoted');
+      const v = verifyOf(t);
+      expect([v.status, v.errors]).toEqual([0, []]);
+      expect(v.warnings.filter((w) => w.startsWith('NEVER_SERVED'))).toHaveLength(1);
+      const entries = (t.cli(['log']).json.entries as Array<{to_digest: string; served?: string}>).filter(
+        (e) => e.served !== undefined,
+      );
+      expect(entries.map((e) => [e.to_digest, e.served])).toEqual(
+        expect.arrayContaining([
+          [b1, 'never'],
+          [b2, 'serving'],
+        ]),
+      );
+    },
+  );
 });
 
 describe('§3 lifecycles agree with the files beside them', () => {
@@ -395,39 +423,47 @@ describe('§3 lifecycles agree with the files beside them', () => {
     expect(verifyOf(t).errors).toContain('LIFECYCLE_MISMATCH record.json');
   });
 
-  it('a negative result edited consistently in both copies, or copied from another candidate: NEGATIVE_RESULT_MISMATCH', () => {
-    const t = tree();
-    const w1 = rejected(t, 'w1');
-    const w2 = rejected(t, 'w2');
-    const ledger = (d: string) => path.join(t.knowledge, `demo/negative_result_ledgers/context-bundle-${d}.json`);
-    const neg = json(t, `candidates/${w1}/negative_result.json`);
-    const edited = JSON.parse(
-      JSON.stringify(neg).replace(
-        /matched_trials\.json#sha256=[0-9a-f]{64}/,
-        `matched_trials.json#sha256=${'0'.repeat(64)}`,
-      ),
-    );
-    write(t, `candidates/${w1}/negative_result.json`, edited);
-    fs.writeFileSync(ledger(w1), prettyJson(edited));
-    expect(verifyOf(t).errors).toContain('NEGATIVE_RESULT_MISMATCH negative_result.json');
-    // The other candidate's negative result copied into place, in both copies.
-    const other = json(t, `candidates/${w2}/negative_result.json`);
-    write(t, `candidates/${w1}/negative_result.json`, other);
-    fs.writeFileSync(ledger(w1), prettyJson(other));
-    expect(verifyOf(t).messages).toMatch(/is not this candidate's own negative result: its run_id/);
-  });
+  it(
+    'a negative result edited consistently in both copies, or ' +
+      'copied from another candidate: NEGATIVE_RESULT_MISMATCH',
+    () => {
+      const t = tree();
+      const w1 = rejected(t, 'w1');
+      const w2 = rejected(t, 'w2');
+      const ledger = (d: string) => path.join(t.knowledge, `demo/negative_result_ledgers/context-bundle-${d}.json`);
+      const neg = json(t, `candidates/${w1}/negative_result.json`);
+      const edited = JSON.parse(
+        JSON.stringify(neg).replace(
+          /matched_trials\.json#sha256=[0-9a-f]{64}/,
+          `matched_trials.json#sha256=${'0'.repeat(64)}`,
+        ),
+      );
+      write(t, `candidates/${w1}/negative_result.json`, edited);
+      fs.writeFileSync(ledger(w1), prettyJson(edited));
+      expect(verifyOf(t).errors).toContain('NEGATIVE_RESULT_MISMATCH negative_result.json');
+      // The other candidate's negative result copied into place, in both copies.
+      const other = json(t, `candidates/${w2}/negative_result.json`);
+      write(t, `candidates/${w1}/negative_result.json`, other);
+      fs.writeFileSync(ledger(w1), prettyJson(other));
+      expect(verifyOf(t).messages).toMatch(/is not this candidate's own negative result: its run_id/);
+    },
+  );
 
-  it('a negative result beside a confirmed record means rejected: a warning that repair completes, and promote refuses', () => {
-    const t = tree();
-    const b = confirmed(t);
-    const w = rejected(t);
-    // What a stale or campaign-blocked rejection leaves when killed between its negative result and its record.
-    const neg = json(t, `candidates/${w}/negative_result.json`);
-    const mine = JSON.parse(JSON.stringify(neg).replaceAll(w, b));
-    expect(mine.run_id).toBe(`context-bundle:${b}`);
-    write(t, `candidates/${b}/negative_result.json`, mine);
-    const promote = t.cli(['promote', b]);
-    expect([promote.status, promote.json.error.code]).toEqual([8, 'INTEGRITY']);
-    expect(verifyOf(t).warnings).toContain('TERMINAL_PENDING record.json');
-  });
+  it(
+    'a negative result beside a confirmed record means rejected: ' +
+      'a warning that repair completes, and promote refuses',
+    () => {
+      const t = tree();
+      const b = confirmed(t);
+      const w = rejected(t);
+      // What a stale or campaign-blocked rejection leaves when killed between its negative result and its record.
+      const neg = json(t, `candidates/${w}/negative_result.json`);
+      const mine = JSON.parse(JSON.stringify(neg).replaceAll(w, b));
+      expect(mine.run_id).toBe(`context-bundle:${b}`);
+      write(t, `candidates/${b}/negative_result.json`, mine);
+      const promote = t.cli(['promote', b]);
+      expect([promote.status, promote.json.error.code]).toEqual([8, 'INTEGRITY']);
+      expect(verifyOf(t).warnings).toContain('TERMINAL_PENDING record.json');
+    },
+  );
 });

@@ -54,9 +54,12 @@ describe('library entry points', () => {
       (e): e is [string, {types: string; import: string}] => typeof e[1] !== 'string',
     );
     const runtime = JSON.parse(
-      importInNode(`const out = {};
-        for (const name of ${JSON.stringify(entries.map(([entry]) => entry))}) out[name] = Object.keys(await import(name === '.' ? 'autoctx' : 'autoctx' + name.slice(1))).sort();
-        console.log(JSON.stringify(out));`),
+      importInNode(
+        `const out = {};
+        for (const name of ${JSON.stringify(entries.map(([entry]) => entry))}) out[name] = ` +
+          `Object.keys(await import(name === '.' ? 'autoctx' : 'autoctx' + name.slice(1))).sort();
+        console.log(JSON.stringify(out));`,
+      ),
     ) as Record<string, string[]>;
     const declared = declaredNames(
       Object.fromEntries(entries.map(([entry, e]) => [entry, path.join(PROJECT_ROOT, e.types)])),
@@ -70,14 +73,19 @@ describe('library entry points', () => {
 
   it('autoctx/stats exports the statistics with TypeScript declarations', () => {
     const out = JSON.parse(
-      importInNode(`import * as s from 'autoctx/stats';
+      importInNode(
+        `import * as s from 'autoctx/stats';
         console.log(JSON.stringify({
           keys: Object.keys(s).sort(),
-          interval: s.pairedConfidenceInterval([0.31000000000000005, 0.32000000000000006], 2.241402727605, 2),
+          interval: s.pairedConfidenceInterval([0.31000000000000005, 0.32000000000000006], ` +
+          `2.241402727605, 2),
           one: s.pairedConfidenceInterval([0.3], 1.96, 1),
           z: s.requiredConfidenceZ(0.025),
-          alpha: s.campaignAlphaForCandidate({familywise_alpha: 0.05, allocation_decay: 0.5, min_independent_confirmation_blocks: 2, require_disjoint_lane_blocks: true, robust_method: 'cluster_t', effect_lower_bound: -1, effect_upper_bound: 1}, 1),
-        }));`),
+          alpha: s.campaignAlphaForCandidate({familywise_alpha: 0.05, allocation_decay: ` +
+          `0.5, min_independent_confirmation_blocks: 2, require_disjoint_lane_blocks: true, ` +
+          `robust_method: 'cluster_t', effect_lower_bound: -1, effect_upper_bound: 1}, 1),
+        }));`,
+      ),
     );
     // The interval recorded by the Python reference in the sample tree, bit for bit.
     expect(out.interval).toEqual({mean: 0.31500000000000006, low: 0.060384816817536435, high: 0.5696151831824636});
@@ -99,44 +107,55 @@ describe('library entry points', () => {
     expect(interval).toMatch(/low: number \| null/);
   });
 
-  it('autoctx/bootstrap exports render, prepare, claim and recall with declarations, and renders the same bytes', () => {
-    const out = JSON.parse(
-      importInNode(`import * as b from 'autoctx/bootstrap';
-        const item = {kind: 'component', scenario: 'demo', component_kind: 'hints', component_key: 'k', component_digest: '${'a'.repeat(64)}', handoff_id: null, revision: null, handoff_digest: null, body: 'x'.repeat(2001)};
+  it(
+    'autoctx/bootstrap exports render, prepare, claim and recall ' + 'with declarations, and renders the same bytes',
+    () => {
+      const out = JSON.parse(
+        importInNode(
+          `import * as b from 'autoctx/bootstrap';
+        const item = {kind: 'component', scenario: 'demo', component_kind: 'hints', ` +
+            `component_key: 'k', component_digest: '${'a'.repeat(64)}', handoff_id: null, revision: null, ` +
+            `handoff_digest: null, body: 'x'.repeat(2001)};
         const r = b.renderPackage([item], {maxBytes: 4096});
-        console.log(JSON.stringify({keys: Object.keys(b).sort(), bytes: r.content_bytes, truncated: r.items[0].truncated, secret: b.isSecretKind('hints', 'API.Key')}));`),
-    );
-    expect(out).toMatchObject({truncated: true, secret: true});
-    expect(out.bytes).toBeLessThanOrEqual(4096);
-    const dts = fs.readFileSync(path.join(PROJECT_ROOT, 'dist/public/bootstrap.d.ts'), 'utf8');
-    for (const name of ['render', 'prepare', 'claim', 'recall', 'PrepareResult', 'RecallResult', 'BootstrapReceipt'])
-      expect(dts).toContain(name);
-  });
+        console.log(JSON.stringify({keys: Object.keys(b).sort(), bytes: r.content_bytes, ` +
+            `truncated: r.items[0].truncated, secret: b.isSecretKind('hints', 'API.Key')}));`,
+        ),
+      );
+      expect(out).toMatchObject({truncated: true, secret: true});
+      expect(out.bytes).toBeLessThanOrEqual(4096);
+      const dts = fs.readFileSync(path.join(PROJECT_ROOT, 'dist/public/bootstrap.d.ts'), 'utf8');
+      for (const name of ['render', 'prepare', 'claim', 'recall', 'PrepareResult', 'RecallResult', 'BootstrapReceipt'])
+        expect(dts).toContain(name);
+    },
+  );
 
-  it('autoctx/context-bundles exports the surface of the reference TypeScript module (the snapshot above holds it)', () => {
-    const snapshot = JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')) as Record<string, {values: string[]}>;
-    expect(snapshot['./context-bundles']!.values).toEqual(
-      expect.arrayContaining([
-        'CONTEXT_BUNDLE_SCHEMA_VERSION',
-        'DEFAULT_CONFIRMATION_POLICY',
-        'DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY',
-        'canonicalJson',
-        'stableDigest',
-        'createBundleComponent',
-        'createJsonBundleComponent',
-        'createContextBundle',
-        'contextBundleManifestDiff',
-        'validateContextBundle',
-        'matchedTrialPairKey',
-        'evaluateMatchedTrials',
-        'campaignAlphaForCandidate',
-        'requiredConfidenceZ',
-        'campaignAdjustedConfirmationPolicy',
-        'createCandidateRiskReservation',
-        'createCampaignFalsePromotionState',
-        'createCandidateFixtureReservation',
-        'evaluateCampaignFalsePromotionEvidence',
-      ]),
-    );
-  });
+  it(
+    'autoctx/context-bundles exports the surface of the ' + 'reference TypeScript module (the snapshot above holds it)',
+    () => {
+      const snapshot = JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')) as Record<string, {values: string[]}>;
+      expect(snapshot['./context-bundles']!.values).toEqual(
+        expect.arrayContaining([
+          'CONTEXT_BUNDLE_SCHEMA_VERSION',
+          'DEFAULT_CONFIRMATION_POLICY',
+          'DEFAULT_CAMPAIGN_FALSE_PROMOTION_POLICY',
+          'canonicalJson',
+          'stableDigest',
+          'createBundleComponent',
+          'createJsonBundleComponent',
+          'createContextBundle',
+          'contextBundleManifestDiff',
+          'validateContextBundle',
+          'matchedTrialPairKey',
+          'evaluateMatchedTrials',
+          'campaignAlphaForCandidate',
+          'requiredConfidenceZ',
+          'campaignAdjustedConfirmationPolicy',
+          'createCandidateRiskReservation',
+          'createCampaignFalsePromotionState',
+          'createCandidateFixtureReservation',
+          'evaluateCampaignFalsePromotionEvidence',
+        ]),
+      );
+    },
+  );
 });

@@ -21,20 +21,26 @@ describe('false-promotion calibration, 1,000 campaigns per row', () => {
       expect([r.case, r.method, r.promotion_rate <= ALPHA]).toEqual([r.case, r.method, true]);
   });
 
-  it('power: clear win >= 0.9, heteroskedastic win >= 0.8, heavy-tail win >= 0.8 (both methods), near tie < 0.2', () => {
-    expect(row('clear win', 'cluster_t').promotion_rate).toBeGreaterThanOrEqual(0.9);
-    expect(row('heteroskedastic win', 'cluster_t').promotion_rate).toBeGreaterThanOrEqual(0.8);
-    expect(row('bounded heavy-tail win', 'bounded_hoeffding').promotion_rate).toBeGreaterThanOrEqual(0.8);
-    expect(row('bounded heavy-tail win', 'bounded_betting').promotion_rate).toBeGreaterThanOrEqual(0.8);
-    expect(row('near tie', 'cluster_t').promotion_rate).toBeLessThan(0.2);
-  });
+  it(
+    'power: clear win >= 0.9, heteroskedastic win >= 0.8, ' + 'heavy-tail win >= 0.8 (both methods), near tie < 0.2',
+    () => {
+      expect(row('clear win', 'cluster_t').promotion_rate).toBeGreaterThanOrEqual(0.9);
+      expect(row('heteroskedastic win', 'cluster_t').promotion_rate).toBeGreaterThanOrEqual(0.8);
+      expect(row('bounded heavy-tail win', 'bounded_hoeffding').promotion_rate).toBeGreaterThanOrEqual(0.8);
+      expect(row('bounded heavy-tail win', 'bounded_betting').promotion_rate).toBeGreaterThanOrEqual(0.8);
+      expect(row('near tie', 'cluster_t').promotion_rate).toBeLessThan(0.2);
+    },
+  );
 
-  it('a clear win needs fewer candidates than a near tie; the heavy-tail win fewer blocks than the heavy-tail null', () => {
-    expect(row('clear win', 'cluster_t').avg_candidates).toBeLessThan(row('near tie', 'cluster_t').avg_candidates);
-    expect(row('bounded heavy-tail win', 'bounded_hoeffding').avg_confirmation_blocks).toBeLessThan(
-      row('null bounded heavy tail', 'bounded_hoeffding').avg_confirmation_blocks,
-    );
-  });
+  it(
+    'a clear win needs fewer candidates than a near tie; the ' + 'heavy-tail win fewer blocks than the heavy-tail null',
+    () => {
+      expect(row('clear win', 'cluster_t').avg_candidates).toBeLessThan(row('near tie', 'cluster_t').avg_candidates);
+      expect(row('bounded heavy-tail win', 'bounded_hoeffding').avg_confirmation_blocks).toBeLessThan(
+        row('null bounded heavy tail', 'bounded_hoeffding').avg_confirmation_blocks,
+      );
+    },
+  );
 
   it('the betting method needs clearly fewer confirmation blocks than Hoeffding on both heavy-tail rows', () => {
     for (const name of ['null bounded heavy tail', 'bounded heavy-tail win']) {

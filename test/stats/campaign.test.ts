@@ -299,27 +299,31 @@ describe('campaign gate methods and the blocks-ready rule', () => {
 });
 
 describe('fast canonical encodings', () => {
-  it('riskEvidenceDigest equals the digest of the trials with pair keys, sorted by pair key, in generic canonical JSON', async () => {
-    const {riskEvidenceDigest, createMatchedTrial} = await import('../../src/model/index.js');
-    const {stableDigest} = await import('../../src/canonical/index.js');
-    const trials = [3, 1, 2].map((seed) =>
-      createMatchedTrial({
-        candidate_digest: 'c'.repeat(64),
-        incumbent_digest: null,
-        evaluator_epoch: 'e\u00e9',
-        cohort: 'k"\\',
-        fixture: `f${seed}`,
-        fixture_digest: `d${seed}`,
-        seed,
-        lane: 'confirmation',
-        candidate_score: 0.1 * seed,
-        incumbent_score: -0,
-        candidate_valid: seed !== 2,
-      }),
-    );
-    const expected = stableDigest([...trials].sort((a, b) => (a.pair_key < b.pair_key ? -1 : 1)));
-    expect(riskEvidenceDigest(trials)).toBe(expected);
-  });
+  it(
+    'riskEvidenceDigest equals the digest of the trials with ' +
+      'pair keys, sorted by pair key, in generic canonical JSON',
+    async () => {
+      const {riskEvidenceDigest, createMatchedTrial} = await import('../../src/model/index.js');
+      const {stableDigest} = await import('../../src/canonical/index.js');
+      const trials = [3, 1, 2].map((seed) =>
+        createMatchedTrial({
+          candidate_digest: 'c'.repeat(64),
+          incumbent_digest: null,
+          evaluator_epoch: 'e\u00e9',
+          cohort: 'k"\\',
+          fixture: `f${seed}`,
+          fixture_digest: `d${seed}`,
+          seed,
+          lane: 'confirmation',
+          candidate_score: 0.1 * seed,
+          incumbent_score: -0,
+          candidate_valid: seed !== 2,
+        }),
+      );
+      const expected = stableDigest([...trials].sort((a, b) => (a.pair_key < b.pair_key ? -1 : 1)));
+      expect(riskEvidenceDigest(trials)).toBe(expected);
+    },
+  );
 });
 
 describe('fixture plan digest', () => {

@@ -55,41 +55,48 @@ describe('history entries named by position, as the previous version wrote them'
     expect(historyEntries(k)).toEqual(before);
   });
 
-  it('repair renames every entry to the digest of its content: the same count, the same bytes, verify clean; again, it renames nothing', async () => {
-    const k = copy('upgrade');
-    const before = historyEntries(k);
-    const r = await repair({knowledge: k});
-    expect(r.remaining).toEqual([]);
-    expect(r.actions.filter((a) => a.includes('from their positions to their digests')).length).toBeGreaterThan(3);
-    const after = historyEntries(k);
-    expect(after.every((e) => /\/[0-9a-f]{64}\.json$/.test(e.file))).toBe(true);
-    expect(after.map((e) => e.bytes).sort()).toEqual(before.map((e) => e.bytes).sort());
-    // Each stays in its own folder.
-    expect(after.map((e) => path.dirname(e.file)).sort()).toEqual(before.map((e) => path.dirname(e.file)).sort());
-    expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: []});
-    const again = await repair({knowledge: k});
-    expect(again.actions.filter((a) => a.includes('to their digests'))).toEqual([]);
-    const history = runCliProcess(['release', 'history', '--knowledge', k, '--json']).json;
-    expect(history.receipts.map((x: {seq: number}) => x.seq)).toEqual([1, 2, 3]);
-    expect(runCliProcess(['handoff', 'show', 'notes@1', '--knowledge', k, '--json']).json.handoff.content).toEqual({
-      summary: 'first',
-    });
-  });
+  it(
+    'repair renames every entry to the digest of its content: the same ' +
+      'count, the same bytes, verify clean; again, it renames nothing',
+    async () => {
+      const k = copy('upgrade');
+      const before = historyEntries(k);
+      const r = await repair({knowledge: k});
+      expect(r.remaining).toEqual([]);
+      expect(r.actions.filter((a) => a.includes('from their positions to their digests')).length).toBeGreaterThan(3);
+      const after = historyEntries(k);
+      expect(after.every((e) => /\/[0-9a-f]{64}\.json$/.test(e.file))).toBe(true);
+      expect(after.map((e) => e.bytes).sort()).toEqual(before.map((e) => e.bytes).sort());
+      // Each stays in its own folder.
+      expect(after.map((e) => path.dirname(e.file)).sort()).toEqual(before.map((e) => path.dirname(e.file)).sort());
+      expect(verify({knowledge: k})).toMatchObject({status: 'ok', errors: [], warnings: []});
+      const again = await repair({knowledge: k});
+      expect(again.actions.filter((a) => a.includes('to their digests'))).toEqual([]);
+      const history = runCliProcess(['release', 'history', '--knowledge', k, '--json']).json;
+      expect(history.receipts.map((x: {seq: number}) => x.seq)).toEqual([1, 2, 3]);
+      expect(runCliProcess(['handoff', 'show', 'notes@1', '--knowledge', k, '--json']).json.handoff.content).toEqual({
+        summary: 'first',
+      });
+    },
+  );
 
-  it('a rename cut short (an entry under both names) is read once: verify is clean, and repair completes it', async () => {
-    const k = copy('cut-short');
-    const upgraded = copy('reference');
-    await repair({knowledge: upgraded});
-    // The state a crash between the new name's write and the old name's removal leaves, in every folder.
-    for (const e of historyEntries(upgraded)) {
-      const target = path.join(k, e.file);
-      if (!fs.existsSync(target)) fs.writeFileSync(target, e.bytes);
-    }
-    expect(historyEntries(k).length).toBe(2 * historyEntries(upgraded).length);
-    const cut = verify({knowledge: k});
-    expect(cut).toMatchObject({status: 'ok', errors: []});
-    expect(cut.warnings.map((w) => w.code)).toEqual(['GITATTRIBUTES_MISSING']);
-    await repair({knowledge: k});
-    expect(historyEntries(k)).toEqual(historyEntries(upgraded));
-  });
+  it(
+    'a rename cut short (an entry under both names) is read ' + 'once: verify is clean, and repair completes it',
+    async () => {
+      const k = copy('cut-short');
+      const upgraded = copy('reference');
+      await repair({knowledge: upgraded});
+      // The state a crash between the new name's write and the old name's removal leaves, in every folder.
+      for (const e of historyEntries(upgraded)) {
+        const target = path.join(k, e.file);
+        if (!fs.existsSync(target)) fs.writeFileSync(target, e.bytes);
+      }
+      expect(historyEntries(k).length).toBe(2 * historyEntries(upgraded).length);
+      const cut = verify({knowledge: k});
+      expect(cut).toMatchObject({status: 'ok', errors: []});
+      expect(cut.warnings.map((w) => w.code)).toEqual(['GITATTRIBUTES_MISSING']);
+      await repair({knowledge: k});
+      expect(historyEntries(k)).toEqual(historyEntries(upgraded));
+    },
+  );
 });

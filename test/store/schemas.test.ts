@@ -39,7 +39,8 @@ describe('schemas', () => {
     ['false-promotion', 'context_bundles/promotion-risk/run-1/false-promotion.json'],
     [
       'reservation-artifact',
-      'context_bundles/promotion-risk/run-1/reservation-artifacts/6d9bc734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252.json',
+      'context_bundles/promotion-risk/run-1/reservation-artifacts/6d9bc' +
+        '734d9797ede20d2ae1c5cff2b66a4105472dccf2929205f1551ad942252.json',
     ],
   ])('%s accepts the file the Python implementation wrote (%s)', (schema, rel) => {
     expect(schemaProblem(schema, read(rel))).toBeNull();

@@ -50,75 +50,80 @@ describe('the state area, knowledge/.state/', () => {
     expect(fs.readdirSync(state.dir).sort()).toEqual(['.gitignore', 'receipts']);
   });
 
-  it("sweeps a killed writer's temporary files once a day, after a step that succeeded, never in every process; repair sweeps at once", async () => {
-    const doc = {
-      schema_version: 1,
-      bundle_digest: 'a'.repeat(64),
-      evaluator_epoch: 'e',
-      promotion_id: null,
-      rollback_target_digest: null,
-      activated_at: '2026-12-01T00:00:00Z',
-      rationale: 'probe',
-    };
-    let tree = knowledge;
-    // A fresh process's view of the tree (the area's housekeeping is looked at once per process): the tree under a new
-    // name.
-    const fresh = (name: string) => {
-      const next = path.join(dir, name);
-      fs.renameSync(tree, next);
-      tree = next;
-      return KnowledgeStore.open(tree).state();
-    };
-    const step = (area: ReturnType<typeof fresh>) =>
-      area.withLock(5, () => area.writer.replaceDocument(area.file('receipts', 'r1.json'), 'active', doc));
-    const first = KnowledgeStore.open(tree).state();
-    await first.withLock(5, () => first.writer.replaceDocument(first.file('elsewhere', 'e1.json'), 'active', doc));
-    const marker = () => JSON.parse(fs.readFileSync(path.join(tree, '.state/housekeeping.json'), 'utf8'));
-    expect(Date.now() - Date.parse(marker().swept_at)).toBeLessThan(60_000);
-    // What a writer killed before its rename leaves (tempPath's name), and a .tmp file autoctx did not name.
-    const leftovers = ['receipts/.r2.json.autoctx-0123abcd.tmp', 'elsewhere/.e2.json.autoctx-4567cdef.tmp'];
-    const plant = () => {
-      fs.mkdirSync(path.join(tree, '.state/receipts'), {recursive: true});
-      for (const f of [...leftovers, 'elsewhere/notes.tmp'])
-        fs.writeFileSync(path.join(tree, '.state', f), '{"partial');
-    };
-    const present = () =>
-      [...leftovers, 'elsewhere/notes.tmp'].filter((f) => fs.existsSync(path.join(tree, '.state', f)));
-    plant();
-    // Swept within the day: the next process does not list the area again.
-    await step(fresh('t1'));
-    expect(present()).toEqual([...leftovers, 'elsewhere/notes.tmp']);
-    // repair sweeps at once, and names what it removed.
-    const r = await repair({knowledge: tree});
-    for (const f of leftovers) expect(r.actions).toContain(`removed ${path.join('.state', f)}`);
-    expect(present()).toEqual(['elsewhere/notes.tmp']);
-    // A day later: the first step that succeeds sweeps everything (a failed one sweeps nothing).
-    plant();
-    fs.writeFileSync(
-      path.join(tree, '.state/housekeeping.json'),
-      JSON.stringify({schema_version: 1, swept_at: new Date(Date.now() - 25 * 3_600_000).toISOString()}),
-    );
-    const later = fresh('t2');
-    await expect(
-      later.withLock(5, () => {
-        throw new Error('the step fails');
-      }),
-    ).rejects.toThrow('the step fails');
-    expect(present()).toHaveLength(3);
-    await step(later);
-    expect(present()).toEqual(['elsewhere/notes.tmp']);
-    expect(Date.now() - Date.parse(marker().swept_at)).toBeLessThan(60_000);
-    // A marker that is not valid, or dated ahead of the clock, only makes the sweep due.
-    for (const [name, text] of [
-      ['t3', '{"schema_version": 1, "swept_at": "soon"'],
-      ['t4', JSON.stringify({schema_version: 1, swept_at: '2099-01-01T00:00:00Z'})],
-    ]) {
+  it(
+    "sweeps a killed writer's temporary files once a day, after a step " +
+      'that succeeded, never in every process; repair sweeps at once',
+    async () => {
+      const doc = {
+        schema_version: 1,
+        bundle_digest: 'a'.repeat(64),
+        evaluator_epoch: 'e',
+        promotion_id: null,
+        rollback_target_digest: null,
+        activated_at: '2026-12-01T00:00:00Z',
+        rationale: 'probe',
+      };
+      let tree = knowledge;
+      // A fresh process's view of the tree (the area's housekeeping is looked at once per process): the tree under a
+      // new
+      // name.
+      const fresh = (name: string) => {
+        const next = path.join(dir, name);
+        fs.renameSync(tree, next);
+        tree = next;
+        return KnowledgeStore.open(tree).state();
+      };
+      const step = (area: ReturnType<typeof fresh>) =>
+        area.withLock(5, () => area.writer.replaceDocument(area.file('receipts', 'r1.json'), 'active', doc));
+      const first = KnowledgeStore.open(tree).state();
+      await first.withLock(5, () => first.writer.replaceDocument(first.file('elsewhere', 'e1.json'), 'active', doc));
+      const marker = () => JSON.parse(fs.readFileSync(path.join(tree, '.state/housekeeping.json'), 'utf8'));
+      expect(Date.now() - Date.parse(marker().swept_at)).toBeLessThan(60_000);
+      // What a writer killed before its rename leaves (tempPath's name), and a .tmp file autoctx did not name.
+      const leftovers = ['receipts/.r2.json.autoctx-0123abcd.tmp', 'elsewhere/.e2.json.autoctx-4567cdef.tmp'];
+      const plant = () => {
+        fs.mkdirSync(path.join(tree, '.state/receipts'), {recursive: true});
+        for (const f of [...leftovers, 'elsewhere/notes.tmp'])
+          fs.writeFileSync(path.join(tree, '.state', f), '{"partial');
+      };
+      const present = () =>
+        [...leftovers, 'elsewhere/notes.tmp'].filter((f) => fs.existsSync(path.join(tree, '.state', f)));
       plant();
-      fs.writeFileSync(path.join(tree, '.state/housekeeping.json'), text!);
-      await step(fresh(name!));
-      expect([name, present()]).toEqual([name, ['elsewhere/notes.tmp']]);
-    }
-  });
+      // Swept within the day: the next process does not list the area again.
+      await step(fresh('t1'));
+      expect(present()).toEqual([...leftovers, 'elsewhere/notes.tmp']);
+      // repair sweeps at once, and names what it removed.
+      const r = await repair({knowledge: tree});
+      for (const f of leftovers) expect(r.actions).toContain(`removed ${path.join('.state', f)}`);
+      expect(present()).toEqual(['elsewhere/notes.tmp']);
+      // A day later: the first step that succeeds sweeps everything (a failed one sweeps nothing).
+      plant();
+      fs.writeFileSync(
+        path.join(tree, '.state/housekeeping.json'),
+        JSON.stringify({schema_version: 1, swept_at: new Date(Date.now() - 25 * 3_600_000).toISOString()}),
+      );
+      const later = fresh('t2');
+      await expect(
+        later.withLock(5, () => {
+          throw new Error('the step fails');
+        }),
+      ).rejects.toThrow('the step fails');
+      expect(present()).toHaveLength(3);
+      await step(later);
+      expect(present()).toEqual(['elsewhere/notes.tmp']);
+      expect(Date.now() - Date.parse(marker().swept_at)).toBeLessThan(60_000);
+      // A marker that is not valid, or dated ahead of the clock, only makes the sweep due.
+      for (const [name, text] of [
+        ['t3', '{"schema_version": 1, "swept_at": "soon"'],
+        ['t4', JSON.stringify({schema_version: 1, swept_at: '2099-01-01T00:00:00Z'})],
+      ]) {
+        plant();
+        fs.writeFileSync(path.join(tree, '.state/housekeeping.json'), text!);
+        await step(fresh(name!));
+        expect([name, present()]).toEqual([name, ['elsewhere/notes.tmp']]);
+      }
+    },
+  );
 
   it('has its own lock: a second holder waits, then gives up with LOCKED (exit 7)', async () => {
     const a = KnowledgeStore.open(knowledge).state();
@@ -179,28 +184,32 @@ describe('the state area, knowledge/.state/', () => {
 });
 
 describe('the root .gitignore', () => {
-  it('ignores the state area, and a rule newer than the tree is a warning that a writing command or repair brings up to date', async () => {
-    const file = path.join(knowledge, '.gitignore');
-    expect(fs.readFileSync(file, 'utf8').split('\n')).toContain('.state/');
-    // A tree made before the state area existed: its .gitignore lacks the later generations' rules.
-    const later = GITIGNORE_GENERATIONS.slice(1).flat();
-    const older = fs
-      .readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((l) => !later.includes(l))
-      .join('\n');
-    expect(older.endsWith('.false-promotion.lock\n')).toBe(true);
-    fs.writeFileSync(file, older);
-    const r = verify({knowledge});
-    expect(r.status).toBe('ok');
-    expect(r.warnings.map((w) => [w.code, w.file])).toEqual([['GITIGNORE_OUTDATED', '.gitignore']]);
-    await propose({knowledge, from: writeSource(path.join(dir, 'c'), {'playbook/playbook.md': 'candidate'})});
-    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}${later.join('\n')}\n`);
-    expect(verify({knowledge}).warnings).toEqual([]);
-    fs.writeFileSync(file, older);
-    await repair({knowledge});
-    expect(fs.readFileSync(file, 'utf8')).toBe(`${older}${later.join('\n')}\n`);
-  });
+  it(
+    'ignores the state area, and a rule newer than the tree is a ' +
+      'warning that a writing command or repair brings up to date',
+    async () => {
+      const file = path.join(knowledge, '.gitignore');
+      expect(fs.readFileSync(file, 'utf8').split('\n')).toContain('.state/');
+      // A tree made before the state area existed: its .gitignore lacks the later generations' rules.
+      const later = GITIGNORE_GENERATIONS.slice(1).flat();
+      const older = fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => !later.includes(l))
+        .join('\n');
+      expect(older.endsWith('.false-promotion.lock\n')).toBe(true);
+      fs.writeFileSync(file, older);
+      const r = verify({knowledge});
+      expect(r.status).toBe('ok');
+      expect(r.warnings.map((w) => [w.code, w.file])).toEqual([['GITIGNORE_OUTDATED', '.gitignore']]);
+      await propose({knowledge, from: writeSource(path.join(dir, 'c'), {'playbook/playbook.md': 'candidate'})});
+      expect(fs.readFileSync(file, 'utf8')).toBe(`${older}${later.join('\n')}\n`);
+      expect(verify({knowledge}).warnings).toEqual([]);
+      fs.writeFileSync(file, older);
+      await repair({knowledge});
+      expect(fs.readFileSync(file, 'utf8')).toBe(`${older}${later.join('\n')}\n`);
+    },
+  );
 
   it('a first-generation rule removed by hand is an error (lock files could be committed)', () => {
     const file = path.join(knowledge, '.gitignore');
@@ -215,7 +224,8 @@ describe('the root .gitignore', () => {
     fs.writeFileSync(file, 'my-notes/\n*.tmp\nautoctx.lock/\nautoctx.lock.stale-*/\n.lock\n.false-promotion.lock');
     await propose({knowledge, from: writeSource(path.join(dir, 'c'), {'playbook/playbook.md': 'candidate'})});
     expect(fs.readFileSync(file, 'utf8')).toBe(
-      'my-notes/\n*.tmp\nautoctx.lock/\nautoctx.lock.stale-*/\n.lock\n.false-promotion.lock\n# autoctx: lock and temporary files are never committed\n.state/\nautoctx.lock\nautoctx.lock.stale-*\n',
+      'my-notes/\n*.tmp\nautoctx.lock/\nautoctx.lock.stale-*/\n.lock\n.false-promotion.lock\n# autoctx: ' +
+        'lock and temporary files are never committed\n.state/\nautoctx.lock\nautoctx.lock.stale-*\n',
     );
   });
 });

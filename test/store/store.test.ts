@@ -41,17 +41,20 @@ describe('atomic and immutable writes', () => {
     expect(fs.readdirSync(dir)).toEqual(['x.json']);
   });
 
-  it('createImmutable: equal content is a no-op, different content is IMMUTABLE_CONFLICT and the file is untouched', () => {
-    const guard = new RootGuard(dir);
-    const file = path.join(dir, 'i.json');
-    expect(createImmutable(guard, file, 'v1', () => true)).toBe(true);
-    expect(createImmutable(guard, file, 'v1', (b) => b.toString() === 'v1')).toBe(false);
-    expect(() => createImmutable(guard, file, 'v2', (b) => b.toString() === 'v2')).toThrow(
-      expect.objectContaining({code: 'IMMUTABLE_CONFLICT', exitCode: 8}),
-    );
-    expect(fs.readFileSync(file, 'utf8')).toBe('v1');
-    expect(fs.readdirSync(dir)).toEqual(['i.json']);
-  });
+  it(
+    'createImmutable: equal content is a no-op, different ' + 'content is IMMUTABLE_CONFLICT and the file is untouched',
+    () => {
+      const guard = new RootGuard(dir);
+      const file = path.join(dir, 'i.json');
+      expect(createImmutable(guard, file, 'v1', () => true)).toBe(true);
+      expect(createImmutable(guard, file, 'v1', (b) => b.toString() === 'v1')).toBe(false);
+      expect(() => createImmutable(guard, file, 'v2', (b) => b.toString() === 'v2')).toThrow(
+        expect.objectContaining({code: 'IMMUTABLE_CONFLICT', exitCode: 8}),
+      );
+      expect(fs.readFileSync(file, 'utf8')).toBe('v1');
+      expect(fs.readdirSync(dir)).toEqual(['i.json']);
+    },
+  );
 });
 
 describe('path guard', () => {

@@ -109,7 +109,8 @@ for (const item of files) {
       const whole = verify(options);
       if (!isDeepStrictEqual(findings(r), findings(whole)))
         tally.differed.push(
-          `${rel} byte ${i} (seed ${seed}): scoped ${JSON.stringify(findings(r))}, whole-tree ${JSON.stringify(findings(whole))}`,
+          `${rel} byte ${i} (seed ${seed}): scoped ${JSON.stringify(findings(r))}, ` +
+            `whole-tree ${JSON.stringify(findings(whole))}`,
         );
     }
     // A signature is named by the document it signs (BAD_SIGNATURE on that document).
@@ -134,7 +135,8 @@ for (const item of files) {
     if (outcome === 'undetected') {
       const around = JSON.stringify(original.subarray(Math.max(0, i - 24), i + 8).toString('latin1'));
       tally.undetected.push(
-        `${rel} byte ${i} in ${around}: verify ${r.status}${r.errors.length ? ` (${r.errors[0].file} ${r.errors[0].code})` : ''}`,
+        `${rel} byte ${i} in ${around}: verify ` +
+          `${r.status}${r.errors.length ? ` (${r.errors[0].file} ${r.errors[0].code})` : ''}`,
       );
     } else {
       tally[outcome]++;

@@ -109,7 +109,8 @@ function kindsOnlyIn(knowledge: string, lacking: Set<string>): Array<[string, nu
 }
 
 describe('tamper evidence', () => {
-  it('every single-byte change to every file of a tree with a promotion, a rejection, a rollback and a campaign is detected, formatting only, or in an unprotected field', async () => {
+  it('every single-byte change to every file of a tree with a promotion, a rejection, a ' +
+    'rollback and a campaign is detected, formatting only, or in an unprotected field', async () => {
     const t = tamperTree();
     try {
       const files = filesOf(t.knowledge);
@@ -219,8 +220,17 @@ describe('tamper evidence', () => {
         formatting: x.formatting + y.formatting,
         unprotected: x.unprotected + y.unprotected,
       };
-      summary = `tamper evidence: ${total.bytes} bytes of ${total.files} files flipped: ${total.detected} detected by verify (exit 8, naming the file), ${total.warned} warned (a later .gitignore rule), ${total.formatting} formatting only, ${total.unprotected} in unprotected fields (${[...new Set([...x.unprotectedFields, ...y.unprotectedFields])].sort().join(', ')}), ${x.undetected.length + y.undetected.length} undetected`;
-      summary += `\n  after the flips verify ran ${x.rerun + y.rerun} of ${x.steps + y.steps} steps again (${x.whole + y.whole} flips ran it whole); on ${x.sampled + y.sampled} sampled flips (seeds ${[...x.seeds, ...y.seeds].join(', ')}) the whole-tree verify ran too: ${x.differed.length + y.differed.length} differed`;
+      summary =
+        `tamper evidence: ${total.bytes} bytes of ${total.files} files flipped: ${total.detected} detected ` +
+        `by verify (exit 8, naming the file), ${total.warned} warned (a later .gitignore rule), ` +
+        `${total.formatting} formatting only, ${total.unprotected} in unprotected fields ` +
+        `(${[...new Set([...x.unprotectedFields, ...y.unprotectedFields])].sort().join(', ')}), ` +
+        `${x.undetected.length + y.undetected.length} undetected`;
+      summary +=
+        `\n  after the flips verify ran ${x.rerun + y.rerun} of ${x.steps + y.steps} steps ` +
+        `again (${x.whole + y.whole} flips ran it whole); on ${x.sampled + y.sampled} ` +
+        `sampled flips (seeds ${[...x.seeds, ...y.seeds].join(', ')}) the whole-tree ` +
+        `verify ran too: ${x.differed.length + y.differed.length} differed`;
       expect([...x.undetected, ...y.undetected]).toEqual([]);
       // The verify after each flip says what the whole-tree verify says: on every sampled flip, the same findings.
       expect([...x.differed, ...y.differed]).toEqual([]);
