@@ -22,7 +22,7 @@ const {ScopedVerify, seeded} = await import('./scoped-verify.js');
 const [knowledge, fields, allowedSigners, strideArg, seedArg] = process.argv.slice(2);
 const stride = Number(strideArg || 1);
 const seed = seedArg ? Number(seedArg) : Math.floor(Math.random() * 2 ** 32);
-const SAMPLE_EVERY = 40;
+const SAMPLE_EVERY = 100;
 const draw = seeded(seed);
 const at = new Date();
 const options = {knowledge, allowedSigners: allowedSigners || undefined, now: () => at};
