@@ -89,6 +89,22 @@ beforeAll(() => {
   signed = t.knowledge;
 }, 180_000);
 
+/** An approval of a rollback's execution record written by hand (no command), naming `approvedBy`; its path. */
+function writeApproval(k: string, executionKey: string, approvedBy: string): string {
+  const record = path.join(k, CB, 'rollbacks', `${executionKey}.json`);
+  const approval = path.join(k, CB, 'rollbacks/approvals', `${executionKey}.json`);
+  fs.mkdirSync(path.dirname(approval), {recursive: true});
+  const doc = {
+    schema_version: 1,
+    execution_key: executionKey,
+    execution_sha256: createHash('sha256').update(fs.readFileSync(record)).digest('hex'),
+    approved_by: approvedBy,
+    approved_at: new Date().toISOString().replace('Z', '000+00:00'),
+  };
+  fs.writeFileSync(approval, `${JSON.stringify(doc, null, 2)}\n`);
+  return approval;
+}
+
 describe('a signed tree', () => {
   it(
     'signs the trial seal and the promotion record, and verify accepts ' +
@@ -222,23 +238,7 @@ describe('a signed tree', () => {
       ]);
       expect(treeHash(k)).toBe(before);
       // Written by hand and signed by that key in the approver's name: verify and every reader refuse it.
-      const record = path.join(k, CB, 'rollbacks', `${r.execution_key}.json`);
-      const approval = path.join(k, CB, 'rollbacks/approvals', `${r.execution_key}.json`);
-      fs.mkdirSync(path.dirname(approval), {recursive: true});
-      fs.writeFileSync(
-        approval,
-        `${JSON.stringify(
-          {
-            schema_version: 1,
-            execution_key: r.execution_key,
-            execution_sha256: createHash('sha256').update(fs.readFileSync(record)).digest('hex'),
-            approved_by: 'alice-approver@x',
-            approved_at: new Date().toISOString().replace('Z', '000+00:00'),
-          },
-          null,
-          2,
-        )}\n`,
-      );
+      const approval = writeApproval(k, r.execution_key, 'alice-approver@x');
       sign('alice', 'rollback-approval', approval);
       expect(
         verify({knowledge: k, allowedSigners: next}).errors.map((e) => `${e.code} ${e.file.replace(`${CB}/`, '')}`),
@@ -305,23 +305,7 @@ describe('a signed tree', () => {
         '--signing-key',
         key('alice'),
       ]);
-      const record = path.join(k, CB, 'rollbacks', `${r.execution_key}.json`);
-      const approval = path.join(k, CB, 'rollbacks/approvals', `${r.execution_key}.json`);
-      fs.mkdirSync(path.dirname(approval), {recursive: true});
-      fs.writeFileSync(
-        approval,
-        `${JSON.stringify(
-          {
-            schema_version: 1,
-            execution_key: r.execution_key,
-            execution_sha256: createHash('sha256').update(fs.readFileSync(record)).digest('hex'),
-            approved_by: 'bob@x',
-            approved_at: new Date().toISOString().replace('Z', '000+00:00'),
-          },
-          null,
-          2,
-        )}\n`,
-      );
+      const approval = writeApproval(k, r.execution_key, 'bob@x');
       expect(errorsOf(k)).toEqual([`MISSING_SIGNATURE rollbacks/approvals/${r.execution_key}.json.sig`]);
       sign('mallory', 'rollback-approval', approval);
       expect(errorsOf(k)).toEqual([`BAD_SIGNATURE rollbacks/approvals/${r.execution_key}.json`]);
