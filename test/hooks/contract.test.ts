@@ -146,6 +146,19 @@ describe.each([
   });
 });
 
+/** Let others traverse every folder from the root down to `dir` that they may not; the folders and their modes. */
+function openForOthers(dir: string): Array<[string, number]> {
+  const changed: Array<[string, number]> = [];
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const mode = fs.statSync(d).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      fs.chmodSync(d, mode | 0o001);
+      changed.push([d, mode]);
+    }
+    if (path.dirname(d) === d) return changed;
+  }
+}
+
 describe('the first prompt and a session start that has not finished', () => {
   it('waits briefly for it, then recalls without dedup', () => {
     const s = setup();
@@ -268,6 +281,8 @@ describe('failing open: nothing on stdout, exit 0, one content-free line on stde
     if (root) for (const d of [dir, caseRoot]) fs.chmodSync(d, 0o755);
     if (root) spawnSync('chmod', ['-R', 'a+rX', caseRoot]);
     else fs.chmodSync(state, 0o555);
+    // nobody must reach the hook itself: a clone in a folder of mode 0700 (mktemp -d) is opened for the run.
+    const opened = root ? openForOthers(PROJECT_ROOT) : [];
     try {
       const before = treeHash(s.knowledge);
       const command = root ? 'setpriv' : process.execPath;
@@ -285,6 +300,7 @@ describe('failing open: nothing on stdout, exit 0, one content-free line on stde
     } finally {
       if (!root) fs.chmodSync(state, 0o755);
       fs.chmodSync(dir, 0o700);
+      for (const [d, mode] of opened) fs.chmodSync(d, mode);
     }
   });
 
