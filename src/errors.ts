@@ -1,7 +1,6 @@
 /**
- * Every error autoctx raises on purpose: a stable code, the exit code it maps to,
- * a one-line message and optional structured data. The code → exit-code table is
- * the single source of truth for the CLI and the README.
+ * Every error autoctx raises on purpose: a stable code, the exit code it maps to, a one-line message and optional
+ * structured data. The code → exit-code table is the single source of truth for the CLI and the README.
  */
 
 /** Exit codes, as documented in the README. */
@@ -32,6 +31,8 @@ export const ERROR_CODES = {
   INPUT_NOT_FOUND: EXIT.BAD_INPUT,
   /** `verify --extends`: git could not be run, or the knowledge root is not in a git repository. */
   GIT_UNAVAILABLE: EXIT.BAD_INPUT,
+  /** `reconcile`: git is not merging, HEAD is no merge commit, or the two sides have no common commit. */
+  NOT_A_MERGE: EXIT.BAD_INPUT,
   INPUT_UNSAFE: EXIT.BAD_INPUT,
   INPUT_TOO_LARGE: EXIT.BAD_INPUT,
   TARGET_UNSAFE: EXIT.BAD_INPUT,
@@ -115,6 +116,8 @@ export const ERROR_CODES = {
   CAMPAIGN_LEGACY: EXIT.INTEGRITY,
   /** Two clones' histories were merged into a state no single clone writes: never repair (DIVERGED_WAY_OUT). */
   DIVERGED: EXIT.INTEGRITY,
+  /** `reconcile`: the tree its replay made does not verify; nothing was written to the knowledge root. */
+  RECONCILE_FAILED: EXIT.INTEGRITY,
   NO_SPACE: EXIT.ENVIRONMENT,
   READ_ONLY_FS: EXIT.ENVIRONMENT,
   PERMISSION_DENIED: EXIT.ENVIRONMENT,
@@ -126,9 +129,8 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /**
- * What `autoctx verify` reports, besides the error codes above (a file that
- * cannot be read is reported with the code its reader raised). "error" findings
- * make verify exit 8; "warning" findings name a state that an interrupted run
+ * What `autoctx verify` reports, besides the error codes above (a file that cannot be read is reported with the code
+ * its reader raised). "error" findings make verify exit 8; "warning" findings name a state that an interrupted run
  * leaves and the same command run again, or `autoctx repair`, completes.
  */
 export const VERIFY_FINDINGS = {
@@ -169,6 +171,8 @@ export const VERIFY_FINDINGS = {
   SUPERSEDED_PLAN: 'error',
   MISSING_CURATION: 'error',
   CURATION_MISMATCH: 'error',
+  /** A reconcile record names a file its replay wrote that is not there. */
+  RECONCILE_MISMATCH: 'error',
   TAG_UNKNOWN_COMPONENT: 'error',
   MISSING_HANDOFF: 'error',
   HANDOFF_MISMATCH: 'error',
@@ -311,9 +315,8 @@ const ENVIRONMENT_ERRNO: Record<string, {code: ErrorCode; what: string}> = {
 };
 
 /**
- * A system error the environment raised (ENOSPC, EROFS, EACCES, EPERM, EMFILE,
- * ENFILE, EDQUOT) as a typed error naming the path; anything else is returned
- * as null. `relative` turns the absolute path into the one the user knows.
+ * A system error the environment raised (ENOSPC, EROFS, EACCES, EPERM, EMFILE, ENFILE, EDQUOT) as a typed error naming
+ * the path; anything else is returned as null. `relative` turns the absolute path into the one the user knows.
  */
 export function environmentError(error: unknown, relative: (p: string) => string = (p) => p): AutoctxError | null {
   const e = error as NodeJS.ErrnoException | null;
@@ -331,10 +334,7 @@ export function environmentError(error: unknown, relative: (p: string) => string
   );
 }
 
-/**
- * The exit code of every result status a command prints: one table, so that
- * no command decides for itself. A status not listed here is a bug.
- */
+/** The exit code of every result status a command prints: one table, so that no command decides for itself. */
 export const RESULT_EXIT = {
   built: EXIT.OK,
   claimed: EXIT.OK,
@@ -367,6 +367,8 @@ export const RESULT_EXIT = {
   ok: EXIT.OK,
   promoted: EXIT.OK,
   proposed: EXIT.OK,
+  reconciled: EXIT.OK,
+  nothing: EXIT.OK,
   repaired: EXIT.OK,
   rolled_back: EXIT.OK,
   rolled_over: EXIT.OK,
@@ -381,10 +383,7 @@ export const RESULT_EXIT = {
 
 export type ResultStatus = keyof typeof RESULT_EXIT;
 
-/**
- * Where a command's own verb is the status it reports, success is exit 0: `autoctx
- * reject` answers "rejected" when it did what it was asked.
- */
+/** Where a command's own verb is the status it reports, success is exit 0 (`reject` answers "rejected"). */
 export const RESULT_EXIT_BY_COMMAND: Record<string, Partial<Record<ResultStatus, ExitCode>>> = {
   reject: {rejected: EXIT.OK},
 };

@@ -196,6 +196,23 @@ export class ScenarioStore implements KindContext {
     }
   }
 
+  /**
+   * Hold the scenario lock while `fn` replaces files from outside the writer (reconcile making the tree a verified
+   * stage's): no transaction, no signing, no housekeeping.
+   */
+  async withBareLock<T>(timeoutSeconds: number, fn: () => T | Promise<T>): Promise<T> {
+    const lock = new StoreLock(this.paths.lockTarget, this.paths.lock);
+    this.guard.check(this.paths.contextDir);
+    await lock.acquire({timeoutSeconds});
+    this.lock = lock;
+    try {
+      return await fn();
+    } finally {
+      this.lock = undefined;
+      await lock.releaseLock();
+    }
+  }
+
   /** True while this process holds the scenario lock. */
   get locked(): boolean {
     return this.lock !== undefined;

@@ -26,6 +26,7 @@ export type SchemaName =
   | 'matched-trials-legacy'
   | 'negative-result'
   | 'promotion'
+  | 'reconcile-record'
   | 'record-histories'
   | 'record-history-entry'
   | 'record-v1'

@@ -21,6 +21,7 @@ describe('ScenarioStore', () => {
       'sweepLeftovers',
       'updateGitignore',
       'walk',
+      'withBareLock',
       'withLock',
     ]);
   });

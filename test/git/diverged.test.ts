@@ -2,161 +2,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
 import {repair} from '../../src/core/common/repair.js';
-import {init} from '../../src/core/common/init.js';
-import {propose} from '../../src/core/promotion/propose.js';
-import {evaluateCandidate} from '../../src/core/evaluation/evaluate.js';
 import {promote} from '../../src/core/promotion/promote.js';
-import {reject} from '../../src/core/promotion/reject.js';
 import {rollback} from '../../src/core/rollback/rollback.js';
-import {rolloverEpoch} from '../../src/core/rollback/epoch.js';
 import {runCli} from '../helpers/cli.js';
-import {FAKE, FIXTURES_12, POLICY_SMALL} from '../helpers/pipeline.js';
-import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
-import {checkout, commitAll, copyTree, git, initRepo, merge, rebase, resolve, type Strategy} from '../helpers/git.js';
+import {tempDir, treeHash} from '../helpers/tree.js';
+import {checkout, commitAll, git, merge} from '../helpers/git.js';
+import {
+  RESOLUTIONS,
+  SCENARIOS,
+  bases,
+  codes,
+  confirmedCandidate,
+  fork,
+  ids,
+  join,
+  makeBases,
+  repoOf,
+  verifyCli,
+} from '../helpers/git-team.js';
 
-const ROLES = {'routing_config/roles.json': '{"model_competitor": "small"}'};
-let seq = 0;
-
-async function proposeFiles(knowledge: string, text: string): Promise<string> {
-  const src = writeSource(path.join(path.dirname(knowledge), `src-${seq++}`), {'playbook/playbook.md': text, ...ROLES});
-  const r = await propose({knowledge, scenario: 'demo', from: src, runId: `run-${seq}`});
-  fs.rmSync(src, {recursive: true});
-  return r.bundle_digest;
-}
-
-async function confirm(knowledge: string, candidate: string): Promise<void> {
-  const r = await evaluateCandidate({
-    knowledge,
-    scenario: 'demo',
-    candidate,
-    evaluator: `node ${FAKE}`,
-    evaluatorMode: 'persistent',
-    fixtures: FIXTURES_12,
-    policyFile: POLICY_SMALL,
-    mode: 'confirm',
-  });
-  if (r.status !== 'confirmed') throw new Error(`confirm ${candidate}: ${r.status}`);
-}
-
-/**
- * A new candidate confirmed against the serving bundle. The fake evaluator's noise depends on the plan's seeds, which
- * depend on the candidate: a text whose run ends inconclusive is left (rejected) and the next one tried.
- */
-async function confirmedCandidate(knowledge: string, text: string): Promise<string> {
-  for (let i = 0; i < 6; i++) {
-    const digest = await proposeFiles(knowledge, `${text} (${i})\n`);
-    try {
-      await confirm(knowledge, digest);
-      return digest;
-    } catch (error) {
-      if (!String(error).includes('inconclusive')) throw error;
-    }
-  }
-  throw new Error('no candidate confirmed');
-}
-
-/** The prepared trees every scenario starts from: copied, then made a repository. */
-interface Bases {
-  /** P serving, X and Y confirmed (both children of P). */
-  siblings: string;
-  /** X promoted from P; Z confirmed (a child of X). */
-  promoted: string;
-}
-const ids = {P: '', X: '', Y: '', Z: ''};
-let bases: Bases;
-
-beforeAll(async () => {
-  const dir = tempDir('autoctx-git-bases-');
-  const siblings = path.join(dir, 'siblings');
-  const knowledge = path.join(siblings, 'knowledge');
-  const base = writeSource(path.join(dir, 'baseline'), {'playbook/playbook.md': 'Be helpful.\n', ...ROLES});
-  ids.P = (await init({knowledge, scenario: 'demo', from: base})).bundle_digest;
-  ids.X = await proposeFiles(knowledge, 'Be helpful and precise.\n');
-  ids.Y = await proposeFiles(knowledge, 'Be helpful and brief.\n');
-  await confirm(knowledge, ids.X);
-  await confirm(knowledge, ids.Y);
-  const promoted = copyTree(siblings, path.join(dir, 'promoted'));
-  const k2 = path.join(promoted, 'knowledge');
-  await promote({knowledge: k2, scenario: 'demo', candidate: ids.X});
-  ids.Z = await proposeFiles(k2, 'Be helpful, precise and kind.\n');
-  await confirm(k2, ids.Z);
-  bases = {siblings, promoted};
-}, 120_000);
-
-/** A repository holding a copy of a base tree, committed on main. */
-function repoOf(base: string): {repo: string; knowledge: string} {
-  const repo = copyTree(base, path.join(tempDir('autoctx-git-'), 'repo'));
-  initRepo(repo);
-  return {repo, knowledge: path.join(repo, 'knowledge')};
-}
-
-/** Alice works on main, Bob on a branch made from it; each commits what they did. */
-async function fork(
-  base: string,
-  alice: (knowledge: string) => Promise<unknown>,
-  bob: (knowledge: string) => Promise<unknown>,
-) {
-  const {repo, knowledge} = repoOf(base);
-  checkout(repo, 'bob', true);
-  await bob(knowledge);
-  commitAll(repo, 'bob');
-  checkout(repo, 'main');
-  await alice(knowledge);
-  commitAll(repo, 'alice');
-  return {repo, knowledge};
-}
-
-type Resolution = 'take ours' | 'take theirs' | '-X ours' | '-X theirs' | 'rebase ours' | 'rebase theirs';
-const RESOLUTIONS: Resolution[] = ['take ours', 'take theirs', '-X ours', '-X theirs', 'rebase ours', 'rebase theirs'];
-
-/** Bring Bob's branch into main the naive way named. */
-function join(repo: string, how: Resolution): void {
-  if (how.startsWith('rebase')) {
-    checkout(repo, 'bob');
-    rebase(repo, 'main', how === 'rebase ours' ? 'ours' : 'theirs');
-    return;
-  }
-  const strategy: Strategy = how.startsWith('-X') ? (how as Strategy) : 'merge';
-  const left = merge(repo, 'bob', strategy);
-  if (left.length > 0) resolve(repo, how === 'take theirs' ? 'theirs' : 'ours');
-}
-
-function verifyCli(knowledge: string) {
-  return runCli(['verify', '--knowledge', knowledge, '--json']);
-}
-
-const codes = (r: ReturnType<typeof verifyCli>) => ({
-  status: r.status,
-  errors: (r.json?.errors ?? []).map((e: {code: string; message: string}) => `${e.code}: ${e.message}`),
-  warnings: (r.json?.warnings ?? []).map((e: {code: string; message: string}) => `${e.code}: ${e.message}`),
-});
-
-const SCENARIOS: Record<string, () => Promise<{repo: string; knowledge: string}>> = {
-  'Alice rejects X, Bob promotes X': () =>
-    fork(
-      bases.siblings,
-      (k) => reject({knowledge: k, scenario: 'demo', candidate: ids.X, rationale: 'not good enough'}),
-      (k) => promote({knowledge: k, scenario: 'demo', candidate: ids.X}),
-    ),
-  'two promotions from one parent': () =>
-    fork(
-      bases.siblings,
-      (k) => promote({knowledge: k, scenario: 'demo', candidate: ids.X}),
-      (k) => promote({knowledge: k, scenario: 'demo', candidate: ids.Y}),
-    ),
-  "Bob's rollback overridden by Alice's promotion": () =>
-    fork(
-      bases.promoted,
-      (k) => promote({knowledge: k, scenario: 'demo', candidate: ids.Z}),
-      (k) => rollback({knowledge: k, scenario: 'demo', rationale: 'incident 7', actor: 'bob'}),
-    ),
-  "Bob's epoch rollover undone by Alice's promotion": () =>
-    fork(
-      bases.promoted,
-      (k) => promote({knowledge: k, scenario: 'demo', candidate: ids.Z}),
-      (k) => rolloverEpoch({knowledge: k, scenario: 'demo', evaluatorEpoch: 'epoch-2'}),
-    ),
-};
+beforeAll(makeBases, 120_000);
 
 /**
  * Each scenario: Alice works on main, Bob on a branch, each runs one ordinary command, and the branches are joined
@@ -176,7 +41,10 @@ describe('a merge no single clone could have written is DIVERGED (exit 8)', () =
         expect(diverged.length).toBeGreaterThan(0);
         for (const e of diverged)
           expect(e).toMatch(
-            /two clones' histories were merged; keep one side's knowledge\/ .* and make the other side's promotions/,
+            new RegExp(
+              "two clones' histories were merged; run autoctx reconcile, which keeps one side's knowledge/ and " +
+                "makes the other side's promotions",
+            ),
           );
         // Never the advice that an interrupted command left it (the next promote or repair would make it permanent).
         expect(r.warnings.filter((w: string) => w.startsWith('LIFECYCLE_PENDING'))).toEqual([]);
@@ -197,8 +65,8 @@ describe('repair and status across a divergence', () => {
       expect(lines[0]).toMatch(/DIVERGED/);
       expect(lines[0]).toMatch(
         new RegExp(
-          String.raw`record\.json and .*promotions/.*\.json contradict each other: ` +
-            "two clones' histories were merged; .*keep one side's knowledge/",
+          String.raw`record\.json and .*promotions/.*\.json contradict each other; repair completes nothing ` +
+            "across a divergence and changed nothing: two clones' histories were merged; run autoctx reconcile",
         ),
       );
       expect(treeHash(knowledge)).toBe(before);
@@ -206,13 +74,11 @@ describe('repair and status across a divergence', () => {
       expect(treeHash(knowledge)).toBe(before);
       const s = runCli(['status', '--knowledge', knowledge, '--json']);
       expect(s.status).toBe(0);
-      expect(s.json.scenarios[0].diverged).toEqual([
-        expect.stringMatching(/never served here.*keep one side's knowledge\//),
-      ]);
+      expect(s.json.scenarios[0].diverged).toEqual([expect.stringMatching(/never served here.*run autoctx reconcile/)]);
       expect(s.json.scenarios[0].repairable).toEqual([]);
       const text = runCli(['status', '--knowledge', knowledge]).stdout;
       expect(text).toMatch(
-        /diverged \(autoctx repair refuses\): two clones' histories were merged; keep one side's knowledge\//,
+        /diverged \(autoctx repair refuses\): two clones' histories were merged; run autoctx reconcile/,
       );
       expect(text).not.toMatch(/interrupted command/);
       expect(treeHash(knowledge)).toBe(before);
@@ -236,7 +102,7 @@ describe('repair and status across a divergence', () => {
         const r = runCli([...command, ...args]);
         expect({command, status: r.status, code: r.json?.error?.code}).toEqual({command, status: 8, code: 'DIVERGED'});
         expect(r.json.error.message).toMatch(
-          /contradict each other; nothing was changed: two clones' histories were merged; keep one side's knowledge\//,
+          /contradict each other; nothing was changed: two clones' histories were merged; run autoctx reconcile/,
         );
         expect(treeHash(knowledge)).toBe(before);
       }

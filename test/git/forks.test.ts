@@ -106,7 +106,7 @@ describe('histories that fork visibly under git merges', () => {
       expect(moves.filter((f) => new RegExp(`/candidates/(${x}|${y})/record\\.json$`).test(f))).toHaveLength(1);
       expect(moves.filter((f) => /\/promotions\/[0-9a-f]+\.json$/.test(f))).toHaveLength(1);
       for (const e of found) {
-        expect(e.message).toContain("keep one side's knowledge/");
+        expect(e.message).toContain('run autoctx reconcile');
         expect(e.message).not.toMatch(/interrupted|cut short/);
       }
     }, 60_000);
@@ -133,12 +133,12 @@ describe('histories that fork visibly under git merges', () => {
       expect(found.map((e) => e.file).sort()).toEqual(files);
       for (const e of found) {
         for (const f of files) expect(e.message).toContain(f);
-        expect(e.message).toContain("keep one side's knowledge/");
+        expect(e.message).toContain('run autoctx reconcile');
       }
       // A command that reads the receipts refuses the fork too, and names the way out.
       const listed = runCliProcess(['release', 'history', '--knowledge', knowledge, '--json']);
       expect(listed.status).toBe(8);
-      expect(listed.json.error.message).toContain("keep one side's knowledge/");
+      expect(listed.json.error.message).toContain('run autoctx reconcile');
     }, 60_000);
   }
 
@@ -157,7 +157,7 @@ describe('histories that fork visibly under git merges', () => {
     const {found, exit} = diverged(knowledge);
     expect(exit).toBe(8);
     expect(found.map((e) => e.file).sort()).toEqual(files);
-    for (const e of found) expect(e.message).toContain("keep one side's knowledge/");
+    for (const e of found) expect(e.message).toContain('run autoctx reconcile');
   }, 60_000);
 
   it('two handoff revisions, merged taking theirs: both revisions are kept (release-notes@2 ' +
@@ -187,7 +187,7 @@ describe('histories that fork visibly under git merges', () => {
     const second = files.filter((f) => JSON.parse(fs.readFileSync(path.join(k0, f), 'utf8')).revision === 2);
     expect(found.map((e) => e.file).filter((f) => f.includes('/handoffs/'))).toEqual(second.sort());
     expect(found.filter((e) => e.file.includes('/curation_history/'))).toHaveLength(2);
-    for (const e of found) expect(e.message).toContain("keep one side's knowledge/");
+    for (const e of found) expect(e.message).toContain('run autoctx reconcile');
   }, 60_000);
 
   it('one branch only, merged: no fork, verify clean (a history ' +

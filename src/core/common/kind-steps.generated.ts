@@ -12,6 +12,7 @@ import {harnessRuntimeRepair} from '../../store/kinds/bundle/bundle.js';
 import {harnessRuntimeCheck} from '../../store/kinds/bundle/harness-runtime.js';
 import {manifestDiffCheck} from '../../store/kinds/bundle/manifest-diff.js';
 import {leftoversRepair} from '../../store/kinds/common/leftovers.js';
+import {reconcilesCheck} from '../../store/kinds/common/reconcile-record.js';
 import {curationCheck} from '../../store/kinds/delivery/curation.js';
 import {campaignOfPlanCheck, campaignsCheck} from '../../store/kinds/evaluation/campaign-ledger.js';
 import {planCheck} from '../../store/kinds/evaluation/evaluator-plan.js';
@@ -58,6 +59,7 @@ export const SCENARIO_CHECKS: readonly ScenarioCheck[] = [
   curationCheck, // 800: src/store/kinds/delivery/curation.ts
   releasesCheck, // 900: src/store/kinds/release/release-checks.ts
   rollbacksCheck, // 1000: src/store/kinds/rollback/rollback-checks.ts
+  reconcilesCheck, // 1050: src/store/kinds/common/reconcile-record.ts
   signaturesCheck, // 1100: src/core/signing/verify-signatures.ts
 ];
 

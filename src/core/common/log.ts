@@ -17,12 +17,41 @@ import {
 } from '../../store/kinds/promotion/history.js';
 import {listCandidateDigests, readRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {readRecordHistory} from '../../store/kinds/promotion/record-history.js';
+import {listReconciles, readReconcile} from '../../store/kinds/common/reconcile-record.js';
+import {describeStep} from '../../model/common/reconcile.js';
+import type {ScenarioStore} from '../../store/index.js';
+
+/** Each reconcile after a merge: what became of each change the other side made (the other branch's story). */
+function reconcileEntries(store: ScenarioStore): LogEntry[] {
+  return listReconciles(store).flatMap((digest) => {
+    const r = readReconcile(store, digest);
+    if (!r) return [];
+    const from = `${r.other.side} ${r.other.commit.slice(0, 12)}`;
+    return r.steps.map((s) => ({
+      type: 'reconcile' as const,
+      id: digest,
+      at: r.reconciled_at,
+      from_digest: null,
+      to_digest: /^[0-9a-f]{64}$/.test(s.subject) ? s.subject : '',
+      rationale: `reconcile of ${from} onto ${r.kept.side}: ${describeStep(s)}`,
+    }));
+  });
+}
 
 /** Whether a recorded move served, as the pointer's history tells it. */
 export type MoveService = 'serving' | 'served' | 'never' | 'pending' | 'unknown';
 
 export interface LogEntry {
-  type: 'init' | 'proposal' | 'screen' | 'confirmation' | 'rejection' | 'promotion' | 'rollback' | 'rollover';
+  type:
+    | 'init'
+    | 'proposal'
+    | 'screen'
+    | 'confirmation'
+    | 'rejection'
+    | 'promotion'
+    | 'rollback'
+    | 'rollover'
+    | 'reconcile';
   /** The move's id; for a candidate's own events, its digest. */
   id: string;
   at: string;
@@ -197,6 +226,7 @@ export function log(options: LogOptions): LogResult {
         served: of('rollover', id),
       });
   }
+  entries.push(...reconcileEntries(store));
   // Newest first; at one instant, the later step of a candidate's way first.
   const step: Record<LogEntry['type'], number> = {
     init: 0,
@@ -207,6 +237,7 @@ export function log(options: LogOptions): LogResult {
     promotion: 4,
     rollback: 5,
     rollover: 5,
+    reconcile: 6,
   };
   entries.sort((x, y) => (x.at < y.at ? 1 : x.at > y.at ? -1 : step[y.type] - step[x.type] || (x.id < y.id ? 1 : -1)));
   const kept = since === null ? entries : entries.filter((e) => Date.parse(e.at) >= since);

@@ -46,9 +46,8 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
       fail(
         'DIVERGED',
         `${a} and ${b} contradict each other` +
-          `${found.length > 1 ? ` (and ${found.length - 1} more in scenario "${name}")` : ''}: two ` +
-          `clones' histories were merged; repair completes nothing across a divergence and changed ` +
-          `nothing. ${DIVERGED_WAY_OUT}`,
+          `${found.length > 1 ? ` (and ${found.length - 1} more in scenario "${name}")` : ''}; repair ` +
+          `completes nothing across a divergence and changed nothing: ${DIVERGED_WAY_OUT}`,
         {scenario: name, files: [a, b], divergences: found.length},
       );
     }

@@ -227,6 +227,14 @@ export class ScenarioPaths {
     if (!/^[0-9a-f]{32}$/.test(id)) fail('INVALID_INPUT', `not a rollover id: ${JSON.stringify(id)}`);
     return path.join(this.rolloversDir, `${id}.json`);
   }
+  /** What `autoctx reconcile` did after a merge of two clones: one record per reconcile, named by its digest. */
+  get reconcilesDir(): string {
+    return path.join(this.contextDir, 'reconciles');
+  }
+  reconcile(digest: string): string {
+    if (!/^[0-9a-f]{64}$/.test(digest)) fail('INVALID_INPUT', `not a reconcile digest: ${JSON.stringify(digest)}`);
+    return path.join(this.reconcilesDir, `${digest}.json`);
+  }
   /** Pointers another implementation's rollback or rollover wrote, kept when autoctx moved on from them. */
   get foreignMovesDir(): string {
     return path.join(this.contextDir, 'foreign_moves');

@@ -1,0 +1,183 @@
+import {fail, isAutoctxError} from '../../../errors.js';
+import {
+  describeStep,
+  type ReconcileRecord,
+  type ReconcileSide,
+  type ReconcileStep,
+} from '../../../model/common/reconcile.js';
+import {isoTimestamp} from '../../../model/promotion/records.js';
+import {KnowledgeStore} from '../../../store/index.js';
+import {extractTree, mergeSides, shortCommit, type MergeSides} from '../../../store/io/git-sides.js';
+import {applyStage, copyTree, makeStageDirs, treeFiles, type StageDirs} from '../../../store/io/reconcile-stage.js';
+import {writeReconcile} from '../../../store/kinds/common/reconcile-record.js';
+import {resolveActor} from '../actor.js';
+import {lockTimeout, now, openKnowledge, type StoreOptions} from '../store-options.js';
+import {verify} from '../verify.js';
+import {reconcileScenario} from './scenario.js';
+
+export interface ReconcileOptions extends StoreOptions {
+  /** The side whose state stands (default: ours, the branch merged into). */
+  keep?: string | undefined;
+  base?: string | undefined;
+  ours?: string | undefined;
+  theirs?: string | undefined;
+  dryRun?: boolean | undefined;
+}
+
+export interface ReconcileScenarioResult {
+  scenario: string;
+  steps: ReconcileStep[];
+  /** The record written (relative to the knowledge root), null in a dry run or when there was nothing to do. */
+  record: string | null;
+}
+
+export interface ReconcileResult {
+  status: 'reconciled' | 'planned' | 'nothing';
+  kept: ReconcileSide;
+  other: ReconcileSide;
+  base: string;
+  scenarios: ReconcileScenarioResult[];
+  written: string[];
+  removed: string[];
+  /** What to run next (git's side of it). */
+  next: string | null;
+}
+
+const clean = (root: string) => verify({knowledge: root}).errors.length === 0;
+
+const nothing: ReconcileResult = {
+  status: 'nothing',
+  kept: {side: 'ours', commit: ''},
+  other: {side: 'theirs', commit: ''},
+  base: '',
+  scenarios: [],
+  written: [],
+  removed: [],
+  next: null,
+};
+
+/** The merge's sides; null when there is no merge and nothing to reconcile (verify is clean). */
+function sidesOrNothing(root: string, o: ReconcileOptions): MergeSides | null {
+  try {
+    return mergeSides(root, {base: o.base, ours: o.ours, theirs: o.theirs});
+  } catch (error) {
+    if (isAutoctxError(error) && error.code === 'NOT_A_MERGE' && clean(root)) return null;
+    throw error;
+  }
+}
+
+function sidesOf(sides: MergeSides, keep: 'ours' | 'theirs'): {kept: ReconcileSide; other: ReconcileSide} {
+  const ours: ReconcileSide = {side: 'ours', commit: sides.ours};
+  const theirs: ReconcileSide = {side: 'theirs', commit: sides.theirs};
+  return keep === 'ours' ? {kept: ours, other: theirs} : {kept: theirs, other: ours};
+}
+
+function extract(sides: MergeSides, kept: ReconcileSide, other: ReconcileSide, dirs: StageDirs): void {
+  extractTree(sides.top, sides.prefix, sides.base, dirs.base);
+  extractTree(sides.top, sides.prefix, kept.commit, dirs.kept);
+  extractTree(sides.top, sides.prefix, other.commit, dirs.other);
+  copyTree(dirs.kept, dirs.stage);
+}
+
+/**
+ * `autoctx reconcile`: after a git merge of two clones' knowledge trees, keep one side's state and make the other
+ * side's state changes again on it, each through its command's gate, in a stage outside the knowledge root; the
+ * knowledge root becomes the stage only once the stage verifies, with one record per scenario of what became of
+ * each change.
+ */
+export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
+  const keep = options.keep ?? 'ours';
+  if (keep !== 'ours' && keep !== 'theirs') fail('USAGE', `--keep takes ours or theirs, not ${JSON.stringify(keep)}`);
+  const timeout = lockTimeout(options);
+  const knowledge = openKnowledge(options);
+  const sides = sidesOrNothing(knowledge.root, options);
+  if (sides === null) return nothing;
+  const actor = resolveActor(options.actor, knowledge.root);
+  const {kept, other} = sidesOf(sides, keep);
+  const at = now(options);
+  const empty: ReconcileResult = {
+    status: 'nothing',
+    kept,
+    other,
+    base: sides.base,
+    scenarios: [],
+    written: [],
+    removed: [],
+    next: null,
+  };
+  if (!sides.merging && clean(knowledge.root)) return empty;
+  const dirs = makeStageDirs();
+  try {
+    extract(sides, kept, other, dirs);
+    const otherFiles = treeFiles(dirs.other);
+    const stageRoot = KnowledgeStore.open(dirs.stage);
+    const names = new Set([...KnowledgeStore.open(dirs.other).listScenarios()]);
+    const results: ReconcileScenarioResult[] = [];
+    let tick = 0;
+    const clock = () => new Date(at.getTime() + tick++);
+    for (const scenario of [...names].sort()) {
+      const steps = await reconcileScenario({
+        dirs,
+        scenario,
+        otherFiles,
+        replay: {
+          knowledge: dirs.stage,
+          scenario,
+          now: clock,
+          actor,
+          signingKey: options.signingKey,
+          allowedSigners: options.allowedSigners,
+        },
+      });
+      results.push({scenario, steps, record: null});
+    }
+    const checked = verify({knowledge: dirs.stage});
+    const first = checked.errors[0];
+    if (first)
+      fail(
+        'RECONCILE_FAILED',
+        `the tree the replay made does not verify (${first.code}: ${first.message}); nothing was written. ` +
+          'Keep one side (git checkout <commit> -- <knowledge>) and make the other side’s changes again by hand',
+      );
+    if (options.dryRun) return {...empty, status: 'planned', scenarios: results};
+    for (const r of results) {
+      if (r.steps.length === 0) continue;
+      const record: ReconcileRecord = {
+        schema_version: 1,
+        scenario: r.scenario,
+        reconciled_at: isoTimestamp(clock()),
+        actor,
+        kept,
+        other,
+        base: sides.base,
+        steps: r.steps,
+      };
+      const store = stageRoot.scenario(r.scenario);
+      const digest = await store.withBareLock(timeout, () => writeReconcile(store, record));
+      r.record = store.guard.relative(store.paths.reconcile(digest));
+    }
+    const applied = await applyLocked(knowledge, dirs.stage, timeout);
+    return {
+      ...empty,
+      status: 'reconciled',
+      scenarios: results,
+      ...applied,
+      next: `git add -A -- ${sides.prefix === '' ? '.' : sides.prefix} && git commit`,
+    };
+  } finally {
+    dirs.dispose();
+  }
+}
+
+/** Apply the stage under every scenario's lock (of the kept tree and the stage), taken one after the other. */
+async function applyLocked(knowledge: KnowledgeStore, stage: string, timeout: number) {
+  const names = knowledge.listScenarios();
+  const run = async (i: number): Promise<ReturnType<typeof applyStage>> => {
+    if (i === names.length) return applyStage(stage, knowledge.guard);
+    const store = knowledge.scenario(names[i]!);
+    return store.withBareLock(timeout, () => run(i + 1));
+  };
+  return run(0);
+}
+
+export {describeStep, shortCommit};

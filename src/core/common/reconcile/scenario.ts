@@ -1,0 +1,140 @@
+import type {ReconcileStep} from '../../../model/common/reconcile.js';
+import {KnowledgeStore, type ScenarioStore} from '../../../store/index.js';
+import {copyTreeFile, treeFiles, type StageDirs} from '../../../store/io/reconcile-stage.js';
+import {isRewritable} from '../../../store/layout/rewritable-files.js';
+import {putRecord} from '../../../store/kinds/promotion/candidate-record.js';
+import {readOtherSide, sourceOf, type CandidateTake, type SideEvent} from './other-side.js';
+import {replayEvent, type ReplayContext} from './replay.js';
+
+export interface ScenarioJob {
+  dirs: StageDirs;
+  scenario: string;
+  /** The other side's files (relative to the knowledge root) and their SHA-256. */
+  otherFiles: ReadonlyMap<string, string>;
+  replay: ReplayContext;
+}
+
+/**
+ * The other side's files whose changes its state changes stand for: a replayed promotion, rejection, rollback or
+ * rollover writes its own, and a candidate's evaluation is taken with its record. They are never copied as they are.
+ */
+const MADE_BY_STATE_CHANGES: readonly RegExp[] = [
+  /^context_bundles\/active\.json$/,
+  /^(playbook|hints)\.md$/,
+  /^context_bundles\/candidates\//,
+  // A bundle comes with its candidate (taken below), or is made by the replayed command (a rollover's baseline).
+  /^context_bundles\/bundles\//,
+  /^negative_result_ledgers\//,
+  /^context_bundles\/(promotions|rollbacks|rollovers|foreign_moves|reconciles)\//,
+  /^context_bundles\/record_histories\.json$/,
+  /^context_bundles\/signing\/chain\//,
+];
+
+function scenarioFiles(all: ReadonlyMap<string, string>, scenario: string): Map<string, string> {
+  const prefix = `${scenario}/`;
+  const out = new Map<string, string>();
+  for (const [rel, sha] of all) if (rel.startsWith(prefix)) out.set(rel.slice(prefix.length), sha);
+  return out;
+}
+
+function open(root: string, scenario: string): ScenarioStore | null {
+  const k = KnowledgeStore.open(root);
+  return k.listScenarios().includes(scenario) ? k.scenario(scenario) : null;
+}
+
+function step(kind: ReconcileStep['kind'], subject: string, rest: Partial<ReconcileStep>): ReconcileStep {
+  return {
+    kind,
+    subject,
+    at: '',
+    actor: null,
+    rationale: null,
+    outcome: 'kept',
+    reason: null,
+    source: [],
+    made: [],
+    ...rest,
+  };
+}
+
+async function takeCandidate(job: ScenarioJob, stage: ScenarioStore, take: CandidateTake, files: Map<string, string>) {
+  const source = sourceOf([...take.entries, ...take.files], files);
+  const at = take.at;
+  if (take.superseded)
+    return step('candidate', take.digest, {
+      at,
+      outcome: 'superseded',
+      reason: "both sides changed this candidate's evaluation; the kept side's stands (run screen or confirm again)",
+      source,
+    });
+  if (take.record === null) return null;
+  const record = take.record;
+  const bundle = stage.guard.relative(stage.paths.bundle(take.digest)).split('/').slice(1).join('/');
+  copyTreeFile(job.dirs.other, job.dirs.stage, `${job.scenario}/${bundle}`, {ifAbsent: true});
+  for (const rel of [...take.files, ...take.entries])
+    copyTreeFile(job.dirs.other, job.dirs.stage, `${job.scenario}/${rel}`);
+  await stage.withBareLock(0, () => putRecord(stage, record));
+  const made = stage.guard.relative(stage.paths.record(take.digest)).split('/').slice(1).join('/');
+  return step('candidate', take.digest, {
+    at,
+    outcome: 'kept',
+    reason: `taken at "${record.lifecycle}"`,
+    source,
+    made: [made],
+  });
+}
+
+function subjectOf(e: SideEvent): string {
+  return e.kind === 'promotion' || e.kind === 'rejection' ? e.candidate : e.from;
+}
+
+/** Keep the kept side's state of one scenario and make the other side's changes again on it, in the stage. */
+export async function reconcileScenario(job: ScenarioJob): Promise<ReconcileStep[]> {
+  const {dirs, scenario} = job;
+  const files = scenarioFiles(job.otherFiles, scenario);
+  const base = open(dirs.base, scenario);
+  const kept = open(dirs.kept, scenario);
+  const other = open(dirs.other, scenario)!;
+  if (!kept) {
+    if (base) return []; // the kept side removed it
+    for (const rel of files.keys()) copyTreeFile(dirs.other, dirs.stage, `${scenario}/${rel}`);
+    return [step('not-replayed', `scenario ${scenario}`, {reason: 'new on the other side: taken as it is'})];
+  }
+  const baseFiles = scenarioFiles(treeFiles(dirs.base), scenario);
+  const keptFiles = scenarioFiles(treeFiles(dirs.kept), scenario);
+  const steps: ReconcileStep[] = [];
+  for (const [rel, sha] of files) {
+    if (baseFiles.get(rel) === sha || keptFiles.get(rel) === sha) continue;
+    if (MADE_BY_STATE_CHANGES.some((r) => r.test(rel))) continue;
+    if (!keptFiles.has(rel) && !isRewritable(`${scenario}/${rel}`)) {
+      copyTreeFile(dirs.other, dirs.stage, `${scenario}/${rel}`);
+      continue;
+    }
+    steps.push(
+      step('not-replayed', rel, {
+        outcome: 'superseded',
+        reason: "both sides changed it and no command makes this change again; the kept side's stands",
+        source: sourceOf([rel], files),
+      }),
+    );
+  }
+  const side = readOtherSide(base, kept, other, files);
+  const stage = open(dirs.stage, scenario)!;
+  for (const take of side.candidates) {
+    const s = await takeCandidate(job, stage, take, files);
+    if (s) steps.push(s);
+  }
+  for (const e of side.events) {
+    const outcome = await replayEvent(job.replay, e);
+    steps.push(
+      step(e.kind, subjectOf(e), {
+        at: e.at,
+        actor: e.kind === 'rollback' ? e.actor : null,
+        rationale: 'rationale' in e ? e.rationale : null,
+        source: sourceOf(e.files, files),
+        ...outcome,
+      }),
+    );
+  }
+  return steps;
+}

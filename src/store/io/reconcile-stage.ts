@@ -1,0 +1,106 @@
+import {createHash} from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {STATE_DIR_NAME} from '../layout/root-paths.js';
+import {atomicWrite, removeFile} from '../files/fs.js';
+import type {RootGuard} from '../files/root-guard.js';
+
+/**
+ * The folders `autoctx reconcile` works in, outside the knowledge root: the three commits' knowledge trees as git
+ * holds them (base, kept side, other side) and the stage, a knowledge root of its own where the other side's state
+ * changes are made again through the commands. Nothing reaches the knowledge root until the stage verifies.
+ */
+export interface StageDirs {
+  readonly base: string;
+  readonly kept: string;
+  readonly other: string;
+  readonly stage: string;
+  dispose(): void;
+}
+
+export function makeStageDirs(): StageDirs {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-reconcile-'));
+  const at = (name: string) => path.join(dir, name);
+  return {
+    base: at('base'),
+    kept: at('kept'),
+    other: at('other'),
+    stage: at('stage'),
+    dispose: () => fs.rmSync(dir, {recursive: true, force: true}),
+  };
+}
+
+/** Files of a tree (relative, `/`-separated), the state area and lock files left out, with their SHA-256. */
+export function treeFiles(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!fs.existsSync(root)) return out;
+  const walk = (dir: string, rel: string) => {
+    for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
+      const r = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (rel === '' && e.name === STATE_DIR_NAME) continue;
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) walk(full, r);
+      else if (e.isFile() && !e.name.endsWith('.lock') && !e.name.endsWith('.tmp'))
+        out.set(r, createHash('sha256').update(fs.readFileSync(full)).digest('hex'));
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+/** Copy one file of a tree into another (relative, `/`-separated), making its folders. */
+export function copyTreeFile(fromRoot: string, toRoot: string, rel: string, o: {ifAbsent?: boolean} = {}): void {
+  const target = path.join(toRoot, ...rel.split('/'));
+  if (o.ifAbsent && fs.existsSync(target)) return;
+  fs.mkdirSync(path.dirname(target), {recursive: true});
+  fs.copyFileSync(path.join(fromRoot, ...rel.split('/')), target);
+}
+
+/** Copy a whole tree into a fresh folder. */
+export function copyTree(fromRoot: string, toRoot: string): void {
+  fs.cpSync(fromRoot, toRoot, {recursive: true});
+}
+
+/** Remove one file of a tree (a staged tree only). */
+export function removeTreeFile(root: string, rel: string): void {
+  fs.rmSync(path.join(root, ...rel.split('/')), {force: true});
+}
+
+export interface AppliedStage {
+  written: string[];
+  removed: string[];
+}
+
+/**
+ * Make the knowledge root's files (its state area aside) those of the stage: each file that differs is replaced
+ * whole (write, fsync, rename), each the stage lacks removed. A crash part way leaves some files of each; running
+ * reconcile again, from the same commits, finishes it.
+ */
+export function applyStage(stage: string, guard: RootGuard): AppliedStage {
+  const want = treeFiles(stage);
+  const have = treeFiles(guard.root);
+  const written: string[] = [];
+  const removed: string[] = [];
+  for (const [rel, sha] of want) {
+    if (have.get(rel) === sha) continue;
+    const target = path.join(guard.root, ...rel.split('/'));
+    atomicWrite(guard, target, fs.readFileSync(path.join(stage, ...rel.split('/'))));
+    written.push(rel);
+  }
+  for (const rel of have.keys()) {
+    if (want.has(rel)) continue;
+    removeFile(guard, path.join(guard.root, ...rel.split('/')));
+    removed.push(rel);
+    // A folder the removal emptied goes too (git keeps no empty folder; a reader would see a kind's folder empty).
+    for (
+      let dir = path.dirname(path.join(guard.root, ...rel.split('/')));
+      dir !== guard.root;
+      dir = path.dirname(dir)
+    ) {
+      if (fs.readdirSync(dir).length > 0) break;
+      fs.rmdirSync(dir);
+    }
+  }
+  return {written: written.sort(), removed: removed.sort()};
+}

@@ -1,0 +1,180 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {beforeAll, describe, expect, it} from '@jest/globals';
+import {reconcile, type ReconcileResult} from '../../src/core/common/reconcile/reconcile.js';
+import {verify} from '../../src/core/common/verify.js';
+import {rollback} from '../../src/core/rollback/rollback.js';
+import {runCli} from '../helpers/cli.js';
+import {treeHash} from '../helpers/tree.js';
+import {commitAll, conflicts, git, merge} from '../helpers/git.js';
+import {SCENARIOS, bases, fork, ids, join, makeBases, type Resolution} from '../helpers/git-team.js';
+
+beforeAll(makeBases, 120_000);
+
+const SCENARIO_DIR = (knowledge: string) => path.join(knowledge, 'demo');
+const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
+
+/** What serves, and every bundle the tree says was rejected (a rejected record or a negative result). */
+function serving(knowledge: string): string {
+  return readJson(path.join(SCENARIO_DIR(knowledge), 'context_bundles/active.json')).bundle_digest;
+}
+function rejected(knowledge: string): string[] {
+  const dir = path.join(SCENARIO_DIR(knowledge), 'context_bundles/candidates');
+  return fs.readdirSync(dir).filter((d) => {
+    const record = readJson(path.join(dir, d, 'record.json'));
+    return record.lifecycle === 'rejected' || fs.existsSync(path.join(dir, d, 'negative_result.json'));
+  });
+}
+
+/** The other side's state-change files (promotions, rollbacks, rollovers, negative results) at its commit. */
+function stateChanges(repo: string, commit: string, since: string): string[] {
+  const out = git(repo, ['diff', '--name-only', '--diff-filter=A', since, commit, '--', 'knowledge/demo']).stdout;
+  return out
+    .split('\n')
+    .filter((f) => /\/(promotions|rollbacks|rollovers)\/[^/]+\.json$|negative_result\.json$/.test(f))
+    .map((f) => f.replace(/^knowledge\/demo\//, ''));
+}
+
+/** Every state change the other side recorded is either in the tree as it was, or a step of the reconcile record. */
+function nothingLost(repo: string, knowledge: string, r: ReconcileResult): void {
+  const changes = stateChanges(repo, r.other.commit, r.base);
+  expect(changes.length).toBeGreaterThan(0);
+  const steps = r.scenarios.flatMap((s) => s.steps);
+  for (const file of changes) {
+    const kept = fs.existsSync(path.join(SCENARIO_DIR(knowledge), file));
+    const told = steps.some((s) => s.source.some((src) => src.path === file));
+    expect({file, kept: kept || told}).toEqual({file, kept: true});
+  }
+  const record = r.scenarios[0]!.record!;
+  expect(readJson(path.join(knowledge, record)).steps).toEqual(steps);
+}
+
+async function reconciled(repo: string, knowledge: string, keep: 'ours' | 'theirs' = 'ours', extra = {}) {
+  const r = await reconcile({knowledge, keep, ...extra});
+  expect(r.status).toBe('reconciled');
+  const v = verify({knowledge});
+  expect(v.errors).toEqual([]);
+  // Nothing in the tree is a rejected bundle serving.
+  expect(rejected(knowledge)).not.toContain(serving(knowledge));
+  nothingLost(repo, knowledge, r);
+  return r;
+}
+
+const JOINS: Resolution[] = ['take ours', 'take theirs', '-X ours', '-X theirs'];
+const stepOf = (r: ReconcileResult, kind: string) => r.scenarios[0]!.steps.find((s) => s.kind === kind);
+
+describe('reconcile after each naive join: verify clean, nothing lost, no rejected bundle serving', () => {
+  for (const how of JOINS) {
+    it(`Alice rejects X, Bob promotes X (${how}): the promotion is refused, X never serves`, async () => {
+      const {repo, knowledge} = await SCENARIOS['Alice rejects X, Bob promotes X']!();
+      join(repo, how);
+      const r = await reconciled(repo, knowledge);
+      expect(stepOf(r, 'promotion')).toMatchObject({subject: ids.X, outcome: 'refused'});
+      expect(serving(knowledge)).toBe(ids.P);
+    });
+
+    it(`two promotions from one parent (${how}): the other is a stale rejection with its negative result`, async () => {
+      const {repo, knowledge} = await SCENARIOS['two promotions from one parent']!();
+      join(repo, how);
+      const r = await reconciled(repo, knowledge);
+      expect(stepOf(r, 'promotion')).toMatchObject({subject: ids.Y, outcome: 'stale'});
+      expect(serving(knowledge)).toBe(ids.X);
+      expect(rejected(knowledge)).toContain(ids.Y);
+    });
+  }
+
+  it("Bob's rollback overridden by Alice's promotion: refused, named, and on record", async () => {
+    const {repo, knowledge} = await SCENARIOS["Bob's rollback overridden by Alice's promotion"]!();
+    join(repo, 'take theirs');
+    const r = await reconciled(repo, knowledge);
+    expect(stepOf(r, 'rollback')).toMatchObject({outcome: 'refused', actor: 'bob', rationale: 'incident 7'});
+    expect(stepOf(r, 'rollback')!.reason).toMatch(/no longer serves here/);
+    expect(serving(knowledge)).toBe(ids.Z);
+  });
+
+  it("kept the other way (--keep theirs): Bob's rollback stands and Alice's promotion of Z is stale", async () => {
+    const {repo, knowledge} = await SCENARIOS["Bob's rollback overridden by Alice's promotion"]!();
+    join(repo, 'take ours');
+    const r = await reconciled(repo, knowledge, 'theirs');
+    expect(stepOf(r, 'promotion')).toMatchObject({subject: ids.Z, outcome: 'stale'});
+    expect(serving(knowledge)).toBe(ids.P);
+  });
+
+  it("Bob's epoch rollover against Alice's promotion: refused with the command to run again", async () => {
+    const {repo, knowledge} = await SCENARIOS["Bob's epoch rollover undone by Alice's promotion"]!();
+    join(repo, '-X theirs');
+    const r = await reconciled(repo, knowledge);
+    expect(stepOf(r, 'rollover')).toMatchObject({outcome: 'refused'});
+    expect(stepOf(r, 'rollover')!.reason).toMatch(/epoch rollover again/);
+  });
+
+  it('a rejection beats a promotion of the same bundle: kept the promoting side, X is rolled back', async () => {
+    const {repo, knowledge} = await SCENARIOS['Alice rejects X, Bob promotes X']!();
+    join(repo, 'take ours');
+    const r = await reconciled(repo, knowledge, 'theirs');
+    expect(stepOf(r, 'rejection')).toMatchObject({subject: ids.X, outcome: 'applied'});
+    expect(serving(knowledge)).not.toBe(ids.X);
+  });
+
+  it('two rollbacks of one state on two branches: the second is refused, both rationales on record', async () => {
+    const {repo, knowledge} = await fork(
+      bases.promoted,
+      (k) => rollback({knowledge: k, scenario: 'demo', rationale: 'incident A', actor: 'alice'}),
+      (k) => rollback({knowledge: k, scenario: 'demo', rationale: 'incident B', actor: 'bob'}),
+    );
+    join(repo, 'take ours');
+    const r = await reconciled(repo, knowledge);
+    expect(stepOf(r, 'rollback')).toMatchObject({outcome: 'refused', rationale: 'incident B'});
+  });
+
+  it('a rebase, given its two sides: the same result as the merge', async () => {
+    const {repo, knowledge} = await SCENARIOS['two promotions from one parent']!();
+    join(repo, 'rebase ours');
+    const r = await reconciled(repo, knowledge, 'ours', {ours: 'main', theirs: 'ORIG_HEAD'});
+    expect(stepOf(r, 'promotion')).toMatchObject({subject: ids.Y, outcome: 'stale'});
+  });
+});
+
+describe('reconcile as a user runs it', () => {
+  it(
+    'in the middle of a merge with conflicts in the index: ' + '--dry-run writes nothing, then reconcile, add, commit',
+    async () => {
+      const {repo, knowledge} = await SCENARIOS['two promotions from one parent']!();
+      expect(merge(repo, 'bob').length).toBeGreaterThan(0);
+      const before = treeHash(knowledge);
+      const dry = runCli(['reconcile', '--dry-run', '--knowledge', knowledge]);
+      expect(dry.status).toBe(0);
+      expect(dry.stdout).toMatch(/promotion [0-9a-f]{64} .* → stale/);
+      expect(dry.stdout).toMatch(/dry run: nothing was written/);
+      expect(treeHash(knowledge)).toBe(before);
+      const run = runCli(['reconcile', '--knowledge', knowledge, '--json']);
+      expect(run.status).toBe(0);
+      expect(run.json.status).toBe('reconciled');
+      git(repo, ['add', '-A', 'knowledge']);
+      expect(conflicts(repo)).toEqual([]);
+      commitAll(repo, 'merge bob, reconciled');
+      expect(runCli(['verify', '--knowledge', knowledge]).status).toBe(0);
+      // The story of both branches: log names the reconcile and what became of Bob's promotion.
+      const log = runCli(['log', '--knowledge', knowledge]);
+      expect(log.stdout).toMatch(/reconcile/);
+    },
+  );
+
+  it('nothing to reconcile on a clean tree; bad flags refused in one line, the tree unchanged', async () => {
+    const {repo, knowledge} = await fork(
+      bases.siblings,
+      async () => {},
+      async () => {},
+    );
+    expect(merge(repo, 'bob')).toEqual([]);
+    const before = treeHash(knowledge);
+    expect(runCli(['reconcile', '--knowledge', knowledge]).stdout).toMatch(/nothing to reconcile/);
+    const bad = runCli(['reconcile', '--knowledge', knowledge, '--base', 'no-such-rev']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/--base: "no-such-rev" is not a commit/);
+    const keep = runCli(['reconcile', '--knowledge', knowledge, '--keep', 'mine']);
+    expect(keep.status).toBe(2);
+    expect(treeHash(knowledge)).toBe(before);
+  });
+});
