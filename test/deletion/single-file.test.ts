@@ -37,6 +37,11 @@ const SAFE_TO_LOSE: Array<[RegExp, string]> = [
     "a harness validator's runtime file: it derives from the manifest, a warning that repair writes back",
   ],
   [
+    /^demo\/context_bundles\/reconciles\/[0-9a-f]{64}\.json$/,
+    "reconcile's account of what became of the other side's changes after a merge: the changes it made again carry " +
+      'their own records; the account is written once, so `verify --extends` of any later revision names its loss',
+  ],
+  [
     /^demo\/context_bundles\/rollbacks\/approvals\/RBX-\d{14}-[0-9a-f]{8}\.json$/,
     "an emergency rollback's approval: its loss makes the rollback read AWAITING_APPROVAL again " +
       '(EXPIRED_UNAPPROVED once its window closed), which status and verify show: less approved, never more',

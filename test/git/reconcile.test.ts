@@ -6,8 +6,18 @@ import {verify} from '../../src/core/common/verify.js';
 import {rollback} from '../../src/core/rollback/rollback.js';
 import {runCli} from '../helpers/cli.js';
 import {treeHash} from '../helpers/tree.js';
-import {commitAll, conflicts, git, merge} from '../helpers/git.js';
-import {SCENARIOS, bases, fork, ids, join, makeBases, type Resolution} from '../helpers/git-team.js';
+import {checkout, commitAll, conflicts, git, merge} from '../helpers/git.js';
+import {SCENARIOS, bases, fork, ids, join, makeBases, repoOf, type Resolution} from '../helpers/git-team.js';
+import {releaseName} from '../../src/core/release/release-name.js';
+import {releaseTransition} from '../../src/core/release/release-transition.js';
+import {handoffWrite, tagAdd} from '../../src/core/delivery/curation.js';
+
+/** The digest of the first component of the serving bundle (a tag names a component). */
+function firstComponent(knowledge: string): string {
+  const active = serving(knowledge);
+  const bundle = readJson(path.join(SCENARIO_DIR(knowledge), 'context_bundles/bundles', `${active}.json`));
+  return bundle.components[0].digest;
+}
 
 beforeAll(makeBases, 120_000);
 
@@ -27,17 +37,18 @@ function rejected(knowledge: string): string[] {
 }
 
 /** The other side's state-change files (promotions, rollbacks, rollovers, negative results) at its commit. */
-function stateChanges(repo: string, commit: string, since: string): string[] {
+const STATE_CHANGE = /\/(promotions|rollbacks|rollovers)\/[^/]+\.json$|negative_result\.json$/;
+function stateChanges(repo: string, commit: string, since: string, kinds: RegExp): string[] {
   const out = git(repo, ['diff', '--name-only', '--diff-filter=A', since, commit, '--', 'knowledge/demo']).stdout;
   return out
     .split('\n')
-    .filter((f) => /\/(promotions|rollbacks|rollovers)\/[^/]+\.json$|negative_result\.json$/.test(f))
+    .filter((f) => kinds.test(f))
     .map((f) => f.replace(/^knowledge\/demo\//, ''));
 }
 
 /** Every state change the other side recorded is either in the tree as it was, or a step of the reconcile record. */
-function nothingLost(repo: string, knowledge: string, r: ReconcileResult): void {
-  const changes = stateChanges(repo, r.other.commit, r.base);
+function nothingLost(repo: string, knowledge: string, r: ReconcileResult, kinds = STATE_CHANGE): void {
+  const changes = stateChanges(repo, r.other.commit, r.base, kinds);
   expect(changes.length).toBeGreaterThan(0);
   const steps = r.scenarios.flatMap((s) => s.steps);
   for (const file of changes) {
@@ -49,14 +60,20 @@ function nothingLost(repo: string, knowledge: string, r: ReconcileResult): void 
   expect(readJson(path.join(knowledge, record)).steps).toEqual(steps);
 }
 
-async function reconciled(repo: string, knowledge: string, keep: 'ours' | 'theirs' = 'ours', extra = {}) {
+async function reconciled(
+  repo: string,
+  knowledge: string,
+  keep: 'ours' | 'theirs' = 'ours',
+  extra = {},
+  kinds = STATE_CHANGE,
+) {
   const r = await reconcile({knowledge, keep, ...extra});
   expect(r.status).toBe('reconciled');
   const v = verify({knowledge});
   expect(v.errors).toEqual([]);
   // Nothing in the tree is a rejected bundle serving.
   expect(rejected(knowledge)).not.toContain(serving(knowledge));
-  nothingLost(repo, knowledge, r);
+  nothingLost(repo, knowledge, r, kinds);
   return r;
 }
 
@@ -132,6 +149,66 @@ describe('reconcile after each naive join: verify clean, nothing lost, no reject
     join(repo, 'rebase ours');
     const r = await reconciled(repo, knowledge, 'ours', {ours: 'main', theirs: 'ORIG_HEAD'});
     expect(stepOf(r, 'promotion')).toMatchObject({subject: ids.Y, outcome: 'stale'});
+  });
+});
+
+describe('reconcile of releases and curation: transitions through the release gate, revisions appended', () => {
+  const released = async (k: string) => {
+    await releaseName({knowledge: k, scenario: 'demo', version: 'v1', digest: ids.P});
+    await releaseName({knowledge: k, scenario: 'demo', version: 'v2', digest: ids.X, rollbackTargets: ['v1']});
+    for (const to of ['SHADOW', 'CANARY'])
+      await releaseTransition({knowledge: k, scenario: 'demo', version: 'v2', to, scope: 'eu', rationale: to});
+  };
+
+  it('the same scope moved on both branches: the other move is made again, and the release gate refuses it', async () => {
+    const {repo, knowledge} = repoOf(bases.siblings);
+    await released(knowledge);
+    commitAll(repo, 'v2 in canary in eu');
+    const t = (k: string, to: string) =>
+      releaseTransition({knowledge: k, scenario: 'demo', version: 'v2', to, scope: 'eu', rationale: `to ${to}`});
+    checkout(repo, 'bob', true);
+    await t(knowledge, 'SHADOW');
+    commitAll(repo, 'bob: back to shadow');
+    checkout(repo, 'main');
+    await t(knowledge, 'ACTIVE');
+    commitAll(repo, 'alice: active');
+    join(repo, 'take ours');
+    expect(verify({knowledge}).errors.length).toBeGreaterThan(0);
+    const r = await reconciled(repo, knowledge, 'ours', {}, /\/receipts\//);
+    const step = stepOf(r, 'transition')!;
+    expect(step.subject).toBe('eu v2 → SHADOW');
+    // Alice's ACTIVE stands; Bob's move back to SHADOW is refused by the release gate, with its reason on record.
+    expect(step).toMatchObject({outcome: 'refused'});
+    expect(step.reason).toMatch(/ACTIVE→SHADOW is not in the transition table/);
+    // Both moves are on the one receipt chain the registry stands on: Alice's, then Bob's made again (or refused).
+    const history = runCli(['release', 'history', '--scope', 'eu', '--knowledge', knowledge, '--json']);
+    expect(history.status).toBe(0);
+    expect(JSON.stringify(history.json)).toMatch(/to ACTIVE/);
+  });
+
+  it("handoff revisions on both branches: Bob's text becomes the next revision, not lost", async () => {
+    const {repo, knowledge} = repoOf(bases.siblings);
+    const write = (k: string, text: string) => {
+      const file = path.join(path.dirname(repo), `${text.replace(/\W/g, '')}.json`);
+      fs.writeFileSync(file, JSON.stringify({notes: text}));
+      return handoffWrite({knowledge: k, scenario: 'demo', id: 'release-notes', from: file});
+    };
+    await write(knowledge, 'first');
+    commitAll(repo, 'notes 1');
+    checkout(repo, 'bob', true);
+    await write(knowledge, 'bob says');
+    await tagAdd({knowledge, scenario: 'demo', digest: firstComponent(knowledge)});
+    commitAll(repo, 'bob');
+    checkout(repo, 'main');
+    await write(knowledge, 'alice says');
+    commitAll(repo, 'alice');
+    join(repo, '-X ours');
+    const r = await reconciled(repo, knowledge, 'ours', {}, /\/curation_history\//);
+    expect(stepOf(r, 'handoff')).toMatchObject({subject: 'release-notes', outcome: 'applied'});
+    expect(stepOf(r, 'curation')).toMatchObject({outcome: 'applied'});
+    const show = (ref: string) => runCli(['handoff', 'show', ref, '--knowledge', knowledge, '--json']).json;
+    expect(JSON.stringify(show('release-notes@2'))).toMatch(/alice says/);
+    expect(JSON.stringify(show('release-notes@3'))).toMatch(/bob says/);
   });
 });
 

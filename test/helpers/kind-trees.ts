@@ -5,6 +5,7 @@ import {cliIn, mustIn} from './knowledge-cli.js';
 import {PROJECT_ROOT, RICH_KNOWLEDGE} from './paths.js';
 import {evalArgs, fakeEnv, makeTree, type Tree} from './pipeline.js';
 import {tempDir} from './tree.js';
+import {checkout, commitAll, initRepo, merge, resolve} from './git.js';
 
 /**
  * Where each document kind (schemas/<name>.schema.json) lives in a knowledge
@@ -51,6 +52,7 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   'evidence-sampling': {outside: 'the per-machine state area (.state/evidence)'},
   rollover: /\/context_bundles\/rollovers\/[0-9a-f]{32}\.json$/,
   'foreign-move': /\/context_bundles\/foreign_moves\/[0-9a-f]{32}\.json$/,
+  'reconcile-record': /\/context_bundles\/reconciles\/[0-9a-f]{64}\.json$/,
   'record-history-entry': /\/candidates\/[0-9a-f]{64}\/record_history\/[0-9a-f]{64}\.json$/,
   'record-histories': /\/context_bundles\/record_histories\.json$/,
   curation: /\/bootstrap\/curation\.json$/,
@@ -181,7 +183,7 @@ export function foreignMoveTree(): {dir: string; knowledge: string; anchor: stri
  * release transitions (a receipt naming its promotion and the release it deprecated), a candidate
  * confirmed against v1 refused as stale (a stale terminalization), then rolled back to v1: the newest
  * pointer move is autoctx's own rollback, whose active.json has the form another implementation's
- * rollback writes.
+ * rollback writes. Then a proposal rejected on two git branches, merged and reconciled (a reconcile record).
  */
 export function markerTree(): Tree {
   const t = makeTree();
@@ -203,5 +205,17 @@ export function markerTree(): Tree {
   // A candidate confirmed against v1, promoted once v2 serves: its evidence is stale (a stale terminalization).
   mustIn(t.knowledge, ['promote', stale], 6);
   mustIn(t.knowledge, ['rollback', '--to', 'v1', '--rationale', 'quality dropped']);
+  // Two clones reject one proposal, each in their own words: the merge forks its record history, and reconcile joins
+  // the two (a reconcile record).
+  const twice = t.propose('twice', {'playbook/playbook.md': 'Be brief.\n', 'routing_config/roles.json': '{}'});
+  initRepo(t.dir);
+  checkout(t.dir, 'bob', true);
+  mustIn(t.knowledge, ['reject', twice, '--rationale', 'too terse (bob)']);
+  commitAll(t.dir, 'bob rejects');
+  checkout(t.dir, 'main');
+  mustIn(t.knowledge, ['reject', twice, '--rationale', 'too terse (alice)']);
+  commitAll(t.dir, 'alice rejects');
+  if (merge(t.dir, 'bob').length > 0) resolve(t.dir, 'ours');
+  mustIn(t.knowledge, ['reconcile']);
   return t;
 }

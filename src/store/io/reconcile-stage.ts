@@ -12,6 +12,8 @@ import type {RootGuard} from '../files/root-guard.js';
  * changes are made again through the commands. Nothing reaches the knowledge root until the stage verifies.
  */
 export interface StageDirs {
+  /** Where inputs the replayed commands read are written (a handoff's content). */
+  readonly inputs: string;
   readonly base: string;
   readonly kept: string;
   readonly other: string;
@@ -22,13 +24,22 @@ export interface StageDirs {
 export function makeStageDirs(): StageDirs {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-reconcile-'));
   const at = (name: string) => path.join(dir, name);
+  fs.mkdirSync(at('inputs'));
   return {
+    inputs: at('inputs'),
     base: at('base'),
     kept: at('kept'),
     other: at('other'),
     stage: at('stage'),
     dispose: () => fs.rmSync(dir, {recursive: true, force: true}),
   };
+}
+
+/** Write a JSON input for a replayed command (outside every knowledge root); returns its path. */
+export function writeStageInput(inputs: string, name: string, value: unknown): string {
+  const file = path.join(inputs, name);
+  fs.writeFileSync(file, `${JSON.stringify(value)}\n`);
+  return file;
 }
 
 /** Files of a tree (relative, `/`-separated), the state area and lock files left out, with their SHA-256. */

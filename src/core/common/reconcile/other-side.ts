@@ -14,6 +14,13 @@ import {
 } from '../../../store/kinds/promotion/history.js';
 import {historyEntryFile, historyShape} from '../../../store/kinds/promotion/record-history.js';
 import {listExecutionKeys, readExecution} from '../../../store/kinds/rollback/rollback-execution.js';
+import {
+  deliveryEvents,
+  transitionEvents,
+  type CurationEvent,
+  type HandoffEvent,
+  type TransitionEvent,
+} from './other-side-more.js';
 
 /** One state change the other side made since the base, to be made again on the kept side. */
 export type SideEvent =
@@ -30,7 +37,10 @@ export type SideEvent =
       refused: boolean;
       files: string[];
     }
-  | {kind: 'rollover'; at: string; from: string; epoch: string; files: string[]};
+  | {kind: 'rollover'; at: string; from: string; epoch: string; files: string[]}
+  | TransitionEvent
+  | CurationEvent
+  | HandoffEvent;
 
 /**
  * A candidate the other side proposed or evaluated since the base, as it stood before any decision about it: its
@@ -210,7 +220,7 @@ export function readOtherSide(
   const prefix = (d: string) => `${rel(other, other.paths.candidateDir(d))}/`;
   const filesOf = (d: string) => [...otherFiles.keys()].filter((f) => f.startsWith(prefix(d)));
   const {takes, rejections} = candidateTakes(base, kept, other, filesOf);
-  events.push(...rejections);
+  events.push(...rejections, ...transitionEvents(base, other), ...deliveryEvents(base, other));
   events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return {events, candidates: takes.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))};
 }

@@ -122,6 +122,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
         otherFiles,
         replay: {
           knowledge: dirs.stage,
+          inputs: dirs.inputs,
           scenario,
           now: clock,
           actor,

@@ -1,5 +1,3 @@
-import {isAutoctxError, rethrowUnless} from '../../../errors.js';
-import type {ReconcileStep} from '../../../model/common/reconcile.js';
 import {GLOBAL_SCOPE} from '../../../model/release/release.js';
 import {readActive} from '../../../store/kinds/promotion/active-pointer.js';
 import {readRecord} from '../../../store/kinds/promotion/candidate-record.js';
@@ -9,18 +7,10 @@ import {reject} from '../../promotion/reject.js';
 import {rollback} from '../../rollback/rollback.js';
 import {rolloverEpoch} from '../../rollback/epoch.js';
 import type {SideEvent} from './other-side.js';
+import {gate, type Outcome, type ReplayContext} from './replay-gate.js';
 
-/** What every replayed command is given: the stage, the scenario, the clock, and the signing options. */
-export interface ReplayContext {
-  knowledge: string;
-  scenario: string;
-  now: () => Date;
-  actor: string | undefined;
-  signingKey: string | undefined;
-  allowedSigners: string | undefined;
-}
-
-type Outcome = Pick<ReconcileStep, 'outcome' | 'reason' | 'made'>;
+export type {ReplayContext} from './replay-gate.js';
+import {replayCuration, replayHandoff, replayTransition} from './replay-more.js';
 
 const short = (d: string) => d.slice(0, 12);
 
@@ -31,19 +21,6 @@ function scenarioRel(knowledgeRel: string): string {
 /** What serves in the stage's global scope now (null: nothing). */
 function serving(ctx: ReplayContext): string | null {
   return readActive(openScenario(ctx))?.bundle_digest ?? null;
-}
-
-/** Run one command; a typed refusal is the step's outcome. */
-async function gate(fn: () => Promise<Outcome>, stale?: () => Outcome): Promise<Outcome> {
-  try {
-    return await fn();
-  } catch (error) {
-    rethrowUnless(error, isAutoctxError);
-    if (error.code === 'SIGNING_KEY_REQUIRED') throw error;
-    // A promotion whose parent no longer serves: the gate rejected the candidate as stale, with its negative result.
-    if (error.code === 'ACTIVE_MOVED' && stale) return {...stale(), reason: error.message};
-    return {outcome: 'refused', reason: `${error.code}: ${error.message}`, made: []};
-  }
 }
 
 function paths(ctx: ReplayContext) {
@@ -187,5 +164,11 @@ export function replayEvent(ctx: ReplayContext, e: SideEvent): Promise<Outcome> 
       return replayRollback(ctx, e);
     case 'rollover':
       return replayRollover(ctx, e);
+    case 'transition':
+      return replayTransition(ctx, e);
+    case 'curation':
+      return replayCuration(ctx, e);
+    case 'handoff':
+      return replayHandoff(ctx, e, ctx.inputs);
   }
 }

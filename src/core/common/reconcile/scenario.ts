@@ -28,6 +28,9 @@ const MADE_BY_STATE_CHANGES: readonly RegExp[] = [
   /^context_bundles\/(promotions|rollbacks|rollovers|foreign_moves|reconciles)\//,
   /^context_bundles\/record_histories\.json$/,
   /^context_bundles\/signing\/chain\//,
+  // Release receipts and registries (made again by transitions), the curation and handoffs (by their commands).
+  /^context_bundles\/releases\/(receipts|registry)\//,
+  /^context_bundles\/bootstrap\//,
 ];
 
 function scenarioFiles(all: ReadonlyMap<string, string>, scenario: string): Map<string, string> {
@@ -85,7 +88,19 @@ async function takeCandidate(job: ScenarioJob, stage: ScenarioStore, take: Candi
 }
 
 function subjectOf(e: SideEvent): string {
-  return e.kind === 'promotion' || e.kind === 'rejection' ? e.candidate : e.from;
+  switch (e.kind) {
+    case 'promotion':
+    case 'rejection':
+      return e.candidate;
+    case 'transition':
+      return e.action === 'runnable' ? `${e.scope} runnable set` : `${e.scope} ${e.version} → ${e.to}`;
+    case 'curation':
+      return `${e.cause} ${e.subject}`;
+    case 'handoff':
+      return e.id;
+    default:
+      return e.from;
+  }
 }
 
 /** Keep the kept side's state of one scenario and make the other side's changes again on it, in the stage. */
@@ -129,7 +144,7 @@ export async function reconcileScenario(job: ScenarioJob): Promise<ReconcileStep
     steps.push(
       step(e.kind, subjectOf(e), {
         at: e.at,
-        actor: e.kind === 'rollback' ? e.actor : null,
+        actor: e.kind === 'rollback' || e.kind === 'transition' ? e.actor : null,
         rationale: 'rationale' in e ? e.rationale : null,
         source: sourceOf(e.files, files),
         ...outcome,
