@@ -126,7 +126,8 @@ function outcomeOf(code: string): string {
     code === 'UNSAFE_PATH' ||
     code === 'UNSIGNED_POINTER_MOVE' ||
     code === 'LINE_ENDINGS' ||
-    code === 'MERGE_CONFLICT'
+    code === 'MERGE_CONFLICT' ||
+    code === 'DIVERGED'
   )
     return 'tree_broken';
   if (code === 'CONFIG_INVALID' || code === 'USAGE' || code === 'INVALID_INPUT' || code === 'HANDOFF_NOT_FOUND')

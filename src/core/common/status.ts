@@ -123,14 +123,17 @@ export function status(options: StoreOptions): StatusResult {
     details.sort((x, y) =>
       x.updated_at < y.updated_at ? 1 : x.updated_at > y.updated_at ? -1 : x.bundle_digest < y.bundle_digest ? -1 : 1,
     );
-    const releases = a ? releaseStatus(store) : [];
+    // A merge of two clones is no interrupted command: repair completes nothing across it.
+    const divergences = scenarioDivergences(store);
+    const diverged = divergences.map((d) => d.message);
+    // A scope whose receipts fork is listed under diverged, not read as one side's registry.
+    const forkedScopes = new Set(divergences.flatMap((d) => (d.scope !== undefined ? [d.scope] : [])));
+    const releases = a ? releaseStatus(store, forkedScopes) : [];
     for (const r of releases)
       if (r.registry_pending)
         repairable.push(
           `release registry of scope ${r.scope}: one transition behind its receipts (a transition cut short)`,
         );
-    // A merge of two clones is no interrupted command: repair completes nothing across it.
-    const diverged = scenarioDivergences(store).map((d) => d.message);
     if (diverged.length > 0) repairable.splice(0);
     const ordered: Partial<Record<Lifecycle, string[]>> = {};
     for (const l of LIFECYCLES) if (candidates[l]) ordered[l] = candidates[l];

@@ -79,10 +79,16 @@ export function releaseList(options: StoreOptions & {scope?: string | undefined}
   return {status: 'ok', scenario: store.scenario, scopes: scopeViews(store, scopes).map(summarize)};
 }
 
-/** What status shows of releases: each scope that has any, or the global ACTIVE's name when releases exist. */
-export function releaseStatus(store: ScenarioStore): ScopeSummary[] {
+/**
+ * What status shows of releases: each scope that has any, or the global ACTIVE's name when releases exist. The scopes
+ * in `diverged` (their receipts fork: status lists them under `diverged`) are left out.
+ */
+export function releaseStatus(store: ScenarioStore, diverged: ReadonlySet<string> = new Set()): ScopeSummary[] {
   if (listDescriptorKeys(store).length === 0 && listReleaseScopes(store).length === 0) return [];
-  return scopeViews(store, releaseScopes(store)).map(summarize);
+  return scopeViews(
+    store,
+    releaseScopes(store).filter((s) => !diverged.has(s)),
+  ).map(summarize);
 }
 
 export interface ShowResult {

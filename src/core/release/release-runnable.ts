@@ -1,4 +1,5 @@
 /** `autoctx release runnable`: which versions a deployment can run, and its default. */
+import {requireUndiverged} from '../promotion/pointer-move.js';
 import {jsonEqual} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
 import {isoTimestamp} from '../../model/promotion/records.js';
@@ -66,6 +67,8 @@ export async function releaseRunnable(options: RunnableOptions): Promise<Runnabl
   const defaultVersion = options.defaultVersion === undefined ? null : canonical(options.defaultVersion);
   staleIfMoved(expect, registryState(store, scope).digest, scope);
   return store.withLock(lockTimeout(options), () => {
+    // A tree two clones' merged histories left changes no further (DIVERGED), before anything is written.
+    requireUndiverged(store);
     const state = registryState(store, scope);
     settleRegistry(store, state);
     staleIfMoved(expect, state.digest, scope);

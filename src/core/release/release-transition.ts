@@ -24,6 +24,7 @@ import {requireSignedSeal} from '../signing/trust-gates.js';
 import {resolveActor} from '../common/actor.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
 import {canaryEvidence, promote} from '../promotion/promote.js';
+import {requireUndiverged} from '../promotion/pointer-move.js';
 import {nextReceipt, normalized, readRelease, scopeView, type ScopeView} from './registry-view.js';
 import {nonBlankList, parseExpect, staleIfMoved} from './release-input.js';
 import {
@@ -220,6 +221,9 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
   const d = readRelease(store, options.version);
   // CANARY serves real sessions: in a signed tree its evidence must be signed, as promote requires for ACTIVE.
   if (signing?.trust && to === 'CANARY') requireSignedSeal(store, signing.trust, d.bundle_digest);
+  // A tree two clones' merged histories left (a fork in the receipts, or the pointer's divergences) changes no further:
+  // DIVERGED, before anything is decided or written, and again under the lock.
+  requireUndiverged(store);
   const first = scopeView(store, scope);
   staleIfMoved(expect, first.state.digest, scope);
   const evidence = needsEvidence(first, d, to, dryRun)
@@ -247,6 +251,7 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     });
   const commit = (decide_: (view: ScopeView) => Decision, promotionId: string | null, afterPromotion: boolean) =>
     store.withLock(lockTimeout(options), () => {
+      requireUndiverged(store);
       const view = scopeView(store, scope);
       settleRegistry(store, view.state);
       // With --expect-registry the script's expectation decides: a registry that moved is STALE_REGISTRY, even for the
@@ -287,6 +292,7 @@ export async function releaseTransition(options: TransitionOptions): Promise<Tra
     // The same transition done before (its receipt written; a registry cut short is completed first): answered as it
     // was.
     const repeated = await store.withLock(lockTimeout(options), () => {
+      requireUndiverged(store);
       const view = scopeView(store, scope);
       settleRegistry(store, view.state);
       staleIfMoved(expect, view.state.digest, scope);

@@ -142,6 +142,7 @@ export async function rollback(options: RollbackOptions): Promise<RollbackResult
         return resultOf(cut, true);
       }
     } else {
+      requireUndiverged(store);
       settleRegistry(store, view.state);
     }
     const settled = scope === GLOBAL_SCOPE ? view : scopeView(store, scope);

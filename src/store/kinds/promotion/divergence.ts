@@ -7,6 +7,7 @@ import {moveFile, pointerHistory} from './pointer-moves.js';
 import {readActive} from './active-pointer.js';
 import {listCandidateDigests, readRecord} from './candidate-record.js';
 import {DIVERGED_WAY_OUT} from '../../../model/common/divergence-advice.js';
+import {receiptForks} from '../release/release-receipt.js';
 
 /**
  * A state of the serving pointer and the records beside it that no prefix of
@@ -19,6 +20,8 @@ export interface Divergence {
   digest: string;
   files: [string, string];
   message: string;
+  /** The release scope whose receipts fork, for a fork in a scope's receipts. */
+  scope?: string;
 }
 
 const WAY_OUT = DIVERGED_WAY_OUT;
@@ -135,10 +138,16 @@ export function pointerDivergences(
 }
 
 /**
- * The divergences of a scenario as its files stand (for repair and status): none when it serves nothing. A file that
- * cannot be read is left out here (verify names it).
+ * The divergences of a scenario as its files stand (for repair, status and the commands that change what serves):
+ * the pointer's (none when it serves nothing), then the forks in the release receipts. A file that cannot be read is
+ * left out here (verify names it).
  */
 export function scenarioDivergences(ctx: KindContext): Divergence[] {
+  const releases: Divergence[] = receiptForks(ctx);
+  return [...servingDivergences(ctx), ...releases];
+}
+
+function servingDivergences(ctx: KindContext): Divergence[] {
   const quiet = <T>(fn: () => T): T | null => {
     try {
       return fn();

@@ -3,6 +3,7 @@ import {versionKey, type TransitionReceipt} from '../../../model/release/release
 import type {Findings} from '../../findings.js';
 import {readActive} from '../promotion/active-pointer.js';
 import {pointerHistory, pointerMoves} from '../promotion/pointer-moves.js';
+import {pointerDivergences} from '../promotion/divergence.js';
 import {verifyDescriptors} from './release-descriptor.js';
 import {listReleaseScopes, receiptFile, verifyReceipts} from './release-receipt.js';
 import {verifyRegistry} from './release-registry.js';
@@ -49,7 +50,15 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
     });
   const active = quiet(store.paths.active, () => readActive(store));
   const activeRejection = active ? rejected(active.bundle_digest) : null;
-  if (active && activeRejection)
+  // A promotion on the pointer's history that made a rejected bundle serve is a merge of two clones (DIVERGED, named
+  // by the pointer's checks): no single clone promotes a rejected bundle or rejects one that served.
+  const divergedServing =
+    active != null &&
+    activeRejection !== null &&
+    pointerDivergences(store, active, pointerHistory(store, active, records, quiet), records).some(
+      (d) => d.digest === active.bundle_digest,
+    );
+  if (active && activeRejection && !divergedServing)
     c.error(
       store.paths.active,
       'REJECTED_SERVING',
@@ -77,7 +86,9 @@ export function verifyReleases(c: Findings, records: Map<string, CandidateRecord
   const signedHow = quiet('', () => readSigningStart(store)) ? ' --signing-key KEY' : '';
   for (const [scope, list] of receipts) {
     const registry = verifyRegistry(c, scope, list, (v) => descriptors.has(versionKey(v)), missing, forked.has(scope));
-    for (const r of Object.values(registry?.releases ?? {})) {
+    // A scope whose receipts fork holds one side's registry: the fork is the finding (DIVERGED), not what that side
+    // serves.
+    for (const r of forked.has(scope) ? [] : Object.values(registry?.releases ?? {})) {
       const d = descriptors.get(versionKey(r.version));
       const why = d && SERVING.has(r.state) ? rejected(d.bundle_digest) : null;
       if (!d || !why) continue;

@@ -1,5 +1,5 @@
 import {stableDigest} from '../../../canonical/index.js';
-import {fail} from '../../../errors.js';
+import {fail, isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 import {receiptRegistryProblem} from '../../../model/release/receipt-registry.js';
 import {receiptCore, registryProblem, type Registry, type TransitionReceipt} from '../../../model/release/release.js';
 import {readDocument} from '../../documents.js';
@@ -123,8 +123,8 @@ export function listReleaseScopes(ctx: KindContext): string[] {
 }
 
 /**
- * Every receipt of a scope, in the order their links give; a fork, a lost receipt or a number that is not its place
- * is an integrity error (INTEGRITY, exit 8).
+ * Every receipt of a scope, in the order their links give; a fork is DIVERGED (exit 8), a lost receipt or a number
+ * that is not its place an integrity error (INTEGRITY, exit 8).
  */
 export function readReceipts(ctx: KindContext, scope: string): TransitionReceipt[] {
   const dir = ctx.paths.releaseReceiptDir(scope);
@@ -137,7 +137,8 @@ export function readReceipts(ctx: KindContext, scope: string): TransitionReceipt
   );
   const where = ctx.guard.relative(dir);
   const fork = forkProblem(shape, (n) => ctx.guard.relative(path.join(dir, n)));
-  if (fork) fail('INTEGRITY', fork, {file: where});
+  // Two receipts that follow the same one: each side of a merge appended to the scope, which no clone does.
+  if (fork) fail('DIVERGED', fork, {file: where});
   if (shape.detached.length > 0)
     fail(
       'INTEGRITY',
@@ -172,6 +173,59 @@ export function createReceipt(ctx: KindContext, r: TransitionReceipt): void {
   else ctx.writer.createDocument(file, RECEIPT_SCHEMA, r);
 }
 
+/** Two receipts (or more) that follow the same one, and the one they follow (none: each is a first receipt). */
+function receiptForkMessage(
+  ctx: KindContext,
+  scope: string,
+  stored: Array<Linked<TransitionReceipt>>,
+  fork: Array<Linked<TransitionReceipt>>,
+): string {
+  const rel = (name: string) => ctx.guard.relative(path.join(ctx.paths.releaseReceiptDir(scope), name));
+  const before = stored.find((e) => e.digest === fork[0]!.previous);
+  return forkMessage(
+    fork.map((e) => rel(e.name)),
+    `the receipts of scope ${scope}`,
+    before ? rel(before.name) : 'no receipt (each is a first receipt)',
+  );
+}
+
+/** A fork in a scope's receipts: two of its files, the bundle the first names, and what verify says of it. */
+export interface ReceiptFork {
+  scope: string;
+  digest: string;
+  files: [string, string];
+  message: string;
+}
+
+/**
+ * The forks in every scope's receipts (for repair, status and the commands that change what serves): a receipt that
+ * cannot be read is left out here (verify names it).
+ */
+export function receiptForks(ctx: KindContext): ReceiptFork[] {
+  const out: ReceiptFork[] = [];
+  for (const scope of listReleaseScopes(ctx)) {
+    const dir = ctx.paths.releaseReceiptDir(scope);
+    const stored = listReceiptNames(ctx, scope).flatMap((name) => {
+      const key = historyKeyOf(name);
+      try {
+        const r = readReceipt(ctx, scope, key);
+        return r ? [linkedReceipt(name, key, r)] : [];
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError, isSystemError);
+        return [];
+      }
+    });
+    for (const fork of shapeOf(stored).forks)
+      out.push({
+        scope,
+        digest: fork[0]!.value.bundle_digest ?? '',
+        files: [path.join(dir, fork[0]!.name), path.join(dir, fork[1]!.name)],
+        message: receiptForkMessage(ctx, scope, stored, fork),
+      });
+  }
+  return out;
+}
+
 /** What verify found of a scope's receipts. */
 export interface ReceiptsRead {
   /** In the order their links give (undefined where one did not read back or is missing). */
@@ -200,12 +254,7 @@ export function verifyReceipts(c: Findings, scope: string): ReceiptsRead {
   }
   const shape = shapeOf(stored);
   for (const fork of shape.forks) {
-    const before = stored.find((e) => e.digest === fork[0]!.previous);
-    const message = forkMessage(
-      fork.map((e) => c.rel(fileOf(e.name))),
-      `the receipts of scope ${scope}`,
-      before ? c.rel(fileOf(before.name)) : 'no receipt (each is a first receipt)',
-    );
+    const message = receiptForkMessage(store, scope, stored, fork);
     for (const e of fork) c.error(fileOf(e.name), 'DIVERGED', message);
   }
   const out: Array<TransitionReceipt | undefined> = [];
