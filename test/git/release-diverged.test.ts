@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from '@jest/globals';
+import {reconcile} from '../../src/core/common/reconcile/reconcile.js';
+import {verify} from '../../src/core/common/verify.js';
 import {runCli} from '../helpers/cli.js';
 import {checkout, commitAll, initRepo, merge, rebase, resolve, type Strategy} from '../helpers/git.js';
 import {mustIn} from '../helpers/knowledge-cli.js';
@@ -161,14 +163,16 @@ function forkedReceipts(knowledge: string, scope: string): string[] {
   return forks[0]!.map((n) => `${RECEIPTS}/${scope}/${n}`).sort();
 }
 
-const WAY_OUT =
-  /two clones' histories were merged; keep one side's knowledge\/ .* and make the other side's promotions/;
+const WAY_OUT = new RegExp(
+  "two clones' histories were merged; run autoctx reconcile, which keeps one side's knowledge/ and makes the " +
+    "other side's promotions",
+);
 type Finding = {code: string; file: string; message: string};
 
 describe('release transitions on two branches, merged: DIVERGED (exit 8), never a tampered registry', () => {
   for (const [name, c] of Object.entries(CASES))
     for (const how of RESOLUTIONS)
-      it(`${name}, joined by ${how}`, () => {
+      it(`${name}, joined by ${how}`, async () => {
         const {repo, knowledge} = fork(c);
         join(repo, how);
         const forked = forkedReceipts(knowledge, c.scope);
@@ -220,6 +224,13 @@ describe('release transitions on two branches, merged: DIVERGED (exit 8), never 
           expect(t.json.error.message).toMatch(WAY_OUT);
         }
         expect(treeHash(knowledge)).toBe(before);
+        // The way out works: reconcile keeps main's side, makes the branch's transition again through the release
+        // gate, and the tree verifies with one receipt chain per scope.
+        const sides = how.startsWith('rebase') ? {ours: 'main', theirs: 'ORIG_HEAD'} : {};
+        const done = await reconcile({knowledge, ...sides});
+        expect(done.status).toBe('reconciled');
+        expect(done.scenarios[0]!.steps.some((st) => st.kind === 'transition' || st.kind === 'rejection')).toBe(true);
+        expect(verify({knowledge}).errors).toEqual([]);
       }, 60_000);
 });
 
