@@ -7,6 +7,8 @@ import {rollback} from '../../src/core/rollback/rollback.js';
 import {runCli} from '../helpers/cli.js';
 import {treeHash} from '../helpers/tree.js';
 import {checkout, commitAll, conflicts, git, merge} from '../helpers/git.js';
+import {keys} from '../helpers/kind-trees.js';
+import {mustIn} from '../helpers/knowledge-cli.js';
 import {SCENARIOS, bases, fork, ids, join, makeBases, repoOf, type Resolution} from '../helpers/git-team.js';
 import {releaseName} from '../../src/core/release/release-name.js';
 import {releaseTransition} from '../../src/core/release/release-transition.js';
@@ -236,6 +238,34 @@ describe('reconcile as a user runs it', () => {
       expect(log.stdout).toMatch(/reconcile/);
     },
   );
+
+  it('a signed tree: the changes made again are signed with --signing-key; without a key nothing is written', async () => {
+    const {repo, knowledge} = repoOf(bases.siblings);
+    const k = keys(path.dirname(repo));
+    const signed = ['--signing-key', k.key, '--actor', 'alice@x'];
+    mustIn(knowledge, ['signing', 'start', '--from', k.signers, ...signed]);
+    commitAll(repo, 'signing starts');
+    checkout(repo, 'bob', true);
+    mustIn(knowledge, ['promote', ids.Y, ...signed]);
+    commitAll(repo, 'bob promotes Y');
+    checkout(repo, 'main');
+    mustIn(knowledge, ['promote', ids.X, ...signed]);
+    commitAll(repo, 'alice promotes X');
+    expect(merge(repo, 'bob').length).toBeGreaterThan(0);
+    const before = treeHash(knowledge);
+    const refused = runCli(['reconcile', '--knowledge', knowledge]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/SIGNING_KEY_REQUIRED: .*reconcile makes the other side's changes again as signed/);
+    expect(treeHash(knowledge)).toBe(before);
+    expect(runCli(['reconcile', '--knowledge', knowledge, ...signed]).status).toBe(0);
+    const v = runCli(['verify', '--knowledge', knowledge, '--allowed-signers', k.signers, '--json']);
+    expect({status: v.status, errors: v.json.errors, warnings: v.json.warnings}).toEqual({
+      status: 0,
+      errors: [],
+      warnings: [],
+    });
+  });
 
   it('nothing to reconcile on a clean tree; bad flags refused in one line, the tree unchanged', async () => {
     const {repo, knowledge} = await fork(

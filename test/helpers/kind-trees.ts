@@ -126,7 +126,7 @@ export function kindsMissing(files: string[]): string[] {
 }
 
 /** The signing keys of a tree: alice signs. */
-function keys(dir: string): {key: string; signers: string; next: string} {
+export function keys(dir: string): {key: string; signers: string; next: string} {
   const key = path.join(dir, 'key-alice');
   const r = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'alice', '-f', key], {encoding: 'utf8'});
   if (r.status !== 0) throw new Error(`ssh-keygen: ${r.stderr}`);

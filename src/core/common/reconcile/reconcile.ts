@@ -116,20 +116,22 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     let tick = 0;
     const clock = () => new Date(at.getTime() + tick++);
     for (const scenario of [...names].sort()) {
-      const steps = await reconcileScenario({
-        dirs,
-        scenario,
-        otherFiles,
-        replay: {
-          knowledge: dirs.stage,
-          inputs: dirs.inputs,
+      const steps = await signedOrRefused(scenario, () =>
+        reconcileScenario({
+          dirs,
           scenario,
-          now: clock,
-          actor,
-          signingKey: options.signingKey,
-          allowedSigners: options.allowedSigners,
-        },
-      });
+          otherFiles,
+          replay: {
+            knowledge: dirs.stage,
+            inputs: dirs.inputs,
+            scenario,
+            now: clock,
+            actor,
+            signingKey: options.signingKey,
+            allowedSigners: options.allowedSigners,
+          },
+        }),
+      );
       results.push({scenario, steps, record: null});
     }
     const checked = verify({knowledge: dirs.stage});
@@ -167,6 +169,20 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     };
   } finally {
     dirs.dispose();
+  }
+}
+
+/** Run one scenario's replay; a signed scenario without a key is refused in words that say why reconcile needs one. */
+async function signedOrRefused<T>(scenario: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (!isAutoctxError(error) || error.code !== 'SIGNING_KEY_REQUIRED') throw error;
+    fail(
+      'SIGNING_KEY_REQUIRED',
+      `scenario "${scenario}" is signed, and reconcile makes the other side's changes again as signed changes: ` +
+        'give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key in the user config); nothing was written',
+    );
   }
 }
 
