@@ -42,7 +42,10 @@ export function writeStageInput(inputs: string, name: string, value: unknown): s
   return file;
 }
 
-/** Files of a tree (relative, `/`-separated), the state area and lock files left out, with their SHA-256. */
+/**
+ * Files of a tree (relative, `/`-separated), the state area and lock files left out, with their SHA-256. A writer's
+ * temporary file is listed: applying a stage removes what an interrupted run left (every scenario lock is held).
+ */
 export function treeFiles(root: string): Map<string, string> {
   const out = new Map<string, string>();
   if (!fs.existsSync(root)) return out;
@@ -52,7 +55,7 @@ export function treeFiles(root: string): Map<string, string> {
       if (rel === '' && e.name === STATE_DIR_NAME) continue;
       const full = path.join(dir, e.name);
       if (e.isDirectory()) walk(full, r);
-      else if (e.isFile() && !e.name.endsWith('.lock') && !e.name.endsWith('.tmp'))
+      else if (e.isFile() && !e.name.endsWith('.lock'))
         out.set(r, createHash('sha256').update(fs.readFileSync(full)).digest('hex'));
     }
   };
