@@ -33,6 +33,9 @@ const MADE_BY_STATE_CHANGES: readonly RegExp[] = [
   /^context_bundles\/bootstrap\//,
 ];
 
+/** The signers and their history: changed only by `signing`, which reconcile does not make again. */
+const SIGNING = /^(allowed_signers|context_bundles\/signing\/(start\.json|signers\/.*))$/;
+
 function scenarioFiles(all: ReadonlyMap<string, string>, scenario: string): Map<string, string> {
   const prefix = `${scenario}/`;
   const out = new Map<string, string>();
@@ -121,14 +124,20 @@ export async function reconcileScenario(job: ScenarioJob): Promise<ReconcileStep
   for (const [rel, sha] of files) {
     if (baseFiles.get(rel) === sha || keptFiles.get(rel) === sha) continue;
     if (MADE_BY_STATE_CHANGES.some((r) => r.test(rel))) continue;
-    if (!keptFiles.has(rel) && !isRewritable(`${scenario}/${rel}`)) {
+    const signing = SIGNING.test(rel);
+    // Content only the other side has or changed (a bundle's files, a release's descriptor, a campaign's ledger):
+    // taken as it is.
+    const keptUnchanged = keptFiles.get(rel) === baseFiles.get(rel);
+    if (!signing && keptUnchanged && (!keptFiles.has(rel) || isRewritable(`${scenario}/${rel}`))) {
       copyTreeFile(dirs.other, dirs.stage, `${scenario}/${rel}`);
       continue;
     }
     steps.push(
       step('not-replayed', rel, {
         outcome: 'superseded',
-        reason: "both sides changed it and no command makes this change again; the kept side's stands",
+        reason: signing
+          ? "a change of the signers is made again by hand (autoctx signing signers); the kept side's stands"
+          : "both sides changed it and no command makes this change again; the kept side's stands",
         source: sourceOf([rel], files),
       }),
     );
