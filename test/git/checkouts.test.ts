@@ -221,7 +221,7 @@ describe('two branches that each promote, merged', () => {
       expect(v.status).toBe(8);
       const conflicts = v.json.errors.filter((e: {code: string}) => e.code === 'MERGE_CONFLICT');
       expect(conflicts.map((e: {file: string}) => e.file)).toContain('demo/context_bundles/active.json');
-      expect(conflicts[0].message).toContain("finish the merge with autoctx reconcile");
+      expect(conflicts[0].message).toContain('finish the merge with autoctx reconcile');
 
       for (const command of [['status'], ['route']]) {
         const r = ax(k, command, false);
@@ -230,7 +230,7 @@ describe('two branches that each promote, merged', () => {
           expect.stringMatching(
             new RegExp(
               '^error MERGE_CONFLICT: demo/context_bundles/active\\.json holds git conflict markers.*' +
-                "finish the merge with autoctx reconcile",
+                'finish the merge with autoctx reconcile',
             ),
           ),
         ]);

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {beforeAll, describe, expect, it} from '@jest/globals';
 import {repair} from '../../src/core/common/repair.js';
+import {reconcile} from '../../src/core/common/reconcile/reconcile.js';
+import {verify} from '../../src/core/common/verify.js';
 import {promote} from '../../src/core/promotion/promote.js';
 import {rollback} from '../../src/core/rollback/rollback.js';
 import {runCli} from '../helpers/cli.js';
@@ -17,7 +19,10 @@ import {
   ids,
   join,
   makeBases,
+  nothingLost,
+  rejected,
   repoOf,
+  serving,
   verifyCli,
 } from '../helpers/git-team.js';
 
@@ -48,6 +53,13 @@ describe('a merge no single clone could have written is DIVERGED (exit 8)', () =
           );
         // Never the advice that an interrupted command left it (the next promote or repair would make it permanent).
         expect(r.warnings.filter((w: string) => w.startsWith('LIFECYCLE_PENDING'))).toEqual([]);
+        // The way out it names works: reconcile (a rebase names its two sides), then verify is clean, nothing either
+        // side recorded is lost, and no rejected bundle serves.
+        const sides = how.startsWith('rebase') ? {ours: 'main', theirs: 'ORIG_HEAD'} : {};
+        const done = await reconcile({knowledge, ...sides});
+        expect(verify({knowledge}).errors).toEqual([]);
+        expect(rejected(knowledge)).not.toContain(serving(knowledge));
+        nothingLost(repo, knowledge, done);
       });
 });
 

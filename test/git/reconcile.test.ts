@@ -9,7 +9,22 @@ import {treeHash} from '../helpers/tree.js';
 import {checkout, commitAll, conflicts, git, merge} from '../helpers/git.js';
 import {keys} from '../helpers/kind-trees.js';
 import {mustIn} from '../helpers/knowledge-cli.js';
-import {SCENARIOS, bases, fork, ids, join, makeBases, repoOf, type Resolution} from '../helpers/git-team.js';
+import {
+  SCENARIOS,
+  SCENARIO_DIR,
+  STATE_CHANGE,
+  bases,
+  fork,
+  ids,
+  join,
+  makeBases,
+  nothingLost,
+  readJson,
+  rejected,
+  repoOf,
+  serving,
+  type Resolution,
+} from '../helpers/git-team.js';
 import {releaseName} from '../../src/core/release/release-name.js';
 import {releaseTransition} from '../../src/core/release/release-transition.js';
 import {handoffWrite, tagAdd} from '../../src/core/delivery/curation.js';
@@ -22,45 +37,6 @@ function firstComponent(knowledge: string): string {
 }
 
 beforeAll(makeBases, 120_000);
-
-const SCENARIO_DIR = (knowledge: string) => path.join(knowledge, 'demo');
-const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
-
-/** What serves, and every bundle the tree says was rejected (a rejected record or a negative result). */
-function serving(knowledge: string): string {
-  return readJson(path.join(SCENARIO_DIR(knowledge), 'context_bundles/active.json')).bundle_digest;
-}
-function rejected(knowledge: string): string[] {
-  const dir = path.join(SCENARIO_DIR(knowledge), 'context_bundles/candidates');
-  return fs.readdirSync(dir).filter((d) => {
-    const record = readJson(path.join(dir, d, 'record.json'));
-    return record.lifecycle === 'rejected' || fs.existsSync(path.join(dir, d, 'negative_result.json'));
-  });
-}
-
-/** The other side's state-change files (promotions, rollbacks, rollovers, negative results) at its commit. */
-const STATE_CHANGE = /\/(promotions|rollbacks|rollovers)\/[^/]+\.json$|negative_result\.json$/;
-function stateChanges(repo: string, commit: string, since: string, kinds: RegExp): string[] {
-  const out = git(repo, ['diff', '--name-only', '--diff-filter=A', since, commit, '--', 'knowledge/demo']).stdout;
-  return out
-    .split('\n')
-    .filter((f) => kinds.test(f))
-    .map((f) => f.replace(/^knowledge\/demo\//, ''));
-}
-
-/** Every state change the other side recorded is either in the tree as it was, or a step of the reconcile record. */
-function nothingLost(repo: string, knowledge: string, r: ReconcileResult, kinds = STATE_CHANGE): void {
-  const changes = stateChanges(repo, r.other.commit, r.base, kinds);
-  expect(changes.length).toBeGreaterThan(0);
-  const steps = r.scenarios.flatMap((s) => s.steps);
-  for (const file of changes) {
-    const kept = fs.existsSync(path.join(SCENARIO_DIR(knowledge), file));
-    const told = steps.some((s) => s.source.some((src) => src.path === file));
-    expect({file, kept: kept || told}).toEqual({file, kept: true});
-  }
-  const record = r.scenarios[0]!.record!;
-  expect(readJson(path.join(knowledge, record)).steps).toEqual(steps);
-}
 
 async function reconciled(
   repo: string,

@@ -10,7 +10,9 @@ import {rolloverEpoch} from '../../src/core/rollback/epoch.js';
 import {runCli} from './cli.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL} from './pipeline.js';
 import {tempDir, writeSource} from './tree.js';
-import {checkout, commitAll, copyTree, initRepo, merge, rebase, resolve, type Strategy} from './git.js';
+import {checkout, commitAll, copyTree, git, initRepo, merge, rebase, resolve, type Strategy} from './git.js';
+import {expect} from '@jest/globals';
+import type {ReconcileResult} from '../../src/core/common/reconcile/reconcile.js';
 
 /**
  * A team of two with real git: prepared knowledge trees (a scenario with sibling candidates, and one with a promotion
@@ -167,3 +169,42 @@ export const SCENARIOS: Record<string, () => Promise<{repo: string; knowledge: s
       (k) => rolloverEpoch({knowledge: k, scenario: 'demo', evaluatorEpoch: 'epoch-2'}),
     ),
 };
+
+export const SCENARIO_DIR = (knowledge: string) => path.join(knowledge, 'demo');
+export const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8'));
+
+/** What serves, and every bundle the tree says was rejected (a rejected record or a negative result). */
+export function serving(knowledge: string): string {
+  return readJson(path.join(SCENARIO_DIR(knowledge), 'context_bundles/active.json')).bundle_digest;
+}
+export function rejected(knowledge: string): string[] {
+  const dir = path.join(SCENARIO_DIR(knowledge), 'context_bundles/candidates');
+  return fs.readdirSync(dir).filter((d) => {
+    const record = readJson(path.join(dir, d, 'record.json'));
+    return record.lifecycle === 'rejected' || fs.existsSync(path.join(dir, d, 'negative_result.json'));
+  });
+}
+
+/** The other side's state-change files (promotions, rollbacks, rollovers, negative results) at its commit. */
+export const STATE_CHANGE = /\/(promotions|rollbacks|rollovers)\/[^/]+\.json$|negative_result\.json$/;
+export function stateChanges(repo: string, commit: string, since: string, kinds: RegExp): string[] {
+  const out = git(repo, ['diff', '--name-only', '--diff-filter=A', since, commit, '--', 'knowledge/demo']).stdout;
+  return out
+    .split('\n')
+    .filter((f) => kinds.test(f))
+    .map((f) => f.replace(/^knowledge\/demo\//, ''));
+}
+
+/** Every state change the other side recorded is either in the tree as it was, or a step of the reconcile record. */
+export function nothingLost(repo: string, knowledge: string, r: ReconcileResult, kinds = STATE_CHANGE): void {
+  const changes = stateChanges(repo, r.other.commit, r.base, kinds);
+  expect(changes.length).toBeGreaterThan(0);
+  const steps = r.scenarios.flatMap((s) => s.steps);
+  for (const file of changes) {
+    const kept = fs.existsSync(path.join(SCENARIO_DIR(knowledge), file));
+    const told = steps.some((s) => s.source.some((src) => src.path === file));
+    expect({file, kept: kept || told}).toEqual({file, kept: true});
+  }
+  const record = r.scenarios[0]!.record!;
+  expect(readJson(path.join(knowledge, record)).steps).toEqual(steps);
+}
