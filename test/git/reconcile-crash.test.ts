@@ -9,7 +9,7 @@ import {tempDir, treeHash} from '../helpers/tree.js';
 
 beforeAll(makeBases, 120_000);
 
-/** Every fault point of the stage is crashed at this stride (it is outside the knowledge root); every one of the apply. */
+/** The stage (outside the knowledge root) is crashed at every STAGE_STRIDE-th fault point; the apply at every one. */
 const STAGE_STRIDE = 5;
 
 /** What a finished reconcile leaves, but for its times: what serves, each record's lifecycle, and the steps. */

@@ -5,6 +5,7 @@ import {reconcile, type ReconcileResult} from '../../src/core/common/reconcile/r
 import {verify} from '../../src/core/common/verify.js';
 import {rollback} from '../../src/core/rollback/rollback.js';
 import {runCli} from '../helpers/cli.js';
+import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {treeHash} from '../helpers/tree.js';
 import {checkout, commitAll, conflicts, git, merge} from '../helpers/git.js';
 import {keys} from '../helpers/kind-trees.js';
@@ -138,31 +139,34 @@ describe('reconcile of releases and curation: transitions through the release ga
       await releaseTransition({knowledge: k, scenario: 'demo', version: 'v2', to, scope: 'eu', rationale: to});
   };
 
-  it('the same scope moved on both branches: the other move is made again, and the release gate refuses it', async () => {
-    const {repo, knowledge} = repoOf(bases.siblings);
-    await released(knowledge);
-    commitAll(repo, 'v2 in canary in eu');
-    const t = (k: string, to: string) =>
-      releaseTransition({knowledge: k, scenario: 'demo', version: 'v2', to, scope: 'eu', rationale: `to ${to}`});
-    checkout(repo, 'bob', true);
-    await t(knowledge, 'SHADOW');
-    commitAll(repo, 'bob: back to shadow');
-    checkout(repo, 'main');
-    await t(knowledge, 'ACTIVE');
-    commitAll(repo, 'alice: active');
-    join(repo, 'take ours');
-    expect(verify({knowledge}).errors.length).toBeGreaterThan(0);
-    const r = await reconciled(repo, knowledge, 'ours', {}, /\/receipts\//);
-    const step = stepOf(r, 'transition')!;
-    expect(step.subject).toBe('eu v2 → SHADOW');
-    // Alice's ACTIVE stands; Bob's move back to SHADOW is refused by the release gate, with its reason on record.
-    expect(step).toMatchObject({outcome: 'refused'});
-    expect(step.reason).toMatch(/ACTIVE→SHADOW is not in the transition table/);
-    // Both moves are on the one receipt chain the registry stands on: Alice's, then Bob's made again (or refused).
-    const history = runCli(['release', 'history', '--scope', 'eu', '--knowledge', knowledge, '--json']);
-    expect(history.status).toBe(0);
-    expect(JSON.stringify(history.json)).toMatch(/to ACTIVE/);
-  });
+  it(
+    'the same scope moved on both branches: the other ' + 'move is made again, and the release gate refuses it',
+    async () => {
+      const {repo, knowledge} = repoOf(bases.siblings);
+      await released(knowledge);
+      commitAll(repo, 'v2 in canary in eu');
+      const t = (k: string, to: string) =>
+        releaseTransition({knowledge: k, scenario: 'demo', version: 'v2', to, scope: 'eu', rationale: `to ${to}`});
+      checkout(repo, 'bob', true);
+      await t(knowledge, 'SHADOW');
+      commitAll(repo, 'bob: back to shadow');
+      checkout(repo, 'main');
+      await t(knowledge, 'ACTIVE');
+      commitAll(repo, 'alice: active');
+      join(repo, 'take ours');
+      expect(verify({knowledge}).errors.length).toBeGreaterThan(0);
+      const r = await reconciled(repo, knowledge, 'ours', {}, /\/receipts\//);
+      const step = stepOf(r, 'transition')!;
+      expect(step.subject).toBe('eu v2 → SHADOW');
+      // Alice's ACTIVE stands; Bob's move back to SHADOW is refused by the release gate, with its reason on record.
+      expect(step).toMatchObject({outcome: 'refused'});
+      expect(step.reason).toMatch(/ACTIVE→SHADOW is not in the transition table/);
+      // Both moves are on the one receipt chain the registry stands on: Alice's, then Bob's made again (or refused).
+      const history = runCli(['release', 'history', '--scope', 'eu', '--knowledge', knowledge, '--json']);
+      expect(history.status).toBe(0);
+      expect(JSON.stringify(history.json)).toMatch(/to ACTIVE/);
+    },
+  );
 
   it("handoff revisions on both branches: Bob's text becomes the next revision, not lost", async () => {
     const {repo, knowledge} = repoOf(bases.siblings);
@@ -205,6 +209,10 @@ describe('reconcile as a user runs it', () => {
       const run = runCli(['reconcile', '--knowledge', knowledge, '--json']);
       expect(run.status).toBe(0);
       expect(run.json.status).toBe('reconciled');
+      expect(resultSchemaProblem('result-reconcile', run.json)).toBeNull();
+      expect(
+        resultSchemaProblem('result-reconcile', JSON.parse(JSON.stringify({...run.json, status: 'x'}))),
+      ).not.toBeNull();
       git(repo, ['add', '-A', 'knowledge']);
       expect(conflicts(repo)).toEqual([]);
       commitAll(repo, 'merge bob, reconciled');
@@ -215,33 +223,38 @@ describe('reconcile as a user runs it', () => {
     },
   );
 
-  it('a signed tree: the changes made again are signed with --signing-key; without a key nothing is written', async () => {
-    const {repo, knowledge} = repoOf(bases.siblings);
-    const k = keys(path.dirname(repo));
-    const signed = ['--signing-key', k.key, '--actor', 'alice@x'];
-    mustIn(knowledge, ['signing', 'start', '--from', k.signers, ...signed]);
-    commitAll(repo, 'signing starts');
-    checkout(repo, 'bob', true);
-    mustIn(knowledge, ['promote', ids.Y, ...signed]);
-    commitAll(repo, 'bob promotes Y');
-    checkout(repo, 'main');
-    mustIn(knowledge, ['promote', ids.X, ...signed]);
-    commitAll(repo, 'alice promotes X');
-    expect(merge(repo, 'bob').length).toBeGreaterThan(0);
-    const before = treeHash(knowledge);
-    const refused = runCli(['reconcile', '--knowledge', knowledge]);
-    expect(refused.status).toBe(2);
-    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toMatch(/SIGNING_KEY_REQUIRED: .*reconcile makes the other side's changes again as signed/);
-    expect(treeHash(knowledge)).toBe(before);
-    expect(runCli(['reconcile', '--knowledge', knowledge, ...signed]).status).toBe(0);
-    const v = runCli(['verify', '--knowledge', knowledge, '--allowed-signers', k.signers, '--json']);
-    expect({status: v.status, errors: v.json.errors, warnings: v.json.warnings}).toEqual({
-      status: 0,
-      errors: [],
-      warnings: [],
-    });
-  });
+  it(
+    'a signed tree: the changes made again are signed with ' + '--signing-key; without a key nothing is written',
+    async () => {
+      const {repo, knowledge} = repoOf(bases.siblings);
+      const k = keys(path.dirname(repo));
+      const signed = ['--signing-key', k.key, '--actor', 'alice@x'];
+      mustIn(knowledge, ['signing', 'start', '--from', k.signers, ...signed]);
+      commitAll(repo, 'signing starts');
+      checkout(repo, 'bob', true);
+      mustIn(knowledge, ['promote', ids.Y, ...signed]);
+      commitAll(repo, 'bob promotes Y');
+      checkout(repo, 'main');
+      mustIn(knowledge, ['promote', ids.X, ...signed]);
+      commitAll(repo, 'alice promotes X');
+      expect(merge(repo, 'bob').length).toBeGreaterThan(0);
+      const before = treeHash(knowledge);
+      const refused = runCli(['reconcile', '--knowledge', knowledge]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      expect(refused.stderr).toMatch(
+        /SIGNING_KEY_REQUIRED: .*reconcile makes the other side's changes again as signed/,
+      );
+      expect(treeHash(knowledge)).toBe(before);
+      expect(runCli(['reconcile', '--knowledge', knowledge, ...signed]).status).toBe(0);
+      const v = runCli(['verify', '--knowledge', knowledge, '--allowed-signers', k.signers, '--json']);
+      expect({status: v.status, errors: v.json.errors, warnings: v.json.warnings}).toEqual({
+        status: 0,
+        errors: [],
+        warnings: [],
+      });
+    },
+  );
 
   it('nothing to reconcile on a clean tree; bad flags refused in one line, the tree unchanged', async () => {
     const {repo, knowledge} = await fork(

@@ -32,7 +32,7 @@ function reconcileEntries(store: ScenarioStore): LogEntry[] {
       id: digest,
       at: r.reconciled_at,
       from_digest: null,
-      to_digest: /^[0-9a-f]{64}$/.test(s.subject) ? s.subject : '',
+      to_digest: /^[0-9a-f]{64}$/.test(s.subject) ? s.subject : null,
       rationale: `reconcile of ${from} onto ${r.kept.side}: ${describeStep(s)}`,
     }));
   });
@@ -56,7 +56,8 @@ export interface LogEntry {
   id: string;
   at: string;
   from_digest: string | null;
-  to_digest: string;
+  /** Null for a reconcile step about no one bundle (a release transition, a curation change). */
+  to_digest: string | null;
   rationale: string;
   /** For pointer moves only: whether the move served. */
   served?: MoveService;
