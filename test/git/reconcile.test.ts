@@ -6,7 +6,8 @@ import {verify} from '../../src/core/common/verify.js';
 import {rollback} from '../../src/core/rollback/rollback.js';
 import {runCli} from '../helpers/cli.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
-import {treeHash} from '../helpers/tree.js';
+import {treeHash, writeSource} from '../helpers/tree.js';
+import {evalArgs, fakeEnv} from '../helpers/pipeline.js';
 import {checkout, commitAll, conflicts, git, merge} from '../helpers/git.js';
 import {keys} from '../helpers/kind-trees.js';
 import {mustIn} from '../helpers/knowledge-cli.js';
@@ -233,7 +234,12 @@ describe('reconcile as a user runs it', () => {
       commitAll(repo, 'signing starts');
       checkout(repo, 'bob', true);
       mustIn(knowledge, ['promote', ids.Y, ...signed]);
-      commitAll(repo, 'bob promotes Y');
+      // Bob also proposes and confirms a new candidate (a signed evaluation, taken as it stood).
+      const env = {AUTOCTX_SIGNING_KEY: k.key, AUTOCTX_ACTOR: 'alice@x'};
+      const src = writeSource(path.join(path.dirname(repo), 'kind'), {'playbook/playbook.md': 'Be kind.\n'});
+      const c = mustIn(knowledge, ['propose', '--from', src, '--run-id', 'kind'], 0, env).bundle_digest;
+      mustIn(knowledge, ['confirm', c, ...evalArgs()], 0, {...fakeEnv(path.dirname(repo)), ...env});
+      commitAll(repo, 'bob promotes Y, confirms a candidate');
       checkout(repo, 'main');
       mustIn(knowledge, ['promote', ids.X, ...signed]);
       commitAll(repo, 'alice promotes X');
@@ -246,7 +252,10 @@ describe('reconcile as a user runs it', () => {
         /SIGNING_KEY_REQUIRED: .*reconcile makes the other side's changes again as signed/,
       );
       expect(treeHash(knowledge)).toBe(before);
-      expect(runCli(['reconcile', '--knowledge', knowledge, ...signed]).status).toBe(0);
+      const done = runCli(['reconcile', '--knowledge', knowledge, ...signed, '--json']);
+      expect(done.status).toBe(0);
+      const told = done.json.scenarios[0].steps.map((x: {kind: string; outcome: string}) => `${x.kind} ${x.outcome}`);
+      expect(told).toEqual(['candidate kept', 'promotion stale']);
       const v = runCli(['verify', '--knowledge', knowledge, '--allowed-signers', k.signers, '--json']);
       expect({status: v.status, errors: v.json.errors, warnings: v.json.warnings}).toEqual({
         status: 0,

@@ -71,6 +71,11 @@ export function copyTreeFile(fromRoot: string, toRoot: string, rel: string, o: {
   fs.copyFileSync(path.join(fromRoot, ...rel.split('/')), target);
 }
 
+/** The bytes of one file of a tree (relative, `/`-separated). */
+export function readTreeFile(root: string, rel: string): Buffer {
+  return fs.readFileSync(path.join(root, ...rel.split('/')));
+}
+
 /** Copy a whole tree into a fresh folder. */
 export function copyTree(fromRoot: string, toRoot: string): void {
   fs.cpSync(fromRoot, toRoot, {recursive: true});

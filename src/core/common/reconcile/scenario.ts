@@ -1,6 +1,9 @@
 import type {ReconcileStep} from '../../../model/common/reconcile.js';
 import {KnowledgeStore, type ScenarioStore} from '../../../store/index.js';
-import {copyTreeFile, treeFiles, type StageDirs} from '../../../store/io/reconcile-stage.js';
+import path from 'node:path';
+import {copyTreeFile, readTreeFile, treeFiles, type StageDirs} from '../../../store/io/reconcile-stage.js';
+import {exists} from '../../../store/files/fs.js';
+import {DEFAULT_LOCK_TIMEOUT_SECONDS, openScenario} from '../store-options.js';
 import {isRewritable} from '../../../store/layout/rewritable-files.js';
 import {putRecord} from '../../../store/kinds/promotion/candidate-record.js';
 import {readOtherSide, sourceOf, type CandidateTake, type SideEvent} from './other-side.js';
@@ -63,7 +66,12 @@ function step(kind: ReconcileStep['kind'], subject: string, rest: Partial<Reconc
   };
 }
 
-async function takeCandidate(job: ScenarioJob, stage: ScenarioStore, take: CandidateTake, files: Map<string, string>) {
+/**
+ * Take a candidate the other side proposed or evaluated, as it stood before any decision: its bundle, its evaluation's
+ * files and its record history up to then, written through the stage's writer as one step (in a signed scenario a
+ * signed, chained step, as the evaluation was on the other side).
+ */
+async function takeCandidate(job: ScenarioJob, take: CandidateTake, files: Map<string, string>) {
   const source = sourceOf([...take.entries, ...take.files], files);
   const at = take.at;
   if (take.superseded)
@@ -75,18 +83,23 @@ async function takeCandidate(job: ScenarioJob, stage: ScenarioStore, take: Candi
     });
   if (take.record === null) return null;
   const record = take.record;
-  const bundle = stage.guard.relative(stage.paths.bundle(take.digest)).split('/').slice(1).join('/');
-  copyTreeFile(job.dirs.other, job.dirs.stage, `${job.scenario}/${bundle}`, {ifAbsent: true});
-  for (const rel of [...take.files, ...take.entries])
-    copyTreeFile(job.dirs.other, job.dirs.stage, `${job.scenario}/${rel}`);
-  await stage.withBareLock(0, () => putRecord(stage, record));
-  const made = stage.guard.relative(stage.paths.record(take.digest)).split('/').slice(1).join('/');
+  const stage = openScenario(job.replay);
+  const inScenario = (file: string) => stage.guard.relative(file).split('/').slice(1).join('/');
+  const bundle = inScenario(stage.paths.bundle(take.digest));
+  await stage.withLock(DEFAULT_LOCK_TIMEOUT_SECONDS, () => {
+    for (const rel of [bundle, ...take.files, ...take.entries]) {
+      const target = path.join(stage.paths.dir, ...rel.split('/'));
+      if (rel === bundle && exists(target)) continue;
+      stage.writer.replace(target, readTreeFile(path.join(job.dirs.other, job.scenario), rel));
+    }
+    putRecord(stage, record);
+  });
   return step('candidate', take.digest, {
     at,
     outcome: 'kept',
     reason: `taken at "${record.lifecycle}"`,
     source,
-    made: [made],
+    made: [inScenario(stage.paths.record(take.digest))],
   });
 }
 
@@ -143,9 +156,8 @@ export async function reconcileScenario(job: ScenarioJob): Promise<ReconcileStep
     );
   }
   const side = readOtherSide(base, kept, other, files);
-  const stage = open(dirs.stage, scenario)!;
   for (const take of side.candidates) {
-    const s = await takeCandidate(job, stage, take, files);
+    const s = await takeCandidate(job, take, files);
     if (s) steps.push(s);
   }
   for (const e of side.events) {
