@@ -8,8 +8,12 @@ import {RootPaths} from '../../paths.js';
  *
  * - no end-of-line conversion (`-text`) for anything in the tree: digests, signatures and the state chain are over
  *   bytes, so a checkout with `core.autocrlf=true` would read as an edited tree;
- * - the mutable documents (pointers, records, registries, curation heads, ledgers, signers, the team's config)
- *   `-merge`: a change on both branches is a conflict, never a line-by-line union that no clone wrote;
+ * - the mutable documents `-merge`, exactly the committed files autoctx rewrites in place
+ *   (src/store/layout/rewritable-files.ts: pointers, records and the evidence a run grows, registries, curation,
+ *   a campaign's ledger, runtime files, signers, mirrors, the team's config, and their signatures): a change on both
+ *   branches is a conflict, never a line-by-line union that no clone wrote;
+ * - every file written once (under context_bundles/, and the ledger copies) `-merge` too: the same name written
+ *   twice with other bytes is a conflict;
  * - files derived from others (mirrors, runtime files, ledger copies, manifests, evidence, signatures, the signed
  *   chain) `linguist-generated`, so review tools fold them.
  *
@@ -29,19 +33,28 @@ export const GITATTRIBUTES_BLOCK: string = [
   '*/context_bundles/active.json -merge',
   '*/context_bundles/record_histories.json -merge',
   '*/context_bundles/candidates/*/record.json -merge',
+  '*/context_bundles/candidates/*/record.json.sig -merge',
+  '*/context_bundles/candidates/*/evaluator_plan.json -merge',
+  '*/context_bundles/candidates/*/evaluator_plan.json.sig -merge',
+  '*/context_bundles/candidates/*/evidence_seal.json -merge',
+  '*/context_bundles/candidates/*/evidence_seal.json.sig -merge',
+  '*/context_bundles/candidates/*/matched_trials.json -merge',
+  '*/context_bundles/candidates/*/matched_trials.json.sig -merge',
   '*/context_bundles/bootstrap/curation.json -merge',
+  '*/context_bundles/bootstrap/curation.json.sig -merge',
   '*/context_bundles/releases/registry/*.json -merge',
-  '*/context_bundles/rollbacks/*.json -merge',
-  '*/context_bundles/rollbacks/approvals/*.json -merge',
+  '*/context_bundles/releases/registry/*.json.sig -merge',
   '*/context_bundles/promotion-risk/*/false-promotion.json -merge',
-  '*/context_bundles/signing/start.json -merge',
-  '*/negative_result_ledgers/*.json -merge',
+  '*/context_bundles/runtime/** -merge',
+  '*/context_bundles/signing/chain/*.json.sig -merge',
   '*/allowed_signers -merge',
   '*/playbook.md -merge',
   '*/hints.md -merge',
   'autoctx.config.json -merge',
-  '# Entries of append-only histories: the same name written twice with other bytes is a conflict too.',
-  '*/context_bundles/**/*.json -merge',
+  '# Files written once (history entries, records, approvals, signatures, ledger copies): the same name written',
+  '# twice with other bytes is a conflict too.',
+  '*/context_bundles/** -merge',
+  '*/negative_result_ledgers/** -merge',
   '# Derived files, folded by review tools.',
   '*/playbook.md linguist-generated',
   '*/hints.md linguist-generated',
