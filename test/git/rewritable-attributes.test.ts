@@ -5,6 +5,7 @@ import {describe, expect, it} from '@jest/globals';
 import {GITATTRIBUTES_BLOCK} from '../../src/store/kinds/common/gitattributes.js';
 import {isRewritable} from '../../src/store/layout/rewritable-files.js';
 import {runCli} from '../helpers/cli.js';
+import {PROJECT_ROOT} from '../helpers/paths.js';
 import {DOCUMENT_KINDS, FILE_KINDS} from '../helpers/kind-trees.js';
 import {tempDir, writeSource} from '../helpers/tree.js';
 
@@ -168,6 +169,28 @@ describe('the files autoctx rewrites and the .gitattributes init writes', () => 
         onlyMarked: [],
         onlyRewritable: [],
       });
+    },
+  );
+
+  it(
+    'the block an earlier autoctx wrote is a warning, not an edit, and repair ' +
+      "writes the current one in its place (a person's lines kept)",
+    () => {
+      const knowledge = initRepo();
+      const earlier = fs.readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/gitattributes-earlier-block.txt'), 'utf8');
+      const file = path.join(knowledge, '.gitattributes');
+      fs.writeFileSync(file, `*.png binary\n${earlier}`);
+      const v = runCli(['verify', '--knowledge', knowledge, '--json']);
+      expect([v.status, v.json.errors, v.json.warnings.map((w: {code: string}) => w.code)]).toEqual([
+        0,
+        [],
+        ['GITATTRIBUTES_MISSING'],
+      ]);
+      expect(v.json.warnings[0].message).toContain('an earlier autoctx');
+      const r = runCli(['repair', '--knowledge', knowledge, '--json']);
+      expect(r.status).toBe(0);
+      expect(fs.readFileSync(file, 'utf8')).toBe(`*.png binary\n${GITATTRIBUTES_BLOCK}`);
+      expect(runCli(['verify', '--knowledge', knowledge, '--json']).json).toMatchObject({errors: [], warnings: []});
     },
   );
 });
