@@ -4,6 +4,7 @@
 // tree's table with its targets, and the ratio of each row to the base.
 // A row worse than the base by a ratio over 1.10 is marked.
 //   BENCH_BASE=<rev> npm run bench   (default: the commit in bench/base.txt)
+//   BENCH_ONLY=<section> npm run bench   (only that section's rows: run.js --only)
 // The base is checked out with `git worktree` into a temporary folder, shares
 // this tree's node_modules when package-lock.json is the same (else `npm ci`),
 // and is built with its own build script.
@@ -39,7 +40,8 @@ try {
 
   const measure = (tree, file) => {
     console.log(`\n== ${tree === root ? 'this tree' : `base ${baseCommit.slice(0, 12)}`} ==`);
-    run(process.execPath, [path.join(here, 'run.js'), '--root', tree, '--json', file], root, {
+    const only = process.env.BENCH_ONLY ? ['--only', process.env.BENCH_ONLY] : [];
+    run(process.execPath, [path.join(here, 'run.js'), '--root', tree, '--json', file, ...only], root, {
       AUTOCTX_BENCH_CACHE: path.join(work, 'cache'),
     });
     return JSON.parse(fs.readFileSync(file, 'utf8'));

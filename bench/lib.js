@@ -60,6 +60,21 @@ export async function alternate(fns, runs = 7) {
 }
 
 /**
+ * Median milliseconds of two (async) functions over `rounds` rounds after one unmeasured round, each round running
+ * them in both orders (a, b, b, a), so that what one leaves behind (garbage, a cold cache) weighs on both alike.
+ */
+export async function abba(a, b, rounds = 15) {
+  const times = [[], []];
+  for (let r = 0; r < rounds + 1; r++)
+    for (const i of [0, 1, 1, 0]) {
+      const s = performance.now();
+      await [a, b][i]();
+      if (r > 0) times[i].push(performance.now() - s);
+    }
+  return times.map(median);
+}
+
+/**
  * verify's bench tree: a baseline and 999 proposals, each revision changing
  * every one of `componentCount` components of about 2 KB of Markdown (one
  * line break in 70 characters), with `init` and `propose` of the autoctx that
@@ -94,4 +109,57 @@ export async function makeVerifyTree({init, propose, tree, source, componentCoun
   };
   walk(tree);
   return files;
+}
+
+/** git in `repo` with the repository's own settings only: the user's and the system's configuration are not read. */
+export function gitIn(repo, args) {
+  const env = {...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0'};
+  const r = spawnSync('git', args, {cwd: repo, encoding: 'utf8', env});
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/**
+ * A git repository at `dir` whose knowledge/ (made by `ops.init`) went through `rounds` rounds of a promotion
+ * (`ops.promote`: propose, confirm and promote a new revision of the playbook) and a rollback (`ops.rollback`), one
+ * commit each: 2 × rounds commits of state changes. `merged`: each round on its own branch made from main's tip and
+ * merged back with a merge commit (--no-ff) before the next starts, as the team workflow serializes state changes on
+ * main, so main's history holds `rounds` merges; else every commit on main. Returns the knowledge root.
+ */
+export async function makeTeamTree({dir, rounds, merged, ops}) {
+  const knowledge = path.join(dir, 'knowledge');
+  const src = path.join(dir, 'src');
+  const writeSource = (i) => {
+    fs.mkdirSync(path.join(src, 'playbook'), {recursive: true});
+    fs.writeFileSync(path.join(src, 'playbook/playbook.md'), `Playbook revision ${i}: check the disk first.\n`);
+  };
+  writeSource(0);
+  await ops.init({knowledge, scenario: 'demo', from: src});
+  gitIn(dir, ['init', '-q', '-b', 'main']);
+  for (const [key, value] of [
+    ['user.name', 'Bench'],
+    ['user.email', 'bench@example.test'],
+    ['commit.gpgsign', 'false'],
+    ['core.autocrlf', 'false'],
+  ])
+    gitIn(dir, ['config', key, value]);
+  const commit = (message) => {
+    gitIn(dir, ['add', '-A', 'knowledge']);
+    gitIn(dir, ['commit', '-q', '-m', message]);
+  };
+  commit('knowledge: baseline');
+  for (let i = 1; i <= rounds; i++) {
+    const branch = `change-${i}`;
+    if (merged) gitIn(dir, ['checkout', '-q', '-b', branch, 'main']);
+    writeSource(i);
+    commit(`autoctx promote ${await ops.promote(knowledge, src, i)}`);
+    await ops.rollback(knowledge, i);
+    commit(`autoctx rollback (round ${i})`);
+    if (merged) {
+      gitIn(dir, ['checkout', '-q', 'main']);
+      gitIn(dir, ['merge', '-q', '--no-ff', '--no-edit', branch]);
+      gitIn(dir, ['branch', '-q', '-d', branch]);
+    }
+  }
+  return knowledge;
 }

@@ -1,8 +1,10 @@
 // The benchmark rows: one table, every figure measured in this run on this machine.
-// node bench/run.js [--root DIR] [--json FILE]: measures the built project at DIR
+// node bench/run.js [--root DIR] [--json FILE] [--only SECTION]: measures the built project at DIR
 // (default: this one), prints the table, and with --json writes the rows with
 // their numeric figures (bench/compare.js, which `npm run bench` runs, measures
-// a base commit and this tree with it and compares them row by row).
+// a base commit and this tree with it and compares them row by row). --only
+// measures one section's rows alone (the sections of ONLY below; BENCH_ONLY
+// for compare.js), as the whole run takes about 12 minutes.
 import fs from 'node:fs';
 import {spawnSync} from 'node:child_process';
 import {performance} from 'node:perf_hooks';
@@ -10,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {createHash} from 'node:crypto';
-import {alternate, makeVerifyTree, median, printTable, timeCommands, timeIt} from './lib.js';
+import {abba, alternate, gitIn, makeTeamTree, makeVerifyTree, median, printTable, timeCommands, timeIt} from './lib.js';
 
 const argv = process.argv.slice(2);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -45,6 +47,16 @@ const {propose} = await load('dist/core/promotion/propose.js');
 const {verifyInParallel} = await load('dist/core/common/verify.js');
 const rows = [];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-bench-'));
+
+// The sections --only can run alone.
+const ONLY = {'merged-branches': mergedBranchRows};
+const only = option('--only');
+if (only !== undefined) {
+  if (!(only in ONLY)) throw new Error(`--only: no section ${only} (${Object.keys(ONLY).join(', ')})`);
+  await ONLY[only]();
+  finish();
+  process.exit(0);
+}
 
 // 1. Cold start: `autoctx status --json` on the example tree, as a ratio to `node -e 0`.
 const knowledge = path.join(work, 'knowledge');
@@ -992,6 +1004,86 @@ if (fs.existsSync(inTree('dist/core/inspection/inspect.js'))) {
   });
 }
 
+// 15. verify and status on a tree whose state changes came through 50 merged branches, against the same changes
+//     made on one branch (a base that predates the teamwork's .gitattributes has no such rows).
+await mergedBranchRows();
+
+async function mergedBranchRows() {
+  if (!fs.existsSync(inTree('dist/store/kinds/common/gitattributes.js'))) return;
+  const {evaluateCandidate} = await load('dist/core/evaluation/evaluate.js');
+  const {promote} = await load('dist/core/promotion/promote.js');
+  const {rollback} = await load('dist/core/rollback/rollback.js');
+  const {status} = await load('dist/core/common/status.js');
+  const ops = {
+    init,
+    // A new revision of the playbook, proposed, confirmed against the bundle that serves (the baseline, after each
+    // round's rollback) with the test suite's fake evaluator, and promoted.
+    async promote(k, from, i) {
+      const {bundle_digest: digest} = await propose({knowledge: k, from, runId: `round-${i}`});
+      const confirmed = await evaluateCandidate({
+        knowledge: k,
+        candidate: digest,
+        mode: 'confirm',
+        evaluator: `${process.execPath} ${path.join(root, 'test/fixtures/evaluators/fake.js')}`,
+        evaluatorMode: 'persistent',
+        fixtures: path.join(root, 'test/fixtures/fixtures-12.jsonl'),
+        policyFile: path.join(root, 'test/fixtures/policy-small.json'),
+      });
+      if (confirmed.status !== 'confirmed') throw new Error(`round ${i}: the candidate was ${confirmed.status}`);
+      const promoted = await promote({knowledge: k, candidate: digest, actor: 'bench'});
+      if (promoted.status !== 'promoted') throw new Error(`round ${i}: promote said ${promoted.status}`);
+      return digest;
+    },
+    async rollback(k, i) {
+      const r = await rollback({knowledge: k, rationale: `round ${i}`, actor: 'bench'});
+      if (r.status !== 'rolled_back') throw new Error(`round ${i}: the rollback was ${r.status}`);
+    },
+  };
+  const rounds = 50;
+  const single = await makeTeamTree({dir: path.join(work, 'one-branch'), rounds, merged: false, ops});
+  const merged = await makeTeamTree({dir: path.join(work, 'merged-branches'), rounds, merged: true, ops});
+  // The same state changes, the same files; only git's history differs (checked, so the ratio compares like with like).
+  const merges = (k) => Number(gitIn(path.dirname(k), ['rev-list', '--merges', '--count', 'main']).trim());
+  const commits = (k) => Number(gitIn(path.dirname(k), ['rev-list', '--no-merges', '--count', 'main']).trim());
+  const filesOf = (k) => gitIn(path.dirname(k), ['ls-files', 'knowledge']).trim().split('\n').length;
+  if (merges(single) !== 0 || merges(merged) !== rounds || commits(single) !== commits(merged))
+    throw new Error('the merged-branches bench trees are not the shape they should be');
+  if (filesOf(single) !== filesOf(merged)) throw new Error('the merged-branches bench trees hold different files');
+  for (const k of [single, merged]) {
+    if (gitIn(path.dirname(k), ['status', '--porcelain', '--', 'knowledge']).trim() !== '')
+      throw new Error(`${k}: not a clean tree`);
+    const v = await verifyInParallel({knowledge: k});
+    if (v.errors.length > 0 || v.warnings.length > 0)
+      throw new Error(`${k}: verify found ${(v.errors[0] ?? v.warnings[0]).code}`);
+  }
+  const [verifyOne, verifyMerged] = await abba(
+    () => verifyInParallel({knowledge: single}),
+    () => verifyInParallel({knowledge: merged}),
+  );
+  const [statusOne, statusMerged] = await abba(
+    () => status({knowledge: single}),
+    () => status({knowledge: merged}),
+  );
+  const shape = `${filesOf(merged)} files, ${commits(merged) - 1} commits of promotions and rollbacks`;
+  for (const [name, one, many] of [
+    ['verify', verifyOne, verifyMerged],
+    ['status', statusOne, statusMerged],
+  ])
+    rows.push({
+      measure: `${name}, 50 merged branches / the same changes on one branch`,
+      value: `${(many / one).toFixed(2)} (${many.toFixed(1)} ms / ${one.toFixed(1)} ms; ${shape})`,
+      target: '<= 1.2',
+      ok: many / one <= 1.2,
+      metric: many / one,
+      better: 'lower',
+      command:
+        `${name === 'verify' ? 'verifyInParallel (what autoctx verify runs)' : 'status (what autoctx status runs)'} ` +
+        'in process on a git repository whose 50 rounds (propose, confirm, promote, commit; rollback, commit) ' +
+        'were each made on a branch from main and merged with --no-ff, against one where they were made on main ' +
+        '(median of 30: 15 rounds run in both orders)',
+    });
+}
+
 // 8. Peak memory of the 100 MiB case: propose, materialize and verify a bundle with one 100 MiB component.
 const mem = path.join(work, 'memory');
 const peakOf = (args) => {
@@ -1036,10 +1128,14 @@ for (const [label, line] of [
   });
 }
 
-printTable(rows);
-if (option('--json')) fs.writeFileSync(option('--json'), `${JSON.stringify(rows)}\n`);
-console.log(
-  `\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ` +
-    `${process.version}; canonical sample length ${canonicalJson(input).length} bytes`,
-);
-fs.rmSync(work, {recursive: true, force: true});
+finish(`; canonical sample length ${canonicalJson(input).length} bytes`);
+
+/** Print the table, write the rows (--json), and remove the work folder. */
+function finish(note = '') {
+  printTable(rows);
+  if (option('--json')) fs.writeFileSync(option('--json'), `${JSON.stringify(rows)}\n`);
+  console.log(
+    `\nmachine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}${note}`,
+  );
+  fs.rmSync(work, {recursive: true, force: true});
+}

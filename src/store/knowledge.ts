@@ -274,7 +274,8 @@ export class KnowledgeStore {
       (e) => e.isFile() && this.paths.isGitattributesTemp(e.name),
     );
     const current = readGitattributes(this.guard);
-    const write = current.state === 'edited' || (current.state === 'absent' && options.create);
+    const write =
+      current.state === 'edited' || current.state === 'outdated' || (current.state === 'absent' && options.create);
     if (leftovers.length === 0 && !write) return null;
     const state = this.state();
     return state.withLock(timeoutSeconds, () => {

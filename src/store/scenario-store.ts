@@ -137,16 +137,16 @@ export class ScenarioStore implements KindContext {
    * the root's .gitignore is brought up to date (under the state area's lock,
    * which comes after). A step that fails leaves both as they were. Nothing
    * here walks the tree: leftovers elsewhere are verify's to report
-   * (LEFTOVER_TEMP) and repair's to remove.
+   * (LEFTOVER_TEMP) and repair's to remove. A rehearsal runs fn the same way
+   * and puts back everything it wrote, also when it succeeds: it tells whether
+   * the step would be refused.
    */
-  async withLock<T>(timeoutSeconds: number, fn: () => T | Promise<T>): Promise<T> {
+  async withLock<T>(timeoutSeconds: number, fn: () => T | Promise<T>, rehearse = false): Promise<T> {
     const lock = new StoreLock(this.paths.lockTarget, this.paths.lock);
     this.guard.check(this.paths.contextDir);
-    await lock.acquire({timeoutSeconds});
-    this.lock = lock;
-    pausePoint('scenario:locked');
     // In a signed scenario every step that changes the state is signed: a command that did not prepare its signing
-    // is signed now (its key from its options, the environment or the user config), or its step is refused and undone.
+    // is signed now (its key from its options, the environment or the user config), before anything is locked; when it
+    // cannot be, the step is refused right before its first change of a file the chain tracks, and undone.
     const signedTree = exists(this.paths.signingStart);
     let refusal: unknown = null;
     if (signedTree && !this.signer && this.lateSigning) {
@@ -157,17 +157,33 @@ export class ScenarioStore implements KindContext {
         refusal = error;
       }
     }
+    await lock.acquire({timeoutSeconds});
+    this.lock = lock;
+    pausePoint('scenario:locked');
     let undone: unknown = null;
+    let refused: unknown = null;
+    this.writer.beforeChange =
+      signedTree && !this.signer
+        ? (file) => {
+            if (refused === null && !chainTracked(this, file)) return;
+            try {
+              refuseUnsigned(this, refusal, file, (e) => (undone = e));
+            } catch (error) {
+              refused = error;
+              throw error;
+            }
+          }
+        : null;
     try {
       const result = await this.writer
         .transaction(async () => {
           // In a signed scenario every step that changed the state ends with its signed chain entry, also one that
           // ends in a refusal that keeps what it wrote (not exit 2 or 9, which put it back): what is on disk is
-          // chained.
+          // chained. A refusal of an unsigned change stands even when the step caught it.
           const chain = () => {
+            if (refused !== null) throw refused;
             if (this.signer && this.chainActor !== null)
               appendStateChange(this, this.chainActor, this.writer.stepFiles());
-            else if (signedTree) refuseUnsigned(this, refusal, (e) => (undone = e));
           };
           let value: T;
           try {
@@ -178,10 +194,11 @@ export class ScenarioStore implements KindContext {
           }
           chain();
           return value;
-        })
+        }, rehearse)
         .catch((error: unknown) => {
           throw undone ?? error; // a refusal other than exit 2, raised once the step is undone
         });
+      if (rehearse) return result;
       // Housekeeping only after the step succeeded: a command that fails changes nothing, not even leftovers or the
       // .gitignore.
       this.sweepLeftovers();
@@ -191,6 +208,7 @@ export class ScenarioStore implements KindContext {
       }
       return result;
     } finally {
+      this.writer.beforeChange = null;
       this.lock = undefined;
       await lock.releaseLock();
     }
@@ -265,16 +283,13 @@ export class ScenarioStore implements KindContext {
 }
 
 /**
- * A step of a signed scenario that changed a file the signed state chain
- * tracks, with no key to sign it: refused with exit 2, so that the step is
- * undone (knowledge/ left as it was). Why there was no key (none given, or
- * trust that does not hold: then that error, raised after the undo) is named.
+ * A step of a signed scenario about to change a file the signed state chain
+ * tracks, with no key to sign it: refused with exit 2 before the change, so
+ * that the step is undone (knowledge/ left as it was). Why there was no key
+ * (none given, or trust that does not hold: then that error, raised after the
+ * undo) is named.
  */
-function refuseUnsigned(store: ScenarioStore, refusal: unknown, after: (error: unknown) => void): void {
-  const changed = store.writer.stepFiles().filter((f) => chainTracked(store, f));
-  if (changed.length === 0) return;
-  const what =
-    `${store.guard.relative(changed[0]!)}` + `${changed.length > 1 ? ` and ${changed.length - 1} other files` : ''}`;
+function refuseUnsigned(store: ScenarioStore, refusal: unknown, file: string, after: (error: unknown) => void): never {
   if (isAutoctxError(refusal) && refusal.exitCode !== 2) after(refusal);
   const why =
     isAutoctxError(refusal) && refusal.exitCode === 2 && refusal.code !== 'SIGNING_KEY_REQUIRED'
@@ -282,9 +297,9 @@ function refuseUnsigned(store: ScenarioStore, refusal: unknown, after: (error: u
       : '';
   fail(
     'SIGNING_KEY_REQUIRED',
-    `scenario "${store.scenario}" is signed, and this command changes ${what}: every state change in a ` +
-      `signed tree is signed and chained; give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or signing_key ` +
-      `in the user config)${why}; nothing was written`,
-    {file: store.guard.relative(changed[0]!)},
+    `scenario "${store.scenario}" is signed, and this command changes ${store.guard.relative(file)}: every ` +
+      `state change in a signed tree is signed and chained; give --signing-key FILE (or $AUTOCTX_SIGNING_KEY, or ` +
+      `signing_key in the user config)${why}; nothing was written`,
+    {file: store.guard.relative(file)},
   );
 }

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import {sweepAbandonedEvaluationFolders} from '../../store/index.js';
+import {sweepAbandonedEvaluationFolders, type ScenarioStore} from '../../store/index.js';
 import type {RepairRun} from '../../store/kinds/common/kind-steps.js';
 import {readSigningStart} from '../../store/kinds/signing/signing-records.js';
 import {lockTimeout, now, openKnowledge, type StoreOptions} from './store-options.js';
 import {SCENARIO_REPAIRS} from './kind-steps.generated.js';
 import {checkActor} from './actor.js';
-import {fail} from '../../errors.js';
+import {fail, isAutoctxError, rethrowUnless} from '../../errors.js';
 import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
 import {DIVERGED_WAY_OUT} from '../../model/common/divergence-advice.js';
 
@@ -54,25 +54,40 @@ export async function repair(options: StoreOptions): Promise<RepairResult> {
   }
   const actions: string[] = [];
   const remaining: string[] = [];
+  const runOf = (store: ScenarioStore, into: {actions: string[]; remaining: string[]}): RepairRun => ({
+    store,
+    signed: readSigningStart(store) !== null,
+    rel: (p) => path.relative(knowledge.root, p),
+    now: () => now(options),
+    actor: options.actor,
+    ...into,
+  });
+  const stores = names.map((name) => knowledge.scenario(name));
+  const steps = (run: RepairRun, rehearse = false) =>
+    run.store.withLock(
+      lockTimeout(options),
+      () => {
+        for (const step of SCENARIO_REPAIRS) step.repair(run);
+      },
+      rehearse,
+    );
+  // A signed scenario this run has no key for is refused right before its first change of a file the signed chain
+  // tracks. Each such scenario is rehearsed (and put back) before anything else is repaired, so that its refusal
+  // leaves every scenario, and the root, as they were.
+  if (stores.length > 1)
+    for (const store of stores) {
+      if (readSigningStart(store) === null || !store.lateSigning) continue;
+      try {
+        store.lateSigning();
+      } catch (error) {
+        rethrowUnless(error, isAutoctxError);
+        await steps(runOf(store, {actions: [], remaining: []}), true);
+      }
+    }
   // Evaluation folders (autoctx-bundles-*) left by runs that died: they are per machine, outside the tree.
   for (const dir of sweepAbandonedEvaluationFolders())
     actions.push(`removed ${dir}, the evaluation folder of a run that died`);
-  for (const name of names) {
-    const store = knowledge.scenario(name);
-    const signed = readSigningStart(store) !== null;
-    const run: RepairRun = {
-      store,
-      signed,
-      rel: (p) => path.relative(knowledge.root, p),
-      now: () => now(options),
-      actor: options.actor,
-      actions,
-      remaining,
-    };
-    await store.withLock(lockTimeout(options), () => {
-      for (const step of SCENARIO_REPAIRS) step.repair(run);
-    });
-  }
+  for (const store of stores) await steps(runOf(store, {actions, remaining}));
   // The root's .gitattributes: written in a tree autoctx made before it wrote one (the root's .gitignore is autoctx's
   // mark; a tree another implementation wrote is left as it is), its block restored where it was edited.
   const attributes = await knowledge.ensureGitattributes(lockTimeout(options), {

@@ -206,6 +206,15 @@ function start(options: VerifyOptions): {result: VerifyResult; checkers: Finding
         `${attributesRel} lacks autoctx's rules (a tree made before autoctx wrote them): git may convert ` +
         `line endings on checkout and merge mutable documents line by line (autoctx repair writes them)`,
     });
+  else if (attributes.state === 'outdated')
+    result.warnings.push({
+      severity: 'warning',
+      code: 'GITATTRIBUTES_MISSING',
+      file: attributesRel,
+      message:
+        `${attributesRel} holds the block an earlier autoctx wrote, which leaves some files autoctx rewrites ` +
+        `(signatures, runtime files) to git's line-by-line merge (autoctx repair writes the current block)`,
+    });
   else if (attributes.state === 'edited')
     result.errors.push({
       severity: 'error',

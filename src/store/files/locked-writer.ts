@@ -50,6 +50,9 @@ export class LockedWriter {
   /** Every folder a write of this process went into (its leftovers are swept once the step succeeds). */
   readonly folders = new Set<string>();
 
+  /** Called with each file right before this writer changes it; it may refuse the change by throwing. */
+  beforeChange: ((file: string) => void) | null = null;
+
   /**
    * The files the current step changed: each with the link that keeps its previous version (null: it did not exist).
    */
@@ -71,13 +74,13 @@ export class LockedWriter {
    * changed is put back and the error is raised, so a failed command changes
    * nothing; on success the kept versions are dropped. Other errors leave
    * what the step wrote, as a crash would (the same command run again, or
-   * repair, completes it).
+   * repair, completes it). A rehearsal is put back even when it succeeds.
    */
-  async transaction<T>(fn: () => T | Promise<T>): Promise<T> {
+  async transaction<T>(fn: () => T | Promise<T>, rehearse = false): Promise<T> {
     this.journal = [];
     try {
       const result = await fn();
-      this.settle(false);
+      this.settle(rehearse);
       return result;
     } catch (error) {
       const environment = isAutoctxError(error) && error.exitCode === 9;
@@ -150,6 +153,7 @@ export class LockedWriter {
   /** Replace a file atomically (readers see the old or the new one, whole). */
   replace(file: string, data: WriteData, extra?: Omit<WriteOptions, 'beforePublish'>): void {
     const options = this.options(extra);
+    this.beforeChange?.(file);
     this.remember(file);
     this.run(() => atomicWrite(this.guard, file, data, options));
   }
@@ -157,6 +161,7 @@ export class LockedWriter {
   /** Replace a mutable document atomically, after checking it against its schema. */
   replaceDocument(file: string, schema: SchemaName, value: unknown, extra?: Omit<WriteOptions, 'beforePublish'>): void {
     const options = this.options(extra);
+    this.beforeChange?.(file);
     this.remember(file);
     this.run(() => writeDocument(this.guard, file, schema, value, options));
   }
@@ -176,6 +181,7 @@ export class LockedWriter {
     const options = this.options();
     this.folders.add(path.dirname(file));
     const absent = !exists(file);
+    if (absent) this.beforeChange?.(file);
     if (absent) this.rememberFolders(file);
     const created = this.run(() => publish(options));
     if (created && absent) this.journal?.push({file, previous: null});
@@ -185,6 +191,7 @@ export class LockedWriter {
   /** Remove a file or folder (a leftover, or a mirror with nothing to mirror). */
   remove(file: string): void {
     const options = this.options();
+    this.beforeChange?.(file);
     this.remember(file);
     this.run(() => removeFile(this.guard, file, options));
   }
