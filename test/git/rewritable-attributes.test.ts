@@ -34,6 +34,7 @@ const SAMPLE: Record<string, string> = {
   'state-change': `demo/context_bundles/signing/chain/${H}.json`,
   rollover: `demo/context_bundles/rollovers/${'c'.repeat(32)}.json`,
   'foreign-move': `demo/context_bundles/foreign_moves/${'d'.repeat(32)}.json`,
+  'reconcile-record': `demo/context_bundles/reconciles/${'e'.repeat(64)}.json`,
   'record-history-entry': `${C}/record_history/${'e'.repeat(64)}.json`,
   'record-histories': 'demo/context_bundles/record_histories.json',
   curation: 'demo/context_bundles/bootstrap/curation.json',

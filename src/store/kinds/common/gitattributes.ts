@@ -21,8 +21,8 @@ import {RootPaths} from '../../paths.js';
  * Lines a person wrote outside the block are theirs. A tree made before this file existed lacks it: a warning that
  * `autoctx repair` clears (it writes the file, or appends the block to a person's own). A block an earlier autoctx
  * wrote (EARLIER_BLOCKS) is outdated: a warning too, and repair writes the current one in its place. A block that is
- * there but not autoctx's bytes was edited: an error, and repair writes the block back (the lines outside it stay). Lines after the
- * block override it, so the block must end the file (only blank or comment lines may follow).
+ * there but not autoctx's bytes was edited: an error, and repair writes the block back (the lines outside it stay).
+ * Lines after the block override it, so the block must end the file (only blank or comment lines may follow).
  */
 export const GITATTRIBUTES_BEGIN = '# autoctx: begin (written by autoctx init and repair; autoctx verify checks it)';
 export const GITATTRIBUTES_END = '# autoctx: end';
