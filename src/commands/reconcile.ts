@@ -17,7 +17,8 @@ export default class Reconcile extends SigningWritingCommand {
     'other side proposed or evaluated are taken as they stood before any decision. The result is built and ' +
     'verified outside the knowledge folder; only a tree that verifies replaces it, with one record per ' +
     'scenario of what became of each change (autoctx log shows it). --dry-run prints the plan and writes ' +
-    'nothing. After a rebase, name its two sides with --ours and --theirs.';
+    'nothing. --scenario S reconciles that scenario alone (the others stay as the work tree holds them). After a ' +
+    'rebase, name its two sides with --ours and --theirs.';
   static override examples = [
     '<%= config.bin %> reconcile --dry-run',
     '<%= config.bin %> reconcile && git add -A knowledge && git commit',
@@ -42,6 +43,7 @@ export default class Reconcile extends SigningWritingCommand {
     const {flags} = await this.parse(Reconcile);
     const r = await reconcile({
       knowledge: flags.knowledge,
+      scenario: flags.scenario,
       keep: flags.keep,
       base: flags.base,
       ours: flags.ours,

@@ -202,7 +202,11 @@ describe('reconcile as a user runs it', () => {
       const {repo, knowledge} = await SCENARIOS['two promotions from one parent']!();
       expect(merge(repo, 'bob').length).toBeGreaterThan(0);
       const before = treeHash(knowledge);
-      const dry = runCli(['reconcile', '--dry-run', '--knowledge', knowledge]);
+      const unknown = runCli(['reconcile', '--scenario', 'nope', '--knowledge', knowledge]);
+      expect(unknown.status).toBe(2);
+      expect(unknown.stderr).toMatch(/^error SCENARIO_NOT_FOUND: neither side of the merge has scenario "nope"\n$/);
+      expect(treeHash(knowledge)).toBe(before);
+      const dry = runCli(['reconcile', '--dry-run', '--scenario', 'demo', '--knowledge', knowledge]);
       expect(dry.status).toBe(0);
       expect(dry.stdout).toMatch(/promotion [0-9a-f]{64} .* → stale/);
       expect(dry.stdout).toMatch(/dry run: nothing was written/);

@@ -7,6 +7,7 @@ import {
 } from '../../../model/common/reconcile.js';
 import {isoTimestamp} from '../../../model/promotion/records.js';
 import {KnowledgeStore} from '../../../store/index.js';
+import {assertScenarioName} from '../../../store/paths.js';
 import {extractTree, mergeSides, shortCommit, type MergeSides} from '../../../store/io/git-sides.js';
 import {applyStage, copyTree, makeStageDirs, treeFiles, type StageDirs} from '../../../store/io/reconcile-stage.js';
 import {writeReconcile} from '../../../store/kinds/common/reconcile-record.js';
@@ -112,6 +113,14 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     const otherFiles = treeFiles(dirs.other);
     const stageRoot = KnowledgeStore.open(dirs.stage);
     const names = new Set([...KnowledgeStore.open(dirs.other).listScenarios()]);
+    // --scenario: that scenario alone is reconciled and replaced; every other file stays as the work tree holds it.
+    const only = options.scenario;
+    if (only !== undefined) {
+      assertScenarioName(only);
+      const known = names.has(only) || KnowledgeStore.open(dirs.kept).listScenarios().includes(only);
+      if (!known) fail('SCENARIO_NOT_FOUND', `neither side of the merge has scenario "${only}"`);
+      for (const n of [...names]) if (n !== only) names.delete(n);
+    }
     const results: ReconcileScenarioResult[] = [];
     let tick = 0;
     const clock = () => new Date(at.getTime() + tick++);
@@ -159,7 +168,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       const digest = await store.withBareLock(timeout, () => writeReconcile(store, record));
       r.record = store.guard.relative(store.paths.reconcile(digest));
     }
-    const applied = await applyLocked(knowledge, dirs.stage, timeout);
+    const applied = await applyLocked(knowledge, dirs.stage, timeout, only);
     return {
       ...empty,
       status: 'reconciled',
@@ -187,10 +196,10 @@ async function signedOrRefused<T>(scenario: string, fn: () => Promise<T>): Promi
 }
 
 /** Apply the stage under every scenario's lock (of the kept tree and the stage), taken one after the other. */
-async function applyLocked(knowledge: KnowledgeStore, stage: string, timeout: number) {
-  const names = knowledge.listScenarios();
+async function applyLocked(knowledge: KnowledgeStore, stage: string, timeout: number, only: string | undefined) {
+  const names = knowledge.listScenarios().filter((n) => only === undefined || n === only);
   const run = async (i: number): Promise<ReturnType<typeof applyStage>> => {
-    if (i === names.length) return applyStage(stage, knowledge.guard);
+    if (i === names.length) return applyStage(stage, knowledge.guard, only === undefined ? '' : `${only}/`);
     const store = knowledge.scenario(names[i]!);
     return store.withBareLock(timeout, () => run(i + 1));
   };
