@@ -384,6 +384,7 @@ const SIGNED_ELSEWHERE: Record<string, string> = {
   'trials migrate': 'prepareSigning, signing.test.ts',
   'rollback approve': 'signing.test.ts (a second signer)',
   'signing start': 'begins the chain (beforeAll)',
+  reconcile: 'needs a git merge: test/git/reconcile.test.ts (a signed tree: refused without a key, nothing written)',
 };
 
 function commandIds(): string[] {

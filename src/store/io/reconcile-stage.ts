@@ -93,8 +93,8 @@ export interface AppliedStage {
 
 /**
  * Make the knowledge root's files (its state area aside) those of the stage: each file that differs is replaced
- * whole (write, fsync, rename), each the stage lacks removed (under `prefix` alone, when given). A crash part way leaves some files of each; running
- * reconcile again, from the same commits, finishes it.
+ * whole (write, fsync, rename), each the stage lacks removed (under `prefix` alone, when given). A crash part way
+ * leaves some files of each; running reconcile again, from the same commits, finishes it.
  */
 export function applyStage(stage: string, guard: RootGuard, prefix = ''): AppliedStage {
   const under = (files: Map<string, string>) => new Map([...files].filter(([rel]) => rel.startsWith(prefix)));
