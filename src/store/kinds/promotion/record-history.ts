@@ -59,8 +59,10 @@ export function readHistoryEntry(ctx: KindContext, digest: string, key: HistoryK
   );
 }
 
+/** An entry readHistoryEntry returned: one named by a digest hashes to it (checked there), not hashed again. */
 function linked(name: string, key: HistoryKey, e: RecordHistoryEntry): Entry {
-  return {name, key, value: e, digest: entryDigest(e), previous: e.previous_entry_sha256};
+  const digest = typeof key === 'string' ? key : entryDigest(e);
+  return {name, key, value: e, digest, previous: e.previous_entry_sha256};
 }
 
 /** A candidate's history as its links make it (an unreadable entry throws). */

@@ -4,7 +4,6 @@ import {createCausalAttribution} from '../../../model/evaluation/causal-attribut
 import {matchedEvidenceDigest} from '../../../model/evaluation/evidence-digests.js';
 import {sortEvidence} from '../../../model/evaluation/trial.js';
 import {readDocument} from '../../documents.js';
-import {exists} from '../../files/fs.js';
 import type {KindContext} from '../common/kind-context.js';
 import type {ManifestDiff} from '../../../model/bundle/diff.js';
 import type {Findings} from '../../findings.js';
@@ -87,7 +86,7 @@ function expectedAttribution(c: Findings, digest: string, diff: ManifestDiff): R
 function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | null | undefined): void {
   const {store} = c;
   const causal = store.paths.causalAttribution(digest);
-  if (exists(causal) && diff) {
+  if (store.guard.present(causal) && diff) {
     const stored = c.attempt(causal, () => readDocument(store.guard, causal, CAUSAL_SCHEMA));
     const made = expectedAttribution(c, digest, diff);
     if (stored && !jsonEqual(stored, made))
@@ -98,7 +97,7 @@ function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | 
       );
   }
   const stale = store.paths.staleTerminalization(digest);
-  if (!exists(stale)) return;
+  if (!store.guard.present(stale)) return;
   const doc = c.attempt(stale, () => readDocument(store.guard, stale, STALE_SCHEMA)) as Record<string, unknown> | null;
   if (!doc) return;
   c.attempt(stale, () => {
@@ -145,7 +144,7 @@ function verifyMarkersPresent(
 ): void {
   const {store} = c;
   const stale = store.paths.staleTerminalization(digest);
-  if (!exists(stale)) {
+  if (!store.guard.present(stale)) {
     const neg = c.attempt(store.paths.negativeResult(digest), () => readNegativeResult(store, digest)) as {
       entries?: Array<{result_id?: unknown}>;
     } | null;
@@ -159,7 +158,7 @@ function verifyMarkersPresent(
     }
   }
   const causal = store.paths.causalAttribution(digest);
-  if (exists(causal) || !diff || !promoted.has(digest)) return;
+  if (store.guard.present(causal) || !diff || !promoted.has(digest)) return;
   if (expectedAttribution(c, digest, diff))
     c.error(
       causal,
