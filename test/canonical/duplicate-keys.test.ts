@@ -35,7 +35,9 @@ describe('duplicate keys', () => {
     const members = fc.array(fc.tuple(key, leaf), {maxLength: 5});
     fc.assert(
       fc.property(fc.array(members, {minLength: 1, maxLength: 3}), (objects) => {
-        const text = `[${objects.map((o) => `{${o.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`).join(', ')}]`;
+        const object = (o: Array<[string, unknown]>) =>
+          `{${o.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`;
+        const text = `[${objects.map(object).join(', ')}]`;
         const twice = objects.some((o) => new Set(o.map(([k]) => k)).size < o.length);
         expect(code(text)).toBe(twice ? 'DUPLICATE_KEY' : null);
       }),

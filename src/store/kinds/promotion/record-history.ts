@@ -256,12 +256,9 @@ export function verifyRecordHistory(
   const recordFile = store.paths.record(digest);
   const listed: string[] = [];
   for (const e of listDir(store.guard, dir)) {
-    if (e.isFile() && isHistoryEntryName(e.name)) {
-      listed.push(e.name);
-      continue;
-    }
+    if (e.isFile() && isHistoryEntryName(e.name)) listed.push(e.name);
     // a crash's temporary file: the leftover check names it
-    if (leftoverKind(`${dir}/${e.name}`, e.isDirectory() ? 'dir' : 'file') === null)
+    else if (leftoverKind(`${dir}/${e.name}`, e.isDirectory() ? 'dir' : 'file') === null)
       c.error(
         `${dir}/${e.name}`,
         'RECORD_HISTORY_MISMATCH',
