@@ -289,5 +289,45 @@ export function stableDigest(value: unknown): string {
 
 /** True when two JSON values have the same canonical form. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  return sameValue(a, b, 0) || canonicalJson(a) === canonicalJson(b);
+}
+
+/**
+ * True when a and b are the same value in every respect canonical JSON writes, each one it accepts (the checks of
+ * inKeyOrder): then their canonical forms are equal without writing them. False otherwise, also for a value canonical
+ * JSON refuses, so that jsonEqual writes both and fails as canonicalJson does.
+ */
+function sameValue(a: unknown, b: unknown, depth: number): boolean {
+  switch (typeof a) {
+    case 'string':
+      return a === b && a.isWellFormed();
+    case 'number':
+      return a === b && Number.isFinite(a) && (!Number.isInteger(a) || Number.isSafeInteger(a));
+    case 'boolean':
+      return a === b;
+    case 'object': {
+      if (a === null || b === null) return a === b;
+      if (typeof b !== 'object' || depth >= MAX_DEPTH) return false;
+      if (Array.isArray(a)) {
+        if (!Array.isArray(b) || a.length !== b.length) return false;
+        for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i], depth + 1)) return false;
+        return true;
+      }
+      if (Array.isArray(b) || !plainObject(a) || !plainObject(b)) return false;
+      const x = a as Record<string, unknown>;
+      const y = b as Record<string, unknown>;
+      const keys = Object.keys(x);
+      if (keys.length !== Object.keys(y).length) return false;
+      for (const key of keys)
+        if (!Object.hasOwn(y, key) || !key.isWellFormed() || !sameValue(x[key], y[key], depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false; // undefined, functions, symbols, bigints: canonical JSON refuses them
+  }
+}
+
+function plainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }

@@ -10,9 +10,10 @@ export function assertJsonSafe(root: unknown): void {
   if (!jsonSafe(root)) describeUnsafe(root);
 }
 
-/** What the walk of a parsed value counts for the duplicate-key check: its object members. */
+/** What the walk of a parsed value counts for the duplicate-key check: its members, and the colons of its strings. */
 interface Tally {
   members: number;
+  colons: number;
 }
 
 function colonsIn(s: string): number {
@@ -21,43 +22,36 @@ function colonsIn(s: string): number {
   return n;
 }
 
-/** The colons in the strings and keys of a parsed value. */
-function colonsOf(root: unknown): number {
-  let n = 0;
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (typeof value === 'string') n += colonsIn(value);
-    else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) stack.push(value[i]);
-    else if (value !== null && typeof value === 'object')
-      for (const key in value) {
-        if (!Object.hasOwn(value, key)) continue;
-        n += colonsIn(key);
-        stack.push((value as Record<string, unknown>)[key]);
-      }
-  }
-  return n;
-}
-
 /** The hot path: the same checks, without building a path for every value. */
 function jsonSafe(root: unknown, tally?: Tally): boolean {
-  const stack: Array<[unknown, number]> = [[root, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
+  // Two stacks side by side: no pair allocated per value.
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
     if (typeof value === 'number') {
       if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) return false;
     } else if (typeof value === 'string') {
       if (!value.isWellFormed()) return false;
+      if (tally) tally.colons += colonsIn(value);
     } else if (value !== null && typeof value === 'object') {
       if (depth >= MAX_DEPTH) return false;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) stack.push([value[i], depth + 1]);
+        for (let i = 0; i < value.length; i++) {
+          values.push(value[i]);
+          depths.push(depth + 1);
+        }
       } else {
         for (const key in value) {
           if (!Object.hasOwn(value, key)) continue;
           if (!key.isWellFormed()) return false;
-          if (tally) tally.members++;
-          stack.push([(value as Record<string, unknown>)[key], depth + 1]);
+          if (tally) {
+            tally.members++;
+            tally.colons += colonsIn(key);
+          }
+          values.push((value as Record<string, unknown>)[key]);
+          depths.push(depth + 1);
         }
       }
     }
@@ -102,16 +96,16 @@ export function duplicateKeyOf(text: string): {key: string; path: string} | null
 }
 
 /**
- * Refuse a key named twice in one object of `text` (DUPLICATE_KEY), `value` being its parse and `tally` the walk's
- * count of its members. Outside strings a colon ends each key, so the text's colons are its members written plus the
- * colons of its strings; JSON.parse keeps one member per distinct key. Equal to the members: no duplicate (the common
- * case, one scan for ':'). Otherwise the colons of the parsed strings are counted (exact unless a \u003a escape
- * spells one), and only a document that still does not add up is scanned key by key.
+ * Refuse a key named twice in one object of `text` (DUPLICATE_KEY), `tally` being the walk of its parse: its members
+ * and the colons of its strings and keys. Outside strings a colon ends each key, so the text's colons are its members
+ * written plus the colons of its strings; JSON.parse keeps one member per distinct key. Equal to the members: no
+ * duplicate (no colon in a string). Else, less the colons of the parsed strings, equal to the members (exact unless a
+ * \u003a escape spells one): no duplicate either; only a document that still does not add up is scanned key by key.
  */
-function assertNoDuplicateKey(text: string, value: unknown, tally: Tally): void {
+function assertNoDuplicateKey(text: string, tally: Tally): void {
   const colons = colonsIn(text);
   if (colons === tally.members) return;
-  if (colons - colonsOf(value) === tally.members && !text.includes('\\u003a') && !text.includes('\\u003A')) return;
+  if (colons - tally.colons === tally.members && !text.includes('\\u003a') && !text.includes('\\u003A')) return;
   const found = duplicateKeyOf(text);
   if (found)
     fail('DUPLICATE_KEY', `the key "${found.key}" appears twice in the object at ${found.path}`, {
@@ -161,9 +155,9 @@ export function parseJson(text: string): JsonValue {
     if (error instanceof RangeError) fail('NESTING_TOO_DEEP', 'JSON nesting is too deep to parse');
     fail('INVALID_JSON', `malformed JSON: ${(error as Error).message.replace(/\s+/g, ' ').slice(0, 200)}`);
   }
-  const tally: Tally = {members: 0};
+  const tally: Tally = {members: 0, colons: 0};
   if (!jsonSafe(value, tally)) describeUnsafe(value);
-  assertNoDuplicateKey(text, value, tally);
+  assertNoDuplicateKey(text, tally);
   return value as JsonValue;
 }
 

@@ -37,7 +37,17 @@ export function manifestDiff(tested: DiffSide, comparison: DiffSide): ManifestDi
 
 /** A string's JSON spelling: most keys and epochs need no escaping, and JSON.stringify of each is the cost to skip. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-const str = (s: string) => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
+/** Spellings by string: the bundles of a scenario repeat their kinds and keys (verify spells each diff twice). */
+const spellings = new Map<string, string>();
+function str(s: string): string {
+  let spelled = spellings.get(s);
+  if (spelled === undefined) {
+    spelled = PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
+    if (spellings.size >= 4096) spellings.clear();
+    spellings.set(s, spelled);
+  }
+  return spelled;
+}
 const digestOrNull = (d: string | null) => (d === null ? 'null' : `"${d}"`);
 
 /**
@@ -50,10 +60,17 @@ export function diffCanonicalJson(body: Omit<ManifestDiff, 'digest'>): string {
   let s = '{"changes":[';
   for (let i = 0; i < body.changes.length; i++) {
     const c = body.changes[i]!;
+    // Split only where a value goes in: each piece of constant text is one literal.
     s +=
-      `${i === 0 ? '' : ','}{"comparison_component_digest":${digestOrNull(c.comparison_component_digest)},"` +
-      `component_key":${str(c.component_key)},"component_kind":${str(c.component_kind)},"tested_component_d` +
-      `igest":${digestOrNull(c.tested_component_digest)}}`;
+      (i === 0 ? '{"comparison_component_digest":' : ',{"comparison_component_digest":') +
+      digestOrNull(c.comparison_component_digest) +
+      ',"component_key":' +
+      str(c.component_key) +
+      ',"component_kind":' +
+      str(c.component_kind) +
+      ',"tested_component_digest":' +
+      digestOrNull(c.tested_component_digest) +
+      '}';
   }
   return (
     `${s}],"comparison_bundle_digest":"${body.comparison_bundle_digest}","evaluator_epoch":` +
@@ -71,10 +88,15 @@ export function diffPrettyJson(diff: ManifestDiff): string {
   for (let i = 0; i < diff.changes.length; i++) {
     const c = diff.changes[i]!;
     s +=
-      `${i === 0 ? '' : ','}\n    {\n      "comparison_component_digest": ` +
-      `${digestOrNull(c.comparison_component_digest)},\n      "component_key": ${str(c.component_key)},\n  ` +
-      `    "component_kind": ${str(c.component_kind)},\n      "tested_component_digest": ` +
-      `${digestOrNull(c.tested_component_digest)}\n    }`;
+      (i === 0 ? '\n    {\n      "comparison_component_digest": ' : ',\n    {\n      "comparison_component_digest": ') +
+      digestOrNull(c.comparison_component_digest) +
+      ',\n      "component_key": ' +
+      str(c.component_key) +
+      ',\n      "component_kind": ' +
+      str(c.component_kind) +
+      ',\n      "tested_component_digest": ' +
+      digestOrNull(c.tested_component_digest) +
+      '\n    }';
   }
   s += diff.changes.length === 0 ? ']' : '\n  ]';
   return (

@@ -37,6 +37,13 @@ export function listEntryNames(guard: RootGuard, dir: string): string[] {
 }
 
 export function shapeOf<T>(entries: Linked<T>[]): ChainShape<T> {
+  if (entries.length === 1) {
+    // One entry (most histories): the line when it is a first entry, else detached; nothing else to find.
+    const only = entries[0]!;
+    return only.previous === null
+      ? {line: [only], forks: [], detached: [], duplicates: []}
+      : {line: [], forks: [], detached: [only], duplicates: []};
+  }
   const byDigest = new Map<string, Linked<T>>();
   const duplicates: Linked<T>[] = [];
   // A digest-named copy is the one kept; the earlier name is the duplicate an interrupted upgrade left.

@@ -59,8 +59,10 @@ export function readHistoryEntry(ctx: KindContext, digest: string, key: HistoryK
   );
 }
 
+/** An entry readHistoryEntry returned: one named by a digest hashes to it (checked there), not hashed again. */
 function linked(name: string, key: HistoryKey, e: RecordHistoryEntry): Entry {
-  return {name, key, value: e, digest: entryDigest(e), previous: e.previous_entry_sha256};
+  const digest = typeof key === 'string' ? key : entryDigest(e);
+  return {name, key, value: e, digest, previous: e.previous_entry_sha256};
 }
 
 /** A candidate's history as its links make it (an unreadable entry throws). */
@@ -252,18 +254,17 @@ export function verifyRecordHistory(
   const {store} = c;
   const dir = store.paths.recordHistoryDir(digest);
   const recordFile = store.paths.record(digest);
-  const names = listDir(store.guard, dir);
-  for (const e of names) {
+  const listed: string[] = [];
+  for (const e of listDir(store.guard, dir)) {
+    if (e.isFile() && isHistoryEntryName(e.name)) listed.push(e.name);
     // a crash's temporary file: the leftover check names it
-    const leftover = leftoverKind(`${dir}/${e.name}`, e.isDirectory() ? 'dir' : 'file');
-    if (leftover === null && (!e.isFile() || !isHistoryEntryName(e.name)))
+    else if (leftoverKind(`${dir}/${e.name}`, e.isDirectory() ? 'dir' : 'file') === null)
       c.error(
         `${dir}/${e.name}`,
         'RECORD_HISTORY_MISMATCH',
         `${c.rel(dir)}/${e.name} is not an entry of a record history`,
       );
   }
-  const listed = names.filter((e) => e.isFile() && isHistoryEntryName(e.name)).map((e) => e.name);
   const fileOf = (name: string) => `${dir}/${name}`;
   if (listed.length === 0) {
     if (record && adoption && !adoption.predating.has(digest)) {

@@ -4,7 +4,6 @@ import {createCausalAttribution} from '../../../model/evaluation/causal-attribut
 import {matchedEvidenceDigest} from '../../../model/evaluation/evidence-digests.js';
 import {sortEvidence} from '../../../model/evaluation/trial.js';
 import {readDocument} from '../../documents.js';
-import {exists} from '../../files/fs.js';
 import type {KindContext} from '../common/kind-context.js';
 import type {ManifestDiff} from '../../../model/bundle/diff.js';
 import type {Findings} from '../../findings.js';
@@ -60,8 +59,19 @@ export function verifyMarkers(
       }),
     );
   }
-  verifyMarkersPresent(c, digest, diff, promoted);
-  verifyMarkerContents(c, digest, diff);
+  // Whether each marker is there, asked once (of the walk) for both checks below.
+  const there = {
+    stale: c.store.guard.present(c.store.paths.staleTerminalization(digest)),
+    causal: c.store.guard.present(c.store.paths.causalAttribution(digest)),
+  };
+  verifyMarkersPresent(c, digest, diff, promoted, there);
+  verifyMarkerContents(c, digest, diff, there);
+}
+
+/** Which of a candidate's two markers are there. */
+interface MarkersThere {
+  stale: boolean;
+  causal: boolean;
 }
 
 /**
@@ -84,10 +94,15 @@ function expectedAttribution(c: Findings, digest: string, diff: ManifestDiff): R
  * one they compute, and the stale marker's parent, plan, evidence and reason are the candidate's own
  * and its negative result's (whose reason names the bundle that was active).
  */
-function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | null | undefined): void {
+function verifyMarkerContents(
+  c: Findings,
+  digest: string,
+  diff: ManifestDiff | null | undefined,
+  there: MarkersThere,
+): void {
   const {store} = c;
   const causal = store.paths.causalAttribution(digest);
-  if (exists(causal) && diff) {
+  if (there.causal && diff) {
     const stored = c.attempt(causal, () => readDocument(store.guard, causal, CAUSAL_SCHEMA));
     const made = expectedAttribution(c, digest, diff);
     if (stored && !jsonEqual(stored, made))
@@ -98,7 +113,7 @@ function verifyMarkerContents(c: Findings, digest: string, diff: ManifestDiff | 
       );
   }
   const stale = store.paths.staleTerminalization(digest);
-  if (!exists(stale)) return;
+  if (!there.stale) return;
   const doc = c.attempt(stale, () => readDocument(store.guard, stale, STALE_SCHEMA)) as Record<string, unknown> | null;
   if (!doc) return;
   c.attempt(stale, () => {
@@ -142,10 +157,11 @@ function verifyMarkersPresent(
   digest: string,
   diff: ManifestDiff | null | undefined,
   promoted: ReadonlySet<string>,
+  there: MarkersThere,
 ): void {
   const {store} = c;
   const stale = store.paths.staleTerminalization(digest);
-  if (!exists(stale)) {
+  if (!there.stale) {
     const neg = c.attempt(store.paths.negativeResult(digest), () => readNegativeResult(store, digest)) as {
       entries?: Array<{result_id?: unknown}>;
     } | null;
@@ -159,7 +175,7 @@ function verifyMarkersPresent(
     }
   }
   const causal = store.paths.causalAttribution(digest);
-  if (exists(causal) || !diff || !promoted.has(digest)) return;
+  if (there.causal || !diff || !promoted.has(digest)) return;
   if (expectedAttribution(c, digest, diff))
     c.error(
       causal,
