@@ -186,7 +186,8 @@ describe('autoctx report', () => {
     }
   }, 60_000);
 
-  it('the plot, in headless Chromium: the lanes are separated by one boundary each and named over their dots', async () => {
+  it('the plot, in headless Chromium: the lanes are separated by one boundary each and named over their ' +
+    'dots', async () => {
     const seen = await seenPlot();
     const dotX = seen.dots.map((d) => d.cx);
     const runs = runsOf(seen);
