@@ -11,9 +11,10 @@ export default class Report extends ScenarioCommand {
     'self-contained HTML page with a plot.';
   static override description =
     'With --out DIR, writes report-<digest>.md and report-<digest>.html there. With --format md or html, ' +
-    'prints that one to stdout (for $GITHUB_STEP_SUMMARY, say). The plot shows the mean effect and its ' +
-    "confidence interval after each pair against the minimum effect, and each pair's effect by lane; the " +
-    'summaries by lane are descriptive and never part of a decision.';
+    "prints that one to stdout (for $GITHUB_STEP_SUMMARY, say). The plot shows each pair's effect in its " +
+    "lane, each lane's running mean, and the confidence interval after each pair against the minimum effect. " +
+    "Each arm's mean score is shown with a 95% Student-t interval per arm; it and the summaries by lane are " +
+    'descriptive and never part of a decision.';
   static override examples = [
     '<%= config.bin %> report 6d9bc734 --out reports/',
     '<%= config.bin %> report 6d9bc734 --format md >> "$GITHUB_STEP_SUMMARY"',

@@ -1,10 +1,16 @@
 import {scopeLines} from '../cli/release-output.js';
-import {status} from '../core/common/status.js';
+import {status, type CandidateStatus} from '../core/common/status.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
 import {DIVERGED_WAY_OUT} from '../model/common/divergence-advice.js';
 
 const fmt = (x: number | null) => (x === null ? '-' : x.toFixed(4));
+type ArmScores = NonNullable<CandidateStatus['arms']>;
+const armFmt = (a: ArmScores['candidate']) =>
+  `${fmt(a.mean)}${a.low === null ? '' : ` [${fmt(a.low)}, ${fmt(a.high)}]`}`;
+/** Both arms' mean scores with their 95% intervals, on one line under the candidate's. */
+const armScoresLine = (s: ArmScores) =>
+  `scores: candidate ${armFmt(s.candidate)}, incumbent ${armFmt(s.incumbent)} (95% t-interval per arm)`;
 
 export default class Status extends ScenarioCommand {
   static override summary =
@@ -25,7 +31,7 @@ export default class Status extends ScenarioCommand {
                     `${short(s.active.rollback_target_digest)})`
                   : paint.yellow('no active bundle')
               }`,
-            ...s.details.map((c) => {
+            ...s.details.flatMap((c) => {
               const interval =
                 c.confidence_low !== null && c.confidence_high !== null
                   ? ` [${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]`
@@ -37,10 +43,11 @@ export default class Status extends ScenarioCommand {
               const why = c.rationale
                 ? `  ${c.rationale.length > 80 ? `${c.rationale.slice(0, 79)}…` : c.rationale}`
                 : '';
-              return (
+              return [
                 `  ${short(c.bundle_digest)}  ${c.lifecycle.padEnd(10)} ${numbers}  ` +
-                `${paint.dim(c.updated_at)}${why}`
-              );
+                  `${paint.dim(c.updated_at)}${why}`,
+                ...(c.arms ? [`      ${armScoresLine(c.arms)}`] : []),
+              ];
             }),
             ...s.releases.flatMap((r) => scopeLines(r, short).map((l) => `  ${l}`)),
             ...(s.evidence.packages > 0

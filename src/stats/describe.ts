@@ -1,4 +1,5 @@
-import {max, mean, median, min, quantileSorted, standardDeviation} from 'simple-statistics';
+import {max, mean, median, min, quantileSorted, sampleStandardDeviation, standardDeviation} from 'simple-statistics';
+import {studentTUpperQuantile} from './student-t.js';
 
 /**
  * Descriptive summaries for people (reports): simple-statistics, by lane.
@@ -37,4 +38,43 @@ export function describeEffects(effects: ReadonlyArray<{lane: string; effect: nu
     });
   }
   return out;
+}
+
+/** One arm's scores over every recorded pair: its mean and a 95% Student-t interval (null with one pair). */
+export interface ArmScore {
+  n: number;
+  mean: number;
+  low: number | null;
+  high: number | null;
+}
+
+/** Both arms' absolute scores, with the method named (for people; never part of a decision). */
+export interface ArmScores {
+  method: string;
+  level: number;
+  candidate: ArmScore;
+  incumbent: ArmScore;
+}
+
+export const ARM_INTERVAL_METHOD = '95% Student-t interval per arm, over every recorded pair (all lanes)';
+
+function armScore(xs: readonly number[]): ArmScore {
+  const m = mean(xs as number[]);
+  if (xs.length < 2) return {n: xs.length, mean: m, low: null, high: null};
+  const half =
+    (studentTUpperQuantile(0.025, xs.length - 1) * sampleStandardDeviation(xs as number[])) / Math.sqrt(xs.length);
+  return {n: xs.length, mean: m, low: m - half, high: m + half};
+}
+
+/** Each arm's mean score and its interval, from the matched trials; null when there are none. */
+export function describeArms(
+  trials: ReadonlyArray<{candidate_score: number; incumbent_score: number}>,
+): ArmScores | null {
+  if (trials.length === 0) return null;
+  return {
+    method: ARM_INTERVAL_METHOD,
+    level: 0.95,
+    candidate: armScore(trials.map((t) => t.candidate_score)),
+    incumbent: armScore(trials.map((t) => t.incumbent_score)),
+  };
 }

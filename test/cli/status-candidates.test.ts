@@ -29,6 +29,12 @@ describe('autoctx status', () => {
       confidence_low: record.comparison.confidence_low,
       confidence_high: record.comparison.confidence_high,
       pairs: record.comparison.screen_pairs + record.comparison.confirmation_pairs + record.comparison.heldout_pairs,
+      arms: {
+        method: '95% Student-t interval per arm, over every recorded pair (all lanes)',
+        level: 0.95,
+        candidate: expect.objectContaining({n: first.pairs}),
+        incumbent: expect.objectContaining({n: first.pairs}),
+      },
       rationale: record.rationale,
       updated_at: record.updated_at,
     });

@@ -11,6 +11,7 @@ import {readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {readActive} from '../../store/kinds/promotion/active-pointer.js';
 import {listCandidateDigests, readRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
+import {describeArms, type ArmScores} from '../../stats/describe.js';
 
 /** One candidate as status shows it: where it stands, what its comparison says, and since when. */
 export interface CandidateStatus {
@@ -21,6 +22,8 @@ export interface CandidateStatus {
   confidence_low: number | null;
   confidence_high: number | null;
   pairs: number;
+  /** Each arm's absolute mean score with its interval, from the recorded pairs (null before any). */
+  arms: ArmScores | null;
   rationale: string;
   updated_at: string;
 }
@@ -114,6 +117,7 @@ export function status(options: StoreOptions): StatusResult {
         confidence_low: c?.confidence_low ?? null,
         confidence_high: c?.confidence_high ?? null,
         pairs: c ? c.screen_pairs + c.confirmation_pairs + c.heldout_pairs : 0,
+        arms: c ? describeArms(readEvidence(store, digest)?.trials ?? []) : null,
         rationale: record.rationale,
         updated_at: record.updated_at,
       });

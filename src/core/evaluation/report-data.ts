@@ -2,7 +2,7 @@
 import type {ConfirmationPolicy} from '../../model/evaluation/policy.js';
 import type {ComparisonResult} from '../../model/promotion/records.js';
 import type {MatchedTrial} from '../../model/evaluation/trial.js';
-import type {LaneSummary} from '../../stats/describe.js';
+import type {ArmScores, LaneSummary} from '../../stats/describe.js';
 
 /** The decision after each recorded pair, in the order the run recorded them: the interval over the looks. */
 export interface Look {
@@ -12,6 +12,12 @@ export interface Look {
   mean_effect: number | null;
   confidence_low: number | null;
   confidence_high: number | null;
+  /**
+   * The mean of this pair's lane's effects so far (the plotted line follows the dots): the decision's own
+   * mean_effect stays the screen mean until the confirmation lane has its minimum pairs, and the
+   * confirmation mean through the held-out lane.
+   */
+  lane_mean: number;
 }
 
 export interface ReportData {
@@ -27,4 +33,6 @@ export interface ReportData {
   effects: Array<{lane: MatchedTrial['lane']; fixture: string; seed: number; effect: number}>;
   /** Descriptive summaries of the effects by lane (simple-statistics; never part of a decision). */
   summaries: LaneSummary[];
+  /** Each arm's absolute mean score with its interval, over every recorded pair (descriptive). */
+  arms: ArmScores | null;
 }

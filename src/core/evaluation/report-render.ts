@@ -1,18 +1,60 @@
 import type {ReportData} from './report-data.js';
+import {intervalPlot, LANE_COLOUR, LANE_LABEL} from './report-plot.js';
 
 /**
  * A report of one candidate's comparison, for people: Markdown that fits a
  * pull-request comment or a CI job summary, and one self-contained HTML file
  * (inline SVG and CSS, no script, nothing fetched) with a plot of the
  * confidence interval over the looks against the minimum effect, and each
- * pair's effect by lane.
+ * pair's effect by lane (report-plot.ts).
  */
-const LANE_LABEL: Record<string, string> = {screen: 'screen', confirmation: 'confirmation', heldout: 'held-out'};
-const LANE_COLOUR: Record<string, string> = {screen: '#8a8a8a', confirmation: '#1f6feb', heldout: '#bf5700'};
 const num = (x: number | null | undefined, digits = 4) => (x === null || x === undefined ? '–' : x.toFixed(digits));
 const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!);
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/**
+ * Where the candidate stands, in words: the lifecycle alone misleads (a terminal inconclusive is
+ * recorded with the lifecycle rejected, as the reference records it).
+ */
+export function standing(d: Pick<ReportData, 'lifecycle' | 'comparison'>): string {
+  const decision = d.comparison.decision;
+  switch (d.lifecycle) {
+    case 'rejected':
+      if (decision === 'inconclusive')
+        return 'closed as inconclusive: neither shown better nor worse within its budget; it will not be promoted';
+      if (decision === 'confirmed')
+        return (
+          'closed after confirmation without promotion (a campaign gate or a stale parent); ' +
+          'it will not be promoted'
+        );
+      return 'rejected: it will not be promoted';
+    case 'confirmed':
+      return 'confirmed: it can be promoted';
+    case 'active':
+      return 'serving: the active bundle';
+    case 'superseded':
+      return 'served, since replaced';
+    case 'screened':
+      return 'screened: its evaluation is not finished';
+    default:
+      return `${d.lifecycle}: its evaluation is not finished`;
+  }
+}
+
+const interval = (lo: number | null, hi: number | null) => (lo === null ? '–' : `[${num(lo)}, ${num(hi)}]`);
+
+/** Each arm's absolute mean score and its interval, as rows: [arm, digest, pairs, mean, interval]. */
+function armRows(d: ReportData): string[][] {
+  if (!d.arms) return [];
+  return [
+    ['candidate', d.candidate_digest.slice(0, 12), d.arms.candidate],
+    ['incumbent', d.parent_digest.slice(0, 12), d.arms.incumbent],
+  ].map(([arm, digest, a]) => {
+    const s = a as NonNullable<ReportData['arms']>['candidate'];
+    return [arm as string, digest as string, String(s.n), num(s.mean), interval(s.low, s.high)];
+  });
+}
 
 export function reportMarkdown(d: ReportData): string {
   const c = d.comparison;
@@ -20,7 +62,7 @@ export function reportMarkdown(d: ReportData): string {
     `### autoctx: candidate \`${d.candidate_digest.slice(0, 12)}\` against ` +
       `\`${d.parent_digest.slice(0, 12)}\` (${d.scenario})`,
     '',
-    `**${c.decision}**, lifecycle \`${d.lifecycle}\`: ${cell(c.reason)}`,
+    `**${c.decision}**: ${cell(c.reason)}. The candidate is ${standing(d)}.`,
     '',
     '| | |',
     '| --- | --- |',
@@ -31,6 +73,16 @@ export function reportMarkdown(d: ReportData): string {
     `| minimum effect | ${d.policy.min_effect} |`,
     `| pairs | screen ${c.screen_pairs}, confirmation ${c.confirmation_pairs}, held-out ${c.heldout_pairs} |`,
     '',
+    ...(d.arms
+      ? [
+          `Scores of each arm (${d.arms.method}; not part of the decision):`,
+          '',
+          '| arm | bundle | pairs | mean score | 95% interval |',
+          '| --- | --- | ---: | ---: | --- |',
+          ...armRows(d).map(([arm, digest, n, mean, iv]) => `| ${arm} | \`${digest}\` | ${n} | ${mean} | ${iv} |`),
+          '',
+        ]
+      : []),
     'Effects (candidate minus incumbent) by lane, described (not part of the decision):',
     '',
     '| lane | pairs | mean | median | quartiles | sd | range |',
@@ -45,81 +97,6 @@ export function reportMarkdown(d: ReportData): string {
     '',
   ];
   return lines.join('\n');
-}
-
-/** The plot's frame: x over the pairs, y over every value shown (the band, the effects, the minimum effect). */
-function scales(d: ReportData, width: number, height: number, pad: number) {
-  const ys = [
-    d.policy.min_effect,
-    ...d.effects.map((e) => e.effect),
-    ...d.looks.flatMap((l) =>
-      [l.mean_effect, l.confidence_low, l.confidence_high].filter((v): v is number => v !== null),
-    ),
-  ];
-  let lo = Math.min(...ys);
-  let hi = Math.max(...ys);
-  if (hi - lo < 1e-9) [lo, hi] = [lo - 1, hi + 1];
-  const margin = (hi - lo) * 0.08;
-  lo -= margin;
-  hi += margin;
-  const n = Math.max(1, d.looks.length);
-  return {
-    x: (i: number) => pad + ((i - 1) / Math.max(1, n - 1)) * (width - 2 * pad),
-    y: (v: number) => height - pad - ((v - lo) / (hi - lo)) * (height - 2 * pad),
-    lo,
-    hi,
-  };
-}
-
-function intervalPlot(d: ReportData): string {
-  const [width, height, pad] = [720, 320, 44];
-  const s = scales(d, width, height, pad);
-  const withBand = d.looks.filter((l) => l.confidence_low !== null && l.confidence_high !== null);
-  const band =
-    withBand.length > 0
-      ? `M${withBand.map((l) => `${s.x(l.pairs).toFixed(1)},${s.y(l.confidence_high!).toFixed(1)}`).join('L')}L${[
-          ...withBand,
-        ]
-          .reverse()
-          .map((l) => `${s.x(l.pairs).toFixed(1)},${s.y(l.confidence_low!).toFixed(1)}`)
-          .join('L')}Z`
-      : '';
-  const means = d.looks.filter((l) => l.mean_effect !== null);
-  const meanPath =
-    means.length > 0
-      ? `M${means.map((l) => `${s.x(l.pairs).toFixed(1)},${s.y(l.mean_effect!).toFixed(1)}`).join('L')}`
-      : '';
-  const ticks = [s.lo, (s.lo + s.hi) / 2, s.hi];
-  return [
-    `<svg id="interval-plot" role="img" aria-label="confidence interval over the looks" viewBox="0 0 ` +
-      `${width} ${height}" width="${width}" height="${height}">`,
-    `<title>The mean effect and its confidence interval after each pair, against the minimum effect</title>`,
-    `<rect x="0" y="0" width="${width}" height="${height}" fill="#fff"/>`,
-    ...ticks.map(
-      (t) =>
-        `<text class="tick" x="${pad - 6}" y="${s.y(t).toFixed(1)}" text-anchor="end" ` +
-        `dominant-baseline="middle">${num(t, 2)}</text>`,
-    ),
-    `<line class="axis" x1="${pad}" y1="${height - pad}" x2="${width - pad}" y2="${height - pad}" stroke="#999"/>`,
-    band ? `<path class="interval-band" d="${band}" fill="#1f6feb" fill-opacity="0.18" stroke="none"/>` : '',
-    meanPath ? `<path class="mean-line" d="${meanPath}" fill="none" stroke="#1f6feb" stroke-width="2"/>` : '',
-    `<line class="min-effect" x1="${pad}" y1="${s.y(d.policy.min_effect).toFixed(1)}" ` +
-      `x2="${width - pad}" y2="${s.y(d.policy.min_effect).toFixed(1)}" stroke="#d1242f" ` +
-      `stroke-dasharray="6 4"/>`,
-    `<text class="min-effect-label" x="${width - pad}" y="${(s.y(d.policy.min_effect) - 6).toFixed(1)}" ` +
-      `text-anchor="end">minimum effect ${d.policy.min_effect}</text>`,
-    ...d.effects.map(
-      (e, i) =>
-        `<circle class="fixture-effect" data-lane="${e.lane}" data-fixture="${escape(e.fixture)}" ` +
-        `cx="${s.x(i + 1).toFixed(1)}" cy="${s.y(e.effect).toFixed(1)}" r="3.5" ` +
-        `fill="${LANE_COLOUR[e.lane]}"><title>` +
-        `${escape(`${LANE_LABEL[e.lane]} ${e.fixture} (seed ${e.seed}): ${num(e.effect)}`)}</title></circle` +
-        `>`,
-    ),
-    `<text class="axis-label" x="${width / 2}" y="${height - 10}" text-anchor="middle">pairs recorded ` +
-      `(the looks), in plan order</text>`,
-    '</svg>',
-  ].join('\n');
 }
 
 export function reportHtml(d: ReportData): string {
@@ -153,8 +130,8 @@ svg text { font: 12px system-ui, sans-serif; fill: #57606a; }
 <h1>Candidate <code>${escape(d.candidate_digest.slice(0, 12))}</code> against ` +
     `<code>${escape(d.parent_digest.slice(0, 12))}</code> <span ` +
     `class="note">(${escape(d.scenario)})</span></h1>
-<p class="decision" id="decision"><b>${escape(c.decision)}</b>: ${escape(c.reason)} <span ` +
-    `class="note">(lifecycle ${escape(d.lifecycle)})</span></p>
+<p class="decision" id="decision"><b>${escape(c.decision)}</b>: ${escape(c.reason)}.</p>
+<p id="standing">The candidate is ${escape(standing(d))}.</p>
 <table id="comparison">
 <tr><td>mean effect</td><td>${num(c.mean_effect)}</td></tr>
 <tr><td>confidence interval</td><td>` +
@@ -164,11 +141,26 @@ svg text { font: 12px system-ui, sans-serif; fill: #57606a; }
 <tr><td>pairs</td><td>screen ${c.screen_pairs}, confirmation ${c.confirmation_pairs}, held-out ` +
     `${c.heldout_pairs}</td></tr>
 </table>
-<h2>The interval over the looks</h2>
+${
+  d.arms
+    ? `<h2>Scores of each arm</h2>
+<table id="arms"><tr><th>arm</th><th>bundle</th><th>pairs</th><th>mean score</th><th>95% interval</th></tr>
+${armRows(d)
+  .map(
+    ([arm, digest, n, mean, iv]) =>
+      `<tr data-arm="${arm}"><td>${arm}</td><td><code>${digest}</code></td><td>${n}</td><td>${mean}</td>` +
+      `<td>${iv}</td></tr>`,
+  )
+  .join('\n')}
+</table>
+<p class="note">${escape(d.arms.method)}: descriptive, not part of the decision.</p>
+`
+    : ''
+}<h2>The interval over the looks</h2>
 ${intervalPlot(d)}
-<p class="note">The line is the mean effect after each pair, the band its confidence interval once ` +
-    `the confirmation lane has one, the dashed line the minimum effect the interval must clear; the dots ` +
-    `are each pair's effect, coloured by lane.</p>
+<p class="note">The dots are each pair's effect, coloured by lane; each lane's line is the mean of its ` +
+    `effects so far; the band is the decision's confidence interval (of the confirmation lane) once it ` +
+    `has one; the dashed line is the minimum effect the interval must clear.</p>
 <h2>Effects by lane</h2>
 <table id="summaries"><tr><th>lane</th><th>pairs</th><th>mean</th><th>median</th><th>quartiles</th><` +
     `th>sd</th><th>range</th></tr>

@@ -1,7 +1,7 @@
 import {fail} from '../../errors.js';
 import {RunningComparison} from '../../model/evaluation/comparison.js';
 import {validateConfirmationPolicy} from '../../model/evaluation/policy.js';
-import {describeEffects} from '../../stats/describe.js';
+import {describeArms, describeEffects, type ArmScores} from '../../stats/describe.js';
 import {assertOutputFolder, writeOutputFile} from '../../store/io/outputs.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {reportHtml, reportMarkdown} from './report-render.js';
@@ -45,9 +45,13 @@ export function reportData(options: StoreOptions & {candidate: string}): ReportD
       (position.get(`${b.fixture_digest}\u0000${b.seed}`) ?? laneRank[b.lane] * 1e9),
   );
   const running = new RunningComparison(bundle, policy);
+  const laneSums = {screen: {n: 0, sum: 0}, confirmation: {n: 0, sum: 0}, heldout: {n: 0, sum: 0}};
   const looks: Look[] = ordered.map((t, i) => {
     running.add(t);
     const r = running.result();
+    const lane = laneSums[t.lane];
+    lane.n++;
+    lane.sum += t.candidate_score - t.incumbent_score;
     return {
       pairs: i + 1,
       lane: t.lane,
@@ -55,6 +59,7 @@ export function reportData(options: StoreOptions & {candidate: string}): ReportD
       mean_effect: r.mean_effect,
       confidence_low: r.confidence_low,
       confidence_high: r.confidence_high,
+      lane_mean: lane.sum / lane.n,
     };
   });
   const effects = ordered.map((t) => ({
@@ -74,6 +79,7 @@ export function reportData(options: StoreOptions & {candidate: string}): ReportD
     looks,
     effects,
     summaries: describeEffects(effects),
+    arms: describeArms(evidence.trials),
   };
 }
 
@@ -83,6 +89,8 @@ export interface ReportResult {
   candidate_digest: string;
   markdown: string | null;
   html: string | null;
+  /** Each arm's mean score and interval, as the report shows them. */
+  arms: ArmScores | null;
 }
 
 /** Write report-<digest12>.md and .html into a folder (both or, if the folder is refused, none). */
@@ -98,5 +106,6 @@ export function writeReport(options: StoreOptions & {candidate: string; out: str
     candidate_digest: data.candidate_digest,
     markdown: `${base}.md`,
     html: `${base}.html`,
+    arms: data.arms,
   };
 }

@@ -1,0 +1,34 @@
+import {describe, expect, it} from '@jest/globals';
+import fc from 'fast-check';
+import {roundTicks} from '../../src/core/evaluation/report-plot.js';
+
+// The report's y axis is labelled at round numbers whatever the data's span: a step of 1, 2 or 5 × 10^k,
+// ticks at whole multiples of it covering the data, and labels with no more decimals than the step needs.
+describe('the report plot’s axis ticks', () => {
+  it('are whole multiples of a 1-2-5 step, cover the span in at most six steps, and print as round numbers', () => {
+    fc.assert(
+      fc.property(
+        fc.double({min: -1e3, max: 1e3, noNaN: true}),
+        fc.double({min: 1e-6, max: 2e3, noNaN: true}),
+        (lo, span) => {
+          const hi = lo + span;
+          const {ticks, step, decimals} = roundTicks(lo, hi);
+          const exponent = Math.floor(Math.log10(step) + 1e-9);
+          expect([1, 2, 5]).toContain(Math.round(step / 10 ** exponent));
+          expect(ticks[0]!).toBeLessThanOrEqual(lo + step * 1e-9);
+          expect(ticks.at(-1)!).toBeGreaterThanOrEqual(hi - step * 1e-9);
+          expect(ticks.length - 1).toBeLessThanOrEqual(6);
+          for (const t of ticks) {
+            expect(Math.abs(t / step - Math.round(t / step))).toBeLessThan(1e-6);
+            expect(Number(t.toFixed(decimals))).toBe(t);
+          }
+        },
+      ),
+      {numRuns: 500},
+    );
+  });
+
+  it('label the span the issue saw (−0.08 … 1.08) at 0.5 steps', () => {
+    expect(roundTicks(-0.08, 1.08)).toEqual({ticks: [-0.5, 0, 0.5, 1, 1.5], step: 0.5, decimals: 1});
+  });
+});
