@@ -2,7 +2,7 @@ import {jsonEqual} from '../../../canonical/index.js';
 import {AutoctxError, fail} from '../../../errors.js';
 import {
   createEvaluatorPlan,
-  evaluatorFileChange,
+  evaluatorChange,
   planDifference,
   type BoundPlan,
   type EvaluatorIdentity,
@@ -105,14 +105,21 @@ async function bindPlan(
   const files = request.evaluator.mode === 'external' ? [] : evaluatorFiles(request.evaluator.command);
   // A rebind replaces the bound plan whole: what it is checked against is the plan being bound, not the bound one.
   const rebinding = bound !== null && request.rebind === true;
-  const fileChange = bound && !rebinding ? evaluatorFileChange(bound.additions, files) : null;
-  if (fileChange)
+  const change = bound && !rebinding ? evaluatorChange(bound, request.evaluator, files) : null;
+  if (change) {
+    const refusal = rebindRefusal(store, candidate.digest, bound!, evidence);
     fail(
       'EVALUATOR_CHANGED',
-      `the evaluator is not the one bound in evaluator_plan.json: ${fileChange}; evidence of two ` +
-        `evaluators is never mixed (bind a new candidate, or restore the file)`,
-      {file: fileChange.split(' ')[0]},
+      `the evaluator is not the one bound in evaluator_plan.json: ${change}; ` +
+        (refusal === null
+          ? `nothing is recorded under the bound plan yet: run the same command with --rebind to bind this ` +
+            `evaluator in its place ` +
+            `(the old plan is kept), or restore the bound one`
+          : `evidence of two evaluators is never mixed, and --rebind cannot help: ${refusal}; or restore the ` +
+            `bound evaluator`),
+      change.startsWith('the evaluator is now') ? undefined : {file: change.split(/[ ,]/)[0]},
     );
+  }
   const policy = loadPolicy(request.policyFile, rebinding ? null : bound);
   const fixtures = readFixtures(request.fixtures);
   const lanes = assignLanes(fixtures, policy);
@@ -232,25 +239,30 @@ async function bindPlan(
  * the binding is final (PLAN_CHANGED, exit 8).
  */
 function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, evidence: MatchedEvidence | null): void {
+  const refusal = rebindRefusal(store, digest, bound, evidence);
+  if (refusal !== null) fail('PLAN_CHANGED', refusal);
+}
+
+/** Why the bound plan can no longer be replaced (null: it can). */
+function rebindRefusal(
+  store: ScenarioStore,
+  digest: string,
+  bound: BoundPlan,
+  evidence: MatchedEvidence | null,
+): string | null {
   const recorded = (evidence?.trials.length ?? 0) + store.journalPairs(digest, bound.plan_digest);
   if (recorded > 0)
-    fail(
-      'PLAN_CHANGED',
+    return (
       `candidate ${digest} has ${recorded} recorded trial${recorded === 1 ? '' : 's'} under plan ` +
-        `${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again ` +
-        `under another run id to evaluate it afresh)`,
+      `${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again ` +
+      `under another run id to evaluate it afresh)`
     );
   const campaignId = bound.additions.campaign_id;
-  if (campaignId !== null) {
-    const {state} = loadCampaign(store, campaignId, undefined);
-    if (state.fixture_reservations.some((f) => f.candidate_digest === digest && f.plan_digest === bound.plan_digest)) {
-      fail(
-        'PLAN_CHANGED',
-        `campaign ${JSON.stringify(campaignId)} has reserved fixtures for plan ${bound.plan_digest}: its ` +
-          `binding is final`,
-      );
-    }
-  }
+  if (campaignId === null) return null;
+  const {state} = loadCampaign(store, campaignId, undefined);
+  return state.fixture_reservations.some((f) => f.candidate_digest === digest && f.plan_digest === bound.plan_digest)
+    ? `campaign ${JSON.stringify(campaignId)} has reserved fixtures for plan ${bound.plan_digest}: its binding is final`
+    : null;
 }
 
 /**
