@@ -68,7 +68,8 @@ export function evaluatorFileChange(bound: PlanAdditions, now: readonly Evaluato
 }
 
 const identityText = (e: EvaluatorIdentity) =>
-  `${JSON.stringify(e.command)} (${e.mode}${e.version === null || e.version === undefined ? '' : `, version ${JSON.stringify(e.version)}`})`;
+  `${JSON.stringify(e.command)} (${e.mode}` +
+  `${e.version === null || e.version === undefined ? '' : `, version ${JSON.stringify(e.version)}`})`;
 
 /**
  * What differs between the bound evaluator and the one asked for now, in words: the command, its mode or its version
