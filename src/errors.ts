@@ -17,6 +17,8 @@ export const EXIT = {
   INTEGRITY: 8,
   /** The environment refused: no space, read-only file system, permission denied, too many open files. */
   ENVIRONMENT: 9,
+  INTERRUPTED: 130, // Ctrl-C (SIGINT) during screen or confirm, 128 + 2; TERMINATED: SIGTERM, 128 + 15
+  TERMINATED: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -122,6 +124,8 @@ export const ERROR_CODES = {
   READ_ONLY_FS: EXIT.ENVIRONMENT,
   PERMISSION_DENIED: EXIT.ENVIRONMENT,
   TOO_MANY_OPEN_FILES: EXIT.ENVIRONMENT,
+  INTERRUPTED: EXIT.INTERRUPTED, // a run stopped by Ctrl-C (TERMINATED: SIGTERM): what it recorded is kept
+  TERMINATED: EXIT.TERMINATED,
   // Raised by bin/run.js itself, which cannot read this table when dist/ is missing.
   NOT_BUILT: EXIT.ENVIRONMENT,
 } as const satisfies Record<string, ExitCode>;
@@ -280,9 +284,8 @@ export function fail(code: ErrorCode, message: string, data?: Record<string, unk
 }
 
 /**
- * The one rule for a catch: it handles only the errors it expects and rethrows
- * everything else, so a programming error (a TypeError, a bug's own throw) is
- * never swallowed. Call it first in the catch, naming what is expected, for
+ * The one rule for a catch: it handles only the errors it expects and rethrows everything else, so a programming
+ * error (a TypeError, a bug's own throw) is never swallowed. Call it first in the catch, naming what is expected, for
  * example `rethrowUnless(error, isAutoctxError, isSystemError)`.
  */
 export function rethrowUnless<T>(error: unknown, expected: (error: unknown) => error is T): asserts error is T;

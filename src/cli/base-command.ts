@@ -1,13 +1,19 @@
 import {Command} from '@oclif/core/command';
 import * as Flags from '@oclif/core/flags';
+import type {Input, ParserOutput} from '@oclif/core/interfaces';
 import {canonicalJson} from '../canonical/index.js';
-import {exitCodeForStatus, isAutoctxError, type AutoctxError} from '../errors.js';
+import {AutoctxError, exitCodeForStatus, isAutoctxError} from '../errors.js';
 import {errorEnvelope, toAutoctxError} from './error-output.js';
 
 export {errorEnvelope, toAutoctxError} from './error-output.js';
 import {lockTimeoutFlag} from './flags.js';
 import {signingKeyFlag} from './release-flags.js';
 import {enableColour, paint, paintErr} from './style.js';
+import {parseErrorLine, unknownFlag, unknownFlagError} from './usage-errors.js';
+
+// oclif's parser output shapes (not exported by name).
+type FlagOutput = {[name: string]: any};
+type ArgOutput = {[name: string]: any};
 
 /** --knowledge and --scenario, shared by every command that reads a knowledge tree. */
 export const storeFlags = {
@@ -64,13 +70,46 @@ export abstract class AutoctxCommand extends Command {
     process.stdout.write(`${text}\n`);
   }
 
+  /** Every flag the command takes (its own, the base class's, --json), as oclif aggregates them. */
+  private allFlags(options: {flags?: object; baseFlags?: object; enableJsonFlag?: boolean} = this.ctor) {
+    return {
+      ...(options.baseFlags ?? {}),
+      ...(options.flags ?? {}),
+      ...(options.enableJsonFlag ? {json: {type: 'boolean' as const}} : {}),
+    } as Parameters<typeof unknownFlag>[1];
+  }
+
+  /**
+   * An unknown flag is named, with the nearest one, whatever else oclif found wrong after it: an argument it refused
+   * (the word after `--knowlege` is no digest), a missing argument or an unexpected one. A flag's own refusal (no
+   * value, a bad value, given twice) stays as it is.
+   */
+  protected override async parse<F extends FlagOutput, B extends FlagOutput, A extends ArgOutput>(
+    options?: Input<F, B, A>,
+    argv: string[] = this.argv,
+  ): Promise<ParserOutput<F, B, A>> {
+    try {
+      return await super.parse(options, argv);
+    } catch (error) {
+      const message = String((error as {message?: unknown})?.message ?? '');
+      if (/^(Parsing --|Flag --|Expected --)/.test(message)) throw error;
+      const flags = this.allFlags(options ?? this.ctor);
+      const unknown = unknownFlag(argv, flags);
+      throw unknown === null ? error : unknownFlagError(this.id, unknown, flags);
+    }
+  }
+
   override async catch(error: Error & {exitCode?: number}): Promise<void> {
     // A flag refused while parsing is reported here, in one line: oclif would add a warning that the command never
     // parsed (outside NODE_ENV=production).
     const self = this as unknown as {parsed: boolean};
     const whileParsing = !self.parsed;
     self.parsed = true;
-    const e = toAutoctxError(error, whileParsing);
+    let e = toAutoctxError(error, whileParsing);
+    if (e.code === 'USAGE' && !isAutoctxError(error)) {
+      const line = parseErrorLine(this.id, error, this.allFlags());
+      if (line !== null) e = new AutoctxError('USAGE', line, e.data);
+    }
     process.exitCode = e.exitCode;
     if (process.env.AUTOCTX_DEBUG && !isAutoctxError(error)) process.stderr.write(`${error.stack ?? error}\n`);
     if (this.jsonEnabled()) this.logJson(errorEnvelope(e));

@@ -24,7 +24,8 @@ export default class AutoctxHelp extends Help {
         'EXIT CODES',
         '0 done · 1 bug · 2 bad input · 3 rejected · 4 needs more evidence · 5 held for audit · 6 a ' +
           'compare-and-swap lost (the active bundle moved) · 7 locked · 8 integrity failure · 9 the ' +
-          'environment refused (no space, read-only, permission, open files)',
+          'environment refused (no space, read-only, permission, open files) · 130 interrupted (Ctrl-C; 143 ' +
+          'SIGTERM): what was recorded is kept, and the same command resumes',
       ),
     );
   }

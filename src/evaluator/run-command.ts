@@ -58,16 +58,90 @@ function endAll(): void {
   cleanups.clear();
 }
 
+/** The signal that interrupted an evaluation run, and what waits for it. */
+let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
+const waiting = new Set<(e: AutoctxError) => void>();
+let unwinding = 0;
+
+/** How long an interrupted run may take to put its things away before autoctx exits anyway. */
+const UNWIND_MS = 10_000;
+
+/** The error an interrupted run unwinds with (null: not interrupted). */
+export function interruption(): AutoctxError | null {
+  if (interrupted === null) return null;
+  return interrupted === 'SIGINT'
+    ? new AutoctxError('INTERRUPTED', 'interrupted')
+    : new AutoctxError('TERMINATED', 'terminated');
+}
+
+/** An interruption's error (INTERRUPTED or TERMINATED): a run stops for it, it is no integrity alert. */
+export function isInterruption(error: unknown): boolean {
+  const code = (error as {code?: unknown})?.code;
+  return error instanceof AutoctxError && (code === 'INTERRUPTED' || code === 'TERMINATED');
+}
+
 function install(): void {
   if (installed) return;
   installed = true;
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.on(sig, () => {
-      endAll();
-      process.exit(sig === 'SIGINT' ? 130 : 143);
+      const code = sig === 'SIGINT' ? 130 : 143;
+      // Nothing to unwind, or a second signal: end everything and go.
+      if (unwinding === 0 || interrupted !== null) {
+        endAll();
+        process.exit(code);
+      }
+      // The first one during a run: its evaluators end now, what waits for them gets the interruption, and the run
+      // puts its things away (what it recorded, its locks, its folders) and exits with the code itself.
+      interrupted = sig;
+      for (const c of live) killGroup(c);
+      const error = interruption()!;
+      for (const w of [...waiting]) w(error);
+      setTimeout(() => {
+        endAll();
+        process.exit(code);
+      }, UNWIND_MS).unref();
     });
   }
   process.on('exit', endAll);
+}
+
+/**
+ * While a run holds this (until the returned function is called), a first
+ * Ctrl-C or SIGTERM does not exit at once: the evaluators are ended, work
+ * passed through `interruptible` rejects with the interruption, and the run
+ * unwinds. A second signal exits at once.
+ */
+export function unwindOnInterrupt(): () => void {
+  install();
+  unwinding++;
+  let done = false;
+  return () => {
+    if (!done) unwinding--;
+    done = true;
+  };
+}
+
+/** `work`, or the interruption if it comes first. */
+export function interruptible<T>(work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const now = interruption();
+    if (now) {
+      work.catch(() => undefined);
+      return reject(now);
+    }
+    waiting.add(reject);
+    work.then(
+      (value) => {
+        waiting.delete(reject);
+        resolve(value);
+      },
+      (error: unknown) => {
+        waiting.delete(reject);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Track an evaluator process: its group is ended if autoctx is interrupted or exits. */

@@ -3,7 +3,7 @@ import {createInterface} from 'node:readline';
 import {AutoctxError, fail} from '../errors.js';
 import {parseAnswer, type EvaluationAnswer, type EvaluationRequest} from './protocol.js';
 import {keepStderr, stderrHeadline, stderrTail} from './stderr-tail.js';
-import {killGroup, PIPE_GRACE_MS, runCommand, spawnFailure, track} from './run-command.js';
+import {interruptible, killGroup, PIPE_GRACE_MS, runCommand, spawnFailure, track} from './run-command.js';
 
 export interface EvaluatorOptions {
   command: string;
@@ -210,5 +210,7 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
     fail('USAGE', '--timeout must be a positive number of seconds');
   if (!Number.isSafeInteger(o.concurrency) || o.concurrency < 1)
     fail('USAGE', '--concurrency must be a positive integer');
-  return o.mode === 'persistent' ? new PersistentPool(o) : new PerArmEvaluator(o);
+  const inner = o.mode === 'persistent' ? new PersistentPool(o) : new PerArmEvaluator(o);
+  // An answer still awaited when autoctx is interrupted is not awaited any longer (its process is ended).
+  return {evaluate: (request) => interruptible(inner.evaluate(request)), close: () => inner.close()};
 }

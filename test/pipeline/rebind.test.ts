@@ -177,3 +177,47 @@ describe('rebinding an evaluator', () => {
     expect(t.cli(['verify']).json).toMatchObject({status: 'ok', errors: [], warnings: []});
   });
 });
+
+describe('an evaluator replaced after it crashed says what changed and how to go on', () => {
+  /** A script that crashes on every request, and a mended one: two files, both there. */
+  function scripts(t: Tree): {crash: string; fixed: string} {
+    const crash = path.join(t.dir, 'crash_eval.mjs');
+    fs.writeFileSync(crash, "process.stderr.write('boom\\n');\nprocess.exit(3);\n");
+    return {crash, fixed: FAKE};
+  }
+
+  it('nothing recorded: names both commands (not "gone"), suggests --rebind, which then binds it', () => {
+    const t = tree();
+    const c = t.propose('c', B);
+    const {crash} = scripts(t);
+    const crashed = t.cli(['confirm', c, ...withEvaluator(evalArgs([], false), `node ${crash}`)], fakeEnv(t.dir));
+    expect([crashed.status, crashed.json.error.code]).toEqual([8, 'EVALUATOR_FAILED']);
+    const before = treeHash(t.knowledge);
+    const r = t.cli(['confirm', c, ...evalArgs([], false)], fakeEnv(t.dir));
+    expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_CHANGED']);
+    expect(r.json.error.message).toContain(
+      `the evaluator is now ${JSON.stringify(`node ${FAKE}`)} (per-arm), and the plan was bound with ` +
+        `${JSON.stringify(`node ${crash}`)} (per-arm)`,
+    );
+    expect(r.json.error.message).toContain(
+      'nothing is recorded under the bound plan yet: run the same command with --rebind',
+    );
+    expect(r.json.error.message).not.toMatch(/gone/);
+    expect(treeHash(t.knowledge)).toBe(before);
+    const rebound = t.cli(['confirm', c, ...evalArgs(['--rebind'], false)], fakeEnv(t.dir));
+    expect([rebound.status, rebound.json.status]).toEqual([0, 'confirmed']);
+  });
+
+  it('a trial recorded: says --rebind cannot help, and why', () => {
+    const t = tree();
+    const c = t.propose('c', B);
+    expect(t.cli(['screen', c, ...evalArgs([], false)], fakeEnv(t.dir)).json.status).toBe('screened');
+    const {crash} = scripts(t);
+    const r = t.cli(['confirm', c, ...withEvaluator(evalArgs([], false), `node ${crash}`)], fakeEnv(t.dir));
+    expect([r.status, r.json.error.code]).toEqual([8, 'EVALUATOR_CHANGED']);
+    expect(r.json.error.message).toMatch(
+      /--rebind cannot help: candidate [0-9a-f]{64} has \d+ recorded trials? under plan [0-9a-f]{64}/,
+    );
+    expect(r.json.error.message).not.toContain('run the same command with --rebind');
+  });
+});

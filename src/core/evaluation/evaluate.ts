@@ -1,7 +1,7 @@
-import {fail} from '../../errors.js';
+import {AutoctxError, fail} from '../../errors.js';
 import {REQUEST_SCHEMA, type EvaluationRequest} from '../../evaluator/protocol.js';
 import {createEvaluator, type Evaluator} from '../../evaluator/runner.js';
-import {onInterrupt} from '../../evaluator/run-command.js';
+import {isInterruption, onInterrupt, unwindOnInterrupt} from '../../evaluator/run-command.js';
 import type {PlanUnit} from '../../model/evaluation/fixtures.js';
 import {matchedTrialPairKey, type MatchedTrial} from '../../model/evaluation/trial.js';
 import {materializeForEvaluation, type MaterializedBundles} from '../../store/files/materialize.js';
@@ -116,7 +116,27 @@ async function evaluatePair(
 export async function evaluateCandidate(options: EvaluateOptions): Promise<EvaluateResult> {
   const timeoutSeconds = evaluatorTimeout(options.timeoutSeconds);
   lockTimeout(options);
-  const run = await prepareRun({...options, request: planRequestOf(options)});
+  // Ctrl-C from here on ends the evaluators and unwinds the run: what it recorded is kept, its locks released.
+  const stopUnwinding = unwindOnInterrupt();
+  let run: Run | undefined;
+  try {
+    run = await prepareRun({...options, request: planRequestOf(options)});
+    return await evaluatePrepared(run, options, timeoutSeconds);
+  } catch (error) {
+    if (!isInterruption(error)) throw error;
+    const e = error as AutoctxError;
+    const kept = run?.trials.length ?? 0;
+    throw new AutoctxError(
+      e.code,
+      `${e.message}; ${kept} pair${kept === 1 ? '' : 's'} kept; run the same command to resume`,
+      {pairs_recorded: kept},
+    );
+  } finally {
+    stopUnwinding();
+  }
+}
+
+async function evaluatePrepared(run: Run, options: EvaluateOptions, timeoutSeconds: number): Promise<EvaluateResult> {
   try {
     const identity = run.plan.plan.candidate_evaluator.evaluator;
     if (identity.mode === 'external')

@@ -60,10 +60,34 @@ export function evaluatorFileChange(bound: PlanAdditions, now: readonly Evaluato
     if (current.get(p) !== d)
       return current.has(p)
         ? `${p} changed since the plan was bound (sha256 ${d.slice(0, 12)}…, now ${current.get(p)!.slice(0, 12)}…)`
-        : `${p} is gone since the plan was bound`;
+        : `${p}, which the evaluator command named when the plan was bound, is not there now (paths are ` +
+            `relative to the working folder)`;
   for (const p of current.keys())
     if (!then.has(p)) return `${p} is named by the evaluator command now but was not when the plan was bound`;
   return null;
+}
+
+const identityText = (e: EvaluatorIdentity) =>
+  `${JSON.stringify(e.command)} (${e.mode}` +
+  `${e.version === null || e.version === undefined ? '' : `, version ${JSON.stringify(e.version)}`})`;
+
+/**
+ * What differs between the bound evaluator and the one asked for now, in words: the command, its mode or its version
+ * label first (a different script is a different command, not a vanished file), then the files it names. Null: the
+ * same evaluator.
+ */
+export function evaluatorChange(
+  bound: BoundPlan,
+  now: EvaluatorIdentity,
+  files: readonly EvaluatorFile[],
+): string | null {
+  const then = bound.plan.candidate_evaluator.evaluator;
+  if (
+    stableDigest(then) !== stableDigest(now) ||
+    stableDigest(bound.plan.incumbent_evaluator.evaluator) !== stableDigest(now)
+  )
+    return `the evaluator is now ${identityText(now)}, and the plan was bound with ${identityText(then)}`;
+  return evaluatorFileChange(bound.additions, files);
 }
 
 /** The keys a plan written before the additions moved out of it holds inside `plan`. */

@@ -1,4 +1,5 @@
 import {runAudit, type AuditCheckpoint} from '../../../evaluator/audit.js';
+import {isInterruption} from '../../../evaluator/run-command.js';
 import {campaignFutile, confirmationBlocksReady} from '../../../model/evaluation/campaign.js';
 import {RunningComparison} from '../../../model/evaluation/comparison.js';
 import type {PlanUnit} from '../../../model/evaluation/fixtures.js';
@@ -240,7 +241,9 @@ async function runLane(
   // The lane's end (or the run's failure): what it recorded becomes evidence.
   if (!run.halted && run.unfolded > 0 && state.decision) await fold(run, state.decision);
   if (failure !== null) {
-    await audit(run, 'integrity_alert', {error: failure instanceof Error ? failure.message : String(failure)});
+    // Ctrl-C is no integrity alert: the run stops, what it recorded is kept.
+    if (!isInterruption(failure))
+      await audit(run, 'integrity_alert', {error: failure instanceof Error ? failure.message : String(failure)});
     throw failure;
   }
 }

@@ -2,6 +2,7 @@ import {jsonEqual} from '../../../canonical/index.js';
 import {AutoctxError, fail} from '../../../errors.js';
 import {
   createEvaluatorPlan,
+  evaluatorChange,
   evaluatorFileChange,
   planDifference,
   type BoundPlan,
@@ -105,14 +106,9 @@ async function bindPlan(
   const files = request.evaluator.mode === 'external' ? [] : evaluatorFiles(request.evaluator.command);
   // A rebind replaces the bound plan whole: what it is checked against is the plan being bound, not the bound one.
   const rebinding = bound !== null && request.rebind === true;
-  const fileChange = bound && !rebinding ? evaluatorFileChange(bound.additions, files) : null;
-  if (fileChange)
-    fail(
-      'EVALUATOR_CHANGED',
-      `the evaluator is not the one bound in evaluator_plan.json: ${fileChange}; evidence of two ` +
-        `evaluators is never mixed (bind a new candidate, or restore the file)`,
-      {file: fileChange.split(' ')[0]},
-    );
+  // A file the bound evaluator named that differs now is refused first; the refusal says what changed.
+  if (bound && !rebinding && evaluatorFileChange(bound.additions, files) !== null)
+    refuseEvaluator(store, candidate.digest, bound, evidence, evaluatorChange(bound, request.evaluator, files)!);
   const policy = loadPolicy(request.policyFile, rebinding ? null : bound);
   const fixtures = readFixtures(request.fixtures);
   const lanes = assignLanes(fixtures, policy);
@@ -196,10 +192,13 @@ async function bindPlan(
   if (bound) {
     const difference = planDifference(bound, requested);
     if (difference === 'evaluator')
-      fail(
-        'EVALUATOR_CHANGED',
-        `the evaluator differs from the one bound in evaluator_plan.json ` +
-          `(${JSON.stringify(bound.plan.candidate_evaluator.evaluator)})`,
+      refuseEvaluator(
+        store,
+        candidate.digest,
+        bound,
+        evidence,
+        evaluatorChange(bound, request.evaluator, files) ??
+          `it differs from ${JSON.stringify(bound.plan.candidate_evaluator.evaluator)}`,
       );
     if (difference === 'audit')
       fail(
@@ -232,25 +231,51 @@ async function bindPlan(
  * the binding is final (PLAN_CHANGED, exit 8).
  */
 function rebindAllowed(store: ScenarioStore, digest: string, bound: BoundPlan, evidence: MatchedEvidence | null): void {
+  const refusal = rebindRefusal(store, digest, bound, evidence);
+  if (refusal !== null) fail('PLAN_CHANGED', refusal);
+}
+
+/** EVALUATOR_CHANGED: what changed, and how to go on (--rebind while nothing is recorded under the bound plan). */
+function refuseEvaluator(
+  store: ScenarioStore,
+  digest: string,
+  bound: BoundPlan,
+  evidence: MatchedEvidence | null,
+  change: string,
+): never {
+  const refusal = rebindRefusal(store, digest, bound, evidence);
+  fail(
+    'EVALUATOR_CHANGED',
+    `the evaluator is not the one bound in evaluator_plan.json: ${change}; ` +
+      (refusal === null
+        ? 'nothing is recorded under the bound plan yet: run the same command with --rebind to bind this ' +
+          'evaluator in its place (the old plan is kept), or restore the bound one'
+        : `evidence of two evaluators is never mixed, and --rebind cannot help: ${refusal}; or restore the ` +
+          'bound evaluator'),
+    /^the evaluator is now|^it differs/.test(change) ? undefined : {file: change.split(/[ ,]/)[0]},
+  );
+}
+
+/** Why the bound plan can no longer be replaced (null: it can). */
+function rebindRefusal(
+  store: ScenarioStore,
+  digest: string,
+  bound: BoundPlan,
+  evidence: MatchedEvidence | null,
+): string | null {
   const recorded = (evidence?.trials.length ?? 0) + store.journalPairs(digest, bound.plan_digest);
   if (recorded > 0)
-    fail(
-      'PLAN_CHANGED',
+    return (
       `candidate ${digest} has ${recorded} recorded trial${recorded === 1 ? '' : 's'} under plan ` +
-        `${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again ` +
-        `under another run id to evaluate it afresh)`,
+      `${bound.plan_digest}: once a trial is recorded the binding is final (propose the candidate again ` +
+      `under another run id to evaluate it afresh)`
     );
   const campaignId = bound.additions.campaign_id;
-  if (campaignId !== null) {
-    const {state} = loadCampaign(store, campaignId, undefined);
-    if (state.fixture_reservations.some((f) => f.candidate_digest === digest && f.plan_digest === bound.plan_digest)) {
-      fail(
-        'PLAN_CHANGED',
-        `campaign ${JSON.stringify(campaignId)} has reserved fixtures for plan ${bound.plan_digest}: its ` +
-          `binding is final`,
-      );
-    }
-  }
+  if (campaignId === null) return null;
+  const {state} = loadCampaign(store, campaignId, undefined);
+  return state.fixture_reservations.some((f) => f.candidate_digest === digest && f.plan_digest === bound.plan_digest)
+    ? `campaign ${JSON.stringify(campaignId)} has reserved fixtures for plan ${bound.plan_digest}: its binding is final`
+    : null;
 }
 
 /**
