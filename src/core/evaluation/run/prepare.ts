@@ -7,9 +7,17 @@ import {
   type BoundPlan,
   type EvaluatorIdentity,
 } from '../../../model/evaluation/evaluator-plan.js';
-import {assignLanes, checkPlanSize, planDeficits, planUnits} from '../../../model/evaluation/fixtures.js';
 import {
-  DEFAULT_CONFIRMATION_POLICY,
+  assignLanes,
+  checkPlanSize,
+  cohortDraw,
+  planDeficits,
+  planRemedy,
+  planUnits,
+  type Fixture,
+} from '../../../model/evaluation/fixtures.js';
+import {
+  NEW_PLAN_CONFIRMATION_POLICY,
   validateConfirmationPolicy,
   type ConfirmationPolicy,
 } from '../../../model/evaluation/policy.js';
@@ -59,17 +67,46 @@ export interface PrepareOptions extends DriveOptions {
   request: PlanRequest | null;
 }
 
-export function loadPolicy(file: string | undefined, bound: BoundPlan | null): ConfirmationPolicy {
-  if (file === undefined) return bound?.plan.confirmation_policy ?? {...DEFAULT_CONFIRMATION_POLICY};
+/**
+ * The policy of a plan: the bound plan's when no file is given; a file's
+ * fields over the bound plan's policy (so a plan bound earlier, under other
+ * defaults, is asked for again as it was), or over `defaults` for a new plan
+ * (autoctx's defaults for new plans; migration passes the reference's).
+ */
+export function loadPolicy(
+  file: string | undefined,
+  bound: BoundPlan | null,
+  defaults: Readonly<ConfirmationPolicy> = NEW_PLAN_CONFIRMATION_POLICY,
+): ConfirmationPolicy {
+  if (file === undefined) return bound?.plan.confirmation_policy ?? {...defaults};
   const value = readInputJson(file);
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     fail('SCHEMA_VIOLATION', `${file}: a policy must be a JSON object`);
   try {
-    return validateConfirmationPolicy({...DEFAULT_CONFIRMATION_POLICY, ...value});
+    return validateConfirmationPolicy({...(bound?.plan.confirmation_policy ?? defaults), ...value});
   } catch (error) {
     if (error instanceof AutoctxError) throw new AutoctxError(error.code, `${file}: ${error.message}`, {file});
     throw error;
   }
+}
+
+/**
+ * A bound plan's lanes are re-derived as it was bound: fixtures naming no lane
+ * take the lane the bound plan gave them (plans bound before the screen was
+ * drawn by cohort split in digest order). A fixture the bound plan lacks makes
+ * another plan anyway; it is then split as a new plan would be.
+ */
+function lanesFor(
+  fixtures: readonly Fixture[],
+  policy: ConfirmationPolicy,
+  cohort: string,
+  bound: BoundPlan | null,
+): ReturnType<typeof assignLanes> {
+  const drawn = assignLanes(fixtures, policy, cohortDraw(cohort));
+  if (!bound) return drawn;
+  const boundLane = new Map(bound.plan.units.map((u) => [u.fixture_digest, u.lane]));
+  if (!fixtures.every((f) => f.lane !== undefined || boundLane.has(f.fixture_digest))) return drawn;
+  return fixtures.map((f) => ({...f, lane: f.lane ?? boundLane.get(f.fixture_digest)!}));
 }
 
 /**
@@ -115,14 +152,20 @@ async function bindPlan(
     );
   const policy = loadPolicy(request.policyFile, rebinding ? null : bound);
   const fixtures = readFixtures(request.fixtures);
-  const lanes = assignLanes(fixtures, policy);
   const cohort =
     request.cohort ??
     (rebinding ? undefined : bound?.plan.cohort) ??
     `${record.source_run_id || 'manual'}:${candidate.evaluator_epoch}:generation:${record.source_generation}`;
-  const units = planUnits(lanes, request.seedsPerFixture ?? 1, cohort);
+  const lanes = lanesFor(fixtures, policy, cohort, rebinding ? null : bound);
+  const seeds = request.seedsPerFixture ?? 1;
+  const units = planUnits(lanes, seeds, cohort);
   const deficits = planDeficits(units, policy);
-  if (deficits) fail('PLAN_UNREACHABLE', `the fixture plan cannot reach a decision under its policy: ${deficits}`);
+  if (deficits)
+    fail(
+      'PLAN_UNREACHABLE',
+      `the fixture plan cannot reach a decision under its policy: ${deficits}; ` +
+        `${planRemedy(lanes, seeds, policy)}`,
+    );
   const campaignId = request.campaign ?? bound?.additions.campaign_id ?? null;
   if (bound && !rebinding && request.campaign !== undefined && request.campaign !== bound.additions.campaign_id)
     fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.additions.campaign_id)}`);
