@@ -52,10 +52,10 @@ function screenLines(rows: readonly ScreenRow[], reps: number): string[] {
 function sizingLines(rows: readonly SizingRow[], reps: number): string[] {
   return [
     'sizing: share of candidates confirmed, by true effect and confirmation budget (default policy otherwise)',
-    `${'true effect'.padEnd(11)}  max_confirmation_pairs  fixtures needed  confirmed  pairs per candidate`,
+    `${'true effect'.padEnd(11)}  confirmation pairs (min–max)  fixtures needed  confirmed  pairs per candidate`,
     ...rows.map(
       (r) =>
-        `${effect(r.effect_sd).padEnd(11)}  ${String(r.max_confirmation_pairs).padStart(22)}  ` +
+        `${effect(r.effect_sd).padEnd(11)}  ${`${r.min_confirmation_pairs}–${r.max_confirmation_pairs}`.padStart(28)}  ` +
         `${String(r.fixtures_needed).padStart(15)}  ${r.confirm_rate.toFixed(3).padStart(9)}  ` +
         `${r.avg_pairs.toFixed(1).padStart(19)}`,
     ),

@@ -1,7 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {NEW_PLAN_CONFIRMATION_POLICY} from '../../src/model/evaluation/policy.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCliProcess as runCli} from '../helpers/cli.js';
+import {PROJECT_ROOT} from '../helpers/paths.js';
+import {FAKE, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
+import {treeHash} from '../helpers/tree.js';
 
 interface ScreenRow {
   scores: string;
@@ -44,3 +49,62 @@ describe('calibrate: the screen rows', () => {
     expect(s.json.sizing_rows.length).toBeGreaterThan(8);
   });
 });
+
+const EXAMPLE_FIXTURES = path.join(PROJECT_ROOT, 'knowledge-example/demo/fixtures.jsonl');
+const screenFixtures = (t: Tree, digest: string) =>
+  (JSON.parse(t.read(`candidates/${digest}/evaluator_plan.json`)).plan.units as Array<{lane: string; fixture: string}>)
+    .filter((u) => u.lane === 'screen')
+    .map((u) => u.fixture)
+    .sort();
+
+describe('a new plan without a policy', () => {
+  const trees = useTrees();
+
+  it('screens 16 pairs, on fixtures drawn by its cohort, and a rejection says how to try the idea again', () => {
+    const t = trees();
+    const worse = t.propose('worse', {'playbook/playbook.md': 'Be curt.\n'}, 'run-a');
+    const other = t.propose('other', {'playbook/playbook.md': 'Be terse.\n'}, 'run-b');
+    const args = ['--evaluator', `node ${FAKE}`, '--evaluator-mode', 'persistent', '--fixtures', EXAMPLE_FIXTURES];
+    const env = cliEnvOf(t, {FAKE_DELTA: '-0.3'});
+    const r = runCli(['screen', worse, ...args, '--quiet', '--knowledge', t.knowledge], {env});
+    expect(r.status).toBe(3);
+    expect(r.stdout).toMatch(/^rejected .*candidate failed the cheap matched screen/m);
+    expect(r.stdout).toContain('pairs: screen 16,');
+    expect(r.stdout).toContain(`${worse.slice(0, 12)} stays rejected with this evidence; it is not evaluated again.`);
+    expect(r.stdout).toMatch(/To try the idea again, propose a changed variant/);
+    // The same command again reports the same decision: the evidence is never reset.
+    const again = t.cli(['screen', worse, ...args, '--quiet'], env);
+    expect([again.status, again.json.comparison.screen_pairs, again.json.pairs_evaluated]).toEqual([3, 16, 0]);
+    // Each candidate's screen fixtures are drawn by its cohort: not the same first 16 for every candidate.
+    const s = t.cli(['screen', other, ...args, '--quiet'], env);
+    expect(s.json.comparison.screen_pairs).toBe(16);
+    expect(screenFixtures(t, worse)).toHaveLength(16);
+    expect(screenFixtures(t, other)).toHaveLength(16);
+    expect(screenFixtures(t, worse)).not.toEqual(screenFixtures(t, other));
+  });
+
+  it('PLAN_UNREACHABLE names the fixtures, seeds or max_confirmation_pairs that would reach a decision', () => {
+    const t = trees();
+    const c = t.propose('cand', {'playbook/playbook.md': 'Be kind.\n'});
+    const thirty = path.join(t.dir, 'thirty.jsonl');
+    fs.writeFileSync(thirty, fs.readFileSync(EXAMPLE_FIXTURES, 'utf8').split('\n').slice(0, 30).join('\n'));
+    const before = treeHash(t.knowledge);
+    const r = t.cli(['confirm', c, '--evaluator', `node ${FAKE}`, '--fixtures', thirty, '--quiet']);
+    expect([r.status, r.json.error.code]).toEqual([2, 'PLAN_UNREACHABLE']);
+    expect(r.json.error.message).toContain('confirmation lacks 12 (needs 20 units, has 8)');
+    expect(r.json.error.message).toContain('give at least 44 fixtures (you gave 30)');
+    expect(r.json.error.message).toContain('--seeds-per-fixture 3');
+    expect(r.json.error.message).toContain('"max_confirmation_pairs": 8');
+    // The issue's case: a wider screen asked for by hand.
+    const six = path.join(t.dir, 'six.json');
+    fs.writeFileSync(six, '{"min_screen_pairs": 6}');
+    const w = t.cli(['confirm', c, '--evaluator', `node ${FAKE}`, '--fixtures', thirty, '--policy', six, '--quiet']);
+    expect(w.json.error.code).toBe('PLAN_UNREACHABLE');
+    expect(w.json.error.message).toMatch(/give at least \d+ fixtures .*--seeds-per-fixture 2/);
+    expect(treeHash(t.knowledge)).toBe(before);
+  });
+});
+
+function cliEnvOf(t: Tree, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return fakeEnv(t.dir, extra);
+}

@@ -76,6 +76,8 @@ export interface ScreenRow {
 
 export interface SizingRow {
   effect_sd: number;
+  /** The default (6: a look after every pair from the sixth) or max_confirmation_pairs (one look). */
+  min_confirmation_pairs: number;
   max_confirmation_pairs: number;
   /** The fewest fixtures (one seed each) a plan needs for this policy. */
   fixtures_needed: number;
@@ -120,14 +122,29 @@ export function screenRows(reps: number, seed: number): ScreenRow[] {
 export const SIZING_EFFECTS: readonly number[] = [0.25, 0.5, 0.75, 1.0];
 export const SIZING_BUDGETS: readonly number[] = [10, 20, 40, 80];
 
-/** How often one candidate with a true effect is confirmed, per confirmation budget, under the new-plan defaults. */
+/**
+ * How often one candidate with a true effect is confirmed, per confirmation
+ * budget, under the new-plan defaults: looking after every pair from the
+ * sixth (the default), and looking once at the end (min = max).
+ */
 export function sizingRows(reps: number, seed: number): SizingRow[] {
   const rows: SizingRow[] = [];
   for (const effect_sd of SIZING_EFFECTS)
-    for (const max_confirmation_pairs of SIZING_BUDGETS) {
-      const p = {...NEW_PLAN_CONFIRMATION_POLICY, max_confirmation_pairs};
-      const {confirm_rate, avg_pairs} = simulate('continuous', effect_sd, p, reps, seed);
-      rows.push({effect_sd, max_confirmation_pairs, fixtures_needed: fixturesNeeded(p), confirm_rate, avg_pairs});
-    }
+    for (const max_confirmation_pairs of SIZING_BUDGETS)
+      for (const min_confirmation_pairs of [
+        NEW_PLAN_CONFIRMATION_POLICY.min_confirmation_pairs,
+        max_confirmation_pairs,
+      ]) {
+        const p = {...NEW_PLAN_CONFIRMATION_POLICY, min_confirmation_pairs, max_confirmation_pairs};
+        const {confirm_rate, avg_pairs} = simulate('continuous', effect_sd, p, reps, seed);
+        rows.push({
+          effect_sd,
+          min_confirmation_pairs,
+          max_confirmation_pairs,
+          fixtures_needed: fixturesNeeded(p),
+          confirm_rate,
+          avg_pairs,
+        });
+      }
   return rows;
 }
