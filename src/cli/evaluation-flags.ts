@@ -32,7 +32,7 @@ export const evaluationFlags = {
   policy: sourceFlag('policy', {
     summary:
       "Confirmation policy JSON (missing fields take the bound plan's values, or for a new plan the defaults " +
-      '16/6/20/2, min_effect 0, z 1.96).',
+      '16/6/20/16, min_effect 0, z 1.96).',
   }),
   'seeds-per-fixture': integerFlag('seeds-per-fixture', {
     summary: 'Seeds per fixture (default 1).',
@@ -214,7 +214,10 @@ function nextStep(result: EvaluateResult): string[] {
       : atScreen && c.screen_pairs < wider
         ? `and screen it on more pairs than this screen's ${c.screen_pairs} (new plans screen ${wider}: omit ` +
           `"min_screen_pairs" from --policy)`
-        : 'and evaluate it with its own fixtures';
+        : c.heldout_pairs > 0 && c.heldout_pairs < NEW_PLAN_CONFIRMATION_POLICY.min_heldout_pairs
+          ? `and give its held-out lane more pairs than this one's ${c.heldout_pairs} (new plans hold out ` +
+            `${NEW_PLAN_CONFIRMATION_POLICY.min_heldout_pairs}: omit "min_heldout_pairs" from --policy)`
+          : 'and evaluate it with its own fixtures';
   return [
     `  ${short(result.candidate_digest)} stays ${result.status} with this evidence; it is not evaluated again.`,
     `  To try the idea again, propose a changed variant (other content is another digest; the same content is`,

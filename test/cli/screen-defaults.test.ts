@@ -51,16 +51,16 @@ describe('calibrate: the screen rows', () => {
 });
 
 const EXAMPLE_FIXTURES = path.join(PROJECT_ROOT, 'knowledge-example/demo/fixtures.jsonl');
-const screenFixtures = (t: Tree, digest: string) =>
+const laneFixtures = (t: Tree, digest: string, lane: string) =>
   (JSON.parse(t.read(`candidates/${digest}/evaluator_plan.json`)).plan.units as Array<{lane: string; fixture: string}>)
-    .filter((u) => u.lane === 'screen')
+    .filter((u) => u.lane === lane)
     .map((u) => u.fixture)
     .sort();
 
 describe('a new plan without a policy', () => {
   const trees = useTrees();
 
-  it('screens 16 pairs, on fixtures drawn by its cohort, and a rejection says how to try the idea again', () => {
+  it('screens 16 pairs and holds out 16, on fixtures drawn by its cohort, and a rejection says how to try the idea again', () => {
     const t = trees();
     const worse = t.propose('worse', {'playbook/playbook.md': 'Be curt.\n'}, 'run-a');
     const other = t.propose('other', {'playbook/playbook.md': 'Be terse.\n'}, 'run-b');
@@ -78,29 +78,33 @@ describe('a new plan without a policy', () => {
     // Each candidate's screen fixtures are drawn by its cohort: not the same first 16 for every candidate.
     const s = t.cli(['screen', other, ...args, '--quiet'], env);
     expect(s.json.comparison.screen_pairs).toBe(16);
-    expect(screenFixtures(t, worse)).toHaveLength(16);
-    expect(screenFixtures(t, other)).toHaveLength(16);
-    expect(screenFixtures(t, worse)).not.toEqual(screenFixtures(t, other));
+    expect(laneFixtures(t, worse, 'screen')).toHaveLength(16);
+    expect(laneFixtures(t, other, 'screen')).toHaveLength(16);
+    expect(laneFixtures(t, worse, 'screen')).not.toEqual(laneFixtures(t, other, 'screen'));
+    expect(laneFixtures(t, worse, 'heldout')).toHaveLength(16);
   });
 
   it('PLAN_UNREACHABLE names the fixtures, seeds or max_confirmation_pairs that would reach a decision', () => {
     const t = trees();
     const c = t.propose('cand', {'playbook/playbook.md': 'Be kind.\n'});
-    const thirty = path.join(t.dir, 'thirty.jsonl');
-    fs.writeFileSync(thirty, fs.readFileSync(EXAMPLE_FIXTURES, 'utf8').split('\n').slice(0, 30).join('\n'));
+    const first = (n: number) => {
+      const file = path.join(t.dir, `first-${n}.jsonl`);
+      fs.writeFileSync(file, fs.readFileSync(EXAMPLE_FIXTURES, 'utf8').split('\n').slice(0, n).join('\n'));
+      return file;
+    };
     const before = treeHash(t.knowledge);
-    const r = t.cli(['confirm', c, '--evaluator', `node ${FAKE}`, '--fixtures', thirty, '--quiet']);
+    const r = t.cli(['confirm', c, '--evaluator', `node ${FAKE}`, '--fixtures', first(44), '--quiet']);
     expect([r.status, r.json.error.code]).toEqual([2, 'PLAN_UNREACHABLE']);
-    expect(r.json.error.message).toContain('confirmation lacks 12 (needs 20 units, has 8)');
-    expect(r.json.error.message).toContain('give at least 44 fixtures (you gave 30)');
-    expect(r.json.error.message).toContain('--seeds-per-fixture 3');
-    expect(r.json.error.message).toContain('"max_confirmation_pairs": 8');
+    expect(r.json.error.message).toContain('confirmation lacks 8 (needs 20 units, has 12)');
+    expect(r.json.error.message).toContain('give at least 52 fixtures (you gave 44)');
+    expect(r.json.error.message).toContain('--seeds-per-fixture 2');
+    expect(r.json.error.message).toContain('"max_confirmation_pairs": 12');
     // The issue's case: a wider screen asked for by hand.
     const six = path.join(t.dir, 'six.json');
     fs.writeFileSync(six, '{"min_screen_pairs": 6}');
-    const w = t.cli(['confirm', c, '--evaluator', `node ${FAKE}`, '--fixtures', thirty, '--policy', six, '--quiet']);
+    const w = t.cli(['confirm', c, '--evaluator', `node ${FAKE}`, '--fixtures', first(30), '--policy', six, '--quiet']);
     expect(w.json.error.code).toBe('PLAN_UNREACHABLE');
-    expect(w.json.error.message).toMatch(/give at least \d+ fixtures .*--seeds-per-fixture 2/);
+    expect(w.json.error.message).toMatch(/give at least 42 fixtures \(you gave 30\), or --seeds-per-fixture 3, /);
     expect(treeHash(t.knowledge)).toBe(before);
   });
 });
