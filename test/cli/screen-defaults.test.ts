@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
-import {NEW_PLAN_CONFIRMATION_POLICY} from '../../src/model/evaluation/policy.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCliProcess as runCli} from '../helpers/cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {FAKE, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
+
+/** The screen (and held-out lane) of a new plan's default policy, as docs/statistics.md states it. */
+const NEW_PLAN_SCREEN = 16;
 
 interface ScreenRow {
   scores: string;
@@ -24,7 +26,7 @@ describe('calibrate: the screen rows', () => {
     const rows = r.json.screen_rows as ScreenRow[];
     const at = (scores: string, effect: number, n: number) =>
       rows.find((x) => x.scores === scores && x.effect_sd === effect && x.screen_pairs === n)!;
-    const n = NEW_PLAN_CONFIRMATION_POLICY.min_screen_pairs;
+    const n = NEW_PLAN_SCREEN;
     for (const scores of ['continuous', 'discrete']) {
       // The reference's 2-pair screen loses a large share of +0.5 SD candidates; the new default keeps them.
       expect(at(scores, 0.5, 2).pass_rate).toBeLessThan(0.8);
@@ -42,7 +44,7 @@ describe('calibrate: the screen rows', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^screen: share of candidates passing the screen/m);
     expect(r.stdout).toMatch(/^discrete +\+0\.50 SD/m);
-    expect(r.stdout).toContain(`new plans screen ${NEW_PLAN_CONFIRMATION_POLICY.min_screen_pairs} pairs`);
+    expect(r.stdout).toContain(`new plans screen ${NEW_PLAN_SCREEN} pairs`);
     const s = runCli(['calibrate', '--table', 'sizing', '--reps', '30', '--json']);
     expect(s.status).toBe(0);
     expect(s.json.rows).toEqual([]);
