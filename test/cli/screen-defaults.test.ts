@@ -5,7 +5,7 @@ import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {runCliProcess as runCli} from '../helpers/cli.js';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {FAKE, fakeEnv, useTrees, type Tree} from '../helpers/pipeline.js';
-import {treeHash} from '../helpers/tree.js';
+import {copySampleKnowledge, treeHash} from '../helpers/tree.js';
 
 /** The screen (and held-out lane) of a new plan's default policy, as docs/statistics.md states it. */
 const NEW_PLAN_SCREEN = 16;
@@ -114,3 +114,42 @@ describe('a new plan without a policy', () => {
 function cliEnvOf(t: Tree, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return fakeEnv(t.dir, extra);
 }
+
+describe('a plan bound before the new-plan defaults', () => {
+  // Bound by the code before them (reference defaults, lanes in digest order) with test/fixtures/policy-small.json,
+  // its screen run: 1 pair recorded.
+  const BOUND = path.join(PROJECT_ROOT, 'test/fixtures/bound-before-new-defaults/knowledge');
+  const args = [
+    '--evaluator',
+    'node test/fixtures/evaluators/fake.js',
+    '--evaluator-mode',
+    'persistent',
+    '--fixtures',
+    'test/fixtures/fixtures-12.jsonl',
+    '--quiet',
+    '--json',
+  ];
+
+  for (const policy of [[], ['--policy', 'test/fixtures/policy-small.json']]) {
+    it(`resumes as it was bound (its policy, its lanes), ${policy.length ? 'given the same partial policy' : 'given no policy'}`, () => {
+      const k = copySampleKnowledge(BOUND);
+      const plan = () =>
+        JSON.parse(
+          fs.readFileSync(path.join(k, 'demo/context_bundles/candidates', BOUND_DIGEST, 'evaluator_plan.json'), 'utf8'),
+        );
+      const before = plan();
+      const r = runCli(['confirm', BOUND_DIGEST.slice(0, 12), ...args, ...policy, '--knowledge', k], {
+        env: {FAKE_DELTA: '0.2'},
+      });
+      expect([r.status, r.json.status, r.json.comparison.screen_pairs, r.json.plan_digest]).toEqual([
+        0,
+        'confirmed',
+        1,
+        before.plan_digest,
+      ]);
+      expect(plan()).toEqual(before);
+    });
+  }
+});
+
+const BOUND_DIGEST = '077c757658dc974912053a43183244a34162e133bc8781e0affa6d5a6af32582';
