@@ -153,3 +153,34 @@ describe('a plan bound before the new-plan defaults', () => {
 });
 
 const BOUND_DIGEST = '077c757658dc974912053a43183244a34162e133bc8781e0affa6d5a6af32582';
+
+describe('the plain-language policy guide', () => {
+  it('is linked from README and quotes the sizing table calibrate computes (its rows and fixture counts)', () => {
+    const guide = fs.readFileSync(path.join(PROJECT_ROOT, 'docs/choosing-a-policy.md'), 'utf8');
+    expect(fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8')).toContain('(docs/choosing-a-policy.md)');
+    expect(guide).toContain('calibrate --table sizing');
+    for (const topic of [
+      '`min_effect`',
+      '`confidence_z`',
+      'Looks',
+      'Lanes',
+      'block',
+      'inconclusive',
+      'bounded_hoeffding',
+      'bounded_betting',
+    ])
+      expect([topic, guide.includes(topic)]).toEqual([topic, true]);
+    const r = runCli(['calibrate', '--table', 'sizing', '--reps', '5']);
+    expect(r.status).toBe(0);
+    // Effect, confirmation pairs and fixtures needed do not depend on the simulation: the guide's rows must equal them.
+    const labels = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => /^[+-]\d\.\d\d SD /.test(l))
+        .map((l) => l.trim().split(/\s+/).slice(0, 4).join(' '));
+    expect(labels(r.stdout).length).toBeGreaterThan(8);
+    expect(labels(guide)).toEqual(labels(r.stdout));
+    const statistics = fs.readFileSync(path.join(PROJECT_ROOT, 'docs/statistics.md'), 'utf8');
+    expect(statistics).toContain(`**\`min_screen_pairs\` ${NEW_PLAN_SCREEN} instead of 2`);
+  });
+});
