@@ -190,7 +190,6 @@ export function planRemedy(
 ): string {
   const s = seedsPerFixture;
   const count = (lane: TrialLane) => fixtures.filter((f) => f.lane === lane).length;
-  const named = (lane: TrialLane) => fixtures.filter((f) => f.lane === lane && f.lane !== undefined).length;
   const screenFixtures = Math.max(count('screen'), policy.min_screen_pairs);
   // With n fixtures (the added ones naming no lane): how many confirmation units the lane split gives.
   const confirmationUnits = (n: number) =>
@@ -207,7 +206,5 @@ export function planRemedy(
     if (most < policy.max_confirmation_pairs && most >= Math.max(2, policy.min_confirmation_pairs))
       ways.push(`a policy with "max_confirmation_pairs": ${most} (less power; see docs/choosing-a-policy.md)`);
   }
-  if (count('screen') * s < policy.min_screen_pairs && named('screen') > 0)
-    ways.push(`name more screen fixtures or a smaller "min_screen_pairs"`);
   return ways.length ? ways.join(', or ') : 'give more fixtures';
 }
