@@ -35,7 +35,8 @@ function screenLines(rows: readonly ScreenRow[], reps: number): string[] {
   const groups = [...new Set(rows.map((r) => `${r.scores}|${r.effect_sd}`))];
   return [
     'screen: share of candidates passing the screen (pairs per candidate until a decision), by screen size',
-    `${'scores'.padEnd(11)}  ${'true effect'.padEnd(11)}  ${SCREEN_SIZES.map((n) => `${n} pairs`.padEnd(13)).join('  ')}`,
+    `${'scores'.padEnd(11)}  ${'true effect'.padEnd(11)}  ` +
+      SCREEN_SIZES.map((n) => `${n} pairs`.padEnd(13)).join('  '),
     ...groups.map((g) => {
       const of = rows.filter((r) => `${r.scores}|${r.effect_sd}` === g);
       const cells = of.map((r) => `${r.pass_rate.toFixed(3)} (${r.avg_pairs.toFixed(1)})`.padEnd(13));
@@ -43,7 +44,8 @@ function screenLines(rows: readonly ScreenRow[], reps: number): string[] {
     }),
     `${reps} candidates per cell; discrete scores tie on ${DISCRETE_TIE_RATE * 100}% of pairs; the rest of the ` +
       `policy is the default (confirmation ${NEW_PLAN_CONFIRMATION_POLICY.min_confirmation_pairs}–` +
-      `${NEW_PLAN_CONFIRMATION_POLICY.max_confirmation_pairs}, held-out ${NEW_PLAN_CONFIRMATION_POLICY.min_heldout_pairs}, ` +
+      `${NEW_PLAN_CONFIRMATION_POLICY.max_confirmation_pairs}, held-out ` +
+      `${NEW_PLAN_CONFIRMATION_POLICY.min_heldout_pairs}, ` +
       `z ${NEW_PLAN_CONFIRMATION_POLICY.confidence_z}); new plans screen ` +
       `${NEW_PLAN_CONFIRMATION_POLICY.min_screen_pairs} pairs`,
   ];
@@ -55,7 +57,8 @@ function sizingLines(rows: readonly SizingRow[], reps: number): string[] {
     `${'true effect'.padEnd(11)}  confirmation pairs (min–max)  fixtures needed  confirmed  pairs per candidate`,
     ...rows.map(
       (r) =>
-        `${effect(r.effect_sd).padEnd(11)}  ${`${r.min_confirmation_pairs}–${r.max_confirmation_pairs}`.padStart(28)}  ` +
+        `${effect(r.effect_sd).padEnd(11)}  ` +
+        `${`${r.min_confirmation_pairs}–${r.max_confirmation_pairs}`.padStart(28)}  ` +
         `${String(r.fixtures_needed).padStart(15)}  ${r.confirm_rate.toFixed(3).padStart(9)}  ` +
         `${r.avg_pairs.toFixed(1).padStart(19)}`,
     ),

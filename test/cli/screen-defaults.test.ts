@@ -62,7 +62,7 @@ const laneFixtures = (t: Tree, digest: string, lane: string) =>
 describe('a new plan without a policy', () => {
   const trees = useTrees();
 
-  it('screens 16 pairs and holds out 16, on fixtures drawn by its cohort, and a rejection says how to try the idea again', () => {
+  it('screens 16 pairs and holds out 16, on fixtures drawn by its cohort; a rejection says how to try again', () => {
     const t = trees();
     const worse = t.propose('worse', {'playbook/playbook.md': 'Be curt.\n'}, 'run-a');
     const other = t.propose('other', {'playbook/playbook.md': 'Be terse.\n'}, 'run-b');
@@ -131,7 +131,8 @@ describe('a plan bound before the new-plan defaults', () => {
   ];
 
   for (const policy of [[], ['--policy', 'test/fixtures/policy-small.json']]) {
-    it(`resumes as it was bound (its policy, its lanes), ${policy.length ? 'given the same partial policy' : 'given no policy'}`, () => {
+    const given = policy.length ? 'given the same partial policy' : 'given no policy';
+    it(`resumes as bound (policy, lanes), ${given}`, () => {
       const k = copySampleKnowledge(BOUND);
       const plan = () =>
         JSON.parse(

@@ -106,7 +106,10 @@ function simulate(kind: ScoreKind, effect: number, p: ConfirmationPolicy, reps: 
   return {pass_rate: passed / reps, confirm_rate: confirmed / reps, avg_pairs: pairs / reps};
 }
 
-/** The screen's false rejection and its cost: every score kind × effect × screen size, the rest of the policy the new-plan default. */
+/**
+ * The screen's false rejection and its cost: every score kind × effect ×
+ * screen size, the rest of the policy the new-plan default.
+ */
 export function screenRows(reps: number, seed: number): ScreenRow[] {
   const rows: ScreenRow[] = [];
   for (const scores of SCORE_KINDS)

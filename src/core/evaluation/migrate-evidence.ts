@@ -10,7 +10,7 @@ import {createMatchedTrial} from '../../model/evaluation/trial.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
 import {resolveDigest} from '../common/resolve.js';
-import {loadPolicy} from './run/prepare.js';
+import {loadPolicy} from './run/plan-policy.js';
 import {readEvidence, writeEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {requireBundle} from '../../store/kinds/bundle/bundle.js';
 import {readRecord, writeRecord} from '../../store/kinds/promotion/candidate-record.js';

@@ -1,5 +1,5 @@
 import {jsonEqual} from '../../../canonical/index.js';
-import {AutoctxError, fail} from '../../../errors.js';
+import {fail} from '../../../errors.js';
 import {
   createEvaluatorPlan,
   evaluatorFileChange,
@@ -7,20 +7,8 @@ import {
   type BoundPlan,
   type EvaluatorIdentity,
 } from '../../../model/evaluation/evaluator-plan.js';
-import {
-  assignLanes,
-  checkPlanSize,
-  cohortDraw,
-  planDeficits,
-  planRemedy,
-  planUnits,
-  type Fixture,
-} from '../../../model/evaluation/fixtures.js';
-import {
-  NEW_PLAN_CONFIRMATION_POLICY,
-  validateConfirmationPolicy,
-  type ConfirmationPolicy,
-} from '../../../model/evaluation/policy.js';
+import {checkPlanSize, planDeficits, planRemedy, planUnits} from '../../../model/evaluation/fixtures.js';
+import type {ConfirmationPolicy} from '../../../model/evaluation/policy.js';
 import type {CandidateRecord} from '../../../model/promotion/records.js';
 import type {ContextBundle} from '../../../model/bundle/bundle.js';
 import {
@@ -28,7 +16,6 @@ import {
   evaluatorFiles,
   pausePoint,
   readFixtures,
-  readInputJson,
   type MatchedEvidence,
   type ScenarioStore,
 } from '../../../store/index.js';
@@ -38,6 +25,7 @@ import {prepareSigning, signingInputs} from '../../signing/signing.js';
 import {resolveDigest} from '../../common/resolve.js';
 import {trialPlanProblems} from '../../../model/evaluation/plan-binding.js';
 import type {DriveOptions, Run} from './types.js';
+import {lanesFor, loadPolicy} from './plan-policy.js';
 import {evidenceProblem, readEvidence} from '../../../store/kinds/evaluation/matched-evidence.js';
 import {readPlan, readPlanText, rebindPlan, writePlan} from '../../../store/kinds/evaluation/evaluator-plan.js';
 import {requireBundle} from '../../../store/kinds/bundle/bundle.js';
@@ -65,48 +53,6 @@ export interface PrepareOptions extends DriveOptions {
    * change.
    */
   request: PlanRequest | null;
-}
-
-/**
- * The policy of a plan: the bound plan's when no file is given; a file's
- * fields over the bound plan's policy (so a plan bound earlier, under other
- * defaults, is asked for again as it was), or over `defaults` for a new plan
- * (autoctx's defaults for new plans; migration passes the reference's).
- */
-export function loadPolicy(
-  file: string | undefined,
-  bound: BoundPlan | null,
-  defaults: Readonly<ConfirmationPolicy> = NEW_PLAN_CONFIRMATION_POLICY,
-): ConfirmationPolicy {
-  if (file === undefined) return bound?.plan.confirmation_policy ?? {...defaults};
-  const value = readInputJson(file);
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    fail('SCHEMA_VIOLATION', `${file}: a policy must be a JSON object`);
-  try {
-    return validateConfirmationPolicy({...(bound?.plan.confirmation_policy ?? defaults), ...value});
-  } catch (error) {
-    if (error instanceof AutoctxError) throw new AutoctxError(error.code, `${file}: ${error.message}`, {file});
-    throw error;
-  }
-}
-
-/**
- * A bound plan's lanes are re-derived as it was bound: fixtures naming no lane
- * take the lane the bound plan gave them (plans bound before the screen was
- * drawn by cohort split in digest order). A fixture the bound plan lacks makes
- * another plan anyway; it is then split as a new plan would be.
- */
-function lanesFor(
-  fixtures: readonly Fixture[],
-  policy: ConfirmationPolicy,
-  cohort: string,
-  bound: BoundPlan | null,
-): ReturnType<typeof assignLanes> {
-  const drawn = assignLanes(fixtures, policy, cohortDraw(cohort));
-  if (!bound) return drawn;
-  const boundLane = new Map(bound.plan.units.map((u) => [u.fixture_digest, u.lane]));
-  if (!fixtures.every((f) => f.lane !== undefined || boundLane.has(f.fixture_digest))) return drawn;
-  return fixtures.map((f) => ({...f, lane: f.lane ?? boundLane.get(f.fixture_digest)!}));
 }
 
 /**
