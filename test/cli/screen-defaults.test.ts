@@ -86,6 +86,16 @@ describe('a new plan without a policy', () => {
     expect(laneFixtures(t, worse, 'heldout')).toHaveLength(16);
   });
 
+  it('with several seeds per fixture, screens as many fixtures as pairs (each first seed before any second)', () => {
+    const t = trees();
+    const c = t.propose('cand', {'playbook/playbook.md': 'Be brief.\n'});
+    const args = ['--evaluator', `node ${FAKE}`, '--evaluator-mode', 'persistent', '--fixtures', EXAMPLE_FIXTURES];
+    const r = t.cli(['screen', c, ...args, '--seeds-per-fixture', '2', '--quiet'], fakeEnv(t.dir, {FAKE_DELTA: '0.3'}));
+    expect([r.status, r.json.comparison.screen_pairs]).toEqual([0, 16]);
+    const trials = JSON.parse(t.read(`candidates/${c}/matched_trials.json`)).trials as Array<{fixture_digest: string}>;
+    expect(new Set(trials.map((x) => x.fixture_digest)).size).toBe(16);
+  });
+
   it('PLAN_UNREACHABLE names the fixtures, seeds or max_confirmation_pairs that would reach a decision', () => {
     const t = trees();
     const c = t.propose('cand', {'playbook/playbook.md': 'Be kind.\n'});

@@ -142,12 +142,16 @@ export function checkPlanSize(fixtures: number, seedsPerFixture: number): void {
 /**
  * The work units of a plan, in plan order: screen, confirmation, then
  * held-out; within a lane fixtures in digest order, each with its seeds
- * consecutively.
+ * consecutively. With `spreadScreen` (new plans) the screen lane takes every
+ * fixture's first seed before any second one, so a screen of n pairs sees n
+ * fixtures (or all of them) rather than a few fixtures' seeds; seeds stay the
+ * same numbers, only their order in the lane changes.
  */
 export function planUnits(
   fixtures: ReadonlyArray<Fixture & {lane: TrialLane}>,
   seedsPerFixture: number,
   cohort: string,
+  spreadScreen = false,
 ): PlanUnit[] {
   if (!Number.isSafeInteger(seedsPerFixture) || seedsPerFixture < 1)
     fail('USAGE', '--seeds-per-fixture must be a positive integer');
@@ -161,7 +165,16 @@ export function planUnits(
   for (const f of ordered)
     for (let k = 0; k < seedsPerFixture; k++)
       units.push({fixture: f.fixture, fixture_digest: f.fixture_digest, seed: seed++, lane: f.lane});
-  return units;
+  if (!spreadScreen || seedsPerFixture === 1) return units;
+  const screen = units.filter((u) => u.lane === 'screen');
+  const spread = screen.map((u, i) => ({u, k: i % seedsPerFixture, i})).sort((a, b) => a.k - b.k || a.i - b.i);
+  return [...spread.map(({u}) => u), ...units.slice(screen.length)];
+}
+
+/** Whether a bound plan's screen lane takes every fixture's first seed first (planUnits' spreadScreen). */
+export function screenSpread(units: readonly PlanUnit[]): boolean {
+  const screen = units.filter((u) => u.lane === 'screen');
+  return screen.length < 2 || screen[0]!.fixture_digest !== screen[1]!.fixture_digest;
 }
 
 /** What each lane lacks for the policy to be able to decide, or null when the plan can. */

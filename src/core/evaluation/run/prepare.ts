@@ -7,7 +7,7 @@ import {
   type BoundPlan,
   type EvaluatorIdentity,
 } from '../../../model/evaluation/evaluator-plan.js';
-import {checkPlanSize, planDeficits, planRemedy, planUnits} from '../../../model/evaluation/fixtures.js';
+import {checkPlanSize, planDeficits, planRemedy, planUnits, screenSpread} from '../../../model/evaluation/fixtures.js';
 import type {ConfirmationPolicy} from '../../../model/evaluation/policy.js';
 import type {CandidateRecord} from '../../../model/promotion/records.js';
 import type {ContextBundle} from '../../../model/bundle/bundle.js';
@@ -104,7 +104,9 @@ async function bindPlan(
     `${record.source_run_id || 'manual'}:${candidate.evaluator_epoch}:generation:${record.source_generation}`;
   const lanes = lanesFor(fixtures, policy, cohort, rebinding ? null : bound);
   const seeds = request.seedsPerFixture ?? 1;
-  const units = planUnits(lanes, seeds, cohort);
+  // A bound plan is asked for again as it was bound; a new one spreads its screen over fixtures.
+  const kept = rebinding ? null : bound;
+  const units = planUnits(lanes, seeds, cohort, kept ? screenSpread(kept.plan.units) : true);
   const deficits = planDeficits(units, policy);
   if (deficits)
     fail(
