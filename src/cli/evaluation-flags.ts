@@ -10,6 +10,7 @@ import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/common/defaults.js';
 import {withTeamDefaults} from '../core/common/team-defaults.js';
 import {digestArg, integerFlag, secondsFlag, sourceFlag, textFlag} from './flags.js';
 import {paint, short} from './style.js';
+import {NEW_PLAN_CONFIRMATION_POLICY} from '../model/evaluation/policy.js';
 
 export const candidateArg = {
   candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix (8+ hex characters).'),
@@ -29,7 +30,9 @@ export const evaluationFlags = {
       'default: "fixtures" in autoctx.config.json.',
   }),
   policy: sourceFlag('policy', {
-    summary: 'Confirmation policy JSON (missing fields take the defaults 2/6/20/2, min_effect 0, z 1.96).',
+    summary:
+      "Confirmation policy JSON (missing fields take the bound plan's values, or for a new plan the defaults " +
+      '16/6/20/16, min_effect 0, z 1.96).',
   }),
   'seeds-per-fixture': integerFlag('seeds-per-fixture', {
     summary: 'Seeds per fixture (default 1).',
@@ -195,6 +198,33 @@ export function progressLine(e: ProgressEvent): string {
   );
 }
 
+/**
+ * After a terminal negative result, how to evaluate the idea again properly:
+ * the digest keeps its evidence and its lifecycle (it is never re-evaluated
+ * afresh), so a genuinely new variant is proposed and given enough pairs.
+ */
+function nextStep(result: EvaluateResult): string[] {
+  if (result.status !== 'rejected' && result.status !== 'inconclusive') return [];
+  const c = result.comparison;
+  const atScreen = c.confirmation_pairs === 0 && c.heldout_pairs === 0 && c.screen_pairs > 0;
+  const wider = NEW_PLAN_CONFIRMATION_POLICY.min_screen_pairs;
+  const how =
+    result.status === 'inconclusive'
+      ? 'and give it a larger "max_confirmation_pairs" (more fixtures)'
+      : atScreen && c.screen_pairs < wider
+        ? `and screen it on more pairs than this screen's ${c.screen_pairs} (new plans screen ${wider}: omit ` +
+          `"min_screen_pairs" from --policy)`
+        : c.heldout_pairs > 0 && c.heldout_pairs < NEW_PLAN_CONFIRMATION_POLICY.min_heldout_pairs
+          ? `and give its held-out lane more pairs than this one's ${c.heldout_pairs} (new plans hold out ` +
+            `${NEW_PLAN_CONFIRMATION_POLICY.min_heldout_pairs}: omit "min_heldout_pairs" from --policy)`
+          : 'and evaluate it with its own fixtures';
+  return [
+    `  ${short(result.candidate_digest)} stays ${result.status} with this evidence; it is not evaluated again.`,
+    `  To try the idea again, propose a changed variant (other content is another digest; the same content is`,
+    `  this candidate) ${how}; see docs/choosing-a-policy.md`,
+  ];
+}
+
 export function summary(result: EvaluateResult): string[] {
   const c = result.comparison;
   const color =
@@ -208,6 +238,7 @@ export function summary(result: EvaluateResult): string[] {
     `  pairs: screen ${c.screen_pairs}, confirmation ${c.confirmation_pairs}, held-out ` +
       `${c.heldout_pairs} (${result.pairs_evaluated} evaluated now); mean ${fmt(c.mean_effect)} ` +
       `[${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]`,
+    ...nextStep(result),
     ...(result.superseded_plan_digest
       ? [
           `  rebound: plan ${result.superseded_plan_digest.slice(0, 12)} is superseded by ` +

@@ -206,7 +206,7 @@ describe('people', () => {
 
 describe('calibrate', () => {
   it('--json prints the table as one object matching its schema', () => {
-    const r = runCli(['calibrate', '--campaigns', '20', '--seed', '3', '--json']);
+    const r = runCli(['calibrate', '--campaigns', '20', '--reps', '20', '--seed', '3', '--json']);
     expect(r.status).toBe(0);
     expect(resultSchemaProblem('result-calibrate', r.json)).toBeNull();
     expect(r.json.rows.map((x: {case: string}) => x.case)).toEqual(

@@ -3,14 +3,14 @@ import {jsonEqual} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
 import {evaluateMatchedTrials} from '../../model/evaluation/comparison.js';
 import {planBindingDigest} from '../../model/evaluation/evaluator-plan.js';
-import {confirmationPolicyDigest} from '../../model/evaluation/policy.js';
+import {confirmationPolicyDigest, DEFAULT_CONFIRMATION_POLICY} from '../../model/evaluation/policy.js';
 import {isoTimestamp, type CandidateRecord} from '../../model/promotion/records.js';
 import {compareReplay} from '../../model/evaluation/replay.js';
 import {createMatchedTrial} from '../../model/evaluation/trial.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {lockTimeout, now, openScenario, type StoreOptions} from '../common/store-options.js';
 import {resolveDigest} from '../common/resolve.js';
-import {loadPolicy} from './run/prepare.js';
+import {loadPolicy} from './run/plan-policy.js';
 import {readEvidence, writeEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {requireBundle} from '../../store/kinds/bundle/bundle.js';
 import {readRecord, writeRecord} from '../../store/kinds/promotion/candidate-record.js';
@@ -48,7 +48,7 @@ const TERMINAL: Record<string, CandidateRecord['lifecycle'] | undefined> = {
 function migrationProblem(store: ScenarioStore, digest: string, record: CandidateRecord, policyFile: string) {
   const evidence = readEvidence(store, digest); // legacy rows that collapse to one pair identity are refused here
   if (!evidence) fail('INVALID_TRANSITION', `candidate ${digest} has no matched_trials.json to migrate`);
-  const policy = loadPolicy(policyFile, null);
+  const policy = loadPolicy(policyFile, null, DEFAULT_CONFIRMATION_POLICY);
   if (!evidence.legacy) return {evidence, policy, replay: null};
   if (record.lifecycle !== 'confirmed' && record.lifecycle !== 'rejected')
     fail(

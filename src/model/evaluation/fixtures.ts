@@ -50,15 +50,26 @@ export interface PlanUnit {
 }
 
 /**
- * Lanes for fixtures that name none, deterministically: in fixture-digest
- * order, first what the screen lane still needs, then the held-out lane (its
- * minimum or a fifth of all fixtures, whichever is more, less what it has),
- * the rest confirmation. Identical fixtures (same digest) are refused: they
- * are one fixture, not two independent ones.
+ * The order in which a new plan draws lanes for fixtures that name none: by
+ * the digest of the fixture with the plan's cohort, so each candidate is
+ * screened on its own fixtures, not on the same first few every time.
+ */
+export function cohortDraw(cohort: string): (f: Fixture) => string {
+  return (f) => stableDigest({screen_draw: cohort, fixture_digest: f.fixture_digest});
+}
+
+/**
+ * Lanes for fixtures that name none, deterministically: in the order of
+ * `drawKey` (fixture-digest order unless given; plans bound before the draw
+ * by cohort keep that order), first what the screen lane still needs, then
+ * the held-out lane (its minimum or a fifth of all fixtures, whichever is
+ * more, less what it has), the rest confirmation. Identical fixtures (same
+ * digest) are refused: they are one fixture, not two independent ones.
  */
 export function assignLanes(
   fixtures: readonly Fixture[],
   policy: ConfirmationPolicy,
+  drawKey: (f: Fixture) => string = (f) => f.fixture_digest,
 ): Array<Fixture & {lane: TrialLane}> {
   const seen = new Map<string, string>();
   for (const f of fixtures) {
@@ -79,7 +90,9 @@ export function assignLanes(
   const count = (lane: TrialLane) => fixtures.filter((f) => f.lane === lane).length;
   const free = fixtures
     .filter((f) => f.lane === undefined)
-    .sort((a, b) => (a.fixture_digest < b.fixture_digest ? -1 : 1));
+    .map((f) => ({f, key: drawKey(f)}))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.f.fixture_digest < b.f.fixture_digest ? -1 : 1))
+    .map(({f}) => f);
   const screenNeed = Math.max(0, policy.min_screen_pairs - count('screen'));
   const heldoutNeed = Math.max(
     0,
@@ -129,12 +142,16 @@ export function checkPlanSize(fixtures: number, seedsPerFixture: number): void {
 /**
  * The work units of a plan, in plan order: screen, confirmation, then
  * held-out; within a lane fixtures in digest order, each with its seeds
- * consecutively.
+ * consecutively. With `spreadScreen` (new plans) the screen lane takes every
+ * fixture's first seed before any second one, so a screen of n pairs sees n
+ * fixtures (or all of them) rather than a few fixtures' seeds; seeds stay the
+ * same numbers, only their order in the lane changes.
  */
 export function planUnits(
   fixtures: ReadonlyArray<Fixture & {lane: TrialLane}>,
   seedsPerFixture: number,
   cohort: string,
+  spreadScreen = false,
 ): PlanUnit[] {
   if (!Number.isSafeInteger(seedsPerFixture) || seedsPerFixture < 1)
     fail('USAGE', '--seeds-per-fixture must be a positive integer');
@@ -148,7 +165,16 @@ export function planUnits(
   for (const f of ordered)
     for (let k = 0; k < seedsPerFixture; k++)
       units.push({fixture: f.fixture, fixture_digest: f.fixture_digest, seed: seed++, lane: f.lane});
-  return units;
+  if (!spreadScreen || seedsPerFixture === 1) return units;
+  const screen = units.filter((u) => u.lane === 'screen');
+  const spread = screen.map((u, i) => ({u, k: i % seedsPerFixture, i})).sort((a, b) => a.k - b.k || a.i - b.i);
+  return [...spread.map(({u}) => u), ...units.slice(screen.length)];
+}
+
+/** Whether a bound plan's screen lane takes every fixture's first seed first (planUnits' spreadScreen). */
+export function screenSpread(units: readonly PlanUnit[]): boolean {
+  const screen = units.filter((u) => u.lane === 'screen');
+  return screen.length < 2 || screen[0]!.fixture_digest !== screen[1]!.fixture_digest;
 }
 
 /** What each lane lacks for the policy to be able to decide, or null when the plan can. */
@@ -163,4 +189,35 @@ export function planDeficits(units: readonly PlanUnit[], policy: ConfirmationPol
     .filter(([, need, have]) => have < need)
     .map(([lane, need, have]) => `${lane} lacks ${need - have} (needs ${need} units, has ${have})`);
   return short.length ? short.join('; ') : null;
+}
+
+/**
+ * What to change so that a plan the policy cannot reach can: the fixtures it
+ * would need (as many seeds each), the seeds per fixture its confirmation
+ * fixtures would need, or the largest max_confirmation_pairs the plan holds.
+ */
+export function planRemedy(
+  fixtures: ReadonlyArray<Fixture & {lane: TrialLane}>,
+  seedsPerFixture: number,
+  policy: ConfirmationPolicy,
+): string {
+  const s = seedsPerFixture;
+  const count = (lane: TrialLane) => fixtures.filter((f) => f.lane === lane).length;
+  const screenFixtures = Math.max(count('screen'), policy.min_screen_pairs);
+  // With n fixtures (the added ones naming no lane): how many confirmation units the lane split gives.
+  const confirmationUnits = (n: number) =>
+    Math.max(0, n - screenFixtures - Math.max(count('heldout'), policy.min_heldout_pairs, Math.floor(n / 5))) * s;
+  const ways: string[] = [];
+  let n = fixtures.length;
+  while (confirmationUnits(n) < policy.max_confirmation_pairs && n < fixtures.length + MAX_PLAN_UNITS) n++;
+  if (n > fixtures.length) ways.push(`give at least ${n} fixtures (you gave ${fixtures.length})`);
+  const confirmationFixtures = count('confirmation');
+  if (confirmationFixtures > 0) {
+    const seeds = Math.ceil(policy.max_confirmation_pairs / confirmationFixtures);
+    if (seeds > s) ways.push(`--seeds-per-fixture ${seeds}`);
+    const most = confirmationFixtures * s;
+    if (most < policy.max_confirmation_pairs && most >= Math.max(2, policy.min_confirmation_pairs))
+      ways.push(`a policy with "max_confirmation_pairs": ${most} (less power; see docs/choosing-a-policy.md)`);
+  }
+  return ways.length ? ways.join(', or ') : 'give more fixtures';
 }

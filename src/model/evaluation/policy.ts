@@ -20,6 +20,22 @@ export const DEFAULT_CONFIRMATION_POLICY: Readonly<ConfirmationPolicy> = Object.
   confidence_z: 1.96,
 });
 
+/**
+ * The defaults of a plan bound from now on when no policy (or a partial one)
+ * is given. The reference's defaults above stay what replays, migration and
+ * the library use; these differ in the two lanes that reject on a plain mean
+ * ("> min_effect"), the screen and the held-out lane, sized from the screen
+ * rows of `autoctx calibrate` (docs/statistics.md): a candidate whose true
+ * effect is +0.5 standard deviations of the per-pair difference passes each
+ * at least 95% of the time, with continuous scores and with discrete ones
+ * that tie.
+ */
+export const NEW_PLAN_CONFIRMATION_POLICY: Readonly<ConfirmationPolicy> = Object.freeze({
+  ...DEFAULT_CONFIRMATION_POLICY,
+  min_screen_pairs: 16,
+  min_heldout_pairs: 16,
+});
+
 const POLICY_KEYS = Object.keys(DEFAULT_CONFIRMATION_POLICY).sort();
 
 /** Validate a policy object strictly (unknown keys are errors), as the reference's constructor does. */

@@ -1,5 +1,5 @@
 import {jsonEqual} from '../../../canonical/index.js';
-import {AutoctxError, fail} from '../../../errors.js';
+import {fail} from '../../../errors.js';
 import {
   createEvaluatorPlan,
   evaluatorChange,
@@ -8,12 +8,8 @@ import {
   type BoundPlan,
   type EvaluatorIdentity,
 } from '../../../model/evaluation/evaluator-plan.js';
-import {assignLanes, checkPlanSize, planDeficits, planUnits} from '../../../model/evaluation/fixtures.js';
-import {
-  DEFAULT_CONFIRMATION_POLICY,
-  validateConfirmationPolicy,
-  type ConfirmationPolicy,
-} from '../../../model/evaluation/policy.js';
+import {checkPlanSize, planDeficits, planRemedy, planUnits, screenSpread} from '../../../model/evaluation/fixtures.js';
+import type {ConfirmationPolicy} from '../../../model/evaluation/policy.js';
 import type {CandidateRecord} from '../../../model/promotion/records.js';
 import type {ContextBundle} from '../../../model/bundle/bundle.js';
 import {
@@ -21,7 +17,6 @@ import {
   evaluatorFiles,
   pausePoint,
   readFixtures,
-  readInputJson,
   type MatchedEvidence,
   type ScenarioStore,
 } from '../../../store/index.js';
@@ -31,6 +26,7 @@ import {prepareSigning, signingInputs} from '../../signing/signing.js';
 import {resolveDigest} from '../../common/resolve.js';
 import {trialPlanProblems} from '../../../model/evaluation/plan-binding.js';
 import type {DriveOptions, Run} from './types.js';
+import {lanesFor, loadPolicy} from './plan-policy.js';
 import {evidenceProblem, readEvidence} from '../../../store/kinds/evaluation/matched-evidence.js';
 import {readPlan, readPlanText, rebindPlan, writePlan} from '../../../store/kinds/evaluation/evaluator-plan.js';
 import {requireBundle} from '../../../store/kinds/bundle/bundle.js';
@@ -58,19 +54,6 @@ export interface PrepareOptions extends DriveOptions {
    * change.
    */
   request: PlanRequest | null;
-}
-
-export function loadPolicy(file: string | undefined, bound: BoundPlan | null): ConfirmationPolicy {
-  if (file === undefined) return bound?.plan.confirmation_policy ?? {...DEFAULT_CONFIRMATION_POLICY};
-  const value = readInputJson(file);
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    fail('SCHEMA_VIOLATION', `${file}: a policy must be a JSON object`);
-  try {
-    return validateConfirmationPolicy({...DEFAULT_CONFIRMATION_POLICY, ...value});
-  } catch (error) {
-    if (error instanceof AutoctxError) throw new AutoctxError(error.code, `${file}: ${error.message}`, {file});
-    throw error;
-  }
 }
 
 /**
@@ -111,14 +94,22 @@ async function bindPlan(
     refuseEvaluator(store, candidate.digest, bound, evidence, evaluatorChange(bound, request.evaluator, files)!);
   const policy = loadPolicy(request.policyFile, rebinding ? null : bound);
   const fixtures = readFixtures(request.fixtures);
-  const lanes = assignLanes(fixtures, policy);
   const cohort =
     request.cohort ??
     (rebinding ? undefined : bound?.plan.cohort) ??
     `${record.source_run_id || 'manual'}:${candidate.evaluator_epoch}:generation:${record.source_generation}`;
-  const units = planUnits(lanes, request.seedsPerFixture ?? 1, cohort);
+  const lanes = lanesFor(fixtures, policy, cohort, rebinding ? null : bound);
+  const seeds = request.seedsPerFixture ?? 1;
+  // A bound plan is asked for again as it was bound; a new one spreads its screen over fixtures.
+  const kept = rebinding ? null : bound;
+  const units = planUnits(lanes, seeds, cohort, kept ? screenSpread(kept.plan.units) : true);
   const deficits = planDeficits(units, policy);
-  if (deficits) fail('PLAN_UNREACHABLE', `the fixture plan cannot reach a decision under its policy: ${deficits}`);
+  if (deficits)
+    fail(
+      'PLAN_UNREACHABLE',
+      `the fixture plan cannot reach a decision under its policy: ${deficits}; ` +
+        `${planRemedy(lanes, seeds, policy)}`,
+    );
   const campaignId = request.campaign ?? bound?.additions.campaign_id ?? null;
   if (bound && !rebinding && request.campaign !== undefined && request.campaign !== bound.additions.campaign_id)
     fail('PLAN_CHANGED', `the candidate was bound to campaign ${JSON.stringify(bound.additions.campaign_id)}`);
