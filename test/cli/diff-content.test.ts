@@ -34,10 +34,12 @@ describe('autoctx diff', () => {
       const human = cli(t, ['diff', c, active]);
       expect(human.status).toBe(0);
       expect(human.stdout).toMatch(/^~ playbook\/playbook {2}[0-9a-f]{12} -> [0-9a-f]{12} {2}\(\+\d+ -\d+\)$/m);
-      expect(human.stdout).toContain('--- b/playbook/playbook.md\n+++ a/playbook/playbook.md\n');
+      // Labelled as git labels a diff: a/ the text it goes from (B), b/ the text it goes to (A).
+      expect(human.stdout).toContain('--- a/playbook/playbook.md\n+++ b/playbook/playbook.md\n');
+      expect(human.stdout).not.toMatch(/^--- b\/|^\+\+\+ a\//m);
       expect(human.stdout).toMatch(/^\+6\. step six, reworded$/m);
       expect(human.stdout).toMatch(/^\+ hints\/extra {2}- -> [0-9a-f]{12} {2}\(\+1 -0\)$/m);
-      expect(human.stdout).toContain('--- /dev/null\n+++ a/hints/extra.md\n@@ -0,0 +1,1 @@\n+A new hint.');
+      expect(human.stdout).toContain('--- /dev/null\n+++ b/hints/extra.md\n@@ -0,0 +1,1 @@\n+A new hint.');
       // JSON components are compared pretty-printed, so a changed value is one line.
       expect(human.stdout).toMatch(/^-\s+"model_competitor": "small"$/m);
       expect(human.stdout).toMatch(/^\+\s+"model_competitor": "large"$/m);
