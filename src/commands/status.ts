@@ -2,18 +2,22 @@ import {scopeLines} from '../cli/release-output.js';
 import {status} from '../core/common/status.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
+import {alignRows, candidateRows, fitWidth} from '../cli/status-table.js';
 import {DIVERGED_WAY_OUT} from '../model/common/divergence-advice.js';
 
-const fmt = (x: number | null) => (x === null ? '-' : x.toFixed(4));
 
 export default class Status extends ScenarioCommand {
   static override summary =
     'Show the active bundle and each candidate: lifecycle, decision, mean and interval, rationale and when.';
+  static override description =
+    "One row per candidate under a header row; the rationale is the proposer's. On a terminal each row is cut to " +
+    "the terminal's width (ending in …); piped, and with --json, the text is whole.";
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --scenario support --json'];
 
   async run() {
     const {flags} = await this.parse(Status);
     const result = status({knowledge: flags.knowledge, scenario: flags.scenario});
+    const width = process.stdout.isTTY ? process.stdout.columns : undefined;
     return this.done(result, () =>
       result.scenarios.length === 0
         ? ['no scenarios yet; run autoctx init --scenario S --from SRC']
@@ -25,23 +29,11 @@ export default class Status extends ScenarioCommand {
                     `${short(s.active.rollback_target_digest)})`
                   : paint.yellow('no active bundle')
               }`,
-            ...s.details.map((c) => {
-              const interval =
-                c.confidence_low !== null && c.confidence_high !== null
-                  ? ` [${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]`
-                  : '';
-              const numbers = c.decision
-                ? `${c.decision.padEnd(18)} mean ${fmt(c.mean_effect)}${interval}, ${c.pairs} ` +
-                  `pair${c.pairs === 1 ? '' : 's'}`
-                : 'not evaluated'.padEnd(18);
-              const why = c.rationale
-                ? `  ${c.rationale.length > 80 ? `${c.rationale.slice(0, 79)}…` : c.rationale}`
-                : '';
-              return (
-                `  ${short(c.bundle_digest)}  ${c.lifecycle.padEnd(10)} ${numbers}  ` +
-                `${paint.dim(c.updated_at)}${why}`
-              );
-            }),
+            ...(s.details.length > 0
+              ? alignRows(candidateRows(s.details), '  ').map((line, i) =>
+                  i === 0 ? paint.bold(fitWidth(line, width)) : fitWidth(line, width),
+                )
+              : []),
             ...s.releases.flatMap((r) => scopeLines(r, short).map((l) => `  ${l}`)),
             ...(s.evidence.packages > 0
               ? [
