@@ -62,6 +62,8 @@ export const ERROR_CODES = {
   INVALID_DIGEST: EXIT.BAD_INPUT,
   LINEAGE_MISMATCH: EXIT.BAD_INPUT,
   CANDIDATE_EXISTS: EXIT.BAD_INPUT,
+  /** A proposal whose components are exactly the active bundle's (propose --allow-unchanged takes it anyway). */
+  CANDIDATE_UNCHANGED: EXIT.BAD_INPUT,
   INVALID_TRANSITION: EXIT.BAD_INPUT,
   NOT_SERVEABLE: EXIT.BAD_INPUT,
   TARGET_EXISTS: EXIT.BAD_INPUT,
