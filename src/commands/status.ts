@@ -5,7 +5,6 @@ import {paint, short} from '../cli/style.js';
 import {alignRows, candidateRows, fitWidth} from '../cli/status-table.js';
 import {DIVERGED_WAY_OUT} from '../model/common/divergence-advice.js';
 
-
 export default class Status extends ScenarioCommand {
   static override summary =
     'Show the active bundle and each candidate: lifecycle, decision, mean and interval, rationale and when.';

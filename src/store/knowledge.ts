@@ -61,8 +61,7 @@ export function isKnowledgeRoot(dir: string): boolean {
   return entries.some(
     (e) =>
       e.isDirectory() &&
-      (e.name === STATE_DIR_NAME ||
-        (isScenarioName(e.name) && isRealFolder(new RootPaths(dir).scenarioStore(e.name)))),
+      (e.name === STATE_DIR_NAME || (isScenarioName(e.name) && isRealFolder(new RootPaths(dir).scenarioStore(e.name)))),
   );
 }
 

@@ -33,7 +33,8 @@ describe('typed flags check their values while the command line is read', () => 
   });
 
   it(
-    'digest: a bundle digest or a unique prefix of at least 8 ' + 'hex characters (a full one where asked), read in lower case',
+    'digest: a bundle digest or a unique prefix of at least 8 ' +
+      'hex characters (a full one where asked), read in lower case',
     async () => {
       const prefix = digestFlag('expect-active', {summary: 'd'});
       const full = digestFlag('parent', {summary: 'p', full: true});

@@ -70,7 +70,10 @@ function findComponent(store: ScenarioStore, digest: string): CurationTag | null
 function componentDigest(given: string): string {
   const digest = given.toLowerCase();
   if (!DIGEST.test(digest))
-    fail('INVALID_DIGEST', `a component is tagged by its exact digest, 64 hex characters: got ${JSON.stringify(given)}`);
+    fail(
+      'INVALID_DIGEST',
+      `a component is tagged by its exact digest, 64 hex characters: got ${JSON.stringify(given)}`,
+    );
   return digest;
 }
 

@@ -166,7 +166,9 @@ export function hookUninstall(options: {
   const configBefore = readConfigText(configFile);
   const turnOff = existing?.enabled === true && !installedElsewhere(options.host, options.location, env);
   const configText =
-    hooks.changed.length > 0 && existing !== undefined && (existing.found_empty?.[options.host] !== undefined || turnOff)
+    hooks.changed.length > 0 &&
+    existing !== undefined &&
+    (existing.found_empty?.[options.host] !== undefined || turnOff)
       ? editUserConfig(configFile, options.location, {
           ...withFoundEmpty(existing, options.host, []),
           ...(turnOff ? {enabled: false} : {}),
