@@ -10,7 +10,7 @@ const SETUP_SHELLS = new Set(['bash', 'zsh']);
  * file is missing: the cache is built first when it is (as `autocomplete` alone builds it), so that the printed line
  * completes on its own. The build writes only into oclif's cache folder and prints nothing.
  */
-const hook: Hook.Prerun = async function (options) {
+const hook: Hook.Prerun = async (options) => {
   if (options.Command.id !== 'autocomplete:script') return;
   const shell = options.argv.find((a) => !a.startsWith('-')) ?? path.basename(options.config.shell);
   if (!SETUP_SHELLS.has(shell)) return;
