@@ -96,7 +96,7 @@ describe('autoctx report', () => {
     await page.close();
   }, 60_000);
 
-  it('creates the --out folder, and its missing parents, when they do not exist (relative to the working folder)', () => {
+  it('creates the --out folder and its missing parents (relative to the working folder)', () => {
     const work = path.join(t.dir, 'work', 'here');
     fs.mkdirSync(work, {recursive: true});
     const before = treeHash(t.knowledge);

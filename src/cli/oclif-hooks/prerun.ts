@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type {Hook} from '@oclif/core/hooks';
+import {isFile} from '../../store/io/config-files.js';
 
 /** The shells whose completion script sources a setup file from the completion cache. */
 const SETUP_SHELLS = new Set(['bash', 'zsh']);
@@ -14,7 +14,7 @@ const hook: Hook.Prerun = async (options) => {
   if (options.Command.id !== 'autocomplete:script') return;
   const shell = options.argv.find((a) => !a.startsWith('-')) ?? path.basename(options.config.shell);
   if (!SETUP_SHELLS.has(shell)) return;
-  if (fs.existsSync(path.join(options.config.cacheDir, 'autocomplete', `${shell}_setup`))) return;
+  if (isFile(path.join(options.config.cacheDir, 'autocomplete', `${shell}_setup`))) return;
   // As `autocomplete` runs it (config.runCommand would warn that the command parses no arguments).
   const create = await options.config.findCommand('autocomplete:create')?.load();
   if (create) await create.run([], options.config);

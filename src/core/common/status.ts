@@ -91,7 +91,7 @@ function interrupted(
   return null;
 }
 
-/** What the proposer gave as the reason: the proposed record's rationale, from the record or its history's first entry. */
+/** What the proposer gave as the reason: the proposed record's rationale (the record's, or its history's first). */
 function proposalRationale(store: ScenarioStore, record: CandidateRecord): string | null {
   if (record.lifecycle === 'proposed') return record.rationale;
   const first = readRecordHistory(store, record.bundle_digest)[0]?.record;

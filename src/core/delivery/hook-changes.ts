@@ -1,4 +1,4 @@
-/** What hook install and uninstall change besides the hooks themselves: the project's .gitignore, and --dry-run's diff. */
+/** What hook install and uninstall change besides the hooks: the project's .gitignore, and --dry-run's diff. */
 import path from 'node:path';
 import {createTwoFilesPatch} from 'diff';
 import {readConfigText} from '../../store/io/config-files.js';
