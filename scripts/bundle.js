@@ -29,6 +29,7 @@ const entry = [
   `export {default as HELP} from ${JSON.stringify(path.join(root, 'dist/cli/help.js'))};`,
   `export {default as COMMAND_NOT_FOUND} from ` +
     `${JSON.stringify(path.join(root, 'dist/cli/oclif-hooks/command-not-found.js'))};`,
+  `export {default as PRERUN} from ${JSON.stringify(path.join(root, 'dist/cli/oclif-hooks/prerun.js'))};`,
   `export {execute} from '@oclif/core/execute';`,
   `export {run} from '@oclif/core/run';`,
   `export {settings} from '@oclif/core/settings';`,

@@ -64,6 +64,8 @@ export const ERROR_CODES = {
   INVALID_DIGEST: EXIT.BAD_INPUT,
   LINEAGE_MISMATCH: EXIT.BAD_INPUT,
   CANDIDATE_EXISTS: EXIT.BAD_INPUT,
+  /** A proposal whose components are exactly the active bundle's (propose --allow-unchanged takes it anyway). */
+  CANDIDATE_UNCHANGED: EXIT.BAD_INPUT,
   INVALID_TRANSITION: EXIT.BAD_INPUT,
   NOT_SERVEABLE: EXIT.BAD_INPUT,
   TARGET_EXISTS: EXIT.BAD_INPUT,
@@ -294,9 +296,7 @@ export function rethrowUnless(error: unknown, ...expected: ReadonlyArray<(error:
   if (!expected.some((is) => is(error))) throw error;
 }
 
-/**
- * An error the operating system gave a file, process or host call (it names its system call). By shape, across realms.
- */
+/** An error the operating system gave a file, process or host call (it names its system call), across realms. */
 export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
   return typeof error === 'object' && error !== null && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }

@@ -19,7 +19,7 @@ type ArgOutput = {[name: string]: any};
 export const storeFlags = {
   knowledge: Flags.string({
     char: 'k',
-    summary: 'Knowledge root (default: $AUTOCTX_KNOWLEDGE, else ./knowledge).',
+    summary: 'Knowledge root (default: $AUTOCTX_KNOWLEDGE, else ./knowledge, looked for from here up as git does).',
     helpValue: 'DIR',
   }),
   scenario: Flags.string({

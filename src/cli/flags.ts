@@ -41,18 +41,20 @@ export function secondsFlag(
 const DIGEST_PREFIX = /^[0-9a-f]{8,64}$/;
 const FULL_DIGEST = /^[0-9a-f]{64}$/;
 
-function digest(name: string, value: string, full: boolean): string {
+/** A digest as given, in either case: hex digits are case-free, so it is read in lower case, as digests are stored. */
+function digest(name: string, given: string, full: boolean): string {
+  const value = given.toLowerCase();
   if (!(full ? FULL_DIGEST : DIGEST_PREFIX).test(value)) {
     fail(
       'INVALID_DIGEST',
       `${name} must be ${full ? 'a full 64-character' : 'a bundle digest or a unique prefix of at least 8'}` +
-        ` lowercase hex ${full ? 'digest' : 'characters'}, got ${JSON.stringify(value)}`,
+        ` hex ${full ? 'digest' : 'characters'}, got ${JSON.stringify(given)}`,
     );
   }
   return value;
 }
 
-/** A bundle digest or a unique prefix of at least 8 lowercase hex characters (`full`: the whole digest). */
+/** A bundle digest or a unique prefix of at least 8 hex characters, either case (`full`: the whole digest). */
 export const digestFlag = (
   name: string,
   options: {summary: string; full?: boolean},

@@ -8,7 +8,8 @@ export default class Diff extends ScenarioCommand {
   static override summary =
     'Show what changed from bundle B to bundle A: each changed component as a unified text diff.';
   static override description =
-    "People get a unified diff (as git diff shows it) of every changed component, from B's text to A's; " +
+    "People get a unified diff (as git diff shows it) of every changed component, from B's text to A's, " +
+    'labelled as git labels it: --- a/ for the text it goes from (B), +++ b/ for the text it goes to (A); ' +
     '--stat lists the changed components only. --json gives the manifest diff and, in content_diffs, ' +
     'each change as a patch and as hunks.';
   static override examples = [

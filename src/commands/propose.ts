@@ -1,3 +1,4 @@
+import * as Flags from '@oclif/core/flags';
 import {propose} from '../core/promotion/propose.js';
 import {SigningWritingCommand} from '../cli/base-command.js';
 import {integerFlag, sourceFlag, textFlag} from '../cli/flags.js';
@@ -26,6 +27,9 @@ export default class Propose extends SigningWritingCommand {
       helpValue: 'G',
     }),
     rationale: textFlag('rationale', {summary: 'Why this candidate should be better.'}),
+    'allow-unchanged': Flags.boolean({
+      summary: "Propose it even when its components are exactly the active bundle's (refused otherwise, exit 2).",
+    }),
   };
 
   async run() {
@@ -39,6 +43,7 @@ export default class Propose extends SigningWritingCommand {
       generation: flags.generation,
       rationale: flags.rationale,
       lockTimeout: flags['lock-timeout'],
+      allowUnchanged: flags['allow-unchanged'],
     });
     return this.done(result, () => [
       `${result.created ? paint.green('proposed') : 'already proposed'} ${result.bundle_digest}`,

@@ -22,7 +22,7 @@ export default class Report extends ScenarioCommand {
   static override args = {candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix.')};
   static override flags = {
     out: Flags.string({
-      summary: 'Folder to write report-<digest>.md and report-<digest>.html into (it must exist).',
+      summary: 'Folder to write report-<digest>.md and report-<digest>.html into (created when missing).',
       helpValue: 'DIR',
     }),
     format: Flags.string({

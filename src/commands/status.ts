@@ -1,7 +1,8 @@
-import {scopeLines} from '../cli/release-output.js';
+import {scopeLines} from '../cli/output/release-output.js';
 import {status, type CandidateStatus} from '../core/common/status.js';
 import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
+import {alignRows, candidateRows, fitWidth} from '../cli/output/status-table.js';
 import {DIVERGED_WAY_OUT} from '../model/common/divergence-advice.js';
 
 const fmt = (x: number | null) => (x === null ? '-' : x.toFixed(4));
@@ -15,11 +16,15 @@ const armScoresLine = (s: ArmScores) =>
 export default class Status extends ScenarioCommand {
   static override summary =
     'Show the active bundle and each candidate: lifecycle, decision, mean and interval, rationale and when.';
+  static override description =
+    "One row per candidate under a header row; the rationale is the proposer's. On a terminal each row is cut to " +
+    "the terminal's width (ending in …); piped, and with --json, the text is whole.";
   static override examples = ['<%= config.bin %> status', '<%= config.bin %> status --scenario support --json'];
 
   async run() {
     const {flags} = await this.parse(Status);
     const result = status({knowledge: flags.knowledge, scenario: flags.scenario});
+    const width = process.stdout.isTTY ? process.stdout.columns : undefined;
     return this.done(result, () =>
       result.scenarios.length === 0
         ? ['no scenarios yet; run autoctx init --scenario S --from SRC']
@@ -31,24 +36,14 @@ export default class Status extends ScenarioCommand {
                     `${short(s.active.rollback_target_digest)})`
                   : paint.yellow('no active bundle')
               }`,
-            ...s.details.flatMap((c) => {
-              const interval =
-                c.confidence_low !== null && c.confidence_high !== null
-                  ? ` [${fmt(c.confidence_low)}, ${fmt(c.confidence_high)}]`
-                  : '';
-              const numbers = c.decision
-                ? `${c.decision.padEnd(18)} mean ${fmt(c.mean_effect)}${interval}, ${c.pairs} ` +
-                  `pair${c.pairs === 1 ? '' : 's'}`
-                : 'not evaluated'.padEnd(18);
-              const why = c.rationale
-                ? `  ${c.rationale.length > 80 ? `${c.rationale.slice(0, 79)}…` : c.rationale}`
-                : '';
-              return [
-                `  ${short(c.bundle_digest)}  ${c.lifecycle.padEnd(10)} ${numbers}  ` +
-                  `${paint.dim(c.updated_at)}${why}`,
-                ...(c.arms ? [`      ${armScoresLine(c.arms)}`] : []),
-              ];
-            }),
+            ...(s.details.length > 0
+              ? alignRows(candidateRows(s.details), '  ').flatMap((line, i) => {
+                  if (i === 0) return [paint.bold(fitWidth(line, width))];
+                  // Under each candidate's row, its arms' mean scores (once it has recorded pairs).
+                  const arms = s.details[i - 1]?.arms;
+                  return [fitWidth(line, width), ...(arms ? [fitWidth(`      ${armScoresLine(arms)}`, width)] : [])];
+                })
+              : []),
             ...s.releases.flatMap((r) => scopeLines(r, short).map((l) => `  ${l}`)),
             ...(s.evidence.packages > 0
               ? [

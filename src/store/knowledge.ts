@@ -18,14 +18,60 @@ import {StateArea} from './state-area.js';
 
 export {GITIGNORE_LINES} from './kinds/common/gitignore.js';
 
-/** Where the knowledge root is: --knowledge, else AUTOCTX_KNOWLEDGE, else ./knowledge. */
+/**
+ * Where the knowledge root is: --knowledge, else AUTOCTX_KNOWLEDGE (both relative to the working folder), else found as
+ * git finds its repository: from the working folder up, the first folder F for which F/knowledge, or else F itself, is
+ * a knowledge root (isKnowledgeRoot). The walk stops after the top of a git work tree (a folder holding .git) or at
+ * the file system's root; when it finds none, ./knowledge (where init creates one).
+ */
 export function knowledgeRootFrom(
   flag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
 ): string {
   const fromEnv = env.AUTOCTX_KNOWLEDGE === '' ? undefined : env.AUTOCTX_KNOWLEDGE;
-  return path.resolve(cwd, flag ?? fromEnv ?? 'knowledge');
+  const given = flag ?? fromEnv;
+  if (given !== undefined) return path.resolve(cwd, given);
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const below = path.join(dir, DEFAULT_ROOT_NAME);
+    if (isKnowledgeRoot(below)) return below;
+    if (isKnowledgeRoot(dir)) return dir;
+    if (fs.existsSync(path.join(dir, '.git')) || path.dirname(dir) === dir) break;
+  }
+  return path.resolve(cwd, DEFAULT_ROOT_NAME);
+}
+
+/** The folder a knowledge root is looked for under, and init creates by default. */
+const DEFAULT_ROOT_NAME = 'knowledge';
+
+/**
+ * Whether a folder is a knowledge root: it holds autoctx's state area (.state/, which init writes), or a scenario
+ * folder holding a context_bundles store (a tree the Python implementation wrote has no state area). Links are not
+ * followed.
+ */
+export function isKnowledgeRoot(dir: string): boolean {
+  let entries: fs.Dirent[];
+  try {
+    if (!fs.lstatSync(dir).isDirectory()) return false;
+    entries = fs.readdirSync(dir, {withFileTypes: true});
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
+    return false;
+  }
+  return entries.some(
+    (e) =>
+      e.isDirectory() &&
+      (e.name === STATE_DIR_NAME || (isScenarioName(e.name) && isRealFolder(new RootPaths(dir).scenarioStore(e.name)))),
+  );
+}
+
+function isRealFolder(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isDirectory();
+  } catch (error) {
+    rethrowUnless(error, isSystemError);
+    return false;
+  }
 }
 
 /**

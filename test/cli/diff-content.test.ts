@@ -1,4 +1,6 @@
+import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import {afterEach, describe, expect, it} from '@jest/globals';
 import {applyPatch} from 'diff';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
@@ -34,10 +36,12 @@ describe('autoctx diff', () => {
       const human = cli(t, ['diff', c, active]);
       expect(human.status).toBe(0);
       expect(human.stdout).toMatch(/^~ playbook\/playbook {2}[0-9a-f]{12} -> [0-9a-f]{12} {2}\(\+\d+ -\d+\)$/m);
-      expect(human.stdout).toContain('--- b/playbook/playbook.md\n+++ a/playbook/playbook.md\n');
+      // Labelled as git labels a diff: a/ the text it goes from (B), b/ the text it goes to (A).
+      expect(human.stdout).toContain('--- a/playbook/playbook.md\n+++ b/playbook/playbook.md\n');
+      expect(human.stdout).not.toMatch(/^--- b\/|^\+\+\+ a\//m);
       expect(human.stdout).toMatch(/^\+6\. step six, reworded$/m);
       expect(human.stdout).toMatch(/^\+ hints\/extra {2}- -> [0-9a-f]{12} {2}\(\+1 -0\)$/m);
-      expect(human.stdout).toContain('--- /dev/null\n+++ a/hints/extra.md\n@@ -0,0 +1,1 @@\n+A new hint.');
+      expect(human.stdout).toContain('--- /dev/null\n+++ b/hints/extra.md\n@@ -0,0 +1,1 @@\n+A new hint.');
       // JSON components are compared pretty-printed, so a changed value is one line.
       expect(human.stdout).toMatch(/^-\s+"model_competitor": "small"$/m);
       expect(human.stdout).toMatch(/^\+\s+"model_competitor": "large"$/m);
@@ -95,5 +99,34 @@ describe('autoctx diff', () => {
     const {t, active} = twoBundles();
     const r = cli(t, ['diff', active, active]);
     expect(r.stdout.trim()).toBe(`${active.slice(0, 12)} against ${active.slice(0, 12)}: 0 changes`);
+  });
+});
+
+describe('autoctx diff, applied by git', () => {
+  it("is a patch git apply takes as it is: applied to B's files, it gives A's", () => {
+    const t = makeTree();
+    trees.push(t);
+    const active = JSON.parse(fs.readFileSync(t.file('active.json'), 'utf8')).bundle_digest as string;
+    const c = t.propose('c', {
+      'playbook/playbook.md': 'Be helpful.\nAsk for the sync log first.\n',
+      'routing_config/roles.json': '{"model_competitor": "small"}',
+      'hints/extra.md': 'A new hint.\n',
+    });
+    const work = path.join(t.dir, 'applied');
+    expect(cli(t, ['bundle', 'materialize', active, work]).status).toBe(0);
+    const patch = cli(t, ['diff', c, active]).stdout.split('\n');
+    const body = patch
+      .slice(patch.findIndex((l) => l.startsWith('--- ')))
+      .filter((l) => !/^[~+-] \S+\/\S+ {2}/.test(l));
+    fs.writeFileSync(path.join(t.dir, 'change.patch'), `${body.join('\n').trimEnd()}\n`);
+    const git = spawnSync('git', ['apply', path.join(t.dir, 'change.patch')], {
+      cwd: work,
+      encoding: 'utf8',
+    });
+    expect([git.status, git.stderr]).toEqual([0, '']);
+    expect(fs.readFileSync(path.join(work, 'playbook/playbook.md'), 'utf8')).toBe(
+      'Be helpful.\nAsk for the sync log first.\n',
+    );
+    expect(fs.readFileSync(path.join(work, 'hints/extra.md'), 'utf8')).toBe('A new hint.\n');
   });
 });

@@ -33,16 +33,20 @@ describe('typed flags check their values while the command line is read', () => 
   });
 
   it(
-    'digest: a bundle digest or a unique prefix of at least 8 ' + 'lowercase hex characters (a full one where asked)',
+    'digest: a bundle digest or a unique prefix of at least 8 ' +
+      'hex characters (a full one where asked), read in lower case',
     async () => {
       const prefix = digestFlag('expect-active', {summary: 'd'});
       const full = digestFlag('parent', {summary: 'p', full: true});
       const arg = digestArg('the candidate', 'c');
-      for (const bad of ['xyz', '1234567', 'ABCDEF01', 'g0000000', '', ' 12345678', `${'a'.repeat(64)}0`]) {
+      for (const bad of ['xyz', '1234567', 'ABCDEFG1', 'g0000000', '', ' 12345678', `${'a'.repeat(64)}0`]) {
         expect([bad, await parsed(prefix as never, bad)]).toEqual([bad, 'INVALID_DIGEST']);
         expect([bad, await parsed(arg as never, bad)]).toEqual([bad, 'INVALID_DIGEST']);
       }
       expect(await parsed(prefix as never, 'abcdef01')).toBe('abcdef01');
+      expect(await parsed(prefix as never, 'ABCDEF01')).toBe('abcdef01');
+      expect(await parsed(arg as never, 'AbCdEf01')).toBe('abcdef01');
+      expect(await parsed(full as never, 'A'.repeat(64))).toBe('a'.repeat(64));
       expect(await parsed(full as never, 'abcdef01')).toBe('INVALID_DIGEST');
       expect(await parsed(full as never, 'a'.repeat(64))).toBe('a'.repeat(64));
     },
@@ -133,7 +137,7 @@ function writingCases(): Array<[string, string[], string]> {
       ['rollback', '--rationale', 'x'],
       [
         ['--expect-active', 'xyz'],
-        ['--expect-active', 'ABCDEF01'],
+        ['--expect-active', 'ABCDEFG1'],
         ['--lock-timeout', '-2'],
       ],
       false,

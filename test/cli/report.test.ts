@@ -312,13 +312,28 @@ describe('autoctx report', () => {
     expect(md).toContain(`**inconclusive**: ${confirmed.json.comparison.reason}.`);
   });
 
+  it('creates the --out folder and its missing parents (relative to the working folder)', () => {
+    const work = path.join(t.dir, 'work', 'here');
+    fs.mkdirSync(work, {recursive: true});
+    const before = treeHash(t.knowledge);
+    const r = runCliProcess(['report', c, '--out', '../reports/week1', '--knowledge', t.knowledge, '--json'], {
+      cwd: work,
+    });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    const folder = path.join(t.dir, 'work', 'reports', 'week1');
+    expect(fs.readdirSync(folder).sort()).toEqual([`report-${c.slice(0, 12)}.html`, `report-${c.slice(0, 12)}.md`]);
+    expect(path.resolve(work, r.json.markdown)).toBe(path.join(folder, `report-${c.slice(0, 12)}.md`));
+    expect(treeHash(t.knowledge)).toBe(before);
+  });
+
   it('refuses what it cannot report, with one line and exit 2', () => {
+    fs.writeFileSync(path.join(t.dir, 'a-file'), 'not a folder\n');
     const p = t.propose('p', {'playbook/playbook.md': 'Not evaluated yet.\n'});
     const before = treeHash(t.knowledge);
     for (const args of [
       ['report', p, '--format', 'md'],
       ['report', c],
-      ['report', c, '--out', path.join(t.dir, 'nope')],
+      ['report', c, '--out', path.join(t.dir, 'a-file', 'reports')],
     ]) {
       const r = runCliProcess([...args, '--knowledge', t.knowledge]);
       expect([args, r.status, r.stderr.trim().split('\n').length]).toEqual([args, 2, 1]);

@@ -36,15 +36,22 @@ describe('autoctx status', () => {
         incumbent: expect.objectContaining({n: first.pairs}),
       },
       rationale: record.rationale,
+      proposal_rationale: '',
       updated_at: record.updated_at,
     });
     expect(json.scenarios[0].repairable).toEqual([]);
     const human = runCliProcess(['status', '--knowledge', t.knowledge], {env: {NO_COLOR: '1'}}).stdout;
-    expect(human).toContain(
-      `  ${c.slice(0, 12)}  confirmed  confirmed          mean ${record.comparison.mean_effect.toFixed(4)} ` +
-        `[${record.comparison.confidence_low.toFixed(4)}, ${record.comparison.confidence_high.toFixed(4)}], ` +
-        `${first.pairs} pairs  ${record.updated_at}  ${record.rationale}`,
-    );
+    const row = human.split('\n').find((l) => l.startsWith(`  ${c.slice(0, 12)}  `))!;
+    expect(row.split(/ {2,}/).slice(1)).toEqual([
+      c.slice(0, 12),
+      'confirmed',
+      'confirmed',
+      record.comparison.mean_effect.toFixed(4),
+      `[${record.comparison.confidence_low.toFixed(4)}, ${record.comparison.confidence_high.toFixed(4)}]`,
+      String(first.pairs),
+      record.updated_at.slice(0, 16).replace('T', ' '),
+      '-',
+    ]);
     expect(human).not.toContain('repair');
   });
 

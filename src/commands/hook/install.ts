@@ -2,6 +2,7 @@ import * as Flags from '@oclif/core/flags';
 import {AutoctxCommand} from '../../cli/base-command.js';
 import {hostFlag, locationFlags, locationOf} from '../../cli/hook-flags.js';
 import {hookInstall, type HookHost} from '../../core/delivery/hook-install.js';
+import {dryRunLines} from '../../cli/patch-lines.js';
 
 export default class HookInstall extends AutoctxCommand {
   static override summary =
@@ -13,7 +14,8 @@ export default class HookInstall extends AutoctxCommand {
     'command is the absolute path of node and of the hook entry point, with an explicit timeout of 5 s; ' +
     'the tree, scenario and opt-in live in your own autoctx configuration, keyed by project. Everything ' +
     'else in the file is kept byte for byte; a file that cannot be parsed is refused, and so is a second ' +
-    'registration in another layer.';
+    'registration in another layer. Claude Code --project also adds .claude/settings.local.json to the ' +
+    "project's .gitignore unless a line there already ignores it. --dry-run prints the change as a unified diff.";
   static override examples = [
     '<%= config.bin %> hook install --host claude-code --project . --knowledge ./knowledge --scenario demo',
     '<%= config.bin %> hook install --host codex --user --knowledge ~/work/knowledge --scenario demo --dry-run',
@@ -33,7 +35,7 @@ export default class HookInstall extends AutoctxCommand {
       required: true,
       helpValue: 'S',
     }),
-    'dry-run': Flags.boolean({summary: 'Show what would change, and change nothing.'}),
+    'dry-run': Flags.boolean({summary: 'Show the change as a unified diff, and change nothing.'}),
   };
 
   async run() {
@@ -46,6 +48,7 @@ export default class HookInstall extends AutoctxCommand {
       dryRun: flags['dry-run'],
     });
     return this.done(result, () => [
+      ...(result.diff !== undefined ? dryRunLines(result.diff) : []),
       `${result.status}: ${result.host} hooks in ` +
         `${result.file}${result.changes.length ? ` (${result.changes.join('; ')})` : ''}`,
       `bootstrap injection: ${result.settings.enabled ? 'on' : 'off'}`,

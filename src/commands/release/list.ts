@@ -2,7 +2,7 @@ import {ScenarioCommand} from '../../cli/base-command.js';
 import {scopeFlag} from '../../cli/release-flags.js';
 import {short} from '../../cli/style.js';
 import {releaseList} from '../../core/release/release-query.js';
-import {scopeLines} from '../../cli/release-output.js';
+import {scopeLines} from '../../cli/output/release-output.js';
 
 export default class ReleaseList extends ScenarioCommand {
   static override summary = "List releases and their state in each scope, with each registry's digest.";

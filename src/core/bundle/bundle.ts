@@ -119,9 +119,10 @@ export function diffBundles(options: StoreOptions & {a: string; b: string}): Dif
   const content_diffs = diff.changes.map((ch) => {
     const before = find(b, ch.component_kind, ch.component_key);
     const after = find(a, ch.component_kind, ch.component_key);
+    // Labelled as git labels every diff: a/ the side it goes from (B, the --- lines), b/ the side it goes to (A).
     return contentDiff(ch.component_kind, ch.component_key, before, after, {
-      before: name('b', before, ch.component_kind, ch.component_key),
-      after: name('a', after, ch.component_kind, ch.component_key),
+      before: name('a', before, ch.component_kind, ch.component_key),
+      after: name('b', after, ch.component_kind, ch.component_key),
     });
   });
   return {

@@ -5,7 +5,7 @@ import {LIFECYCLES, type Lifecycle} from '../../model/promotion/lifecycle.js';
 import type {CandidateRecord, ComparisonResult} from '../../model/promotion/records.js';
 import type {ScenarioStore} from '../../store/index.js';
 import {now, openKnowledge, type StoreOptions} from './store-options.js';
-import {historyState} from '../../store/kinds/promotion/record-history.js';
+import {historyState, readRecordHistory} from '../../store/kinds/promotion/record-history.js';
 import {readNegativeResult} from '../../store/kinds/promotion/negative-result.js';
 import {readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {readActive} from '../../store/kinds/promotion/active-pointer.js';
@@ -24,7 +24,10 @@ export interface CandidateStatus {
   pairs: number;
   /** Each arm's absolute mean score with its interval, from the recorded pairs (null before any). */
   arms: ArmScores | null;
+  /** The rationale of the record's latest change (a screen's, a rejection's, a promotion's). */
   rationale: string;
+  /** The proposer's rationale, kept through every later change; null when no record of the proposal is left. */
+  proposal_rationale: string | null;
   updated_at: string;
 }
 
@@ -91,6 +94,13 @@ function interrupted(
   return null;
 }
 
+/** What the proposer gave as the reason: the proposed record's rationale (the record's, or its history's first). */
+function proposalRationale(store: ScenarioStore, record: CandidateRecord): string | null {
+  if (record.lifecycle === 'proposed') return record.rationale;
+  const first = readRecordHistory(store, record.bundle_digest)[0]?.record;
+  return first?.lifecycle === 'proposed' ? first.rationale : null;
+}
+
 /** The active pointer and the bundles by lifecycle, for one scenario or all. */
 export function status(options: StoreOptions): StatusResult {
   const knowledge = openKnowledge(options);
@@ -119,6 +129,7 @@ export function status(options: StoreOptions): StatusResult {
         pairs: c ? c.screen_pairs + c.confirmation_pairs + c.heldout_pairs : 0,
         arms: c ? describeArms(readEvidence(store, digest)?.trials ?? []) : null,
         rationale: record.rationale,
+        proposal_rationale: proposalRationale(store, record),
         updated_at: record.updated_at,
       });
       const why = interrupted(store, digest, record, a?.bundle_digest ?? null);

@@ -66,20 +66,23 @@ function findComponent(store: ScenarioStore, digest: string): CurationTag | null
   return null;
 }
 
-function assertComponentDigest(digest: string): void {
+/** The component digest as given, read in lower case (hex is case-free). */
+function componentDigest(given: string): string {
+  const digest = given.toLowerCase();
   if (!DIGEST.test(digest))
     fail(
       'INVALID_DIGEST',
-      `a component is tagged by its exact digest, 64 lowercase hex characters: got ${JSON.stringify(digest)}`,
+      `a component is tagged by its exact digest, 64 hex characters: got ${JSON.stringify(given)}`,
     );
+  return digest;
 }
 
 /**
  * Tag a component bootstrap-context by its exact digest, which some stored bundle of the scenario must hold; at most
  * 32.
  */
-export async function tagAdd(options: StoreOptions & {digest: string}): Promise<TagResult> {
-  assertComponentDigest(options.digest);
+export async function tagAdd(given: StoreOptions & {digest: string}): Promise<TagResult> {
+  const options = {...given, digest: componentDigest(given.digest)};
   const store = openScenario(options);
   const tag = findComponent(store, options.digest);
   if (!tag)
@@ -101,8 +104,8 @@ export async function tagAdd(options: StoreOptions & {digest: string}): Promise<
   });
 }
 
-export async function tagRm(options: StoreOptions & {digest: string}): Promise<TagResult> {
-  assertComponentDigest(options.digest);
+export async function tagRm(given: StoreOptions & {digest: string}): Promise<TagResult> {
+  const options = {...given, digest: componentDigest(given.digest)};
   const store = openScenario(options);
   return store.withLock(lockTimeout(options), () => {
     const {curation: current, completed} = settleCuration(store);

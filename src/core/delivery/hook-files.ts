@@ -116,8 +116,11 @@ export function parseHooksFile(
   return {text, hooks: hooks as Record<string, Group[]>, present};
 }
 
-/** The parts of a hooks file install fills that are there and empty: `"hooks": {}`, an event's `[]`. */
-export type FoundEmpty = 'hooks' | 'SessionStart' | 'UserPromptSubmit';
+/**
+ * The parts of a hooks file install fills that are there and empty: `"hooks": {}`, an event's `[]`; "file": no file at
+ * all (uninstall removes the file it created once nothing else is in it).
+ */
+export type FoundEmpty = 'file' | 'hooks' | 'SessionStart' | 'UserPromptSubmit';
 function emptyParts(parsed: {hooks: Record<string, Group[]>; present: boolean}): FoundEmpty[] {
   const parts: FoundEmpty[] = parsed.present && Object.keys(parsed.hooks).length === 0 ? ['hooks'] : [];
   for (const [event] of EVENTS) if (parsed.hooks[event]?.length === 0) parts.push(event);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {fail} from '../../errors.js';
-import {isFile, readConfigText, writeConfigText} from '../../store/io/config-files.js';
+import {isFile, readConfigText, removeConfigFile, writeConfigText} from '../../store/io/config-files.js';
+import {changesPatch, gitignoreChange, type FileChange} from './hook-changes.js';
 import {KnowledgeStore, userConfigPath, type HookSettings} from '../../store/index.js';
 import {
   checkLocation,
@@ -32,6 +33,8 @@ export interface HookInstallResult {
   changes: string[];
   settings: {config: string; key: string; enabled: boolean};
   notes: string[];
+  /** With --dry-run: the unified diff of every file the command would write or remove. */
+  diff?: string;
 }
 
 /**
@@ -75,7 +78,13 @@ export function hookInstall(options: {
   const found =
     hooks.changed.length === 0
       ? undefined
-      : [...new Set([...(hooks.hadOurs ? (existing?.found_empty?.[options.host] ?? []) : []), ...hooks.foundEmpty])];
+      : [
+          ...new Set([
+            ...(hooks.hadOurs ? (existing?.found_empty?.[options.host] ?? []) : []),
+            ...(current === null ? (['file'] as const) : []),
+            ...hooks.foundEmpty,
+          ]),
+        ];
   const settings: HookSettings = withFoundEmpty(
     {...existing, knowledge, scenario: options.scenario, enabled: existing?.enabled === true},
     options.host,
@@ -83,7 +92,11 @@ export function hookInstall(options: {
   );
   const configFile = userConfigPath(env);
   const configText = editUserConfig(configFile, options.location, settings);
-  const configChanged = configText !== readConfigText(configFile);
+  const configBefore = readConfigText(configFile);
+  const configChanged = configText !== configBefore;
+  // Claude Code's project settings are each teammate's own (absolute paths): the project's .gitignore keeps them out.
+  const ignore =
+    options.host === 'claude-code' && 'project' in options.location ? gitignoreChange(options.location.project) : null;
   const notes = [
     `to undo: autoctx hook uninstall --host ${options.host} ` +
       `${'project' in options.location ? `--project ${options.location.project}` : '--user'}`,
@@ -105,18 +118,33 @@ export function hookInstall(options: {
     changes: [
       ...hooks.changed,
       ...(configChanged ? [`settings for ${settingsKey(options.location)} in ${configFile}`] : []),
+      ...(ignore ? [`${path.basename(target)} ignored in ${ignore.file}`] : []),
     ],
     settings: {config: configFile, key: settingsKey(options.location), enabled: settings.enabled === true},
     notes,
+    ...(options.dryRun
+      ? {
+          diff: changesPatch([
+            ...(hooks.changed.length > 0 ? [{file: target, before: current, after: hooks.text}] : []),
+            ...(configChanged ? [{file: configFile, before: configBefore, after: configText}] : []),
+            ...(ignore ? [ignore] : []),
+          ]),
+        }
+      : {}),
   });
   if (options.dryRun) return result('planned');
-  if (hooks.changed.length === 0 && !configChanged) return result('unchanged');
+  if (hooks.changed.length === 0 && !configChanged && !ignore) return result('unchanged');
   if (hooks.changed.length > 0) writeConfigText(target, hooks.text);
   if (configChanged) writeConfigText(configFile, configText, {private: true});
+  if (ignore) writeConfigText(ignore.file, ignore.after!);
   return result('installed');
 }
 
-/** Take autoctx's hooks for one host out of one location; the settings stay (hook install finds them again). */
+/**
+ * Take autoctx's hooks for one host out of one location: a hooks file install created goes once nothing else is in it,
+ * and injection is turned off (unless the other host's hooks are still installed there); the tree and scenario stay
+ * (hook install finds them again).
+ */
 export function hookUninstall(options: {
   host: HookHost;
   location: HookLocation;
@@ -131,27 +159,59 @@ export function hookUninstall(options: {
   const keep = existing?.found_empty?.[options.host] ?? [];
   const hooks =
     current === null ? {text: '', changed: []} : editHooks(target, current, options.host, 'uninstall', keep);
-  // Once autoctx's entries are out, what install found empty is forgotten: the next install looks again.
+  const removeTarget = hooks.changed.length > 0 && keep.includes('file') && hooks.text.replace(/\s/g, '') === '{}';
+  // Once autoctx's entries are out, what install found empty is forgotten (the next install looks again), and
+  // injection is off unless the other host's hooks still run here.
   const configFile = userConfigPath(env);
+  const configBefore = readConfigText(configFile);
+  const turnOff = existing?.enabled === true && !installedElsewhere(options.host, options.location, env);
   const configText =
-    hooks.changed.length > 0 && existing?.found_empty?.[options.host] !== undefined
-      ? editUserConfig(configFile, options.location, withFoundEmpty(existing, options.host, []))
+    hooks.changed.length > 0 &&
+    existing !== undefined &&
+    (existing.found_empty?.[options.host] !== undefined || turnOff)
+      ? editUserConfig(configFile, options.location, {
+          ...withFoundEmpty(existing, options.host, []),
+          ...(turnOff ? {enabled: false} : {}),
+        })
       : null;
   const changes = [
     ...hooks.changed,
+    ...(removeTarget ? [`removed ${target} (autoctx created it; nothing else is in it)`] : []),
     ...(configText !== null ? [`settings for ${settingsKey(options.location)} in ${configFile}`] : []),
+    ...(turnOff && configText !== null ? ['bootstrap injection turned off'] : []),
+  ];
+  const enabled = existing?.enabled === true && !(turnOff && configText !== null);
+  const fileChanges: FileChange[] = [
+    ...(hooks.changed.length > 0 ? [{file: target, before: current, after: removeTarget ? null : hooks.text}] : []),
+    ...(configText !== null ? [{file: configFile, before: configBefore, after: configText}] : []),
   ];
   const res: HookInstallResult = {
     status: hooks.changed.length === 0 ? 'unchanged' : options.dryRun ? 'planned' : 'uninstalled',
     host: options.host,
     file: target,
     changes,
-    settings: {config: configFile, key: settingsKey(options.location), enabled: existing?.enabled === true},
+    settings: {config: configFile, key: settingsKey(options.location), enabled},
     notes: [],
+    ...(options.dryRun ? {diff: changesPatch(fileChanges)} : {}),
   };
-  if (!options.dryRun && hooks.changed.length > 0) writeConfigText(target, hooks.text);
-  if (!options.dryRun && configText !== null) writeConfigText(configFile, configText, {private: true});
+  if (options.dryRun) return res;
+  if (removeTarget) removeConfigFile(target);
+  else if (hooks.changed.length > 0) writeConfigText(target, hooks.text);
+  if (configText !== null) writeConfigText(configFile, configText, {private: true});
   return res;
+}
+
+/** Whether the other host's autoctx hooks are registered in this location (its settings serve both). */
+function installedElsewhere(host: HookHost, location: HookLocation, env: NodeJS.ProcessEnv): boolean {
+  const other: HookHost = host === 'claude-code' ? 'codex' : 'claude-code';
+  return [...new Set(hookFiles(other, location, env).layers)].some((file) => {
+    const text = readConfigText(file);
+    if (text === null) return false;
+    const {hooks} = parseHooksFile(file, text);
+    return EVENTS.some(([event, verb]) =>
+      (hooks[event] ?? []).some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurs(h, other, verb))),
+    );
+  });
 }
 
 /** Turn bootstrap injection on or off for a location: the user's own opt-in, never the repository's. */

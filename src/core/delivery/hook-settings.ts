@@ -17,7 +17,7 @@ export function withFoundEmpty(
 ): HookSettings {
   if (parts === undefined) return settings;
   const {found_empty: before, ...rest} = settings;
-  const order: FoundEmpty[] = ['hooks', 'SessionStart', 'UserPromptSubmit'];
+  const order: FoundEmpty[] = ['file', 'hooks', 'SessionStart', 'UserPromptSubmit'];
   const mine = order.filter((p) => parts.includes(p));
   const found: NonNullable<HookSettings['found_empty']> = {...before, [host]: mine};
   if (mine.length === 0) delete found[host];

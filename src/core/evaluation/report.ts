@@ -2,7 +2,7 @@ import {fail} from '../../errors.js';
 import {RunningComparison} from '../../model/evaluation/comparison.js';
 import {validateConfirmationPolicy} from '../../model/evaluation/policy.js';
 import {describeArms, describeEffects, type ArmScores} from '../../stats/describe.js';
-import {assertOutputFolder, writeOutputFile} from '../../store/io/outputs.js';
+import {assertOutputFolder, ensureOutputFolder, writeOutputFile} from '../../store/io/outputs.js';
 import {openScenario, type StoreOptions} from '../common/store-options.js';
 import {reportHtml, reportMarkdown} from './report-render.js';
 import {resolveDigest} from '../common/resolve.js';
@@ -93,10 +93,13 @@ export interface ReportResult {
   arms: ArmScores | null;
 }
 
-/** Write report-<digest12>.md and .html into a folder (both or, if the folder is refused, none). */
+/**
+ * Write report-<digest12>.md and .html into a folder, created when missing (both or, if the folder is refused, none).
+ */
 export function writeReport(options: StoreOptions & {candidate: string; out: string}): ReportResult {
   const data = reportData(options);
   const base = `${options.out.replace(/\/+$/, '')}/report-${data.candidate_digest.slice(0, 12)}`;
+  ensureOutputFolder(options.out);
   assertOutputFolder(`${base}.md`);
   writeOutputFile(`${base}.md`, reportMarkdown(data));
   writeOutputFile(`${base}.html`, reportHtml(data));

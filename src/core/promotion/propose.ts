@@ -15,6 +15,8 @@ export interface ProposeOptions extends StoreOptions {
   runId?: string | undefined;
   generation?: number | undefined;
   rationale?: string | undefined;
+  /** Take a candidate whose components are exactly the active bundle's (refused otherwise: CANDIDATE_UNCHANGED). */
+  allowUnchanged?: boolean | undefined;
 }
 
 export interface ProposeResult {
@@ -87,6 +89,13 @@ export async function propose(options: ProposeOptions): Promise<ProposeResult> {
         {bundle_digest: bundle.digest},
       );
     }
+    if (diff.changes.length === 0 && options.allowUnchanged !== true)
+      fail(
+        'CANDIDATE_UNCHANGED',
+        `${source.origin} holds exactly the components of the active bundle ${parent.digest.slice(0, 12)}: ` +
+          `nothing to evaluate (propose --allow-unchanged to propose it anyway)`,
+        {bundle_digest: bundle.digest},
+      );
     const at = isoTimestamp(now(options));
     // The diff first: a manifest with a parent and no candidate folder is then never a crash state (verify:
     // MISSING_CANDIDATE).

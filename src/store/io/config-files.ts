@@ -35,6 +35,11 @@ export function writeConfigText(file: string, text: string, options: {private?: 
   writeFileAtomic.sync(file, text, {fsync: true, ...(options.private ? {mode: 0o600} : {})});
 }
 
+/** Remove a file autoctx created and has emptied again (gone already: nothing to do). */
+export function removeConfigFile(file: string): void {
+  fs.rmSync(file, {force: true});
+}
+
 /** Whether a path is an existing regular file (a hook command's node and entry point). */
 export function isFile(file: string): boolean {
   try {

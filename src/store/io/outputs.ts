@@ -20,6 +20,19 @@ export function assertOutputFolder(file: string): void {
   if (!st.isDirectory()) fail('INVALID_INPUT', `cannot write ${file}: ${dir} is not a folder`, {file});
 }
 
+/**
+ * A folder the user named for outputs (report --out DIR): created, with its missing parents, when it does not exist
+ * yet, as `mkdir -p` would; refused when it, or a parent, is not a folder. Nothing is created on a refusal.
+ */
+export function ensureOutputFolder(dir: string): void {
+  const resolved = path.resolve(dir);
+  let existing = resolved;
+  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  if (!fs.statSync(existing).isDirectory())
+    fail('INVALID_INPUT', `cannot write into ${dir}: ${existing} is not a folder`, {file: dir});
+  if (existing !== resolved) fs.mkdirSync(resolved, {recursive: true});
+}
+
 export function writeOutputFile(file: string, text: string): void {
   assertOutputFolder(file);
   writeFileAtomic.sync(file, text, {encoding: 'utf8'});

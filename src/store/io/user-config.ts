@@ -31,7 +31,7 @@ export interface HookSettings {
    * Written by hook install: per host, the parts of its hooks file that were there, empty, before (uninstall leaves
    * them).
    */
-  found_empty?: Partial<Record<'claude-code' | 'codex', Array<'hooks' | 'SessionStart' | 'UserPromptSubmit'>>>;
+  found_empty?: Partial<Record<'claude-code' | 'codex', Array<'file' | 'hooks' | 'SessionStart' | 'UserPromptSubmit'>>>;
 }
 
 /**

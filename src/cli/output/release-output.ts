@@ -1,5 +1,5 @@
-import {basisPointsText} from '../model/release/release.js';
-import type {ScopeSummary} from '../core/release/release-query.js';
+import {basisPointsText} from '../../model/release/release.js';
+import type {ScopeSummary} from '../../core/release/release-query.js';
 
 /** A scope's releases as people read them (release list, status). */
 export function scopeLines(s: ScopeSummary, short: (d: string | null) => string): string[] {
