@@ -4,6 +4,8 @@ import {beforeAll, describe, expect, it} from '@jest/globals';
 import {reconcile, type ReconcileResult} from '../../src/core/common/reconcile/reconcile.js';
 import {verify} from '../../src/core/common/verify.js';
 import {rollback} from '../../src/core/rollback/rollback.js';
+import {promote} from '../../src/core/promotion/promote.js';
+import {reject} from '../../src/core/promotion/reject.js';
 import {runCli} from '../helpers/cli.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {treeHash, writeSource} from '../helpers/tree.js';
@@ -266,6 +268,46 @@ describe('reconcile as a user runs it', () => {
         errors: [],
         warnings: [],
       });
+    },
+  );
+
+  it(
+    'a merge committed with -s ours verifies but lost the other ' + "side's rejection: reconcile makes it again",
+    async () => {
+      const {repo, knowledge} = await fork(
+        bases.siblings,
+        (k) => promote({knowledge: k, scenario: 'demo', candidate: ids.X}),
+        (k) => reject({knowledge: k, scenario: 'demo', candidate: ids.Y, rationale: 'too brief'}),
+      );
+      git(repo, ['merge', '-q', '--no-edit', '-s', 'ours', 'bob']);
+      expect(verify({knowledge}).errors).toEqual([]);
+      expect(rejected(knowledge)).not.toContain(ids.Y);
+      const r = await reconciled(repo, knowledge);
+      expect(stepOf(r, 'rejection')).toMatchObject({subject: ids.Y, outcome: 'applied'});
+      expect(rejected(knowledge)).toContain(ids.Y);
+    },
+  );
+
+  it(
+    "a file of the user's own that git does not track stays; " + 'uncommitted changes outside a merge are refused',
+    async () => {
+      const {repo, knowledge} = await SCENARIOS['two promotions from one parent']!();
+      join(repo, 'take ours');
+      const mine = path.join(knowledge, 'demo', 'NOTES.txt');
+      fs.writeFileSync(mine, 'my own notes\n');
+      const before = treeHash(knowledge);
+      const refused = runCli(['reconcile', '--knowledge', knowledge]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(
+        /^error USAGE: the knowledge tree has changes that are not committed .*NOTES\.txt/,
+      );
+      expect(treeHash(knowledge)).toBe(before);
+      // In the middle of a merge the same file is left as it is.
+      const {repo: r2, knowledge: k2} = await SCENARIOS['two promotions from one parent']!();
+      expect(merge(r2, 'bob').length).toBeGreaterThan(0);
+      fs.writeFileSync(path.join(k2, 'demo', 'NOTES.txt'), 'my own notes\n');
+      expect((await reconcile({knowledge: k2})).status).toBe('reconciled');
+      expect(fs.readFileSync(path.join(k2, 'demo', 'NOTES.txt'), 'utf8')).toBe('my own notes\n');
     },
   );
 

@@ -38,6 +38,13 @@ function commitOf(cwd: string, rev: string): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
+/** git's merge base of two commits, or '' when they have none (unrelated histories, a shallow clone). */
+function mergeBase(cwd: string, a: string, b: string): string {
+  const r = spawnSync('git', ['merge-base', a, b], {cwd, encoding: 'utf8'});
+  if (r.error) fail('GIT_UNAVAILABLE', `git could not be run (${r.error.message}): reconcile needs git`);
+  return r.status === 0 ? (r.stdout.trim().split('\n')[0] ?? '') : '';
+}
+
 /** A revision the user gave, as a commit, or a one-line refusal naming the flag (exit 2). */
 function givenCommit(cwd: string, flag: string, rev: string): string {
   if (rev === '' || rev.startsWith('-') || /[\u0000-\u0020]/.test(rev))
@@ -81,7 +88,7 @@ export function mergeSides(dir: string, given: SideRevisions = {}): MergeSides {
       );
   }
   if (ours === null) fail('NOT_A_MERGE', 'no merge to reconcile: the repository has no commit yet');
-  const base = givenBase ?? run(dir, ['merge-base', ours, theirs], what).trim().split('\n')[0] ?? '';
+  const base = givenBase ?? mergeBase(dir, ours, theirs);
   if (!/^[0-9a-f]{40,64}$/.test(base))
     fail('NOT_A_MERGE', 'the two sides have no common commit: give the commit they started from with --base');
   return {top, prefix, ours, theirs, base, merging: mergeHead !== null};
@@ -100,7 +107,11 @@ export function extractTree(top: string, prefix: string, commit: string, dest: s
     const [mode, type, blob] = line.slice(0, tab).split(' ');
     const full = line.slice(tab + 1);
     const rel = prefix === '' ? full : full.slice(prefix.length + 1);
-    if (type === 'blob' && mode !== '120000' && rel !== '') files.push({rel, blob: blob!, mode: mode!});
+    if (type !== 'blob' || mode === '120000' || rel === '') continue;
+    // A commit's names become paths here: nothing that could leave the folder, or that is not a plain relative path.
+    if (rel.split('/').some((seg) => seg === '' || seg === '.' || seg === '..') || /[\\\u0000]/.test(rel))
+      fail('UNSAFE_PATH', `commit ${commit.slice(0, 12)} holds a path reconcile refuses: ${JSON.stringify(full)}`);
+    files.push({rel, blob: blob!, mode: mode!});
   }
   fs.mkdirSync(dest, {recursive: true});
   if (files.length === 0) return 0;
@@ -114,7 +125,13 @@ export function extractTree(top: string, prefix: string, commit: string, dest: s
   let at = 0;
   for (const f of files) {
     const nl = out.indexOf(0x0a, at);
-    const size = Number(out.subarray(at, nl).toString('latin1').split(' ')[2]);
+    const [sha, type, sizeText] = out.subarray(at, nl).toString('latin1').split(' ');
+    const size = Number(sizeText);
+    if (sha !== f.blob || type !== 'blob' || !Number.isSafeInteger(size))
+      fail(
+        'GIT_UNAVAILABLE',
+        `git cat-file could not read ${f.rel} of ` + `${commit.slice(0, 12)} (is the clone complete?)`,
+      );
     const body = out.subarray(nl + 1, nl + 1 + size);
     at = nl + 1 + size + 1;
     const target = path.join(dest, ...f.rel.split('/'));
@@ -122,6 +139,31 @@ export function extractTree(top: string, prefix: string, commit: string, dest: s
     fs.writeFileSync(target, body, {mode: f.mode === '100755' ? 0o755 : 0o644});
   }
   return files.length;
+}
+
+/** Every file git tracks under the knowledge root (its index: a merge's result and conflicts), relative to it. */
+export function trackedFiles(sides: MergeSides): string[] {
+  const out = run(sides.top, ['ls-files', '-z', '--', sides.prefix === '' ? '.' : sides.prefix], 'reconcile');
+  return out
+    .split('\0')
+    .filter((f) => f !== '')
+    .map((f) => (sides.prefix === '' ? f : f.slice(sides.prefix.length + 1)));
+}
+
+/**
+ * Outside a merge, reconcile replaces a committed merge's result: changes to the knowledge tree that are not committed
+ * (a local promotion, a file of one's own) would be replaced or left half-joined, so they are refused first.
+ */
+export function refuseUncommitted(sides: MergeSides): void {
+  const pathspec = sides.prefix === '' ? '.' : sides.prefix;
+  const out = run(sides.top, ['status', '--porcelain', '-z', '--untracked-files=all', '--', pathspec], 'reconcile');
+  const first = out.split('\0').find((l) => l !== '');
+  if (first)
+    fail(
+      'USAGE',
+      `the knowledge tree has changes that are not committed (${first.slice(3)}): commit or stash them, ` +
+        'then run autoctx reconcile again',
+    );
 }
 
 /** The short name of a commit for messages (its first 12 hex digits). */

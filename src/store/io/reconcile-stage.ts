@@ -53,6 +53,7 @@ export function treeFiles(root: string): Map<string, string> {
     for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
       const r = rel === '' ? e.name : `${rel}/${e.name}`;
       if (rel === '' && e.name === STATE_DIR_NAME) continue;
+      if (e.name === '.git') continue; // a repository's own folder is never a file of the tree
       const full = path.join(dir, e.name);
       if (e.isDirectory()) walk(full, r);
       else if (e.isFile() && !e.name.endsWith('.lock'))
@@ -93,13 +94,31 @@ export interface AppliedStage {
 
 /**
  * Make the knowledge root's files (its state area aside) those of the stage: each file that differs is replaced
- * whole (write, fsync, rename), each the stage lacks removed (under `prefix` alone, when given). A crash part way
+ * whole (write, fsync, rename), each the stage lacks removed when git tracks it (under `prefix` alone, when given).
+ * A crash part way
  * leaves some files of each; running reconcile again, from the same commits, finishes it.
  */
-export function applyStage(stage: string, guard: RootGuard, prefix = ''): AppliedStage {
+export function applyStage(
+  stage: string,
+  guard: RootGuard,
+  prefix: string,
+  tracked: ReadonlySet<string>,
+): AppliedStage {
   const under = (files: Map<string, string>) => new Map([...files].filter(([rel]) => rel.startsWith(prefix)));
   const want = under(treeFiles(stage));
-  const have = under(treeFiles(guard.root));
+  // What an interrupted apply wrote is in its journal: a rerun removes what it does not write again.
+  const journal = path.join(guard.root, STATE_DIR_NAME, JOURNAL);
+  const earlier = readJournal(journal);
+  // Only what git knows, an interrupted apply wrote, or a writer left (.tmp) is removed: a file of the user's own
+  // that git does not track stays.
+  const removable = (rel: string) => tracked.has(rel) || earlier.has(rel) || rel.endsWith('.tmp');
+  const have = new Map([...under(treeFiles(guard.root))].filter(([rel]) => removable(rel)));
+  // Every target is checked before the first write (a link out of the tree refuses the whole apply, not half of it).
+  for (const rel of [...want.keys(), ...have.keys()]) guard.check(path.join(guard.root, ...rel.split('/')));
+  atomicWrite(guard, journal, `${JSON.stringify([...new Set([...earlier, ...want.keys()])].sort())}\n`, {
+    mode: 0o600,
+    dirMode: 0o700,
+  });
   const written: string[] = [];
   const removed: string[] = [];
   for (const [rel, sha] of want) {
@@ -122,5 +141,19 @@ export function applyStage(stage: string, guard: RootGuard, prefix = ''): Applie
       fs.rmdirSync(dir);
     }
   }
+  // The journal stays: a reconcile run again before its result is committed (the same merge) replaces this one's files.
   return {written: written.sort(), removed: removed.sort()};
+}
+
+/** The state area's record of the files the last apply wrote (never committed: the state area is ignored). */
+const JOURNAL = 'reconcile-apply.json';
+
+function readJournal(file: string): Set<string> {
+  try {
+    const list: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return new Set(Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError) return new Set();
+    throw error;
+  }
 }

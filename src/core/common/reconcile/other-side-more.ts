@@ -3,7 +3,7 @@ import type {Curation, CurationCause} from '../../../model/delivery/curation.js'
 import {versionKey, type CanarySettings, type ShadowSettings} from '../../../model/release/release.js';
 import type {ScenarioStore} from '../../../store/index.js';
 import {curationEntryFile, curationShape} from '../../../store/kinds/delivery/curation.js';
-import {readHandoffAt} from '../../../store/kinds/delivery/handoff.js';
+import {readHandoffAt, revisionFile} from '../../../store/kinds/delivery/handoff.js';
 import {
   listReceiptNames,
   listReleaseScopes,
@@ -18,6 +18,8 @@ export interface TransitionEvent {
   scope: string;
   action: 'transition' | 'runnable';
   version: string | null;
+  /** The bundle the version named on the other side. */
+  bundle: string | null;
   to: string | null;
   rationale: string;
   actor: string;
@@ -74,6 +76,7 @@ export function transitionEvents(base: ScenarioStore | null, other: ScenarioStor
         scope,
         action: r.action,
         version: r.version,
+        bundle: r.bundle_digest,
         to: r.requested_state,
         rationale: r.rationale,
         actor: r.actor,
@@ -130,7 +133,14 @@ export function deliveryEvents(base: ScenarioStore | null, other: ScenarioStore)
         const old = before?.handoffs.find((h) => h.id === head.id);
         if (old && old.document_digest === head.document_digest) continue;
         const doc = quiet(() => readHandoffAt(other, head.id, head.document_digest, head.revision), null);
-        if (doc) out.push({kind: 'handoff', at: entry.written_at, id: head.id, content: doc.content, files});
+        if (doc)
+          out.push({
+            kind: 'handoff',
+            at: entry.written_at,
+            id: head.id,
+            content: doc.content,
+            files: [...files, inScenario(other, revisionFile(other, doc))],
+          });
       }
       return;
     }

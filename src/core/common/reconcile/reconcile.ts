@@ -8,7 +8,9 @@ import {
 import {isoTimestamp} from '../../../model/promotion/records.js';
 import {KnowledgeStore} from '../../../store/index.js';
 import {assertScenarioName} from '../../../store/paths.js';
-import {extractTree, mergeSides, shortCommit, type MergeSides} from '../../../store/io/git-sides.js';
+import {isRewritable} from '../../../store/layout/rewritable-files.js';
+import {refuseUncommitted} from '../../../store/io/git-sides.js';
+import {extractTree, mergeSides, shortCommit, trackedFiles, type MergeSides} from '../../../store/io/git-sides.js';
 import {applyStage, copyTree, makeStageDirs, treeFiles, type StageDirs} from '../../../store/io/reconcile-stage.js';
 import {writeReconcile} from '../../../store/kinds/common/reconcile-record.js';
 import {resolveActor} from '../actor.js';
@@ -90,6 +92,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   const keep = options.keep ?? 'ours';
   if (keep !== 'ours' && keep !== 'theirs') fail('USAGE', `--keep takes ours or theirs, not ${JSON.stringify(keep)}`);
   const timeout = lockTimeout(options);
+  if (options.scenario !== undefined) assertScenarioName(options.scenario);
   const knowledge = openKnowledge(options);
   const sides = sidesOrNothing(knowledge.root, options);
   if (sides === null) return nothing;
@@ -106,17 +109,20 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     removed: [],
     next: null,
   };
-  if (!sides.merging && clean(knowledge.root)) return empty;
+  if (!sides.merging) refuseUncommitted(sides);
   const dirs = makeStageDirs();
   try {
     extract(sides, kept, other, dirs);
     const otherFiles = treeFiles(dirs.other);
+    // A committed merge that verifies and kept every file the other side wrote once has nothing to reconcile (a merge
+    // with `-s ours` verifies too, but lost the other side's records: it is reconciled).
+    if (!sides.merging && clean(knowledge.root) && keptAllWrittenOnce(dirs, otherFiles, treeFiles(knowledge.root)))
+      return empty;
     const stageRoot = KnowledgeStore.open(dirs.stage);
     const names = new Set([...KnowledgeStore.open(dirs.other).listScenarios()]);
     // --scenario: that scenario alone is reconciled and replaced; every other file stays as the work tree holds it.
     const only = options.scenario;
     if (only !== undefined) {
-      assertScenarioName(only);
       const known = names.has(only) || KnowledgeStore.open(dirs.kept).listScenarios().includes(only);
       if (!known) fail('SCENARIO_NOT_FOUND', `neither side of the merge has scenario "${only}"`);
       for (const n of [...names]) if (n !== only) names.delete(n);
@@ -143,15 +149,10 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       );
       results.push({scenario, steps, record: null});
     }
-    const checked = verify({knowledge: dirs.stage});
-    const first = checked.errors[0];
-    if (first)
-      fail(
-        'RECONCILE_FAILED',
-        `the tree the replay made does not verify (${first.code}: ${first.message}); nothing was written. ` +
-          'Keep one side (git checkout <commit> -- <knowledge>) and make the other side’s changes again by hand',
-      );
-    if (options.dryRun) return {...empty, status: 'planned', scenarios: results};
+    if (options.dryRun) {
+      verifyStage(dirs.stage);
+      return {...empty, status: 'planned', scenarios: results};
+    }
     for (const r of results) {
       if (r.steps.length === 0) continue;
       const record: ReconcileRecord = {
@@ -168,7 +169,9 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
       const digest = await store.withBareLock(timeout, () => writeReconcile(store, record));
       r.record = store.guard.relative(store.paths.reconcile(digest));
     }
-    const applied = await applyLocked(knowledge, dirs.stage, timeout, only);
+    // The stage with its records must verify; only then does it replace the knowledge root.
+    verifyStage(dirs.stage);
+    const applied = await applyLocked(knowledge, dirs.stage, timeout, only, trackedPaths(sides, dirs));
     return {
       ...empty,
       status: 'reconciled',
@@ -179,6 +182,36 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   } finally {
     dirs.dispose();
   }
+}
+
+/** The stage must verify, or reconcile writes nothing. */
+function verifyStage(stage: string): void {
+  const first = verify({knowledge: stage}).errors[0];
+  if (first)
+    fail(
+      'RECONCILE_FAILED',
+      `the tree the replay made does not verify (${first.code}: ${first.message}); nothing was written. ` +
+        "Keep one side (git checkout <commit> -- <knowledge>) and make the other side's changes again by hand",
+    );
+}
+
+/** The files git knows under the knowledge root: the three commits', and the index's (a merge's). */
+function trackedPaths(sides: MergeSides, dirs: StageDirs): Set<string> {
+  const out = new Set<string>(trackedFiles(sides));
+  for (const root of [dirs.base, dirs.kept, dirs.other]) for (const rel of treeFiles(root).keys()) out.add(rel);
+  return out;
+}
+
+/** True when every file the other side wrote once since the base is in the work tree with the same bytes. */
+function keptAllWrittenOnce(
+  dirs: StageDirs,
+  otherFiles: ReadonlyMap<string, string>,
+  work: ReadonlyMap<string, string>,
+): boolean {
+  const base = treeFiles(dirs.base);
+  for (const [rel, sha] of otherFiles)
+    if (base.get(rel) !== sha && !isRewritable(rel) && work.get(rel) !== sha) return false;
+  return true;
 }
 
 /** Run one scenario's replay; a signed scenario without a key is refused in words that say why reconcile needs one. */
@@ -195,11 +228,20 @@ async function signedOrRefused<T>(scenario: string, fn: () => Promise<T>): Promi
   }
 }
 
-/** Apply the stage under every scenario's lock (of the kept tree and the stage), taken one after the other. */
-async function applyLocked(knowledge: KnowledgeStore, stage: string, timeout: number, only: string | undefined) {
+/**
+ * Apply the stage under the lock of every scenario the work tree has (taken one after the other; a scenario only the
+ * stage has is new to this tree and has no writer here yet).
+ */
+async function applyLocked(
+  knowledge: KnowledgeStore,
+  stage: string,
+  timeout: number,
+  only: string | undefined,
+  tracked: ReadonlySet<string>,
+) {
   const names = knowledge.listScenarios().filter((n) => only === undefined || n === only);
   const run = async (i: number): Promise<ReturnType<typeof applyStage>> => {
-    if (i === names.length) return applyStage(stage, knowledge.guard, only === undefined ? '' : `${only}/`);
+    if (i === names.length) return applyStage(stage, knowledge.guard, only === undefined ? '' : `${only}/`, tracked);
     const store = knowledge.scenario(names[i]!);
     return store.withBareLock(timeout, () => run(i + 1));
   };

@@ -2,6 +2,8 @@ import {writeStageInput} from '../../../store/io/reconcile-stage.js';
 import {grantAdd, grantRm, handoffWrite, referenceAdd, referenceRm, tagAdd, tagRm} from '../../delivery/curation.js';
 import {releaseRunnable} from '../../release/release-runnable.js';
 import {releaseTransition} from '../../release/release-transition.js';
+import {readDescriptor} from '../../../store/kinds/release/release-descriptor.js';
+import {openScenario} from '../store-options.js';
 import type {CurationEvent, HandoffEvent, TransitionEvent} from './other-side-more.js';
 import {gate, type Outcome, type ReplayContext} from './replay-gate.js';
 
@@ -20,19 +22,28 @@ export function replayTransition(ctx: ReplayContext, e: TransitionEvent): Promis
         ...ctx,
         scope: e.scope,
         rationale: e.rationale,
-        actor: e.actor,
+        actor: ctx.actor,
         ...(set?.versions === null || !set ? {all: true} : {versions: set.versions}),
         ...(set?.default_version ? {defaultVersion: set.default_version} : {}),
       });
       return {outcome: 'applied', reason: null, made: []};
     }
+    // The version must name the same bundle here: a name both sides gave to different bundles is not the one moved.
+    const here = readDescriptor(openScenario(ctx), e.version!)?.bundle_digest ?? null;
+    if (e.bundle !== null && here !== null && here !== e.bundle)
+      return {
+        outcome: 'refused',
+        reason:
+          `${e.version} names bundle ${here.slice(0, 12)} here, not ` + `${e.bundle.slice(0, 12)} as on the other side`,
+        made: [],
+      };
     const r = await releaseTransition({
       ...ctx,
       version: e.version!,
       to: e.to!,
       scope: e.scope,
       rationale: e.rationale,
-      actor: e.actor,
+      actor: ctx.actor,
       ...(e.canary && e.to === 'CANARY'
         ? {
             ...(e.canary.basis_points !== null ? {canaryBasisPoints: e.canary.basis_points} : {}),

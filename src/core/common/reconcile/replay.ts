@@ -117,7 +117,8 @@ async function replayRollback(ctx: ReplayContext, e: Extract<SideEvent, {kind: '
       rationale: e.rationale,
       emergency: e.emergency,
       expectActive: e.from,
-      actor: e.actor ?? ctx.actor,
+      // Made again by the one who reconciles (whose key signs it); the other side's actor is in the record.
+      actor: ctx.actor,
     });
     const {store, rel} = paths(ctx);
     const file = rel(store.paths.rollbackExecution(r.execution_key));

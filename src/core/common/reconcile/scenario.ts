@@ -160,8 +160,11 @@ export async function reconcileScenario(job: ScenarioJob): Promise<ReconcileStep
     const s = await takeCandidate(job, take, files);
     if (s) steps.push(s);
   }
+  const stageDir = path.join(dirs.stage, scenario);
   for (const e of side.events) {
-    const outcome = await replayEvent(job.replay, e);
+    const replayed = await replayEvent(job.replay, e);
+    // A step names only files its replay left in the stage (verify then holds the record to them).
+    const outcome = {...replayed, made: replayed.made.filter((rel) => exists(path.join(stageDir, ...rel.split('/'))))};
     steps.push(
       step(e.kind, subjectOf(e), {
         at: e.at,
@@ -172,5 +175,26 @@ export async function reconcileScenario(job: ScenarioJob): Promise<ReconcileStep
       }),
     );
   }
+  // Every entry of a history the other side wrote is told: made again, refused, or, when no step stands for it (its
+  // history did not read there, or no command makes it again), recorded as not made again. Nothing is dropped unsaid.
+  const cited = new Set(steps.flatMap((st) => st.source.map((src) => src.path)));
+  for (const [rel, sha] of files)
+    if (baseFiles.get(rel) !== sha && keptFiles.get(rel) !== sha && isEntry(rel) && !cited.has(rel))
+      steps.push(
+        step('not-replayed', rel, {
+          outcome: 'superseded',
+          reason: 'not made again: no change of the other side that reconcile makes again stands for it',
+          source: sourceOf([rel], files),
+        }),
+      );
   return steps;
 }
+
+/** A record of a state change (a signature goes with its record). */
+const isEntry = (rel: string) => HISTORY_ENTRY.test(rel) && !rel.endsWith('.sig');
+
+/** The other side's records of its state changes, each of which a step must account for. */
+const HISTORY_ENTRY = new RegExp(
+  String.raw`^context_bundles/(promotions/|rollovers/|rollbacks/RBX-[^/]+\.json$|releases/receipts/|` +
+    String.raw`bootstrap/(curation_history|handoffs)/)|/negative_result\.json$`,
+);
