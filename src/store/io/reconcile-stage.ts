@@ -151,7 +151,10 @@ const JOURNAL = 'reconcile-apply.json';
 function readJournal(file: string): Set<string> {
   try {
     const list: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return new Set(Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []);
+    // Only autoctx's own folders are taken from it: an edited journal cannot name a file of the user's for removal.
+    const own = (x: unknown): x is string =>
+      typeof x === 'string' && /^[^/]+\/(context_bundles|negative_result_ledgers)\//.test(x) && !x.includes('..');
+    return new Set(Array.isArray(list) ? list.filter(own) : []);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError) return new Set();
     throw error;

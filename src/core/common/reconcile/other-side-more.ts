@@ -49,7 +49,8 @@ export interface HandoffEvent {
   files: string[];
 }
 
-function quiet<T>(fn: () => T, empty: T): T {
+/** A read of the other side's tree; what does not read there is `empty` (the catch-all step accounts for it). */
+export function quiet<T>(fn: () => T, empty: T): T {
   try {
     return fn();
   } catch (error) {
@@ -58,7 +59,9 @@ function quiet<T>(fn: () => T, empty: T): T {
   }
 }
 
-const inScenario = (store: ScenarioStore, file: string) => store.guard.relative(file).split('/').slice(1).join('/');
+/** A file's path relative to its scenario's folder, `/`-separated. */
+export const inScenario = (store: ScenarioStore, file: string) =>
+  store.guard.relative(file).split('/').slice(1).join('/');
 
 /** The receipts the other side wrote since the base, oldest first (rollback receipts belong to their rollback). */
 export function transitionEvents(base: ScenarioStore | null, other: ScenarioStore): TransitionEvent[] {

@@ -1,4 +1,3 @@
-import {isAutoctxError, isSystemError, rethrowUnless} from '../../../errors.js';
 import type {RecordHistoryEntry} from '../../../model/promotion/record-history.js';
 import type {SourceFile} from '../../../model/common/reconcile.js';
 import {GLOBAL_SCOPE} from '../../../model/release/release.js';
@@ -16,6 +15,8 @@ import {historyEntryFile, historyShape} from '../../../store/kinds/promotion/rec
 import {listExecutionKeys, readExecution} from '../../../store/kinds/rollback/rollback-execution.js';
 import {
   deliveryEvents,
+  inScenario,
+  quiet,
   transitionEvents,
   type CurationEvent,
   type HandoffEvent,
@@ -73,26 +74,12 @@ const DECISION_FILES = new Set([
   'stale_terminalization.json',
 ]);
 
-function quiet<T>(fn: () => T): T | null {
-  try {
-    return fn();
-  } catch (error) {
-    // What cannot be read on the other side is not made again; the stage's verify names what that leaves.
-    rethrowUnless(error, isAutoctxError, isSystemError);
-    return null;
-  }
-}
-
-function rel(store: ScenarioStore, file: string): string {
-  return store.guard.relative(file).split('/').slice(1).join('/');
-}
-
 function lineOf(
   store: ScenarioStore | null,
   digest: string,
 ): {name: string; digest: string; value: RecordHistoryEntry}[] {
   if (!store) return [];
-  return quiet(() => historyShape(store, digest).line) ?? [];
+  return quiet(() => historyShape(store, digest).line, []);
 }
 
 function candidateTakes(
@@ -103,7 +90,7 @@ function candidateTakes(
 ): {takes: CandidateTake[]; rejections: SideEvent[]} {
   const takes: CandidateTake[] = [];
   const rejections: SideEvent[] = [];
-  for (const digest of quiet(() => listCandidateDigests(other)) ?? []) {
+  for (const digest of quiet(() => listCandidateDigests(other), [] as string[])) {
     const otherLine = lineOf(other, digest);
     const baseLine = lineOf(base, digest);
     if (otherLine.length <= baseLine.length) continue;
@@ -114,7 +101,7 @@ function candidateTakes(
       if (!EVALUATION_CAUSES.has(e.value.cause) || e.value.record.lifecycle === 'rejected') break;
       pre.push(e);
     }
-    const entryRel = (e: (typeof added)[number]) => rel(other, historyEntryFile(other, e.value));
+    const entryRel = (e: (typeof added)[number]) => inScenario(other, historyEntryFile(other, e.value));
     // A rejection among the other side's changes (by reject, or a promotion refused as stale).
     for (let i = 0; i < added.length; i++) {
       const e = added[i]!;
@@ -125,7 +112,7 @@ function candidateTakes(
           at: e.value.record.updated_at,
           candidate: digest,
           rationale: e.value.record.rationale,
-          files: [entryRel(e), rel(other, other.paths.negativeResult(digest))],
+          files: [entryRel(e), inScenario(other, other.paths.negativeResult(digest))],
         });
         break;
       }
@@ -155,25 +142,25 @@ export function readOtherSide(
   other: ScenarioStore,
   otherFiles: ReadonlyMap<string, string>,
 ): OtherSide {
-  const had = (list: (s: ScenarioStore) => string[]) => new Set(base ? (quiet(() => list(base)) ?? []) : []);
+  const had = (list: (s: ScenarioStore) => string[]) => new Set(base ? quiet(() => list(base), [] as string[]) : []);
   const events: SideEvent[] = [];
   const basePromotions = had(listPromotionIds);
-  for (const id of quiet(() => listPromotionIds(other)) ?? []) {
+  for (const id of quiet(() => listPromotionIds(other), [] as string[])) {
     if (basePromotions.has(id)) continue;
-    const p = quiet(() => readPromotion(other, id));
+    const p = quiet(() => readPromotion(other, id), null);
     if (p)
       events.push({
         kind: 'promotion',
         at: p.promoted_at,
         candidate: p.candidate_digest,
         rationale: p.rationale,
-        files: [rel(other, other.paths.promotion(id))],
+        files: [inScenario(other, other.paths.promotion(id))],
       });
   }
   const baseRollbacks = had(listRollbackIds);
-  for (const id of quiet(() => listRollbackIds(other)) ?? []) {
+  for (const id of quiet(() => listRollbackIds(other), [] as string[])) {
     if (baseRollbacks.has(id)) continue;
-    const r = quiet(() => readRollback(other, id));
+    const r = quiet(() => readRollback(other, id), null);
     if (r)
       events.push({
         kind: 'rollback',
@@ -184,13 +171,13 @@ export function readOtherSide(
         actor: null,
         emergency: false,
         refused: false,
-        files: [rel(other, other.paths.rollback(id))],
+        files: [inScenario(other, other.paths.rollback(id))],
       });
   }
   const baseExecutions = had(listExecutionKeys);
-  for (const key of quiet(() => listExecutionKeys(other)) ?? []) {
+  for (const key of quiet(() => listExecutionKeys(other), [] as string[])) {
     if (baseExecutions.has(key)) continue;
-    const r = quiet(() => readExecution(other, key));
+    const r = quiet(() => readExecution(other, key), null);
     if (r && r.from_digest !== null)
       events.push({
         kind: 'rollback',
@@ -201,23 +188,23 @@ export function readOtherSide(
         actor: r.actor,
         emergency: r.emergency,
         refused: r.status === 'REFUSED',
-        files: [rel(other, other.paths.rollbackExecution(key))],
+        files: [inScenario(other, other.paths.rollbackExecution(key))],
       });
   }
   const baseRollovers = had(listRolloverIds);
-  for (const id of quiet(() => listRolloverIds(other)) ?? []) {
+  for (const id of quiet(() => listRolloverIds(other), [] as string[])) {
     if (baseRollovers.has(id)) continue;
-    const r = quiet(() => readRollover(other, id));
+    const r = quiet(() => readRollover(other, id), null);
     if (r)
       events.push({
         kind: 'rollover',
         at: r.rolled_over_at,
         from: r.from_digest,
         epoch: r.evaluator_epoch,
-        files: [rel(other, other.paths.rollover(id))],
+        files: [inScenario(other, other.paths.rollover(id))],
       });
   }
-  const prefix = (d: string) => `${rel(other, other.paths.candidateDir(d))}/`;
+  const prefix = (d: string) => `${inScenario(other, other.paths.candidateDir(d))}/`;
   const filesOf = (d: string) => [...otherFiles.keys()].filter((f) => f.startsWith(prefix(d)));
   const {takes, rejections} = candidateTakes(base, kept, other, filesOf);
   events.push(...rejections, ...transitionEvents(base, other), ...deliveryEvents(base, other));

@@ -6,6 +6,7 @@ import {exists} from '../../../store/files/fs.js';
 import {DEFAULT_LOCK_TIMEOUT_SECONDS, openScenario} from '../store-options.js';
 import {isRewritable} from '../../../store/layout/rewritable-files.js';
 import {putRecord} from '../../../store/kinds/promotion/candidate-record.js';
+import {inScenario} from './other-side-more.js';
 import {readOtherSide, sourceOf, type CandidateTake, type SideEvent} from './other-side.js';
 import {replayEvent, type ReplayContext} from './replay.js';
 
@@ -84,8 +85,7 @@ async function takeCandidate(job: ScenarioJob, take: CandidateTake, files: Map<s
   if (take.record === null) return null;
   const record = take.record;
   const stage = openScenario(job.replay);
-  const inScenario = (file: string) => stage.guard.relative(file).split('/').slice(1).join('/');
-  const bundle = inScenario(stage.paths.bundle(take.digest));
+  const bundle = inScenario(stage, stage.paths.bundle(take.digest));
   await stage.withLock(DEFAULT_LOCK_TIMEOUT_SECONDS, () => {
     for (const rel of [bundle, ...take.files, ...take.entries]) {
       const target = path.join(stage.paths.dir, ...rel.split('/'));
@@ -99,7 +99,7 @@ async function takeCandidate(job: ScenarioJob, take: CandidateTake, files: Map<s
     outcome: 'kept',
     reason: `taken at "${record.lifecycle}"`,
     source,
-    made: [inScenario(stage.paths.record(take.digest))],
+    made: [inScenario(stage, stage.paths.record(take.digest))],
   });
 }
 
