@@ -5,13 +5,7 @@ import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {tempDir} from '../helpers/tree.js';
-// @ts-expect-error a plain ES module of the example
-import {
-  fakeReply,
-  KNOWN_TASKS,
-  REWARDED_INSTRUCTION,
-  startFakeModel,
-} from '../../knowledge-example/agent/fake-model.js';
+import {fakeReply, KNOWN_TASKS, REWARDED_INSTRUCTION, startFakeModel} from '../helpers/fake-model.js';
 
 // The agent example's pieces without an agent host: its tasks' checkers pass and fail deterministically, and its fake
 // model's answer depends on whether the context holds the instruction it rewards (the real hosts run in
@@ -142,7 +136,7 @@ describe('the agent example', () => {
           req.end(JSON.stringify(body));
         });
       try {
-        const prompt = KNOWN_TASKS[0].question as string;
+        const prompt = KNOWN_TASKS[0]!.question;
         const body = (context: string) => ({
           model: 'm',
           stream: true,
@@ -192,7 +186,7 @@ describe('the agent example', () => {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const res = await fetch(`${url}/v1/messages`, {
         method: 'POST',
-        body: JSON.stringify({model: 'm', messages: [{role: 'user', content: KNOWN_TASKS[3].question}]}),
+        body: JSON.stringify({model: 'm', messages: [{role: 'user', content: KNOWN_TASKS[3]!.question}]}),
       });
       const answer = (await res.json()) as {content: Array<{text: string}>};
       expect(answer.content[0]!.text).toBe('config/default.json sets the server port to 8080.');
