@@ -78,6 +78,12 @@ export const evaluationFlags = {
       '(the old plan is kept in superseded_plans/).',
   }),
   quiet: Flags.boolean({summary: 'No progress lines on stderr.'}),
+  artifacts: textFlag('artifacts', {
+    summary:
+      'Folder the evaluator keeps trial artifacts in (AUTOCTX_ARTIFACT_DIR; default knowledge/.state/artifacts); ' +
+      'never inside the knowledge tree outside .state.',
+    helpValue: 'DIR',
+  }),
   'signing-key': signingKeyFlag,
 };
 
@@ -97,6 +103,7 @@ export type EvaluationFlags = {
   campaign?: string | undefined;
   'campaign-policy'?: string | undefined;
   'signing-key'?: string | undefined;
+  artifacts?: string | undefined;
   quiet: boolean;
   rebind?: boolean | undefined;
   'lock-timeout': number;
@@ -146,6 +153,7 @@ export function evaluationOptions(
     rebind: flags.rebind,
     lockTimeout: flags['lock-timeout'],
     signingKey: flags['signing-key'],
+    artifacts: flags.artifacts,
     onProgress,
   };
 }

@@ -10,6 +10,7 @@ import {
   type HookRun,
 } from './host-io.js';
 import {sessionStart} from './session-start.js';
+import {pinnedBundle, pinnedDelivery} from './pinned.js';
 import {userPromptSubmit} from './user-prompt-submit.js';
 
 /** The whole run's wall-clock budget by default, always below the installed timeout of 5 s. */
@@ -84,6 +85,9 @@ export async function runHook(argv: readonly string[], io: HookIo): Promise<Hook
     const {settings} = found;
     const budget = Math.min(settings.budget_ms ?? DEFAULT_BUDGET_MS, INSTALLED_TIMEOUT_S * 1000 - 500);
     if (!settings.knowledge.startsWith('/')) return {event, outcome: 'invalid_config'};
+    const pin = pinnedBundle(io.env);
+    if (pin === null) return {event, outcome: 'invalid_pin'};
+    if (pin !== undefined) return {event, ...pinnedDelivery(run(budget), args.event, input, settings, pin)};
     const area = KnowledgeStore.open(settings.knowledge).state();
     const r = run(budget);
     const outcome =

@@ -11,6 +11,8 @@ import {participants, selectCandidates, type ReferenceCounts} from './bootstrap-
 import {openKnowledge, type StoreOptions} from '../common/store-options.js';
 import {checkRequest, servingFor} from '../release/route.js';
 import type {Serving} from '../../model/release/routing.js';
+import type {KnowledgeStore} from '../../store/index.js';
+import {readBundle} from '../../store/kinds/bundle/bundle.js';
 
 export interface RenderOptions extends StoreOptions {
   /** An exact handoff, "ID@N". */
@@ -21,6 +23,11 @@ export interface RenderOptions extends StoreOptions {
   session?: string | undefined;
   /** The bundle this session was pinned to by an earlier delivery (hooks). */
   pinned?: Serving | null | undefined;
+  /**
+   * An exact bundle to render from, routing bypassed (an evaluation's arm, `AUTOCTX_HOOK_BUNDLE`): the store must hold
+   * it, or the render fails (never another bundle in its place).
+   */
+  bundle?: string | undefined;
 }
 
 export interface RenderResult extends RenderedPackage {
@@ -65,6 +72,23 @@ export function packageFields(
 
 export const NO_REFERENCES: ReferenceCounts = {declared: 0, considered: 0, participating: 0, missing: 0, ungranted: 0};
 
+/**
+ * The bundle a delivery renders from: the exact one asked for (an evaluation's arm: served as if it were active, and
+ * it must be stored), else the session's pin or routing's pick.
+ */
+export function servingOf(
+  knowledge: KnowledgeStore,
+  scenario: string,
+  options: {bundle?: string | undefined; pinned?: Serving | null | undefined},
+  who: {user?: string | undefined; session?: string | undefined},
+): Serving {
+  if (options.bundle === undefined) return servingFor(knowledge.scenario(scenario), {...who, pinned: options.pinned});
+  if (!/^[0-9a-f]{64}$/.test(options.bundle)) fail('INVALID_DIGEST', 'a pinned bundle is named by its 64-hex digest');
+  if (!readBundle(knowledge.scenario(scenario), options.bundle))
+    fail('DIGEST_NOT_FOUND', `scenario "${scenario}" holds no bundle ${options.bundle}`, {scenario});
+  return {bundle_digest: options.bundle, version: null, state: 'ACTIVE', reason: 'pinned'};
+}
+
 /** The package for a scenario as it stands: pure, writes nothing. */
 export function render(options: RenderOptions): RenderResult {
   const maxBytes = maxBytesOf(options.maxBytes);
@@ -72,7 +96,7 @@ export function render(options: RenderOptions): RenderResult {
   const who = checkRequest({user: options.user, session: options.session});
   const knowledge = openKnowledge(options);
   const scenario = knowledge.resolveScenario(options.scenario);
-  const routing = servingFor(knowledge.scenario(scenario), {...who, pinned: options.pinned});
+  const routing = servingOf(knowledge, scenario, options, who);
   const {participants: list, references} = participants(knowledge, scenario, routing.bundle_digest);
   const rendered = renderPackage(selectCandidates(list, handoff), {maxBytes});
   return {

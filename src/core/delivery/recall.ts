@@ -1,4 +1,4 @@
-import {checkRequest, servingFor} from '../release/route.js';
+import {checkRequest} from '../release/route.js';
 import type {Serving} from '../../model/release/routing.js';
 import MiniSearch from 'minisearch';
 import {compareUtf16} from '../../canonical/index.js';
@@ -7,6 +7,7 @@ import {renderPackage, type PackageItem} from '../../model/delivery/bootstrap-re
 import {isSecretKind} from '../../model/delivery/bootstrap-text.js';
 import type {BundleComponent} from '../../model/bundle/component.js';
 import {deliveredReceipt, maxBytesOf} from './bootstrap.js';
+import {servingOf} from './bootstrap-render.js';
 import {componentCandidate, participants, type ReferenceCounts} from './bootstrap-select.js';
 import {now, openKnowledge, type StoreOptions} from '../common/store-options.js';
 
@@ -28,6 +29,13 @@ export interface RecallOptions extends StoreOptions {
   user?: string | undefined;
   session?: string | undefined;
   pinned?: Serving | null | undefined;
+  /** An exact bundle to recall from, routing bypassed (see bootstrap render's `bundle`). */
+  bundle?: string | undefined;
+  /**
+   * What the session start delivered when there is no receipt to read (a pinned evaluation session keeps none): its
+   * components delivered whole are not recalled again, as a receipt's would not be.
+   */
+  delivered?: readonly PackageItem[] | undefined;
 }
 
 export type RecalledItem = PackageItem & {score: number};
@@ -76,11 +84,11 @@ export function recall(options: RecallOptions): RecallResult {
   const scenario = knowledge.resolveScenario(options.scenario);
   const receipt = deliveredReceipt(knowledge, scenario, options.receipt, now(options));
   const delivered = new Set(
-    (receipt?.items ?? [])
+    (receipt?.items ?? options.delivered ?? [])
       .filter((i) => i.kind === 'component' && !i.truncated)
       .map((i) => `${i.scenario}\0${i.component_digest}`),
   );
-  const routing = servingFor(knowledge.scenario(scenario), {...who, pinned: options.pinned});
+  const routing = servingOf(knowledge, scenario, options, who);
   const {participants: list, references} = participants(knowledge, scenario, routing.bundle_digest);
   const docs: Doc[] = [];
   for (const p of list)
