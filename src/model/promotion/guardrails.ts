@@ -1,4 +1,5 @@
 import {fail} from '../../errors.js';
+import {METRIC_NAMES, type MetricName} from '../evaluation/observations.js';
 import {
   affineRatio,
   compareRatio,
@@ -22,8 +23,9 @@ import {
  * A decimal is digits with an optional fraction (at most 15 digits in all), no exponent.
  */
 export const GUARDRAIL_STATS = ['median', 'mean', 'p90', 'p95', 'max'] as const satisfies readonly SummaryStatistic[];
-export const GUARDRAIL_METRICS = ['latency_ms', 'input_tokens', 'output_tokens', 'cost_usd'] as const;
-export type GuardrailMetric = (typeof GUARDRAIL_METRICS)[number];
+/** The metrics a guardrail may name: those an evaluator answer may carry. */
+export const GUARDRAIL_METRICS = METRIC_NAMES;
+export type GuardrailMetric = MetricName;
 
 export interface Guardrail {
   stat: SummaryStatistic;
