@@ -47,6 +47,7 @@ export function planRequestOf(options: EvaluateOptions): PlanRequest {
     campaign: options.campaign,
     campaignPolicyFile: options.campaignPolicyFile,
     rebind: options.rebind,
+    guardrails: options.guardrails,
   };
 }
 
