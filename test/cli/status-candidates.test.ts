@@ -35,6 +35,8 @@ describe('autoctx status', () => {
         candidate: expect.objectContaining({n: first.pairs}),
         incumbent: expect.objectContaining({n: first.pairs}),
       },
+      // The fake evaluator observes nothing beside its scores.
+      observed: null,
       rationale: record.rationale,
       proposal_rationale: '',
       updated_at: record.updated_at,
