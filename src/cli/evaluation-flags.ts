@@ -11,6 +11,7 @@ import {withTeamDefaults} from '../core/common/team-defaults.js';
 import {digestArg, integerFlag, secondsFlag, sourceFlag, textFlag} from './flags.js';
 import {paint, short} from './style.js';
 import {NEW_PLAN_CONFIRMATION_POLICY} from '../model/evaluation/policy.js';
+import {parseGuardrail} from '../model/promotion/guardrails.js';
 
 export const candidateArg = {
   candidate: digestArg('the candidate', 'Candidate bundle digest or a unique prefix (8+ hex characters).'),
@@ -77,7 +78,20 @@ export const evaluationFlags = {
       'Bind this evaluator and plan in place of the bound ones; allowed only while no trial is recorded ' +
       '(the old plan is kept in superseded_plans/).',
   }),
+  guardrail: Flags.custom<string>({parse: async (input: string) => parseGuardrail(input).text})({
+    summary:
+      'A promotion guardrail bound into the plan, e.g. "p90(latency_ms) <= +10%" or "median(cost_usd) <= 1.2x" ' +
+      '(repeatable; see docs/guardrails.md).',
+    helpValue: 'EXPR',
+    multiple: true,
+  }),
   quiet: Flags.boolean({summary: 'No progress lines on stderr.'}),
+  artifacts: textFlag('artifacts', {
+    summary:
+      'Folder the evaluator keeps trial artifacts in (AUTOCTX_ARTIFACT_DIR; default knowledge/.state/artifacts); ' +
+      'never inside the knowledge tree outside .state.',
+    helpValue: 'DIR',
+  }),
   'signing-key': signingKeyFlag,
 };
 
@@ -97,8 +111,10 @@ export type EvaluationFlags = {
   campaign?: string | undefined;
   'campaign-policy'?: string | undefined;
   'signing-key'?: string | undefined;
+  artifacts?: string | undefined;
   quiet: boolean;
   rebind?: boolean | undefined;
+  guardrail?: string[] | undefined;
   'lock-timeout': number;
 };
 
@@ -144,8 +160,10 @@ export function evaluationOptions(
     campaign: flags.campaign,
     campaignPolicyFile: flags['campaign-policy'],
     rebind: flags.rebind,
+    guardrails: flags.guardrail,
     lockTimeout: flags['lock-timeout'],
     signingKey: flags['signing-key'],
+    artifacts: flags.artifacts,
     onProgress,
   };
 }

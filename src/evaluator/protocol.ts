@@ -1,6 +1,7 @@
 import {scoreProblem} from '../model/evaluation/trial.js';
 import type {JsonValue} from '../canonical/index.js';
 import {fail, isJsonParseError, rethrowUnless} from '../errors.js';
+import {armObservationOf, armObservationProblem, type ArmObservation} from '../model/evaluation/observations.js';
 
 export const REQUEST_SCHEMA = 'autoctx.evaluation-request.v1';
 
@@ -23,7 +24,8 @@ export interface EvaluationRequest {
   observation: JsonValue;
 }
 
-export interface EvaluationAnswer {
+/** A score, its validity, and what the evaluator observed beside it (metrics, check verdict, artifacts). */
+export interface EvaluationAnswer extends ArmObservation {
   score: number;
   valid: boolean;
 }
@@ -31,8 +33,9 @@ export interface EvaluationAnswer {
 /**
  * Check one answer: a JSON object with a finite numeric score, an optional
  * boolean validity (default true), and, when given, a fixture digest (an
- * attestation) and a request id that equal the request's. Other keys are
- * ignored. Anything else is an integrity failure.
+ * attestation) and a request id that equal the request's; optionally
+ * `metrics`, `check_passed` and `artifacts` (model/evaluation/observations.ts), checked
+ * strictly. Other keys are ignored. Anything else is an integrity failure.
  */
 export function parseAnswer(
   text: string,
@@ -59,5 +62,7 @@ export function parseAnswer(
   if (a.request_id === undefined && options.requireRequestId) bad('does not echo request_id');
   if (a.request_id !== undefined && a.request_id !== request.request_id)
     bad(`echoes request_id ${JSON.stringify(a.request_id)}, not ${request.request_id}`);
-  return {score: a.score as number, valid: (a.valid as boolean | undefined) ?? true};
+  const observed = armObservationProblem(a);
+  if (observed) bad(`${observed}; nothing was recorded for this pair`);
+  return {score: a.score as number, valid: (a.valid as boolean | undefined) ?? true, ...armObservationOf(a)};
 }

@@ -10,6 +10,12 @@ export interface EvaluatorOptions {
   mode: 'per-arm' | 'persistent';
   timeoutSeconds: number;
   concurrency: number;
+  /** Variables every evaluator process gets beside autoctx's own environment (AUTOCTX_ARTIFACT_DIR, ...). */
+  env?: Readonly<Record<string, string>> | undefined;
+}
+
+function processEnv(o: EvaluatorOptions): NodeJS.ProcessEnv {
+  return o.env ? {...process.env, ...o.env} : process.env;
 }
 
 /** Something that answers evaluation requests. */
@@ -34,7 +40,12 @@ class PerArmEvaluator implements Evaluator {
   constructor(private readonly o: EvaluatorOptions) {}
 
   async evaluate(request: EvaluationRequest): Promise<EvaluationAnswer> {
-    const r = await runCommand(this.o.command, `${JSON.stringify(request)}\n`, this.o.timeoutSeconds * 1000);
+    const r = await runCommand(
+      this.o.command,
+      `${JSON.stringify(request)}\n`,
+      this.o.timeoutSeconds * 1000,
+      processEnv(this.o),
+    );
     if (r.timedOut)
       fail(
         'EVALUATOR_FAILED',
@@ -71,7 +82,7 @@ class PersistentWorker {
   private readonly started: Promise<void>;
 
   constructor(private readonly o: EvaluatorOptions) {
-    this.child = spawn('sh', ['-c', o.command], {stdio: ['pipe', 'pipe', 'pipe'], detached: true});
+    this.child = spawn('sh', ['-c', o.command], {stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: processEnv(o)});
     track(this.child);
     this.started = new Promise<void>((resolve) => {
       this.child.once('spawn', () => resolve());

@@ -4,7 +4,7 @@ const f64 = new Float64Array(1);
 const u64 = new BigUint64Array(f64.buffer);
 
 /** A finite double as mantissa · 2^exponent with an odd (or zero) integer mantissa. */
-function decompose(x: number): [bigint, number] {
+export function decompose(x: number): [bigint, number] {
   if (x === 0) return [0n, 0];
   f64[0] = x;
   const bits = u64[0]!;
@@ -24,7 +24,7 @@ function decompose(x: number): [bigint, number] {
   return [negative ? -mantissa : mantissa, exponent];
 }
 
-function bitLength(n: bigint): number {
+export function bitLength(n: bigint): number {
   return n === 0n ? 0 : n.toString(2).length;
 }
 
@@ -57,7 +57,7 @@ export function sqrtOfRatio(num: bigint, den: bigint): number {
 }
 
 /** x · 2^k with at most one rounding (only when the result is subnormal). */
-function scaleByPowerOfTwo(x: number, k: number): number {
+export function scaleByPowerOfTwo(x: number, k: number): number {
   let v = x;
   let rest = k;
   while (rest > 1000) {

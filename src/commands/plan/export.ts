@@ -12,6 +12,7 @@ const {
   timeout: _t,
   quiet: _q,
   audit: _a,
+  artifacts: _r,
   ...shared
 } = evaluationFlags;
 

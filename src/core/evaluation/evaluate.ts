@@ -10,6 +10,13 @@ import {drive, unitTrial} from './run/engine.js';
 import {prepareRun, type PlanRequest} from './run/prepare.js';
 import type {DriveOptions, EvaluateResult, Run} from './run/types.js';
 import {planHolds} from '../../store/kinds/evaluation/evaluator-plan.js';
+import {knowledgeRootFrom} from '../../store/index.js';
+import {
+  artifactsProblem,
+  chosenArtifactDir,
+  prepareArtifactStore,
+  type EvaluatorEnvironment,
+} from '../../store/files/artifacts.js';
 
 export type {EvaluateResult, EvaluateStatus, ProgressEvent} from './run/types.js';
 
@@ -19,6 +26,8 @@ export interface EvaluateOptions extends DriveOptions, Omit<PlanRequest, 'evalua
   evaluator: string;
   evaluatorMode?: 'per-arm' | 'persistent' | 'external' | undefined;
   evaluatorVersion?: string | undefined;
+  /** --artifacts: the folder evaluators keep artifacts in (default: the state area's). */
+  artifacts?: string | undefined;
 }
 
 /** The plan request of evaluation options: the evaluator identity and what the plan is built from. */
@@ -37,6 +46,7 @@ export function planRequestOf(options: EvaluateOptions): PlanRequest {
     campaign: options.campaign,
     campaignPolicyFile: options.campaignPolicyFile,
     rebind: options.rebind,
+    guardrails: options.guardrails,
   };
 }
 
@@ -75,6 +85,7 @@ async function evaluatePair(
   unit: PlanUnit,
   index: number,
   bundles: MaterializedBundles,
+  env: EvaluatorEnvironment,
 ): Promise<MatchedTrial> {
   const pairKey = matchedTrialPairKey({
     evaluator_epoch: run.candidate.evaluator_epoch,
@@ -92,7 +103,15 @@ async function evaluatePair(
     // Each arm gets its own copy of its bundle, and must leave it as it found it.
     const copy = bundles.armCopy(arm === 'candidate' ? run.candidate.digest : run.incumbent.digest);
     try {
-      answers[arm] = await evaluator.evaluate(request(run, unit, arm, pairKey, copy.dir));
+      const answer = await evaluator.evaluate(request(run, unit, arm, pairKey, copy.dir));
+      const kept = answer.artifacts ? artifactsProblem(env.AUTOCTX_ARTIFACT_DIR, answer.artifacts) : null;
+      if (kept !== null)
+        fail(
+          'EVALUATOR_FAILED',
+          `evaluator answer for ${arm} on ${unit.fixture} (seed ${unit.seed}) ${kept}; nothing was recorded ` +
+            `for this pair`,
+        );
+      answers[arm] = answer;
       const changed = copy.changed();
       if (changed !== null)
         fail(
@@ -116,12 +135,15 @@ async function evaluatePair(
 export async function evaluateCandidate(options: EvaluateOptions): Promise<EvaluateResult> {
   const timeoutSeconds = evaluatorTimeout(options.timeoutSeconds);
   lockTimeout(options);
+  // Checked before anything is locked or written.
+  const artifacts =
+    options.artifacts === undefined ? null : chosenArtifactDir(knowledgeRootFrom(options.knowledge), options.artifacts);
   // Ctrl-C from here on ends the evaluators and unwinds the run: what it recorded is kept, its locks released.
   const stopUnwinding = unwindOnInterrupt();
   let run: Run | undefined;
   try {
     run = await prepareRun({...options, request: planRequestOf(options)});
-    return await evaluatePrepared(run, options, timeoutSeconds);
+    return await evaluatePrepared(run, options, timeoutSeconds, artifacts);
   } catch (error) {
     if (!isInterruption(error)) throw error;
     const e = error as AutoctxError;
@@ -136,7 +158,12 @@ export async function evaluateCandidate(options: EvaluateOptions): Promise<Evalu
   }
 }
 
-async function evaluatePrepared(run: Run, options: EvaluateOptions, timeoutSeconds: number): Promise<EvaluateResult> {
+async function evaluatePrepared(
+  run: Run,
+  options: EvaluateOptions,
+  timeoutSeconds: number,
+  artifacts: string | null,
+): Promise<EvaluateResult> {
   try {
     const identity = run.plan.plan.candidate_evaluator.evaluator;
     if (identity.mode === 'external')
@@ -144,17 +171,19 @@ async function evaluatePrepared(run: Run, options: EvaluateOptions, timeoutSecon
         'EVALUATOR_CHANGED',
         'this plan was bound for external evaluation (plan export); bring results back with trials ingest',
       );
+    const env = await prepareArtifactStore(run.store.guard, lockTimeout(options), artifacts);
     const evaluator = createEvaluator({
       command: identity.command,
       mode: identity.mode,
       timeoutSeconds,
       concurrency: options.concurrency ?? 1,
+      env: {...env},
     });
     // made inside the try, so that it is always removed (a killed process aside)
     let bundles: MaterializedBundles | undefined;
     try {
       const made = (bundles = materializeForEvaluation([run.candidate, run.incumbent], onInterrupt));
-      return await drive(run, (unit, index) => evaluatePair(run, evaluator, unit, index, made));
+      return await drive(run, (unit, index) => evaluatePair(run, evaluator, unit, index, made, env));
     } finally {
       await evaluator.close();
       bundles?.remove();

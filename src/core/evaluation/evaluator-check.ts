@@ -8,6 +8,7 @@ import {materializeForEvaluation} from '../../store/files/materialize.js';
 import {evaluatorTimeout, openScenario, type StoreOptions} from '../common/store-options.js';
 import {requireActive} from '../../store/kinds/promotion/active-pointer.js';
 import {requireBundle} from '../../store/kinds/bundle/bundle.js';
+import {artifactsProblem, scratchArtifactStore} from '../../store/files/artifacts.js';
 
 export const DEFAULT_CHECK_PAIRS = 2;
 export const MAX_CHECK_PAIRS = 20;
@@ -63,11 +64,15 @@ export async function checkEvaluator(options: EvaluatorCheckOptions): Promise<Ev
       fixtures: fixtures.map((f) => f.fixture_digest),
     },
   });
+  // Artifacts of a check go to a scratch folder removed after it: a check writes nothing to the tree.
+  const scratch = scratchArtifactStore(store.guard.root);
+  const forget = onInterrupt(scratch.remove);
   const evaluator = createEvaluator({
     command: options.evaluator,
     mode: options.evaluatorMode ?? 'per-arm',
     timeoutSeconds,
     concurrency: 1,
+    env: {...scratch.env},
   });
   const exchanges: CheckExchange[] = [];
   const bundles = materializeForEvaluation([bundle], onInterrupt);
@@ -102,6 +107,9 @@ export async function checkEvaluator(options: EvaluatorCheckOptions): Promise<Ev
               'EVALUATOR_FAILED',
               `the evaluator changed its bundle_dir during the ${arm} arm on ${f.fixture}: ${changed}`,
             );
+          const kept = answer.artifacts ? artifactsProblem(scratch.env.AUTOCTX_ARTIFACT_DIR, answer.artifacts) : null;
+          if (kept !== null)
+            fail('EVALUATOR_FAILED', `evaluator answer for ${arm} on ${f.fixture} (seed ${i}) ${kept}`);
           exchanges.push({request, answer, error: null});
         } catch (error) {
           rethrowUnless(error, isAutoctxError);
@@ -130,6 +138,8 @@ export async function checkEvaluator(options: EvaluatorCheckOptions): Promise<Ev
   } finally {
     await evaluator.close();
     bundles.remove();
+    scratch.remove();
+    forget();
   }
   return {status: 'ok', scenario: store.scenario, bundle_digest: bundle.digest, pairs: fixtures.length, exchanges};
 }

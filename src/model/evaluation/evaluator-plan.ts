@@ -1,5 +1,6 @@
 import {stableDigest} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
+import {guardrailSet} from '../promotion/guardrails.js';
 import {confirmationPolicyDigest, type ConfirmationPolicy} from './policy.js';
 import type {PlanUnit} from './fixtures.js';
 
@@ -47,6 +48,11 @@ export interface PlanAdditions {
   evaluator_files?: EvaluatorFile[];
   /** The plans bound before this one (a rebind while nothing was recorded), oldest first. */
   supersedes?: string[];
+  /**
+   * Promotion guardrails (model/promotion/guardrails.ts), canonical and sorted; absent when none. Checked before
+   * promotion, never part of the decision.
+   */
+  guardrails?: string[];
 }
 
 /**
@@ -158,6 +164,7 @@ export function createEvaluatorPlan(args: {
   campaign_id: string | null;
   evaluator_files?: readonly EvaluatorFile[];
   supersedes?: readonly string[];
+  guardrails?: readonly string[];
 }): BoundPlan {
   const plan: EvaluatorPlanBody = {
     schema_version: 1,
@@ -178,6 +185,7 @@ export function createEvaluatorPlan(args: {
     campaign_id: args.campaign_id,
     ...(args.evaluator_files && args.evaluator_files.length > 0 ? {evaluator_files: [...args.evaluator_files]} : {}),
     ...(args.supersedes && args.supersedes.length > 0 ? {supersedes: [...args.supersedes]} : {}),
+    ...(args.guardrails && args.guardrails.length > 0 ? {guardrails: [...args.guardrails]} : {}),
   };
   return {
     plan,
@@ -234,6 +242,9 @@ export function boundPlanFrom(value: unknown): BoundPlan {
     if (key in plan) fail('SCHEMA_VIOLATION', `plan holds "${key}", which belongs in additions`);
   if (planAdditionsDigest(doc.plan_digest, doc.additions) !== doc.additions_digest)
     fail('DIGEST_MISMATCH', 'additions_digest does not match {plan_digest, additions}');
+  const guardrails = doc.additions.guardrails;
+  if (guardrails !== undefined && stableDigest(guardrailSet(guardrails)) !== stableDigest(guardrails))
+    fail('SCHEMA_VIOLATION', 'additions.guardrails is not a sorted list of distinct guardrails in canonical spelling');
   return {
     plan,
     plan_digest: doc.plan_digest,
@@ -257,7 +268,7 @@ export function planBindingDigest(bound: BoundPlan): string {
 export function planDifference(
   bound: BoundPlan,
   requested: BoundPlan,
-): 'evaluator' | 'audit' | 'campaign' | 'plan' | null {
+): 'evaluator' | 'audit' | 'campaign' | 'guardrails' | 'plan' | null {
   const strip = (p: EvaluatorPlanBody) => ({...p, candidate_evaluator: null, incumbent_evaluator: null});
   if (stableDigest(strip(bound.plan)) !== stableDigest(strip(requested.plan))) return 'plan';
   if (
@@ -267,5 +278,7 @@ export function planDifference(
     return 'evaluator';
   if (stableDigest(bound.additions.audit) !== stableDigest(requested.additions.audit)) return 'audit';
   if (bound.additions.campaign_id !== requested.additions.campaign_id) return 'campaign';
+  if (stableDigest(bound.additions.guardrails ?? []) !== stableDigest(requested.additions.guardrails ?? []))
+    return 'guardrails';
   return null;
 }

@@ -25,6 +25,7 @@ import {lockTimeout, openScenario} from '../../common/store-options.js';
 import {prepareSigning, signingInputs} from '../../signing/signing.js';
 import {resolveDigest} from '../../common/resolve.js';
 import {trialPlanProblems} from '../../../model/evaluation/plan-binding.js';
+import {guardrailSet} from '../../../model/promotion/guardrails.js';
 import type {DriveOptions, Run} from './types.js';
 import {lanesFor, loadPolicy} from './plan-policy.js';
 import {evidenceProblem, readEvidence} from '../../../store/kinds/evaluation/matched-evidence.js';
@@ -45,6 +46,8 @@ export interface PlanRequest {
   campaignPolicyFile?: string | undefined;
   /** Bind this plan in place of the bound one, which is allowed only while nothing has been observed under it. */
   rebind?: boolean | undefined;
+  /** --guardrail expressions (none given: the bound plan's, or none). */
+  guardrails?: readonly string[] | undefined;
 }
 
 export interface PrepareOptions extends DriveOptions {
@@ -129,6 +132,9 @@ async function bindPlan(
       supersedes: rebinding
         ? [...(bound.additions.supersedes ?? []), bound.plan_digest]
         : (bound?.additions.supersedes ?? []),
+      guardrails: request.guardrails?.length
+        ? guardrailSet(request.guardrails)
+        : ((rebinding ? undefined : bound?.additions.guardrails) ?? []),
     });
   // A rebind is refused before anything is written (a campaign reservation) when something was observed, unless
   // the plan asked for is the bound one (a run resumed with the flag still given): that is no rebind.
@@ -196,6 +202,13 @@ async function bindPlan(
         'AUDIT_CHANGED',
         `the audit command differs from the one bound in evaluator_plan.json ` +
           `(${JSON.stringify(bound.additions.audit)})`,
+      );
+    if (difference === 'guardrails')
+      fail(
+        'PLAN_CHANGED',
+        `the guardrails differ from those bound in evaluator_plan.json ` +
+          `(${JSON.stringify(bound.additions.guardrails ?? [])}); they are fixed with the plan (--rebind while ` +
+          `nothing is recorded binds others)`,
       );
     if (difference !== null)
       fail(
@@ -276,8 +289,9 @@ function rebindRefusal(
  * (confirm or plan export bound it) and nothing about it changes here.
  */
 export async function prepareRun(options: PrepareOptions): Promise<Run> {
-  // a blank id is refused before anything else
+  // a blank id and a malformed guardrail are refused before anything else
   if (options.request?.campaign !== undefined) campaignSegment(options.request.campaign);
+  guardrailSet(options.request?.guardrails ?? []);
   const inputs = signingInputs(options);
   const store = openScenario(options);
   // In a signed tree the seals this run writes are signed: the key is checked before anything is locked or written.
