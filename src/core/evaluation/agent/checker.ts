@@ -1,6 +1,6 @@
 import {fail, isJsonParseError, rethrowUnless} from '../../../errors.js';
 import {PIN_VARIABLE} from '../../../model/delivery/hook-pin.js';
-import type {AgentTask} from '../../../model/evaluation/agent-task.js';
+import type {AgentTask} from '../../../model/evaluation/agent/task.js';
 import {runBounded} from './bounded-process.js';
 
 /** The checker's verdict: its score, whether it passed (exit 0), and what it printed. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import {fail, isJsonParseError, rethrowUnless} from '../../../errors.js';
 import {REQUEST_SCHEMA, type EvaluationRequest} from '../../../evaluator/protocol.js';
-import {agentTaskOf, type AgentTask} from '../../../model/evaluation/agent-task.js';
+import {agentTaskOf, type AgentTask} from '../../../model/evaluation/agent/task.js';
 import {fixtureDigest} from '../../../model/evaluation/fixtures.js';
 import {knowledgeRootFrom, schemaProblem} from '../../../store/index.js';
 import {isFolder, removeFolder, treeDigest} from '../../../store/io/agent-files.js';

@@ -7,7 +7,7 @@ import {
   workspaceDiff,
   type AgentTask,
   type ArtifactName,
-} from '../../../model/evaluation/agent-task.js';
+} from '../../../model/evaluation/agent/task.js';
 import {
   changedFiles,
   copyTree,

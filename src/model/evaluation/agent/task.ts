@@ -1,5 +1,5 @@
 import {createTwoFilesPatch} from 'diff';
-import {fail} from '../../errors.js';
+import {fail} from '../../../errors.js';
 
 /** An agent task as the evaluator runs it (schemas/agent-task.schema.json, checked before this). */
 export interface AgentTask {
