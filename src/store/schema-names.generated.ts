@@ -46,6 +46,7 @@ export type SchemaName =
   | 'stale-terminalization'
   | 'state-change'
   | 'team-config'
+  | 'trial-observations'
   | 'trial-result'
   | 'user-config'
   | 'work-unit';
