@@ -3,6 +3,7 @@
 /** Every document kind's schema (schemas/<name>.schema.json). */
 export type SchemaName =
   | 'active'
+  | 'agent-task'
   | 'bootstrap-receipt'
   | 'causal-attribution'
   | 'curation'

@@ -79,6 +79,7 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   },
   'work-unit': {outside: 'a line plan export writes for an evaluation engine, outside the tree'},
   'evaluation-request': {outside: 'a message to an evaluator process, never stored'},
+  'agent-task': {outside: "a fixture's initial_state and observation that the agent evaluator runs, never stored"},
   'evaluation-answer': {outside: 'a message from an evaluator process, never stored'},
   'team-config': {
     outside:
