@@ -219,7 +219,7 @@ export function copyHashed(from: string, to: string): TreeFile[] {
   return out;
 }
 
-/** What says a file was not touched since: its inode, size, modification and change times (ctime moves on any write). */
+/** What says a file was not touched since: its inode, size, modification and change times (any write moves ctime). */
 const stampOf = (st: fs.BigIntStats | fs.Stats) => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 
 /** A file that differs between two trees: its bytes before and after (null: absent on that side). */
