@@ -399,7 +399,7 @@ describe('through autoctx', () => {
     `--tasks ${tasks} --host-bin ${STUB}${extra}`;
   const POLICY = path.join(PROJECT_ROOT, 'test/fixtures/policy-small.json');
 
-  it('screen with --concurrency 2, persistent: each arm gets its own bundle, and what the agent did is kept per arm', () => {
+  it('screen with --concurrency 2, persistent: each arm gets its own bundle, what the agent did kept per arm', () => {
     const k = path.join(tempDir('autoctx-agent-screen-'), 'knowledge');
     fs.cpSync(knowledge, k, {recursive: true});
     const fixtures = magicFixtures(path.join(path.dirname(k), 'fixtures.jsonl'));
