@@ -4,6 +4,7 @@ import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
 import {alignRows, candidateRows, fitWidth} from '../cli/output/status-table.js';
 import {DIVERGED_WAY_OUT} from '../model/common/divergence-advice.js';
+import {verdictLine} from '../model/promotion/guardrails.js';
 
 const fmt = (x: number | null) => (x === null ? '-' : x.toFixed(4));
 type ArmScores = NonNullable<CandidateStatus['arms']>;
@@ -41,7 +42,12 @@ export default class Status extends ScenarioCommand {
                   if (i === 0) return [paint.bold(fitWidth(line, width))];
                   // Under each candidate's row, its arms' mean scores (once it has recorded pairs).
                   const arms = s.details[i - 1]?.arms;
-                  return [fitWidth(line, width), ...(arms ? [fitWidth(`      ${armScoresLine(arms)}`, width)] : [])];
+                  const guardrails = s.details[i - 1]?.guardrails ?? [];
+                  return [
+                    fitWidth(line, width),
+                    ...(arms ? [fitWidth(`      ${armScoresLine(arms)}`, width)] : []),
+                    ...guardrails.map((v) => fitWidth(`      guardrail ${verdictLine(v)}`, width)),
+                  ];
                 })
               : []),
             ...s.releases.flatMap((r) => scopeLines(r, short).map((l) => `  ${l}`)),

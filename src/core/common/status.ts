@@ -12,6 +12,8 @@ import {readActive} from '../../store/kinds/promotion/active-pointer.js';
 import {listCandidateDigests, readRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
 import {describeArms, type ArmScores} from '../../stats/describe.js';
+import type {GuardrailVerdict} from '../../model/promotion/guardrails.js';
+import {guardrailVerdicts} from '../promotion/guardrail-gate.js';
 
 /** One candidate as status shows it: where it stands, what its comparison says, and since when. */
 export interface CandidateStatus {
@@ -24,6 +26,11 @@ export interface CandidateStatus {
   pairs: number;
   /** Each arm's absolute mean score with its interval, from the recorded pairs (null before any). */
   arms: ArmScores | null;
+  /**
+   * The plan's promotion guardrails: the verdicts recorded with its promotion, or what the gate would answer now
+   * (null: the plan binds none).
+   */
+  guardrails: GuardrailVerdict[] | null;
   /** The rationale of the record's latest change (a screen's, a rejection's, a promotion's). */
   rationale: string;
   /** The proposer's rationale, kept through every later change; null when no record of the proposal is left. */
@@ -128,6 +135,7 @@ export function status(options: StoreOptions): StatusResult {
         confidence_high: c?.confidence_high ?? null,
         pairs: c ? c.screen_pairs + c.confirmation_pairs + c.heldout_pairs : 0,
         arms: c ? describeArms(readEvidence(store, digest)?.trials ?? []) : null,
+        guardrails: c ? guardrailVerdicts(store, digest) : null,
         rationale: record.rationale,
         proposal_rationale: proposalRationale(store, record),
         updated_at: record.updated_at,
