@@ -35,6 +35,7 @@ describe('autoctx status', () => {
         candidate: expect.objectContaining({n: first.pairs}),
         incumbent: expect.objectContaining({n: first.pairs}),
       },
+      guardrails: null,
       rationale: record.rationale,
       proposal_rationale: '',
       updated_at: record.updated_at,

@@ -85,10 +85,11 @@ export function replayGuardrails(store: KindContext, digest: string): GuardrailR
   return {status: replayed && jsonEqual(recorded, replayed) ? 'ok' : 'mismatch', recorded, replayed};
 }
 
-/** What a record says without the observations: its plan, pairs and guardrails (not their values). */
+/** What a record says without the observations: its plan, pairs and guardrails (not their values or verdicts). */
 const frameOf = (r: GuardrailRecord) => ({
   ...r,
   observations_digest: null,
+  passed: null,
   guardrails: r.guardrails.map((v) => ({guardrail: v.guardrail, pairs: v.pairs})),
 });
 

@@ -22,9 +22,5 @@ export function readPromotionGuardrails(ctx: KindContext, digest: string): Guard
 
 /** Under the scenario lock, before the promotion record it belongs to. */
 export function writePromotionGuardrails(ctx: KindContext, record: GuardrailRecord): boolean {
-  return ctx.writer.createDocument(
-    ctx.paths.promotionGuardrails(record.candidate_digest),
-    GUARDRAILS_SCHEMA,
-    record,
-  );
+  return ctx.writer.createDocument(ctx.paths.promotionGuardrails(record.candidate_digest), GUARDRAILS_SCHEMA, record);
 }
