@@ -36,6 +36,8 @@ describe('autoctx status', () => {
         incumbent: expect.objectContaining({n: first.pairs}),
       },
       guardrails: null,
+      // The fake evaluator observes nothing beside its scores.
+      observed: null,
       rationale: record.rationale,
       proposal_rationale: '',
       updated_at: record.updated_at,

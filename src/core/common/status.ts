@@ -14,6 +14,8 @@ import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
 import {describeArms, type ArmScores} from '../../stats/describe.js';
 import type {GuardrailVerdict} from '../../model/promotion/guardrails.js';
 import {guardrailVerdicts} from '../promotion/guardrail-gate.js';
+import {readTrialObservations} from '../../store/kinds/evaluation/trial-observations.js';
+import {summarizeObservations, type ObservedSummary} from '../evaluation/observed/summary.js';
 
 /** One candidate as status shows it: where it stands, what its comparison says, and since when. */
 export interface CandidateStatus {
@@ -31,6 +33,8 @@ export interface CandidateStatus {
    * (null: the plan binds none).
    */
   guardrails: GuardrailVerdict[] | null;
+  /** Each arm's metrics (median, p90, mean of latency, tokens, cost) and checks, when the evaluator observed any. */
+  observed: ObservedSummary | null;
   /** The rationale of the record's latest change (a screen's, a rejection's, a promotion's). */
   rationale: string;
   /** The proposer's rationale, kept through every later change; null when no record of the proposal is left. */
@@ -126,6 +130,7 @@ export function status(options: StoreOptions): StatusResult {
       if (!record) continue;
       (candidates[record.lifecycle] ??= []).push(digest);
       const c = record.comparison;
+      const trials = c ? (readEvidence(store, digest)?.trials ?? []) : [];
       details.push({
         bundle_digest: digest,
         lifecycle: record.lifecycle,
@@ -134,7 +139,8 @@ export function status(options: StoreOptions): StatusResult {
         confidence_low: c?.confidence_low ?? null,
         confidence_high: c?.confidence_high ?? null,
         pairs: c ? c.screen_pairs + c.confirmation_pairs + c.heldout_pairs : 0,
-        arms: c ? describeArms(readEvidence(store, digest)?.trials ?? []) : null,
+        arms: c ? describeArms(trials) : null,
+        observed: c ? summarizeObservations(trials, readTrialObservations(store, digest)) : null,
         guardrails: c ? guardrailVerdicts(store, digest) : null,
         rationale: record.rationale,
         proposal_rationale: proposalRationale(store, record),

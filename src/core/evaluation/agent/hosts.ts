@@ -131,8 +131,11 @@ export function hostArgs(host: AgentHost, s: Scratch, model: string | undefined,
       '--output-format',
       'stream-json',
       '--verbose',
+      // Edits and shell commands without asking (nobody is there to answer); bypassPermissions is refused as root.
       '--permission-mode',
-      'bypassPermissions',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash',
       ...(model !== undefined ? ['--model', model] : []),
       ...extra,
     ];
