@@ -1,3 +1,4 @@
+import {spawn} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -519,4 +520,36 @@ describe('without oclif (the fast path bin/run.js takes for evaluator agent)', (
     expect(fast).toEqual(slow);
     expect(fast!.status === 0 ? fast!.stdout : fast!.stderr).not.toBe('');
   });
+});
+
+describe('an evaluator killed outright', () => {
+  it('leaves no agent running: the host is ended with it', async () => {
+    const record = path.join(tempDir('autoctx-agent-kill-'), 'record.json');
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, 'bin/run.js'),
+        ...['evaluator', 'agent', '--host', 'claude-code', '--tasks', tasks, '--host-bin', STUB],
+        `--host-arg=--record=${record}`,
+      ],
+      {env: {...process.env, AUTOCTX_STATE_DIR: path.join(knowledge, '.state')}, stdio: ['pipe', 'ignore', 'ignore']},
+    );
+    child.stdin.write(`${JSON.stringify(request({prompt: 'sleep 60000'}))}\n`);
+    const deadline = Date.now() + 30_000;
+    while (!fs.existsSync(record) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const host = JSON.parse(fs.readFileSync(record, 'utf8')).pid as number;
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive(host)).toBe(true);
+    child.kill('SIGKILL');
+    const gone = Date.now() + 10_000;
+    while (alive(host) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(host)).toBe(false);
+  }, 60_000);
 });

@@ -59,6 +59,36 @@ export interface ProcessResult {
 }
 
 /**
+ * The guardian: one small process per evaluator, outside its process group, that knows the process groups of the
+ * programs it runs (a line `+PGID` or `-PGID` on its stdin each) and kills those still there once its stdin ends,
+ * which is when the evaluator is gone. An evaluator killed outright (autoctx ends it with SIGKILL on its timeout or an
+ * interrupt) can clean up nothing itself, and an agent left running would go on working, and spending, for nobody.
+ */
+const GUARDIAN = [
+  'const groups = new Set();',
+  "require('node:readline').createInterface({input: process.stdin}).on('line', (l) => {",
+  "  if (l[0] === '+') groups.add(Number(l.slice(1)));",
+  '  else groups.delete(Number(l.slice(1)));',
+  "}).on('close', () => {",
+  '  for (const g of groups) try { process.kill(-g, "SIGKILL"); } catch {}',
+  '  process.exit(0);',
+  '});',
+].join('\n');
+
+let guardian: ChildProcess | null = null;
+
+function guard(line: string): void {
+  if (guardian === null) {
+    guardian = spawn(process.execPath, ['-e', GUARDIAN], {detached: true, stdio: ['pipe', 'ignore', 'ignore']});
+    guardian.on('error', () => undefined);
+    guardian.stdin?.on('error', () => undefined);
+    guardian.unref();
+    (guardian.stdin as unknown as {unref?: () => void} | null)?.unref?.();
+  }
+  guardian.stdin?.write(`${line}\n`);
+}
+
+/**
  * Run a program (no shell) in its own process group with a wall-clock budget: past it the whole group is killed.
  * Output is kept bounded (head and tail). A program that cannot be started is `notFound` (the caller says what that
  * means), never a crash.
@@ -89,6 +119,8 @@ export function runBounded(
       });
     }
     track(child);
+    const group = child.pid;
+    if (group !== undefined) guard(`+${group}`);
     let timedOut = false;
     let settled = false;
     const finish = (extra: {spawnError?: string} = {}) => {
@@ -118,6 +150,7 @@ export function runBounded(
     // The group goes with the program: nothing it started is left running, and pipes a descendant holds end.
     child.on('exit', () => {
       killGroup(child);
+      if (group !== undefined) guard(`-${group}`);
       setTimeout(finish, 200).unref();
     });
     child.on('close', () => finish());
