@@ -10,7 +10,8 @@ import {
   type HookRun,
 } from './host-io.js';
 import {sessionStart} from './session-start.js';
-import {pinnedBundle, pinnedDelivery} from './pinned.js';
+import {pinnedDelivery} from './pinned.js';
+import {pinnedBundle} from '../model/delivery/hook-pin.js';
 import {userPromptSubmit} from './user-prompt-submit.js';
 
 /** The whole run's wall-clock budget by default, always below the installed timeout of 5 s. */

@@ -3,6 +3,7 @@
 /** Every document kind's schema (schemas/<name>.schema.json). */
 export type SchemaName =
   | 'active'
+  | 'agent-task'
   | 'bootstrap-receipt'
   | 'causal-attribution'
   | 'curation'
@@ -45,6 +46,7 @@ export type SchemaName =
   | 'stale-terminalization'
   | 'state-change'
   | 'team-config'
+  | 'trial-observations'
   | 'trial-result'
   | 'user-config'
   | 'work-unit';

@@ -7,6 +7,7 @@ import {runCli, type CliResult} from '../helpers/cli.js';
 import {FAKE, FIXTURES_12, POLICY_SMALL, readUnits, trialResult} from '../helpers/pipeline.js';
 import {tempDir, withoutRecordHistories, writeSource} from '../helpers/tree.js';
 import {copyRolledScenario} from '../helpers/kind-trees.js';
+import {PROJECT_ROOT} from '../helpers/paths.js';
 import {legacyPairKey} from '../../src/model/index.js';
 
 /**
@@ -24,6 +25,7 @@ const covered: string[] = [];
 const traced: number[] = [];
 
 const ENV = {FAKE_DELTA: '0.2', FAKE_NOISE: '0.05'};
+const OBSERVING = path.join(PROJECT_ROOT, 'test/fixtures/evaluators/observing.js');
 const base = writeSource(path.join(root, 'src-base'), {
   'playbook/playbook.md': 'Be helpful.\n',
   'routing_config/roles.json': '{"model_competitor": "small"}',
@@ -552,6 +554,9 @@ function state(k: string): unknown {
         plan,
         superseded: files(`candidates/${d}/superseded_plans`),
         negative: fs.existsSync(path.join(c, 'negative_result.json')),
+        observations: fs.existsSync(path.join(c, 'trial_observations.json'))
+          ? fs.readFileSync(path.join(c, 'trial_observations.json'), 'utf8')
+          : null,
       };
     }),
   };
@@ -580,6 +585,12 @@ const scenarios: Scenario[] = [
   {name: 'repair (the .gitattributes an older tree lacks)', from: withoutAttributes, args: () => ['repair']},
   {name: 'propose', from: initialized, args: () => ['propose', '--from', cand, '--run-id', 'crash']},
   {name: 'confirm (trial recording)', from: proposed, args: () => ['confirm', candidate, ...evaluation]},
+  // Observations are journaled with each pair and folded with it: a resumed run records them as an uninterrupted one.
+  {
+    name: 'confirm with an evaluator that observes metrics and keeps artifacts (trial observations)',
+    from: proposed,
+    args: () => ['confirm', candidate, ...evaluation.map((x) => (x === `node ${FAKE}` ? `node ${OBSERVING}` : x))],
+  },
   {
     name: 'confirm with a campaign (reservations)',
     from: proposed,

@@ -42,6 +42,11 @@ const SAFE_TO_LOSE: Array<[RegExp, string]> = [
       'their own records; the account is written once, so `verify --extends` of any later revision names its loss',
   ],
   [
+    /^demo\/context_bundles\/candidates\/[0-9a-f]{64}\/trial_observations\.json$/,
+    'what the evaluator observed beside the scores (metrics, checker verdicts, artifact digests): descriptive, no ' +
+      'decision, seal or replay reads it; its loss only takes those figures out of status and report',
+  ],
+  [
     /^demo\/context_bundles\/rollbacks\/approvals\/RBX-\d{14}-[0-9a-f]{8}\.json$/,
     "an emergency rollback's approval: its loss makes the rollback read AWAITING_APPROVAL again " +
       '(EXPIRED_UNAPPROVED once its window closed), which status and verify show: less approved, never more',

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {cliIn, mustIn} from './knowledge-cli.js';
 import {PROJECT_ROOT, RICH_KNOWLEDGE} from './paths.js';
-import {evalArgs, fakeEnv, makeTree, type Tree} from './pipeline.js';
+import {evalArgs, FAKE, fakeEnv, makeTree, type Tree} from './pipeline.js';
+
+const OBSERVING = path.join(PROJECT_ROOT, 'test/fixtures/evaluators/observing.js');
 import {tempDir} from './tree.js';
 import {checkout, commitAll, initRepo, merge, resolve} from './git.js';
 
@@ -33,6 +35,7 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
       'until trials migrate; test/cli/upstream-rich.test.ts covers it',
   },
   'evidence-seal': /\/candidates\/[0-9a-f]{64}\/evidence_seal\.json$/,
+  'trial-observations': /\/candidates\/[0-9a-f]{64}\/trial_observations\.json$/,
   promotion: /\/context_bundles\/promotions\/[0-9a-f]{32}\.json$/,
   rollback: {
     outside:
@@ -76,6 +79,7 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   },
   'work-unit': {outside: 'a line plan export writes for an evaluation engine, outside the tree'},
   'evaluation-request': {outside: 'a message to an evaluator process, never stored'},
+  'agent-task': {outside: "a fixture's initial_state and observation that the agent evaluator runs, never stored"},
   'evaluation-answer': {outside: 'a message from an evaluator process, never stored'},
   'team-config': {
     outside:
@@ -197,7 +201,10 @@ export function markerTree(): Tree {
     'playbook/playbook.md': 'Be helpful and precise.\n',
     'routing_config/roles.json': '{"model_competitor": "small"}',
   });
-  for (const d of [a, stale]) mustIn(t.knowledge, ['confirm', d, ...evalArgs()], 0, fakeEnv(t.dir));
+  mustIn(t.knowledge, ['confirm', a, ...evalArgs()], 0, fakeEnv(t.dir));
+  // The stale one is evaluated by an evaluator that observes metrics and keeps artifacts (trial_observations.json).
+  const observing = evalArgs().map((x) => (x === `node ${FAKE}` ? `node ${OBSERVING}` : x));
+  mustIn(t.knowledge, ['confirm', stale, ...observing], 0, fakeEnv(t.dir));
   mustIn(t.knowledge, ['release', 'name', 'v1', t.baseline]);
   mustIn(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1']);
   for (const to of ['SHADOW', 'CANARY', 'ACTIVE'])

@@ -4,6 +4,7 @@ import {describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {FIXTURES_12, POLICY_SMALL, useTrees, type Tree} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
+import {stableDigest} from '../../src/canonical/index.js';
 
 // What an evaluator observes beside its score (metrics, the checker's verdict, artifacts): checked when the answer
 // arrives, with the artifact folder and the state area given to every evaluator command.
@@ -105,5 +106,78 @@ describe('answers with observations', () => {
     const {t, c} = setup();
     const r = confirm(t, c, {OBS_MODE: 'none'});
     expect([r.status, r.json.status]).toEqual([0, 'confirmed']);
+  });
+});
+
+describe('trial_observations.json', () => {
+  const observationsOf = (t: Tree, c: string) =>
+    JSON.parse(t.read(`candidates/${c}/trial_observations.json`)) as {
+      candidate_digest: string;
+      pairs: Record<string, {candidate: any; incumbent: any}>;
+      pairs_digest: string;
+    };
+
+  it(
+    'holds what was observed of each arm of every recorded pair, beside ' +
+      'evidence an evaluator without observations records byte for byte',
+    () => {
+      const {t, c} = setup();
+      expect(confirm(t, c).json.status).toBe('confirmed');
+      const trials = JSON.parse(t.read(`candidates/${c}/matched_trials.json`)).trials as Array<{pair_key: string}>;
+      const doc = observationsOf(t, c);
+      expect(doc.candidate_digest).toBe(c);
+      expect(Object.keys(doc.pairs).sort()).toEqual(trials.map((x) => x.pair_key).sort());
+      const artifacts = path.join(t.knowledge, '.state', 'artifacts');
+      for (const pair of Object.values(doc.pairs)) {
+        expect(pair.candidate.metrics.cost_usd).toBe(0.012);
+        expect(pair.incumbent.metrics.cost_usd).toBe(0.01);
+        expect(pair.candidate.check_passed).toBe(true);
+        for (const arm of [pair.candidate, pair.incumbent]) {
+          expect(Object.keys(arm.artifacts)).toEqual(['diff', 'final_answer']);
+          for (const digest of Object.values(arm.artifacts) as string[])
+            expect(fs.existsSync(path.join(artifacts, digest))).toBe(true);
+        }
+      }
+      expect(t.cli(['verify']).json.errors).toEqual([]);
+      // The same scores from an evaluator that observes nothing: the same evidence, and no observations file.
+      const other = setup();
+      expect(confirm(other.t, other.c, {OBS_MODE: 'none'}).json.status).toBe('confirmed');
+      expect(other.t.read(`candidates/${other.c}/` + `matched_trials.json`)).toBe(
+        t.read(`candidates/${c}/matched_trials.json`),
+      );
+      expect(fs.existsSync(other.t.file(`candidates/${other.c}/trial_observations.json`))).toBe(false);
+    },
+  );
+
+  it('verify names the file when it observes a pair the evidence does not record, or was edited', () => {
+    const {t, c} = setup();
+    expect(confirm(t, c).json.status).toBe('confirmed');
+    const file = t.file(`candidates/${c}/trial_observations.json`);
+    const doc = observationsOf(t, c);
+    const first = Object.keys(doc.pairs)[0]!;
+    const stray = {...doc.pairs, ['e'.repeat(64)]: doc.pairs[first]!};
+    fs.writeFileSync(file, JSON.stringify({...doc, pairs: stray, pairs_digest: stableDigest(stray)}));
+    const errors = t.cli(['verify']).json.errors as Array<{code: string; file: string; message: string}>;
+    expect(errors.map((e) => [e.code, e.message.includes('trial_observations.json')])).toContainEqual([
+      'MISSING_EVIDENCE',
+      true,
+    ]);
+    expect(errors.some((e) => e.message.includes(`observes pair ${'e'.repeat(64)}`))).toBe(true);
+    // An edited value is found by the digest the file carries.
+    const edited = structuredClone(doc.pairs);
+    edited[first]!.candidate.metrics.cost_usd = 0.001;
+    fs.writeFileSync(file, JSON.stringify({...doc, pairs: edited}));
+    const again = t.cli(['verify']).json.errors as Array<{message: string}>;
+    expect(again.some((e) => /trial_observations\.json.*pairs_digest/.test(e.message))).toBe(true);
+  });
+
+  it('is safe to lose: a tree without it, or without the artifact files, verifies and replays', () => {
+    const {t, c} = setup();
+    expect(confirm(t, c).json.status).toBe('confirmed');
+    fs.rmSync(t.file(`candidates/${c}/trial_observations.json`));
+    fs.rmSync(path.join(t.knowledge, '.state', 'artifacts'), {recursive: true});
+    expect(t.cli(['verify']).json.errors).toEqual([]);
+    const replay = t.cli(['replay', c]);
+    expect(replay.status).toBe(0);
   });
 });

@@ -59,12 +59,13 @@ describe('pairs finishing out of order are committed in plan order', () => {
       for (const [i, run] of runs.entries()) {
         results.push(
           await drive(run, (unit) => {
-            const t: MatchedTrial = unitTrial(
+            const trial: MatchedTrial = unitTrial(
               run,
               unit,
               {score: score(unit.fixture_digest, unit.seed, 'candidate')},
               {score: score(unit.fixture_digest, unit.seed, 'incumbent')},
             );
+            const t = {trial, observation: null};
             return i === 0 ? Promise.resolve(t) : new Promise((resolve) => setTimeout(() => resolve(t), delay()));
           }),
         );

@@ -17,6 +17,7 @@ import {curationCheck} from '../../store/kinds/delivery/curation.js';
 import {campaignOfPlanCheck, campaignsCheck} from '../../store/kinds/evaluation/campaign-ledger.js';
 import {planCheck} from '../../store/kinds/evaluation/evaluator-plan.js';
 import {evidenceCheck} from '../../store/kinds/evaluation/matched-evidence.js';
+import {observationsCheck} from '../../store/kinds/evaluation/trial-observations.js';
 import {activeCheck} from '../../store/kinds/promotion/active-checks.js';
 import {decidedFilesCheck, lifecycleCheck, recordCheck, unrecordedBundlesCheck} from '../../store/kinds/promotion/candidate-record.js';
 import {adoptionCheck, adoptionMissingCheck, predatingCheck} from '../../store/kinds/promotion/history-adoption.js';
@@ -40,6 +41,7 @@ export const CANDIDATE_CHECKS: readonly CandidateCheck[] = [
   planCheck, // 400: src/store/kinds/evaluation/evaluator-plan.ts
   predatingCheck, // 450: src/store/kinds/promotion/history-adoption.ts
   evidenceCheck, // 500: src/store/kinds/evaluation/matched-evidence.ts
+  observationsCheck, // 550: src/store/kinds/evaluation/trial-observations.ts
   negativeResultCheck, // 600: src/store/kinds/promotion/negative-result.ts
   markersCheck, // 700: src/store/kinds/promotion/terminal-markers.ts
   campaignOfPlanCheck, // 800: src/store/kinds/evaluation/campaign-ledger.ts

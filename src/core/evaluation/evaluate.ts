@@ -1,12 +1,13 @@
 import {AutoctxError, fail} from '../../errors.js';
-import {REQUEST_SCHEMA, type EvaluationRequest} from '../../evaluator/protocol.js';
+import {REQUEST_SCHEMA, type EvaluationAnswer, type EvaluationRequest} from '../../evaluator/protocol.js';
 import {createEvaluator, type Evaluator} from '../../evaluator/runner.js';
 import {isInterruption, onInterrupt, unwindOnInterrupt} from '../../evaluator/run-command.js';
 import type {PlanUnit} from '../../model/evaluation/fixtures.js';
 import {matchedTrialPairKey, type MatchedTrial} from '../../model/evaluation/trial.js';
 import {materializeForEvaluation, type MaterializedBundles} from '../../store/files/materialize.js';
 import {evaluatorTimeout, lockTimeout} from '../common/store-options.js';
-import {drive, unitTrial} from './run/engine.js';
+import {drive, unitTrial, type PairResult} from './run/engine.js';
+import {armObservationOf, pairObserved} from '../../model/evaluation/observations.js';
 import {prepareRun, type PlanRequest} from './run/prepare.js';
 import type {DriveOptions, EvaluateResult, Run} from './run/types.js';
 import {planHolds} from '../../store/kinds/evaluation/evaluator-plan.js';
@@ -86,7 +87,7 @@ async function evaluatePair(
   index: number,
   bundles: MaterializedBundles,
   env: EvaluatorEnvironment,
-): Promise<MatchedTrial> {
+): Promise<PairResult> {
   const pairKey = matchedTrialPairKey({
     evaluator_epoch: run.candidate.evaluator_epoch,
     cohort: run.plan.plan.cohort,
@@ -95,7 +96,7 @@ async function evaluatePair(
   });
   const arms: Array<'candidate' | 'incumbent'> =
     index % 2 === 0 ? ['candidate', 'incumbent'] : ['incumbent', 'candidate'];
-  const answers: Record<string, {score: number; valid: boolean}> = {};
+  const answers: Record<string, EvaluationAnswer> = {};
   for (const arm of arms) {
     // The bound plan is checked before every arm: its bytes must be those it was bound with.
     if (run.planText === null || !planHolds(run.store, run.candidate.digest, run.planText))
@@ -123,7 +124,14 @@ async function evaluatePair(
       copy.remove();
     }
   }
-  return unitTrial(run, unit, answers.candidate!, answers.incumbent!);
+  const observation = {
+    candidate: armObservationOf({...answers.candidate}),
+    incumbent: armObservationOf({...answers.incumbent}),
+  };
+  return {
+    trial: unitTrial(run, unit, answers.candidate!, answers.incumbent!),
+    observation: pairObserved(observation) ? observation : null,
+  };
 }
 
 /**

@@ -120,7 +120,10 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
       if (recorded.has(key)) already++;
       else incoming.set(key, trial);
     }
-    const result = await drive(run, async (unit) => incoming.get(`${unit.fixture_digest}\u0000${unit.seed}`) ?? null);
+    const result = await drive(run, async (unit) => {
+      const trial = incoming.get(`${unit.fixture_digest}\u0000${unit.seed}`);
+      return trial ? {trial, observation: null} : null;
+    });
     const ingested = result.pairs_evaluated;
     return {...result, ingested, already_recorded: already, discarded: incoming.size - ingested};
   } finally {

@@ -94,6 +94,10 @@ export class ScenarioPaths {
   evidenceSeal(digest: string): string {
     return this.inCandidate(digest, 'evidence_seal.json');
   }
+  /** What the evaluator observed of each recorded pair beside its scores (autoctx addition, descriptive only). */
+  trialObservations(digest: string): string {
+    return this.inCandidate(digest, 'trial_observations.json');
+  }
   evaluatorPlan(digest: string): string {
     return this.inCandidate(digest, 'evaluator_plan.json');
   }

@@ -15,6 +15,8 @@ import type {Run} from './types.js';
 import {readEvidenceSeal, writeEvidenceSeal} from '../../../store/kinds/evaluation/evidence-seal.js';
 import {readRecord, writeRecord} from '../../../store/kinds/promotion/candidate-record.js';
 import {writeEvidence} from '../../../store/kinds/evaluation/matched-evidence.js';
+import {writeTrialObservations} from '../../../store/kinds/evaluation/trial-observations.js';
+import type {PairObservation} from '../../../model/evaluation/observations.js';
 
 /**
  * Seal what is recorded when the seal does not cover it all: after each pair,
@@ -54,6 +56,7 @@ function recordNow(run: Run): CandidateRecord | null {
 
 /** The candidate changed under the run: the pairs only its journal holds are not kept. */
 export function dropUnfolded(run: Run): void {
+  for (const t of run.trials.slice(run.trials.length - run.unfolded)) run.observations.delete(t.pair_key);
   run.trials.length -= run.unfolded;
   run.unfolded = 0;
   run.journal?.discard();
@@ -66,7 +69,7 @@ export function dropUnfolded(run: Run): void {
  * the run records nothing more. That check is repeated under the scenario
  * lock when the journal is folded.
  */
-export async function recordPair(run: Run, trial: MatchedTrial): Promise<void> {
+export async function recordPair(run: Run, trial: MatchedTrial, observation: PairObservation | null): Promise<void> {
   pausePoint('run:before-commit');
   if (recordNow(run) === null) {
     run.trials.pop();
@@ -74,8 +77,19 @@ export async function recordPair(run: Run, trial: MatchedTrial): Promise<void> {
     return;
   }
   await run.journal!.ready();
-  run.journal!.append(trial);
+  run.journal!.append(trial, observation);
+  if (observation) run.observations.set(trial.pair_key, observation);
   run.unfolded++;
+}
+
+/** The observations of the recorded pairs (what trial_observations.json holds after a fold). */
+function recordedObservations(run: Run): Map<string, PairObservation> {
+  const out = new Map<string, PairObservation>();
+  for (const t of run.trials) {
+    const o = run.observations.get(t.pair_key);
+    if (o) out.set(t.pair_key, o);
+  }
+  return out;
 }
 
 /**
@@ -97,6 +111,8 @@ export async function fold(run: Run, decision: ComparisonResult): Promise<void> 
     }
     const written = run.unfolded > 0;
     if (written) writeEvidence(store, run.candidate.digest, run.trials, run.policy);
+    // What was observed of the pairs, in the same fold (descriptive: after the evidence, before its seal and record).
+    writeTrialObservations(store, run.candidate.digest, recordedObservations(run));
     sealTrials(run, written);
     const lifecycle = lifecycleFor(decision.decision, current.lifecycle);
     if (jsonEqual(current.comparison, decision) && current.lifecycle === lifecycle) return;
@@ -132,11 +148,16 @@ export async function openJournal(run: Run): Promise<void> {
   run.unfolded = 0;
   if (!pending || pending.refused || pending.trials.length === 0) return;
   const recorded = new Map(run.trials.map((t) => [t.pair_key, t]));
+  const observed = (t: MatchedTrial) => {
+    const o = pending.observations.get(t.pair_key);
+    if (o) run.observations.set(t.pair_key, o);
+  };
   const added: MatchedTrial[] = [];
   for (const t of pending.trials) {
     const known = recorded.get(t.pair_key);
     if (known) {
       if (!jsonEqual(known, t)) return; // not what this candidate's evidence holds: set aside
+      observed(t); // folded before a crash that came before its observations were
       continue;
     }
     recorded.set(t.pair_key, t);
@@ -150,5 +171,6 @@ export async function openJournal(run: Run): Promise<void> {
   )
     return;
   run.trials.push(...added);
+  for (const t of added) observed(t);
   run.unfolded = added.length;
 }

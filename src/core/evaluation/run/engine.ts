@@ -5,6 +5,7 @@ import {RunningComparison} from '../../../model/evaluation/comparison.js';
 import type {PlanUnit} from '../../../model/evaluation/fixtures.js';
 import {isoTimestamp, type ComparisonResult} from '../../../model/promotion/records.js';
 import {createMatchedTrial, type MatchedTrial, type TrialLane} from '../../../model/evaluation/trial.js';
+import type {PairObservation} from '../../../model/evaluation/observations.js';
 import {laneAfter} from '../../../model/evaluation/plan-binding.js';
 import {recordCampaignTerminal} from '../campaign.js';
 import {evaluatorTimeout, lockTimeout, now} from '../../common/store-options.js';
@@ -24,8 +25,14 @@ import {readNegativeResult} from '../../../store/kinds/promotion/negative-result
 const TERMINAL = new Set(['rejected', 'inconclusive', 'confirmed']);
 const FUTILE_REASON = 'campaign betting test found the candidate futile';
 
+/** One pair as a source gives it: the trial, and what was observed of its arms (null: nothing). */
+export interface PairResult {
+  trial: MatchedTrial;
+  observation: PairObservation | null;
+}
+
 /** Where the pairs of a run come from: an evaluator, or results brought back (null: none for that unit). */
-export type PairSource = (unit: PlanUnit, index: number) => Promise<MatchedTrial | null>;
+export type PairSource = (unit: PlanUnit, index: number) => Promise<PairResult | null>;
 
 /**
  * The lane the next units come from, or null when the decision needs none. In
@@ -179,7 +186,7 @@ async function runLane(
     .map((u, index) => ({u, index}))
     .filter(({u}) => u.lane === lane && !done.has(`${u.fixture_digest}\u0000${u.seed}`));
   const limit = run.options.concurrency ?? 1;
-  const results = new Map<number, {trial?: MatchedTrial | null; error?: unknown}>();
+  const results = new Map<number, {pair?: PairResult | null; error?: unknown}>();
   const inflight = new Map<number, Promise<void>>();
   let next = 0;
   let committed = 0;
@@ -191,14 +198,14 @@ async function runLane(
       const {u, index} = units[k]!;
       // A settled pair leaves `inflight` in its own callback: a commit may await in between,
       // and a settled promise left in the race would make it spin.
-      const settle = (r: {trial?: MatchedTrial | null; error?: unknown}) => {
+      const settle = (r: {pair?: PairResult | null; error?: unknown}) => {
         inflight.delete(k);
         results.set(k, r);
       };
       inflight.set(
         k,
         source(u, index).then(
-          (trial) => settle({trial}),
+          (pair) => settle({pair}),
           (error: unknown) => settle({error}),
         ),
       );
@@ -212,17 +219,18 @@ async function runLane(
         failure = r.error;
         break;
       }
-      if (!r.trial) {
+      if (!r.pair) {
         stop = true; // no result for this unit: the lane cannot go on past it
         break;
       }
-      run.trials.push(r.trial);
-      await recordPair(run, r.trial);
+      const trial = r.pair.trial;
+      run.trials.push(trial);
+      await recordPair(run, trial, r.pair.observation);
       if (run.halted) {
         stop = true;
         break;
       }
-      run.running!.add(r.trial, r.trial.pair_key);
+      run.running!.add(trial, trial.pair_key);
       const decision = run.running!.result();
       state.evaluated++;
       state.decision = decision;

@@ -33,6 +33,7 @@ import {readPlan, readPlanText, rebindPlan, writePlan} from '../../../store/kind
 import {requireBundle} from '../../../store/kinds/bundle/bundle.js';
 import {readRecord} from '../../../store/kinds/promotion/candidate-record.js';
 import {sealProblem} from '../../../store/kinds/evaluation/evidence-seal.js';
+import {readTrialObservations} from '../../../store/kinds/evaluation/trial-observations.js';
 
 /** What binds a new plan (screen, confirm, plan export); absent for a run of a plan already bound (trials ingest). */
 export interface PlanRequest {
@@ -384,6 +385,7 @@ async function prepareLocked(
     plan,
     fixtures,
     trials: [...trials],
+    observations: new Map(readTrialObservations(store, digest) ?? []),
     options,
     campaign,
     planText,

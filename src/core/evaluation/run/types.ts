@@ -8,6 +8,7 @@ import type {MatchedTrial, TrialLane} from '../../../model/evaluation/trial.js';
 import type {RunJournal, ScenarioStore} from '../../../store/index.js';
 import type {RunningComparison} from '../../../model/evaluation/comparison.js';
 import type {StoreOptions} from '../../common/store-options.js';
+import type {PairObservation} from '../../../model/evaluation/observations.js';
 
 export interface ProgressEvent {
   type: 'plan' | 'pair' | 'done';
@@ -61,6 +62,8 @@ export interface Run {
   /** The fixtures of the plan by digest (empty for a run of results brought back). */
   fixtures: Map<string, Fixture>;
   trials: MatchedTrial[];
+  /** What the evaluator observed of the recorded pairs beside their scores, by pair key (descriptive only). */
+  observations: Map<string, PairObservation>;
   options: DriveOptions;
   campaign: {id: string; policy: CampaignFalsePromotionPolicy} | null;
   /** The bytes of evaluator_plan.json as bound, compared before every arm. */

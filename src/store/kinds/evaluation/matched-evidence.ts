@@ -96,6 +96,8 @@ interface TrialRow {
 export interface EvidenceFacts {
   legacy: boolean;
   trials: number;
+  /** The pair keys the evidence records, as written. */
+  pairKeys: ReadonlySet<string>;
   /** The seal as read (null: absent; undefined: refused). */
   seal: StoredSeal | null | undefined;
 }
@@ -125,7 +127,7 @@ export function verifyEvidence(
         confirmation_policy_digest: string;
       };
       const trials = legacy ? (v as unknown as TrialRow[]) : doc.trials;
-      facts = {legacy, trials: trials.length, seal: null};
+      facts = {legacy, trials: trials.length, pairKeys: new Set(trials.map((t) => t.pair_key)), seal: null};
       if (!legacy) checkPolicy(c, file, doc.confirmation_policy, doc.confirmation_policy_digest);
       const seen = new Set<string>();
       let sound = true;

@@ -3,7 +3,13 @@ import {canonicalJson, parseJson} from '../../../canonical/index.js';
 import {matchedTrialFromDict, type MatchedTrial} from '../../../model/evaluation/trial.js';
 import {appendDurable, fsyncDir, type RootGuard} from '../../files/fs.js';
 import path from 'node:path';
-import {isAutoctxError, rethrowUnless} from '../../../errors.js';
+import {fail, isAutoctxError, rethrowUnless} from '../../../errors.js';
+import {
+  armObservationOf,
+  armObservationProblem,
+  type ArmObservation,
+  type PairObservation,
+} from '../../../model/evaluation/observations.js';
 
 /**
  * The run journal, `.state/runs/<scenario>/<candidate>.jsonl`: the
@@ -18,6 +24,12 @@ import {isAutoctxError, rethrowUnless} from '../../../errors.js';
  * evaluated again. It is never trusted: a journal whose header is not this
  * plan's, or with a line that is not a whole trial, is set aside whole, and
  * folded trials go through every check an envelope does.
+ *
+ * A line is the trial itself, or, for a pair whose arms the evaluator
+ * observed something of (metrics, artifacts), {"observation", "trial"}, so
+ * that a resumed run records the observation with its trial. (A version of
+ * autoctx that predates observations sets such a journal aside, and its
+ * pairs are evaluated again.)
  */
 export const JOURNAL_FORMAT = 'autoctx-run-journal';
 
@@ -31,6 +43,8 @@ export interface JournalHeader {
 export interface JournalRead {
   /** The trials of every whole line, in the order appended. */
   trials: MatchedTrial[];
+  /** What was observed of the pairs of those lines that carry an observation, by pair key. */
+  observations: Map<string, PairObservation>;
   /** Why the journal cannot be used (then trials is empty), or null. */
   refused: string | null;
 }
@@ -41,7 +55,8 @@ export function readJournal(guard: RootGuard, file: string, header: JournalHeade
   let text: string;
   try {
     const st = fs.lstatSync(file);
-    if (!st.isFile()) return {trials: [], refused: `${guard.relative(file)} is not a regular file`};
+    if (!st.isFile())
+      return {trials: [], observations: new Map(), refused: `${guard.relative(file)} is not a regular file`};
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
@@ -49,19 +64,50 @@ export function readJournal(guard: RootGuard, file: string, header: JournalHeade
   }
   const lines = text.split('\n');
   lines.pop(); // after the last newline: empty, or a line cut short
-  if (lines.length === 0) return {trials: [], refused: null};
+  if (lines.length === 0) return {trials: [], observations: new Map(), refused: null};
   try {
     const head = parseJson(lines[0]!) as unknown as JournalHeader;
     if (canonicalJson(head) !== canonicalJson(header))
-      return {trials: [], refused: 'its header is for another candidate or plan'};
-    return {trials: lines.slice(1).map((line) => matchedTrialFromDict(parseJson(line))), refused: null};
+      return {trials: [], observations: new Map(), refused: 'its header is for another candidate or plan'};
+    const observations = new Map<string, PairObservation>();
+    const trials = lines.slice(1).map((line) => {
+      const {trial, observation} = journalLine(parseJson(line));
+      if (observation) observations.set(trial.pair_key, observation);
+      return trial;
+    });
+    return {trials, observations, refused: null};
   } catch (error) {
     rethrowUnless(error, isAutoctxError);
     return {
       trials: [],
+      observations: new Map(),
       refused: `a line is not a whole trial (${error instanceof Error ? error.message : String(error)})`,
     };
   }
+}
+
+function armOf(raw: unknown): ArmObservation {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail('INVALID_INPUT', 'an arm is not an object');
+  const arm = raw as Record<string, unknown>;
+  const unknown = Object.keys(arm).find((k) => k !== 'metrics' && k !== 'check_passed' && k !== 'artifacts');
+  if (unknown !== undefined) fail('INVALID_INPUT', `an observation has an unknown key ${JSON.stringify(unknown)}`);
+  const problem = armObservationProblem(arm);
+  if (problem) fail('INVALID_INPUT', `an observation ${problem}`);
+  return armObservationOf(arm);
+}
+
+/** One journal line: a trial, or a trial with what was observed of its arms. */
+function journalLine(value: unknown): {trial: MatchedTrial; observation: PairObservation | null} {
+  const v = value as Record<string, unknown> | null;
+  if (v === null || typeof v !== 'object' || !('trial' in v))
+    return {trial: matchedTrialFromDict(value), observation: null};
+  const o = v.observation as Record<string, unknown> | null;
+  if (Object.keys(v).length !== 2 || o === null || typeof o !== 'object' || Object.keys(o).length !== 2)
+    fail('INVALID_INPUT', 'an observed pair is not {"observation": {"candidate", "incumbent"}, "trial"}');
+  return {
+    trial: matchedTrialFromDict(v.trial),
+    observation: {candidate: armOf(o.candidate), incumbent: armOf(o.incumbent)},
+  };
 }
 
 /** The journal of one run: appended pair by pair, removed once folded. */
@@ -82,8 +128,8 @@ export class RunJournal {
   }
 
   /** Append one pair, flushed before this returns; the first pair writes the header too (after ready()). */
-  append(trial: MatchedTrial): void {
-    const line = `${canonicalJson(trial)}\n`;
+  append(trial: MatchedTrial, observation: PairObservation | null = null): void {
+    const line = `${canonicalJson(observation ? {observation, trial} : trial)}\n`;
     if (this.fd === null) {
       this.guard.check(this.file);
       this.fd = fs.openSync(

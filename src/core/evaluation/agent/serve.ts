@@ -1,0 +1,115 @@
+import path from 'node:path';
+import {fail, isJsonParseError, rethrowUnless} from '../../../errors.js';
+import {REQUEST_SCHEMA, type EvaluationRequest} from '../../../evaluator/protocol.js';
+import {agentTaskOf, type AgentTask} from '../../../model/evaluation/agent/task.js';
+import {fixtureDigest} from '../../../model/evaluation/fixtures.js';
+import {knowledgeRootFrom, schemaProblem} from '../../../store/index.js';
+import {isFolder, removeFolder, treeDigest} from '../../../store/io/agent-files.js';
+import {AGENT_HOSTS, type AgentHost} from './hosts.js';
+import {SessionHomes} from './session-home.js';
+import {runTrial, type AgentAnswer, type TrialSetup} from './trial.js';
+
+export const DEFAULT_TRIAL_TIMEOUT_SECONDS = 600;
+
+export interface AgentEvaluatorOptions {
+  host: string;
+  tasks: string;
+  hostBin?: string | undefined;
+  hostArgs?: readonly string[] | undefined;
+  trialTimeoutSeconds?: number | undefined;
+  model?: string | undefined;
+  keepWorkspaces?: boolean | undefined;
+  /** The knowledge tree, when the environment does not name its state area (a run by hand). */
+  knowledge?: string | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
+}
+
+/** The arms' setup, every flag checked (USAGE, exit 2) before a request is read. */
+function setupOf(o: AgentEvaluatorOptions, note: (line: string) => void): TrialSetup {
+  const env = o.env ?? process.env;
+  if (!(AGENT_HOSTS as readonly string[]).includes(o.host))
+    fail('USAGE', `--host must be one of ${AGENT_HOSTS.join(', ')}, got ${JSON.stringify(o.host)}`);
+  const host = o.host as AgentHost;
+  if (!isFolder(o.tasks)) fail('USAGE', `--tasks ${o.tasks} is not a folder`);
+  const timeout = o.trialTimeoutSeconds ?? DEFAULT_TRIAL_TIMEOUT_SECONDS;
+  if (!Number.isFinite(timeout) || timeout <= 0) fail('USAGE', '--trial-timeout must be a positive number of seconds');
+  if (o.model !== undefined && o.model.trim() === '') fail('USAGE', '--model must name a model');
+  const stateEnv = env.AUTOCTX_STATE_DIR;
+  if (stateEnv !== undefined && stateEnv !== '' && !path.isAbsolute(stateEnv))
+    fail('USAGE', `AUTOCTX_STATE_DIR must be an absolute folder, got ${JSON.stringify(stateEnv)}`);
+  // The tree being evaluated: the one whose state area autoctx names, else --knowledge (or where it is found).
+  const knowledge = stateEnv ? path.dirname(stateEnv) : knowledgeRootFrom(o.knowledge, env);
+  const stateDir = stateEnv || path.join(knowledge, '.state');
+  const artifactEnv = env.AUTOCTX_ARTIFACT_DIR;
+  if (artifactEnv !== undefined && artifactEnv !== '' && !path.isAbsolute(artifactEnv))
+    fail('USAGE', `AUTOCTX_ARTIFACT_DIR must be an absolute folder, got ${JSON.stringify(artifactEnv)}`);
+  return {
+    host,
+    hostBin: o.hostBin ?? (host === 'claude-code' ? 'claude' : 'codex'),
+    hostArgs: o.hostArgs ?? [],
+    model: o.model,
+    tasksDir: path.resolve(o.tasks),
+    trialTimeoutSeconds: timeout,
+    keepWorkspaces: o.keepWorkspaces === true,
+    stateDir,
+    artifactDir: artifactEnv || path.join(stateDir, 'artifacts'),
+    env,
+    homes: new SessionHomes(host, knowledge),
+    note,
+  };
+}
+
+/** A request line, checked: the protocol's request, an agent task, and a fixture digest that attests its content. */
+export function parseRequest(line: string): {request: EvaluationRequest; task: AgentTask} {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    rethrowUnless(error, isJsonParseError);
+    fail('INVALID_INPUT', `a request line is not JSON: ${JSON.stringify(line.slice(0, 120))}`);
+  }
+  const problem = schemaProblem('evaluation-request', value);
+  if (problem) fail('INVALID_INPUT', `a request line is not an ${REQUEST_SCHEMA} request: ${problem}`);
+  const request = value as EvaluationRequest;
+  const where = `fixture ${JSON.stringify(request.fixture)}`;
+  const parts = {initial_state: request.initial_state, observation: request.observation};
+  const taskProblem = schemaProblem('agent-task', parts);
+  if (taskProblem)
+    fail('INVALID_INPUT', `${where} is not an agent task (schemas/agent-task.schema.json): ${taskProblem}`);
+  if (fixtureDigest(request.initial_state, request.observation) !== request.fixture_digest)
+    fail('INTEGRITY', `${where}: its fixture_digest is not the digest of its initial_state and observation`);
+  return {request, task: agentTaskOf(parts as Parameters<typeof agentTaskOf>[0])};
+}
+
+/**
+ * The agent evaluator: every request line read from `lines` is answered with one line through `write`, in order,
+ * echoing its request_id (per-arm mode is one line, then the end of input; persistent mode, as many as come). An
+ * error ends it (the caller exits with its code): autoctx then records nothing for that pair.
+ */
+export async function serveAgent(
+  o: AgentEvaluatorOptions,
+  lines: AsyncIterable<string>,
+  write: (line: string) => void,
+  note: (line: string) => void,
+): Promise<{answered: number}> {
+  const setup = setupOf(o, note);
+  let answered = 0;
+  try {
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      const {request, task} = parseRequest(line);
+      const answer: AgentAnswer = await runTrial(request, task, setup);
+      write(`${JSON.stringify(answer)}\n`);
+      answered++;
+    }
+  } finally {
+    for (const dir of setup.homes.folders()) removeFolder(dir);
+  }
+  return {answered};
+}
+
+/** `--tree-digest DIR`: the tree digest of a task folder, as a fixture's `dir_digest` names it. */
+export function taskTreeDigest(dir: string): {status: 'ok'; dir: string; tree_digest: string} {
+  if (!isFolder(dir)) fail('USAGE', `--tree-digest ${dir} is not a folder`);
+  return {status: 'ok', dir: path.resolve(dir), tree_digest: treeDigest(dir)};
+}
