@@ -229,7 +229,7 @@ async function example(host) {
       `\n${PINNED[host].name} done in ${((Date.now() - started) / 1000).toFixed(1)} s. The report, with both arms' ` +
         `answers side by side: ${rel(reports)}/ (open the .html in a browser).\nWhat each arm produced is kept in ` +
         `${rel(path.join(knowledge, '.state/artifacts'))} (never committed), its metrics in ` +
-        `${rel(path.join(knowledge, 'repo-assistant/candidates'))}/<digest>/trial_observations.json.`,
+        `${rel(path.join(knowledge, 'repo-assistant/context_bundles/candidates'))}/<digest>/trial_observations.json.`,
     );
     if (fake) {
       const requests = readFileSync(log, 'utf8').trim().split('\n').length;
