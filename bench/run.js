@@ -6,7 +6,8 @@
 // measures one section's rows alone (the sections of ONLY below; BENCH_ONLY
 // for compare.js), as the whole run takes about 12 minutes.
 import fs from 'node:fs';
-import {spawnSync} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
+import {createInterface} from 'node:readline';
 import {performance} from 'node:perf_hooks';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,7 +50,7 @@ const rows = [];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'autoctx-bench-'));
 
 // The sections --only can run alone.
-const ONLY = {'merged-branches': mergedBranchRows};
+const ONLY = {'merged-branches': mergedBranchRows, 'agent-evaluator': agentEvaluatorRows};
 const only = option('--only');
 if (only !== undefined) {
   if (!(only in ONLY)) throw new Error(`--only: no section ${only} (${Object.keys(ONLY).join(', ')})`);
@@ -1128,7 +1129,94 @@ for (const [label, line] of [
   });
 }
 
+await agentEvaluatorRows();
+
 finish(`; canonical sample length ${canonicalJson(input).length} bytes`);
+
+/**
+ * The agent evaluator's own overhead per trial (autoctx evaluator agent): a 1 MiB task folder prepared once, then per
+ * trial its copy into a fresh workspace and the re-hash, the clean session home with autoctx's hooks, the host's
+ * configuration, the workspace diff, the checker (`true`) and the artifacts, less the host's own run (a shell script
+ * standing in for codex that prints its usage and exits; the evaluator measures its run as latency_ms).
+ */
+async function agentEvaluatorRows() {
+  if (!fs.existsSync(inTree('dist/core/evaluation/agent/serve.js'))) return;
+  const {taskTreeDigest} = await load('dist/core/evaluation/agent/serve.js');
+  const {fixtureDigest} = await load('dist/model/evaluation/fixtures.js');
+  const dir = path.join(work, 'agent');
+  const k = path.join(dir, 'knowledge');
+  await init({knowledge: k, scenario: 'demo', from: path.join(root, 'knowledge-example/demo/baseline')});
+  const active = JSON.parse(fs.readFileSync(path.join(k, 'demo/context_bundles/active.json'), 'utf8')).bundle_digest;
+  // 1 MiB: 64 files of 16 KiB in 8 folders.
+  const tasks = path.join(dir, 'tasks');
+  for (let i = 0; i < 64; i++) {
+    const file = path.join(tasks, 'big', `d${i % 8}`, `f${i}.txt`);
+    fs.mkdirSync(path.dirname(file), {recursive: true});
+    fs.writeFileSync(file, `${String(i).padStart(4, '0')} ${'x'.repeat(16 * 1024 - 6)}\n`);
+  }
+  const host = path.join(dir, 'host.sh');
+  fs.writeFileSync(
+    host,
+    '#!/bin/sh\necho \'{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}\'\n',
+    {mode: 0o755},
+  );
+  const initial_state = {
+    agent_task: 1,
+    dir: 'big',
+    dir_digest: taskTreeDigest(path.join(tasks, 'big')).tree_digest,
+    checker: {command: ['true']},
+  };
+  const observation = {prompt: 'Do the task.'};
+  const request = (i) => ({
+    schema: 'autoctx.evaluation-request.v1',
+    request_id: `r${i}`,
+    arm: i % 2 ? 'candidate' : 'incumbent',
+    scenario: 'demo',
+    bundle_digest: active,
+    bundle_dir: dir,
+    evaluator_epoch: 'e',
+    cohort: 'c',
+    lane: 'confirmation',
+    fixture: 'big',
+    fixture_digest: fixtureDigest(initial_state, observation),
+    seed: i,
+    plan_digest: 'c'.repeat(64),
+    initial_state,
+    observation,
+  });
+  // The evaluator as autoctx runs it in persistent mode: one process, a request at a time on its stdin.
+  const runs = 40;
+  const perTrial = [];
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'bin/run.js'), 'evaluator', 'agent', '--host', 'codex', '--tasks', tasks, '--host-bin', host],
+    {env: {...process.env, AUTOCTX_STATE_DIR: path.join(k, '.state')}, stdio: ['pipe', 'pipe', 'inherit']},
+  );
+  const answers = createInterface({input: child.stdout})[Symbol.asyncIterator]();
+  for (let i = 0; i <= runs; i++) {
+    const started = performance.now();
+    child.stdin.write(`${JSON.stringify(request(i))}\n`);
+    const next = await answers.next();
+    if (next.done) throw new Error('the agent evaluator ended before its answer');
+    const answer = JSON.parse(next.value);
+    // The first trial prepares the fixture and the session home once: not a trial's overhead.
+    if (i > 0) perTrial.push(performance.now() - started - answer.metrics.latency_ms);
+  }
+  child.stdin.end();
+  await new Promise((resolve) => child.on('close', resolve));
+  const ms = median(perTrial);
+  rows.push({
+    measure: 'agent evaluator overhead per trial, 1 MiB task folder',
+    value: `${ms.toFixed(1)} ms`,
+    target: '<= 50 ms',
+    ok: ms <= 50,
+    metric: ms,
+    better: 'lower',
+    command:
+      'autoctx evaluator agent --host codex, persistent, 40 trials of one prepared fixture (64 files, 1 MiB): ' +
+      "wall time from request to answer less the host's run (a shell stub), median",
+  });
+}
 
 /** Print the table, write the rows (--json), and remove the work folder. */
 function finish(note = '') {

@@ -14,7 +14,9 @@ export default class Report extends ScenarioCommand {
     "prints that one to stdout (for $GITHUB_STEP_SUMMARY, say). The plot shows each pair's effect in its " +
     "lane, each lane's running mean, and the confidence interval after each pair against the minimum effect. " +
     "Each arm's mean score is shown with a 95% Student-t interval per arm; it and the summaries by lane are " +
-    'descriptive and never part of a decision.';
+    'descriptive and never part of a decision. When the evaluator observed metrics (latency, tokens, cost) ' +
+    "or kept artifacts, each arm's median, p90 and mean are shown, and the 5 pairs with the largest score " +
+    "difference and every pair whose check failed side by side, with both arms' artifacts.";
   static override examples = [
     '<%= config.bin %> report 6d9bc734 --out reports/',
     '<%= config.bin %> report 6d9bc734 --format md >> "$GITHUB_STEP_SUMMARY"',
@@ -23,6 +25,12 @@ export default class Report extends ScenarioCommand {
   static override flags = {
     out: Flags.string({
       summary: 'Folder to write report-<digest>.md and report-<digest>.html into (created when missing).',
+      helpValue: 'DIR',
+    }),
+    artifacts: Flags.string({
+      summary:
+        'Folder the evaluator kept trial artifacts in, when screen or confirm named one with --artifacts ' +
+        '(default knowledge/.state/artifacts).',
       helpValue: 'DIR',
     }),
     format: Flags.string({
@@ -42,7 +50,12 @@ export default class Report extends ScenarioCommand {
           'USAGE',
           '--format prints the report itself on stdout, which --json needs for the result; use --out',
         );
-      const data = reportData({knowledge: flags.knowledge, scenario: flags.scenario, candidate: args.candidate});
+      const data = reportData({
+        knowledge: flags.knowledge,
+        scenario: flags.scenario,
+        candidate: args.candidate,
+        artifacts: flags.artifacts,
+      });
       process.stdout.write(flags.format === 'md' ? reportMarkdown(data) : reportHtml(data));
       return;
     }
@@ -51,6 +64,7 @@ export default class Report extends ScenarioCommand {
       scenario: flags.scenario,
       candidate: args.candidate,
       out: flags.out!,
+      artifacts: flags.artifacts,
     });
     return this.done(r, () => [`wrote ${r.markdown} and ${r.html}`]);
   }

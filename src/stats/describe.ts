@@ -78,3 +78,21 @@ export function describeArms(
     incumbent: armScore(trials.map((t) => t.incumbent_score)),
   };
 }
+
+/** A descriptive summary of some values: how many, their mean, median and 90th percentile (simple-statistics). */
+export interface ValueSummary {
+  n: number;
+  mean: number;
+  median: number;
+  p90: number;
+}
+
+export const VALUE_SUMMARY_METHOD =
+  "mean, median and 90th percentile (simple-statistics' quantile) per arm over the pairs that measured it";
+
+/** The summary of some values, or null when there are none (descriptive only: never part of a decision or a gate). */
+export function describeValues(xs: readonly number[]): ValueSummary | null {
+  if (xs.length === 0) return null;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return {n: xs.length, mean: mean(sorted), median: median(sorted), p90: quantileSorted(sorted, 0.9)};
+}

@@ -35,6 +35,9 @@ describe('autoctx status', () => {
         candidate: expect.objectContaining({n: first.pairs}),
         incumbent: expect.objectContaining({n: first.pairs}),
       },
+      guardrails: null,
+      // The fake evaluator observes nothing beside its scores.
+      observed: null,
       rationale: record.rationale,
       proposal_rationale: '',
       updated_at: record.updated_at,

@@ -2,7 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
-import {FIXTURES_12, POLICY_SMALL, useTrees, type Tree} from '../helpers/pipeline.js';
+import {runCli} from '../helpers/cli.js';
+import {
+  FIXTURES_12,
+  POLICY_SMALL,
+  readUnits,
+  trialResult,
+  useTrees,
+  type Tree,
+  type WorkUnit,
+} from '../helpers/pipeline.js';
 import {tempDir, treeHash} from '../helpers/tree.js';
 import {stableDigest} from '../../src/canonical/index.js';
 
@@ -179,5 +188,156 @@ describe('trial_observations.json', () => {
     expect(t.cli(['verify']).json.errors).toEqual([]);
     const replay = t.cli(['replay', c]);
     expect(replay.status).toBe(0);
+  });
+});
+
+describe('results brought back (trials ingest)', () => {
+  function exportUnits(t: Tree, c: string): WorkUnit[] {
+    const out = path.join(t.dir, 'units.jsonl');
+    const r = t.cli([
+      'plan',
+      'export',
+      c,
+      '--engine',
+      'x',
+      '--fixtures',
+      FIXTURES_12,
+      '--policy',
+      POLICY_SMALL,
+      '--out',
+      out,
+    ]);
+    expect(r.status).toBe(0);
+    return readUnits(out);
+  }
+  const observed = (u: WorkUnit, arm: string) => ({
+    score: arm === 'candidate' ? 0.8 + (u.seed % 5) / 100 : 0.5 + (u.seed % 3) / 100,
+    metrics: {latency_ms: arm === 'candidate' ? 900 : 1000, input_tokens: 10, output_tokens: 5, cost_usd: 0.002},
+    check_passed: true,
+    artifacts: {final_answer: 'a'.repeat(64)},
+  });
+
+  it('may carry the same observations; they are kept in trial_observations.json with the pairs recorded', () => {
+    const {t, c} = setup();
+    const units = exportUnits(t, c);
+    const file = path.join(t.dir, 'results.jsonl');
+    const lines = units.map((u) => JSON.stringify(trialResult(u, observed(u, 'candidate'), observed(u, 'incumbent'))));
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    const r = t.cli(['trials', 'ingest', c, file]);
+    expect([r.status, r.json.status]).toEqual([0, 'confirmed']);
+    const trials = JSON.parse(t.read(`candidates/${c}/matched_trials.json`)).trials as Array<{pair_key: string}>;
+    const doc = JSON.parse(t.read(`candidates/${c}/trial_observations.json`));
+    expect(Object.keys(doc.pairs).sort()).toEqual(trials.map((x) => x.pair_key).sort());
+    expect(Object.values(doc.pairs)[0]).toEqual({
+      candidate: {
+        metrics: observed(units[0]!, 'candidate').metrics,
+        check_passed: true,
+        artifacts: {final_answer: 'a'.repeat(64)},
+      },
+      incumbent: {
+        metrics: observed(units[0]!, 'incumbent').metrics,
+        check_passed: true,
+        artifacts: {final_answer: 'a'.repeat(64)},
+      },
+    });
+    expect(t.cli(['verify']).json.errors).toEqual([]);
+  });
+
+  it('a malformed observation is refused before anything is written (SCHEMA_VIOLATION)', () => {
+    const {t, c} = setup();
+    const units = exportUnits(t, c);
+    const file = path.join(t.dir, 'results.jsonl');
+    const bad = {...observed(units[0]!, 'candidate'), metrics: {tokens: 3}};
+    fs.writeFileSync(file, `${JSON.stringify(trialResult(units[0]!, bad, observed(units[0]!, 'incumbent')))}\n`);
+    const before = treeHash(t.knowledge);
+    const r = t.cli(['trials', 'ingest', c, file]);
+    expect(r.json.error.code).toBe('SCHEMA_VIOLATION');
+    expect(r.json.error.message).toMatch(/candidate has an unknown metric "tokens"/);
+    expect(treeHash(t.knowledge)).toBe(before);
+  });
+});
+
+describe('report and status show what was observed', () => {
+  const failedPairs = (t: Tree, c: string) => {
+    const doc = JSON.parse(t.read(`candidates/${c}/trial_observations.json`));
+    return Object.entries(doc.pairs as Record<string, any>)
+      .filter(([, p]) => p.candidate.check_passed === false || p.incumbent.check_passed === false)
+      .map(([k]) => k);
+  };
+
+  it(
+    "each arm's median, p90 and mean, and side by side the 5 largest differences and every failed check " +
+      "with both arms' artifacts (escaped; not kept when the file is gone): report --json, md, html, status",
+    () => {
+      const {t, c} = setup();
+      expect(confirm(t, c, {OBS_MODE: 'fail-odd'}).json.status).toBe('confirmed');
+      const trials = JSON.parse(t.read(`candidates/${c}/matched_trials.json`)).trials as Array<any>;
+      const doc = JSON.parse(t.read(`candidates/${c}/trial_observations.json`));
+      const latencies = (arm: string) =>
+        trials.map((x) => doc.pairs[x.pair_key][arm].metrics.latency_ms as number).sort((a, b) => a - b);
+      // One artifact gone from the store: the report says so instead of its text.
+      const gone = doc.pairs[trials[0].pair_key].incumbent.artifacts.diff as string;
+      fs.rmSync(path.join(t.knowledge, '.state', 'artifacts', gone));
+      const out = path.join(t.dir, 'reports');
+      const r = t.cli(['report', c, '--out', out]);
+      expect(r.status).toBe(0);
+      expect(r.json.observed.pairs).toBe(trials.length);
+      for (const arm of ['candidate', 'incumbent']) {
+        const xs = latencies(arm);
+        expect(r.json.observed[arm].metrics.latency_ms).toEqual({
+          n: xs.length,
+          mean: xs.reduce((a, b) => a + b, 0) / xs.length,
+          median: xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2,
+          p90: expect.any(Number),
+        });
+      }
+      expect(r.json.observed.candidate.checks).toEqual({passed: trials.length, failed: 0});
+      const failed = failedPairs(t, c);
+      expect(failed.length).toBeGreaterThan(0);
+      expect(r.json.observed.incumbent.checks).toEqual({passed: trials.length - failed.length, failed: failed.length});
+      // The 5 largest |differences| first, then every other failed check, each pair once.
+      const byDiff = [...trials]
+        .map((x, i) => ({x, i, d: Math.abs(x.candidate_score - x.incumbent_score)}))
+        .sort((a, b) => b.d - a.d || a.i - b.i);
+      const shown = r.json.side_by_side as Array<any>;
+      const keyOf = (p: any) => trials.find((x) => x.fixture === p.fixture && x.seed === p.seed)!.pair_key;
+      expect(shown.slice(0, 5).map(keyOf).sort()).toEqual(
+        byDiff
+          .slice(0, 5)
+          .map((e) => e.x.pair_key)
+          .sort(),
+      );
+      expect(new Set(shown.map(keyOf))).toEqual(new Set([...byDiff.slice(0, 5).map((e) => e.x.pair_key), ...failed]));
+      for (const p of shown.filter((p) => failed.includes(keyOf(p)))) expect(p.reasons).toContain('check failed');
+      const md = fs.readFileSync(r.json.markdown, 'utf8');
+      const html = fs.readFileSync(r.json.html, 'utf8');
+      expect(md).toContain('#### Side by side');
+      expect(md).toMatch(/```text\n<answer candidate> f\d+ & done\n```/);
+      expect(html).toContain('<pre>&lt;answer incumbent&gt; ');
+      expect(html).not.toContain('<answer incumbent>');
+      if (shown.some((p) => keyOf(p) === trials[0].pair_key)) {
+        expect(md).toContain('**diff** (incumbent): not kept');
+        expect(html).toContain('not kept');
+      }
+      // status: the same summaries in --json, and a line per arm under the candidate's row.
+      const status = t.cli(['status']).json.scenarios[0].details.find((d: any) => d.bundle_digest === c);
+      expect(status.observed).toEqual(r.json.observed);
+      const human = runCli(['status', '--knowledge', t.knowledge], {env: {NO_COLOR: '1'}}).stdout;
+      expect(human).toMatch(/\n {6}candidate: latency_ms median \d+ p90 \d+ mean [\d.]+ \(n \d+\), /);
+      expect(human).toMatch(
+        new RegExp(`\\n {6}incumbent: .*cost_usd median 0\\.01 ` + `.*checks ${trials.length - failed.length}/`),
+      );
+    },
+  );
+
+  it('report --artifacts DIR reads the artifacts where confirm --artifacts kept them', () => {
+    const {t, c} = setup();
+    const dir = path.join(tempDir('autoctx-artifacts-'), 'kept');
+    expect(confirm(t, c, {}, ['--artifacts', dir]).json.status).toBe('confirmed');
+    const out = path.join(t.dir, 'reports');
+    const elsewhere = t.cli(['report', c, '--out', out, '--artifacts', dir]).json;
+    expect(elsewhere.side_by_side.every((p: any) => p.artifacts.every((a: any) => a.kept[0] && a.kept[1]))).toBe(true);
+    const here = t.cli(['report', c, '--out', out]).json;
+    expect(here.side_by_side.every((p: any) => p.artifacts.every((a: any) => !a.kept[0] && !a.kept[1]))).toBe(true);
   });
 });

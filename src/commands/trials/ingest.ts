@@ -11,7 +11,8 @@ export default class TrialsIngest extends WritingCommand {
     'Input: JSON Lines {"schema":"autoctx.trial-result.v1","plan_digest","pair_key","lane","fixture","fix' +
     'ture_digest","seed","candidate":{"score","valid"?},"incumbent":{"score","valid"?}}. Only units of ' +
     'the bound plan are accepted; the same results again change nothing; a different result for a ' +
-    'recorded pair is refused. Exit codes as confirm.';
+    'recorded pair is refused. An arm may also carry "metrics", "check_passed" and "artifacts" as an ' +
+    'evaluator answer does (kept in trial_observations.json). Exit codes as confirm.';
   static override examples = [
     '<%= config.bin %> trials ingest bb5f26ed results.jsonl',
     'cat results/*.jsonl | <%= config.bin %> trials ingest bb5f26ed - --json',

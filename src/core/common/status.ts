@@ -12,6 +12,10 @@ import {readActive} from '../../store/kinds/promotion/active-pointer.js';
 import {listCandidateDigests, readRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
 import {describeArms, type ArmScores} from '../../stats/describe.js';
+import type {GuardrailVerdict} from '../../model/promotion/guardrails.js';
+import {guardrailVerdicts} from '../promotion/guardrail-gate.js';
+import {readTrialObservations} from '../../store/kinds/evaluation/trial-observations.js';
+import {summarizeObservations, type ObservedSummary} from '../evaluation/observed/summary.js';
 
 /** One candidate as status shows it: where it stands, what its comparison says, and since when. */
 export interface CandidateStatus {
@@ -24,6 +28,13 @@ export interface CandidateStatus {
   pairs: number;
   /** Each arm's absolute mean score with its interval, from the recorded pairs (null before any). */
   arms: ArmScores | null;
+  /**
+   * The plan's promotion guardrails: the verdicts recorded with its promotion, or what the gate would answer now
+   * (null: the plan binds none).
+   */
+  guardrails: GuardrailVerdict[] | null;
+  /** Each arm's metrics (median, p90, mean of latency, tokens, cost) and checks, when the evaluator observed any. */
+  observed: ObservedSummary | null;
   /** The rationale of the record's latest change (a screen's, a rejection's, a promotion's). */
   rationale: string;
   /** The proposer's rationale, kept through every later change; null when no record of the proposal is left. */
@@ -119,6 +130,7 @@ export function status(options: StoreOptions): StatusResult {
       if (!record) continue;
       (candidates[record.lifecycle] ??= []).push(digest);
       const c = record.comparison;
+      const trials = c ? (readEvidence(store, digest)?.trials ?? []) : [];
       details.push({
         bundle_digest: digest,
         lifecycle: record.lifecycle,
@@ -127,7 +139,9 @@ export function status(options: StoreOptions): StatusResult {
         confidence_low: c?.confidence_low ?? null,
         confidence_high: c?.confidence_high ?? null,
         pairs: c ? c.screen_pairs + c.confirmation_pairs + c.heldout_pairs : 0,
-        arms: c ? describeArms(readEvidence(store, digest)?.trials ?? []) : null,
+        arms: c ? describeArms(trials) : null,
+        observed: c ? summarizeObservations(trials, readTrialObservations(store, digest)) : null,
+        guardrails: c ? guardrailVerdicts(store, digest) : null,
         rationale: record.rationale,
         proposal_rationale: proposalRationale(store, record),
         updated_at: record.updated_at,

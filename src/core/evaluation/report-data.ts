@@ -3,6 +3,8 @@ import type {ConfirmationPolicy} from '../../model/evaluation/policy.js';
 import type {ComparisonResult} from '../../model/promotion/records.js';
 import type {MatchedTrial} from '../../model/evaluation/trial.js';
 import type {ArmScores, LaneSummary} from '../../stats/describe.js';
+import type {SideBySide} from './observed/side-by-side.js';
+import type {ObservedSummary} from './observed/summary.js';
 
 /** The decision after each recorded pair, in the order the run recorded them: the interval over the looks. */
 export interface Look {
@@ -35,4 +37,8 @@ export interface ReportData {
   summaries: LaneSummary[];
   /** Each arm's absolute mean score with its interval, over every recorded pair (descriptive). */
   arms: ArmScores | null;
+  /** What the evaluator observed beside the scores, per arm (latency, tokens, cost, checks); null when nothing. */
+  observed: ObservedSummary | null;
+  /** The pairs shown side by side with both arms' artifacts (descriptive). */
+  side_by_side: SideBySide[];
 }

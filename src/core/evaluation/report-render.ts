@@ -1,5 +1,6 @@
 import type {ReportData} from './report-data.js';
 import {intervalPlot, LANE_COLOUR, LANE_LABEL} from './report-plot.js';
+import {observedHtml, observedMarkdown} from './observed/render.js';
 
 /**
  * A report of one candidate's comparison, for people: Markdown that fits a
@@ -83,6 +84,7 @@ export function reportMarkdown(d: ReportData): string {
           '',
         ]
       : []),
+    ...observedMarkdown(d.observed, d.side_by_side),
     'Effects (candidate minus incumbent) by lane, described (not part of the decision):',
     '',
     '| lane | pairs | mean | median | quartiles | sd | range |',
@@ -124,6 +126,9 @@ table { border-collapse: collapse; margin: 1rem 0; } td, th { padding: 4px 10px;
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 6px; }
 svg text { font: 12px system-ui, sans-serif; fill: #57606a; }
 .note { color: #57606a; font-size: 13px; }
+pre { white-space: pre-wrap; word-break: break-word; max-height: 30em; overflow: auto; margin: 0; text-align: left; ` +
+    `font: 12px ui-monospace, monospace; }
+table.side td { vertical-align: top; text-align: left; } table.side { width: 100%; table-layout: fixed; }
 </style>
 </head>
 <body>
@@ -169,7 +174,7 @@ ${rows.join('\n')}
 <p class="note">Descriptive only (simple-statistics); the decision is the recorded comparison, ` +
     `which <code>autoctx replay ${escape(d.candidate_digest.slice(0, 12))}</code> reproduces from the ` +
     `evidence. Full digest ${escape(d.candidate_digest)}.</p>
-</body>
+${observedHtml(d.observed, d.side_by_side)}</body>
 </html>
 `
   );

@@ -11,6 +11,10 @@ import {requireBundle} from '../../store/kinds/bundle/bundle.js';
 import {readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
 import type {Look, ReportData} from './report-data.js';
+import {readTrialObservations} from '../../store/kinds/evaluation/trial-observations.js';
+import {artifactDirFor} from '../../store/files/artifacts.js';
+import {summarizeObservations, type ObservedSummary} from './observed/summary.js';
+import {sideBySide} from './observed/side-by-side.js';
 
 export type {Look, ReportData} from './report-data.js';
 
@@ -20,7 +24,7 @@ export type {Look, ReportData} from './report-data.js';
  * plan's order (the interval over the looks), each pair's effect, and a
  * descriptive summary of the effects by lane. Reads, never writes.
  */
-export function reportData(options: StoreOptions & {candidate: string}): ReportData {
+export function reportData(options: StoreOptions & {candidate: string; artifacts?: string | undefined}): ReportData {
   const store = openScenario(options);
   const digest = resolveDigest(store, options.candidate);
   const record = readRecord(store, digest);
@@ -44,6 +48,7 @@ export function reportData(options: StoreOptions & {candidate: string}): ReportD
       (position.get(`${a.fixture_digest}\u0000${a.seed}`) ?? laneRank[a.lane] * 1e9) -
       (position.get(`${b.fixture_digest}\u0000${b.seed}`) ?? laneRank[b.lane] * 1e9),
   );
+  const observations = readTrialObservations(store, digest);
   const running = new RunningComparison(bundle, policy);
   const laneSums = {screen: {n: 0, sum: 0}, confirmation: {n: 0, sum: 0}, heldout: {n: 0, sum: 0}};
   const looks: Look[] = ordered.map((t, i) => {
@@ -80,6 +85,8 @@ export function reportData(options: StoreOptions & {candidate: string}): ReportD
     effects,
     summaries: describeEffects(effects),
     arms: describeArms(evidence.trials),
+    observed: summarizeObservations(ordered, observations),
+    side_by_side: sideBySide(ordered, observations, artifactDirFor(store.guard.root, options.artifacts)),
   };
 }
 
@@ -91,12 +98,25 @@ export interface ReportResult {
   html: string | null;
   /** Each arm's mean score and interval, as the report shows them. */
   arms: ArmScores | null;
+  /** Each arm's metrics and checks, as the report shows them (null: nothing observed). */
+  observed: ObservedSummary | null;
+  /** The pairs the report shows side by side, and each artifact's digest and whether it is kept (not its text). */
+  side_by_side: Array<{
+    fixture: string;
+    seed: number;
+    lane: string;
+    difference: number;
+    reasons: string[];
+    artifacts: Array<{name: string; candidate: string | null; incumbent: string | null; kept: [boolean, boolean]}>;
+  }>;
 }
 
 /**
  * Write report-<digest12>.md and .html into a folder, created when missing (both or, if the folder is refused, none).
  */
-export function writeReport(options: StoreOptions & {candidate: string; out: string}): ReportResult {
+export function writeReport(
+  options: StoreOptions & {candidate: string; out: string; artifacts?: string | undefined},
+): ReportResult {
   const data = reportData(options);
   const base = `${options.out.replace(/\/+$/, '')}/report-${data.candidate_digest.slice(0, 12)}`;
   ensureOutputFolder(options.out);
@@ -110,5 +130,22 @@ export function writeReport(options: StoreOptions & {candidate: string; out: str
     markdown: `${base}.md`,
     html: `${base}.html`,
     arms: data.arms,
+    observed: data.observed,
+    side_by_side: data.side_by_side.map((p) => ({
+      fixture: p.fixture,
+      seed: p.seed,
+      lane: p.lane,
+      difference: p.difference,
+      reasons: p.reasons,
+      artifacts: p.candidate.artifacts.map((c, i) => {
+        const inc = p.incumbent.artifacts[i]!;
+        return {
+          name: c.name,
+          candidate: c.digest,
+          incumbent: inc.digest,
+          kept: [c.kept, inc.kept] as [boolean, boolean],
+        };
+      }),
+    })),
   };
 }

@@ -5,11 +5,19 @@ import type {StoreOptions} from '../common/store-options.js';
 import {drive} from './run/engine.js';
 import {prepareRun} from './run/prepare.js';
 import type {EvaluateResult} from './run/types.js';
+import {
+  armObservationOf,
+  armObservationProblem,
+  pairObserved,
+  type ArmObservation,
+  type PairObservation,
+} from '../../model/evaluation/observations.js';
 
 /** The schema of one result line brought back. */
 export const TRIAL_RESULT_SCHEMA = 'autoctx.trial-result.v1';
 
-interface ArmResult {
+/** One arm's result: its score, and optionally what the engine observed of it (as an evaluator answer carries). */
+interface ArmResult extends ArmObservation {
   score: number;
   valid?: boolean;
 }
@@ -36,7 +44,9 @@ function checkArm(a: unknown, where: string): ArmResult {
   if (unrecordable) fail('SCHEMA_VIOLATION', `${where}.score ${unrecordable}`);
   if (r.valid !== undefined && typeof r.valid !== 'boolean')
     fail('SCHEMA_VIOLATION', `${where}.valid must be a boolean`);
-  return {score: r.score, ...(r.valid !== undefined ? {valid: r.valid as boolean} : {})};
+  const observed = armObservationProblem(r);
+  if (observed) fail('SCHEMA_VIOLATION', `${where} ${observed}`);
+  return {score: r.score, ...(r.valid !== undefined ? {valid: r.valid as boolean} : {}), ...armObservationOf(r)};
 }
 
 export interface IngestResult extends EvaluateResult {
@@ -59,6 +69,7 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
     const units = new Map(plan.units.map((u) => [`${u.fixture_digest}\u0000${u.seed}`, u]));
     const recorded = new Map(run.trials.map((t) => [`${t.fixture_digest}\u0000${t.seed}`, t]));
     const incoming = new Map<string, MatchedTrial>();
+    const observed = new Map<string, PairObservation>();
     let already = 0;
     for (const {line, value} of readJsonLines(options.file)) {
       const where = `${options.file}:${line}`;
@@ -90,6 +101,8 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
         );
       if (r.lane !== unit.lane || r.fixture !== unit.fixture)
         fail('INVALID_INPUT', `${where}: the unit's lane or fixture name differs from the plan`);
+      const candidate = checkArm(r.candidate, `${where}: candidate`);
+      const incumbent = checkArm(r.incumbent, `${where}: incumbent`);
       const trial = createMatchedTrial({
         candidate_digest: run.candidate.digest,
         incumbent_digest: run.incumbent.digest,
@@ -99,8 +112,8 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
         fixture_digest: unit.fixture_digest,
         seed: unit.seed,
         lane: unit.lane,
-        candidate_score: checkArm(r.candidate, `${where}: candidate`).score,
-        incumbent_score: checkArm(r.incumbent, `${where}: incumbent`).score,
+        candidate_score: candidate.score,
+        incumbent_score: incumbent.score,
         candidate_valid: r.candidate.valid ?? true,
         incumbent_valid: r.incumbent.valid ?? true,
       });
@@ -118,11 +131,15 @@ export async function ingestTrials(options: StoreOptions & {candidate: string; f
             `${recorded.has(key) ? 'recorded' : 'in this input'}; recorded results never change`,
         );
       if (recorded.has(key)) already++;
-      else incoming.set(key, trial);
+      else {
+        incoming.set(key, trial);
+        const observation = {candidate: armObservationOf({...candidate}), incumbent: armObservationOf({...incumbent})};
+        if (pairObserved(observation)) observed.set(key, observation);
+      }
     }
     const result = await drive(run, async (unit) => {
       const trial = incoming.get(`${unit.fixture_digest}\u0000${unit.seed}`);
-      return trial ? {trial, observation: null} : null;
+      return trial ? {trial, observation: observed.get(`${unit.fixture_digest}\u0000${unit.seed}`) ?? null} : null;
     });
     const ingested = result.pairs_evaluated;
     return {...result, ingested, already_recorded: already, discarded: incoming.size - ingested};

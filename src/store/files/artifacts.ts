@@ -61,6 +61,11 @@ export function chosenArtifactDir(root: string, flag: string): string {
   return dir;
 }
 
+/** Where artifacts are read from: the folder named (as --artifacts names it), else the state area's. Made by no one. */
+export function artifactDirFor(root: string, flag: string | undefined): string {
+  return flag === undefined ? path.join(path.resolve(root), STATE_DIR_NAME, ARTIFACT_FOLDER) : path.resolve(flag);
+}
+
 /**
  * Make the artifact folder (the state area's by default) and return the
  * environment an evaluator command gets. The state area's folder is made

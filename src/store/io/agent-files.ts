@@ -14,6 +14,8 @@ export interface TreeFile {
   path: string;
   executable: boolean;
   sha256: string;
+  /** Of a copy just written: what its inode said then (a later change moves its ctime, so it is read again). */
+  stamp?: string;
 }
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -129,6 +131,15 @@ export function preparedFixture(
   return made;
 }
 
+/** Copy a small tree of files and folders (a session home) into a folder that does not exist yet, modes aside. */
+export function copySmallTree(from: string, to: string): void {
+  fs.mkdirSync(to);
+  for (const e of fs.readdirSync(from, {withFileTypes: true})) {
+    if (e.isDirectory()) copySmallTree(path.join(from, e.name), path.join(to, e.name));
+    else if (e.isFile()) fs.copyFileSync(path.join(from, e.name), path.join(to, e.name));
+  }
+}
+
 /** Copy a tree (files, folders and their modes) into a folder that does not exist yet. */
 export function copyTree(from: string, to: string): void {
   fs.cpSync(from, to, {recursive: true, mode: fs.constants.COPYFILE_FICLONE, verbatimSymlinks: true});
@@ -175,6 +186,42 @@ export function realFolder(p: string): string | null {
   return isFolder(p) ? fs.realpathSync(p) : null;
 }
 
+/**
+ * Copy a prepared tree into a new folder, hashing each file's bytes as they are written: the copy's files (for its
+ * tree digest and for the diff later). Anything but a regular file or a folder in it is copied as nothing and listed
+ * with no digest, so the tree digest cannot match.
+ */
+export function copyHashed(from: string, to: string): TreeFile[] {
+  const out: TreeFile[] = [];
+  const walk = (d: string, dest: string, rel: string) => {
+    fs.mkdirSync(dest);
+    for (const e of fs.readdirSync(d, {withFileTypes: true})) {
+      const p = path.join(d, e.name);
+      const r = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(p, path.join(dest, e.name), r);
+      else if (e.isFile()) {
+        const fd = fs.openSync(p, 'r');
+        let bytes: Buffer;
+        let executable: boolean;
+        try {
+          executable = (fs.fstatSync(fd).mode & 0o100) !== 0;
+          bytes = fs.readFileSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
+        const file = path.join(dest, e.name);
+        fs.writeFileSync(file, bytes, {mode: executable ? 0o755 : 0o644});
+        out.push({path: r, executable, sha256: sha256(bytes), stamp: stampOf(fs.lstatSync(file))});
+      } else out.push({path: r, executable: false, sha256: 'not a regular file'});
+    }
+  };
+  walk(from, to, '');
+  return out;
+}
+
+/** What says a file was not touched since: its inode, size, modification and change times (any write moves ctime). */
+const stampOf = (st: fs.BigIntStats | fs.Stats) => `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+
 /** A file that differs between two trees: its bytes before and after (null: absent on that side). */
 export interface ChangedFile {
   path: string;
@@ -182,46 +229,56 @@ export interface ChangedFile {
   after: Buffer | null;
 }
 
-/** The files that differ between a tree and a later state of it (`skip`: top-level names left out of both). */
-export function changedFiles(before: string, after: string, skip: readonly string[] = []): ChangedFile[] {
-  const index = (dir: string) => {
-    const files = new Map<string, string>();
-    const walk = (d: string, rel: string) => {
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(d, {withFileTypes: true});
-      } catch (error) {
-        rethrowUnless(error, isSystemError);
-        return;
-      }
-      for (const e of entries) {
-        if (rel === '' && skip.includes(e.name)) continue;
-        const p = path.join(d, e.name);
-        const r = rel === '' ? e.name : `${rel}/${e.name}`;
-        if (e.isDirectory()) walk(p, r);
-        else files.set(r, p);
-      }
-    };
-    walk(dir, '');
-    return files;
-  };
-  const read = (p: string | undefined): Buffer | null => {
-    if (p === undefined) return null;
-    const st = fs.lstatSync(p);
-    if (st.isSymbolicLink()) return Buffer.from(`(a link to ${fs.readlinkSync(p)})\n`);
-    return st.isFile() ? fs.readFileSync(p) : Buffer.from('(not a regular file)\n');
-  };
-  const a = index(before);
-  const b = index(after);
+/**
+ * The files of `after` that differ from `files` (the tree it started as, copied from `before`): a file whose inode
+ * still says what it said when it was copied is unchanged; any other is read and hashed, and only a changed one is
+ * read from `before`. `skip`: top-level names left out.
+ */
+export function changedFiles(
+  before: string,
+  after: string,
+  files: readonly TreeFile[],
+  skip: readonly string[] = [],
+): ChangedFile[] {
+  const known = new Map(files.map((f) => [f.path, f.sha256]));
+  const stamps = new Map(files.map((f) => [f.path, f.stamp]));
+  const seen = new Set<string>();
   const out: ChangedFile[] = [];
-  for (const rel of [...new Set([...a.keys(), ...b.keys()])].sort((x, y) =>
-    Buffer.compare(Buffer.from(x), Buffer.from(y)),
-  )) {
-    const x = read(a.get(rel));
-    const y = read(b.get(rel));
-    if (x === null || y === null || !x.equals(y)) out.push({path: rel, before: x, after: y});
-  }
-  return out;
+  const original = (rel: string) => (known.has(rel) ? fs.readFileSync(path.join(before, ...rel.split('/'))) : null);
+  const walk = (d: string, rel: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, {withFileTypes: true});
+    } catch (error) {
+      rethrowUnless(error, isSystemError);
+      return;
+    }
+    for (const e of entries) {
+      if (rel === '' && skip.includes(e.name)) continue;
+      const p = path.join(d, e.name);
+      const r = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        walk(p, r);
+        continue;
+      }
+      seen.add(r);
+      if (e.isFile() && stamps.get(r) !== undefined && stamps.get(r) === stampOf(fs.lstatSync(p))) continue;
+      const bytes = e.isFile()
+        ? fs.readFileSync(p)
+        : e.isSymbolicLink()
+          ? Buffer.from(`(a link to ${fs.readlinkSync(p)})\n`)
+          : Buffer.from('(not a regular file)\n');
+      if (known.get(r) !== sha256(bytes)) out.push({path: r, before: original(r), after: bytes});
+    }
+  };
+  walk(after, '');
+  for (const rel of known.keys()) if (!seen.has(rel)) out.push({path: rel, before: original(rel), after: null});
+  return out.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+}
+
+/** Remove a folder in the background (an arm's scratch folder, once its answer is out); settles when it is gone. */
+export function removeFolderLater(dir: string): Promise<void> {
+  return new Promise((resolve) => fs.rm(dir, {recursive: true, force: true}, () => resolve()));
 }
 
 /**

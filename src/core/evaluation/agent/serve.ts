@@ -55,6 +55,7 @@ function setupOf(o: AgentEvaluatorOptions, note: (line: string) => void): TrialS
     artifactDir: artifactEnv || path.join(stateDir, 'artifacts'),
     env,
     homes: new SessionHomes(host, knowledge),
+    pending: new Set(),
     note,
   };
 }
@@ -103,6 +104,7 @@ export async function serveAgent(
       answered++;
     }
   } finally {
+    await Promise.all(setup.pending);
     for (const dir of setup.homes.folders()) removeFolder(dir);
   }
   return {answered};

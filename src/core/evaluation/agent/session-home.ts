@@ -3,7 +3,7 @@ import {hookEnable, hookInstall} from '../../delivery/hook-install.js';
 import {currentSettings, editUserConfig} from '../../delivery/hook-settings.js';
 import {writeConfigText} from '../../../store/io/config-files.js';
 import {userConfigPath} from '../../../store/index.js';
-import {copyTree, scratchFolder} from '../../../store/io/agent-files.js';
+import {copySmallTree, scratchFolder} from '../../../store/io/agent-files.js';
 import type {AgentHost} from './hosts.js';
 
 /** The hook's budget in an arm's session: the most the configuration allows (a loaded machine must not drop it). */
@@ -45,7 +45,7 @@ export class SessionHomes {
       });
       this.made.set(scenario, template);
     }
-    copyTree(template, home);
+    copySmallTree(template, home);
   }
 
   /** The templates' folders, for the caller to remove when it is done. */

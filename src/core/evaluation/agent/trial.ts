@@ -10,13 +10,16 @@ import {
 } from '../../../model/evaluation/agent/task.js';
 import {
   changedFiles,
+  copyHashed,
   copyTree,
+  digestOfFiles,
   digestOfTexts,
   makeFolder,
   preparedFixture,
   readTextIfPresent,
   realFolder,
   removeFolder,
+  removeFolderLater,
   scratchFolder,
   treeDigest,
   writeArtifact,
@@ -43,6 +46,8 @@ export interface TrialSetup {
   /** The evaluator's own environment: what the host may see of it is chosen from it, the checker gets it. */
   env: NodeJS.ProcessEnv;
   homes: SessionHomes;
+  /** Scratch folders still being removed: awaited before the evaluator ends. */
+  pending: Set<Promise<void>>;
   /** A line for the evaluator's stderr (a kept workspace's folder). */
   note: (line: string) => void;
 }
@@ -127,8 +132,8 @@ export async function runTrial(request: EvaluationRequest, task: AgentTask, setu
   const prepared = prepare(task, request, setup);
   const s = scratchLayout(scratchFolder());
   try {
-    copyTree(prepared.tree, s.work);
-    if (treeDigest(s.work) !== prepared.digest) tampered(prepared, 'its tree');
+    const copied = copyHashed(prepared.tree, s.work);
+    if (digestOfFiles(copied) !== prepared.digest) tampered(prepared, 'its tree');
     for (const d of [s.tmp, s.out]) makeFolder(d);
     setup.homes.copyTo(request.scenario, s.home);
     if (setup.host === 'codex')
@@ -158,7 +163,7 @@ export async function runTrial(request: EvaluationRequest, task: AgentTask, setu
         'EVALUATOR_FAILED',
         `${report.failure}; stderr: ` + `${run.stderr.text().trim().split('\n').slice(-3).join(' | ')}`,
       );
-    const diff = workspaceDiff(changedFiles(prepared.tree, s.work, task.git ? ['.git'] : []));
+    const diff = workspaceDiff(changedFiles(prepared.tree, s.work, copied, task.git ? ['.git'] : []));
     const answerFile = path.join(s.out, 'final_answer.txt');
     writeText(answerFile, report.finalAnswer ?? '');
     let check: {score: number; passed: boolean; output: string};
@@ -199,6 +204,11 @@ export async function runTrial(request: EvaluationRequest, task: AgentTask, setu
     };
   } finally {
     if (setup.keepWorkspaces) setup.note(`autoctx evaluator agent: kept ${s.root}`);
-    else removeFolder(s.root);
+    else {
+      const gone: Promise<void> = removeFolderLater(s.root).then(() => {
+        setup.pending.delete(gone);
+      });
+      setup.pending.add(gone);
+    }
   }
 }
