@@ -217,6 +217,9 @@ async function example(host) {
       rel(path.join(agent, 'tasks', 'fixtures.jsonl')),
       '--policy',
       rel(path.join(agent, 'quick-policy.json')),
+      // Checked before the promotion: the candidate's longer context may not cost more than a tenth more input.
+      '--guardrail',
+      'median(input_tokens) <= 1.1x',
     ];
     const good_ = autoctx(knowledge, ['confirm', good, ...evaluate], {env, shownEnv, expect: real ? [0, 3] : [0]});
     if (good_.status === 0) autoctx(knowledge, ['promote', good]);

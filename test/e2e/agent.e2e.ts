@@ -120,6 +120,8 @@ async function machine(host: Host, name: string) {
     FIXTURES,
     '--policy',
     path.join(AGENT, 'quick-policy.json'),
+    '--guardrail',
+    'median(input_tokens) <= 1.1x',
     '--quiet',
   ];
   const candidateDir = (digest: string) => path.join(knowledge, SCENARIO, 'context_bundles/candidates', digest);
@@ -133,6 +135,7 @@ const logLines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split(
 
 interface Trial {
   pair_key: string;
+  fixture: string;
   fixture_digest: string;
   seed: number;
   candidate_score: number;
@@ -152,7 +155,8 @@ describe.each(['claude-code', 'codex'] as const)('the agent evaluator on %s', (h
       const started = Date.now();
       const confirmed = await m.autoctx(['confirm', m.good, ...m.evaluate]);
       const confirmMs = Date.now() - started;
-      await m.autoctx(['promote', m.good]);
+      const promoted = await m.autoctx(['promote', m.good]);
+      expect(promoted.stdout).toMatch(/guardrail median\(input_tokens\) <= 1\.1x: pass/);
       const rejected = await m.autoctx(['confirm', m.bad, ...m.evaluate], 3);
       timings.push(
         `${host}: confirm (4 pairs, 8 agent runs) ${(confirmMs / 1000).toFixed(1)} s; reject (1 pair) ` +
@@ -194,10 +198,25 @@ describe.each(['claude-code', 'codex'] as const)('the agent evaluator on %s', (h
         expect(text(pair.incumbent.artifacts.check_output)).toContain('fail: the answer should end with "RESULT: ');
       }
 
-      // The report gives each arm's absolute score.
+      // The report gives each arm's absolute score and, side by side, both arms' answers and checks of every pair
+      // (each differs, and each incumbent's check failed).
       const report = (await m.autoctx(['report', m.good, '--format', 'md'])).stdout;
       expect(report).toMatch(/\| candidate \| `[0-9a-f]{12}` \| 4 \| 1\.0000 \|/);
       expect(report).toMatch(/\| incumbent \| `[0-9a-f]{12}` \| 4 \| 0\.0000 \|/);
+      const sideBySide = report.slice(report.indexOf('#### Side by side'));
+      expect(sideBySide.match(/^##### /gm)).toHaveLength(4);
+      for (const t of trials) {
+        const pair = observations.pairs[t.pair_key];
+        const heading = sideBySide.indexOf(`##### ${t.fixture}, seed ${t.seed} `);
+        expect([t.fixture, heading >= 0]).toEqual([t.fixture, true]);
+        const end = sideBySide.indexOf('\n##### ', heading + 1);
+        const part = sideBySide.slice(heading, end < 0 ? undefined : end);
+        for (const arm of ['candidate', 'incumbent'] as const) {
+          const answer = text(pair[arm].artifacts.final_answer).trimEnd();
+          expect(part).toContain(`**final_answer** (${arm})\n\n\`\`\`text\n${answer}\n\`\`\``);
+          expect(part).toContain(`**check_output** (${arm})`);
+        }
+      }
 
       // What the model was given: each arm's bundle (the instruction in the candidate's sessions only), and nothing of
       // the experiment.
