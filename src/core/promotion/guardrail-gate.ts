@@ -46,9 +46,10 @@ export function computeGuardrails(
 /** The record the candidate's stored files make now (null: no guardrail bound, or nothing to compute it from). */
 export function guardrailsFromTree(store: KindContext, digest: string): GuardrailRecord | null {
   const plan = readPlan(store, digest);
+  if (!plan?.additions.guardrails?.length) return null; // the common case, found from the plan alone
   const bundle = readBundle(store, digest);
   const evidence = readEvidence(store, digest);
-  if (!plan || !bundle?.parent_digest || !evidence) return null;
+  if (!bundle?.parent_digest || !evidence) return null;
   return computeGuardrails(digest, bundle.parent_digest, plan, evidence.trials, readTrialObservations(store, digest));
 }
 
