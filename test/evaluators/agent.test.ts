@@ -495,3 +495,28 @@ describe('through autoctx', () => {
     },
   );
 });
+
+describe('without oclif (the fast path bin/run.js takes for evaluator agent)', () => {
+  const both = (args: string[], input = '') =>
+    ['1', '0'].map((fast) => {
+      const r = runCliProcess(args, {
+        input,
+        env: {AUTOCTX_FAST_PATH: fast, AUTOCTX_STATE_DIR: path.join(knowledge, '.state'), NO_COLOR: '1'},
+      });
+      return {status: r.status, stdout: r.stdout, stderr: r.stderr};
+    });
+
+  it.each([
+    ['an answer', ['--host', 'claude-code', '--tasks', '{tasks}', '--host-bin', STUB], true],
+    ['a tree digest', ['--tree-digest', '{tasks}'], false],
+    ['a bad folder', ['--host', 'codex', '--tasks', '/no/such/folder'], false],
+    ['a bad host (oclif answers)', ['--host', 'cursor', '--tasks', '{tasks}'], false],
+    ['an unknown flag (oclif answers)', ['--host', 'codex', '--tasks', '{tasks}', '--hots', 'x'], false],
+  ])('gives the same bytes and exit code as oclif: %s', (_name, flags, withRequest) => {
+    const args = ['evaluator', 'agent', ...(flags as string[]).map((f) => f.replace('{tasks}', tasks))];
+    const input = withRequest ? JSON.stringify(request({prompt: 'answer same'})) : '';
+    const [fast, slow] = both(args, input);
+    expect(fast).toEqual(slow);
+    expect(fast!.status === 0 ? fast!.stdout : fast!.stderr).not.toBe('');
+  });
+});
