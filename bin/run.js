@@ -13,10 +13,14 @@ const load = (file) =>
 const args = process.argv.slice(2);
 // The delivery commands with --json (bootstrap prepare|claim|render, recall) run without oclif when the whole
 // command line is one the fast path understands (src/cli/fast-path.ts); anything else goes to oclif.
+// So does the agent evaluator (evaluator agent), which autoctx may start once per arm.
+const fastPath = process.env.AUTOCTX_FAST_PATH !== '0';
 const fast =
-  (args[0] === 'bootstrap' || args[0] === 'recall') && args.includes('--json') && process.env.AUTOCTX_FAST_PATH !== '0'
+  (args[0] === 'bootstrap' || args[0] === 'recall') && args.includes('--json') && fastPath
     ? await (await load('fast.js')).runFastPath(args)
-    : null;
+    : args[0] === 'evaluator' && args[1] === 'agent' && fastPath
+      ? await (await load('fast.js')).runAgentFastPath(args)
+      : null;
 if (fast !== null) process.exitCode = fast;
 else {
   // The whole CLI, with the parts of @oclif/core it uses, is one bundled file (scripts/bundle.js).

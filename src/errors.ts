@@ -99,6 +99,9 @@ export const ERROR_CODES = {
   ALREADY_APPROVED: EXIT.REJECTED,
   APPROVER_MUST_DIFFER: EXIT.REJECTED,
   APPROVAL_EXPIRED: EXIT.REJECTED,
+  /** promote: a guardrail of the plan failed, or a metric it needs is missing for a pair (it fails closed). */
+  GUARDRAIL_FAILED: EXIT.REJECTED,
+  GUARDRAIL_UNMEASURED: EXIT.REJECTED,
   AUDIT_HOLD: EXIT.AUDIT_HOLD,
   ACTIVE_MOVED: EXIT.CAS_LOST,
   CAS_LOST: EXIT.CAS_LOST,
@@ -242,15 +245,10 @@ export const VERIFY_FINDINGS = {
   REPLAY_ONLY: 'note',
 } as const;
 
-export type VerifyErrorFinding = {
-  [K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'error' ? K : never;
-}[keyof typeof VERIFY_FINDINGS];
-export type VerifyWarningFinding = {
-  [K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'warning' ? K : never;
-}[keyof typeof VERIFY_FINDINGS];
-export type VerifyNoteFinding = {
-  [K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends 'note' ? K : never;
-}[keyof typeof VERIFY_FINDINGS];
+type FindingOf<L> = {[K in keyof typeof VERIFY_FINDINGS]: (typeof VERIFY_FINDINGS)[K] extends L ? K : never};
+export type VerifyErrorFinding = FindingOf<'error'>[keyof typeof VERIFY_FINDINGS];
+export type VerifyWarningFinding = FindingOf<'warning'>[keyof typeof VERIFY_FINDINGS];
+export type VerifyNoteFinding = FindingOf<'note'>[keyof typeof VERIFY_FINDINGS];
 
 export class AutoctxError extends Error {
   readonly code: ErrorCode;

@@ -189,3 +189,5 @@ export async function runFastPath(argv: readonly string[]): Promise<number | nul
     return e.exitCode;
   }
 }
+
+export {runAgentFastPath} from './agent-fast-path.js';

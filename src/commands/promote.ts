@@ -4,14 +4,15 @@ import {WritingCommand} from '../cli/base-command.js';
 import {digestArg, secondsFlag, textFlag} from '../cli/flags.js';
 import {DEFAULT_EVALUATOR_TIMEOUT_SECONDS} from '../core/common/defaults.js';
 import {paint, short} from '../cli/style.js';
+import {verdictLine} from '../model/promotion/guardrails.js';
 
 export default class Promote extends WritingCommand {
   static override summary = 'Promote a confirmed candidate: every gate, then the atomic pointer swap.';
   static override description =
     'Checks the confirmed record, replays the comparison from the persisted evidence, checks ' +
-    'serveability, the manifest diff, one cohort and the bound pre_promotion audit, then ' +
-    'compare-and-swaps active.json. Exit 5 when the audit holds, 6 when the active bundle is no longer ' +
-    'the parent (the candidate is rejected as stale), 8 on any integrity failure.';
+    "serveability, the manifest diff, one cohort, the plan's guardrails and the bound pre_promotion audit, then " +
+    'compare-and-swaps active.json. Exit 3 when a guardrail fails or is unmeasured, 5 when the audit holds, 6 when ' +
+    'the active bundle is no longer the parent (the candidate is rejected as stale), 8 on any integrity failure.';
   static override examples = [
     '<%= config.bin %> promote bb5f26ed',
     '<%= config.bin %> promote bb5f26ed --rationale "better triage" --json',
@@ -49,6 +50,7 @@ export default class Promote extends WritingCommand {
       `${result.already_promoted ? 'already promoted' : paint.green('promoted')} ` +
         `${short(result.bundle_digest)} (was ${short(result.incumbent_digest)}), promotion ` +
         `${result.promotion_id}${result.causal_attribution ? ', causal attribution recorded' : ''}`,
+      ...(result.guardrails ?? []).map((v) => `  guardrail ${verdictLine(v)}`),
     ]);
   }
 }

@@ -4,6 +4,7 @@ import {ScenarioCommand} from '../cli/base-command.js';
 import {paint, short} from '../cli/style.js';
 import {alignRows, candidateRows, fitWidth} from '../cli/output/status-table.js';
 import {DIVERGED_WAY_OUT} from '../model/common/divergence-advice.js';
+import {verdictLine} from '../model/promotion/guardrails.js';
 import {armObservedLine} from '../core/evaluation/observed/summary.js';
 
 const fmt = (x: number | null) => (x === null ? '-' : x.toFixed(4));
@@ -43,6 +44,7 @@ export default class Status extends ScenarioCommand {
                   // Under each candidate's row, its arms' mean scores (once it has recorded pairs).
                   const arms = s.details[i - 1]?.arms;
                   const observed = s.details[i - 1]?.observed;
+                  const guardrails = s.details[i - 1]?.guardrails ?? [];
                   return [
                     fitWidth(line, width),
                     ...(arms ? [fitWidth(`      ${armScoresLine(arms)}`, width)] : []),
@@ -52,6 +54,8 @@ export default class Status extends ScenarioCommand {
                           fitWidth(`      ${arm}: ${armObservedLine(observed[arm])}`, width),
                         )
                       : []),
+                    // And the plan's guardrails: recorded with the promotion, or what the gate would answer now.
+                    ...guardrails.map((v) => fitWidth(`      guardrail ${verdictLine(v)}`, width)),
                   ];
                 })
               : []),

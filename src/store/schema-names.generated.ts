@@ -27,6 +27,7 @@ export type SchemaName =
   | 'matched-trials-legacy'
   | 'negative-result'
   | 'promotion'
+  | 'promotion-guardrails'
   | 'reconcile-record'
   | 'record-histories'
   | 'record-history-entry'

@@ -35,6 +35,7 @@ describe('autoctx status', () => {
         candidate: expect.objectContaining({n: first.pairs}),
         incumbent: expect.objectContaining({n: first.pairs}),
       },
+      guardrails: null,
       // The fake evaluator observes nothing beside its scores.
       observed: null,
       rationale: record.rationale,

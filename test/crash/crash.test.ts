@@ -91,6 +91,14 @@ const promoted = () =>
     fs.cpSync(confirmed(), k, {recursive: true});
     expect(cli(k, ['promote', candidate]).status).toBe(0);
   });
+/** Confirmed by the observing evaluator under a guardrail, so that promote records its verdict. */
+const guarded = () =>
+  template('guarded', (k) => {
+    fs.cpSync(proposed(), k, {recursive: true});
+    const observing = evaluation.map((x) => (x === `node ${FAKE}` ? `node ${OBSERVING}` : x));
+    const args = ['confirm', candidate, ...observing, '--guardrail', 'median(cost_usd) <= 1.25x'];
+    expect(cli(k, args).json.status).toBe('confirmed');
+  });
 const exported = () =>
   template('exported', (k) => {
     fs.cpSync(proposed(), k, {recursive: true});
@@ -557,6 +565,9 @@ function state(k: string): unknown {
         observations: fs.existsSync(path.join(c, 'trial_observations.json'))
           ? fs.readFileSync(path.join(c, 'trial_observations.json'), 'utf8')
           : null,
+        guardrails: fs.existsSync(path.join(c, 'promotion_guardrails.json'))
+          ? fs.readFileSync(path.join(c, 'promotion_guardrails.json'), 'utf8')
+          : null,
       };
     }),
   };
@@ -597,6 +608,8 @@ const scenarios: Scenario[] = [
     args: () => ['confirm', candidate, ...evaluation, '--campaign', 'crash-campaign'],
   },
   {name: 'promote', from: confirmed, args: () => ['promote', candidate]},
+  // The guardrails' verdicts are written before the promotion record: a re-run writes the same file and goes on.
+  {name: 'promote under a guardrail (promotion guardrails)', from: guarded, args: () => ['promote', candidate]},
   {
     name: 'rollback',
     from: promoted,

@@ -376,3 +376,147 @@ describe('autoctx evaluator agent, the command', () => {
     expect(crash.stderr).toContain('EVALUATOR_FAILED');
   });
 });
+
+describe('through autoctx', () => {
+  /** Twelve agent tasks whose checker passes only where the session's context told the agent the MAGIC word. */
+  function magicFixtures(file: string): string {
+    const lines = Array.from({length: 12}, (_, i) =>
+      JSON.stringify({
+        fixture: `task-${i}`,
+        initial_state: {
+          agent_task: 1,
+          files: {'n.txt': `${i}\n`},
+          checker: {command: ['node', '-e', 'process.exit(require("fs").existsSync("context-has-MAGIC.txt")?0:1)']},
+        },
+        observation: {prompt: `if-context MAGIC\nanswer ${i}`},
+      }),
+    );
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    return file;
+  }
+  const evaluator = (extra = '') =>
+    `${process.execPath} ${path.join(PROJECT_ROOT, 'bin/run.js')} evaluator agent --host claude-code ` +
+    `--tasks ${tasks} --host-bin ${STUB}${extra}`;
+  const POLICY = path.join(PROJECT_ROOT, 'test/fixtures/policy-small.json');
+
+  it('screen with --concurrency 2, persistent: each arm gets its own bundle, what the agent did kept per arm', () => {
+    const k = path.join(tempDir('autoctx-agent-screen-'), 'knowledge');
+    fs.cpSync(knowledge, k, {recursive: true});
+    const fixtures = magicFixtures(path.join(path.dirname(k), 'fixtures.jsonl'));
+    const r = runCli([
+      'screen',
+      candidate,
+      '--evaluator',
+      evaluator(),
+      '--evaluator-mode',
+      'persistent',
+      '--concurrency',
+      '2',
+      '--fixtures',
+      fixtures,
+      '--policy',
+      POLICY,
+      '--knowledge',
+      k,
+      '--json',
+    ]);
+    expect([r.status, r.json?.status]).toEqual([0, 'screened']);
+    const observed = JSON.parse(
+      fs.readFileSync(path.join(k, 'demo/context_bundles/candidates', candidate, 'trial_observations.json'), 'utf8'),
+    );
+    const pairs = Object.values(observed.pairs) as Array<Record<string, Record<string, any>>>;
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const p of pairs) {
+      // Only the candidate's bundle holds the tagged MAGIC playbook.
+      expect([p.candidate!.check_passed, p.incumbent!.check_passed]).toEqual([true, false]);
+      for (const arm of [p.candidate!, p.incumbent!])
+        for (const digest of Object.values(arm.artifacts as Record<string, string>))
+          expect(fs.existsSync(path.join(k, '.state/artifacts', digest))).toBe(true);
+    }
+  }, 120_000);
+
+  it('runs exported work units into result lines that trials ingest takes', () => {
+    const k = path.join(tempDir('autoctx-agent-units-'), 'knowledge');
+    fs.cpSync(knowledge, k, {recursive: true});
+    const fixtures = magicFixtures(path.join(path.dirname(k), 'fixtures.jsonl'));
+    const units = path.join(path.dirname(k), 'units.jsonl');
+    const exported = runCli([
+      'plan',
+      'export',
+      candidate,
+      '--engine',
+      'agent-ci',
+      '--fixtures',
+      fixtures,
+      '--policy',
+      POLICY,
+      '--out',
+      units,
+      '--knowledge',
+      k,
+      '--json',
+    ]);
+    expect(exported.status).toBe(0);
+    const ran = runCliProcess(
+      [
+        'evaluator',
+        'agent',
+        '--units',
+        '--host',
+        'claude-code',
+        '--tasks',
+        tasks,
+        '--host-bin',
+        STUB,
+        '--knowledge',
+        k,
+      ],
+      {input: fs.readFileSync(units, 'utf8')},
+    );
+    expect([ran.status, ran.stderr]).toEqual([0, '']);
+    const results = ran.stdout.trim().split('\n');
+    expect(results).toHaveLength(exported.json.units);
+    const first = JSON.parse(results[0]!);
+    expect(first).toMatchObject({schema: 'autoctx.trial-result.v1', candidate: {score: 1}, incumbent: {score: 0}});
+    expect(first.candidate.metrics.cost_usd).toBe(0.0125);
+    const file = path.join(path.dirname(k), 'results.jsonl');
+    fs.writeFileSync(file, ran.stdout);
+    const ingested = runCli(['trials', 'ingest', candidate, file, '--knowledge', k, '--json']);
+    expect(ingested.json?.ingested).toBeGreaterThan(0);
+    expect(ingested.json.comparison.mean_effect).toBe(1);
+  });
+
+  it(
+    'refuses an arm whose bundle the tree does not hold before ' + 'its host starts: no session without its context',
+    async () => {
+      const r = {...request({prompt: 'answer a'}), bundle_digest: 'e'.repeat(64)};
+      const run = evaluate([r]);
+      await expect(run).rejects.toMatchObject({code: 'EVALUATOR_FAILED'});
+    },
+  );
+});
+
+describe('without oclif (the fast path bin/run.js takes for evaluator agent)', () => {
+  const both = (args: string[], input = '') =>
+    ['1', '0'].map((fast) => {
+      const r = runCliProcess(args, {
+        input,
+        env: {AUTOCTX_FAST_PATH: fast, AUTOCTX_STATE_DIR: path.join(knowledge, '.state'), NO_COLOR: '1'},
+      });
+      return {status: r.status, stdout: r.stdout, stderr: r.stderr};
+    });
+
+  it.each([
+    ['an answer', ['--host', 'claude-code', '--tasks', '{tasks}', '--host-bin', STUB], true],
+    ['a tree digest', ['--tree-digest', '{tasks}'], false],
+    ['a bad folder', ['--host', 'codex', '--tasks', '/no/such/folder'], false],
+    ['a bad host (oclif answers)', ['--host', 'cursor', '--tasks', '{tasks}'], false],
+    ['an unknown flag (oclif answers)', ['--host', 'codex', '--tasks', '{tasks}', '--hots', 'x'], false],
+  ])('gives the same bytes and exit code as oclif: %s', (_name, flags, withRequest) => {
+    const args = ['evaluator', 'agent', ...(flags as string[]).map((f) => f.replace('{tasks}', tasks))];
+    const input = withRequest ? JSON.stringify(request({prompt: 'answer same'})) : '';
+    const [fast, slow] = both(args, input);
+    expect(fast).toEqual(slow);
+    expect(fast!.status === 0 ? fast!.stdout : fast!.stderr).not.toBe('');
+  });
+});

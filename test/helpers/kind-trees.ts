@@ -74,6 +74,7 @@ export const DOCUMENT_KINDS: Record<string, RegExp | {outside: string}> = {
   'reservation-artifact': /\/promotion-risk\/[^/]+\/reservation-artifacts\/[0-9a-f]{64}\.json$/,
   'stale-terminalization': /\/candidates\/[0-9a-f]{64}\/stale_terminalization\.json$/,
   'causal-attribution': /\/candidates\/[0-9a-f]{64}\/causal_attribution\.json$/,
+  'promotion-guardrails': /\/candidates\/[0-9a-f]{64}\/promotion_guardrails\.json$/,
   'trial-result': {
     outside: "a line of an evaluation engine's results file (trials ingest reads it); never stored as a document",
   },
@@ -183,8 +184,9 @@ export function foreignMoveTree(): {dir: string; knowledge: string; anchor: stri
 }
 
 /**
- * v1 the baseline, v2 (declares v1; one added component, so a causal attribution) made ACTIVE by
- * release transitions (a receipt naming its promotion and the release it deprecated), a candidate
+ * v1 the baseline, v2 (declares v1; one added component, so a causal attribution; a guardrail, so promotion
+ * guardrails) made ACTIVE by release transitions (a receipt naming its promotion and the release it deprecated), a
+ * candidate
  * confirmed against v1 refused as stale (a stale terminalization), then rolled back to v1: the newest
  * pointer move is autoctx's own rollback, whose active.json has the form another implementation's
  * rollback writes. Then a proposal rejected on two git branches, merged and reconciled (a reconcile record).
@@ -201,9 +203,10 @@ export function markerTree(): Tree {
     'playbook/playbook.md': 'Be helpful and precise.\n',
     'routing_config/roles.json': '{"model_competitor": "small"}',
   });
-  mustIn(t.knowledge, ['confirm', a, ...evalArgs()], 0, fakeEnv(t.dir));
-  // The stale one is evaluated by an evaluator that observes metrics and keeps artifacts (trial_observations.json).
+  // Both are evaluated by an evaluator that observes metrics and keeps artifacts (trial_observations.json); v2 under a
+  // guardrail, whose verdict its promotion records (promotion_guardrails.json).
   const observing = evalArgs().map((x) => (x === `node ${FAKE}` ? `node ${OBSERVING}` : x));
+  mustIn(t.knowledge, ['confirm', a, ...observing, '--guardrail', 'median(cost_usd) <= 1.25x'], 0, fakeEnv(t.dir));
   mustIn(t.knowledge, ['confirm', stale, ...observing], 0, fakeEnv(t.dir));
   mustIn(t.knowledge, ['release', 'name', 'v1', t.baseline]);
   mustIn(t.knowledge, ['release', 'name', 'v2', a, '--rollback-target', 'v1']);

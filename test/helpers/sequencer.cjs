@@ -15,6 +15,7 @@ const LONGEST = [
   'concurrency/concurrency',
   'memory/large-component',
   'git/diverged',
+  'evaluators/agent',
 ];
 
 const rank = (file) => {

@@ -3,7 +3,12 @@ import * as Flags from '@oclif/core/flags';
 import {AutoctxCommand, storeFlags} from '../../cli/base-command.js';
 import {secondsFlag, textFlag} from '../../cli/flags.js';
 import {fail} from '../../errors.js';
-import {DEFAULT_TRIAL_TIMEOUT_SECONDS, serveAgent, taskTreeDigest} from '../../core/evaluation/agent/serve.js';
+import {
+  DEFAULT_TRIAL_TIMEOUT_SECONDS,
+  serveAgent,
+  serveUnits,
+  taskTreeDigest,
+} from '../../core/evaluation/agent/serve.js';
 
 export default class EvaluatorAgent extends AutoctxCommand {
   static override summary =
@@ -18,6 +23,7 @@ export default class EvaluatorAgent extends AutoctxCommand {
   static override examples = [
     '<%= config.bin %> screen CANDIDATE --evaluator "autoctx evaluator agent --host claude-code --tasks tasks" ' +
       '--evaluator-mode persistent --fixtures tasks/fixtures.jsonl',
+    '<%= config.bin %> evaluator agent --units --host codex --tasks tasks < units.jsonl > results.jsonl',
     '<%= config.bin %> evaluator agent --tree-digest tasks/fix-the-bug',
   ];
   // Its stdout is the protocol's: answers only, errors on stderr.
@@ -44,6 +50,11 @@ export default class EvaluatorAgent extends AutoctxCommand {
     }),
     model: textFlag('model', {summary: "The host's model (default: the host's own).", helpValue: 'MODEL'}),
     'keep-workspaces': Flags.boolean({summary: "Keep each arm's scratch folder (its path is written on stderr)."}),
+    units: Flags.boolean({
+      summary:
+        'Read work units (autoctx plan export) instead of requests, run both arms of each, and write result lines ' +
+        'for autoctx trials ingest.',
+    }),
     knowledge: storeFlags.knowledge,
     'tree-digest': textFlag('tree-digest', {
       summary: "Print a task folder's tree digest (a fixture's dir_digest) and exit.",
@@ -60,7 +71,7 @@ export default class EvaluatorAgent extends AutoctxCommand {
     if (flags.host === undefined) fail('USAGE', '--host is required (claude-code or codex)');
     if (flags.tasks === undefined) fail('USAGE', '--tasks is required: the folder of the agent tasks');
     const lines = createInterface({input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY});
-    await serveAgent(
+    await (flags.units ? serveUnits : serveAgent)(
       {
         host: flags.host,
         tasks: flags.tasks,

@@ -4,6 +4,7 @@ import type {StartCheck, CandidateCheck, ScenarioCheck, ScenarioRepair} from '..
 import {historyNamesRepair} from './repair-history-names.js';
 import {curationRepair} from '../delivery/repair-curation.js';
 import {replaysCheck} from '../evaluation/verify-replays.js';
+import {guardrailsCheck} from '../promotion/guardrail-gate.js';
 import {candidatesRepair} from '../promotion/repair-candidates.js';
 import {pointerRepair} from '../promotion/repair-pointer.js';
 import {rejectedServingRepair} from '../release/repair-serving.js';
@@ -44,6 +45,7 @@ export const CANDIDATE_CHECKS: readonly CandidateCheck[] = [
   observationsCheck, // 550: src/store/kinds/evaluation/trial-observations.ts
   negativeResultCheck, // 600: src/store/kinds/promotion/negative-result.ts
   markersCheck, // 700: src/store/kinds/promotion/terminal-markers.ts
+  guardrailsCheck, // 750: src/core/promotion/guardrail-gate.ts
   campaignOfPlanCheck, // 800: src/store/kinds/evaluation/campaign-ledger.ts
   decidedFilesCheck, // 900: src/store/kinds/promotion/candidate-record.ts
   lifecycleCheck, // 1000: src/store/kinds/promotion/candidate-record.ts

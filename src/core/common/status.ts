@@ -12,6 +12,8 @@ import {readActive} from '../../store/kinds/promotion/active-pointer.js';
 import {listCandidateDigests, readRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {scenarioDivergences} from '../../store/kinds/promotion/divergence.js';
 import {describeArms, type ArmScores} from '../../stats/describe.js';
+import type {GuardrailVerdict} from '../../model/promotion/guardrails.js';
+import {guardrailVerdicts} from '../promotion/guardrail-gate.js';
 import {readTrialObservations} from '../../store/kinds/evaluation/trial-observations.js';
 import {summarizeObservations, type ObservedSummary} from '../evaluation/observed/summary.js';
 
@@ -26,6 +28,11 @@ export interface CandidateStatus {
   pairs: number;
   /** Each arm's absolute mean score with its interval, from the recorded pairs (null before any). */
   arms: ArmScores | null;
+  /**
+   * The plan's promotion guardrails: the verdicts recorded with its promotion, or what the gate would answer now
+   * (null: the plan binds none).
+   */
+  guardrails: GuardrailVerdict[] | null;
   /** Each arm's metrics (median, p90, mean of latency, tokens, cost) and checks, when the evaluator observed any. */
   observed: ObservedSummary | null;
   /** The rationale of the record's latest change (a screen's, a rejection's, a promotion's). */
@@ -134,6 +141,7 @@ export function status(options: StoreOptions): StatusResult {
         pairs: c ? c.screen_pairs + c.confirmation_pairs + c.heldout_pairs : 0,
         arms: c ? describeArms(trials) : null,
         observed: c ? summarizeObservations(trials, readTrialObservations(store, digest)) : null,
+        guardrails: c ? guardrailVerdicts(store, digest) : null,
         rationale: record.rationale,
         proposal_rationale: proposalRationale(store, record),
         updated_at: record.updated_at,

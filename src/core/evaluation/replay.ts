@@ -10,6 +10,7 @@ import {readRecord} from '../../store/kinds/promotion/candidate-record.js';
 import {evidenceProblem, readEvidence} from '../../store/kinds/evaluation/matched-evidence.js';
 import {requireBundle} from '../../store/kinds/bundle/bundle.js';
 import {readPlan} from '../../store/kinds/evaluation/evaluator-plan.js';
+import {replayGuardrails, type GuardrailReplay} from '../promotion/guardrail-gate.js';
 
 export interface ReplayResult {
   status: 'ok' | 'mismatch';
@@ -21,6 +22,8 @@ export interface ReplayResult {
   recorded: ComparisonResult;
   replayed: ComparisonResult;
   fields: ReplayCheck[];
+  /** The promotion guardrails' verdicts computed again, when the candidate was promoted under guardrails. */
+  guardrails?: GuardrailReplay;
 }
 
 /** Recompute a candidate's decision from its persisted evidence and policy and compare it with the record. */
@@ -77,5 +80,7 @@ export function replay(options: StoreOptions & {candidate: string}): ReplayResul
     readRecord(store, digest),
   );
   if (problem) fail('INTEGRITY', `${problem}; the replay would vouch for nothing (run autoctx verify)`);
-  return r;
+  const guardrails = replayGuardrails(store, digest);
+  if (!guardrails) return r;
+  return {...r, status: guardrails.status === 'mismatch' ? 'mismatch' : r.status, guardrails};
 }

@@ -1,3 +1,4 @@
+import type {GuardrailVerdict} from '../../model/promotion/guardrails.js';
 import type {StoreOptions} from '../common/store-options.js';
 
 /** What promote is asked and what it answers. */
@@ -20,4 +21,6 @@ export interface PromoteResult {
   promotion_id: string | null;
   already_promoted: boolean;
   causal_attribution: boolean;
+  /** The promotion guardrails' verdicts (when the plan binds any), as recorded in promotion_guardrails.json. */
+  guardrails?: GuardrailVerdict[];
 }

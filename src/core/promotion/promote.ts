@@ -37,6 +37,9 @@ import {listPromotionIds, readPromotion, writePromotion} from '../../store/kinds
 import type {PromoteOptions, PromoteResult} from './promote-options.js';
 import {campaignGate, terminateStale} from './promote-terminal.js';
 import {checkGates, refuseRejected} from './promote-checks.js';
+import {computeGuardrails, requireGuardrails} from './guardrail-gate.js';
+import {readTrialObservations} from '../../store/kinds/evaluation/trial-observations.js';
+import {writePromotionGuardrails} from '../../store/kinds/promotion/promotion-guardrails.js';
 
 export type {PromoteOptions, PromoteResult} from './promote-options.js';
 export {canaryEvidence} from './promote-canary.js';
@@ -96,6 +99,15 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
   const parent = requireBundle(store, candidate.parent_digest);
   const {evidence, diff, storedDiff, cohort} = checkGates(store, candidate, parent, record);
   const plan = readPlan(store, digest);
+  // The plan's guardrails, over the pairs the decision used: any that fails or is unmeasured refuses, before the audit.
+  const guardrails = computeGuardrails(
+    digest,
+    parent.digest,
+    plan,
+    evidence.trials,
+    readTrialObservations(store, digest),
+  );
+  requireGuardrails(guardrails);
   const bound = plan?.additions.audit?.command ?? null;
   if (options.audit !== undefined && options.audit !== bound)
     fail(
@@ -228,6 +240,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
     prepareMove(store, current, promotionMove(promotion), pointer, now(options));
     if (!storedDiff) writeManifestDiff(store, diff);
     if (causal) writeCausalAttribution(store, digest, causal);
+    if (guardrails) writePromotionGuardrails(store, guardrails);
     writePromotion(store, promotion);
     // The canaries tested against the bundle this promotion replaces serve on stale evidence once it moves: ended
     // first, each by its receipt.
@@ -248,6 +261,7 @@ export async function promote(options: PromoteOptions): Promise<PromoteResult> {
       promotion_id: promotion.promotion_id,
       already_promoted: false,
       causal_attribution: causal !== null,
+      ...(guardrails ? {guardrails: guardrails.guardrails} : {}),
     };
   });
   if (staleActive !== undefined) await terminateStale(store, options, candidate, record, staleActive);

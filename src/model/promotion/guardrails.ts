@@ -1,3 +1,4 @@
+import {stableDigest} from '../../canonical/index.js';
 import {fail} from '../../errors.js';
 import {METRIC_NAMES, type MetricName} from '../evaluation/observations.js';
 import {
@@ -170,4 +171,53 @@ export function verdictLine(v: GuardrailVerdict): string {
       `without the metric for both arms)`
     );
   return `${v.guardrail}: ${v.verdict} (candidate ${v.candidate}, limit ${v.limit}, incumbent ${v.incumbent})`;
+}
+
+/**
+ * candidates/<digest>/promotion_guardrails.json: the gate's result, written with the promotion it allowed (an
+ * autoctx addition; the promotion record keeps the Python implementation's shape). Everything in it is what the plan,
+ * the evidence and the trial observations make, so replay and verify compute it again and compare.
+ */
+export interface GuardrailRecord {
+  schema_version: 1;
+  candidate_digest: string;
+  incumbent_digest: string;
+  /** The plan whose guardrails these are (its additions digest, which binds the trials too). */
+  plan_binding_digest: string;
+  /** The pairs the decision used (every recorded trial), and the digest of the metrics read for them. */
+  pairs: number;
+  observations_digest: string;
+  /** True when every guardrail passed (only such a record is ever written). */
+  passed: boolean;
+  guardrails: GuardrailVerdict[];
+}
+
+/** The metrics the gate read for the pairs the decision used, in evidence order (what observations_digest covers). */
+export function observedMetrics(pairs: readonly ObservedPair[]): unknown[] {
+  return pairs.map((p) => ({
+    pair_key: p.pair_key,
+    candidate: p.observed?.candidate.metrics ?? null,
+    incumbent: p.observed?.incumbent.metrics ?? null,
+  }));
+}
+
+/** The gate's record for a plan's guardrails over the pairs the decision used. */
+export function guardrailRecord(args: {
+  candidate_digest: string;
+  incumbent_digest: string;
+  plan_binding_digest: string;
+  guardrails: readonly string[];
+  pairs: readonly ObservedPair[];
+}): GuardrailRecord {
+  const verdicts = evaluateGuardrails(args.guardrails, args.pairs);
+  return {
+    schema_version: 1,
+    candidate_digest: args.candidate_digest,
+    incumbent_digest: args.incumbent_digest,
+    plan_binding_digest: args.plan_binding_digest,
+    pairs: args.pairs.length,
+    observations_digest: stableDigest(observedMetrics(args.pairs)),
+    passed: verdicts.every((v) => v.verdict === 'pass'),
+    guardrails: verdicts,
+  };
 }

@@ -183,6 +183,10 @@ export class ScenarioPaths {
   causalAttribution(digest: string): string {
     return this.inCandidate(digest, 'causal_attribution.json');
   }
+  /** The promotion guardrails' verdicts, written with the promotion they allowed (autoctx addition). */
+  promotionGuardrails(digest: string): string {
+    return this.inCandidate(digest, 'promotion_guardrails.json');
+  }
   staleTerminalization(digest: string): string {
     return this.inCandidate(digest, 'stale_terminalization.json');
   }

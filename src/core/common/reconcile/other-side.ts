@@ -72,6 +72,7 @@ const DECISION_FILES = new Set([
   'negative_result.json',
   'causal_attribution.json',
   'stale_terminalization.json',
+  'promotion_guardrails.json',
 ]);
 
 function lineOf(

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {fail, isJsonParseError, rethrowUnless} from '../../../errors.js';
 import {REQUEST_SCHEMA, type EvaluationRequest} from '../../../evaluator/protocol.js';
+import {TRIAL_RESULT_SCHEMA} from '../trials-ingest.js';
 import {agentTaskOf, type AgentTask} from '../../../model/evaluation/agent/task.js';
 import {fixtureDigest} from '../../../model/evaluation/fixtures.js';
 import {knowledgeRootFrom, schemaProblem} from '../../../store/index.js';
@@ -60,15 +61,21 @@ function setupOf(o: AgentEvaluatorOptions, note: (line: string) => void): TrialS
   };
 }
 
-/** A request line, checked: the protocol's request, an agent task, and a fixture digest that attests its content. */
-export function parseRequest(line: string): {request: EvaluationRequest; task: AgentTask} {
-  let value: unknown;
+function jsonLine(line: string, what: string): unknown {
   try {
-    value = JSON.parse(line);
+    return JSON.parse(line);
   } catch (error) {
     rethrowUnless(error, isJsonParseError);
-    fail('INVALID_INPUT', `a request line is not JSON: ${JSON.stringify(line.slice(0, 120))}`);
+    fail('INVALID_INPUT', `a ${what} line is not JSON: ${JSON.stringify(line.slice(0, 120))}`);
   }
+}
+
+/** A request line, checked: the protocol's request, an agent task, and a fixture digest that attests its content. */
+export function parseRequest(line: string): {request: EvaluationRequest; task: AgentTask} {
+  return checkRequest(jsonLine(line, 'request'));
+}
+
+function checkRequest(value: unknown): {request: EvaluationRequest; task: AgentTask} {
   const problem = schemaProblem('evaluation-request', value);
   if (problem) fail('INVALID_INPUT', `a request line is not an ${REQUEST_SCHEMA} request: ${problem}`);
   const request = value as EvaluationRequest;
@@ -101,6 +108,70 @@ export async function serveAgent(
       const {request, task} = parseRequest(line);
       const answer: AgentAnswer = await runTrial(request, task, setup);
       write(`${JSON.stringify(answer)}\n`);
+      answered++;
+    }
+  } finally {
+    await Promise.all(setup.pending);
+    for (const dir of setup.homes.folders()) removeFolder(dir);
+  }
+  return {answered};
+}
+
+/** A work unit of `autoctx plan export`, as the two requests of its arms, in its arm order. */
+function unitRequests(line: string): Array<{request: EvaluationRequest; task: AgentTask}> {
+  const unit = jsonLine(line, 'work unit') as Record<string, unknown>;
+  const problem = schemaProblem('work-unit', unit);
+  if (problem) fail('INVALID_INPUT', `a work unit line is not an autoctx.work-unit.v1 unit: ${problem}`);
+  return (unit.arm_order as Array<'candidate' | 'incumbent'>).map((arm) =>
+    checkRequest({
+      schema: REQUEST_SCHEMA,
+      request_id: `${String(unit.pair_key)}:${arm}`,
+      arm,
+      scenario: unit.scenario,
+      bundle_digest: arm === 'candidate' ? unit.candidate_digest : unit.incumbent_digest,
+      // The agent evaluator delivers from the tree (the pinned hook), never from a materialized copy.
+      bundle_dir: '',
+      evaluator_epoch: unit.evaluator_epoch,
+      cohort: unit.cohort,
+      lane: unit.lane,
+      fixture: unit.fixture,
+      fixture_digest: unit.fixture_digest,
+      seed: unit.seed,
+      plan_digest: unit.plan_digest,
+      initial_state: unit.initial_state,
+      observation: unit.observation,
+    }),
+  );
+}
+
+/**
+ * The exported-unit path (`--units`): every work unit line of `autoctx plan export` is run, both arms in its arm
+ * order, and answered with one result line `autoctx trials ingest` takes: the unit's identity and each arm's score,
+ * checker verdict, metrics and artifacts.
+ */
+export async function serveUnits(
+  o: AgentEvaluatorOptions,
+  lines: AsyncIterable<string>,
+  write: (line: string) => void,
+  note: (line: string) => void,
+): Promise<{answered: number}> {
+  const setup = setupOf(o, note);
+  let answered = 0;
+  try {
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      const arms: Partial<Record<'candidate' | 'incumbent', Omit<AgentAnswer, 'request_id' | 'fixture_digest'>>> = {};
+      let first: EvaluationRequest | null = null;
+      for (const {request, task} of unitRequests(line)) {
+        first ??= request;
+        const {request_id: _id, fixture_digest: _digest, ...arm} = await runTrial(request, task, setup);
+        arms[request.arm] = arm;
+      }
+      const u = first!;
+      const pairKey = u.request_id.slice(0, u.request_id.lastIndexOf(':'));
+      const {plan_digest, lane, fixture, fixture_digest, seed} = u;
+      const result = {schema: TRIAL_RESULT_SCHEMA, plan_digest, pair_key: pairKey, lane, fixture, fixture_digest, seed};
+      write(`${JSON.stringify({...result, candidate: arms.candidate, incumbent: arms.incumbent})}\n`);
       answered++;
     }
   } finally {

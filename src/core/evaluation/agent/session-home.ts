@@ -1,4 +1,6 @@
 import path from 'node:path';
+import {fail, isAutoctxError, rethrowUnless} from '../../../errors.js';
+import {render} from '../../delivery/bootstrap.js';
 import {hookEnable, hookInstall} from '../../delivery/hook-install.js';
 import {currentSettings, editUserConfig} from '../../delivery/hook-settings.js';
 import {writeConfigText} from '../../../store/io/config-files.js';
@@ -17,6 +19,7 @@ const SESSION_BUDGET_MS = 4500;
 export class SessionHomes {
   private readonly made = new Map<string, string>();
   private readonly roots: string[] = [];
+  private readonly deliverable = new Set<string>();
 
   constructor(
     private readonly host: AgentHost,
@@ -46,6 +49,27 @@ export class SessionHomes {
       this.made.set(scenario, template);
     }
     copySmallTree(template, home);
+  }
+
+  /**
+   * Check once per bundle that the tree can render the arm's package from it, as the pinned hook will: a session whose
+   * hook cannot (the tree does not hold that bundle, say) would run without the arm's context and be scored as if it
+   * had it, so that is an error before the host starts.
+   */
+  checkDeliverable(scenario: string, bundle: string): void {
+    const key = `${scenario}\u0000${bundle}`;
+    if (this.deliverable.has(key)) return;
+    try {
+      render({knowledge: this.knowledge, scenario, bundle});
+    } catch (error) {
+      rethrowUnless(error, isAutoctxError);
+      fail(
+        'EVALUATOR_FAILED',
+        `the arm's bundle ${bundle} of scenario "${scenario}" cannot be delivered from ${this.knowledge} ` +
+          `(${error.code}: ${error.message}); nothing was scored`,
+      );
+    }
+    this.deliverable.add(key);
   }
 
   /** The templates' folders, for the caller to remove when it is done. */

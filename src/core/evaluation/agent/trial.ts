@@ -130,6 +130,7 @@ async function gitInit(s: Scratch, env: NodeJS.ProcessEnv): Promise<void> {
  */
 export async function runTrial(request: EvaluationRequest, task: AgentTask, setup: TrialSetup): Promise<AgentAnswer> {
   const prepared = prepare(task, request, setup);
+  setup.homes.checkDeliverable(request.scenario, request.bundle_digest);
   const s = scratchLayout(scratchFolder());
   try {
     const copied = copyHashed(prepared.tree, s.work);
