@@ -3,6 +3,7 @@ import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {runCli} from '../helpers/cli.js';
+import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {
   FIXTURES_12,
   POLICY_SMALL,
@@ -339,5 +340,35 @@ describe('report and status show what was observed', () => {
     expect(elsewhere.side_by_side.every((p: any) => p.artifacts.every((a: any) => a.kept[0] && a.kept[1]))).toBe(true);
     const here = t.cli(['report', c, '--out', out]).json;
     expect(here.side_by_side.every((p: any) => p.artifacts.every((a: any) => !a.kept[0] && !a.kept[1]))).toBe(true);
+  });
+});
+
+describe('evaluator check', () => {
+  it('gets an artifact folder of its own, removed after the check; answers show what was observed', () => {
+    const {t} = setup();
+    const log = path.join(t.dir, 'env.log');
+    const before = treeHash(t.knowledge);
+    const r = runCli(
+      [
+        'evaluator',
+        'check',
+        '--evaluator',
+        `node ${OBSERVING}`,
+        '--fixtures',
+        FIXTURES_12,
+        '--knowledge',
+        t.knowledge,
+        '--json',
+      ],
+      {env: {OBS_ENV: log}},
+    );
+    expect(r.status).toBe(0);
+    expect(resultSchemaProblem('result-evaluator-check', r.json)).toBeNull();
+    expect(r.json.exchanges[0].answer).toMatchObject({metrics: {cost_usd: expect.any(Number)}, check_passed: true});
+    const [dir, state] = fs.readFileSync(log, 'utf8').trim().split('\n')[0]!.split('\t');
+    expect(state).toBe(path.join(t.knowledge, '.state'));
+    expect(dir!.startsWith(t.knowledge)).toBe(false);
+    expect(fs.existsSync(dir!)).toBe(false);
+    expect(treeHash(t.knowledge)).toBe(before);
   });
 });
