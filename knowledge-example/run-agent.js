@@ -64,6 +64,7 @@ if (!['claude-code', 'codex', 'both'].includes(hostOption)) usage(`--host must b
 const hosts = hostOption === 'both' ? ['claude-code', 'codex'] : [hostOption];
 const hostBin = option('--host-bin');
 if (hostBin && hosts.length > 1) usage('--host-bin names one host program: give --host claude-code or --host codex');
+if (hostBin && !existsSync(hostBin)) usage(`--host-bin ${hostBin}: no such file`);
 
 // Which program each host runs: --host-bin, else the pinned one in hosts-e2e/, else (with --real only) the host's
 // own resolution of `claude` or `codex` on PATH.

@@ -298,3 +298,37 @@ describe.each(['claude-code', 'codex'] as const)('the agent evaluator on %s', (h
     },
   );
 });
+
+describe('npm run example:agent', () => {
+  it(
+    'runs on Codex against its own fake model API: the candidate ' +
+      'with the instruction promoted, the other rejected',
+    async () => {
+      const started = Date.now();
+      const r = await new Promise<Result>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [path.join(PROJECT_ROOT, 'knowledge-example/run-agent.js'), '--host', 'codex'],
+          {
+            cwd: PROJECT_ROOT,
+            env: {PATH: process.env.PATH, HOME: tempDir('autoctx-agent-example-home-'), LANG: 'C.UTF-8', NO_COLOR: '1'},
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('close', (status) => resolve({status, stdout, stderr, ms: Date.now() - started}));
+      });
+      timings.push(`npm run example:agent -- --host codex: ${(r.ms / 1000).toFixed(1)} s`);
+      // Its stderr holds the evaluations' progress lines, and no error.
+      expect([r.status, r.stderr.match(/^(error|unexpected) .*/m)?.[0] ?? null]).toEqual([0, null]);
+      expect(r.stdout).toMatch(/^confirmed [0-9a-f]{12} against /m);
+      expect(r.stdout).toMatch(/^promoted [0-9a-f]{12} \(was /m);
+      expect(r.stdout).toMatch(/^rejected [0-9a-f]{12} against /m);
+      expect(r.stdout).toMatch(/wrote knowledge-example\/agent\/out\/codex\/reports\/report-[0-9a-f]{12}\.md/);
+      expect(r.stdout).toContain('The fake model API received 10 requests');
+    },
+  );
+});

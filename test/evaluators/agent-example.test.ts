@@ -194,4 +194,19 @@ describe('the agent example', () => {
       child.kill();
     }
   });
+
+  it.each([
+    [['--host', 'gemini'], /--host must be claude-code, codex or both/],
+    [['--real', '--host', 'claude-code'], /--real with claude-code needs ANTHROPIC_API_KEY/],
+    [['--host-bin', '/nonexistent/claude'], /--host-bin names one host program/],
+    [['--host', 'codex', '--host-bin', '/nonexistent/codex'], /--host-bin \/nonexistent\/codex: no such file/],
+    [['--fast'], /unknown option --fast/],
+  ])('npm run example:agent %j refuses with one line and exit 2, before anything is written', (args, message) => {
+    const r = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'knowledge-example/run-agent.js'), ...args], {
+      encoding: 'utf8',
+      env: {PATH: process.env.PATH},
+    });
+    expect([r.status, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(message);
+  });
 });
