@@ -218,6 +218,9 @@ async function example(host) {
       rel(path.join(agent, 'tasks', 'fixtures.jsonl')),
       '--policy',
       rel(path.join(agent, 'quick-policy.json')),
+      // Room for a real agent's run (the evaluator's own budget per trial is 600 s) and its checker.
+      '--timeout',
+      '900',
       // Checked before the promotion: the candidate's longer context may not cost more than a tenth more input.
       '--guardrail',
       'median(input_tokens) <= 1.1x',

@@ -122,6 +122,8 @@ async function machine(host: Host, name: string) {
     path.join(AGENT, 'quick-policy.json'),
     '--guardrail',
     'median(input_tokens) <= 1.1x',
+    // Claude Code's pairs two at a time (two evaluators, committed in plan order), Codex's one by one.
+    ...(host === 'claude-code' ? ['--concurrency', '2'] : []),
     '--quiet',
   ];
   const candidateDir = (digest: string) => path.join(knowledge, SCENARIO, 'context_bundles/candidates', digest);
