@@ -5,7 +5,7 @@ import {describe, expect, it} from '@jest/globals';
 import {hostReport} from '../../src/core/evaluation/agent/hosts.js';
 import {scoreLine} from '../../src/core/evaluation/agent/checker.js';
 import {HeadTail} from '../../src/core/evaluation/agent/bounded-process.js';
-import {boundedText, workspaceDiff} from '../../src/model/evaluation/agent/task.js';
+import {agentTaskOf, boundedText, workspaceDiff} from '../../src/model/evaluation/agent/task.js';
 import {digestOfTexts, treeDigest} from '../../src/store/io/agent-files.js';
 import {tempDir} from '../helpers/tree.js';
 
@@ -142,5 +142,20 @@ describe('bounds', () => {
     expect(diff).toContain('-one\n+two');
     expect(diff).toContain('--- /dev/null\n+++ b/new.txt');
     expect(diff).toContain('Files a/img.bin and /dev/null differ (3 → 0 bytes; binary or large, not shown)');
+  });
+});
+
+describe('an agent task', () => {
+  it('refuses a path that is both a file and a folder of others, and a dir_digest without its dir', () => {
+    const task = (state: object) => ({
+      initial_state: {agent_task: 1 as const, checker: {command: ['true']}, ...state},
+      observation: {prompt: 'p'},
+    });
+    expect(() => agentTaskOf(task({files: {a: 'x', 'a/b': 'y'}}))).toThrow(/both as a file and as a folder/);
+    expect(() => agentTaskOf(task({checker: {command: ['true'], files: {t: '', 't/u': ''}}}))).toThrow(
+      /checker.files names "t"/,
+    );
+    expect(() => agentTaskOf(task({dir_digest: 'a'.repeat(64)}))).toThrow(/without "dir"/);
+    expect(agentTaskOf(task({files: {'a/b': 'y', 'a/c': 'z'}, git: true}))).toMatchObject({git: true, prompt: 'p'});
   });
 });

@@ -41,6 +41,15 @@ export function agentTaskOf(value: RawTask): AgentTask {
   const s = value.initial_state;
   if (s.dir_digest !== undefined && s.dir === undefined)
     fail('INVALID_INPUT', 'an agent task gives "dir_digest" without "dir": the digest binds the folder it names');
+  for (const [what, files] of [
+    ['files', s.files ?? {}],
+    ['checker.files', s.checker.files ?? {}],
+  ] as const) {
+    const paths = Object.keys(files);
+    const folder = paths.find((p) => paths.some((q) => q.startsWith(`${p}/`)));
+    if (folder !== undefined)
+      fail('INVALID_INPUT', `an agent task's ${what} names "${folder}" both as a file and as a folder of others`);
+  }
   return {
     files: s.files ?? {},
     dir: s.dir ?? null,
