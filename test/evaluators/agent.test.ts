@@ -523,7 +523,7 @@ describe('without oclif (the fast path bin/run.js takes for evaluator agent)', (
 });
 
 describe('an evaluator killed outright', () => {
-  it('leaves no agent running: the host is ended with it', async () => {
+  it('leaves no agent running and no scratch folder: the host is ended with it', async () => {
     const record = path.join(tempDir('autoctx-agent-kill-'), 'record.json');
     const child = spawn(
       process.execPath,
@@ -551,5 +551,10 @@ describe('an evaluator killed outright', () => {
     const gone = Date.now() + 10_000;
     while (alive(host) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
     expect(alive(host)).toBe(false);
+    // Nor its scratch folder: the workspace the host ran in is removed with it.
+    const workspace = JSON.parse(fs.readFileSync(record, 'utf8')).cwd as string;
+    const removed = Date.now() + 10_000;
+    while (fs.existsSync(workspace) && Date.now() < removed) await new Promise((r) => setTimeout(r, 100));
+    expect(fs.existsSync(path.dirname(workspace))).toBe(false);
   }, 60_000);
 });

@@ -60,17 +60,21 @@ export interface ProcessResult {
 
 /**
  * The guardian: one small process per evaluator, outside its process group, that knows the process groups of the
- * programs it runs (a line `+PGID` or `-PGID` on its stdin each) and kills those still there once its stdin ends,
- * which is when the evaluator is gone. An evaluator killed outright (autoctx ends it with SIGKILL on its timeout or an
- * interrupt) can clean up nothing itself, and an agent left running would go on working, and spending, for nobody.
+ * programs it runs and its scratch folders (a line `+g PGID`, `-g PGID`, `+d FOLDER` or `-d FOLDER` each on its
+ * stdin), and once its stdin ends, which is when the evaluator is gone, kills those groups and removes those folders.
+ * An evaluator killed outright (autoctx ends it with SIGKILL on its timeout or an interrupt) can clean up nothing
+ * itself, and an agent left running would go on working, and spending, for nobody.
  */
 const GUARDIAN = [
   'const groups = new Set();',
+  'const folders = new Set();',
   "require('node:readline').createInterface({input: process.stdin}).on('line', (l) => {",
-  "  if (l[0] === '+') groups.add(Number(l.slice(1)));",
-  '  else groups.delete(Number(l.slice(1)));',
+  "  const set = l[1] === 'g' ? groups : folders;",
+  "  if (l[0] === '+') set.add(l.slice(3));",
+  '  else set.delete(l.slice(3));',
   "}).on('close', () => {",
-  '  for (const g of groups) try { process.kill(-g, "SIGKILL"); } catch {}',
+  '  for (const g of groups) try { process.kill(-Number(g), "SIGKILL"); } catch {}',
+  "  for (const f of folders) try { require('node:fs').rmSync(f, {recursive: true, force: true}); } catch {}",
   '  process.exit(0);',
   '});',
 ].join('\n');
@@ -86,6 +90,11 @@ function guard(line: string): void {
     (guardian.stdin as unknown as {unref?: () => void} | null)?.unref?.();
   }
   guardian.stdin?.write(`${line}\n`);
+}
+
+/** Have the guardian remove a scratch folder if the evaluator is killed before it does (`keep` false: it did). */
+export function guardFolder(dir: string, keep: boolean): void {
+  guard(`${keep ? '+' : '-'}d ${dir}`);
 }
 
 /**
@@ -120,7 +129,7 @@ export function runBounded(
     }
     track(child);
     const group = child.pid;
-    if (group !== undefined) guard(`+${group}`);
+    if (group !== undefined) guard(`+g ${group}`);
     let timedOut = false;
     let settled = false;
     const finish = (extra: {spawnError?: string} = {}) => {
@@ -150,7 +159,7 @@ export function runBounded(
     // The group goes with the program: nothing it started is left running, and pipes a descendant holds end.
     child.on('exit', () => {
       killGroup(child);
-      if (group !== undefined) guard(`-${group}`);
+      if (group !== undefined) guard(`-g ${group}`);
       setTimeout(finish, 200).unref();
     });
     child.on('close', () => finish());

@@ -7,6 +7,7 @@ import {fixtureDigest} from '../../../model/evaluation/fixtures.js';
 import {knowledgeRootFrom, schemaProblem} from '../../../store/index.js';
 import {isFolder, removeFolder, treeDigest} from '../../../store/io/agent-files.js';
 import {AGENT_HOSTS, type AgentHost} from './hosts.js';
+import {guardFolder} from './bounded-process.js';
 import {SessionHomes} from './session-home.js';
 import {runTrial, type AgentAnswer, type TrialSetup} from './trial.js';
 
@@ -112,7 +113,10 @@ export async function serveAgent(
     }
   } finally {
     await Promise.all(setup.pending);
-    for (const dir of setup.homes.folders()) removeFolder(dir);
+    for (const dir of setup.homes.folders()) {
+      removeFolder(dir);
+      guardFolder(dir, false);
+    }
   }
   return {answered};
 }
@@ -176,7 +180,10 @@ export async function serveUnits(
     }
   } finally {
     await Promise.all(setup.pending);
-    for (const dir of setup.homes.folders()) removeFolder(dir);
+    for (const dir of setup.homes.folders()) {
+      removeFolder(dir);
+      guardFolder(dir, false);
+    }
   }
   return {answered};
 }

@@ -7,6 +7,7 @@ import {writeConfigText} from '../../../store/io/config-files.js';
 import {userConfigPath} from '../../../store/index.js';
 import {copySmallTree, scratchFolder} from '../../../store/io/agent-files.js';
 import type {AgentHost} from './hosts.js';
+import {guardFolder} from './bounded-process.js';
 
 /** The hook's budget in an arm's session: the most the configuration allows (a loaded machine must not drop it). */
 const SESSION_BUDGET_MS = 4500;
@@ -31,6 +32,7 @@ export class SessionHomes {
     let template = this.made.get(scenario);
     if (template === undefined) {
       const root = scratchFolder();
+      guardFolder(root, true);
       this.roots.push(root);
       template = path.join(root, 'home');
       const env: NodeJS.ProcessEnv = {

@@ -27,7 +27,7 @@ import {
   writeTexts,
   type PreparedFixture,
 } from '../../../store/io/agent-files.js';
-import {runBounded} from './bounded-process.js';
+import {guardFolder, runBounded} from './bounded-process.js';
 import {runChecker} from './checker.js';
 import {codexConfig, hostArgs, hostEnv, hostReport, scratchLayout, type AgentHost, type Scratch} from './hosts.js';
 import type {SessionHomes} from './session-home.js';
@@ -132,6 +132,7 @@ export async function runTrial(request: EvaluationRequest, task: AgentTask, setu
   const prepared = prepare(task, request, setup);
   setup.homes.checkDeliverable(request.scenario, request.bundle_digest);
   const s = scratchLayout(scratchFolder());
+  guardFolder(s.root, true);
   try {
     const copied = copyHashed(prepared.tree, s.work);
     if (digestOfFiles(copied) !== prepared.digest) tampered(prepared, 'its tree');
@@ -204,9 +205,12 @@ export async function runTrial(request: EvaluationRequest, task: AgentTask, setu
       artifacts,
     };
   } finally {
-    if (setup.keepWorkspaces) setup.note(`autoctx evaluator agent: kept ${s.root}`);
-    else {
+    if (setup.keepWorkspaces) {
+      guardFolder(s.root, false);
+      setup.note(`autoctx evaluator agent: kept ${s.root}`);
+    } else {
       const gone: Promise<void> = removeFolderLater(s.root).then(() => {
+        guardFolder(s.root, false);
         setup.pending.delete(gone);
       });
       setup.pending.add(gone);
