@@ -80,5 +80,8 @@ export async function runAgentFastPath(argv: readonly string[]): Promise<number 
     const e = toAutoctxError(error);
     process.stderr.write(`error ${e.code}: ${e.message}\n`);
     return e.exitCode;
+  } finally {
+    // An error ends the evaluator at once, even while autoctx keeps its stdin open (persistent mode).
+    process.stdin.destroy();
   }
 }

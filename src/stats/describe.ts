@@ -1,4 +1,5 @@
 import {max, mean, median, min, quantileSorted, sampleStandardDeviation, standardDeviation} from 'simple-statistics';
+import {roundRatio, summaryStatistic, type SummaryStatistic} from './quantile.js';
 import {studentTUpperQuantile} from './student-t.js';
 
 /**
@@ -88,11 +89,14 @@ export interface ValueSummary {
 }
 
 export const VALUE_SUMMARY_METHOD =
-  "mean, median and 90th percentile (simple-statistics' quantile) per arm over the pairs that measured it";
+  'mean, median and 90th percentile (Hyndman-Fan definition 7, computed exactly as the guardrail gate computes ' +
+  'them, then rounded once) per arm over the pairs that measured it';
 
 /** The summary of some values, or null when there are none (descriptive only: never part of a decision or a gate). */
 export function describeValues(xs: readonly number[]): ValueSummary | null {
   if (xs.length === 0) return null;
   const sorted = [...xs].sort((a, b) => a - b);
-  return {n: xs.length, mean: mean(sorted), median: median(sorted), p90: quantileSorted(sorted, 0.9)};
+  // The same exact statistics the guardrail gate compares, so what status shows is what the gate checked.
+  const at = (stat: SummaryStatistic) => roundRatio(summaryStatistic(stat, sorted));
+  return {n: xs.length, mean: at('mean'), median: at('median'), p90: at('p90')};
 }

@@ -279,8 +279,8 @@ describe.each(['claude-code', 'codex'] as const)('the agent evaluator on %s', (h
           tampered = path.join(tree, file);
         }
       };
-      // One evaluator process per arm (stdin closed after the request): the mode a failing evaluator exits in at once.
-      const perArm = m.evaluate.map((a) => (a === 'persistent' ? 'per-arm' : a));
+      // Persistent mode: autoctx keeps the evaluator's stdin open, and the integrity failure still ends it at once.
+      const perArm = m.evaluate;
       try {
         const r = await m.autoctx(['confirm', m.good, ...perArm], 8);
         expect(tampered).not.toBe('');

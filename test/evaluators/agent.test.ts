@@ -17,6 +17,7 @@ import {tempDir, treeHash, writeSource} from '../helpers/tree.js';
  * test/e2e's.
  */
 const STUB = path.join(PROJECT_ROOT, 'test/fixtures/agent/stub-host.js');
+const BIN = path.join(PROJECT_ROOT, 'bin/run.js');
 const ACTIVE_PLAYBOOK = 'Answer plainly.\n';
 const CANDIDATE_PLAYBOOK = 'Answer with the word MAGIC.\n';
 const FIXTURE_NAME = 'fixture-name-kept-from-the-model';
@@ -376,6 +377,34 @@ describe('autoctx evaluator agent, the command', () => {
     expect(crash.status).toBe(8);
     expect(crash.stderr).toContain('EVALUATOR_FAILED');
   });
+});
+
+describe('an error in persistent mode', () => {
+  it.each([
+    ['oclif', '0'],
+    ['fast path', '1'],
+  ])(
+    'ends the evaluator (%s) while autoctx still holds its stdin open, so autoctx sees the failure, not a timeout',
+    async (_how, fast) => {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'evaluator', 'agent', '--host', 'codex', '--tasks', tasks, '--host-bin', STUB],
+        {
+          env: {...process.env, AUTOCTX_STATE_DIR: path.join(knowledge, '.state'), AUTOCTX_FAST_PATH: fast},
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += String(d);
+      });
+      child.stdin.write('not json\n'); // and stdin stays open
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      child.stdin.destroy();
+      expect(code).toBe(2);
+      expect(stderr).toContain('INVALID_INPUT');
+    },
+  );
 });
 
 describe('through autoctx', () => {

@@ -71,20 +71,25 @@ export default class EvaluatorAgent extends AutoctxCommand {
     if (flags.host === undefined) fail('USAGE', '--host is required (claude-code or codex)');
     if (flags.tasks === undefined) fail('USAGE', '--tasks is required: the folder of the agent tasks');
     const lines = createInterface({input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY});
-    await (flags.units ? serveUnits : serveAgent)(
-      {
-        host: flags.host,
-        tasks: flags.tasks,
-        hostBin: flags['host-bin'],
-        hostArgs: flags['host-arg'],
-        trialTimeoutSeconds: flags['trial-timeout'],
-        model: flags.model,
-        keepWorkspaces: flags['keep-workspaces'],
-        knowledge: flags.knowledge,
-      },
-      lines,
-      (line) => process.stdout.write(line),
-      (line) => process.stderr.write(`${line}\n`),
-    );
+    // An error ends the evaluator at once, even while autoctx keeps its stdin open (persistent mode).
+    try {
+      await (flags.units ? serveUnits : serveAgent)(
+        {
+          host: flags.host,
+          tasks: flags.tasks,
+          hostBin: flags['host-bin'],
+          hostArgs: flags['host-arg'],
+          trialTimeoutSeconds: flags['trial-timeout'],
+          model: flags.model,
+          keepWorkspaces: flags['keep-workspaces'],
+          knowledge: flags.knowledge,
+        },
+        lines,
+        (line) => process.stdout.write(line),
+        (line) => process.stderr.write(`${line}\n`),
+      );
+    } finally {
+      process.stdin.destroy();
+    }
   }
 }

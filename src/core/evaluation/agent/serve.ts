@@ -47,7 +47,15 @@ function setupOf(o: AgentEvaluatorOptions, note: (line: string) => void): TrialS
     fail('USAGE', `AUTOCTX_ARTIFACT_DIR must be an absolute folder, got ${JSON.stringify(artifactEnv)}`);
   return {
     host,
-    hostBin: o.hostBin ?? (host === 'claude-code' ? 'claude' : 'codex'),
+    // A path (it holds a slash) is the caller's, relative to where autoctx runs, not to the scratch workspace.
+    hostBin:
+      o.hostBin === undefined
+        ? host === 'claude-code'
+          ? 'claude'
+          : 'codex'
+        : o.hostBin.includes('/')
+          ? path.resolve(o.hostBin)
+          : o.hostBin,
     hostArgs: o.hostArgs ?? [],
     model: o.model,
     tasksDir: path.resolve(o.tasks),
