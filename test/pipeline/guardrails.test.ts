@@ -5,39 +5,14 @@ import {PROJECT_ROOT} from '../helpers/paths.js';
 import {FIXTURES_12, POLICY_SMALL, useTrees, type Tree} from '../helpers/pipeline.js';
 import {treeHash} from '../helpers/tree.js';
 import {runCli} from '../helpers/cli.js';
+import {OBSERVING, observingRun, proposedCandidate} from '../helpers/observing.js';
 
 // Promotion guardrails: bound into the plan's additions (never the upstream plan or the decision).
-const OBSERVING = path.join(PROJECT_ROOT, 'test/fixtures/evaluators/observing.js');
 const tree = useTrees();
 
-function evaluate(t: Tree, command: 'screen' | 'confirm', c: string, extra: string[] = [], env = {}) {
-  return t.cli(
-    [
-      command,
-      c,
-      '--evaluator',
-      `node ${OBSERVING}`,
-      '--evaluator-mode',
-      'persistent',
-      '--fixtures',
-      FIXTURES_12,
-      '--policy',
-      POLICY_SMALL,
-      '--quiet',
-      ...extra,
-    ],
-    env,
-  );
-}
-
-function setup(): {t: Tree; c: string} {
-  const t = tree();
-  const c = t.propose('b', {
-    'playbook/playbook.md': 'Be helpful and precise.\n',
-    'routing_config/roles.json': '{"model_competitor": "small"}',
-  });
-  return {t, c};
-}
+const evaluate = (t: Tree, command: 'screen' | 'confirm', c: string, extra: string[] = [], env = {}) =>
+  observingRun(t, command, c, extra, env);
+const setup = () => proposedCandidate(tree);
 
 const plan = (t: Tree, c: string) => JSON.parse(t.read(`candidates/${c}/evaluator_plan.json`));
 const guardrailFlags = (...exprs: string[]) => exprs.flatMap((e) => ['--guardrail', e]);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {describe, expect, it} from '@jest/globals';
 import {PROJECT_ROOT} from '../helpers/paths.js';
 import {runCli} from '../helpers/cli.js';
+import {OBSERVING, observingRun, proposedCandidate} from '../helpers/observing.js';
 import {resultSchemaProblem} from '../../src/store/result-schemas.js';
 import {
   FIXTURES_12,
@@ -18,37 +19,11 @@ import {stableDigest} from '../../src/canonical/index.js';
 
 // What an evaluator observes beside its score (metrics, the checker's verdict, artifacts): checked when the answer
 // arrives, with the artifact folder and the state area given to every evaluator command.
-const OBSERVING = path.join(PROJECT_ROOT, 'test/fixtures/evaluators/observing.js');
 const tree = useTrees();
 
-function confirm(t: Tree, c: string, env: NodeJS.ProcessEnv = {}, extra: string[] = []) {
-  return t.cli(
-    [
-      'confirm',
-      c,
-      '--evaluator',
-      `node ${OBSERVING}`,
-      '--evaluator-mode',
-      'persistent',
-      '--fixtures',
-      FIXTURES_12,
-      '--policy',
-      POLICY_SMALL,
-      '--quiet',
-      ...extra,
-    ],
-    env,
-  );
-}
-
-function setup(): {t: Tree; c: string} {
-  const t = tree();
-  const c = t.propose('b', {
-    'playbook/playbook.md': 'Be helpful and precise.\n',
-    'routing_config/roles.json': '{"model_competitor": "small"}',
-  });
-  return {t, c};
-}
+const confirm = (t: Tree, c: string, env: NodeJS.ProcessEnv = {}, extra: string[] = []) =>
+  observingRun(t, 'confirm', c, extra, env);
+const setup = () => proposedCandidate(tree);
 
 describe('the evaluator environment', () => {
   it('every evaluator command gets AUTOCTX_ARTIFACT_DIR (the state area by default) and AUTOCTX_STATE_DIR', () => {

@@ -98,25 +98,20 @@ function checkRequest(value: unknown): {request: EvaluationRequest; task: AgentT
   return {request, task: agentTaskOf(parts as Parameters<typeof agentTaskOf>[0])};
 }
 
-/**
- * The agent evaluator: every request line read from `lines` is answered with one line through `write`, in order,
- * echoing its request_id (per-arm mode is one line, then the end of input; persistent mode, as many as come). An
- * error ends it (the caller exits with its code): autoctx then records nothing for that pair.
- */
-export async function serveAgent(
+/** Answer every non-blank line of `lines` in order with `answer`'s one line; then end the arms' scratch homes. */
+async function serveLines(
   o: AgentEvaluatorOptions,
   lines: AsyncIterable<string>,
   write: (line: string) => void,
   note: (line: string) => void,
+  answer: (line: string, setup: ReturnType<typeof setupOf>) => Promise<unknown>,
 ): Promise<{answered: number}> {
   const setup = setupOf(o, note);
   let answered = 0;
   try {
     for await (const line of lines) {
       if (line.trim() === '') continue;
-      const {request, task} = parseRequest(line);
-      const answer: AgentAnswer = await runTrial(request, task, setup);
-      write(`${JSON.stringify(answer)}\n`);
+      write(`${JSON.stringify(await answer(line, setup))}\n`);
       answered++;
     }
   } finally {
@@ -127,6 +122,23 @@ export async function serveAgent(
     }
   }
   return {answered};
+}
+
+/**
+ * The agent evaluator: every request line read from `lines` is answered with one line through `write`, in order,
+ * echoing its request_id (per-arm mode is one line, then the end of input; persistent mode, as many as come). An
+ * error ends it (the caller exits with its code): autoctx then records nothing for that pair.
+ */
+export function serveAgent(
+  o: AgentEvaluatorOptions,
+  lines: AsyncIterable<string>,
+  write: (line: string) => void,
+  note: (line: string) => void,
+): Promise<{answered: number}> {
+  return serveLines(o, lines, write, note, async (line, setup): Promise<AgentAnswer> => {
+    const {request, task} = parseRequest(line);
+    return runTrial(request, task, setup);
+  });
 }
 
 /** A work unit of `autoctx plan export`, as the two requests of its arms, in its arm order. */
@@ -161,39 +173,26 @@ function unitRequests(line: string): Array<{request: EvaluationRequest; task: Ag
  * order, and answered with one result line `autoctx trials ingest` takes: the unit's identity and each arm's score,
  * checker verdict, metrics and artifacts.
  */
-export async function serveUnits(
+export function serveUnits(
   o: AgentEvaluatorOptions,
   lines: AsyncIterable<string>,
   write: (line: string) => void,
   note: (line: string) => void,
 ): Promise<{answered: number}> {
-  const setup = setupOf(o, note);
-  let answered = 0;
-  try {
-    for await (const line of lines) {
-      if (line.trim() === '') continue;
-      const arms: Partial<Record<'candidate' | 'incumbent', Omit<AgentAnswer, 'request_id' | 'fixture_digest'>>> = {};
-      let first: EvaluationRequest | null = null;
-      for (const {request, task} of unitRequests(line)) {
-        first ??= request;
-        const {request_id: _id, fixture_digest: _digest, ...arm} = await runTrial(request, task, setup);
-        arms[request.arm] = arm;
-      }
-      const u = first!;
-      const pairKey = u.request_id.slice(0, u.request_id.lastIndexOf(':'));
-      const {plan_digest, lane, fixture, fixture_digest, seed} = u;
-      const result = {schema: TRIAL_RESULT_SCHEMA, plan_digest, pair_key: pairKey, lane, fixture, fixture_digest, seed};
-      write(`${JSON.stringify({...result, candidate: arms.candidate, incumbent: arms.incumbent})}\n`);
-      answered++;
+  return serveLines(o, lines, write, note, async (line, setup) => {
+    const arms: Partial<Record<'candidate' | 'incumbent', Omit<AgentAnswer, 'request_id' | 'fixture_digest'>>> = {};
+    let first: EvaluationRequest | null = null;
+    for (const {request, task} of unitRequests(line)) {
+      first ??= request;
+      const {request_id: _id, fixture_digest: _digest, ...arm} = await runTrial(request, task, setup);
+      arms[request.arm] = arm;
     }
-  } finally {
-    await Promise.all(setup.pending);
-    for (const dir of setup.homes.folders()) {
-      removeFolder(dir);
-      guardFolder(dir, false);
-    }
-  }
-  return {answered};
+    const u = first!;
+    const pairKey = u.request_id.slice(0, u.request_id.lastIndexOf(':'));
+    const {plan_digest, lane, fixture, fixture_digest, seed} = u;
+    const result = {schema: TRIAL_RESULT_SCHEMA, plan_digest, pair_key: pairKey, lane, fixture, fixture_digest, seed};
+    return {...result, candidate: arms.candidate, incumbent: arms.incumbent};
+  });
 }
 
 /** `--tree-digest DIR`: the tree digest of a task folder, as a fixture's `dir_digest` names it. */
