@@ -37,7 +37,7 @@ function parse(argv: readonly string[]): Record<string, string | string[] | bool
       value = rest[++i]!;
     }
     // What oclif would refuse, or read otherwise, is left to it.
-    if (value.trim() === '' || (name !== 'host-arg' && value.startsWith('-'))) return null;
+    if (value.trim() === '' || (value.startsWith('-') && (name !== 'host-arg' || !token.includes('=')))) return null;
     if (name === 'host' && value !== 'claude-code' && value !== 'codex') return null;
     if (name === 'trial-timeout' && !(/^\d+(\.\d+)?$/.test(value) && Number(value) > 0)) return null;
     if (name === 'host-arg') flags[name] = [...((flags[name] as string[] | undefined) ?? []), value];

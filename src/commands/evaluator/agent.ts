@@ -63,6 +63,7 @@ export default class EvaluatorAgent extends AutoctxCommand {
   };
 
   async run() {
+    valueFlagsHaveValues(this.argv);
     const {flags} = await this.parse(EvaluatorAgent);
     if (flags['tree-digest'] !== undefined) {
       process.stdout.write(`${taskTreeDigest(flags['tree-digest']).tree_digest}\n`);
@@ -91,5 +92,28 @@ export default class EvaluatorAgent extends AutoctxCommand {
     } finally {
       process.stdin.destroy();
     }
+  }
+}
+
+const VALUE_FLAGS = new Map<string, string>([
+  ...['host', 'tasks', 'host-bin', 'host-arg', 'trial-timeout', 'model', 'knowledge', 'tree-digest'].map(
+    (n) => [`--${n}`, `--${n}`] as const,
+  ),
+  ['-k', '--knowledge'] as const,
+]);
+
+/**
+ * A value flag followed by a word that starts with "-" was given without its value (the command has no --json, so
+ * oclif would read `--tasks --json` as the folder "--json"): a value that starts with "-" is given as --flag=VALUE.
+ */
+function valueFlagsHaveValues(argv: readonly string[]): void {
+  for (let i = 0; i + 1 < argv.length && argv[i] !== '--'; i++) {
+    const flag = VALUE_FLAGS.get(argv[i]!);
+    if (flag !== undefined && argv[i + 1]!.startsWith('-'))
+      fail(
+        'USAGE',
+        `${flag} needs a value: ${JSON.stringify(argv[i + 1])} follows it (a value that starts with "-" is given as ` +
+          `${flag}=VALUE)`,
+      );
   }
 }
