@@ -355,6 +355,7 @@ const NO_SCENARIO_STATE: Record<string, string> = {
   'hook uninstall': 'the host settings',
   'hook user-prompt-submit': 'the state area',
   init: 'a new scenario, before its signing can start',
+  'evaluator agent': 'the state area (prepared fixtures, artifacts) and scratch folders outside the tree',
   'inspect run': 'the state area (inspections)',
   'inspect show': 'reads',
   log: 'reads',
