@@ -45,6 +45,8 @@ const SAMPLE: Record<string, string> = {
   'release-receipt': `demo/context_bundles/releases/receipts/global/${H}.json`,
   'negative-result': `${C}/negative_result.json`,
   'evaluator-plan': `${C}/evaluator_plan.json`,
+  'trial-observations': `${C}/trial_observations.json`,
+  'promotion-guardrails': `${C}/promotion_guardrails.json`,
   'false-promotion': 'demo/context_bundles/promotion-risk/spring/false-promotion.json',
   'reservation-artifact': `demo/context_bundles/promotion-risk/spring/reservation-artifacts/${H}.json`,
   'stale-terminalization': `${C}/stale_terminalization.json`,
