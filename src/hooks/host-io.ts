@@ -123,3 +123,18 @@ export function hookUser(): string | undefined {
   const u = process.env.AUTOCTX_USER;
   return u !== undefined && u !== '' && u.length <= 512 && !/[\u0000-\u001f\u007f]/.test(u) ? u : undefined;
 }
+
+/** What a recall delivered, as a hook's outcome counts it (never its content). */
+export function recallCounts(result: {
+  items: readonly unknown[];
+  content_bytes: number;
+  truncated: boolean;
+  deduplicated: number;
+}): {items: number; content_bytes: number; truncated: boolean; deduplicated: number} {
+  return {
+    items: result.items.length,
+    content_bytes: result.content_bytes,
+    truncated: result.truncated,
+    deduplicated: result.deduplicated,
+  };
+}

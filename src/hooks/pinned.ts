@@ -1,7 +1,14 @@
 import {recall} from '../core/delivery/recall.js';
 import {render} from '../core/delivery/bootstrap.js';
 import type {HookSettings} from '../store/index.js';
-import {hookOutputLine, type HookEvent, type HookInput, type HookOutcome, type HookRun} from './host-io.js';
+import {
+  hookOutputLine,
+  recallCounts,
+  type HookEvent,
+  type HookInput,
+  type HookOutcome,
+  type HookRun,
+} from './host-io.js';
 
 /**
  * A pinned session's delivery: the package (SessionStart) or recall on the prompt (UserPromptSubmit) from exactly the
@@ -29,12 +36,7 @@ export function pinnedDelivery(
   }
   if (input.prompt!.trim() === '') return {outcome: 'empty'};
   const result = recall({...common, query: input.prompt!.slice(0, 8192), delivered: start.items});
-  const counts = {
-    items: result.items.length,
-    content_bytes: result.content_bytes,
-    truncated: result.truncated,
-    deduplicated: result.deduplicated,
-  };
+  const counts = recallCounts(result);
   if (result.status !== 'ready') return {outcome: result.status, ...counts};
   const line = hookOutputLine('UserPromptSubmit', result.content!);
   if (line === null || run.expired()) return {outcome: line === null ? 'invalid_package' : 'timeout', ...counts};

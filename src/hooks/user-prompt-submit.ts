@@ -6,7 +6,15 @@ import {recall} from '../core/delivery/recall.js';
 import {isoTimestamp} from '../model/promotion/records.js';
 import {readHostState, writeHostState} from '../store/kinds/delivery/host-state.js';
 import type {HookSettings, StateArea} from '../store/index.js';
-import {eventId, hookOutputLine, hookUser, type HookInput, type HookOutcome, type HookRun} from './host-io.js';
+import {
+  eventId,
+  hookOutputLine,
+  recallCounts,
+  hookUser,
+  type HookInput,
+  type HookOutcome,
+  type HookRun,
+} from './host-io.js';
 import {eventKey, receiptIdFor} from '../model/delivery/bootstrap-receipt.js';
 import {readReceipt} from '../store/kinds/delivery/bootstrap-receipt.js';
 import {requireActive} from '../store/kinds/promotion/active-pointer.js';
@@ -62,12 +70,7 @@ export async function userPromptSubmit(
     session: input.session_id,
     pinned: state?.routing ?? null,
   });
-  const counts = {
-    items: result.items.length,
-    content_bytes: result.content_bytes,
-    truncated: result.truncated,
-    deduplicated: result.deduplicated,
-  };
+  const counts = recallCounts(result);
   if (result.status !== 'ready') return {outcome: result.status, ...counts};
   const line = hookOutputLine('UserPromptSubmit', result.content!);
   if (line === null) return {outcome: 'invalid_package', ...counts};
